@@ -1,0 +1,104 @@
+"""Argument checks shared by every public function.
+
+Each check either returns a cleaned value or raises ``ValueError`` with a message that says what
+was wrong and what is allowed. Public functions call these at their boundary, so the numerical
+code behind them can assume well-formed input.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+KINDS = ("softmax", "entmax15", "naive", "hard")
+FLOAT_DTYPES = (np.float32, np.float64)
+
+
+def check_kind(kind, allowed=KINDS) -> str:
+    if kind not in allowed:
+        raise ValueError(f"kind={kind!r} is not a known map; allowed: {', '.join(allowed)}.")
+    return kind
+
+
+def check_sigma(sigma, name: str = "sigma") -> float:
+    """σ must be a finite positive real number (in data units)."""
+    if isinstance(sigma, bool) or not isinstance(sigma, (Real, np.floating, np.integer)):
+        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}.")
+    sigma = float(sigma)
+    if not math.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}.")
+    return sigma
+
+
+def check_sigma_for_dtype(sigma: float, dtype) -> None:
+    """The temperature 2σ² must be a positive normal number in the working dtype."""
+    info = np.finfo(dtype)
+    temperature = 2.0 * sigma * sigma
+    if not (float(info.tiny) <= temperature <= float(info.max)):
+        raise ValueError(
+            f"sigma={sigma!r} is out of range for {np.dtype(dtype).name}: 2*sigma**2 = {temperature:.3g} "
+            f"must lie in [{float(info.tiny):.3g}, {float(info.max):.3g}]."
+        )
+
+
+def check_int(value, name: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}.")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be {allowed}, got {value}.")
+    return value
+
+
+def check_points(X, name: str = "X", dtype=None) -> np.ndarray:
+    """A finite 2-D float array of shape (n, d) with n >= 1, d >= 1.
+
+    Float32 and float64 keep their dtype; integer and other real input becomes float64 unless
+    ``dtype`` asks for something else.
+    """
+    arr = np.asarray(X)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype}.")
+    if np.iscomplexobj(arr):
+        raise ValueError(f"{name} must be real, got a complex array.")
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must have shape (n, d) with n >= 1 and d >= 1, got shape {arr.shape}.")
+    if dtype is not None:
+        arr = arr.astype(dtype, copy=False)
+    elif arr.dtype not in FLOAT_DTYPES:
+        arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr).all(axis=1)))
+        raise ValueError(f"{name} contains NaN or infinite values in {bad} row(s); all values must be finite.")
+    return np.ascontiguousarray(arr)
+
+
+def check_centers(C, X: np.ndarray, name: str = "C") -> np.ndarray:
+    """Centres (k, d) matching X's feature count, cast to X's dtype; 1 <= k <= n."""
+    C = check_points(C, name=name, dtype=X.dtype)
+    if C.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"{name} has {C.shape[1]} feature(s) per centre but X has {X.shape[1]}; they must match."
+        )
+    check_k(C.shape[0], X.shape[0])
+    return C
+
+
+def check_k(k, n: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, Integral):
+        raise ValueError(f"k must be an integer, got {k!r}.")
+    if k < 1 or k > n:
+        raise ValueError(f"k must be between 1 and the number of points ({n}), got k={k}.")
+    return int(k)
+
+
+def check_sigmas(sigmas, name: str = "sigmas") -> np.ndarray:
+    """A non-empty 1-D array of positive finite σ values (float64)."""
+    arr = np.asarray(sigmas, dtype=float) if not isinstance(sigmas, (Real, np.floating)) else np.array([sigmas], float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of positive numbers, got shape {arr.shape}.")
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must all be positive finite numbers.")
+    return arr

@@ -1,0 +1,115 @@
+"""One step of each centre update, and K-Means itself.
+
+* ``soft_centroid_step``: the EM / soft K-Means update c_j ← x̄_j = Σ_i r_ij x_i / N_j.
+* ``gradient_step``: one autograd step on L_σ = Σ_i Σ_j r_ij ||x_i - c_j||² with r detached and
+  per-centre step η_j = 1/(2N_j). Since ∇_{c_j} L_σ = -2 N_j (x̄_j - c_j), this lands exactly on x̄_j:
+  gradient descent on the RBF loss *is* the soft centroid update, and with hard r it is Lloyd's.
+* ``kmeans``: scikit-learn's Lloyd run to convergence, the reference every soft result is
+  compared against.
+
+In all updates a centre whose mass N_j = Σ_i r_ij is below ``MIN_MASS`` keeps its position
+(never 0/0). NaN responsibilities (the "naive" map) are not masked: they make the centres NaN.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from sklearn.cluster import KMeans
+
+from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype
+from .maps import MIN_MASS, resp_from_sq_distances, resp_torch, sq_distances
+
+
+def _checked(X, C, sigma, kind):
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    sigma = check_sigma(sigma)
+    check_kind(kind)
+    check_sigma_for_dtype(sigma, X.dtype)
+    return X, C, sigma
+
+
+def keep_empty(c_old: torch.Tensor, c_new: torch.Tensor, mass: torch.Tensor) -> torch.Tensor:
+    """c_new where the centre has mass, c_old where it is empty (mass < MIN_MASS).
+
+    A NaN mass is not "empty": it leaves c_new (NaN) in place, so a broken map stays visible.
+    """
+    empty = (mass < MIN_MASS).unsqueeze(1)
+    return torch.where(empty, c_old, c_new)
+
+
+def soft_centroids_torch(x: torch.Tensor, c: torch.Tensor, resp: torch.Tensor) -> torch.Tensor:
+    """x̄_j = Σ_i r_ij x_i / N_j for centres with mass; empty centres stay at c. Shapes: x (n,d), c, result (k,d), resp (n,k)."""
+    mass = resp.sum(0)
+    weighted = resp.T @ x
+    safe_mass = torch.where(mass < MIN_MASS, torch.ones_like(mass), mass)
+    return keep_empty(c, weighted / safe_mass.unsqueeze(1), mass)
+
+
+def soft_centroid_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
+    """One EM step: responsibilities at σ, then every centre to its soft centroid. Returns (k, d) in X's dtype."""
+    X, C, sigma = _checked(X, C, sigma, kind)
+    with torch.no_grad():
+        x, c = torch.from_numpy(X), torch.from_numpy(C)
+        return soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind)).numpy()
+
+
+def gradient_step_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str) -> torch.Tensor:
+    """One step c_j - η_j ∇_{c_j} L_σ with η_j = 1/(2N_j), the gradient taken by autograd (r detached)."""
+    c = c.detach().clone().requires_grad_(True)
+    d = sq_distances(x, c)
+    with torch.no_grad():
+        resp = resp_from_sq_distances(d, sigma, kind)
+    loss = (resp * d).sum()
+    (grad,) = torch.autograd.grad(loss, c)
+    mass = resp.sum(0)
+    safe_mass = torch.where(mass < MIN_MASS, torch.ones_like(mass), mass)
+    with torch.no_grad():
+        stepped = c - grad / (2.0 * safe_mass.unsqueeze(1))
+        return keep_empty(c.detach(), stepped, mass)
+
+
+def gradient_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
+    """One gradient-descent step on L_σ with per-centre learning rate η_j = 1/(2N_j).
+
+    L_σ(C) = Σ_i Σ_j r_ij ||x_i - c_j||² is built in torch with r computed at the current C and
+    detached; autograd gives ∇_{c_j} L_σ = -2 Σ_i r_ij (x_i - c_j). Stepping by η_j = 1/(2N_j)
+    therefore moves c_j exactly to the soft centroid Σ_i r_ij x_i / N_j (Lloyd's update for
+    kind="hard"). Empty centres (N_j < 1e-12) stay where they are.
+
+    X : (n, d) float32/float64; C : (k, d); sigma > 0; kind as in ``responsibilities``.
+    Returns the new centres (k, d) in X's dtype.
+    """
+    X, C, sigma = _checked(X, C, sigma, kind)
+    return gradient_step_torch(torch.from_numpy(X), torch.from_numpy(C), sigma, kind).numpy()
+
+
+def lloyd_step(X, C) -> np.ndarray:
+    """One Lloyd iteration (hard assignment, then means); empty clusters keep their centre."""
+    return soft_centroid_step(X, C, 1.0, kind="hard")
+
+
+def kmeans(X, init=None, k: int | None = None, seed: int = 0, max_iter: int = 1000):
+    """K-Means by scikit-learn's Lloyd algorithm, run until the assignment stops changing.
+
+    With ``init`` (k, d): ``KMeans(algorithm="lloyd", n_init=1, init=init, tol=0)``, the fixed
+    point reached from that start. Without it: k-means++ seeding from ``seed`` (then ``k`` is
+    required), a single run. Returns (centers (k, d) float64, labels (n,) int64).
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    seed = check_int(seed, "seed", 0, 2**32 - 1)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    if init is None:
+        if k is None:
+            raise ValueError("kmeans needs either init (k, d) centres or the number of clusters k.")
+        k = check_k(k, X.shape[0])
+        model = KMeans(n_clusters=k, init="k-means++", n_init=1, algorithm="lloyd", tol=0.0,
+                       max_iter=max_iter, random_state=seed)
+    else:
+        init = check_centers(init, X, "init")
+        if k is not None and k != init.shape[0]:
+            raise ValueError(f"k={k} does not match init, which has {init.shape[0]} centres.")
+        model = KMeans(n_clusters=init.shape[0], init=init, n_init=1, algorithm="lloyd", tol=0.0,
+                       max_iter=max_iter, random_state=seed)
+    model.fit(X)
+    return model.cluster_centers_.astype(np.float64), model.labels_.astype(np.int64)
