@@ -1,0 +1,244 @@
+"""Deterministic annealing: follow the soft K-Means fixed point as σ falls (theory notes §7).
+
+At each σ of a decreasing grid, EM (responsibilities, then every centre to its soft centroid; the
+η_j = 1/(2N_j) gradient step on L_σ is the same update) runs from the previous level's centres until
+no centre moves by more than tol × the data scale. Above the first critical σ_c the only stable
+fixed point puts every centre at the data mean; below it the centres split along the principal axis,
+and so on down to K-Means.
+
+Two practical points from the theory:
+
+* Coincident centres sit on an exact saddle: EM keeps them together for ever. So at the start of each
+  level, centres that coincide (closer than 1e-4 × the data scale) get independent Gaussian noise of
+  ``noise`` × the data scale (default 1e-3). Above σ_c that noise dies away; below it, it grows into
+  the split.
+* Critical slowing: near σ_c a perturbation grows or shrinks only by a factor σ_c²/σ² per iteration,
+  so levels near σ_c need hundreds of iterations, levels far from it a handful. Each level stops as
+  soon as it has converged, so the iteration budget goes where it is needed; ``max_iter`` caps it
+  and ``converged`` reports honestly which levels hit the cap.
+
+The data scale is the root-mean-square distance of the points to their mean (√trace Cov).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
+from .diagnostics import SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, jsonable, mean_entropy, min_sq_gap
+from .maps import resp_from_sq_distances, resp_torch, sq_distances
+from .steps import kmeans, soft_centroids_torch
+
+# Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
+COINCIDENT = 1e-4
+# The convergence tolerance never goes below this many units of the working dtype's epsilon:
+# float32 EM cannot settle more finely than its rounding.
+_MIN_TOL_EPS = 16.0
+
+
+@dataclass(frozen=True, eq=False)
+class AnnealResult:
+    """An annealing run: per σ level s (S levels, σ decreasing)."""
+    sigmas: np.ndarray       # (S,) float64, decreasing
+    centers: np.ndarray      # (S, k, d) soft fixed point reached at each σ (X's dtype)
+    loss: np.ndarray         # (S,) L_σ = Σ_i Σ_j r_ij d_ij at that fixed point
+    distortion: np.ndarray   # (S,) hard distortion J = Σ_i min_j d_ij at those centres
+    masses: np.ndarray       # (S, k) N_j = Σ_i r_ij
+    iterations: np.ndarray   # (S,) int, EM iterations used at that level
+    converged: np.ndarray    # (S,) bool, the level's last centre move was <= tol × data_scale
+    entropy: np.ndarray      # (S,) mean Shannon entropy of the finite responsibility rows (nats)
+    nan_rows: np.ndarray     # (S,) int, rows of r that contain NaN (only "naive" can have them)
+    init: np.ndarray         # (k, d) starting centres
+    kind: str
+    dtype: str               # "float32" | "float64"
+    data_mean: np.ndarray    # (d,) mean of X
+    data_scale: float        # √(mean_i ||x_i - mean||²); tolerance and noise are relative to it
+    tol: float               # relative tolerance used (after the dtype floor)
+    max_iter: int
+    noise: float             # symmetry-breaking noise, relative to data_scale
+
+    @property
+    def final_centers(self) -> np.ndarray:
+        """(k, d) centres at the smallest σ."""
+        return self.centers[-1]
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict of every field (NaN/inf become None)."""
+        return jsonable({name: getattr(self, name) for name in self.__dataclass_fields__})
+
+
+def data_scale(X: np.ndarray) -> float:
+    """Root-mean-square distance of the points to their mean; 1.0 for a degenerate (one-point) set."""
+    X64 = np.asarray(X, dtype=np.float64)
+    scale = math.sqrt(((X64 - X64.mean(axis=0)) ** 2).sum(axis=1).mean())
+    return scale if scale > 0 else 1.0
+
+
+def default_sigmas(X, k, kind="softmax", num=60) -> np.ndarray:
+    """A decreasing geometric σ grid (num values, float64) for annealing X with k centres.
+
+    Top: 1.5 × the first critical σ (softmax √λ_max; entmax15 (√k·λ_max)^½), so the run starts with
+    every centre at the mean. Bottom: half the exact-collapse scale of a quick K-Means (k-means++,
+    seed 0) — √g_min/2 for entmax15, √(g_min/73.4) otherwise — so the last levels are hard K-Means;
+    kept between 1e-3 and 0.05 × the top so a tiny or huge g_min cannot make the grid degenerate.
+    """
+    X = check_points(X, "X")
+    k = check_k(k, X.shape[0])
+    kind = check_kind(kind)
+    num = check_int(num, "num", 2, 10_000)
+    top = 1.5 * critical_sigma_predicted(X, "entmax15" if kind == "entmax15" else "softmax", m=k)
+    if not top > 0:  # all points identical: no structure to anneal, any positive grid will do
+        top = 1.0
+    g_min = min_sq_gap(X, kmeans(X, k=k, seed=0)[0]) if k > 1 else math.inf
+    if kind == "entmax15":
+        exact = math.sqrt(g_min) / 2.0
+    else:
+        exact = math.sqrt(g_min / (2.0 * SOFTMAX_EXACT_LOGIT_GAP))
+    bottom = min(max(0.5 * exact, 1e-3 * top), 0.05 * top)
+    return np.geomspace(top, bottom, num)
+
+
+def _check_decreasing(sigmas: np.ndarray) -> None:
+    if np.any(np.diff(sigmas) >= 0):
+        raise ValueError("sigmas must be strictly decreasing (annealing cools from large to small σ).")
+
+
+def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: float, max_iter: int):
+    """EM at fixed σ from c until the largest coordinate move is <= tol_abs. Returns (c, iterations, converged).
+
+    Stops early, unconverged, if the centres become NaN (the "naive" map past its underflow point).
+    """
+    with torch.no_grad():
+        for iteration in range(1, max_iter + 1):
+            c_new = soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind))
+            shift = (c_new - c).abs().max().item()
+            c = c_new
+            if not math.isfinite(shift):
+                return c, iteration, False
+            if shift <= tol_abs:
+                return c, iteration, True
+    return c, max_iter, False
+
+
+def _tolerance(tol: float, dtype, scale: float) -> float:
+    return max(float(tol), _MIN_TOL_EPS * float(np.finfo(dtype).eps)) * scale
+
+
+def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500):
+    """EM at one σ from C (k, d) to the soft fixed point. Returns (centers (k, d) in X's dtype,
+    iterations, converged); tolerance as in ``anneal``."""
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    sigma = check_sigma(sigma)
+    kind = check_kind(kind)
+    check_sigma_for_dtype(sigma, X.dtype)
+    tol = _check_tol(tol)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    c, iterations, converged = _em(torch.from_numpy(X), torch.from_numpy(C.copy()), sigma, kind,
+                                   _tolerance(tol, X.dtype, data_scale(X)), max_iter)
+    return c.numpy(), iterations, converged
+
+
+def _check_tol(tol) -> float:
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating, np.integer)) \
+            or not math.isfinite(tol) or tol <= 0:
+        raise ValueError(f"tol must be a positive finite number, got {tol!r}.")
+    return float(tol)
+
+
+def _break_ties(centers: np.ndarray, rng: np.random.RandomState, amplitude: float, radius: float) -> np.ndarray:
+    """Add N(0, amplitude²) noise to every centre that has another centre within ``radius``."""
+    if centers.shape[0] < 2 or not np.all(np.isfinite(centers)):
+        return centers
+    gaps = np.linalg.norm(centers[:, None, :] - centers[None, :, :], axis=2)
+    np.fill_diagonal(gaps, np.inf)
+    stacked = (gaps < radius).any(axis=1)
+    if not stacked.any():
+        return centers
+    centers = centers.copy()
+    centers[stacked] += rng.normal(scale=amplitude, size=(int(stacked.sum()), centers.shape[1])).astype(centers.dtype)
+    return centers
+
+
+def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=500,
+           progress=None, noise=1e-3) -> AnnealResult:
+    """Anneal k centres on X (n, d) down the decreasing grid ``sigmas``.
+
+    Parameters
+    ----------
+    X : (n, d) float32 or float64 (other real input becomes float64); the run works in X's dtype.
+    k : number of centres, 1 <= k <= n.
+    sigmas : strictly decreasing σ values (data units), e.g. ``default_sigmas(X, k, kind)``.
+    kind : "softmax" | "entmax15" | "naive" | "hard".
+    init : (k, d) starting centres; None puts all k at the data mean plus N(0, (noise·scale)²) noise
+        drawn from ``seed``.
+    seed : seeds the start noise and the symmetry-breaking noise: same arguments, same result.
+    tol : a level has converged when no centre coordinate moved more than tol × data scale in one
+        EM iteration (never below 16 × the dtype's epsilon).
+    max_iter : cap on EM iterations per level.
+    progress : optional callable(done, total) called after each level.
+    noise : symmetry-breaking noise, relative to the data scale (see the module docstring).
+    """
+    X = check_points(X, "X")
+    k = check_k(k, X.shape[0])
+    sigmas = check_sigmas(sigmas)
+    _check_decreasing(sigmas)
+    kind = check_kind(kind)
+    for sigma in sigmas:
+        check_sigma_for_dtype(float(sigma), X.dtype)
+    seed = check_int(seed, "seed", 0, 2**32 - 1)
+    tol = _check_tol(tol)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    noise = float(noise)
+    if not (math.isfinite(noise) and noise >= 0):
+        raise ValueError(f"noise must be a finite number >= 0, got {noise!r}.")
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a callable(done, total) or None.")
+
+    scale = data_scale(X)
+    mean = X.astype(np.float64).mean(axis=0)
+    rng = np.random.RandomState(seed)
+    if init is None:
+        init = (mean + noise * scale * rng.normal(size=(k, X.shape[1]))).astype(X.dtype)
+    else:
+        init = check_centers(init, X, "init")
+        if init.shape[0] != k:
+            raise ValueError(f"init has {init.shape[0]} centres but k={k}; they must agree.")
+    tol_abs = _tolerance(tol, X.dtype, scale)
+
+    S, d = sigmas.size, X.shape[1]
+    centers = np.empty((S, k, d), dtype=X.dtype)
+    loss, distortion, entropy = np.empty(S), np.empty(S), np.empty(S)
+    masses = np.empty((S, k))
+    iterations = np.empty(S, dtype=np.int64)
+    converged = np.empty(S, dtype=bool)
+    nan_rows = np.empty(S, dtype=np.int64)
+
+    x = torch.from_numpy(X)
+    c = init.copy()
+    for s, sigma in enumerate(sigmas):
+        sigma = float(sigma)
+        c = _break_ties(c, rng, noise * scale, COINCIDENT * scale)
+        c_t, iterations[s], converged[s] = _em(x, torch.from_numpy(c), sigma, kind, tol_abs, max_iter)
+        c = c_t.numpy()
+        centers[s] = c
+        with torch.no_grad():
+            dist = sq_distances(x, c_t)
+            resp = resp_from_sq_distances(dist, sigma, kind)
+            loss[s] = float((resp * dist).sum(dtype=torch.float64))
+            distortion[s] = float(dist.min(dim=1).values.sum(dtype=torch.float64))
+            masses[s] = resp.sum(0).double().numpy()
+            nan_rows[s] = int(torch.isnan(resp).any(dim=1).sum())
+        entropy[s] = mean_entropy(resp.numpy())
+        if progress is not None:
+            progress(s + 1, S)
+
+    return AnnealResult(
+        sigmas=sigmas, centers=centers, loss=loss, distortion=distortion, masses=masses,
+        iterations=iterations, converged=converged, entropy=entropy, nan_rows=nan_rows, init=init,
+        kind=kind, dtype=X.dtype.name, data_mean=mean, data_scale=scale,
+        tol=tol_abs / scale, max_iter=max_iter, noise=noise,
+    )
