@@ -1,0 +1,8 @@
+"""Equivalence view (placeholder until the view lands: built on ui.page.setup_page)."""
+import streamlit as st
+
+from ui.page import setup_page
+
+ctx = setup_page("Equivalence")
+st.title("Equivalence")
+st.info("This view is being built. The shared controls in the sidebar already work.")

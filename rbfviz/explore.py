@@ -1,0 +1,166 @@
+"""What the app needs around one σ: its range, the starting centres, the soft fixed point, the numbers.
+
+* ``sigma_scale(X, C_km)``      – the data-derived σ range (log grid) with its landmarks: the first
+                                  critical σ (softmax and entmax15), entmax's exact-collapse σ
+                                  √g_min/2 and softmax's float64-exact σ √(g_min/73.4).
+* ``initial_centers(X, k, init, seed)`` – k-means++ seeding, k random data points, or None for
+                                  "anneal" (the annealing path starts at the data mean).
+* ``soft_fixed_point(X, C0, sigma, kind)`` – EM from C0 to the soft fixed point at σ.
+* ``plane_numbers(...)``        – L_σ, J, L_σ − J and its bound, label agreement, mean entropy,
+                                  exact zeros, NaN rows: every number the Explorer prints.
+
+Convention: logits z = -||x - c||² / (2σ²); all σ values are in data units.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.cluster import kmeans_plusplus
+
+from . import diagnostics
+from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma
+from .anneal import fixed_point
+from .maps import responsibilities
+
+INITS = ("kmeans++", "random", "anneal")
+
+# The σ grid spans from above the first split down to below the exact collapse, at this density.
+POINTS_PER_DECADE = 16
+MIN_LEVELS, MAX_LEVELS = 30, 81
+# Top of the range, in units of the larger predicted first critical σ.
+TOP_FACTOR = 1.5
+# Bottom of the range, in units of entmax's exact-collapse σ* = √g_min/2: below softmax's
+# float64-exact σ = σ*·√(4/73.4) ≈ 0.23 σ*, so both collapses are on the slider.
+BOTTOM_FACTOR = 0.2
+# At least this many decades, at most MAX_DECADES (g_min can be 0 or tiny).
+MIN_DECADES, MAX_DECADES = 2.0, 5.0
+
+
+@dataclass(frozen=True)
+class SigmaScale:
+    """The σ range of one data set, and where the maths says things happen on it.
+
+    grid : (S,) float64, decreasing, geometric, values rounded to 3 significant digits.
+    sigma_c_softmax, sigma_c_entmax : predicted first critical σ (centres split from the mean);
+        softmax √λ_max, entmax15 (√k·λ_max)^½ with λ_max of the 1/N covariance.
+    sigma_exact_entmax : √g_min/2 at the K-Means solution; below it entmax15 is exactly K-Means.
+    sigma_exact_softmax : √(g_min/73.4); below it float64 softmax is bitwise hard.
+    default : the σ the app opens with (a grid value between the split and the collapse).
+    """
+
+    grid: np.ndarray
+    sigma_c_softmax: float
+    sigma_c_entmax: float
+    sigma_exact_entmax: float
+    sigma_exact_softmax: float
+    default: float
+
+    @property
+    def low(self) -> float:
+        return float(self.grid[-1])
+
+    @property
+    def high(self) -> float:
+        return float(self.grid[0])
+
+    def nearest(self, sigma: float) -> float:
+        """The grid value nearest to σ on a log scale."""
+        sigma = check_sigma(sigma)
+        return float(self.grid[np.argmin(np.abs(np.log(self.grid) - math.log(sigma)))])
+
+    def index(self, sigma: float) -> int:
+        """Position of σ (a grid value, or the nearest one) in the decreasing grid."""
+        return int(np.argmin(np.abs(np.log(self.grid) - math.log(check_sigma(sigma)))))
+
+
+def _round_sig(values: np.ndarray, digits: int = 3) -> np.ndarray:
+    return np.array([float(f"{v:.{digits}g}") for v in values])
+
+
+def sigma_scale(X, C_km) -> SigmaScale:
+    """The σ range for data X (n, d) whose K-Means centroids are C_km (k, d), k >= 2.
+
+    From TOP_FACTOR × the larger predicted first critical σ (softmax, entmax15 with m = k) down to
+    BOTTOM_FACTOR × entmax's exact-collapse σ* = √g_min/2, kept between MIN_DECADES and
+    MAX_DECADES wide, on a geometric grid of about POINTS_PER_DECADE values per decade.
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C_km = check_centers(C_km, X, "C_km")
+    k = C_km.shape[0]
+    if k < 2:
+        raise ValueError(f"the σ range needs at least 2 centres, got k={k}.")
+    sc_soft = float(diagnostics.critical_sigma_predicted(X, kind="softmax"))
+    sc_ent = float(diagnostics.critical_sigma_predicted(X, kind="entmax15", m=k))
+    s_exact = float(diagnostics.sigma_exact_predicted(X, C_km))
+    s_soft_exact = float(diagnostics.sigma_softmax_exact(X, C_km))
+    top = TOP_FACTOR * max(sc_soft, sc_ent)
+    if not (math.isfinite(top) and top > 0):
+        raise ValueError("the data have no spread (all points coincide): there is no σ range to explore.")
+    bottom = BOTTOM_FACTOR * s_exact if s_exact > 0 else 0.0
+    bottom = min(max(bottom, top * 10.0**-MAX_DECADES), top * 10.0**-MIN_DECADES)
+    decades = math.log10(top / bottom)
+    num = int(np.clip(math.ceil(POINTS_PER_DECADE * decades) + 1, MIN_LEVELS, MAX_LEVELS))
+    grid = np.unique(_round_sig(np.geomspace(top, bottom, num)))[::-1].copy()
+    # Open between the split and the exact collapse: the soft band is wide enough to see.
+    target = math.sqrt(max(s_exact, bottom) * sc_soft)
+    default = float(grid[np.argmin(np.abs(np.log(grid) - math.log(target)))])
+    return SigmaScale(grid=grid, sigma_c_softmax=sc_soft, sigma_c_entmax=sc_ent,
+                      sigma_exact_entmax=s_exact, sigma_exact_softmax=s_soft_exact, default=default)
+
+
+def initial_centers(X, k: int, init: str, seed: int = 0):
+    """Starting centres (k, d) in X's dtype, or None for "anneal".
+
+    "kmeans++": scikit-learn's k-means++ seeding from ``seed``; "random": k distinct data points
+    drawn with ``seed``; "anneal": None (``rbfviz.anneal.anneal`` starts every centre at the data
+    mean with a tiny symmetry-breaking perturbation).
+    """
+    X = check_points(X, "X")
+    k = check_k(k, X.shape[0])
+    seed = check_int(seed, "seed", 0, 2**32 - 1)
+    if init not in INITS:
+        raise ValueError(f"init={init!r} is unknown; allowed: {', '.join(INITS)}.")
+    if init == "anneal":
+        return None
+    if init == "kmeans++":
+        centers, _ = kmeans_plusplus(X.astype(np.float64), n_clusters=k, random_state=seed)
+    else:
+        rows = np.random.RandomState(seed).choice(X.shape[0], size=k, replace=False)
+        centers = X[np.sort(rows)]
+    return np.ascontiguousarray(centers, dtype=X.dtype)
+
+
+def soft_fixed_point(X, C0, sigma: float, kind: str = "softmax"):
+    """EM from C0 until the centres stop moving at this σ (``rbfviz.anneal.fixed_point``).
+
+    Returns (centers (k, d) in X's dtype, iterations, converged).
+    """
+    return fixed_point(X, C0, sigma, kind=kind)
+
+
+def plane_numbers(X, C, sigma: float, kind: str, kmeans_labels) -> dict:
+    """The Explorer's numbers for points X (n, d), centres C (k, d) at σ.
+
+    kmeans_labels (n,) are K-Means labels in C's centre indices (K-Means run from the same start
+    keeps centre j as cluster j). Returns a dict of plain floats/ints: loss L_σ, distortion J, gap L_σ − J, bound
+    (the Γ-convergence bound for this map), within_bound, agreement (fraction of argmax r equal to
+    the K-Means label), mean_entropy (nats), exact_zeros (count of r_ij == 0), entries (n·k),
+    nan_rows (rows of r that are NaN; only "naive").
+    """
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    kind = check_kind(kind)
+    resp = responsibilities(X, C, sigma, kind)
+    nan_rows = int(np.count_nonzero(~np.isfinite(resp).all(axis=1)))
+    gap = diagnostics.gamma_gap(X, C, sigma, kind)
+    finite = resp[np.isfinite(resp).all(axis=1)]
+    return dict(
+        loss=float(gap.loss), distortion=float(gap.distortion), gap=float(gap.gap), bound=float(gap.bound),
+        within_bound=bool(gap.within_bound),
+        agreement=float(diagnostics.label_agreement(resp, kmeans_labels)) if nan_rows == 0 else float("nan"),
+        mean_entropy=float(diagnostics.mean_entropy(finite)) if len(finite) else float("nan"),
+        exact_zeros=int(diagnostics.count_exact_zeros(resp)), entries=int(resp.size), nan_rows=nan_rows,
+    )
+

@@ -1,0 +1,227 @@
+"""Cached computations for the pages, keyed by small plain parameters; all the maths is in rbfviz.
+
+Every cached function takes strings and numbers only (never arrays or tensors: Streamlit would
+hash them slowly, sample large ones, or refuse tensors) and builds its arrays inside. Caches are
+bounded (``max_entries``, ``ttl``): every student creates keys.
+
+* ``data(ctrl)``            X (n, 2) in the chosen dtype, y (n,)
+* ``scale(ctrl)``           the σ range of the data (rbfviz.explore.SigmaScale)
+* ``start(ctrl)``           the starting centres of the chosen init (None for "anneal")
+* ``annealing(ctrl)``       the annealing path on the σ grid: computed once per (data, k, kind,
+                            dtype) with a progress bar, then every σ on the slider reuses it
+* ``centers_at(ctrl)``      the current centres at σ, with the K-Means centroids from the same start
+* ``field(ctrl, quantity)`` the soft field over the plane (rbfviz.field.Field)
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from rbfviz import diagnostics, explore
+from rbfviz import field as fieldmod
+from rbfviz.datasets import make_dataset
+from rbfviz.steps import kmeans
+
+TTL = 3600  # seconds
+
+# --- data -----------------------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
+def _data(dataset: str, n: int, noise: float, seed: int, dtype: str):
+    X, y = make_dataset(dataset, n, noise, seed)
+    return np.ascontiguousarray(X, dtype=dtype), y
+
+
+def data(ctrl):
+    """(X (n, 2) in ctrl.dtype, y (n,) generating labels)."""
+    return _data(*ctrl.data_key(), ctrl.dtype)
+
+
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
+def _kmeans_pp(dataset: str, n: int, noise: float, seed: int, k: int):
+    X, _ = _data(dataset, n, noise, seed, "float64")
+    return kmeans(X, k=k, seed=seed)
+
+
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
+def _scale(dataset: str, n: int, noise: float, seed: int, k: int):
+    X, _ = _data(dataset, n, noise, seed, "float64")
+    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
+    return explore.sigma_scale(X, centers)
+
+
+def scale(ctrl) -> explore.SigmaScale:
+    """The σ range for ctrl's data and k. It does not depend on kind, dtype or init, so switching
+    those keeps σ where it is. g_min is measured at the k-means++-seeded K-Means solution."""
+    return _scale(*ctrl.data_key(), ctrl.k)
+
+
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
+def _start(dataset: str, n: int, noise: float, seed: int, k: int, init: str, dtype: str):
+    X, _ = _data(dataset, n, noise, seed, dtype)
+    return explore.initial_centers(X, k, init, seed)
+
+
+def start(ctrl):
+    """Starting centres (k, 2) of ctrl.init in ctrl.dtype, or None for "anneal"."""
+    return _start(*ctrl.data_key(), ctrl.k, ctrl.init, ctrl.dtype)
+
+
+# --- the annealing path: computed once per setting, with a progress bar ----------------------------
+
+class _BoundedStore:
+    """A small thread-safe LRU dict with one lock per key (100 students asking at once compute once).
+
+    Used instead of st.cache_data where the computation reports progress: Streamlit would record
+    progress-bar updates made inside a cached function and replay them on every cache hit.
+    """
+
+    def __init__(self, max_entries: int):
+        self.max_entries = max_entries
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+        self._key_locks: dict = {}
+
+    def get(self, key):
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        return None
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                old, _ = self._items.popitem(last=False)
+                self._key_locks.pop(old, None)
+
+    def key_lock(self, key) -> threading.Lock:
+        with self._lock:
+            return self._key_locks.setdefault(key, threading.Lock())
+
+
+@st.cache_resource(ttl=TTL, show_spinner=False)
+def _annealing_store() -> _BoundedStore:
+    return _BoundedStore(max_entries=24)
+
+
+def _freeze(result):
+    for value in vars(result).values():
+        if isinstance(value, np.ndarray):
+            value.setflags(write=False)
+    return result
+
+
+def annealing(ctrl):
+    """The annealing path (rbfviz.anneal.AnnealResult) on the σ grid of ``scale(ctrl)``, from the data
+    mean, for ctrl's data, k, kind and dtype. Shared read-only between sessions; computed with a
+    progress bar the first time."""
+    from rbfviz.anneal import anneal
+
+    key = (*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)
+    store = _annealing_store()
+    result = store.get(key)
+    if result is not None:
+        return result
+    with store.key_lock(key):
+        result = store.get(key)
+        if result is not None:
+            return result
+        X, _ = data(ctrl)
+        grid = scale(ctrl).grid
+        bar = st.progress(0.0, text=f"Annealing: {len(grid)} σ levels, once per setting…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(min(done / max(total, 1), 1.0), text=f"Annealing: σ level {done} of {total}…")
+
+        try:
+            result = _freeze(anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress))
+        finally:
+            bar.empty()
+        store.put(key, result)
+        return result
+
+
+# --- the centres at σ ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CentersAtSigma:
+    """The current centres at σ and their K-Means reference.
+
+    centers (k, 2) in ctrl.dtype: the soft fixed point at σ (from the annealing path, or EM from
+    the chosen start). kmeans_centers (k, 2), kmeans_labels (n,): scikit-learn Lloyd from the same
+    start (for "anneal": from the path's last, smallest-σ centres), so centre j and centroid j
+    belong to the same cluster j. start: the starting centres (None for "anneal").
+    iterations/converged: how EM ended at this σ. source: one sentence for the page.
+    """
+
+    centers: np.ndarray
+    kmeans_centers: np.ndarray
+    kmeans_labels: np.ndarray
+    start: np.ndarray | None
+    iterations: int
+    converged: bool
+    source: str
+
+
+@st.cache_data(max_entries=256, ttl=TTL, show_spinner="Finding the soft fixed point at this σ…")
+def _fixed_point(dataset, n, noise, seed, k, init, kind, dtype, sigma):
+    X, _ = _data(dataset, n, noise, seed, dtype)
+    C0 = _start(dataset, n, noise, seed, k, init, dtype)
+    centers, iterations, converged = explore.soft_fixed_point(X, C0, sigma, kind=kind)
+    return centers, int(iterations), bool(converged)
+
+
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
+def _kmeans_from(dataset, n, noise, seed, k, dtype, start_bytes: bytes):
+    """K-Means from a start given as bytes (float64, k×d) – small, so hashing it is cheap."""
+    X, _ = _data(dataset, n, noise, seed, dtype)
+    start = np.frombuffer(start_bytes, dtype=np.float64).reshape(k, -1)
+    return diagnostics.kmeans_reference(X, start)
+
+
+def centers_at(ctrl) -> CentersAtSigma:
+    """The current centres at ctrl.sigma (a grid value) and the K-Means centroids from the same start."""
+    if ctrl.init == "anneal":
+        path = annealing(ctrl)
+        level = scale(ctrl).index(ctrl.sigma)
+        end = np.asarray(path.centers[-1], dtype=np.float64)
+        if not np.isfinite(end).all():
+            raise ValueError("the annealing path ended in NaN centres (the naive map broke at small σ), so there "
+                             "is no K-Means start at its end; pick softmax or entmax15, or another init.")
+        km_centers, km_labels = _kmeans_from(*ctrl.data_key(), ctrl.k, ctrl.dtype, end.tobytes())
+        return CentersAtSigma(
+            centers=np.array(path.centers[level]), kmeans_centers=km_centers, kmeans_labels=km_labels, start=None,
+            iterations=int(path.iterations[level]), converged=bool(path.converged[level]),
+            source=f"annealing path from the data mean, level {level + 1} of {len(path.sigmas)}")
+    C0 = start(ctrl)
+    centers, iterations, converged = _fixed_point(*ctrl.data_key(), ctrl.k, ctrl.init, ctrl.kind, ctrl.dtype,
+                                                  float(ctrl.sigma))
+    km_centers, km_labels = _kmeans_from(*ctrl.data_key(), ctrl.k, ctrl.dtype,
+                                         np.asarray(C0, dtype=np.float64).tobytes())
+    return CentersAtSigma(centers=centers, kmeans_centers=km_centers, kmeans_labels=km_labels, start=C0,
+                          iterations=iterations, converged=converged,
+                          source=f"EM from the {ctrl.init} start to the soft fixed point at this σ")
+
+
+# --- the plane ------------------------------------------------------------------------------------
+
+@st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
+def _field(extent: tuple, centers_bytes: bytes, k: int, sigma: float, kind: str, quantity: str, dtype: str,
+           size: int):
+    centers = np.frombuffer(centers_bytes, dtype=np.float64).reshape(k, 2)
+    return fieldmod.soft_field(extent, centers, sigma, kind=kind, quantity=quantity, size=size, dtype=dtype)
+
+
+def field(ctrl, centers, extent, quantity: str = "max", size: int = 200) -> fieldmod.Field:
+    """The soft field of ``centers`` at ctrl.sigma over extent (cached on the centres' bytes)."""
+    centers = np.ascontiguousarray(centers, dtype=np.float64)
+    return _field(tuple(float(v) for v in extent), centers.tobytes(), centers.shape[0], float(ctrl.sigma),
+                  ctrl.kind, quantity, ctrl.dtype, size)

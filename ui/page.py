@@ -1,0 +1,157 @@
+"""Page setup shared by every page: page config, the sidebar of shared controls, notices, and an
+error boundary so one failing panel never takes the page down.
+
+    ctx = setup_page("Explorer")        # config + sidebar + URL state; ctx.ctrl has a resolved σ
+    with panel("The plane"):            # any exception inside becomes a short st.error
+        ...
+"""
+from __future__ import annotations
+
+import logging
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+import streamlit as st
+
+from rbfviz.datasets import DATASETS, MAX_NOISE
+from rbfviz.explore import SigmaScale
+
+from . import compute, state
+from .state import DTYPES, INIT_LABELS, K_MIN, KINDS, N_MIN, SEED_MAX, Controls
+
+log = logging.getLogger("rbfviz.app")
+
+PAGES = (
+    ("pages/1_Explorer.py", "Explorer", "the plane at one σ: soft field, points, centres, the numbers"),
+    ("pages/2_Annealing.py", "Annealing", "centres as σ falls: trajectories, bifurcations, collapse error"),
+    ("pages/3_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
+    ("pages/4_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
+)
+KIND_LABELS = {"softmax": "softmax (stable)", "entmax15": "entmax-1.5 (sparse)", "naive": "naive exp/sum"}
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """What a page gets from ``setup_page``: the controls (σ resolved to a grid value) and the σ range."""
+
+    ctrl: Controls
+    scale: SigmaScale
+
+
+# --- error boundary ------------------------------------------------------------------------------
+
+def error_message(what: str, exc: BaseException) -> str:
+    """A short message for users: our ValueErrors say what was wrong; anything else shows its type only."""
+    if isinstance(exc, ValueError):
+        return f"{what}: {exc}"
+    return (f"{what} could not be computed ({type(exc).__name__}). The rest of the page still works; "
+            f"try another setting.")
+
+
+@contextmanager
+def panel(what: str):
+    """Run a block; if it raises, show ``st.error`` with a short message and carry on with the page.
+
+    Streamlit's own control flow (st.stop, st.rerun) derives from BaseException and passes through.
+    """
+    try:
+        yield
+    except Exception as exc:  # noqa: BLE001 — the boundary's whole job
+        log.exception("panel %r failed", what)
+        st.error(error_message(what, exc))
+
+
+# --- sidebar ---------------------------------------------------------------------------------------
+
+def _on_change(field: str) -> None:
+    """Widget callback (runs before the script): fold the widget's value into the shared controls."""
+    value = st.session_state[f"w_{field}"]
+    ctrl = st.session_state.get(state.STATE_KEY) or Controls()
+    new, notes = state.changed(ctrl, field, value)
+    st.session_state[state.STATE_KEY] = new
+    st.session_state[state.NOTICE_KEY] = notes
+
+
+def _widget(kind, label: str, field: str, value, **kwargs):
+    key = f"w_{field}"
+    st.session_state[key] = value
+    return kind(label, key=key, on_change=_on_change, args=(field,), **kwargs)
+
+
+def _data_and_model_controls(ctrl: Controls) -> None:
+    st.sidebar.markdown("**Data**")
+    with st.sidebar:
+        _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=DATASETS)
+        cols = st.columns(2)
+        with cols[0]:
+            _widget(st.number_input, "Points n", "n", int(ctrl.n), min_value=N_MIN,
+                    max_value=state.n_max(ctrl.dataset), step=50)
+        with cols[1]:
+            _widget(st.number_input, "Data seed", "seed", int(ctrl.seed), min_value=0, max_value=SEED_MAX, step=1)
+        _widget(st.number_input, "Noise (generator units)", "noise", float(ctrl.noise), min_value=0.0,
+                max_value=float(MAX_NOISE), step=0.05, format="%.3f")
+        st.markdown("**Model**")
+        _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=state.k_max(ctrl.n))
+        _widget(st.selectbox, "Initialisation", "init", ctrl.init, options=list(INIT_LABELS),
+                format_func=INIT_LABELS.get)
+        _widget(st.selectbox, "Map", "kind", ctrl.kind, options=KINDS, format_func=KIND_LABELS.get)
+        _widget(st.radio, "Precision", "dtype", ctrl.dtype, options=DTYPES, horizontal=True)
+
+
+def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
+    """ctrl.sigma snapped to the σ grid; the default if unset. Out-of-range values say so."""
+    if ctrl.sigma is None:
+        return scale.default, []
+    sigma = float(ctrl.sigma)
+    nearest = scale.nearest(sigma)
+    step = math.log(scale.grid[0] / scale.grid[1]) if len(scale.grid) > 1 else 0.0
+    if abs(math.log(sigma / nearest)) > step:  # further out than one grid step: outside the range
+        return nearest, [f"σ = {sigma:.3g} is outside this data set's range [{scale.low:.3g}, {scale.high:.3g}] "
+                         f"(from above the first critical σ to below the exact collapse); using σ = {nearest:.3g}."]
+    return nearest, []
+
+
+def _sigma_control(ctrl: Controls, scale: SigmaScale) -> None:
+    with st.sidebar:
+        st.markdown("**Temperature** (logits z = −‖x − c‖² / (2σ²))")
+        options = [float(s) for s in scale.grid[::-1]]  # small σ on the left
+        _widget(st.select_slider, "σ (log scale)", "sigma", float(ctrl.sigma), options=options,
+                format_func=lambda s: f"{s:.3g}")
+        st.caption(
+            f"First split σ_c: softmax {scale.sigma_c_softmax:.3g}, entmax15 {scale.sigma_c_entmax:.3g} · "
+            f"entmax exact below σ* = √g_min/2 = {scale.sigma_exact_entmax:.3g} · "
+            f"softmax float64-exact below {scale.sigma_exact_softmax:.3g}.")
+        st.caption("The URL holds every control: copy it to share exactly this view.")
+
+
+def setup_page(title: str, icon: str = "◎") -> PageContext:
+    """Page config, the shared sidebar, the URL state and its notices. Call first on every page.
+
+    Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
+    cannot be computed, shows an error and stops the page (no traceback).
+    """
+    st.set_page_config(page_title=f"{title} · rbfviz", page_icon=icon, layout="wide")
+    ctrl = state.load_controls(st)
+    _data_and_model_controls(ctrl)
+    try:
+        scale = compute.scale(ctrl)
+    except Exception as exc:  # noqa: BLE001
+        log.exception("sigma scale failed")
+        st.error(error_message("The σ range of these data", exc))
+        st.stop()
+    sigma, notes = resolve_sigma(ctrl, scale)
+    ctrl = replace(ctrl, sigma=sigma)
+    state.add_notices(st, notes)
+    _sigma_control(ctrl, scale)
+    state.save_controls(st, ctrl)
+    for note in state.notices(st):
+        st.warning(note, icon="⚠️")
+    st.session_state[state.NOTICE_KEY] = []  # shown once
+    return PageContext(ctrl=ctrl, scale=scale)
+
+
+def page_links(ctrl: Controls) -> None:
+    """One link per view, carrying the current controls in the URL."""
+    for path, label, blurb in PAGES:
+        st.page_link(path, label=f"**{label}** — {blurb}", query_params=ctrl.to_query())
