@@ -1,11 +1,16 @@
 """The RBF clustering layer: K-Means as a differentiable torch module."""
 from __future__ import annotations
 
+import numpy as np
 import torch
 from torch import nn
 
-from ._validate import check_int, check_kind, check_sigma
+from ._validate import check_int, check_kind, check_sigma, check_sigma_for_dtype
 from .maps import resp_from_sq_distances, sq_distances
+
+# numpy dtype with the same exponent range, for checking that 2σ² is a normal number
+_RANGE_DTYPE = {torch.float16: np.float16, torch.bfloat16: np.float32, torch.float32: np.float32,
+                torch.float64: np.float64}
 
 
 class RBFClusterLayer(nn.Module):
@@ -51,7 +56,12 @@ class RBFClusterLayer(nn.Module):
         if x.ndim != 2 or x.shape[1] != self.centers.shape[1]:
             raise ValueError(f"x must have shape (n, {self.centers.shape[1]}), got {tuple(x.shape)}.")
         check_kind(kind)
-        return check_sigma(sigma)
+        sigma = check_sigma(sigma)
+        # As in responsibilities(): a 2σ² that is 0 or subnormal in the working dtype would give
+        # 0/0 = NaN (softmax) or an index error inside entmax.
+        work = torch.promote_types(x.dtype, self.centers.dtype)
+        check_sigma_for_dtype(sigma, _RANGE_DTYPE.get(work, np.float64))
+        return sigma
 
     def forward(self, x: torch.Tensor, sigma: float, kind: str = "softmax") -> torch.Tensor:
         """Responsibilities (n, k) of x (n, d) at width σ."""
