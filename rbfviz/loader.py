@@ -61,6 +61,8 @@ _NUMBER, _EMPTY, _TEXT, _NOT_FINITE = 0, 1, 2, 3
 
 _NO_DATA = ("The file has no data: it contains only blank lines or empty values. "
             "Upload a CSV file with two columns of numbers, x and y.")
+_TOO_CLOSE = ("The points are too close together to compute their principal components. "
+              "Rescale the data or pick two columns.")
 _SAVE_AS_CSV = "Save it as CSV (in Excel: File → Save As → \"CSV UTF-8 (comma delimited)\") and upload that file."
 
 
@@ -144,6 +146,8 @@ def load_points(data, columns=None, project="pca", k=None, *, max_rows: int = MA
             f"The file has {len(table.numeric)} numeric columns; the plot shows their first two principal "
             f"components, which carry {explained[0]:.0%} and {explained[1]:.0%} of the variance."
         )
+    if not np.isfinite(X).all() or (X == X[0]).all():  # projection of points a few ulps apart
+        raise DataError(_TOO_CLOSE)
     X.flags.writeable = False
     return LoadedPoints(
         X=X, column_names=names, projection=projection,
@@ -540,7 +544,10 @@ def _check_cells(table: _Table, used: list[int]):
 def _pca_2d(A: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
     """Scores on the first two principal components of A (n, d), and their share of the variance."""
     centred = A - A.mean(axis=0)
-    _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    try:
+        _, s, vt = np.linalg.svd(centred, full_matrices=False)
+    except np.linalg.LinAlgError:
+        raise DataError(_TOO_CLOSE) from None
     components = vt[:2]
     # each axis points along its largest loading, so the picture does not flip between runs
     largest = components[np.arange(len(components)), np.argmax(np.abs(components), axis=1)]
