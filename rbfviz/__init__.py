@@ -19,8 +19,7 @@ from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset  # noqa: 
 from .layer import RBFClusterLayer  # noqa: E402
 from .maps import logits, responsibilities, sq_distances, temperature  # noqa: E402
 from .steps import gradient_step, kmeans, lloyd_step, soft_centroid_step  # noqa: E402
-# anneal() itself stays rbfviz.anneal.anneal: re-exporting it would hide the rbfviz.anneal module.
-from .anneal import AnnealResult, default_sigmas  # noqa: E402
+from .annealing import AnnealResult, anneal, default_sigmas  # noqa: E402
 from .diagnostics import CollapseStudy, collapse_study, collapse_error, stability_report  # noqa: E402
 from .loader import MAX_BYTES, MAX_ROWS, DataError, LoadedPoints, csv_safe, load_points, points_to_csv  # noqa: E402
 
@@ -28,7 +27,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DataError", "LoadedPoints", "MAX_BYTES", "MAX_ROWS", "csv_safe", "load_points", "points_to_csv",
-    "AnnealResult", "CollapseStudy", "collapse_error", "collapse_study", "default_sigmas",
+    "AnnealResult", "CollapseStudy", "anneal", "collapse_error", "collapse_study", "default_sigmas",
     "stability_report",
     "DATASETS", "DEFAULT_NOISE", "KINDS", "NATURAL_K", "RBFClusterLayer", "gradient_step", "kmeans",
     "lloyd_step", "logits", "make_dataset", "responsibilities", "soft_centroid_step", "sq_distances",

@@ -481,7 +481,7 @@ def collapse_study(X, k, kind="softmax", dtype="float64", sigmas=None, seed=0, i
     start for the K-Means reference (e.g. to share one C* between kinds); progress(done, total).
     """
     # Imported here: anneal uses this module's thresholds, so a top-level import would be circular.
-    from .anneal import anneal, default_sigmas, fixed_point
+    from .annealing import anneal, default_sigmas, fixed_point
 
     dtype = _dtype_name(dtype)
     X = check_points(X, "X").astype(dtype)
