@@ -12,13 +12,14 @@ How a file is read, in order:
 3. Delimiter: comma, semicolon or tab, chosen from the first rows: the one that splits them into
    the same number (≥ 2) of fields, then the one that makes the most fields numbers. With a
    semicolon or tab delimiter a decimal comma (``1,5``) is read as ``1.5``.
-4. Rows: blank lines (at most as many as the row limit) are skipped; every row must have as many values as the first row (empty
-   values at the end of a longer row are ignored). At most ``MAX_ROWS`` (20,000) points.
+4. Rows: blank lines are skipped (at most as many as the row limit); every row must have as many
+   values as the first row (empty values at the end of a longer row are ignored). At most
+   ``MAX_ROWS`` (20,000) points, ``MAX_COLUMNS`` columns and ``MAX_LINE_CHARS`` characters a line.
 5. Header: optional. The first row is column names when it has a non-number in a column whose
    other rows are numbers (so a header-less file with a text column, like iris with its species,
    is still read as data). Without a header the columns are named x, y, x3, x4, ...
-6. Columns: a column is numeric when at least half of its non-empty values are numbers; other columns (labels,
-   names) are ignored and listed in the result. Every value in a numeric column must then be a
+6. Columns: a column is numeric when at least half of its non-empty values are numbers; other
+   columns (labels, names) are ignored and listed in the result. Every value in a numeric column must then be a
    finite number: text, empty cells, NaN and infinity are errors naming the first bad line.
 7. The plane: two numeric columns are used as they are; with more, the caller names two
    (``columns=("a", "b")``) or, by default, the data are projected onto their first two principal
@@ -199,7 +200,7 @@ def _megabytes(n_bytes: int) -> str:
 
 def _sniff_delimiter(text: str) -> str:
     """The delimiter that splits the first rows most consistently into >= 2 fields, most of them numbers."""
-    text = text.lstrip()  # leading blank lines
+    text = text.lstrip()  # leading blank lines (line numbers do not matter here)
     sample = text[:_SNIFF_CHARS]
     truncated = len(text) > len(sample)
     if truncated:  # end the sample at a line end (if a line is too long, keep it to report)
@@ -245,7 +246,7 @@ def _sample_rows(sample: str, delimiter: str) -> tuple[list[list[str]], bool]:
                 rows.append(row)
                 if len(rows) == _SNIFF_ROWS:
                     break
-    except csv.Error:
+    except (csv.Error, DataError):  # broken quoting or a too long line: the full read names the line
         return rows, True
     return rows, False
 

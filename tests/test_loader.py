@@ -93,6 +93,7 @@ BAD_FILES = {
     "text after closing quote": (b'x,y\n1,2\n"3"4,5\n', ["Line 3", "quote"]),
     "huge values": (b"x,y\n1e300,1\n-1e300,2\n", ["too large", "Rescale"]),
     "line too long": (b"x,y\n1," + b"1" * MAX_LINE_CHARS + b"\n", ["Line 2 is longer than 100,000"]),
+    "line too long after blank lines": (b"\n\r\nx,y\n1," + b"1" * (2 * MAX_LINE_CHARS) + b"\n", ["Line 4 is longer"]),
     "too many columns": (csv_bytes([list(range(MAX_COLUMNS + 1))] * 3), ["1,001 columns", "at most 1,000"]),
 }
 
