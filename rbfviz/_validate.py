@@ -72,6 +72,15 @@ def check_points(X, name: str = "X", dtype=None) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr).all(axis=1)))
         raise ValueError(f"{name} contains NaN or infinite values in {bad} row(s); all values must be finite.")
+    # Squared distances between points in [-M, M]^d are at most 4·d·M²; past the dtype's max they
+    # become inf, and the maps would compute inf - inf = NaN.
+    limit = math.sqrt(float(np.finfo(arr.dtype).max) / (4 * arr.shape[1])) if arr.dtype in FLOAT_DTYPES else math.inf
+    biggest = max(float(arr.max()), -float(arr.min()))
+    if biggest > limit:
+        raise ValueError(
+            f"{name} has a value of magnitude {biggest:.3g}; in {arr.dtype.name} with {arr.shape[1]} feature(s) "
+            f"values must be at most {limit:.3g} so that squared distances stay finite. Rescale the data."
+        )
     return np.ascontiguousarray(arr)
 
 
