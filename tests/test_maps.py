@@ -452,3 +452,16 @@ def test_loss_gap_bounds(problem):
     assert J - slack <= L_soft <= J + n * (k - 1) * T / math.e + slack
     assert J - slack <= L_ent < J + 2 * n * T + slack
     assert (responsibilities(X, C, sigma, "hard") * d).sum() == pytest.approx(J, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kind", ["softmax", "entmax15", "hard"])
+def test_no_nan_up_to_the_largest_accepted_magnitude(kind, dtype):
+    """Values just inside the validation limit sqrt(max/(4·D)): squared distances stay finite."""
+    limit = math.sqrt(float(np.finfo(dtype).max) / (4 * 2)) * 0.999
+    X = np.array([[limit, limit], [-limit, -limit], [0.0, 0.0]], dtype=dtype)
+    C = np.array([[-limit, -limit], [limit, -limit]], dtype=dtype)
+    for sigma in (1e-3, 1.0, 1e3):
+        r = responsibilities(X, C, sigma, kind)
+        assert np.isfinite(r).all()
+        np.testing.assert_allclose(r.sum(axis=1), 1.0, atol=SUM_TOL[dtype])

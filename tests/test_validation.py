@@ -198,3 +198,18 @@ def test_check_int(value, message):
     with raises(message):
         check_int(value, "n", 3, 10)
     assert check_int(np.int32(5), "n", 3, 10) == 5
+
+
+# --- magnitudes whose squared distances would overflow ------------------------------------------------
+
+@pytest.mark.parametrize("dtype, big", [(np.float32, 3e19), (np.float64, 1e155)])
+@pytest.mark.parametrize("fn", SIGMA_KIND_FUNCTIONS)
+def test_values_whose_squared_distances_overflow_are_rejected(fn, dtype, big):
+    """Finite, but ||x - c||² = inf: the stable maps would compute inf - inf = NaN (entmax: an IndexError)."""
+    Xb = np.array([[0.0, 0.0], [big, 0.0], [1.0, 1.0]], dtype=dtype)
+    Cb = np.array([[0.0, 0.0], [1.0, 0.0]], dtype=dtype)
+    name = np.dtype(dtype).name
+    with pytest.raises(ValueError, match=rf"^X has a value of magnitude .* in {name} with 2 feature\(s\) values must be at most"):
+        call(fn, X=Xb, C=Cb)
+    with pytest.raises(ValueError, match=rf"^C has a value of magnitude .* in {name} with 2 feature\(s\)"):
+        call(fn, X=Cb[[0, 1, 1]], C=Xb[1:])
