@@ -50,14 +50,19 @@ def sq_distances(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     For few features the differences are summed feature by feature, which is exact to rounding
     even when points sit far from the origin (low σ magnifies any error in d by 1/(2σ²)); for
     many features the Gram expansion ||x||² - 2x·c + ||c||² is used and clamped at 0.
+
+    The result is the transpose of a contiguous (k, n) tensor: the maps below reduce over the k
+    centres, and with points along the fast axis each reduction is k long vectorised passes
+    instead of n short rows (3-7× faster; performance notes §2).
     """
     if x.shape[1] <= _DIRECT_DISTANCE_MAX_FEATURES:
-        d = (x[:, :1] - c[:, 0]).square()
+        xt = x.T.contiguous()
+        d = (c[:, :1] - xt[:1]).square()
         for f in range(1, x.shape[1]):
-            d = d + (x[:, f : f + 1] - c[:, f]).square()
-        return d
-    gram = x.square().sum(1, keepdim=True) - 2.0 * (x @ c.T) + c.square().sum(1)
-    return gram.clamp_min(0.0)
+            d = d + (c[:, f : f + 1] - xt[f : f + 1]).square()
+        return d.T
+    gram = c.square().sum(1, keepdim=True) - 2.0 * (c @ x.T) + x.square().sum(1)
+    return gram.clamp_min(0.0).T
 
 
 def logits(x: torch.Tensor, c: torch.Tensor, sigma: float) -> torch.Tensor:
@@ -71,19 +76,22 @@ def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Te
     Differentiable for "softmax", "entmax15" and "naive"; "hard" is piecewise constant (no
     gradient). For the stable maps the logits are shifted by the row's smallest distance before
     dividing by T, z_ij - max_l z_il = -(d_ij - min_l d_il)/T, so no large numbers cancel.
+    The work is done on the (k, n) transpose (free when d comes from ``sq_distances``) and the
+    result is returned as its (n, k) view.
     """
     T = temperature(sigma)
+    dt = d.T if d.T.is_contiguous() else d.T.contiguous()
     if kind == "naive":
-        phi = torch.exp(d / -T)
-        return phi / phi.sum(dim=1, keepdim=True)
+        phi = torch.exp(dt / -T)
+        return (phi / phi.sum(dim=0, keepdim=True)).T
     if kind == "hard":
-        nearest = d.argmin(dim=1)  # first minimum, so ties go to the lowest index
-        return torch.nn.functional.one_hot(nearest, d.shape[1]).to(d.dtype)
-    d_min = d.min(dim=1, keepdim=True).values.detach()  # both maps are shift-invariant
-    shifted = ((d - d_min) / -T).clamp_min(LOGIT_FLOOR)
+        nearest = dt.argmin(dim=0)  # first minimum, so ties go to the lowest index
+        return torch.nn.functional.one_hot(nearest, dt.shape[0]).to(d.dtype)
+    d_min = dt.amin(dim=0, keepdim=True).detach()  # both maps are shift-invariant
+    shifted = ((dt - d_min) / -T).clamp_min(LOGIT_FLOOR)
     if kind == "softmax":
-        return torch.softmax(shifted, dim=1)
-    return _entmax15(shifted, dim=1)
+        return torch.softmax(shifted, dim=0).T
+    return _entmax15(shifted, dim=0).T
 
 
 def resp_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str = "softmax") -> torch.Tensor:
@@ -113,4 +121,4 @@ def responsibilities(X, C, sigma, kind: str = "softmax") -> np.ndarray:
     check_sigma_for_dtype(sigma, X.dtype)
     with torch.no_grad():
         r = resp_torch(torch.from_numpy(X), torch.from_numpy(C), sigma, kind)
-    return r.numpy()
+    return np.ascontiguousarray(r.numpy())  # r is a (k, n) tensor's transpose; hand out plain rows
