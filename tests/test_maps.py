@@ -465,3 +465,19 @@ def test_no_nan_up_to_the_largest_accepted_magnitude(kind, dtype):
         r = responsibilities(X, C, sigma, kind)
         assert np.isfinite(r).all()
         np.testing.assert_allclose(r.sum(axis=1), 1.0, atol=SUM_TOL[dtype])
+
+
+@pytest.mark.parametrize("kind", ["softmax", "entmax15", "hard"])
+def test_many_features_use_the_gram_expansion_and_still_agree(kind):
+    """Above 16 features sq_distances switches to ||x||² - 2x·c + ||c||² (clamped at 0)."""
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(120, 32))
+    C = np.vstack([X[:2], rng.normal(size=(3, 32))])  # two centres on data points: d = 0 there
+    d = sq_dist_np(X, C)
+    for sigma in (0.5, 2.0, 8.0):
+        z = d / -(2 * sigma**2)
+        expected = {"softmax": softmax_np(z), "entmax15": entmax15_np(z),
+                    "hard": np.eye(5)[d.argmin(axis=1)]}[kind]
+        r = responsibilities(X, C, sigma, kind)
+        assert np.isfinite(r).all()
+        np.testing.assert_allclose(r, expected, rtol=0, atol=1e-10)
