@@ -21,7 +21,7 @@ from sklearn.cluster import kmeans_plusplus
 
 from . import diagnostics
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma
-from .anneal import fixed_point
+from .annealing import fixed_point
 from .maps import responsibilities
 
 INITS = ("kmeans++", "random", "anneal")
@@ -114,7 +114,7 @@ def initial_centers(X, k: int, init: str, seed: int = 0):
     """Starting centres (k, d) in X's dtype, or None for "anneal".
 
     "kmeans++": scikit-learn's k-means++ seeding from ``seed``; "random": k distinct data points
-    drawn with ``seed``; "anneal": None (``rbfviz.anneal.anneal`` starts every centre at the data
+    drawn with ``seed``; "anneal": None (``rbfviz.annealing.anneal`` starts every centre at the data
     mean with a tiny symmetry-breaking perturbation).
     """
     X = check_points(X, "X")
@@ -133,7 +133,7 @@ def initial_centers(X, k: int, init: str, seed: int = 0):
 
 
 def soft_fixed_point(X, C0, sigma: float, kind: str = "softmax"):
-    """EM from C0 until the centres stop moving at this σ (``rbfviz.anneal.fixed_point``).
+    """EM from C0 until the centres stop moving at this σ (``rbfviz.annealing.fixed_point``).
 
     Returns (centers (k, d) in X's dtype, iterations, converged).
     """

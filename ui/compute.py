@@ -120,10 +120,10 @@ def _freeze(result):
 
 
 def annealing(ctrl):
-    """The annealing path (rbfviz.anneal.AnnealResult) on the σ grid of ``scale(ctrl)``, from the data
+    """The annealing path (rbfviz.annealing.AnnealResult) on the σ grid of ``scale(ctrl)``, from the data
     mean, for ctrl's data, k, kind and dtype. Shared read-only between sessions; computed with a
     progress bar the first time."""
-    from rbfviz.anneal import anneal
+    from rbfviz.annealing import anneal
 
     key = (*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)
     store = _annealing_store()
@@ -183,7 +183,7 @@ def _fixed_point(dataset, n, noise, seed, k, init, kind, dtype, sigma):
 def _kmeans_from(dataset, n, noise, seed, k, dtype, start_bytes: bytes):
     """K-Means from a start given as bytes (float64, k×d) – small, so hashing it is cheap."""
     X, _ = _data(dataset, n, noise, seed, dtype)
-    start = np.frombuffer(start_bytes, dtype=np.float64).reshape(k, -1)
+    start = np.frombuffer(start_bytes, dtype=np.float64).reshape(k, -1).copy()
     return diagnostics.kmeans_reference(X, start)
 
 
@@ -216,7 +216,7 @@ def centers_at(ctrl) -> CentersAtSigma:
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
 def _field(extent: tuple, centers_bytes: bytes, k: int, sigma: float, kind: str, quantity: str, dtype: str,
            size: int):
-    centers = np.frombuffer(centers_bytes, dtype=np.float64).reshape(k, 2)
+    centers = np.frombuffer(centers_bytes, dtype=np.float64).reshape(k, 2).copy()
     return fieldmod.soft_field(extent, centers, sigma, kind=kind, quantity=quantity, size=size, dtype=dtype)
 
 
@@ -225,3 +225,41 @@ def field(ctrl, centers, extent, quantity: str = "max", size: int = 200) -> fiel
     centers = np.ascontiguousarray(centers, dtype=np.float64)
     return _field(tuple(float(v) for v in extent), centers.tobytes(), centers.shape[0], float(ctrl.sigma),
                   ctrl.kind, quantity, ctrl.dtype, size)
+
+
+@dataclass(frozen=True)
+class PlaneView:
+    """Everything the Explorer draws at σ: centres shown, responsibilities, field, numbers, notes."""
+
+    X: np.ndarray
+    centers: np.ndarray
+    kmeans_centers: np.ndarray
+    resp: np.ndarray
+    field: fieldmod.Field | None
+    numbers: dict | None
+    info: CentersAtSigma
+    note: str | None
+
+
+def plane_view(ctrl, quantity: str = "max") -> PlaneView:
+    """The Explorer's data at ctrl.sigma. If EM's centres are NaN (the naive map broke), the plane is
+    shown at the starting centres instead and ``note`` says so."""
+    from rbfviz.maps import responsibilities
+
+    X, _ = data(ctrl)
+    info = centers_at(ctrl)
+    centers, note = info.centers, None
+    if not np.isfinite(centers).all():
+        if info.start is not None:
+            centers = info.start
+            note = (f"With the naive map at σ = {ctrl.sigma:.3g} the EM centres became NaN (0/0 after every "
+                    f"exp(z) of a row underflowed in {ctrl.dtype}), after {info.iterations} iteration(s). "
+                    f"The plane shows the naive map at the starting centres instead: grey = NaN.")
+        else:
+            return PlaneView(X, centers, info.kmeans_centers, np.full((X.shape[0], ctrl.k), np.nan), None, None,
+                             info, "The annealing path's centres are NaN at this σ (the naive map broke).")
+    extent = fieldmod.plane_extent(X)
+    resp = responsibilities(X, centers, ctrl.sigma, ctrl.kind)
+    numbers = explore.plane_numbers(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
+    return PlaneView(X, centers, info.kmeans_centers, resp, field(ctrl, centers, extent, quantity), numbers, info,
+                     note)

@@ -1,0 +1,137 @@
+"""The soft field over the plane: responsibilities on a pixel grid, and the hard Voronoi edges.
+
+Pixel convention (what ``rbfviz.figures.layout.add_field_image`` expects): an image of H rows and
+W columns covers extent = (x_min, x_max, y_min, y_max); row 0 is the TOP (y_max), column 0 the
+LEFT (x_min); pixel (i, j) is the cell whose centre is (x_min + (j + ½)·dx, y_max − (i + ½)·dy).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ._validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype
+from .maps import resp_from_sq_distances
+
+QUANTITIES = ("max", "entropy")
+
+
+@dataclass(frozen=True)
+class Field:
+    """A field on an H×W grid over ``extent``.
+
+    value : (H, W) float64, max_j r_j ("max", in [1/k, 1]) or the Shannon entropy of r in nats
+        ("entropy", in [0, ln k]); NaN where the map gives a NaN row (naive map).
+    argmax : (H, W) int, the cluster of largest responsibility (-1 where NaN).
+    exact_zero : (H, W) bool, some r_j is exactly 0.0 in this pixel.
+    edges : (E·H, E·W) bool at ``edge_factor`` E times the resolution, True on the hard Voronoi
+        boundary of the centres (a pixel whose nearest centre differs from a neighbour's).
+    """
+
+    extent: tuple
+    quantity: str
+    k: int
+    value: np.ndarray
+    argmax: np.ndarray
+    exact_zero: np.ndarray
+    edges: np.ndarray
+    edge_factor: int
+
+
+def plane_extent(X, C=None, margin: float = 0.08) -> tuple:
+    """(x_min, x_max, y_min, y_max) around the 2-D points (and centres), padded by margin × span."""
+    pts = check_points(X, "X", dtype=np.float64)
+    if pts.shape[1] != 2:
+        raise ValueError(f"the plane needs 2-D points, got {pts.shape[1]} feature(s).")
+    if C is not None:
+        C = check_points(C, "C", dtype=np.float64)
+        C = C[np.isfinite(C).all(axis=1)]
+        pts = np.vstack([pts, C])
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    span = np.maximum(hi - lo, 1e-9 + 1e-6 * np.abs(hi).max())
+    lo, hi = lo - margin * span, hi + margin * span
+    return (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
+
+
+def _pixel_axes(extent, height: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """x of each column (left to right) and y of each row (top to bottom), at pixel centres."""
+    x_min, x_max, y_min, y_max = (float(v) for v in extent)
+    if not (x_max > x_min and y_max > y_min):
+        raise ValueError(f"extent must have x_min < x_max and y_min < y_max, got {extent}.")
+    xs = x_min + (np.arange(width) + 0.5) * (x_max - x_min) / width
+    ys = y_max - (np.arange(height) + 0.5) * (y_max - y_min) / height
+    return xs, ys
+
+
+def pixel_centers(extent, height: int, width: int) -> np.ndarray:
+    """(H·W, 2) float64 coordinates of pixel centres, row-major, row 0 at the top (y_max)."""
+    xs, ys = _pixel_axes(extent, height, width)
+    gx, gy = np.meshgrid(xs, ys)
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def grid_sq_distances(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
+    """(H·W, k) squared distances from every pixel centre to every centre, in C's dtype.
+
+    The grid is a product of an x and a y axis, so d_pj = (x_p - c_j1)² + (y_p - c_j2)² is one
+    broadcast add of a row and a column per centre: the same sum, in the same order, as
+    ``rbfviz.maps.sq_distances`` for 2-D points, at a fraction of its cost on 10⁵ pixels.
+    """
+    xs, ys = _pixel_axes(extent, height, width)
+    xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
+    d = np.empty((height, width, C.shape[0]), dtype=C.dtype)
+    for j, (cx, cy) in enumerate(C):
+        d[:, :, j] = np.square(xs - cx)[None, :] + np.square(ys - cy)[:, None]
+    return d.reshape(height * width, C.shape[0])
+
+
+def boundary_mask(labels: np.ndarray) -> np.ndarray:
+    """True where a pixel's label differs from its right or lower neighbour (a one-pixel line)."""
+    edge = np.zeros(labels.shape, dtype=bool)
+    edge[:, :-1] |= labels[:, :-1] != labels[:, 1:]
+    edge[:-1, :] |= labels[:-1, :] != labels[1:, :]
+    return edge
+
+
+def soft_field(extent, C, sigma: float, kind: str = "softmax", quantity: str = "max", size: int = 200,
+               edge_factor: int = 2, dtype=np.float64) -> Field:
+    """Responsibilities of every pixel of a size×size grid over extent for centres C (k, 2) at σ.
+
+    Computed in ``dtype`` (float32 or float64), the same map the points use, so where a dtype
+    breaks the "naive" map the field shows it too. Voronoi edges come from the hard argmin at
+    ``edge_factor``·size pixels per side. Returns a ``Field``.
+    """
+    size = check_int(size, "size", 2, 2000)
+    edge_factor = check_int(edge_factor, "edge_factor", 1, 8)
+    if quantity not in QUANTITIES:
+        raise ValueError(f"quantity={quantity!r} is unknown; allowed: {', '.join(QUANTITIES)}.")
+    kind = check_kind(kind)
+    sigma = check_sigma(sigma)
+    dtype = np.dtype(dtype)
+    check_sigma_for_dtype(sigma, dtype)
+    C = check_points(C, "C", dtype=dtype)
+    if C.shape[1] != 2:
+        raise ValueError(f"the plane needs 2-D centres, got {C.shape[1]} feature(s).")
+    with torch.no_grad():
+        d = torch.from_numpy(grid_sq_distances(extent, size, size, C))
+        resp = resp_from_sq_distances(d, sigma, kind).numpy().astype(np.float64)
+    bad = ~np.isfinite(resp).all(axis=1)
+    safe = np.where(bad[:, None], 0.0, resp)
+    if quantity == "max":
+        value = safe.max(axis=1)
+    else:
+        value = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
+    value[bad] = np.nan
+    argmax = np.where(bad, -1, safe.argmax(axis=1))
+    exact_zero = (safe == 0.0).any(axis=1) & ~bad
+    fine = edge_factor * size
+    C64 = C.astype(np.float64)
+    if np.isfinite(C64).all():
+        edges = boundary_mask(grid_sq_distances(extent, fine, fine, C64).argmin(axis=1).reshape(fine, fine))
+    else:  # NaN centres (a broken naive run) have no Voronoi diagram
+        edges = np.zeros((fine, fine), dtype=bool)
+    shape = (size, size)
+    return Field(extent=tuple(float(v) for v in extent), quantity=quantity, k=C.shape[0],
+                 value=value.reshape(shape), argmax=argmax.reshape(shape),
+                 exact_zero=exact_zero.reshape(shape), edges=edges, edge_factor=edge_factor)

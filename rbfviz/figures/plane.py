@@ -1,0 +1,126 @@
+"""The plane at one σ: soft field image, hard Voronoi edges, points coloured by r, both centre sets.
+
+``plane_figure`` is the Explorer's figure; ``field_rgb`` turns a ``rbfviz.field.Field`` into the
+(H, W, 3) image used under the data (also usable by other views). Markers that mean the same in
+every view: ``CENTER_MARKER`` (RBF centres, filled in their cluster colour, black outline) and
+``KMEANS_MARKER`` (K-Means centroids, black ×).
+"""
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..field import Field, plane_extent
+from .layout import base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
+from .palette import EDGE_RGB, KMEANS_COLOR, NAN_RGB, cluster_colors, cluster_rgb, fade, mix_colors, rgb_strings
+
+CENTER_MARKER = dict(symbol="circle", size=19, line=dict(color="#000000", width=2.5))
+KMEANS_MARKER = dict(symbol="x-thin", size=17, color=KMEANS_COLOR, line=dict(color=KMEANS_COLOR, width=3.5))
+# Field colours are faded toward white so the points on top stay readable.
+FIELD_FADE_HARD = 0.55
+ENTROPY_DARK = (68, 60, 110)  # the most uncertain pixels (H = ln k)
+WEBGL_ABOVE = 1500  # points; Scattergl above this, plain SVG below (crisper, no WebGL context)
+
+
+def field_rgb(field: Field) -> np.ndarray:
+    """(E·H, E·W, 3) uint8 image of a Field, with its Voronoi edges drawn at E× resolution.
+
+    "max": each pixel takes the colour of its most responsible cluster, faded toward white as
+    max r falls from 1 (hard) to 1/k (undecided); "entropy": white (H = 0) to dark violet
+    (H = ln k). NaN pixels (naive map broken) are grey; Voronoi edges dark grey. Row 0 is the top.
+    """
+    k = field.k
+    value = field.value
+    bad = ~np.isfinite(value)
+    if field.quantity == "max":
+        if k > 1:
+            certainty = np.clip((np.nan_to_num(value, nan=1.0) - 1.0 / k) / (1.0 - 1.0 / k), 0.0, 1.0)
+        else:
+            certainty = np.ones_like(value)
+        base = cluster_rgb(k)[np.clip(field.argmax, 0, k - 1)]
+        amount = FIELD_FADE_HARD + (1.0 - FIELD_FADE_HARD) * (1.0 - certainty)
+        rgb = fade(base, amount[..., None])
+    else:
+        t = np.clip(np.nan_to_num(value, nan=0.0) / max(np.log(k), 1e-12), 0.0, 1.0)[..., None]
+        rgb = np.rint(255.0 + (np.array(ENTROPY_DARK, float) - 255.0) * t).astype(np.uint8)
+    rgb[bad] = NAN_RGB
+    E = field.edge_factor
+    rgb = np.repeat(np.repeat(rgb, E, axis=0), E, axis=1)
+    rgb[field.edges] = EDGE_RGB
+    return rgb
+
+
+def resp_hovertemplate(k: int) -> str:
+    """Hover text showing a point's position and its r vector (customdata = resp)."""
+    entries = ", ".join(f"%{{customdata[{j}]:.3f}}" for j in range(k))
+    return "x = (%{x:.3f}, %{y:.3f})<br>r = [" + entries + "]<extra></extra>"
+
+
+def points_trace(X, resp, name: str = "points (colour mixed by r)") -> dict:
+    """Points coloured by their responsibilities, hover = r vector. NaN rows grey."""
+    n, k = resp.shape
+    return dict(
+        type="scattergl" if n > WEBGL_ABOVE else "scatter", x=X[:, 0], y=X[:, 1], mode="markers", name=name,
+        marker=dict(color=rgb_strings(mix_colors(resp)), size=7 if n <= 2000 else 5,
+                    line=dict(color="rgba(0,0,0,0.55)", width=0.6)),
+        customdata=np.round(resp, 4), hovertemplate=resp_hovertemplate(k))
+
+
+def centers_trace(centers, name: str = "RBF centres c_j") -> dict:
+    k = centers.shape[0]
+    return dict(type="scatter", x=centers[:, 0], y=centers[:, 1], mode="markers", name=name,
+                marker=dict(color=cluster_colors(k), **CENTER_MARKER), customdata=np.arange(k),
+                hovertemplate="RBF centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
+
+
+def kmeans_trace(kmeans_centers, name: str = "K-Means centroids") -> dict:
+    k = kmeans_centers.shape[0]
+    return dict(type="scatter", x=kmeans_centers[:, 0], y=kmeans_centers[:, 1], mode="markers", name=name,
+                marker=KMEANS_MARKER, customdata=np.arange(k),
+                hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
+
+
+def entropy_colorbar_trace(k: int) -> dict:
+    """An invisible trace whose only job is the colour bar of the entropy field (0 to ln k nats)."""
+    return dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
+                marker=dict(color=[0.0], cmin=0.0, cmax=float(np.log(k)), showscale=True,
+                            colorscale=[[0, "rgb(255,255,255)"], [1, "rgb(%d,%d,%d)" % ENTROPY_DARK]],
+                            colorbar=dict(title=dict(text="H(r), nats", side="right"), thickness=14, len=0.6)))
+
+
+def plane_figure(X, resp, centers, kmeans_centers, field: Field | None = None, title: str | None = None,
+                 height: int = 640) -> go.Figure:
+    """Points X (n, 2) coloured by responsibilities resp (n, k), over the field image.
+
+    centers (k, 2): the RBF centres, in cluster colours (centre j = cluster j).
+    kmeans_centers (k, 2): K-Means centroids in the same cluster order (black ×).
+    field: optional ``Field`` drawn as a PNG image under everything, with a legend entry for its
+    Voronoi edges (and a colour bar for "entropy"). Hover on a point shows its r vector; NaN rows
+    (naive map) are grey and hover "nan".
+    Trace order: points, RBF centres, K-Means centroids, then legend/colour-bar helpers.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    resp = np.asarray(resp, dtype=np.float64)
+    centers = np.asarray(centers, dtype=np.float64)
+    kmeans_centers = np.asarray(kmeans_centers, dtype=np.float64)
+    if resp.ndim != 2:
+        raise ValueError(f"resp must have shape (n, k), got {resp.shape}.")
+    n, k = resp.shape
+    if X.shape != (n, 2):
+        raise ValueError(f"X must have shape ({n}, 2) to match resp {resp.shape}, got {X.shape}.")
+    if centers.shape != (k, 2) or kmeans_centers.shape != (k, 2):
+        raise ValueError(f"centers and kmeans_centers must have shape ({k}, 2), got {centers.shape} "
+                         f"and {kmeans_centers.shape}.")
+    data = [points_trace(X, resp), centers_trace(centers), kmeans_trace(kmeans_centers)]
+    layout = base_layout(title, height)
+    if field is not None:
+        extent = field.extent
+        layout["images"] = [field_image(png_data_uri(field_rgb(field)), extent)]
+        data.append(legend_only("Voronoi edges (hard)", mode="lines", line=dict(color="rgb(%d,%d,%d)" % EDGE_RGB,
+                                                                               width=2)))
+        if field.quantity == "entropy":
+            data.append(entropy_colorbar_trace(k))
+    else:
+        extent = plane_extent(X)
+    layout.update(plane_axes(extent))
+    return figure(data, layout)
