@@ -149,6 +149,7 @@ def load_points(data, columns=None, project="pca", k=None, *, max_rows: int = MA
         )
     if not np.isfinite(X).all() or (X == X[0]).all():  # projection of points a few ulps apart
         raise DataError(_TOO_CLOSE)
+    _check_core_limits(X)
     X.flags.writeable = False
     return LoadedPoints(
         X=X, column_names=names, projection=projection,
@@ -563,7 +564,7 @@ def _pca_2d(A: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
 
 
 def _check_usable(A: np.ndarray, table: _Table, used: list[int], projection: str, k):
-    """Enough points, not all in one place, and small enough that squared distances are finite."""
+    """Enough points, not all in one place, and within the limits of the core functions."""
     n = len(A)
     if n < 2:
         raise DataError(f"The file has only one point (line {table.lines[0]}); at least 2 are needed.")
@@ -580,13 +581,15 @@ def _check_usable(A: np.ndarray, table: _Table, used: list[int], projection: str
             f"All points are identical in the columns used ({values}). Clustering needs points in "
             "different places: check the file or pick other columns."
         )
-    with np.errstate(over="ignore", invalid="ignore"):
-        spread = np.square(A - A.mean(axis=0)).sum(axis=1)
-    if not np.isfinite(spread).all():
-        raise DataError(
-            f"The numbers are too large to compute distances (the largest is {np.abs(A).max():.3g}). "
-            "Rescale the data, e.g. divide every value by a power of ten."
-        )
+    _check_core_limits(A)
+
+
+def _check_core_limits(points: np.ndarray):
+    """The core's own check (check_points): e.g. no magnitudes whose squared distances overflow."""
+    try:
+        check_points(points, name="the data")
+    except ValueError as err:
+        raise DataError(f"The numbers are too large to compute distances: {err}") from None
 
 
 def _shorten(cell: str, limit: int = 40) -> str:

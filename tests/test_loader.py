@@ -17,6 +17,7 @@ from sklearn.decomposition import PCA
 
 import rbfviz
 from rbfviz import MAX_BYTES, MAX_ROWS, DataError, LoadedPoints, csv_safe, load_points, points_to_csv
+from rbfviz._validate import check_points
 from rbfviz.loader import MAX_COLUMNS, MAX_LINE_CHARS
 
 GARBAGE = settings(derandomize=True, max_examples=300, deadline=None)
@@ -52,6 +53,7 @@ def check_outcome(data, **kwargs):
     assert X.dtype == np.float64 and X.ndim == 2 and X.shape[1] == 2 and X.flags.c_contiguous
     assert X.shape[0] == result.n_rows >= 2
     assert np.isfinite(X).all() and not (X == X[0]).all()
+    check_points(X)  # every loaded file is accepted by the core functions
     assert result.projection in ("columns", "pca") and len(result.column_names) == 2
     assert set(result.numeric_columns).isdisjoint(result.ignored_columns)
     return result
@@ -92,6 +94,7 @@ BAD_FILES = {
     "unclosed quote": (b'x,y\n1,2\n"3,4\n5,6\n', ["Line 3", "quote"]),
     "text after closing quote": (b'x,y\n1,2\n"3"4,5\n', ["Line 3", "quote"]),
     "huge values": (b"x,y\n1e300,1\n-1e300,2\n", ["too large", "Rescale"]),
+    "values past the core's limit": (b"x,y\n1e154,1\n1.0000001e154,2\n", ["too large", "4.74e+153"]),
     "line too long": (b"x,y\n1," + b"1" * MAX_LINE_CHARS + b"\n", ["Line 2 is longer than 100,000"]),
     "line too long after blank lines": (b"\n\r\nx,y\n1," + b"1" * (2 * MAX_LINE_CHARS) + b"\n", ["Line 4 is longer"]),
     "too many columns": (csv_bytes([list(range(MAX_COLUMNS + 1))] * 3), ["1,001 columns", "at most 1,000"]),
