@@ -15,7 +15,8 @@ Two practical points from the theory:
 * Critical slowing: near σ_c a perturbation grows or shrinks only by a factor σ_c²/σ² per iteration,
   so levels near σ_c need hundreds of iterations, levels far from it a handful. Each level stops as
   soon as it has converged, so the iteration budget goes where it is needed; ``max_iter`` caps it
-  and ``converged`` reports honestly which levels hit the cap.
+  and ``converged`` reports honestly which levels hit the cap. EM steps are grouped in SQUAREM
+  cycles (see ``_em``), which jump along the slow direction and cut the step count several-fold.
 
 The data scale is the root-mean-square distance of the points to their mean (√trace Cov).
 """
@@ -28,8 +29,9 @@ import numpy as np
 import torch
 
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
-from .diagnostics import SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, jsonable, mean_entropy, min_sq_gap
-from .maps import resp_from_sq_distances, resp_torch, sq_distances
+from .diagnostics import (SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, free_energy_from, jsonable, mean_entropy,
+                          min_sq_gap)
+from .maps import resp_from_sq_distances, sq_distances
 from .steps import kmeans, soft_centroids_torch
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
@@ -106,20 +108,52 @@ def _check_decreasing(sigmas: np.ndarray) -> None:
         raise ValueError("sigmas must be strictly decreasing (annealing cools from large to small σ).")
 
 
-def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: float, max_iter: int):
-    """EM at fixed σ from c until the largest coordinate move is <= tol_abs. Returns (c, iterations, converged).
+def _em_step(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str):
+    """One EM step from c: (new centres, d at c, r at c). d and r give F_σ(c) when it is needed."""
+    d = sq_distances(x, c)
+    resp = resp_from_sq_distances(d, sigma, kind)
+    return soft_centroids_torch(x, c, resp), d, resp
 
-    Stops early, unconverged, if the centres become NaN (the "naive" map past its underflow point).
+
+def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: float, max_iter: int,
+        accelerate: bool = True):
+    """EM at fixed σ from c until one EM step moves no coordinate more than tol_abs.
+
+    Returns (c, EM steps used, converged). With ``accelerate``, steps are taken in SQUAREM cycles
+    (Varadhan & Roland 2008): from c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
+    the extrapolation c0 - 2αr + α²v with α = -||r||/||v|| (at most -1; α = -1 is plain c2) jumps
+    along the slow direction, and one EM step from there stabilises it. The jump is kept only if the
+    free energy there is no higher than at c0 — EM itself never raises it — otherwise the cycle
+    falls back to plain c2. Near-critical levels, where plain EM moves by a factor σ_c²/σ² per step,
+    converge in several times fewer steps to the same fixed point. Stops early, unconverged, if the
+    centres become NaN (the "naive" map past its underflow point).
     """
+    used = 0
     with torch.no_grad():
-        for iteration in range(1, max_iter + 1):
-            c_new = soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind))
-            shift = (c_new - c).abs().max().item()
-            c = c_new
+        while used < max_iter:
+            c1, d0, r0 = _em_step(x, c, sigma, kind)
+            used += 1
+            shift = (c1 - c).abs().max().item()
             if not math.isfinite(shift):
-                return c, iteration, False
+                return c1, used, False
             if shift <= tol_abs:
-                return c, iteration, True
+                return c1, used, True
+            if not accelerate or used + 2 > max_iter:
+                c = c1
+                continue
+            c2, _, _ = _em_step(x, c1, sigma, kind)
+            used += 1
+            r = c1 - c
+            v = c2 - c1 - r
+            v_norm = torch.linalg.vector_norm(v).item()
+            alpha = -torch.linalg.vector_norm(r).item() / v_norm if v_norm > 0 else -1.0
+            if not (alpha < -1.0):  # also catches NaN: plain EM
+                c = c2
+                continue
+            c3, d3, r3 = _em_step(x, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind)
+            used += 1
+            f_jump = free_energy_from(d3, r3, sigma, kind)
+            c = c3 if f_jump <= free_energy_from(d0, r0, sigma, kind) and bool(torch.isfinite(c3).all()) else c2
     return c, max_iter, False
 
 
@@ -127,7 +161,7 @@ def _tolerance(tol: float, dtype, scale: float) -> float:
     return max(float(tol), _MIN_TOL_EPS * float(np.finfo(dtype).eps)) * scale
 
 
-def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500):
+def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500, accelerate=True):
     """EM at one σ from C (k, d) to the soft fixed point. Returns (centers (k, d) in X's dtype,
     iterations, converged); tolerance as in ``anneal``."""
     X = check_points(X, "X")
@@ -138,7 +172,7 @@ def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500):
     tol = _check_tol(tol)
     max_iter = check_int(max_iter, "max_iter", 1)
     c, iterations, converged = _em(torch.from_numpy(X), torch.from_numpy(C.copy()), sigma, kind,
-                                   _tolerance(tol, X.dtype, data_scale(X)), max_iter)
+                                   _tolerance(tol, X.dtype, data_scale(X)), max_iter, bool(accelerate))
     return c.numpy(), iterations, converged
 
 
@@ -164,7 +198,7 @@ def _break_ties(centers: np.ndarray, rng: np.random.RandomState, amplitude: floa
 
 
 def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=500,
-           progress=None, noise=1e-3) -> AnnealResult:
+           progress=None, noise=1e-3, accelerate=True) -> AnnealResult:
     """Anneal k centres on X (n, d) down the decreasing grid ``sigmas``.
 
     Parameters
@@ -178,9 +212,11 @@ def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=
     seed : seeds the start noise and the symmetry-breaking noise: same arguments, same result.
     tol : a level has converged when no centre coordinate moved more than tol × data scale in one
         EM iteration (never below 16 × the dtype's epsilon).
-    max_iter : cap on EM iterations per level.
+    max_iter : cap on EM steps per level.
     progress : optional callable(done, total) called after each level.
     noise : symmetry-breaking noise, relative to the data scale (see the module docstring).
+    accelerate : SQUAREM-accelerated EM (default; same fixed points, several times fewer steps near
+        critical σ); False runs plain EM steps.
     """
     X = check_points(X, "X")
     k = check_k(k, X.shape[0])
@@ -222,7 +258,7 @@ def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=
     for s, sigma in enumerate(sigmas):
         sigma = float(sigma)
         c = _break_ties(c, rng, noise * scale, COINCIDENT * scale)
-        c_t, iterations[s], converged[s] = _em(x, torch.from_numpy(c), sigma, kind, tol_abs, max_iter)
+        c_t, iterations[s], converged[s] = _em(x, torch.from_numpy(c), sigma, kind, tol_abs, max_iter, bool(accelerate))
         c = c_t.numpy()
         centers[s] = c
         with torch.no_grad():

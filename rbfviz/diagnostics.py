@@ -257,6 +257,40 @@ def gamma_gap(X, C, sigma, kind) -> GammaGap:
     return GammaGap(loss, distortion, gap, bound, within)
 
 
+def free_energy_from(d: torch.Tensor, resp: torch.Tensor, sigma: float, kind: str) -> float:
+    """F_σ = Σ r·d - T·H(r) (T = 2σ²) from squared distances d and the map's responsibilities at them
+    (both (n, k) torch tensors), summed in float64 (theory §3).
+
+    H is the map's entropy: Shannon -Σ r log r for softmax/naive (F = -T Σ_i logsumexp_i z), Tsallis
+    (4/3) Σ_i (1 - Σ_j r_ij^{3/2}) for entmax15, 0 for hard (F = J). EM never increases F, which is
+    what ``anneal``'s accelerated steps are checked against.
+    """
+    loss = (resp * d).sum(dtype=torch.float64)
+    temperature = 2.0 * float(sigma) ** 2
+    if kind in ("softmax", "naive"):
+        entropy = -torch.special.xlogy(resp, resp).sum(dtype=torch.float64)
+    elif kind == "entmax15":
+        entropy = (4.0 / 3.0) * (resp.shape[0] - (resp * resp.sqrt()).sum(dtype=torch.float64))
+    else:
+        entropy = torch.zeros((), dtype=torch.float64)
+    return float(loss - temperature * entropy)
+
+
+def free_energy(X, C, sigma, kind="softmax") -> float:
+    """Free energy F_σ(C) of centres C (k, d) on points X (n, d): see ``free_energy_from``.
+
+    Bounds (theory §4): softmax J - 2nσ² ln k <= F <= J; entmax15 J - 2nσ²(4/3)(1 - k^{-1/2}) <= F <= J.
+    """
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    sigma = check_sigma(sigma)
+    kind = check_kind(kind)
+    check_sigma_for_dtype(sigma, X.dtype)
+    with torch.no_grad():
+        d = sq_distances(torch.from_numpy(X), torch.from_numpy(C))
+        return free_energy_from(d, resp_from_sq_distances(d, sigma, kind), sigma, kind)
+
+
 # --- annealing (theory §7) -------------------------------------------------------------------------
 
 def covariance_lambda_max(X) -> float:
