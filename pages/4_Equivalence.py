@@ -1,8 +1,82 @@
-"""Equivalence view (placeholder until the view lands: built on ui.page.setup_page)."""
+"""Equivalence: one gradient step on the RBF loss with η_j = 1/(2N_j) is the soft centroid step, and
+Lloyd's step as σ → 0; the two training paths; L_σ − J against σ with its bound."""
+import math
+
 import streamlit as st
 
-from ui.page import setup_page
+from rbfviz.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
+from ui import compute
+from ui.page import panel, setup_page
+
+STEPS = 25
+CHART = {"displayModeBar": False, "scrollZoom": False}
 
 ctx = setup_page("Equivalence")
-st.title("Equivalence")
-st.info("This view is being built. The shared controls in the sidebar already work.")
+ctrl = ctx.ctrl
+st.title("Equivalence: a gradient step is a centroid step")
+
+with panel("One step"):
+    one, traj, resp, note = compute.equivalence_runs(ctrl, STEPS)
+    if note:
+        st.info(note)
+    st.subheader("One step from the same start")
+    fig_col, text_col = st.columns([3, 1.2], gap="medium")
+    with fig_col:
+        st.plotly_chart(step_figure(compute.data(ctrl)[0], resp, one,
+                                    title=f"{ctrl.dataset}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}"),
+                        width="stretch", key="step", config=CHART)
+    with text_col:
+        st.metric("max |GD step − Lloyd step|", f"{one.gd_vs_lloyd:.3g}",
+                  help="Largest coordinate difference between the two updated centre sets (data units).")
+        st.metric("max |GD step − soft centroid x̄|", f"{one.gd_vs_em:.1e}",
+                  help="The identity c − η∇L_σ = x̄ at every σ: only rounding remains.")
+        st.caption("masses N_j at the start: " + ", ".join(f"{m:.3g}" for m in one.masses))
+    st.latex(r"\nabla_{c_j} L_\sigma = -2\sum_i r_{ij}(x_i - c_j) = -2N_j(\bar x_j - c_j), \qquad "
+             r"\eta_j = \frac{1}{2N_j} \;\Rightarrow\; c_j - \eta_j \nabla_{c_j} L_\sigma = \bar x_j "
+             r"= \frac{\sum_i r_{ij} x_i}{N_j}")
+    st.markdown(
+        "With the responsibilities r held fixed during the step (detached), one gradient step with the "
+        "per-centre rate η_j = 1/(2N_j) lands exactly on the soft centroid x̄_j at **every** σ — the second "
+        "number above is rounding only. As σ → 0 the responsibilities become one-hot (the Voronoi cells), "
+        "x̄_j becomes the mean of cell j, and the step is Lloyd's: the first number goes to 0. With entmax-1.5 "
+        "the responsibilities are exactly one-hot once every point's squared-distance gap is at least 4σ², "
+        "and the difference drops to rounding (~1e-15 in float64); with softmax the off-weights only "
+        "underflow to 0 in floating point. A single global learning rate (or Adam) keeps the fixed points "
+        "but not this step-by-step identity.")
+
+with panel("The training paths"):
+    st.subheader(f"{STEPS} steps of each, from the same start")
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        st.plotly_chart(trajectory_figure(compute.data(ctrl)[0], traj), width="stretch", key="paths", config=CHART)
+    with right:
+        st.plotly_chart(difference_figure(traj, title="distance between the two paths"), width="stretch",
+                        key="difference", config=CHART)
+        final = traj.difference[-1]
+        st.metric(f"after {STEPS} steps: max |c_GD − c_Lloyd|", "NaN" if math.isnan(final) else f"{final:.3g}")
+        st.markdown(
+            "The paper states that the two trajectories become identical in the limit σ → 0. At finite σ the "
+            "soft path is pulled toward the other clusters and may even settle in a different partition; lower "
+            "σ in the sidebar and watch the distance collapse (to rounding for entmax-1.5 below "
+            f"σ* ≈ {ctx.scale.sigma_exact_entmax:.3g} for these data, to rounding for softmax below "
+            f"≈ {ctx.scale.sigma_exact_softmax:.3g}).")
+
+with panel("L_σ − J against σ"):
+    st.subheader("The soft loss approaches the K-Means distortion")
+    curve = compute.gap_curve(ctrl)
+    fig_col, text_col = st.columns([3, 1.2], gap="medium")
+    with fig_col:
+        st.plotly_chart(gap_sigma_figure(curve, sigma=ctrl.sigma, title=f"at the K-Means centroids, {ctrl.kind}"),
+                        width="stretch", key="gap", config=CHART)
+    with text_col:
+        st.latex(r"0 \le L_\sigma(C) - J(C) \le \begin{cases} N(k-1)\,\dfrac{2\sigma^2}{e} & \text{softmax}\\[4pt] "
+                 r"4N\sigma^2 & \text{entmax-1.5}\end{cases}")
+        st.markdown(
+            "Both bounds are derived for this project and hold for any centres C, so L_σ → J uniformly: "
+            "the Γ-convergence the paper states. The curve is measured at the K-Means centroids. It lies "
+            "far below the O(σ²) bound at small σ: a finite sample has an empty margin g_min > 0 around "
+            "every Voronoi edge, so the softmax gap falls exponentially and the entmax gap reaches rounding "
+            "level (every row exactly one-hot; ~1e-13 of J is left by summing L_σ and J in different orders) "
+            "below σ*.")
+        if not curve.within.all():
+            st.warning(f"{int((~curve.within).sum())} σ value(s) are outside the bound (the naive map's NaN rows).")

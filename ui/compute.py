@@ -263,3 +263,52 @@ def plane_view(ctrl, quantity: str = "max") -> PlaneView:
     numbers = explore.plane_numbers(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
     return PlaneView(X, centers, info.kmeans_centers, resp, field(ctrl, centers, extent, quantity), numbers, info,
                      note)
+
+
+# --- the Equivalence view ---------------------------------------------------------------------------
+
+def step_start(ctrl):
+    """(start (k, 2) in ctrl.dtype, note or None) for the step and trajectory panels.
+
+    Annealing has no single start to step from (all centres begin at the data mean, where a Lloyd
+    step cannot separate them), so that init uses k-means++ seeding from the same seed here."""
+    if ctrl.init == "anneal":
+        from dataclasses import replace
+        return start(replace(ctrl, init="kmeans++")), (
+            "Annealing starts every centre at the data mean, where one step shows nothing; this view "
+            "starts from k-means++ seeding (same data seed) instead.")
+    return start(ctrl), None
+
+
+@st.cache_data(max_entries=128, ttl=TTL, show_spinner="Running gradient descent and Lloyd…")
+def _equivalence(dataset, n, noise, seed, k, init, kind, dtype, sigma, steps):
+    from rbfviz import equivalence
+    from rbfviz.maps import responsibilities
+
+    X, _ = _data(dataset, n, noise, seed, dtype)
+    C0 = _start(dataset, n, noise, seed, k, init, dtype)
+    resp = responsibilities(X, C0, sigma, kind)
+    return (equivalence.one_step(X, C0, sigma, kind), equivalence.trajectories(X, C0, sigma, kind, steps), resp)
+
+
+def equivalence_runs(ctrl, steps: int = 25):
+    """(OneStep, Trajectories, resp at the start (n, k), note) at ctrl.sigma from ``step_start``."""
+    init = "kmeans++" if ctrl.init == "anneal" else ctrl.init
+    _, note = step_start(ctrl)
+    one, traj, resp = _equivalence(*ctrl.data_key(), ctrl.k, init, ctrl.kind, ctrl.dtype, float(ctrl.sigma), steps)
+    return one, traj, resp, note
+
+
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
+def _gap_curve(dataset, n, noise, seed, k, kind, dtype):
+    from rbfviz import equivalence
+
+    X, _ = _data(dataset, n, noise, seed, dtype)
+    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
+    grid = _scale(dataset, n, noise, seed, k).grid
+    return equivalence.gap_curve(X, centers, grid, kind)
+
+
+def gap_curve(ctrl):
+    """L_σ − J and its bound over the σ grid, at the K-Means centroids (k-means++ seeded)."""
+    return _gap_curve(*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)

@@ -1,0 +1,78 @@
+"""AppTests of the Equivalence view: it loads, and each control changes what is shown."""
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/4_Equivalence.py"
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def equivalence(query=None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    if query:
+        at.query_params.update(query)
+    at.switch_page(PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown(at) -> tuple:
+    return (tuple(c.proto.spec for c in at.get("plotly_chart")), tuple((m.label, m.value) for m in at.metric))
+
+
+def test_equivalence_loads_with_four_figures_metrics_and_equations():
+    at = equivalence()
+    assert not at.error, [e.value for e in at.error]
+    specs, metrics = shown(at)
+    assert len(specs) == 4 and all(len(s) < 1_000_000 for s in specs)
+    labels = [label for label, _ in metrics]
+    assert any("GD step − Lloyd step" in label for label in labels)
+    assert float(dict(metrics)["max |GD step − soft centroid x̄|"]) < 1e-12  # the identity, float64
+    assert len(at.latex) >= 2
+
+
+@pytest.mark.parametrize("widget,key,value", [
+    ("selectbox", "w_dataset", "circles"),
+    ("slider", "w_k", 3),
+    ("selectbox", "w_init", "random"),
+    ("selectbox", "w_kind", "entmax15"),
+    ("radio", "w_dtype", "float32"),
+    ("number_input", "w_seed", 5),
+])
+def test_each_control_changes_what_is_shown(widget, key, value):
+    at = equivalence()
+    before = shown(at)
+    getattr(at, widget)(key=key).set_value(value).run()
+    assert not at.exception and not at.error
+    assert shown(at) != before, key
+
+
+def test_sigma_changes_the_step_and_float32_shows_its_rounding():
+    at = equivalence({"dtype": "float32"})
+    assert 0 < float(dict(shown(at)[1])["max |GD step − soft centroid x̄|"]) < 1e-3
+    before = shown(at)
+    slider = at.select_slider(key="w_sigma")
+    slider.set_value(float(slider.options[2])).run()
+    assert shown(at) != before
+
+
+def test_anneal_init_explains_its_start():
+    at = equivalence({"init": "anneal"})
+    assert any("k-means++" in str(i.value) for i in at.info)
+    assert not at.error
+
+
+@pytest.mark.parametrize("sigma", ["1e-6", "1e3"])
+def test_extreme_sigma(sigma):
+    at = equivalence({"sigma": sigma, "kind": "naive"})
+    assert any("outside this data set's range" in str(w.value) for w in at.warning)
+    assert len(at.get("plotly_chart")) >= 1
