@@ -312,3 +312,87 @@ def _gap_curve(dataset, n, noise, seed, k, kind, dtype):
 def gap_curve(ctrl):
     """L_σ − J and its bound over the σ grid, at the K-Means centroids (k-means++ seeded)."""
     return _gap_curve(*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)
+
+
+# --- the Annealing and Stability views ------------------------------------------------------------
+
+@st.cache_resource(ttl=TTL, show_spinner=False)
+def _collapse_store() -> _BoundedStore:
+    return _BoundedStore(max_entries=24)
+
+
+def annealing_view(ctrl):
+    """The Annealing view's arrays (rbfviz.annealing_views.AnnealingView) for ctrl's data, k, kind and
+    dtype: ``collapse_study`` on the σ grid of ``scale(ctrl)`` (anneal from the data mean, K-Means from
+    the end point, E(σ) from C*), computed once per setting with a progress bar and shared read-only
+    between sessions. Its annealing path is the one ``annealing(ctrl)`` computes (same call), so it is
+    handed to that store too."""
+    from rbfviz.annealing_views import annealing_view as build_view
+    from rbfviz.diagnostics import collapse_study
+
+    key = (*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)
+    store = _collapse_store()
+    view = store.get(key)
+    if view is not None:
+        return view
+    with store.key_lock(key):
+        view = store.get(key)
+        if view is not None:
+            return view
+        X, _ = data(ctrl)
+        grid = scale(ctrl).grid
+        bar = st.progress(0.0, text=f"Annealing and measuring the collapse: {len(grid)} σ levels, once per setting…")
+
+        def progress(done: int, total: int) -> None:
+            bar.progress(min(done / max(total, 1), 1.0), text=f"Annealing and measuring the collapse: step {done} of {total}…")
+
+        try:
+            study = collapse_study(X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed,
+                                   progress=progress)
+            view = _freeze(build_view(study, X))
+        finally:
+            bar.empty()
+        store.put(key, view)
+        paths = _annealing_store()
+        if paths.get(key) is None:
+            paths.put(key, _freeze(study.path))
+        return view
+
+
+def kmeans_centroids(ctrl):
+    """The K-Means centroids (k, 2), float64, k-means++ seeded: the ones the σ range is derived from."""
+    centers, _ = _kmeans_pp(*ctrl.data_key(), ctrl.k)
+    return centers
+
+
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner="Measuring every map in float32 and float64 across σ…")
+def _stability(dataset, n, noise, seed, k):
+    from rbfviz import stability_views
+
+    X, _ = _data(dataset, n, noise, seed, "float64")
+    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
+    grid = _scale(dataset, n, noise, seed, k).grid
+    rows = stability_views.stability_table(X, centers, grid)
+    predicted = {dtype: stability_views.predicted_fractions(X, centers, grid, dtype) for dtype in ("float64", "float32")}
+    nan_sigmas = {dtype: stability_views.naive_nan_sigmas(X, centers, dtype) for dtype in ("float64", "float32")}
+    return rows, predicted, nan_sigmas
+
+
+def stability(ctrl):
+    """(rows of rbfviz.stability_views.stability_table, predicted fractions per dtype, naive NaN σ per
+    dtype (first, all)) over the σ grid at ``kmeans_centroids(ctrl)``; every map, both dtypes."""
+    return _stability(*ctrl.data_key(), ctrl.k)
+
+
+@st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
+def _stability_plane(dataset, n, noise, seed, k, dtype, sigma):
+    from rbfviz import stability_views
+
+    X, _ = _data(dataset, n, noise, seed, "float64")
+    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
+    return stability_views.stability_plane(X, centers, sigma, dtype)
+
+
+def stability_plane(ctrl):
+    """rbfviz.stability_views.StabilityPlane at ctrl.sigma in ctrl.dtype, at ``kmeans_centroids(ctrl)``."""
+    return _stability_plane(*ctrl.data_key(), ctrl.k, ctrl.dtype, float(ctrl.sigma))

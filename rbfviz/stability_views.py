@@ -1,0 +1,176 @@
+"""What the Stability view shows: each map's numerical health across σ, in float32 and float64, at
+fixed centres, next to the closed forms that predict it (no Streamlit, no Plotly).
+
+The centres are the K-Means centroids C* of the data, so "error to K-Means" has a clean meaning:
+one soft-centroid step from C* lands exactly on C* iff the map is exactly hard on the data.
+
+* ``underflow_logit(dtype)``      – Z: exp(z) rounds to 0.0 for z < −Z (float64 1075·ln 2 ≈ 745.1,
+                                    float32 150·ln 2 ≈ 104.0 with subnormals; ≈ 87.3 where the
+                                    hardware flushes subnormals to zero).
+* ``stability_table(X, C, sigmas)`` – per (kind, dtype, σ): diagnostics.stability_report's NaN-row
+                                    fraction, zero fraction and ||∇_C L_σ||, plus the fraction of
+                                    exactly one-hot rows and the one-step error ||x̄(C*) − C*||_F.
+* ``predicted_fractions(X, C, sigmas, dtype)`` – the closed forms: naive rows NaN iff
+                                    min_j d_ij/(2σ²) > Z; entmax15 one-hot iff g_i ≥ 4σ²; softmax
+                                    one-hot iff g_i/(2σ²) > Z (its off-weights underflow).
+* ``naive_nan_sigmas(X, C, dtype)`` – σ below which the first / every naive row is NaN.
+* ``stability_plane(X, C, sigma, dtype)`` – the plane at σ: where naive is NaN and where entmax15 is
+                                    exactly one-hot, for pixels and for the points.
+
+Convention: z_ij = −d_ij/(2σ²) with d_ij = ||x_i − c_j||²; g_i = d_i(2) − d_i(1).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from . import diagnostics
+from ._validate import check_centers, check_int, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
+from .field import grid_sq_distances, plane_extent
+from .maps import resp_from_sq_distances, sq_distances
+from .steps import soft_centroid_step
+
+KINDS = ("softmax", "entmax15", "naive")
+DTYPES = ("float32", "float64")
+
+
+def underflow_logit(dtype) -> float:
+    """Z such that exp(z) == 0.0 in ``dtype`` for z < −Z: half the smallest subnormal, ln(2^-1075) in
+    float64 and ln(2^-150) in float32 (round to nearest)."""
+    tiny = float(np.finfo(np.dtype(dtype)).smallest_subnormal)
+    return -(math.log(tiny) - math.log(2.0))
+
+
+def _sorted_distances(X, C) -> np.ndarray:
+    """(n, k) squared distances of X to C in float64, sorted along each row."""
+    with torch.no_grad():
+        d = sq_distances(torch.from_numpy(np.asarray(X, np.float64)), torch.from_numpy(np.asarray(C, np.float64)))
+    return np.sort(d.numpy(), axis=1)
+
+
+def naive_nan_sigmas(X, C, dtype) -> tuple[float, float]:
+    """(σ_first, σ_all): below σ_first at least one naive row is NaN, below σ_all every row is.
+
+    A row is NaN once even its nearest centre's exp(z) underflows: min_j d_ij/(2σ²) > Z(dtype), so
+    σ_first = √(max_i d_i(1) / 2Z) and σ_all = √(min_i d_i(1) / 2Z).
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    nearest = _sorted_distances(X, C)[:, 0]
+    Z = underflow_logit(dtype)
+    return math.sqrt(nearest.max() / (2.0 * Z)), math.sqrt(nearest.min() / (2.0 * Z))
+
+
+def predicted_fractions(X, C, sigmas, dtype) -> dict:
+    """Closed-form fractions of rows at each σ (float64 distances, ``dtype``'s underflow point).
+
+    Returns {"naive_nan": (S,), "entmax15_hard": (S,), "softmax_hard": (S,)}. Exact up to rounding
+    of the logits at the boundary; the view plots them against the measured fractions.
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    sigmas = check_sigmas(sigmas)
+    d = _sorted_distances(X, C)
+    nearest = d[:, 0]
+    gap = d[:, 1] - d[:, 0] if d.shape[1] > 1 else np.full(d.shape[0], np.inf)
+    Z = underflow_logit(dtype)
+    T = 2.0 * sigmas[:, None] ** 2
+    return {
+        "naive_nan": (nearest[None, :] / T > Z).mean(axis=1),
+        "entmax15_hard": (gap[None, :] >= 2.0 * T).mean(axis=1),
+        "softmax_hard": (gap[None, :] / T > Z).mean(axis=1),
+    }
+
+
+def one_hot_rows(resp) -> np.ndarray:
+    """(n,) bool: the row has exactly one nonzero entry (NaN rows are not one-hot)."""
+    resp = np.asarray(resp)
+    finite = np.isfinite(resp).all(axis=1)
+    return finite & (np.count_nonzero(resp != 0, axis=1) == 1)
+
+
+def stability_table(X, C, sigmas, kinds=KINDS, dtypes=DTYPES) -> list[dict]:
+    """One dict per (kind, dtype, σ), in that nesting order (as ``diagnostics.stability_report``).
+
+    Keys: kind, dtype, sigma; from the report nan_row_fraction, zero_fraction, grad_norm
+    ||∇_C L_σ||_F with r detached, loss, loss_finite; added here hard_row_fraction (rows exactly
+    one-hot) and error_to_kmeans ||x̄(C) − C||_F, the move of one soft-centroid step from C (NaN when
+    the naive map breaks). C should be the K-Means centroids C*: then both the gradient and the move
+    are 0 exactly iff the map is exactly hard on the data.
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    sigmas = check_sigmas(sigmas)
+    rows = diagnostics.stability_report(X, C, sigmas, kinds=kinds, dtypes=dtypes)
+    index = 0
+    for kind in kinds:
+        for dtype in dtypes:
+            x = torch.from_numpy(X.astype(dtype))
+            c = C.astype(dtype)
+            with torch.no_grad():
+                d = sq_distances(x, torch.from_numpy(c))
+            for sigma in sigmas:
+                row = rows[index]
+                assert (row["kind"], row["dtype"], row["sigma"]) == (kind, dtype, float(sigma))
+                with torch.no_grad():
+                    resp = resp_from_sq_distances(d, float(sigma), kind).numpy()
+                moved = soft_centroid_step(X.astype(dtype), c, float(sigma), kind)
+                row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
+                row["error_to_kmeans"] = float(np.linalg.norm(moved.astype(np.float64) - c.astype(np.float64)))
+                index += 1
+    return rows
+
+
+@dataclass(frozen=True)
+class StabilityPlane:
+    """The plane at one σ and dtype, for centres C (k, 2).
+
+    extent (x_min, x_max, y_min, y_max); pixel arrays (H, W), row 0 at the top (y_max):
+    label (nearest centre), naive_nan (the naive row is NaN), entmax_hard (the entmax15 row is
+    exactly one-hot). Point arrays (n,): point_label, point_naive_nan, point_entmax_hard.
+    """
+    extent: tuple
+    sigma: float
+    dtype: str
+    label: np.ndarray
+    naive_nan: np.ndarray
+    entmax_hard: np.ndarray
+    point_label: np.ndarray
+    point_naive_nan: np.ndarray
+    point_entmax_hard: np.ndarray
+
+
+def stability_plane(X, C, sigma: float, dtype="float64", size: int = 160) -> StabilityPlane:
+    """Where the naive map is NaN and where entmax15 is exactly one-hot, at σ, in ``dtype``.
+
+    Pixels: a size×size grid over the points' extent (``rbfviz.field`` pixel convention); points: X
+    itself. Both computed with the same maps the rest of the app uses.
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    if X.shape[1] != 2:
+        raise ValueError(f"the plane needs 2-D points, got {X.shape[1]} feature(s).")
+    sigma = check_sigma(sigma)
+    dtype = np.dtype(dtype).name
+    check_sigma_for_dtype(sigma, dtype)
+    size = check_int(size, "size", 2, 1000)
+    extent = plane_extent(X, C)
+    Cd = C.astype(dtype)
+    with torch.no_grad():
+        d_pix = torch.from_numpy(grid_sq_distances(extent, size, size, Cd))
+        d_pts = sq_distances(torch.from_numpy(X.astype(dtype)), torch.from_numpy(Cd))
+        maps = {where: {kind: resp_from_sq_distances(d, sigma, kind).numpy() for kind in ("naive", "entmax15")}
+                for where, d in (("pixels", d_pix), ("points", d_pts))}
+    shape = (size, size)
+    return StabilityPlane(
+        extent=extent, sigma=sigma, dtype=dtype,
+        label=d_pix.numpy().argmin(axis=1).reshape(shape),
+        naive_nan=np.isnan(maps["pixels"]["naive"]).any(axis=1).reshape(shape),
+        entmax_hard=one_hot_rows(maps["pixels"]["entmax15"]).reshape(shape),
+        point_label=d_pts.numpy().argmin(axis=1),
+        point_naive_nan=np.isnan(maps["points"]["naive"]).any(axis=1),
+        point_entmax_hard=one_hot_rows(maps["points"]["entmax15"]),
+    )
