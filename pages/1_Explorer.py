@@ -14,11 +14,11 @@ st.title("Explorer: one σ, soft vs hard")
 quantity = st.radio("Field under the points", ["max", "entropy"], horizontal=True, key="explorer_field",
                     format_func={"max": "max responsibility  maxⱼ rᵢⱼ", "entropy": "entropy  H(rᵢ)"}.get)
 
-plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
 with panel("The plane"):
     view = compute.plane_view(ctrl, quantity)
     if view.note:
         st.warning(view.note)
+    plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
     with plot_col:
         fig = plane_figure(view.X, view.resp, view.centers, view.kmeans_centers, view.field,
                            title=f"{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}")
@@ -39,7 +39,7 @@ with panel("The plane"):
                        + ("within the bound ✓" if nums["within_bound"] else "**outside the bound**"))
             agreement = nums["agreement"]
             st.metric("argmax r = K-Means label", "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %")
-            st.metric("mean entropy of r", f"{nums['mean_entropy']:.3g} nats",
+            st.metric("mean entropy of r", f"{nums['mean_entropy'] + 0.0:.3g} nats",
                       help=f"0 = hard assignments; ln k = {math.log(ctrl.k):.3g} = uniform.")
             st.metric("exactly-zero r_ij", f"{nums['exact_zeros']:,} of {nums['entries']:,}")
             if nums["nan_rows"]:
@@ -49,8 +49,8 @@ with panel("The explanation"):
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**What the colours are.** Each point i gets a responsibility r_ij for every centre j:")
-        st.latex(r"z_{ij} = -\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}, \qquad "
-                 r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{or}\; \operatorname{entmax}_{1.5}(z_{i\cdot})")
+        st.latex(r"z_{ij} = -\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}")
+        st.latex(r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{or}\; \operatorname{entmax}_{1.5}(z_{i\cdot})")
         st.markdown(
             "A point's colour mixes the cluster colours with weights r_ij; the background shows the same "
             "map over the whole plane (faded colour of the most responsible centre, white where no centre "
@@ -64,8 +64,8 @@ with panel("The explanation"):
             "Above the first critical σ_c every soft fixed point is the data mean, so all centres coincide.")
     with right:
         st.markdown("**The numbers.** The soft loss and the K-Means distortion at the same centres:")
-        st.latex(r"L_\sigma(C) = \sum_i \sum_j r_{ij}\,\lVert x_i - c_j\rVert^2, \qquad "
-                 r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2")
+        st.latex(r"L_\sigma(C) = \sum_i \sum_j r_{ij}\,\lVert x_i - c_j\rVert^2")
+        st.latex(r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2")
         st.latex(r"0 \le L_\sigma - J \le \begin{cases} N(k-1)\,2\sigma^2/e & \text{softmax}\\ "
                  r"4N\sigma^2 & \text{entmax-1.5}\end{cases}")
         st.markdown(

@@ -39,18 +39,31 @@ class Field:
     edge_factor: int
 
 
-def plane_extent(X, C=None, margin: float = 0.08) -> tuple:
-    """(x_min, x_max, y_min, y_max) around the 2-D points (and centres), padded by margin × span."""
+def plane_extent(X, C=None, margin: float = 0.08, aspect: float | None = None) -> tuple:
+    """(x_min, x_max, y_min, y_max) around the 2-D points (and finite centres), padded by margin × span.
+
+    aspect: if given, the shorter side is widened symmetrically until width / height == aspect, so
+    an equal-aspect plot fills a panel of that shape instead of leaving white bands.
+    """
     pts = check_points(X, "X", dtype=np.float64)
     if pts.shape[1] != 2:
         raise ValueError(f"the plane needs 2-D points, got {pts.shape[1]} feature(s).")
     if C is not None:
-        C = check_points(C, "C", dtype=np.float64)
-        C = C[np.isfinite(C).all(axis=1)]
-        pts = np.vstack([pts, C])
+        C = np.asarray(C, dtype=np.float64)
+        pts = np.vstack([pts, C[np.isfinite(C).all(axis=1)]])
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     span = np.maximum(hi - lo, 1e-9 + 1e-6 * np.abs(hi).max())
     lo, hi = lo - margin * span, hi + margin * span
+    if aspect is not None:
+        if not (np.isfinite(aspect) and aspect > 0):
+            raise ValueError(f"aspect must be a positive number, got {aspect!r}.")
+        width, height = hi - lo
+        if width < aspect * height:
+            grow = (aspect * height - width) / 2
+            lo[0], hi[0] = lo[0] - grow, hi[0] + grow
+        else:
+            grow = (width / aspect - height) / 2
+            lo[1], hi[1] = lo[1] - grow, hi[1] + grow
     return (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
 
 

@@ -104,8 +104,9 @@ def test_step_figure_two_panels_with_arrows(blobs):
     assert np.allclose(np.column_stack([lloyd_trace.x, lloyd_trace.y]), step.lloyd)
     assert (gd_trace.xaxis, lloyd_trace.xaxis) == ("x", "x2")
     arrows = [a for a in fig.layout.annotations if a.showarrow]
-    assert [a.arrowcolor for a in arrows if a.xref == "x"] == cluster_colors(4)
-    assert {a.arrowcolor for a in arrows if a.xref == "x2"} == {KMEANS_COLOR}
+    assert len([a for a in arrows if a.xref == "x"]) == len([a for a in arrows if a.xref == "x2"]) == 4
+    assert list(gd_trace.marker.color) == cluster_colors(4)  # the arrow heads carry the cluster colours
+    assert lloyd_trace.marker.color == KMEANS_COLOR
     for a, start, end in zip([a for a in arrows if a.xref == "x"], step.start, step.gd):
         assert (a.ax, a.ay, a.x, a.y) == pytest.approx((*start, *end))
     assert fig.layout.xaxis.domain[1] < fig.layout.xaxis2.domain[0]

@@ -213,3 +213,14 @@ def test_plane_figure_nan_rows_and_large_n():
     assert fig.data[0].marker.color[0] == "rgb(%d,%d,%d)" % NAN_RGB
     with pytest.raises(ValueError, match="shape"):
         plane_figure(X[:10], resp, C, C)
+
+
+def test_plane_extent_aspect_widens_the_short_side():
+    X = np.array([[0.0, 0.0], [1.0, 2.0]])
+    x_min, x_max, y_min, y_max = plane_extent(X, margin=0.0, aspect=1.25)
+    assert (x_max - x_min) / (y_max - y_min) == pytest.approx(1.25)
+    assert (y_min, y_max) == pytest.approx((0.0, 2.0)) and (x_min + x_max) / 2 == pytest.approx(0.5)
+    x_min, x_max, y_min, y_max = plane_extent(np.array([[0.0, 0.0], [4.0, 1.0]]), margin=0.0, aspect=1.0)
+    assert (x_min, x_max) == pytest.approx((0.0, 4.0)) and y_max - y_min == pytest.approx(4.0)
+    with pytest.raises(ValueError, match="aspect"):
+        plane_extent(X, aspect=0.0)

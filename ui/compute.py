@@ -27,6 +27,8 @@ from rbfviz.datasets import make_dataset
 from rbfviz.steps import kmeans
 
 TTL = 3600  # seconds
+# width / height of the Explorer's plane: fills its column on a laptop-sized window
+PLANE_ASPECT = 1.25
 
 # --- data -----------------------------------------------------------------------------------------
 
@@ -258,7 +260,7 @@ def plane_view(ctrl, quantity: str = "max") -> PlaneView:
         else:
             return PlaneView(X, centers, info.kmeans_centers, np.full((X.shape[0], ctrl.k), np.nan), None, None,
                              info, "The annealing path's centres are NaN at this σ (the naive map broke).")
-    extent = fieldmod.plane_extent(X)
+    extent = fieldmod.plane_extent(X, aspect=PLANE_ASPECT)
     resp = responsibilities(X, centers, ctrl.sigma, ctrl.kind)
     numbers = explore.plane_numbers(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
     return PlaneView(X, centers, info.kmeans_centers, resp, field(ctrl, centers, extent, quantity), numbers, info,

@@ -4,9 +4,10 @@ Modules
 -------
 palette   cluster colours (Okabe–Ito; cluster j has the same colour in every view), ``mix_colors``
           (colours mixed by responsibilities), ``fade`` (toward white), ``KMEANS_COLOR``.
-layout    ``style`` (fonts, margins, legend), ``equal_aspect`` (the plane in data units),
-          ``png_data_uri``/``add_field_image`` (a field as a compact PNG under the data; top-left
-          pixel = (x_min, y_max)), ``legend_entry``.
+layout    ``figure(data, layout)`` (go.Figure from dicts, unvalidated: fast; tests call
+          ``validated``), ``base_layout`` (fonts, margins, legend), ``plane_axes`` (the plane in data
+          units, equal aspect), ``png_data_uri``/``field_image`` (a field as a compact PNG under the
+          data; top-left pixel = (x_min, y_max)), ``legend_only``.
 plane     the Explorer's plane: soft field image, Voronoi edges, points coloured by r, centres.
 equivalence  the Equivalence view: one GD step vs one Lloyd step, trajectories, L_σ − J vs σ.
 

@@ -15,7 +15,8 @@ from .layout import base_layout, figure, plane_axes
 from .palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings
 from .plane import CENTER_MARKER, KMEANS_MARKER
 
-START_MARKER = dict(symbol="circle-open", size=15, color="#555555", line=dict(width=2.5))
+START_MARKER = dict(symbol="circle-open", size=13, color="#333333", line=dict(width=2.5))
+ARROW_COLOR = "#222222"  # dark on every cluster colour; the markers at the arrow heads carry the colour
 POINT_GREY = "rgba(120,120,120,0.35)"
 
 
@@ -42,9 +43,9 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
     point_colors = rgb_strings(mix_colors(resp))
     extent = plane_extent(X)
     data, annotations = [], []
-    panels = (("x", "y", step.gd, "gradient step", dict(color=colors, **CENTER_MARKER), colors),
-              ("x2", "y2", step.lloyd, "Lloyd step", KMEANS_MARKER, [KMEANS_COLOR] * k))
-    for i, (xa, ya, new, label, marker, arrow_colors) in enumerate(panels):
+    panels = (("x", "y", step.gd, "gradient step", dict(CENTER_MARKER, color=colors, size=16)),
+              ("x2", "y2", step.lloyd, "Lloyd step", KMEANS_MARKER))
+    for i, (xa, ya, new, label, marker) in enumerate(panels):
         data.append(dict(type="scatter", x=X[:, 0], y=X[:, 1], mode="markers", xaxis=xa, yaxis=ya,
                          name="points (colour mixed by r at the start)", showlegend=i == 0, legendgroup="points",
                          marker=dict(color=point_colors, size=6, opacity=0.75), hoverinfo="skip"))
@@ -54,18 +55,18 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
         data.append(dict(type="scatter", x=new[:, 0], y=new[:, 1], mode="markers", xaxis=xa, yaxis=ya,
                          name=f"after one {label}", marker=marker, customdata=np.arange(k),
                          hovertemplate=f"{label}, centre %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>"))
-        annotations += _arrows(step.start, new, arrow_colors, xa, ya)
+        annotations += _arrows(step.start, new, [ARROW_COLOR] * k, xa, ya)
     for xa, text in (("x domain", "one gradient step on L_σ, η_j = 1/(2N_j)"), ("x2 domain", "one Lloyd step")):
-        annotations.append(dict(xref=xa, yref="paper", x=0.5, y=1.0, yanchor="bottom", showarrow=False,
+        annotations.append(dict(xref=xa, yref="paper", x=0.5, y=1.0, yanchor="bottom", yshift=6, showarrow=False,
                                 text=f"<b>{text}</b>", font=dict(size=14)))
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, legend="below")
     axes = plane_axes(extent)
     layout["xaxis"] = dict(axes["xaxis"], domain=[0.0, 0.48])
     layout["yaxis"] = axes["yaxis"]
     layout["xaxis2"] = dict(axes["xaxis"], domain=[0.52, 1.0], anchor="y2")
     layout["yaxis2"] = dict(axes["yaxis"], scaleanchor="x2", anchor="x2", title=None)
     layout["annotations"] = annotations
-    layout["margin"]["t"] = 110 if title else 80
+    layout["margin"]["t"] = 80 if title else 50  # room for the two panel titles
     return figure(data, layout)
 
 
@@ -94,7 +95,7 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
                      marker=dict(color=colors, **CENTER_MARKER), hoverinfo="skip"))
     data.append(dict(type="scatter", x=traj.lloyd[-1, :, 0], y=traj.lloyd[-1, :, 1], mode="markers",
                      name="Lloyd end", marker=KMEANS_MARKER, hoverinfo="skip"))
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, legend="below")
     layout.update(plane_axes(plane_extent(X)))
     return figure(data, layout)
 

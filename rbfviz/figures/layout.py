@@ -7,7 +7,7 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 
 * ``figure(data, layout)``           – go.Figure from trace dicts and a layout dict, unvalidated.
 * ``validated(fig)``                 – the same figure through Plotly's validators (tests).
-* ``base_layout(title, height)``     – fonts, margins, white background, legend above the plot.
+* ``base_layout(title, height, legend="above"|"below")`` – fonts, margins, white background, legend.
 * ``plane_axes(extent)``             – x and y in the same units, fixed to extent (a dict to merge).
 * ``png_data_uri(rgb)``              – (H, W, 3) uint8 -> "data:image/png;base64,..." (zlib only).
                                        Row 0 is the image's TOP.
@@ -49,16 +49,28 @@ def _axis(title: str | None = None, **extra) -> dict:
 
 
 def base_layout(title: str | None = None, height: int = 560, x_title: str | None = None,
-                y_title: str | None = None) -> dict:
-    """The house layout: fonts, margins, white background, horizontal legend above the plot area."""
+                y_title: str | None = None, legend: str = "above") -> dict:
+    """The house layout: fonts, margins, white background, a horizontal legend.
+
+    legend="above" puts it between the title and the plot; "below" under the x axis (better when
+    the legend wraps to two rows and would collide with the title).
+    """
+    if legend not in ("above", "below"):
+        raise ValueError(f"legend must be 'above' or 'below', got {legend!r}.")
+    if legend == "above":
+        margin = dict(l=60, r=20, t=90 if title else 50, b=55)
+        legend_pos = dict(yanchor="bottom", y=1.01)
+    else:
+        margin = dict(l=60, r=20, t=50 if title else 20, b=120)
+        legend_pos = dict(yanchor="top", y=-0.14)
     return dict(
         font=FONT,
         title=dict(text=title, x=0.0, xanchor="left", font=dict(size=17)) if title else None,
         height=height,
-        margin=dict(l=60, r=20, t=90 if title else 50, b=55),
+        margin=margin,
         paper_bgcolor="white", plot_bgcolor="white",
-        legend=dict(orientation="h", yanchor="bottom", y=1.01, xanchor="left", x=0.0, font=dict(size=13),
-                    bgcolor="rgba(255,255,255,0.85)"),
+        legend=dict(orientation="h", xanchor="left", x=0.0, font=dict(size=13), bgcolor="rgba(255,255,255,0.85)",
+                    **legend_pos),
         hoverlabel=dict(font=dict(size=13)),
         uirevision="constant",  # keep the user's zoom across reruns
         xaxis=_axis(x_title), yaxis=_axis(y_title),

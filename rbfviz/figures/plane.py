@@ -14,8 +14,10 @@ from ..field import Field, plane_extent
 from .layout import base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
 from .palette import EDGE_RGB, KMEANS_COLOR, NAN_RGB, cluster_colors, cluster_rgb, fade, mix_colors, rgb_strings
 
-CENTER_MARKER = dict(symbol="circle", size=19, line=dict(color="#000000", width=2.5))
-KMEANS_MARKER = dict(symbol="x-thin", size=17, color=KMEANS_COLOR, line=dict(color=KMEANS_COLOR, width=3.5))
+# RBF centres are drawn larger than the K-Means ×, so a centre sitting on its centroid still shows
+# its cluster colour around the ×.
+CENTER_MARKER = dict(symbol="circle", size=24, line=dict(color="#000000", width=2))
+KMEANS_MARKER = dict(symbol="x-thin", size=12, color=KMEANS_COLOR, line=dict(color=KMEANS_COLOR, width=3))
 # Field colours are faded toward white so the points on top stay readable.
 FIELD_FADE_HARD = 0.55
 ENTROPY_DARK = (68, 60, 110)  # the most uncertain pixels (H = ln k)
@@ -112,7 +114,7 @@ def plane_figure(X, resp, centers, kmeans_centers, field: Field | None = None, t
         raise ValueError(f"centers and kmeans_centers must have shape ({k}, 2), got {centers.shape} "
                          f"and {kmeans_centers.shape}.")
     data = [points_trace(X, resp), centers_trace(centers), kmeans_trace(kmeans_centers)]
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, legend="below")
     if field is not None:
         extent = field.extent
         layout["images"] = [field_image(png_data_uri(field_rgb(field)), extent)]
