@@ -66,7 +66,7 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
     layout["xaxis2"] = dict(axes["xaxis"], domain=[0.52, 1.0], anchor="y2")
     layout["yaxis2"] = dict(axes["yaxis"], scaleanchor="x2", anchor="x2", title=None)
     layout["annotations"] = annotations
-    layout["margin"]["t"] = 80 if title else 50  # room for the two panel titles
+    layout["margin"]["t"] = 95 if title else 50  # room for the two panel titles
     return figure(data, layout)
 
 
