@@ -95,33 +95,35 @@ def one_hot_rows(resp) -> np.ndarray:
 def stability_table(X, C, sigmas, kinds=KINDS, dtypes=DTYPES) -> list[dict]:
     """One dict per (kind, dtype, σ), in that nesting order (as ``diagnostics.stability_report``).
 
-    Keys: kind, dtype, sigma; from the report nan_row_fraction, zero_fraction, grad_norm
-    ||∇_C L_σ||_F with r detached, loss, loss_finite; added here hard_row_fraction (rows exactly
-    one-hot) and error_to_kmeans ||x̄(C) − C||_F, the move of one soft-centroid step from C (NaN when
-    the naive map breaks). C should be the K-Means centroids C*: then both the gradient and the move
-    are 0 exactly iff the map is exactly hard on the data.
+    C (k, d) should be K-Means centroids of X. In each dtype the reference C* is that partition's
+    means computed in the dtype by rbfviz's own centroid code (``diagnostics.kmeans_reference``, as
+    in the collapse study), so an exactly hard map reproduces C* bit for bit instead of differing by
+    a summation-order rounding.
+
+    Keys: kind, dtype, sigma; from ``diagnostics.stability_report`` at C*: nan_row_fraction,
+    zero_fraction, grad_norm ||∇_C L_σ||_F with r detached, loss, loss_finite; added here:
+    hard_row_fraction (rows exactly one-hot) and error_to_kmeans ||x̄(C*) − C*||_F, the move of one
+    soft-centroid (EM) step from C* (NaN when the naive map breaks; 0 iff the step reproduces C*).
     """
     X = check_points(X, "X", dtype=np.float64)
     C = check_centers(C, X, "C")
     sigmas = check_sigmas(sigmas)
-    rows = diagnostics.stability_report(X, C, sigmas, kinds=kinds, dtypes=dtypes)
-    index = 0
-    for kind in kinds:
-        for dtype in dtypes:
-            x = torch.from_numpy(X.astype(dtype))
-            c = C.astype(dtype)
+    found = {}
+    for dtype in dtypes:
+        Xd = X.astype(dtype)
+        C_star, _ = diagnostics.kmeans_reference(Xd, C)
+        report = diagnostics.stability_report(Xd, C_star, sigmas, kinds=kinds, dtypes=(dtype,))
+        with torch.no_grad():
+            d = sq_distances(torch.from_numpy(Xd), torch.from_numpy(C_star))
+        for row in report:
+            sigma = row["sigma"]
             with torch.no_grad():
-                d = sq_distances(x, torch.from_numpy(c))
-            for sigma in sigmas:
-                row = rows[index]
-                assert (row["kind"], row["dtype"], row["sigma"]) == (kind, dtype, float(sigma))
-                with torch.no_grad():
-                    resp = resp_from_sq_distances(d, float(sigma), kind).numpy()
-                moved = soft_centroid_step(X.astype(dtype), c, float(sigma), kind)
-                row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
-                row["error_to_kmeans"] = float(np.linalg.norm(moved.astype(np.float64) - c.astype(np.float64)))
-                index += 1
-    return rows
+                resp = resp_from_sq_distances(d, sigma, row["kind"]).numpy()
+            moved = soft_centroid_step(Xd, C_star, sigma, row["kind"])
+            row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
+            row["error_to_kmeans"] = float(np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64)))
+            found[(row["kind"], dtype, sigma)] = row
+    return [found[(kind, dtype, float(sigma))] for kind in kinds for dtype in dtypes for sigma in sigmas]
 
 
 @dataclass(frozen=True)

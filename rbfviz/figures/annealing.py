@@ -1,0 +1,301 @@
+"""The Annealing view's figures: the animated plane, the bifurcation diagram and the collapse error.
+
+All three take an ``rbfviz.annealing_views.AnnealingView`` (arrays of one collapse study) and mark
+the current σ of the shared control. σ axes are logarithmic and run from large σ on the left to
+small σ on the right: the direction of cooling.
+
+* ``trajectory_figure(view, X, sigma)``  – the plane: faint full trajectories of the centres, points
+  coloured by their responsibilities, K-Means centroids (×), and Plotly frames, one per σ level,
+  that move the centres and their trails and recolour the points; Play/Pause buttons and a σ slider
+  run the animation in the browser with no server rerun. The static traces are sent once, not per
+  frame. It opens at the current σ.
+* ``bifurcation_figure(view, sigma)``    – centre positions along the principal axis u₁ against σ,
+  with the predicted and measured first critical σ.
+* ``collapse_figure(view, sigma)``       – E(σ) = ||C_σ − C*||_F on log-log axes with the fitted
+  slope and the σ window of the fit, entmax's exact-collapse σ* = √g_min/2 (predicted and
+  measured) and softmax's float64-exact σ √(g_min/73.4).
+
+Vertical σ lines are layout shapes with legend entries (``sigma_line``); tests find them by name.
+"""
+from __future__ import annotations
+
+import base64
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ..field import plane_extent
+from .layout import base_layout, figure, plane_axes
+from .palette import cluster_colors
+from .plane import CENTER_MARKER, KMEANS_MARKER
+
+# Marks that are not clusters (colour-blind safe: Paul Tol's high-contrast blue/red, plus black
+# and grey; they also differ by dash so they read in greyscale).
+CURRENT_COLOR = "#000000"
+CRITICAL_COLOR = "#004488"
+EXACT_COLOR = "#BB5566"
+SOFTMAX_EXACT_COLOR = "#666666"
+FIT_COLOR = "#222222"
+WINDOW_FILL = "rgba(0, 68, 136, 0.07)"
+
+# The animated plane recolours at most this many points per frame (a fixed random subset beyond
+# it; every point is still drawn, faint grey): 80 levels × 600 colours ≈ 0.5 MB.
+MAX_ANIMATED_POINTS = 600
+FRAME_MS = 140
+
+# Legend names of the σ lines (tests look them up).
+CURRENT = "current σ (sidebar)"
+CRITICAL_PREDICTED = "σ_c predicted (first split)"
+CRITICAL_MEASURED = "first split measured"
+EXACT_PREDICTED = "σ* = √g_min/2 predicted"
+EXACT_MEASURED = "E = 0 from here (measured)"
+SOFTMAX_EXACT = "softmax f64-exact √(g_min/73.4)"
+# Horizontal legends laid out in columns (entries are long; one per row would squash the plot).
+GRID_LEGEND = dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0, font=dict(size=12),
+                   entrywidth=0.33, entrywidthmode="fraction", bgcolor="rgba(255,255,255,0.85)")
+
+
+def hex_colors(rgb) -> list[str]:
+    """(n, 3) uint8 -> ["#rrggbb", ...] (shorter in JSON than "rgb(r,g,b)")."""
+    text = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes().hex()
+    return ["#" + text[i : i + 6] for i in range(0, len(text), 6)]
+
+
+def sigma_line(sigma: float, name: str, color: str, dash: str = "dash", width: float = 2.0) -> dict:
+    """A full-height vertical line at σ (data x, paper y) with its own legend entry."""
+    return dict(type="line", xref="x", yref="paper", x0=float(sigma), x1=float(sigma), y0=0.0, y1=1.0,
+                line=dict(color=color, dash=dash, width=width), name=name, showlegend=True, layer="above")
+
+
+def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """Tick values 1, 2, 5 × 10^e covering [low, high] and their labels ("0.05", "2", "1e-05").
+
+    Plotly's own log ticks label 2 and 5 as bare digits ("5" for 0.5), which reads wrongly; fewer
+    ticks (1 and 3 per decade) once the range spans more than three decades.
+    """
+    low, high = float(min(low, high)), float(max(low, high))
+    if not (low > 0 and math.isfinite(high)):
+        return [], []
+    mantissas = (1.0, 2.0, 5.0) if high / low <= 1e3 else (1.0, 3.0)
+    values = [m * 10.0**e for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+              for m in mantissas]
+    values = [v for v in values if low <= v <= high]
+    return values, [f"{v:g}" for v in values]
+
+
+def sigma_axis(sigmas, title: str = "σ  (log scale; cooling →)") -> dict:
+    """A log σ axis, large σ on the left, with readable 1-2-5 ticks over the σ values."""
+    sigmas = np.asarray(sigmas, dtype=np.float64)
+    sigmas = sigmas[np.isfinite(sigmas) & (sigmas > 0)]
+    values, labels = log_ticks(sigmas.min(), sigmas.max()) if sigmas.size else ([], [])
+    return dict(type="log", autorange="reversed", title=dict(text=title, font=dict(size=14)),
+                tickfont=dict(size=12), gridcolor="#e6e6e6", linecolor="#888888", showline=True, mirror=True,
+                zeroline=False, tickvals=values, ticktext=labels)
+
+
+def _finite(values) -> list:
+    """Floats with NaN/inf as None (a gap in a Plotly line)."""
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
+
+
+def _coords(values) -> dict:
+    """Plane coordinates as a Plotly typed array: float32, base64-packed (4 bytes each; NaN = gap).
+
+    float32 keeps ~7 digits, far below a pixel. Packed here rather than by Plotly: its serialiser
+    spends ~0.4 ms per numpy array (~150 ms for the ~400 arrays of an animation).
+    """
+    values = np.ascontiguousarray(values, dtype=np.float32).ravel()
+    return {"dtype": "f4", "bdata": base64.b64encode(values.tobytes()).decode("ascii")}
+
+
+def _level_sigma_label(sigma: float) -> str:
+    return f"{sigma:.3g}"
+
+
+# --- the animated plane -------------------------------------------------------------------------
+
+def animated_subset(n: int, limit: int = MAX_ANIMATED_POINTS, seed: int = 0) -> np.ndarray:
+    """Indices of the points recoloured in the animation: all of them up to ``limit``, else a fixed
+    random subset of ``limit`` (sorted)."""
+    if n <= limit:
+        return np.arange(n)
+    return np.sort(np.random.RandomState(seed).choice(n, size=limit, replace=False))
+
+
+def trajectory_figure(view, X, sigma: float, title: str | None = None, height: int = 720,
+                      frame_ms: int = FRAME_MS) -> go.Figure:
+    """The annealing in the plane, animated client-side, opening at the level nearest to σ.
+
+    Traces, in order: 0 all points (faint grey, static); 1 animated points (coloured by r at the
+    level); 2..k+1 full trajectories (faint, static); k+2..2k+1 trails up to the level; 2k+2 RBF
+    centres at the level; 2k+3 K-Means centroids C* (static). Frame s (name = str(s)) updates only
+    traces 1, k+2..2k+2.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    centers = np.asarray(view.centers, dtype=np.float64)
+    S, k = centers.shape[0], centers.shape[1]
+    if X.ndim != 2 or X.shape[1] != 2 or view.colors.shape[:2] != (S, X.shape[0]):
+        raise ValueError(f"X must be the (n, 2) points of the view; got {X.shape} for colours {view.colors.shape}.")
+    current = view.level(sigma)
+    colors = cluster_colors(k)
+    shown = animated_subset(X.shape[0])
+    frame_colors = [hex_colors(view.colors[s, shown]) for s in range(S)]
+
+    def points(s):
+        return dict(type="scatter", x=_coords(X[shown, 0]), y=_coords(X[shown, 1]), mode="markers", name="points (colour mixed by r)",
+                    marker=dict(color=frame_colors[s], size=6, opacity=0.7), hoverinfo="skip")
+
+    def trail(s, j):
+        return dict(type="scatter", x=_coords(centers[: s + 1, j, 0]), y=_coords(centers[: s + 1, j, 1]),
+                    mode="lines", line=dict(color=colors[j], width=3.5), showlegend=False, hoverinfo="skip",
+                    name=f"trail of centre {j}")
+
+    def centres(s):
+        return dict(type="scatter", x=_coords(centers[s, :, 0]), y=_coords(centers[s, :, 1]), mode="markers",
+                    name="RBF centres c_j at σ", marker=dict(color=colors, **CENTER_MARKER),
+                    customdata=np.arange(k), hovertemplate="centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
+
+    background = dict(type="scatter", x=_coords(X[:, 0]), y=_coords(X[:, 1]), mode="markers", name="data", showlegend=False,
+                      marker=dict(color="#c8c8c8", size=4), hoverinfo="skip")
+    paths = [dict(type="scatter", x=_coords(centers[:, j, 0]), y=_coords(centers[:, j, 1]), mode="lines",
+                  line=dict(color=colors[j], width=1.5, dash="dot"), opacity=0.6, hoverinfo="skip",
+                  name="whole path as σ falls" if j == 0 else f"path {j}", showlegend=j == 0, legendgroup="paths")
+             for j in range(k)]
+    kmeans = dict(type="scatter", x=view.kmeans_centers[:, 0], y=view.kmeans_centers[:, 1], mode="markers",
+                  name="K-Means centroids C*", marker=KMEANS_MARKER, customdata=np.arange(k),
+                  hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
+    data = [background, points(current), *paths, *[trail(current, j) for j in range(k)], centres(current), kmeans]
+    animated = [1, *range(k + 2, 2 * k + 2), 2 * k + 2]
+    frames = [dict(name=str(s), traces=animated,
+                   data=[dict(type="scatter", marker=dict(color=frame_colors[s], size=6, opacity=0.7)),
+                         *[dict(type="scatter", x=_coords(centers[: s + 1, j, 0]), y=_coords(centers[: s + 1, j, 1]))
+                           for j in range(k)],
+                         dict(type="scatter", x=_coords(centers[s, :, 0]), y=_coords(centers[s, :, 1]))])
+              for s in range(S)]
+
+    still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
+    play = dict(frame=dict(duration=int(frame_ms), redraw=False), transition=dict(duration=0), mode="immediate")
+    layout = base_layout(title, height)
+    extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]))
+    layout.update(plane_axes(extent))
+    layout["margin"] = dict(l=55, r=10, t=90 if title else 40, b=135)
+    layout["legend"] = dict(GRID_LEGEND, entrywidth=0.5)
+    layout["updatemenus"] = [dict(
+        type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.09, yanchor="top",
+        pad=dict(t=0, r=10), font=dict(size=13),
+        buttons=[dict(label="▶ Play from the top", method="animate", args=[None, {**play, "fromcurrent": False}]),
+                 dict(label="❚❚ Pause", method="animate", args=[[None], still]),
+                 dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}])])]
+    layout["sliders"] = [dict(
+        active=current, x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=10, b=0),
+        currentvalue=dict(prefix="σ = ", visible=True, xanchor="right", font=dict(size=14, color="#222222")),
+        font=dict(size=1, color="rgba(0,0,0,0)"),  # 40–80 step labels would overlap; the current value shows σ
+        ticklen=3, minorticklen=0,
+        steps=[dict(method="animate", label=_level_sigma_label(view.sigmas[s]), args=[[str(s)], still])
+               for s in range(S)])]
+    return figure_with_frames(data, layout, frames)
+
+
+def figure_with_frames(data: list[dict], layout: dict, frames: list[dict]) -> go.Figure:
+    """``layout.figure`` plus animation frames, none of them validated by Plotly.
+
+    Plotly validates frames even when the figure is built with ``_validate=False``: ~0.6 s for 40
+    frames of 500 point colours, on every rerun. Unvalidated ``go.Frame`` objects are therefore
+    attached directly (``to_dict``, which Streamlit serialises, reads them as they are). The unit
+    tests run every figure through ``layout.validated``, frames included.
+    """
+    fig = figure(data, layout)
+    fig._frame_objs = tuple(go.Frame(frame, _validate=False) for frame in frames)
+    return fig
+
+
+# --- bifurcation diagram ------------------------------------------------------------------------
+
+def bifurcation_figure(view, sigma: float, title: str | None = None, height: int = 460) -> go.Figure:
+    """Centre coordinates along the principal axis u₁ (data units, from the data mean) against σ.
+
+    One line per centre j in cluster colour j; K-Means centroids (×) at the smallest σ; vertical
+    lines: predicted first critical σ (softmax √λ_max, entmax15 (√k·λ_max)^½), the measured split
+    (first grid σ where a centre leaves the mean; lags by up to one step), and the current σ.
+    """
+    sigmas = np.asarray(view.sigmas, dtype=np.float64)
+    along = np.asarray(view.along, dtype=np.float64)
+    k = along.shape[1]
+    colors = cluster_colors(k)
+    data = [dict(type="scatter", x=sigmas, y=_finite(along[:, j]), mode="lines+markers", name=f"centre {j}",
+                 line=dict(color=colors[j], width=2.5), marker=dict(color=colors[j], size=5),
+                 hovertemplate=f"centre {j}" + "<br>σ = %{x:.3g}<br>u₁·(c − mean) = %{y:.3f}<extra></extra>")
+            for j in range(k)]
+    data.append(dict(type="scatter", x=[float(sigmas[-1])] * k, y=_finite(view.kmeans_along), mode="markers",
+                     name="K-Means centroids C*", marker=dict(KMEANS_MARKER, size=14),
+                     hovertemplate="K-Means centroid<br>u₁·(c − mean) = %{y:.3f}<extra></extra>"))
+    layout = base_layout(title, height, y_title="position along principal axis u₁")
+    layout["xaxis"] = sigma_axis(sigmas)
+    shapes = [sigma_line(view.sigma_critical_predicted, CRITICAL_PREDICTED, CRITICAL_COLOR, "dash")]
+    if view.sigma_critical_measured is not None:
+        shapes.append(sigma_line(view.sigma_critical_measured, CRITICAL_MEASURED, CRITICAL_COLOR, "dot"))
+    shapes.append(sigma_line(sigma, CURRENT, CURRENT_COLOR, "solid", 1.5))
+    layout["shapes"] = shapes
+    layout["legend"] = GRID_LEGEND
+    layout["margin"] = dict(layout["margin"], t=110 if title else 90)
+    return figure(data, layout)
+
+
+# --- collapse error -----------------------------------------------------------------------------
+
+def error_axis_floor(view) -> float:
+    """Where exact zeros of E are drawn on the log axis: a decade below the smallest positive E."""
+    values = np.concatenate([np.asarray(view.error, np.float64), np.asarray(view.error_path, np.float64)])
+    positive = values[np.isfinite(values) & (values > 0)]
+    return float(positive.min()) / 10.0 if positive.size else 1e-16
+
+
+def collapse_figure(view, sigma: float, title: str | None = None, height: int = 480) -> go.Figure:
+    """E(σ) on log-log axes (σ decreasing to the right), with the fit and the collapse thresholds.
+
+    Traces, in order: E(σ) of the soft fixed point from C* where E > 0; E = 0 exactly (drawn at the
+    axis floor ``error_axis_floor``, triangles); the annealed path's distance to C*; the fitted line
+    E = e^b σ^slope over its window (absent if the fit has < 3 points). Shapes: the fit window
+    (shaded), σ*, measured exact σ, softmax's float64-exact σ, the predicted σ_c and the current σ.
+    """
+    sigmas = np.asarray(view.sigmas, dtype=np.float64)
+    error = np.asarray(view.error, dtype=np.float64)
+    path = np.asarray(view.error_path, dtype=np.float64)
+    floor = error_axis_floor(view)
+    positive = np.where(np.isfinite(error) & (error > 0), error, np.nan)
+    zero = np.isfinite(error) & (error == 0)
+    data = [
+        dict(type="scatter", x=sigmas, y=_finite(positive), mode="lines+markers", name="E(σ), fixed point from C*",
+             line=dict(color="#000000", width=2.5), marker=dict(size=6, color="#000000"),
+             hovertemplate="σ = %{x:.3g}<br>E = %{y:.3g}<extra></extra>"),
+        dict(type="scatter", x=sigmas[zero], y=[floor] * int(zero.sum()), mode="markers",
+             name="E = 0 exactly (at axis floor)", marker=dict(symbol="triangle-down", size=10,
+                                                                          color=EXACT_COLOR),
+             hovertemplate="σ = %{x:.3g}<br>E = 0 exactly<extra></extra>"),
+        dict(type="scatter", x=sigmas, y=_finite(np.where(path > 0, path, np.nan)), mode="lines",
+             name="annealed path vs C*", line=dict(color="#888888", width=1.5, dash="dot"),
+             hovertemplate="σ = %{x:.3g}<br>path error = %{y:.3g}<extra></extra>"),
+    ]
+    fit = view.slope
+    shapes = []
+    if math.isfinite(fit.slope):
+        xs = np.geomspace(fit.sigma_max, fit.sigma_min, 20)
+        data.append(dict(type="scatter", x=xs, y=np.exp(fit.intercept) * xs ** fit.slope, mode="lines",
+                         name=f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
+                         line=dict(color=CRITICAL_COLOR, width=3, dash="dash"), hoverinfo="skip"))
+        shapes.append(dict(type="rect", xref="x", yref="paper", x0=fit.sigma_max, x1=fit.sigma_min, y0=0, y1=1,
+                           fillcolor=WINDOW_FILL, line=dict(width=0), layer="below", name="fit window"))
+    shapes.append(sigma_line(view.sigma_exact_predicted, EXACT_PREDICTED, EXACT_COLOR, "dash"))
+    if view.sigma_exact_measured is not None:
+        shapes.append(sigma_line(view.sigma_exact_measured, EXACT_MEASURED, EXACT_COLOR, "dot"))
+    shapes.append(sigma_line(view.sigma_softmax_exact, SOFTMAX_EXACT, SOFTMAX_EXACT_COLOR, "dashdot"))
+    shapes.append(sigma_line(view.sigma_critical_predicted, CRITICAL_PREDICTED, CRITICAL_COLOR, "dash", 1.5))
+    shapes.append(sigma_line(sigma, CURRENT, CURRENT_COLOR, "solid", 1.5))
+    layout = base_layout(title, height, y_title="E(σ) = ‖C_σ − C*‖_F  (log)")
+    layout["xaxis"] = sigma_axis(sigmas)
+    layout["yaxis"] = dict(layout["yaxis"], type="log", exponentformat="power")
+    layout["shapes"] = shapes
+    layout["legend"] = GRID_LEGEND
+    layout["margin"] = dict(layout["margin"], t=130 if title else 100)
+    return figure(data, layout)
