@@ -139,18 +139,12 @@ def fresh_server(chromium_path, request):
 
 @pytest.fixture
 def student(page, request):
-    """A browser tab driven like a student would; screenshot of the last state saved on teardown."""
+    """A browser tab driven like a student would; a screenshot of the last state is saved on teardown
+    (artifacts/screenshots/<test name>.png), also when the test failed."""
     page.set_default_timeout(60_000)
-    who = Student(page)
+    who = Student(page, SCREENSHOTS, re.sub(r"\W+", "_", request.node.name).strip("_"))
     yield who
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    name = re.sub(r"\W+", "_", request.node.name).strip("_")
     try:
-        # Streamlit scrolls inside its main container, so a "full page" shot is one viewport: grow
-        # the viewport to the content's height first (capped) to capture the whole view.
-        height = page.evaluate("() => (document.querySelector(\"[data-testid='stMain']\") || document.body).scrollHeight")
-        page.set_viewport_size({"width": page.viewport_size["width"], "height": max(1000, min(int(height) + 40, 4000))})
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        who.screenshot()
     except Exception as exc:  # noqa: BLE001 — a failed screenshot must not hide the test's result
-        print(f"screenshot of {name} failed: {exc}")
+        print(f"screenshot of {who.name} failed: {exc}")

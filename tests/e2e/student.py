@@ -8,6 +8,7 @@ title, a slider value), because a fast rerun can finish before the first check r
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from playwright.sync_api import Locator, Page
@@ -38,8 +39,10 @@ def plain(html: str) -> str:
 
 
 class Student:
-    def __init__(self, page: Page):
+    def __init__(self, page: Page, screenshots: Path | None = None, name: str = "student"):
         self.page = page
+        self.screenshots = screenshots
+        self.name = name
         self.page_errors: list[str] = []
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
 
@@ -87,7 +90,13 @@ class Student:
     def metrics(self) -> dict[str, str]:
         labels = self.page.locator("[data-testid='stMetricLabel']").all_inner_texts()
         values = self.page.locator("[data-testid='stMetricValue']").all_inner_texts()
-        return {label.strip(): value.strip() for label, value in zip(labels, values)}
+        return {" ".join(label.split()): value.strip() for label, value in zip(labels, values)}
+
+    def metric(self, label_start: str) -> str:
+        """The value of the one metric whose label starts with ``label_start``."""
+        found = [v for label, v in self.metrics().items() if label.startswith(label_start)]
+        assert len(found) == 1, f"expected one metric labelled {label_start!r}…, metrics: {self.metrics()}"
+        return found[0]
 
     def nav_labels(self) -> list[str]:
         return [t.strip() for t in self.page.locator("[data-testid='stSidebarNavLink']").all_inner_texts()]
@@ -122,12 +131,15 @@ class Student:
         thumb = self._sidebar_widget("stSlider", label).locator("input[type='range']")
         return thumb.get_attribute("aria-valuetext") or thumb.input_value()
 
-    def press_slider(self, label: str, key: str, times: int = 1) -> None:
-        """Focus the slider's thumb and press ``key`` (ArrowLeft/ArrowRight/Home/End) ``times``."""
+    def press_slider(self, label: str, key: str, times: int = 1, wait_each: bool = True) -> None:
+        """Focus the slider's thumb and press ``key`` (ArrowLeft/ArrowRight/Home/End) ``times``,
+        waiting for the rerun after each press (``wait_each=False``: press them in quick succession)."""
         thumb = self._sidebar_widget("stSlider", label).locator("input[type='range']")
-        thumb.focus()
         for _ in range(times):
+            thumb.focus()
             self.page.keyboard.press(key)
+            if wait_each:
+                self.wait_for_run()
         self.wait_for_run()
 
     def go_to(self, view: str) -> None:
@@ -136,5 +148,19 @@ class Student:
             has_text=re.compile(rf"^\s*{re.escape(view)}\s*$")).click()
         self.wait_for_run()
 
-    def shot(self, path) -> None:
+    def screenshot(self, label: str | None = None) -> Path | None:
+        """Save the whole view as <screenshots>/<test name>[-<label>].png (None if no folder is set)."""
+        if self.screenshots is None:
+            return None
+        self.screenshots.mkdir(parents=True, exist_ok=True)
+        path = self.screenshots / (f"{self.name}-{label}.png" if label else f"{self.name}.png")
+        # Streamlit scrolls inside its main container, so a "full page" shot is one viewport: grow
+        # the viewport to the content's height (capped) to capture the whole view, then restore it.
+        size = self.page.viewport_size
+        height = self.page.evaluate(
+            "() => (document.querySelector(\"[data-testid='stMain']\") || document.body).scrollHeight")
+        self.page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height) + 40, 4000))})
+        self.page.wait_for_timeout(300)
         self.page.screenshot(path=str(path), full_page=True)
+        self.page.set_viewport_size(size)
+        return path
