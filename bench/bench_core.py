@@ -1,0 +1,181 @@
+"""Core speed and memory benchmark: soft steps vs scikit-learn's Lloyd, entmax15 vs softmax, a full anneal,
+and peak memory at a million points.
+
+    .venv/bin/python bench/bench_core.py            # everything (about a minute)
+    .venv/bin/python bench/bench_core.py --quick    # fewer repeats
+
+What is timed, exactly:
+
+* soft step: ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))`` under ``torch.no_grad`` — the
+  responsibilities and the centre update, the inner loop of ``anneal`` — on torch tensors already
+  built (no validation, no numpy conversion), torch limited to 1 thread as rbfviz sets it. The public
+  numpy wrapper ``soft_centroid_step`` (validation + conversion) is timed too.
+* Lloyd iteration: scikit-learn's own kernel ``sklearn.cluster._k_means_lloyd.lloyd_iter_chunked_dense``
+  (private API; it is exactly what ``KMeans(algorithm="lloyd").fit`` calls once per iteration: chunked
+  assignment + centre update) on the same float64 data and centres, with n_threads=1 (same thread
+  count as torch) and n_threads=2. As a public-API cross-check, the marginal cost per iteration of
+  ``KMeans(init=C, n_init=1, tol=0, max_iter=m).fit`` between m=1 and m=11 is printed too.
+* Each figure is the best of several repeats (the machine is shared; best-of is the least noisy
+  estimate of the cost), and all ratios come from this one run.
+* anneal: ``anneal(X, 5, default_sigmas(X, 5), kind)`` on 1,000 points (blobs), wall time of the whole
+  call (60 σ levels, each EM'd to convergence), best of 3; default_sigmas is computed outside.
+* memory: a fresh subprocess builds X (1e6 × 2), records ``resource.getrusage(RUSAGE_SELF).ru_maxrss``
+  (peak resident set size of the process, which includes every torch/numpy allocation), runs one soft
+  step (k = 10), and reports the peak RSS and its increase over the baseline. The baseline already
+  contains the interpreter, torch and X itself (16 MB); the delta is the step's own working memory.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import rbfviz  # noqa: E402,F401  (sets torch to 1 thread)
+from rbfviz.annealing import anneal, default_sigmas  # noqa: E402
+from rbfviz.maps import resp_torch  # noqa: E402
+from rbfviz.steps import soft_centroid_step, soft_centroids_torch  # noqa: E402
+
+
+def best_of(fn, repeats: int, inner: int) -> float:
+    """Best (smallest) mean seconds per call over ``repeats`` blocks of ``inner`` calls."""
+    fn()
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / inner)
+    return best
+
+
+def lloyd_kernel(X: np.ndarray, C: np.ndarray, n_threads: int):
+    """One scikit-learn Lloyd iteration (its private per-iteration kernel) as a zero-argument callable."""
+    from sklearn.cluster._k_means_lloyd import lloyd_iter_chunked_dense
+
+    n, k = X.shape[0], C.shape[0]
+    weights = np.ones(n, dtype=X.dtype)
+    centers_new = np.empty_like(C)
+    weight_in_clusters = np.empty(k, dtype=X.dtype)
+    labels = np.empty(n, dtype=np.int32)
+    shift = np.empty(k, dtype=X.dtype)
+
+    def step():
+        lloyd_iter_chunked_dense(X, weights, C, centers_new, weight_in_clusters, labels, shift, n_threads)
+    return step
+
+
+def kmeans_fit_marginal(X: np.ndarray, C: np.ndarray, repeats: int) -> float:
+    """Seconds per iteration from KMeans.fit(max_iter=11) minus fit(max_iter=1), divided by 10."""
+    from sklearn.cluster import KMeans
+
+    def fit(m):
+        return lambda: KMeans(C.shape[0], init=C, n_init=1, tol=0.0, max_iter=m, algorithm="lloyd").fit(X)
+    return (best_of(fit(11), repeats, 3) - best_of(fit(1), repeats, 3)) / 10.0
+
+
+def soft_step(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str):
+    def step():
+        with torch.no_grad():
+            soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind))
+    return step
+
+
+MEMORY_CHILD = r"""
+import resource, sys, json
+import numpy as np, torch
+sys.path.insert(0, {root!r})
+import rbfviz
+from rbfviz.maps import resp_torch
+from rbfviz.steps import soft_centroids_torch
+kind, dtype = {kind!r}, {dtype!r}
+X = np.random.RandomState(0).normal(size=(1_000_000, 2)).astype(dtype)
+C = X[:10].copy()
+x, c = torch.from_numpy(X), torch.from_numpy(C)
+with torch.no_grad():   # warm up on a small slice so lazy initialisation is in the baseline
+    soft_centroids_torch(x[:1000], c, resp_torch(x[:1000], c, 0.5, kind))
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+with torch.no_grad():
+    soft_centroids_torch(x, c, resp_torch(x, c, 0.5, kind))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({{"baseline_mb": base / 1024, "peak_mb": peak / 1024, "delta_mb": (peak - base) / 1024}}))
+"""
+
+
+def memory_case(kind: str, dtype: str) -> dict:
+    root = str(Path(__file__).resolve().parents[1])
+    out = subprocess.run([sys.executable, "-c", MEMORY_CHILD.format(root=root, kind=kind, dtype=dtype)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
+    args = parser.parse_args(argv)
+    repeats = 3 if args.quick else 7
+
+    rows = []  # (what, measured, target, ok)
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(10_000, 2))
+    C = X[rng.choice(10_000, 10, replace=False)].copy()
+    x, c = torch.from_numpy(X), torch.from_numpy(C)
+    sigma = 0.5
+
+    t_soft = best_of(soft_step(x, c, sigma, "softmax"), repeats, 20)
+    t_ent = best_of(soft_step(x, c, sigma, "entmax15"), repeats, 5)
+    t_wrap = best_of(lambda: soft_centroid_step(X, C, sigma, "softmax"), repeats, 20)
+    t_lloyd1 = best_of(lloyd_kernel(X, C, 1), repeats, 50)
+    t_lloyd2 = best_of(lloyd_kernel(X, C, 2), repeats, 50)
+    t_fit = kmeans_fit_marginal(X, C, repeats)
+    print("N=10,000, k=10, d=2, float64, σ=0.5; milliseconds per step (best of repeats):")
+    print(f"  softmax soft step (torch core)        {t_soft * 1e3:8.3f}")
+    print(f"  softmax soft_centroid_step (numpy API) {t_wrap * 1e3:8.3f}")
+    print(f"  entmax15 soft step (torch core)       {t_ent * 1e3:8.3f}")
+    print(f"  sklearn Lloyd kernel, 1 thread        {t_lloyd1 * 1e3:8.3f}")
+    print(f"  sklearn Lloyd kernel, 2 threads       {t_lloyd2 * 1e3:8.3f}")
+    print(f"  sklearn KMeans.fit marginal/iteration {t_fit * 1e3:8.3f}  (default threads; cross-check)")
+    rows.append(("softmax step / sklearn Lloyd iteration (1 thread each)", f"{t_soft / t_lloyd1:.2f}x", "<= 3x",
+                 t_soft / t_lloyd1 <= 3))
+    rows.append(("softmax step / sklearn Lloyd iteration (sklearn 2 threads)", f"{t_soft / t_lloyd2:.2f}x",
+                 "(info)", None))
+    rows.append(("entmax15 step / softmax step", f"{t_ent / t_soft:.2f}x", "<= 4x", t_ent / t_soft <= 4))
+
+    X1k, _ = rbfviz.make_dataset("blobs", n=1000, seed=0)
+    for kind in ("softmax", "entmax15"):
+        grid = default_sigmas(X1k, 5, kind)
+        times, result = [], None
+        for _ in range(3):
+            t0 = time.perf_counter()
+            result = anneal(X1k, 5, grid, kind=kind)
+            times.append(time.perf_counter() - t0)
+        its = int(result.iterations.sum())
+        print(f"anneal {kind}: N=1,000 k=5, {grid.size} levels, {its} EM iterations "
+              f"(max {int(result.iterations.max())} at one level, {int((~result.converged).sum())} levels "
+              f"unconverged), best {min(times):.3f} s")
+        rows.append((f"full default anneal, {kind}, N=1,000 k=5 60 σ", f"{min(times):.3f} s", "<= 0.5 s",
+                     min(times) <= 0.5))
+
+    for kind, dtype in (("softmax", "float64"), ("softmax", "float32"), ("entmax15", "float64")):
+        mem = memory_case(kind, dtype)
+        print(f"memory, one {kind} {dtype} soft step at N=1,000,000 k=10: baseline {mem['baseline_mb']:.0f} MB, "
+              f"peak RSS {mem['peak_mb']:.0f} MB, step's increase {mem['delta_mb']:.0f} MB")
+        rows.append((f"peak RSS, {kind} {dtype} step N=1e6 k=10", f"{mem['peak_mb']:.0f} MB", "< 1024 MB",
+                     mem["peak_mb"] < 1024))
+
+    print("\n| measurement | result | target | met |\n|---|---|---|---|")
+    for what, value, target, ok in rows:
+        met = "–" if ok is None else ("yes" if ok else "NO")
+        print(f"| {what} | {value} | {target} | {met} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

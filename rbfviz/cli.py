@@ -1,0 +1,215 @@
+"""Command line: ``python -m rbfviz <command> [options]``.
+
+Commands defined here:
+
+    anneal     one collapse experiment (anneal, K-Means reference, E(σ), thresholds); --json for all of it
+    reproduce  the collapse experiment on every data set × map × dtype: summary.json, HTML figures, table
+
+Adding a command from another module (e.g. ``deep`` or ``classify``): write ``rbfviz/<name>.py`` with
+
+    def register(subparsers):
+        parser = subparsers.add_parser("deep", help="...")
+        parser.add_argument(...)
+        parser.set_defaults(handler=run_deep)      # run_deep(args) -> exit code (int)
+
+and add ``"<name>"`` to ``COMMAND_MODULES`` below. A listed module that does not exist (yet) is
+skipped; any other error while importing it is raised, so a broken module is never hidden.
+
+Exit codes: 0 success; 2 bad arguments (argparse's usage error, or a ValueError from rbfviz's
+argument checks, printed as one line without a traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import sys
+
+from ._validate import KINDS
+from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
+
+# Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
+COMMAND_MODULES = ("netcli",)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
+    return value
+
+
+def _nonnegative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {value}")
+    return value
+
+
+def _nonnegative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}") from None
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
+def _csv_choices(allowed):
+    def parse(text: str) -> tuple[str, ...]:
+        items = tuple(item.strip() for item in text.split(",") if item.strip())
+        bad = [item for item in items if item not in allowed]
+        if not items or bad:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(allowed)}, got {text!r}")
+        return items
+    return parse
+
+
+# --- anneal ------------------------------------------------------------------------------------
+
+def _add_anneal(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "anneal", help="one collapse experiment: anneal, K-Means reference, E(σ) and its thresholds",
+        description="Anneal k centres on a data set from the data mean down a σ grid, then measure how "
+                    "the soft fixed point collapses onto K-Means (theory notes §6-§8).")
+    parser.add_argument("--dataset", choices=DATASETS, default="moons", help="data set (default: moons)")
+    parser.add_argument("--n", type=_positive_int, default=600, help="number of points (default 600; iris: at most 150)")
+    parser.add_argument("--k", type=_positive_int, default=None, help="number of centres (default: the data set's natural k)")
+    parser.add_argument("--kind", choices=KINDS, default="softmax", help="responsibility map (default: softmax)")
+    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64", help="working dtype (default float64)")
+    parser.add_argument("--noise", type=_nonnegative_float, default=None,
+                        help="generator noise in data units (default: the data set's default)")
+    parser.add_argument("--seed", type=_nonnegative_int, default=0, help="data and annealing seed (default 0)")
+    parser.add_argument("--num-sigmas", type=_positive_int, default=60, help="σ levels (default 60)")
+    parser.add_argument("--max-iter", type=_positive_int, default=500, help="EM steps per level at most (default 500)")
+    parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    parser.set_defaults(handler=_run_anneal)
+
+
+def _run_anneal(args) -> int:
+    from .annealing import default_sigmas
+    from .datasets import make_dataset
+    from .diagnostics import collapse_study
+
+    if args.dataset == "iris" and args.n > 150:
+        raise ValueError(f"iris has 150 points; --n must be at most 150, got {args.n}.")
+    if args.num_sigmas < 2:
+        raise ValueError("--num-sigmas must be at least 2.")
+    X, _ = make_dataset(args.dataset, n=args.n, noise=args.noise, seed=args.seed)
+    k = NATURAL_K[args.dataset] if args.k is None else args.k
+    sigmas = default_sigmas(X.astype(args.dtype), k, args.kind, num=args.num_sigmas)
+    study = collapse_study(X, k, kind=args.kind, dtype=args.dtype, sigmas=sigmas, seed=args.seed,
+                           max_iter=args.max_iter)
+    noise = DEFAULT_NOISE[args.dataset] if args.noise is None else args.noise
+    if args.json:
+        result = study.to_dict()
+        result.update(dataset=args.dataset, noise=noise, seed=args.seed)
+        json.dump(result, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(summary_text(study, args.dataset, noise, args.seed))
+    return 0
+
+
+def _g(value, spec=".4g") -> str:
+    return "none" if value is None or (isinstance(value, float) and not math.isfinite(value)) else format(value, spec)
+
+
+def summary_text(study, dataset: str, noise: float, seed: int) -> str:
+    """A few lines a person reads: what ran and the thresholds measured against their predictions."""
+    path, fit = study.path, study.slope
+    unconverged = int((~path.converged).sum())
+    lines = [
+        f"{dataset} (n={study.n}, noise {noise:g}, seed {seed}), k={study.k}, {study.kind}, {study.dtype}; "
+        f"{study.sigmas.size} σ levels from {study.sigmas[0]:.4g} down to {study.sigmas[-1]:.4g}",
+        f"  first split      σ_c predicted {_g(study.sigma_critical_predicted)}, measured {_g(study.sigma_critical_measured)}",
+        f"  K-Means C*       from the {study.kmeans_start}; g_min = {study.g_min:.4g}",
+        f"  exact collapse   σ* = √g_min/2 = {_g(study.sigma_exact_predicted)}; E == 0 from σ = "
+        f"{_g(study.sigma_exact_measured)} down (measured)",
+        f"  softmax exact    √(g_min/73.4) = {_g(study.sigma_softmax_exact)}",
+        f"  log-log slope    {_g(fit.slope, '.3g')} on σ ∈ [{_g(fit.sigma_min, '.3g')}, {_g(fit.sigma_max, '.3g')}] "
+        f"({fit.n_points} points)",
+        f"  NaN rows         at most {int(study.nan_rows.max())} of {study.n} (at C*)",
+        f"  E increases      {study.monotone_violations} as σ falls; label agreement {study.label_agreement:.3f}",
+        f"  anneal           {int(path.iterations.sum())} EM steps; "
+        + ("every level converged" if unconverged == 0 else f"{unconverged} level(s) hit --max-iter"),
+    ]
+    return "\n".join(lines)
+
+
+# --- reproduce ---------------------------------------------------------------------------------
+
+def _add_reproduce(subparsers) -> None:
+    from .reproduce import DEFAULT_N, DTYPES, KINDS as REPRO_KINDS
+
+    parser = subparsers.add_parser(
+        "reproduce", help="the collapse experiment on every data set × map × dtype (JSON, HTML, table)",
+        description="Run the collapse experiment on blobs, moons, circles, spiral and iris with softmax, "
+                    "entmax15 and naive maps in float64 and float32. Writes OUT/summary.json, "
+                    "OUT/results.md (markdown table) and one standalone HTML figure per data set.")
+    parser.add_argument("--out", required=True, help="output directory (created if missing)")
+    parser.add_argument("--datasets", type=_csv_choices(DATASETS), default=DATASETS,
+                        help="comma-separated subset (default: all)")
+    parser.add_argument("--kinds", type=_csv_choices(REPRO_KINDS), default=REPRO_KINDS,
+                        help="comma-separated subset of softmax,entmax15,naive (default: all)")
+    parser.add_argument("--dtypes", type=_csv_choices(DTYPES), default=DTYPES,
+                        help="comma-separated subset of float64,float32 (default: both)")
+    parser.add_argument("--n", type=_positive_int, default=DEFAULT_N, help=f"points per data set (default {DEFAULT_N}; iris: 150)")
+    parser.add_argument("--seed", type=_nonnegative_int, default=0, help="seed (default 0)")
+    parser.add_argument("--num-sigmas", type=_positive_int, default=60, help="σ levels (default 60)")
+    parser.add_argument("--no-figures", action="store_true", help="skip the HTML figures")
+    parser.add_argument("--table", action="store_true", help="print the markdown results table on stdout")
+    parser.set_defaults(handler=_run_reproduce)
+
+
+def _run_reproduce(args) -> int:
+    from .reproduce import run
+
+    if args.num_sigmas < 2:
+        raise ValueError("--num-sigmas must be at least 2.")
+    if args.n < 3:
+        raise ValueError("--n must be at least 3.")
+    result = run(args.out, datasets=args.datasets, kinds=args.kinds, dtypes=args.dtypes, n=args.n,
+                 seed=args.seed, num_sigmas=args.num_sigmas, figures=not args.no_figures)
+    if args.table:
+        print(result["table"])
+    return 0
+
+
+# --- entry point -------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rbfviz",
+        description="K-Means as the σ → 0 limit of a differentiable RBF network: experiments from the command line.")
+    subparsers = parser.add_subparsers(dest="command", metavar="command", required=True)
+    _add_anneal(subparsers)
+    _add_reproduce(subparsers)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__package__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__package__}.{name}":
+                raise  # the module exists but something it imports is missing: show it
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Parse argv (default sys.argv[1:]), run the command, return its exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except ValueError as exc:
+        # rbfviz's argument checks raise ValueError with a message that says what is allowed.
+        parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
