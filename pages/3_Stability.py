@@ -21,7 +21,7 @@ st.markdown(
 
 with panel("Every map across σ"):
     rows, predicted, nan_sigmas = compute.stability(ctrl)
-    st.markdown(f"**{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}: every map at the K-Means centroids C\*, "
+    st.markdown(f"**{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}: every map at the K-Means centroids C\\*, "
                 f"across the σ grid**")
     fig = stability_figure(rows, predicted, ctrl.sigma, highlight=ctrl.kind,
                            nan_sigmas={dtype: first for dtype, (first, _) in nan_sigmas.items()},

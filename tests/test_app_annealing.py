@@ -1,0 +1,106 @@
+"""AppTests of the Annealing view (pages/2_Annealing.py): it loads, every control changes what is
+shown, σ changes only move the markers (the annealing path is computed once per setting), extreme σ
+and the naive map give messages, not exceptions. Small data (n = 120) keep it quick."""
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from rbfviz.figures.annealing import CRITICAL_PREDICTED, CURRENT
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+PAGE = "pages/2_Annealing.py"
+SMALL = {"dataset": "moons", "n": "120"}
+TIMEOUT = 120
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def run(query) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(query)
+    at.switch_page(PAGE).run()
+    return at
+
+
+def specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def shape_x(spec, name):
+    return [s["x0"] for s in spec["layout"].get("shapes", []) if s.get("name") == name]
+
+
+def ok(at):
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_loads_with_three_figures_and_frames():
+    at = run(SMALL)
+    ok(at)
+    plane, bifurcation, collapse = specs(at)
+    assert len(plane["frames"]) == len(plane["layout"]["sliders"][0]["steps"]) > 10
+    assert shape_x(bifurcation, CRITICAL_PREDICTED) and shape_x(collapse, CRITICAL_PREDICTED)
+    assert len(at.get("plotly_chart")) == 3
+    assert any("σ_c predicted" in m.label for m in at.metric)
+
+
+def test_sigma_change_moves_the_markers_and_reuses_the_path():
+    at = run(SMALL)
+    ok(at)
+    before = specs(at)
+    slider = at.select_slider(key="w_sigma")
+    new = float(slider.options[3])
+    slider.set_value(new).run()
+    ok(at)
+    after = specs(at)
+    assert after[0]["layout"]["sliders"][0]["active"] != before[0]["layout"]["sliders"][0]["active"]
+    assert shape_x(after[1], CURRENT) == [new] and shape_x(after[2], CURRENT) == [new]
+    # the path itself (frames) is the same: only where the figures open and the markers changed
+    assert after[0]["frames"] == before[0]["frames"]
+    assert after[2]["data"] == before[2]["data"]
+    assert at.query_params["sigma"] == f"{new:.4g}"
+
+
+@pytest.mark.parametrize("key,value", [("dataset", "circles"), ("k", 3), ("kind", "entmax15"),
+                                       ("dtype", "float32")])
+def test_each_control_changes_what_is_shown(key, value):
+    at = run(SMALL)
+    ok(at)
+    before = specs(at)
+    widget = at.slider(key="w_k") if key == "k" else (at.radio(key="w_dtype") if key == "dtype"
+                                                      else at.selectbox(key=f"w_{key}"))
+    widget.set_value(value).run()
+    ok(at)
+    after = specs(at)
+    assert after[2]["data"] != before[2]["data"]
+    assert after[0]["frames"] != before[0]["frames"]
+    if key == "k":
+        assert len(after[0]["frames"][0]["data"]) == 3 + 2  # k trails + points + centres
+    if key == "kind":  # entmax's first split is at (√k·λ_max)^½, above softmax's √λ_max
+        assert shape_x(after[1], CRITICAL_PREDICTED)[0] > shape_x(before[1], CRITICAL_PREDICTED)[0]
+
+
+def test_naive_map_breaks_with_a_warning_not_an_exception():
+    at = run({**SMALL, "kind": "naive", "dtype": "float32"})
+    ok(at)
+    assert any("naive map breaks" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 3
+
+
+@pytest.mark.parametrize("sigma", ["1e-6", "1e3"])
+def test_extreme_sigma_shows_a_notice_and_valid_figures(sigma):
+    at = run({**SMALL, "sigma": sigma})
+    ok(at)
+    assert any("outside this data set's range" in w.value for w in at.warning)
+    plane = specs(at)[0]
+    steps = len(plane["layout"]["sliders"][0]["steps"])
+    assert plane["layout"]["sliders"][0]["active"] == (steps - 1 if sigma == "1e-6" else 0)
