@@ -10,10 +10,11 @@ from .classifier import (ClassifierResult, ClassifierSnapshot, DecisionGrid, RBF
                          linear_baseline, split_dataset, train_classifier)
 from .deep import (DEEP_DATASETS, Autoencoder, DeepClusterResult, DeepSnapshot, clustering_baselines,
                    load_deep_data, train_deep_clustering)
+from .lowsigma import LOW_SIGMA_KINDS, LowSigmaComparison, compare_low_sigma
 from .training import TRAIN_KINDS, sigma_schedule
 
 __all__ = [
     "Autoencoder", "ClassifierResult", "ClassifierSnapshot", "DEEP_DATASETS", "DecisionGrid", "DeepClusterResult",
-    "DeepSnapshot", "RBFNetwork", "TRAIN_KINDS", "clustering_baselines", "decision_grid", "linear_baseline",
+    "DeepSnapshot", "LOW_SIGMA_KINDS", "LowSigmaComparison", "RBFNetwork", "TRAIN_KINDS", "clustering_baselines", "compare_low_sigma", "decision_grid", "linear_baseline",
     "load_deep_data", "sigma_schedule", "split_dataset", "train_classifier", "train_deep_clustering",
 ]
