@@ -248,8 +248,10 @@ def gamma_gap(X, C, sigma, kind) -> GammaGap:
     kind = check_kind(kind)
     check_sigma_for_dtype(sigma, X.dtype)
     resp, d = _resp_and_distances(X, C, sigma, kind)
-    loss = float((resp.astype(np.float64) * d.astype(np.float64)).sum())
-    distortion = float(d.astype(np.float64).min(axis=1).sum())
+    d = d.astype(np.float64)
+    # Row sums first, then the same sum over rows as J: a one-hot row then gives exactly min_j d_ij.
+    loss = float((resp.astype(np.float64) * d).sum(axis=1).sum())
+    distortion = float(d.min(axis=1).sum())
     bound = gamma_gap_bound(X.shape[0], C.shape[0], sigma, kind)
     gap = loss - distortion
     tol = 16.0 * float(np.finfo(X.dtype).eps) * (abs(loss) + abs(distortion))
