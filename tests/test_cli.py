@@ -1,0 +1,116 @@
+"""The command line: JSON keys, human summary, reproduce outputs, exit codes, the command registry."""
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from rbfviz import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+ANNEAL_KEYS = ("sigmas", "centers", "kmeans_centers", "error", "slope", "sigma_exact_predicted",
+               "sigma_exact_measured", "nan_rows")
+
+
+def test_anneal_json_via_python_m():
+    out = subprocess.run([sys.executable, "-m", "rbfviz", "anneal", "--dataset", "moons", "--n", "200", "--k", "2",
+                          "--kind", "entmax15", "--seed", "0", "--num-sigmas", "25", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    for key in ANNEAL_KEYS:
+        assert key in result
+    assert len(result["sigmas"]) == 25 and len(result["error"]) == 25
+    assert len(result["centers"]) == 25 and len(result["centers"][0]) == 2
+    assert result["kind"] == "entmax15" and result["dataset"] == "moons" and result["n"] == 200
+    assert set(result["slope"]) == {"slope", "intercept", "sigma_min", "sigma_max", "n_points"}
+    # the JSON is standard (no NaN tokens): missing values are null
+    json.loads(out.stdout, parse_constant=lambda name: pytest.fail(f"non-standard JSON constant {name}"))
+
+
+def test_anneal_human_summary(capsys):
+    assert cli.main(["anneal", "--dataset", "blobs", "--n", "150", "--num-sigmas", "15", "--dtype", "float32",
+                     "--noise", "2.0"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("blobs (n=150, noise 2, seed 0), k=4, softmax, float32")
+    for phrase in ("σ_c predicted", "g_min", "√g_min/2", "slope", "NaN rows"):
+        assert phrase in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["anneal", "--k", "0"], "positive integer"),
+    (["anneal", "--n", "abc"], "positive integer"),
+    (["anneal", "--dataset", "nope"], "invalid choice"),
+    (["anneal", "--kind", "gauss"], "invalid choice"),
+    (["anneal", "--noise", "-1"], ">= 0"),
+    (["anneal", "--noise", "nan"], ">= 0"),
+    (["anneal", "--seed", "-3"], "non-negative"),
+    (["anneal", "--n", "50", "--k", "60"], "k must be between 1 and the number of points"),
+    (["anneal", "--dataset", "iris", "--n", "200"], "at most 150"),
+    (["anneal", "--num-sigmas", "1"], "at least 2"),
+    (["reproduce"], "--out"),
+    (["reproduce", "--out", "x", "--kinds", "softmax,hard"], "subset"),
+    (["frobnicate"], "invalid choice"),
+    ([], "required"),
+])
+def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_bad_arguments_from_the_shell_exit_2():
+    out = subprocess.run([sys.executable, "-m", "rbfviz", "anneal", "--n", "10", "--k", "11"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "k must be between" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
+    out = tmp_path / "repro"
+    assert cli.main(["reproduce", "--out", str(out), "--datasets", "moons", "--kinds", "softmax,entmax15,naive",
+                     "--dtypes", "float64", "--n", "150", "--num-sigmas", "15", "--table"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads((out / "summary.json").read_text())
+    assert [(s["dataset"], s["kind"], s["dtype"]) for s in summary["studies"]] == [
+        ("moons", "softmax", "float64"), ("moons", "entmax15", "float64"), ("moons", "naive", "float64")]
+    assert set(summary["reference_errors"]["moons"]) == {"softmax", "entmax15"}
+    table = (out / "results.md").read_text()
+    assert table.startswith("| data (k) | map | dtype |") and table.count("\n") == 5
+    assert captured.out.strip() == table.strip()
+    html = (out / "moons.html").read_text()
+    assert "<html>" in html and "plotly" in html.lower()
+    assert 'src="https://cdn' not in html  # plotly.js is embedded: the page works offline
+    assert "moons" in captured.err and "done in" in captured.err  # progress on stderr
+
+
+def test_extra_commands_register_from_their_own_module(monkeypatch, capsys):
+    module = types.ModuleType("rbfviz.fakecmd")
+
+    def register(subparsers):
+        parser = subparsers.add_parser("hello", help="a test command")
+        parser.add_argument("--times", type=int, default=1)
+        parser.set_defaults(handler=lambda args: print("hello " * args.times) or 0)
+
+    module.register = register
+    monkeypatch.setitem(sys.modules, "rbfviz.fakecmd", module)
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("does_not_exist_yet", "fakecmd"))
+    assert cli.main(["hello", "--times", "2"]) == 0
+    assert capsys.readouterr().out.strip() == "hello hello"
+
+
+def test_a_listed_module_with_a_broken_import_is_not_hidden(monkeypatch):
+    def broken(name, *args, **kwargs):
+        if name == "rbfviz.brokencmd":
+            raise ModuleNotFoundError("No module named 'somethingelse'", name="somethingelse")
+        return original(name, *args, **kwargs)
+
+    original = cli.importlib.import_module
+    monkeypatch.setattr(cli.importlib, "import_module", broken)
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("brokencmd",))
+    with pytest.raises(ModuleNotFoundError, match="somethingelse"):
+        cli.build_parser()
