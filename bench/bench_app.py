@@ -1,0 +1,278 @@
+"""What one user's interaction costs on each view of the app, measured on a real Streamlit server.
+
+    .venv/bin/python bench/bench_app.py                 # starts its own server on a free port
+    .venv/bin/python bench/bench_app.py --reruns 20 --json bench_app.json
+    .venv/bin/python bench/bench_app.py --port 8501     # against a server that is already running
+
+Method (streamlit 1.67; the browser's own protocol over loopback, as bench/load.py explains):
+one session opens ws://127.0.0.1:PORT/_stcore/stream and sends BackMsg ``rerun_script`` with the
+page's URL path (``page_name``: Explorer, Annealing, Stability, Equivalence) and a query string,
+then reads ForwardMsgs until ``script_finished``.
+
+* **warm-up**: the home page runs once, so the process has imported torch, scikit-learn, plotly.
+* **first load (cold cache)**: BackMsg ``clear_cache`` (st.cache_data and st.cache_resource, the
+  annealing store included), then a new session opens the view at the default settings (blobs,
+  n = 500, k = 4, softmax, float64, the default σ): everything the view needs is computed, the
+  annealing path and collapse study included.
+* **σ change**: ``--reruns`` reruns of the same session, each with the address the server wrote and
+  ``sigma=`` set to another value of the σ slider's grid, walking the grid outward from the
+  default (a new σ every time: σ-keyed caches miss, setting-keyed caches hit). Time = send → the
+  ``script_finished`` message: the server's whole rerun, serialisation and loopback included.
+* **bytes**: per rerun, the sum of ``plotly_chart.spec`` JSON sizes in the deltas actually sent
+  (an unchanged element the server has already sent to this session comes back as a reference, not
+  resent), and all websocket bytes received.
+
+Targets (issue 3): rerun after a σ change p50 ≤ 150 ms for the Explorer; ≤ 1 MB of figure data per
+rerun on every view. The machine is shared (2 cores, several engineers): numbers vary by ±30 % or
+more between runs; read them as orders of magnitude and compare views within one run.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qsl, urlencode
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+ROOT = Path(__file__).resolve().parents[1]
+VIEWS = ("Explorer", "Annealing", "Stability", "Equivalence")
+HOME = "app"
+SIGMA_LABEL = "σ (log scale)"
+DEFAULTS = {"dataset": "blobs", "n": "500", "k": "4", "kind": "softmax", "dtype": "float64"}
+FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
+TARGET_EXPLORER_MS = 150.0
+TARGET_BYTES = 1_000_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port: int, log: Path) -> subprocess.Popen:
+    """``streamlit run app.py`` with the repository's .streamlit/config.toml, on loopback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
+         "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
+        cwd=ROOT, stdout=open(log, "w"), stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited ({proc.returncode}); see {log}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read() == b"ok":
+                    return proc
+        except OSError:
+            pass
+        time.sleep(0.25)
+    proc.terminate()
+    raise RuntimeError(f"streamlit not healthy after 120 s; see {log}")
+
+
+@dataclass
+class Run:
+    seconds: float = 0.0
+    figure_bytes: int = 0        # Σ len(plotly_chart.spec) of the charts sent in this run
+    charts_sent: int = 0
+    ws_bytes: int = 0            # every websocket message received
+    query: dict = field(default_factory=dict)
+    sigma_options: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+class Session:
+    """One browser tab: the health ping (sets the XSRF cookie), then the websocket."""
+
+    def __init__(self, base: str, timeout: float):
+        self.base, self.timeout, self.ws = base, timeout, None
+
+    async def connect(self) -> None:
+        def ping() -> str:
+            with urllib.request.urlopen(f"{self.base}/_stcore/health", timeout=self.timeout) as r:
+                return r.headers.get("set-cookie", "").split(";")[0]
+
+        cookie = await asyncio.to_thread(ping)
+        xsrf = cookie.split("=", 1)[1] if cookie.startswith("_streamlit_xsrf=") else "PLACEHOLDER_AUTH_TOKEN"
+        self.ws = await websockets.connect(
+            self.base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit", xsrf],
+            max_size=None, open_timeout=self.timeout, additional_headers={"Cookie": cookie, "Origin": self.base})
+
+    async def send(self, msg: BackMsg) -> None:
+        await self.ws.send(msg.SerializeToString())
+
+    async def run(self, page: str, query: dict) -> Run:
+        msg = BackMsg()
+        msg.rerun_script.query_string = urlencode(query)
+        msg.rerun_script.page_name = page
+        result = Run()
+        t0 = time.perf_counter()
+        await self.send(msg)
+        async with asyncio.timeout(self.timeout):
+            while True:
+                raw = await self.ws.recv()
+                result.ws_bytes += len(raw)
+                fwd = ForwardMsg()
+                fwd.ParseFromString(raw)
+                kind = fwd.WhichOneof("type")
+                if kind == "page_info_changed":
+                    result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
+                elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                    element = fwd.delta.new_element
+                    which = element.WhichOneof("type")
+                    if which == "plotly_chart":
+                        result.figure_bytes += len(element.plotly_chart.spec.encode())
+                        result.charts_sent += 1
+                    elif which == "slider" and element.slider.label == SIGMA_LABEL:
+                        result.sigma_options = list(element.slider.options)
+                    elif which == "exception":
+                        result.problems.append(f"exception: {element.exception.type}: {element.exception.message}")
+                    elif which == "alert" and element.alert.format == 1:  # Alert.ERROR
+                        result.problems.append(f"error box: {element.alert.body[:120]}")
+                elif kind == "script_finished":
+                    result.seconds = time.perf_counter() - t0
+                    if fwd.script_finished != FINISHED_OK:
+                        result.problems.append(f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}")
+                    return result
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+
+def sigma_walk(options: list[str], start: str, count: int) -> list[str]:
+    """``count`` distinct σ values of the grid, alternating outward from ``start`` (cycling if short)."""
+    i = options.index(start) if start in options else len(options) // 2
+    order = [i]
+    for step in range(1, len(options)):
+        for j in (i + step, i - step):
+            if 0 <= j < len(options):
+                order.append(j)
+    order = order[1:] or order
+    return [options[order[n % len(order)]] for n in range(count)]
+
+
+@dataclass
+class ViewResult:
+    view: str
+    first_load_s: float
+    first_load_figure_bytes: int
+    rerun_ms: list[float]
+    rerun_figure_bytes: list[int]
+    rerun_ws_bytes: list[int]
+    charts_per_rerun: list[int]
+    problems: list[str]
+
+    def p(self, q: float) -> float:
+        values = sorted(self.rerun_ms)
+        return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+async def measure_view(base: str, view: str, reruns: int, timeout: float) -> ViewResult:
+    control = Session(base, timeout)
+    await control.connect()
+    clear = BackMsg()
+    clear.clear_cache = True
+    await control.send(clear)
+    await asyncio.sleep(0.5)
+    await control.close()
+
+    session = Session(base, timeout)
+    await session.connect()
+    first = await session.run(view, DEFAULTS)
+    problems = list(first.problems)
+    query = first.query or DEFAULTS
+    times, fig_bytes, ws_bytes, charts = [], [], [], []
+    if not first.sigma_options or "sigma" not in query:
+        problems.append("the view opened without the σ slider or a σ in its address")
+    else:
+        for sigma in sigma_walk(first.sigma_options, query["sigma"], reruns):
+            run = await session.run(view, {**query, "sigma": sigma})
+            problems += run.problems
+            times.append(1000.0 * run.seconds)
+            fig_bytes.append(run.figure_bytes)
+            ws_bytes.append(run.ws_bytes)
+            charts.append(run.charts_sent)
+            query = run.query or {**query, "sigma": sigma}
+    await session.close()
+    return ViewResult(view, first.seconds, first.figure_bytes, times, fig_bytes, ws_bytes, charts, problems)
+
+
+async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewResult]:
+    warm = Session(base, timeout)
+    await warm.connect()
+    await warm.run(HOME, DEFAULTS)  # imports and server start-up out of the way
+    await warm.close()
+    return [await measure_view(base, view, reruns, timeout) for view in views]
+
+
+def table(results: list[ViewResult]) -> str:
+    head = (f"{'view':<12} {'first load (cold cache)':>24} {'rerun p50':>10} {'p95':>8} {'max':>8} "
+            f"{'figure bytes/rerun (median, max)':>34} {'ws bytes/rerun':>15}")
+    lines = [head, "-" * len(head)]
+    for r in results:
+        if r.rerun_ms:
+            med_b, max_b = statistics.median(r.rerun_figure_bytes), max(r.rerun_figure_bytes)
+            lines.append(f"{r.view:<12} {r.first_load_s:>22.2f} s {r.p(0.5):>7.0f} ms {r.p(0.95):>5.0f} ms "
+                         f"{max(r.rerun_ms):>5.0f} ms {med_b / 1e3:>22.0f} kB, {max_b / 1e3:>5.0f} kB "
+                         f"{statistics.median(r.rerun_ws_bytes) / 1e3:>11.0f} kB")
+        else:
+            lines.append(f"{r.view:<12} {r.first_load_s:>22.2f} s   (no reruns)")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, help="measure a running server instead of starting one")
+    parser.add_argument("--reruns", type=int, default=20)
+    parser.add_argument("--views", nargs="+", default=list(VIEWS))
+    parser.add_argument("--timeout", type=float, default=300.0)
+    parser.add_argument("--kind", choices=("softmax", "entmax15", "naive"), default="softmax",
+                        help="the map of the default settings (entmax15's first annealing costs most)")
+    parser.add_argument("--json", type=Path, help="also write the raw numbers here")
+    args = parser.parse_args()
+    DEFAULTS["kind"] = args.kind
+
+    proc = None
+    port = args.port or free_port()
+    if args.port is None:
+        proc = start_server(port, Path("/tmp") / f"bench_app_server_{port}.log")
+    try:
+        results = asyncio.run(measure(f"http://127.0.0.1:{port}", args.views, args.reruns, args.timeout))
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=30)
+
+    print(f"rbfviz app, real server on loopback (streamlit 1.67), defaults {urlencode(DEFAULTS)}, "
+          f"{args.reruns} σ changes per view\n")
+    print(table(results))
+    print()
+    for r in results:
+        if r.view == "Explorer" and r.rerun_ms:
+            print(f"Explorer rerun p50 {r.p(0.5):.0f} ms vs target {TARGET_EXPLORER_MS:.0f} ms: "
+                  f"ratio {r.p(0.5) / TARGET_EXPLORER_MS:.2f}")
+        if r.rerun_figure_bytes:
+            print(f"{r.view}: largest figure payload of a rerun {max(r.rerun_figure_bytes) / 1e6:.3f} MB vs "
+                  f"{TARGET_BYTES / 1e6:.0f} MB budget: ratio {max(r.rerun_figure_bytes) / TARGET_BYTES:.2f}")
+        for problem in sorted(set(r.problems)):
+            print(f"  problem on {r.view}: {problem}")
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+    return 1 if any(r.problems for r in results) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
