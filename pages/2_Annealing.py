@@ -53,7 +53,8 @@ if view is not None:
             "A level stops when no centre moves by more than 10⁻¹⁰ × the data scale; the next level "
             "starts from its centres. Centres that still coincide get a nudge of 10⁻³ × the data scale, "
             "because coincident centres sit on an exact saddle.")
-        unconverged = int(np.count_nonzero(~view.converged))
+        finite_levels = np.isfinite(view.centers).all(axis=(1, 2))
+        unconverged = int(np.count_nonzero(~view.converged & finite_levels))
         st.metric("σ levels", f"{len(view.sigmas)}",
                   help="The sidebar's σ grid, from above the first split to below the exact collapse.")
         if unconverged:

@@ -43,6 +43,8 @@ WINDOW_FILL = "rgba(0, 68, 136, 0.07)"
 # it; every point is still drawn, faint grey): 80 levels × 600 colours ≈ 0.5 MB.
 MAX_ANIMATED_POINTS = 600
 FRAME_MS = 140
+# width / height of the plane's data extent, so the equal-aspect plot fills its column.
+PLANE_ASPECT = 1.3
 
 # Legend names of the σ lines (tests look them up).
 CURRENT = "current σ (sidebar)"
@@ -123,7 +125,7 @@ def animated_subset(n: int, limit: int = MAX_ANIMATED_POINTS, seed: int = 0) -> 
     return np.sort(np.random.RandomState(seed).choice(n, size=limit, replace=False))
 
 
-def trajectory_figure(view, X, sigma: float, title: str | None = None, height: int = 720,
+def trajectory_figure(view, X, sigma: float, title: str | None = None, height: int = 700,
                       frame_ms: int = FRAME_MS) -> go.Figure:
     """The annealing in the plane, animated client-side, opening at the level nearest to σ.
 
@@ -177,18 +179,18 @@ def trajectory_figure(view, X, sigma: float, title: str | None = None, height: i
     still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
     play = dict(frame=dict(duration=int(frame_ms), redraw=False), transition=dict(duration=0), mode="immediate")
     layout = base_layout(title, height)
-    extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]))
+    extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
     layout.update(plane_axes(extent))
-    layout["margin"] = dict(l=55, r=10, t=90 if title else 40, b=135)
-    layout["legend"] = dict(GRID_LEGEND, entrywidth=0.5)
+    layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
+    layout["legend"] = {key: value for key, value in GRID_LEGEND.items() if not key.startswith("entrywidth")}
     layout["updatemenus"] = [dict(
-        type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.09, yanchor="top",
+        type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.11, yanchor="top",
         pad=dict(t=0, r=10), font=dict(size=13),
         buttons=[dict(label="▶ Play from the top", method="animate", args=[None, {**play, "fromcurrent": False}]),
                  dict(label="❚❚ Pause", method="animate", args=[[None], still]),
                  dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}])])]
     layout["sliders"] = [dict(
-        active=current, x=0.0, len=1.0, y=-0.15, yanchor="top", pad=dict(t=10, b=0),
+        active=current, x=0.0, len=1.0, y=-0.17, yanchor="top", pad=dict(t=10, b=0),
         currentvalue=dict(prefix="σ = ", visible=True, xanchor="right", font=dict(size=14, color="#222222")),
         font=dict(size=1, color="rgba(0,0,0,0)"),  # 40–80 step labels would overlap; the current value shows σ
         ticklen=3, minorticklen=0,
@@ -251,7 +253,7 @@ def error_axis_floor(view) -> float:
     return float(positive.min()) / 10.0 if positive.size else 1e-16
 
 
-def collapse_figure(view, sigma: float, title: str | None = None, height: int = 480) -> go.Figure:
+def collapse_figure(view, sigma: float, title: str | None = None, height: int = 540) -> go.Figure:
     """E(σ) on log-log axes (σ decreasing to the right), with the fit and the collapse thresholds.
 
     Traces, in order: E(σ) of the soft fixed point from C* where E > 0; E = 0 exactly (drawn at the
@@ -296,6 +298,6 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
     layout["xaxis"] = sigma_axis(sigmas)
     layout["yaxis"] = dict(layout["yaxis"], type="log", exponentformat="power")
     layout["shapes"] = shapes
-    layout["legend"] = GRID_LEGEND
-    layout["margin"] = dict(layout["margin"], t=130 if title else 100)
+    layout["legend"] = dict(GRID_LEGEND, entrywidth=0.5)  # long entries: two columns
+    layout["margin"] = dict(layout["margin"], t=150 if title else 125)
     return figure(data, layout)

@@ -158,7 +158,7 @@ def stability_figure(rows, predicted: dict, sigma: float, kinds=("softmax", "ent
 
 NAIVE_FINITE_FADE = 0.8
 ENTMAX_HARD_FADE = 0.55
-NAN_POINT_COLOR = "#444444"
+NAN_POINT_COLOR = "#ffffff"
 
 
 def naive_rgb(plane) -> np.ndarray:
@@ -217,7 +217,8 @@ def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 
                       ("soft", ~plane.point_entmax_hard, "row soft (≥ 2 nonzero)"))
         for state, mask, text in groups:
             if state == "nan":
-                marker = dict(color=NAN_POINT_COLOR, size=7, symbol="x", line=dict(width=0))
+                # white crosses read on the grey NaN region they sit in
+                marker = dict(color=NAN_POINT_COLOR, size=8, symbol="x", line=dict(color="#000000", width=0.8))
             elif state == "soft":
                 marker = dict(color="#ffffff", size=7, line=dict(color="#000000", width=1.2))
             else:
