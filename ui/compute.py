@@ -4,7 +4,8 @@ Every cached function takes strings and numbers only (never arrays or tensors: S
 hash them slowly, sample large ones, or refuse tensors) and builds its arrays inside. Caches are
 bounded (``max_entries``, ``ttl``): every student creates keys.
 
-* ``data(ctrl)``            X (n, 2) in the chosen dtype, y (n,)
+* ``data(ctrl)``            X (n, 2) in the chosen dtype, y (n,); generated, or the session's upload
+* ``read_upload(...)``      an uploaded file's bytes -> rbfviz.LoadedPoints or the DataError message
 * ``scale(ctrl)``           the σ range of the data (rbfviz.explore.SigmaScale)
 * ``start(ctrl)``           the starting centres of the chosen init (None for "anneal")
 * ``annealing(ctrl)``       the annealing path on the σ grid: computed once per (data, k, kind,
@@ -23,25 +24,87 @@ import streamlit as st
 
 from rbfviz import diagnostics, explore
 from rbfviz import field as fieldmod
+from rbfviz._validate import check_points
 from rbfviz.datasets import make_dataset
+from rbfviz.loader import DataError, load_points
+from rbfviz.picks import picked_centers
 from rbfviz.steps import kmeans
+
+from .state import UPLOAD, UPLOAD_KEY
 
 TTL = 3600  # seconds
 # width / height of the Explorer's plane: fills its column on a laptop-sized window
 PLANE_ASPECT = 1.25
 
 # --- data -----------------------------------------------------------------------------------------
+#
+# Generated data are rebuilt from their parameters inside each cached function. Uploaded points have
+# no parameters: a session's upload is registered in a small process-wide store under the hash of
+# its points, and every cache keys on that hash ("upload:<hash>" in place of the dataset name), so
+# the same file gives the same results for everybody and a different file can never hit them.
+
+UPLOAD_PREFIX = f"{UPLOAD}:"
+
+
+@st.cache_data(max_entries=32, ttl=TTL, show_spinner="Reading the file…")
+def read_upload(file_digest: str, columns: tuple | None, _data: bytes):
+    """rbfviz.LoadedPoints for the file whose bytes hash to file_digest, or the DataError message (str).
+
+    Cached on (hash, columns): the bytes themselves are not hashed again. Errors are cached too,
+    so a rejected file is not parsed again on every rerun. At least 2 points (the smallest k).
+    """
+    try:
+        return load_points(_data, columns=columns, k=2)
+    except DataError as err:
+        return str(err)
+
+
+@st.cache_resource(ttl=TTL, show_spinner=False)
+def _upload_store() -> "_BoundedStore":
+    return _BoundedStore(max_entries=64)
+
+
+def points_digest(X) -> str:
+    """A content hash of points (shape, dtype and bytes): the cache key of an upload."""
+    import hashlib
+
+    X = np.ascontiguousarray(X)
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{X.shape}{X.dtype.str}".encode())
+    h.update(X.tobytes())
+    return h.hexdigest()
+
+
+def _key(ctrl) -> tuple:
+    """ctrl.data_key(), after making sure an uploaded data set is in the store the caches read from."""
+    if ctrl.dataset == UPLOAD:
+        upload = st.session_state.get(UPLOAD_KEY)
+        if upload is None or upload.digest != ctrl.upload:
+            raise ValueError("the uploaded points are not in this session any more; upload the file again "
+                             "under Your own data in the sidebar.")
+        _upload_store().put(upload.digest, upload.X)
+    return ctrl.data_key()
+
+
+def _uploaded(dataset: str) -> np.ndarray:
+    X = _upload_store().get(dataset[len(UPLOAD_PREFIX):])
+    if X is None:
+        raise ValueError("the uploaded points are no longer in the server's memory; upload the file again.")
+    return X
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _data(dataset: str, n: int, noise: float, seed: int, dtype: str):
+    if dataset.startswith(UPLOAD_PREFIX):
+        X = check_points(np.asarray(_uploaded(dataset), dtype=dtype), "the uploaded points in " + dtype)
+        return np.ascontiguousarray(X), np.zeros(X.shape[0], dtype=np.int64)
     X, y = make_dataset(dataset, n, noise, seed)
     return np.ascontiguousarray(X, dtype=dtype), y
 
 
 def data(ctrl):
-    """(X (n, 2) in ctrl.dtype, y (n,) generating labels)."""
-    return _data(*ctrl.data_key(), ctrl.dtype)
+    """(X (n, 2) in ctrl.dtype, y (n,) generating labels; zeros for uploaded points)."""
+    return _data(*_key(ctrl), ctrl.dtype)
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
@@ -60,18 +123,21 @@ def _scale(dataset: str, n: int, noise: float, seed: int, k: int):
 def scale(ctrl) -> explore.SigmaScale:
     """The σ range for ctrl's data and k. It does not depend on kind, dtype or init, so switching
     those keeps σ where it is. g_min is measured at the k-means++-seeded K-Means solution."""
-    return _scale(*ctrl.data_key(), ctrl.k)
+    return _scale(*_key(ctrl), ctrl.k)
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
-def _start(dataset: str, n: int, noise: float, seed: int, k: int, init: str, dtype: str):
+def _start(dataset: str, n: int, noise: float, seed: int, k: int, init: str, dtype: str, picks: tuple = ()):
     X, _ = _data(dataset, n, noise, seed, dtype)
+    if init == "custom":
+        return picked_centers(X, picks, k)
     return explore.initial_centers(X, k, init, seed)
 
 
 def start(ctrl):
-    """Starting centres (k, 2) of ctrl.init in ctrl.dtype, or None for "anneal"."""
-    return _start(*ctrl.data_key(), ctrl.k, ctrl.init, ctrl.dtype)
+    """Starting centres (k, 2) of ctrl.init in ctrl.dtype, or None for "anneal". For "custom": the
+    first k picked points (ValueError saying how many more to pick if there are fewer)."""
+    return _start(*_key(ctrl), ctrl.k, ctrl.init, ctrl.dtype, ctrl.start_picks())
 
 
 # --- the annealing path: computed once per setting, with a progress bar ----------------------------
@@ -127,7 +193,7 @@ def annealing(ctrl):
     progress bar the first time."""
     from rbfviz.annealing import anneal
 
-    key = (*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)
+    key = (*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
     store = _annealing_store()
     result = store.get(key)
     if result is not None:
@@ -174,9 +240,9 @@ class CentersAtSigma:
 
 
 @st.cache_data(max_entries=256, ttl=TTL, show_spinner="Finding the soft fixed point at this σ…")
-def _fixed_point(dataset, n, noise, seed, k, init, kind, dtype, sigma):
+def _fixed_point(dataset, n, noise, seed, k, init, kind, dtype, sigma, picks=()):
     X, _ = _data(dataset, n, noise, seed, dtype)
-    C0 = _start(dataset, n, noise, seed, k, init, dtype)
+    C0 = _start(dataset, n, noise, seed, k, init, dtype, picks)
     centers, iterations, converged = explore.soft_fixed_point(X, C0, sigma, kind=kind)
     return centers, int(iterations), bool(converged)
 
@@ -189,6 +255,9 @@ def _kmeans_from(dataset, n, noise, seed, k, dtype, start_bytes: bytes):
     return diagnostics.kmeans_reference(X, start)
 
 
+_START_NAMES = {"custom": "picked-points"}
+
+
 def centers_at(ctrl) -> CentersAtSigma:
     """The current centres at ctrl.sigma (a grid value) and the K-Means centroids from the same start."""
     if ctrl.init == "anneal":
@@ -198,19 +267,20 @@ def centers_at(ctrl) -> CentersAtSigma:
         if not np.isfinite(end).all():
             raise ValueError("the annealing path ended in NaN centres (the naive map broke at small σ), so there "
                              "is no K-Means start at its end; pick softmax or entmax15, or another init.")
-        km_centers, km_labels = _kmeans_from(*ctrl.data_key(), ctrl.k, ctrl.dtype, end.tobytes())
+        km_centers, km_labels = _kmeans_from(*_key(ctrl), ctrl.k, ctrl.dtype, end.tobytes())
         return CentersAtSigma(
             centers=np.array(path.centers[level]), kmeans_centers=km_centers, kmeans_labels=km_labels, start=None,
             iterations=int(path.iterations[level]), converged=bool(path.converged[level]),
             source=f"annealing path from the data mean, level {level + 1} of {len(path.sigmas)}")
     C0 = start(ctrl)
-    centers, iterations, converged = _fixed_point(*ctrl.data_key(), ctrl.k, ctrl.init, ctrl.kind, ctrl.dtype,
-                                                  float(ctrl.sigma))
-    km_centers, km_labels = _kmeans_from(*ctrl.data_key(), ctrl.k, ctrl.dtype,
+    centers, iterations, converged = _fixed_point(*_key(ctrl), ctrl.k, ctrl.init, ctrl.kind, ctrl.dtype,
+                                                  float(ctrl.sigma), ctrl.start_picks())
+    km_centers, km_labels = _kmeans_from(*_key(ctrl), ctrl.k, ctrl.dtype,
                                          np.asarray(C0, dtype=np.float64).tobytes())
     return CentersAtSigma(centers=centers, kmeans_centers=km_centers, kmeans_labels=km_labels, start=C0,
                           iterations=iterations, converged=converged,
-                          source=f"EM from the {ctrl.init} start to the soft fixed point at this σ")
+                          source=f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft "
+                                 "fixed point at this σ")
 
 
 # --- the plane ------------------------------------------------------------------------------------
@@ -283,12 +353,12 @@ def step_start(ctrl):
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner="Running gradient descent and Lloyd…")
-def _equivalence(dataset, n, noise, seed, k, init, kind, dtype, sigma, steps):
+def _equivalence(dataset, n, noise, seed, k, init, kind, dtype, sigma, steps, picks=()):
     from rbfviz import equivalence
     from rbfviz.maps import responsibilities
 
     X, _ = _data(dataset, n, noise, seed, dtype)
-    C0 = _start(dataset, n, noise, seed, k, init, dtype)
+    C0 = _start(dataset, n, noise, seed, k, init, dtype, picks)
     resp = responsibilities(X, C0, sigma, kind)
     return (equivalence.one_step(X, C0, sigma, kind), equivalence.trajectories(X, C0, sigma, kind, steps), resp)
 
@@ -297,7 +367,8 @@ def equivalence_runs(ctrl, steps: int = 25):
     """(OneStep, Trajectories, resp at the start (n, k), note) at ctrl.sigma from ``step_start``."""
     init = "kmeans++" if ctrl.init == "anneal" else ctrl.init
     _, note = step_start(ctrl)
-    one, traj, resp = _equivalence(*ctrl.data_key(), ctrl.k, init, ctrl.kind, ctrl.dtype, float(ctrl.sigma), steps)
+    one, traj, resp = _equivalence(*_key(ctrl), ctrl.k, init, ctrl.kind, ctrl.dtype, float(ctrl.sigma), steps,
+                                   ctrl.start_picks())
     return one, traj, resp, note
 
 
@@ -313,7 +384,7 @@ def _gap_curve(dataset, n, noise, seed, k, kind, dtype):
 
 def gap_curve(ctrl):
     """L_σ − J and its bound over the σ grid, at the K-Means centroids (k-means++ seeded)."""
-    return _gap_curve(*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)
+    return _gap_curve(*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
 
 
 # --- the Annealing and Stability views ------------------------------------------------------------
@@ -332,7 +403,7 @@ def annealing_view(ctrl):
     from rbfviz.annealing_views import annealing_view as build_view
     from rbfviz.diagnostics import collapse_study
 
-    key = (*ctrl.data_key(), ctrl.k, ctrl.kind, ctrl.dtype)
+    key = (*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
     store = _collapse_store()
     view = store.get(key)
     if view is not None:
@@ -363,7 +434,7 @@ def annealing_view(ctrl):
 
 def kmeans_centroids(ctrl):
     """The K-Means centroids (k, 2), float64, k-means++ seeded: the ones the σ range is derived from."""
-    centers, _ = _kmeans_pp(*ctrl.data_key(), ctrl.k)
+    centers, _ = _kmeans_pp(*_key(ctrl), ctrl.k)
     return centers
 
 
@@ -383,7 +454,7 @@ def _stability(dataset, n, noise, seed, k):
 def stability(ctrl):
     """(rows of rbfviz.stability_views.stability_table, predicted fractions per dtype, naive NaN σ per
     dtype (first, all)) over the σ grid at ``kmeans_centroids(ctrl)``; every map, both dtypes."""
-    return _stability(*ctrl.data_key(), ctrl.k)
+    return _stability(*_key(ctrl), ctrl.k)
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
@@ -397,4 +468,4 @@ def _stability_plane(dataset, n, noise, seed, k, dtype, sigma):
 
 def stability_plane(ctrl):
     """rbfviz.stability_views.StabilityPlane at ctrl.sigma in ctrl.dtype, at ``kmeans_centroids(ctrl)``."""
-    return _stability_plane(*ctrl.data_key(), ctrl.k, ctrl.dtype, float(ctrl.sigma))
+    return _stability_plane(*_key(ctrl), ctrl.k, ctrl.dtype, float(ctrl.sigma))

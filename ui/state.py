@@ -1,7 +1,8 @@
 """The shared controls: one dataclass, its URL form, and how it survives reruns and page switches.
 
 The whole state lives in the query string (``?dataset=moons&n=500&...&sigma=0.21``) so a link opens
-exactly the same view. Query values are strings typed by people: ``parse_query`` never raises; a
+exactly the same view; the one exception is an uploaded file (dataset=upload), which stays in the
+session that uploaded it (``resolve_upload``). Query values are strings typed by people: ``parse_query`` never raises; a
 bad value falls back to its default and adds a notice naming the parameter.
 
 Where the state is kept during a session (pages run one at a time, and widgets are dropped when
@@ -19,8 +20,9 @@ import math
 from dataclasses import asdict, dataclass, replace
 
 from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
-from rbfviz.explore import INITS
 from rbfviz.figures.palette import MAX_CLUSTERS
+from rbfviz.loader import MAX_ROWS
+from rbfviz.picks import MAX_PICKS
 
 KINDS = ("softmax", "entmax15", "naive")
 DTYPES = ("float64", "float32")
@@ -28,26 +30,35 @@ N_MIN, N_MAX, N_DEFAULT = 5, 5000, 500
 K_MIN = 2
 SEED_MAX = 2**31 - 1
 
-QUERY_KEYS = ("dataset", "n", "noise", "seed", "k", "init", "kind", "dtype", "sigma")
+# The user's own CSV file: a session-only data set. The URL says dataset=upload, but a link
+# cannot carry the file (see ``resolve_upload``).
+UPLOAD = "upload"
+DATASET_CHOICES = DATASETS + (UPLOAD,)
+UPLOAD_N_DEFAULT, UPLOAD_K_DEFAULT = N_DEFAULT, 3
+
+QUERY_KEYS = ("dataset", "n", "noise", "seed", "k", "init", "picks", "kind", "dtype", "sigma", "presenter")
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
-_INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal"}
+_INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal", "custom": "custom"}
 _INIT_ALIASES = {"kmeanspp": "kmeans++", "kmeans++": "kmeans++", "k-means++": "kmeans++", "kmeans": "kmeans++",
-                 "k-means": "kmeans++", "random": "random", "anneal": "anneal", "annealing": "anneal"}
+                 "k-means": "kmeans++", "random": "random", "anneal": "anneal", "annealing": "anneal",
+                 "custom": "custom", "clicked": "custom", "picked": "custom"}
 INIT_LABELS = {"kmeans++": "k-means++ seeding", "random": "k random points",
-               "anneal": "anneal from the data mean"}
+               "anneal": "anneal from the data mean", "custom": "custom (points clicked on the Explorer plot)"}
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 STATE_KEY = "_rbfviz_controls"
+UPLOAD_KEY = "_rbfviz_upload"  # the session's uploaded points (ui.upload.Upload), never in the URL
 QUERY_KEY = "_rbfviz_query"
 NOTICE_KEY = "_rbfviz_notices"
 
 
 def n_max(dataset: str) -> int:
-    return IRIS_SIZE if dataset == "iris" else N_MAX
+    return {"iris": IRIS_SIZE, UPLOAD: MAX_ROWS}.get(dataset, N_MAX)
 
 
 def n_default(dataset: str) -> int:
-    return IRIS_SIZE if dataset == "iris" else N_DEFAULT
+    return {"iris": IRIS_SIZE, UPLOAD: UPLOAD_N_DEFAULT}.get(dataset, N_DEFAULT)
 
 
 def k_max(n: int) -> int:
@@ -56,7 +67,12 @@ def k_max(n: int) -> int:
 
 @dataclass(frozen=True)
 class Controls:
-    """Every shared control. ``sigma=None`` means "the data set's default σ" (resolved per page)."""
+    """Every shared control. ``sigma=None`` means "the data set's default σ" (resolved per page).
+
+    picks: indices of data points clicked on the Explorer's plot; init "custom" starts from the
+    first k of them. upload: for dataset "upload", the content hash of the session's uploaded points
+    (never in the URL: a link cannot carry the file). presenter: large fonts and markers, fewer controls.
+    """
 
     dataset: str = "blobs"
     n: int = N_DEFAULT
@@ -67,23 +83,38 @@ class Controls:
     kind: str = "softmax"
     dtype: str = "float64"
     sigma: float | None = None
+    picks: tuple[int, ...] = ()
+    upload: str | None = None
+    presenter: bool = False
 
     @classmethod
     def for_dataset(cls, dataset: str, **overrides) -> "Controls":
         """Defaults that suit the data set (its noise, natural k, size), then the overrides."""
-        base = cls(dataset=dataset, n=n_default(dataset), noise=DEFAULT_NOISE[dataset], k=NATURAL_K[dataset])
+        if dataset == UPLOAD:
+            base = cls(dataset=dataset, n=n_default(dataset), noise=0.0, k=UPLOAD_K_DEFAULT)
+        else:
+            base = cls(dataset=dataset, n=n_default(dataset), noise=DEFAULT_NOISE[dataset], k=NATURAL_K[dataset])
         return replace(base, **overrides)
 
     def data_key(self) -> tuple:
-        """The parameters that fix the data set: (dataset, n, noise, seed)."""
-        return (self.dataset, self.n, self.noise, self.seed)
+        """The parameters that fix the data set: (dataset, n, noise, seed); an upload is named by its hash."""
+        name = f"{UPLOAD}:{self.upload}" if self.dataset == UPLOAD else self.dataset
+        return (name, self.n, self.noise, self.seed)
+
+    def start_picks(self) -> tuple[int, ...]:
+        """The picks the start depends on: the first k for init "custom", none otherwise."""
+        return tuple(self.picks[: self.k]) if self.init == "custom" else ()
 
     def to_query(self) -> dict[str, str]:
-        """Every control as a query-string value (sigma only once resolved)."""
+        """Every control as a query-string value (sigma only once resolved; picks and presenter only if set)."""
         query = dict(dataset=self.dataset, n=str(self.n), noise=_fmt(self.noise), seed=str(self.seed),
                      k=str(self.k), init=_INIT_TO_URL[self.init], kind=self.kind, dtype=self.dtype)
+        if self.picks:
+            query["picks"] = ",".join(str(i) for i in self.picks)
         if self.sigma is not None:
             query["sigma"] = _fmt(self.sigma)
+        if self.presenter:
+            query["presenter"] = "1"
         return query
 
     def as_dict(self) -> dict:
@@ -119,12 +150,16 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     notices: list[str] = []
 
     def bad(key: str, allowed: str, used) -> None:
+        if isinstance(used, bool):
+            used = int(used)
+        elif isinstance(used, tuple):
+            used = ",".join(map(str, used)) or "(none)"
         notices.append(f"URL parameter `{key}={query[key]}` is not valid ({allowed}); using {key}={used}.")
 
     dataset = str(query.get("dataset", "blobs")).strip().lower()
-    if dataset not in DATASETS:
+    if dataset not in DATASET_CHOICES:
         dataset = "blobs"
-        bad("dataset", f"one of {', '.join(DATASETS)}", dataset)
+        bad("dataset", f"one of {', '.join(DATASET_CHOICES)}", dataset)
     ctrl = Controls.for_dataset(dataset)
 
     def read(key, convert, ok, allowed, default):
@@ -157,11 +192,61 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     init = _INIT_ALIASES.get(init_text)
     if init is None:
         init = "kmeans++"
-        bad("init", "one of kmeanspp, random, anneal", _INIT_TO_URL[init])
+        bad("init", "one of kmeanspp, random, anneal, custom", _INIT_TO_URL[init])
+    picks = read("picks", _as_picks, lambda v: len(v) <= MAX_PICKS and all(0 <= i < n for i in v)
+                 and len(set(v)) == len(v),
+                 f"at most {MAX_PICKS} different point numbers from 0 to {n - 1}, separated by commas", ())
     kind = read("kind", lambda s: s.lower(), lambda v: v in KINDS, f"one of {', '.join(KINDS)}", ctrl.kind)
     dtype = read("dtype", lambda s: s.lower(), lambda v: v in DTYPES, f"one of {', '.join(DTYPES)}", ctrl.dtype)
     sigma = read("sigma", _as_float, lambda v: v > 0, "a positive number", None)
-    return replace(ctrl, n=n, noise=noise, seed=seed, k=k, init=init, kind=kind, dtype=dtype, sigma=sigma), notices
+    presenter = read("presenter", _as_flag, lambda v: v is not None, "1 or 0", False)
+    return replace(ctrl, n=n, noise=noise, seed=seed, k=k, init=init, picks=picks, kind=kind, dtype=dtype,
+                   sigma=sigma, presenter=presenter), notices
+
+
+def _as_picks(text: str) -> tuple[int, ...]:
+    return tuple(_as_int(part) for part in text.split(",") if part.strip()) if text.strip() else ()
+
+
+def _as_flag(text: str) -> bool | None:
+    text = text.lower()
+    return True if text in _TRUE else False if text in _FALSE else None
+
+
+def resolve_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
+    """Controls whose dataset "upload" points at the session's uploaded points, or the defaults if there are none.
+
+    upload: the session's ``ui.upload.Upload`` (anything with ``digest`` and ``n``) or None. A link
+    can say dataset=upload, but the file itself never travels in a URL: without an upload in this
+    session the view falls back to the default data set and says why. Returns (controls, notices).
+    """
+    if ctrl.dataset != UPLOAD:
+        return (replace(ctrl, upload=None) if ctrl.upload is not None else ctrl), []
+    if upload is None:
+        fallback = Controls.for_dataset("blobs", seed=ctrl.seed, init="kmeans++" if ctrl.init == "custom" else ctrl.init,
+                                        kind=ctrl.kind, dtype=ctrl.dtype, presenter=ctrl.presenter)
+        return fallback, [
+            "This link asks for uploaded data (`dataset=upload`), but an uploaded file stays in the browser "
+            "session that uploaded it: links and bookmarks cannot carry it. Showing the built-in blobs data "
+            "instead. To see your own points, upload the CSV file under **Your own data** in the sidebar."]
+    if ctrl.upload == upload.digest and ctrl.n == upload.n:
+        return ctrl, []
+    return with_upload(ctrl, upload)
+
+
+def with_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
+    """Controls switched to the session's uploaded points: n from the file, k kept if the file has
+    enough points, picks dropped unless they still fit, σ re-derived. Returns (controls, notices)."""
+    notices: list[str] = []
+    k = ctrl.k
+    if k > k_max(upload.n):
+        k = k_max(upload.n)
+        notices.append(f"k lowered from {ctrl.k} to {k}: the file has {upload.n} points.")
+    # the same upload (or a link to "the upload" opened in the session that has it) keeps picks and σ
+    same = ctrl.dataset == UPLOAD and ctrl.upload in (None, upload.digest)
+    picks = ctrl.picks if same and all(i < upload.n for i in ctrl.picks) else ()
+    return replace(ctrl, dataset=UPLOAD, upload=upload.digest, n=upload.n, noise=0.0, k=k, picks=picks,
+                   sigma=ctrl.sigma if same else None), notices
 
 
 def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
@@ -173,8 +258,12 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
     """
     notices: list[str] = []
     if field == "dataset":
-        return Controls.for_dataset(value, seed=ctrl.seed, init=ctrl.init, kind=ctrl.kind, dtype=ctrl.dtype), notices
+        return Controls.for_dataset(value, seed=ctrl.seed, init=ctrl.init, kind=ctrl.kind, dtype=ctrl.dtype,
+                                    presenter=ctrl.presenter), notices
     new = replace(ctrl, **{field: value})
+    if field in ("n", "noise", "seed") and new.picks:
+        new = replace(new, picks=())  # picks are rows of the old data
+        notices.append("The picked points were cleared: they belonged to the previous data.")
     if field == "n" and new.k > k_max(new.n):
         notices.append(f"k lowered from {new.k} to {k_max(new.n)}: k must be at most the number of points n = {new.n}.")
         new = replace(new, k=k_max(new.n))
@@ -188,16 +277,24 @@ def _url_query(st) -> dict[str, str]:
 
 
 def load_controls(st) -> Controls:
-    """The controls for this run: from the URL on a fresh session or an edited link, else the session's."""
+    """The controls for this run: from the URL on a fresh session or an edited link, else the session's.
+
+    dataset=upload is resolved against the session's upload (``UPLOAD_KEY``): a link cannot carry
+    the file, so without one the defaults are used and a notice says why."""
     url = _url_query(st)
     known = st.session_state.get(STATE_KEY)
     if known is None or (url and url != st.session_state.get(QUERY_KEY)):
         ctrl, notices = parse_query(url)
+        ctrl, more = resolve_upload(ctrl, st.session_state.get(UPLOAD_KEY))
         st.session_state[STATE_KEY] = ctrl
-        st.session_state[NOTICE_KEY] = notices
+        st.session_state[NOTICE_KEY] = notices + more
         st.session_state[QUERY_KEY] = url
         return ctrl
-    return known
+    ctrl, more = resolve_upload(known, st.session_state.get(UPLOAD_KEY))
+    if more:
+        add_notices(st, more)
+    st.session_state[STATE_KEY] = ctrl
+    return ctrl
 
 
 def notices(st) -> list[str]:
