@@ -157,10 +157,10 @@ def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Te
         nearest = dt.argmin(dim=0)  # first minimum, so ties go to the lowest index
         return torch.nn.functional.one_hot(nearest, dt.shape[0]).to(d.dtype)
     d_min = dt.amin(dim=0, keepdim=True).detach()  # both maps are shift-invariant
-    shifted = ((dt - d_min) / -T).clamp_min(LOGIT_FLOOR)
-    if kind == "softmax":
+    shifted = (dt - d_min).div_(-T)
+    if kind == "softmax":  # exp underflows to exactly 0 below the floor anyway: no clamp needed
         return torch.softmax(shifted, dim=0).T
-    return _Entmax15Columns.apply(shifted).T
+    return _Entmax15Columns.apply(shifted.clamp_min(LOGIT_FLOOR)).T
 
 
 def resp_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str = "softmax") -> torch.Tensor:
