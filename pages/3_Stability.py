@@ -33,22 +33,20 @@ with panel("Every map across σ"):
 
     here = [r for r in rows if np.isclose(r["sigma"], ctrl.sigma, rtol=1e-9)]
     if here:
+        def sci(value: float) -> str:  # NaN spelled out: pandas/Streamlit would print "None"
+            return "NaN (0/0)" if np.isnan(value) else f"{value:.3e}"
+
         table = pd.DataFrame({
             "map": [KIND_LABELS[r["kind"]] for r in here],
             "dtype": [r["dtype"] for r in here],
-            "NaN rows %": [100 * r["nan_row_fraction"] for r in here],
-            "one-hot rows %": [100 * r["hard_row_fraction"] for r in here],
-            "exact zeros %": [100 * r["zero_fraction"] for r in here],
-            "‖∇L‖ at C*": [r["grad_norm"] for r in here],
-            "‖x̄ − C*‖": [r["error_to_kmeans"] for r in here],
+            "NaN rows %": [round(100 * r["nan_row_fraction"], 1) for r in here],
+            "one-hot rows %": [round(100 * r["hard_row_fraction"], 1) for r in here],
+            "exact zeros %": [round(100 * r["zero_fraction"], 1) for r in here],
+            "‖∇L‖ at C*": [sci(r["grad_norm"]) for r in here],
+            "‖x̄ − C*‖ (one EM step)": [sci(r["error_to_kmeans"]) for r in here],
         })
         st.markdown(f"**At the current σ = {ctrl.sigma:.3g}:**")
-        st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"‖∇L‖ at C*": st.column_config.NumberColumn(format="%.3e"),
-                                    "‖x̄ − C*‖": st.column_config.NumberColumn(format="%.3e"),
-                                    "NaN rows %": st.column_config.NumberColumn(format="%.1f"),
-                                    "one-hot rows %": st.column_config.NumberColumn(format="%.1f"),
-                                    "exact zeros %": st.column_config.NumberColumn(format="%.1f")})
+        st.dataframe(table, hide_index=True, width="stretch")
 
 left, right = st.columns(2, gap="large")
 with left:
