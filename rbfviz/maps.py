@@ -125,10 +125,16 @@ def sq_distances(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     instead of n short rows (3-7× faster; performance notes §2).
     """
     if x.shape[1] <= _DIRECT_DISTANCE_MAX_FEATURES:
-        xt = x.T.contiguous()
-        d = (c[:, :1] - xt[:1]).square()
+        # In place (fewer ~1 MB temporaries) unless autograd needs the intermediate values.
+        track = torch.is_grad_enabled() and (x.requires_grad or c.requires_grad)
+        d = c[:, :1] - x[:, 0]
+        d = d.square() if track else d.square_()
         for f in range(1, x.shape[1]):
-            d = d + (c[:, f : f + 1] - xt[f : f + 1]).square()
+            diff = c[:, f : f + 1] - x[:, f]
+            if track:
+                d = d + diff.square()
+            else:
+                d.add_(diff.square_())
         return d.T
     gram = c.square().sum(1, keepdim=True) - 2.0 * (c @ x.T) + x.square().sum(1)
     return gram.clamp_min(0.0).T
@@ -160,7 +166,9 @@ def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Te
     shifted = (dt - d_min).div_(-T)
     if kind == "softmax":  # exp underflows to exactly 0 below the floor anyway: no clamp needed
         return torch.softmax(shifted, dim=0).T
-    return _Entmax15Columns.apply(shifted.clamp_min(LOGIT_FLOOR)).T
+    if torch.is_grad_enabled() and shifted.requires_grad:
+        return _Entmax15Columns.apply(shifted.clamp_min(LOGIT_FLOOR)).T
+    return _Entmax15Columns.apply(shifted.clamp_min_(LOGIT_FLOOR)).T  # no autograd: reuse the buffer
 
 
 def resp_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str = "softmax") -> torch.Tensor:
