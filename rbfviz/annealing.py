@@ -32,7 +32,8 @@ from ._validate import check_centers, check_int, check_k, check_kind, check_poin
 from .diagnostics import (SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, free_energy_from, jsonable, mean_entropy,
                           min_sq_gap)
 from .maps import resp_from_sq_distances, sq_distances
-from .steps import kmeans, soft_centroids_torch
+from .maps import MIN_MASS
+from .steps import keep_empty, kmeans, soft_centroids_torch
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4
@@ -108,11 +109,34 @@ def _check_decreasing(sigmas: np.ndarray) -> None:
         raise ValueError("sigmas must be strictly decreasing (annealing cools from large to small σ).")
 
 
-def _em_step(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str):
-    """One EM step from c: (new centres, d at c, r at c). d and r give F_σ(c) when it is needed."""
-    d = sq_distances(x, c)
-    resp = resp_from_sq_distances(d, sigma, kind)
-    return soft_centroids_torch(x, c, resp), d, resp
+# Points are processed in blocks of this many rows, so an EM step's temporaries stay O(block × k)
+# (about 5 MB per (k, block) float64 buffer at k = 10) however many points there are.
+EM_BLOCK = 1 << 16
+
+
+def _em_step(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, energy: bool = False):
+    """One EM step from c: (new centres, F_σ(c) if ``energy`` else None).
+
+    The same update as ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))`` (one block when
+    n <= EM_BLOCK), accumulated block by block for large n.
+    """
+    if x.shape[0] <= EM_BLOCK:
+        d = sq_distances(x, c)
+        resp = resp_from_sq_distances(d, sigma, kind)
+        return soft_centroids_torch(x, c, resp), (free_energy_from(d, resp, sigma, kind) if energy else None)
+    mass = torch.zeros(c.shape[0], dtype=x.dtype)
+    weighted = torch.zeros_like(c)
+    total = 0.0
+    for start in range(0, x.shape[0], EM_BLOCK):
+        xb = x[start : start + EM_BLOCK]
+        d = sq_distances(xb, c)
+        resp = resp_from_sq_distances(d, sigma, kind)
+        mass += resp.sum(0)
+        weighted += (xb.T @ resp).T
+        if energy:
+            total += free_energy_from(d, resp, sigma, kind)
+    safe_mass = torch.where(mass < MIN_MASS, torch.ones_like(mass), mass)
+    return keep_empty(c, weighted / safe_mass.unsqueeze(1), mass), (total if energy else None)
 
 
 def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: float, max_iter: int,
@@ -131,7 +155,7 @@ def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: floa
     used = 0
     with torch.no_grad():
         while used < max_iter:
-            c1, d0, r0 = _em_step(x, c, sigma, kind)
+            c1, f0 = _em_step(x, c, sigma, kind, energy=accelerate)
             used += 1
             shift = (c1 - c).abs().max().item()
             if not math.isfinite(shift):
@@ -141,7 +165,7 @@ def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: floa
             if not accelerate or used + 2 > max_iter:
                 c = c1
                 continue
-            c2, _, _ = _em_step(x, c1, sigma, kind)
+            c2, _ = _em_step(x, c1, sigma, kind)
             used += 1
             r = c1 - c
             v = c2 - c1 - r
@@ -150,10 +174,9 @@ def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: floa
             if not (alpha < -1.0):  # also catches NaN: plain EM
                 c = c2
                 continue
-            c3, d3, r3 = _em_step(x, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind)
+            c3, f_jump = _em_step(x, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind, energy=True)
             used += 1
-            f_jump = free_energy_from(d3, r3, sigma, kind)
-            c = c3 if f_jump <= free_energy_from(d0, r0, sigma, kind) and bool(torch.isfinite(c3).all()) else c2
+            c = c3 if f_jump <= f0 and bool(torch.isfinite(c3).all()) else c2
     return c, max_iter, False
 
 
