@@ -503,7 +503,8 @@ def kmeans_reference(X, start) -> tuple[np.ndarray, np.ndarray]:
     k = np.asarray(start).shape[0]
     x = torch.from_numpy(X)
     with torch.no_grad():
-        onehot = torch.nn.functional.one_hot(torch.from_numpy(labels), k).to(x.dtype)
+        # one-hot responsibilities in the (k, n) layout of rbfviz.maps (same rounding as the maps)
+        onehot = (torch.arange(k).unsqueeze(1) == torch.from_numpy(labels)).to(x.dtype).T
         centers = soft_centroids_torch(x, torch.from_numpy(np.asarray(start, X.dtype)), onehot)
     return centers.numpy(), labels
 

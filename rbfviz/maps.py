@@ -161,7 +161,9 @@ def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Te
         return (phi / phi.sum(dim=0, keepdim=True)).T
     if kind == "hard":
         nearest = dt.argmin(dim=0)  # first minimum, so ties go to the lowest index
-        return torch.nn.functional.one_hot(nearest, dt.shape[0]).to(d.dtype)
+        # Built as (k, n) like the other maps, so products with it round exactly as theirs do.
+        centres = torch.arange(dt.shape[0], device=d.device).unsqueeze(1)
+        return (centres == nearest).to(d.dtype).T
     d_min = dt.amin(dim=0, keepdim=True).detach()  # both maps are shift-invariant
     shifted = (dt - d_min).div_(-T)
     if kind == "softmax":  # exp underflows to exactly 0 below the floor anyway: no clamp needed
