@@ -49,13 +49,17 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
     floor = float(positive.min()) / 10.0 if positive.size else 1e-16
 
     data = []
-    for study in studies:
+    # naive is softmax's formula, so where it is finite its curve lies exactly on softmax's: draw it
+    # first, wide and pale, so softmax stays visible on top of it.
+    for study in sorted(studies, key=lambda s: s.kind != "naive"):
         color, dash = KIND_COLORS.get(study.kind, "#000000"), DTYPE_DASH.get(study.dtype, "solid")
         label = f"{KIND_LABELS.get(study.kind, study.kind)} {study.dtype}"
         sig = np.asarray(study.sigmas, np.float64)
         err = np.asarray(study.error, np.float64)
+        wide = study.kind == "naive"
         data.append(dict(type="scatter", x=sig, y=_finite(np.where(err > 0, err, np.nan)), mode="lines+markers",
-                         name=f"E: {label}", legendgroup=label, line=dict(color=color, dash=dash, width=2),
+                         name=f"E: {label}", legendgroup=label,
+                         line=dict(color=color, dash=dash, width=6 if wide else 2), opacity=0.55 if wide else 1.0,
                          marker=dict(size=4, color=color),
                          hovertemplate=f"{label}<br>σ = %{{x:.3g}}<br>E = %{{y:.3g}}<extra></extra>"))
         zero = np.isfinite(err) & (err == 0)
@@ -69,7 +73,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
             xs = np.geomspace(fit.sigma_max, fit.sigma_min, 12)
             data.append(dict(type="scatter", x=xs, y=np.exp(fit.intercept) * xs ** fit.slope, mode="lines",
                              name=f"fit {label}: slope {fit.slope:.2f} on [{fit.sigma_min:.2g}, {fit.sigma_max:.2g}]",
-                             legendgroup=label, line=dict(color=color, dash=dash, width=5), opacity=0.35,
+                             legendgroup=label, line=dict(color=color, dash=dash, width=4), opacity=0.3,
                              hoverinfo="skip"))
         data.append(dict(type="scatter", x=sig, y=100.0 * np.asarray(study.nan_rows, np.float64) / study.n,
                          mode="lines+markers", name=f"NaN rows: {label}", legendgroup=label, showlegend=False,
@@ -82,12 +86,14 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
               _vline(first.sigma_softmax_exact, "y domain", SOFTMAX_EXACT, SOFTMAX_EXACT_COLOR, "dashdot", True)]
     seen = set()
     for study in studies:
-        if study.kind in seen or not math.isfinite(study.sigma_critical_predicted):
+        # naive's σ_c is softmax's (same map where it is finite): one line, labelled for both
+        kind = "softmax" if study.kind == "naive" else study.kind
+        if kind in seen or not math.isfinite(study.sigma_critical_predicted):
             continue
-        seen.add(study.kind)
-        shapes.append(_vline(study.sigma_critical_predicted, "y domain",
-                             f"σ_c predicted, {KIND_LABELS.get(study.kind, study.kind)}",
-                             KIND_COLORS.get(study.kind, "#000000"), "longdash", True))
+        seen.add(kind)
+        name = "σ_c predicted, softmax = naive" if kind == "softmax" else f"σ_c predicted, {KIND_LABELS.get(kind, kind)}"
+        shapes.append(_vline(study.sigma_critical_predicted, "y domain", name, KIND_COLORS.get(kind, "#000000"),
+                             "longdash", True))
 
     title = (f"{dataset}: collapse of the soft fixed point onto K-Means (n = {first.n}, k = {first.k}, "
              f"g_min = {first.g_min:.3g})")
