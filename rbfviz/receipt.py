@@ -1,0 +1,261 @@
+"""Reproducibility receipts: every parameter of a view, the package versions, and a short Python
+script that recomputes the view's numbers with the public rbfviz API.
+
+A receipt is a runnable Python file. ``SHOWN`` holds the numbers the view showed (full precision);
+the script below it rebuilds the data, reruns the same computations and leaves its results in
+``numbers``; run as a script, it prints both side by side. The app's tests run every kind of
+receipt and require ``numbers`` to equal ``SHOWN`` to 1e-12 (float64).
+
+* ``Receipt``                         – view, parameters, numbers, snippet, versions; ``to_python()``.
+* ``explorer_receipt(params, numbers)`` and the same for ``equivalence``, ``annealing``, ``stability``.
+* ``equivalence_numbers``, ``annealing_numbers``, ``stability_numbers`` – the numbers a view shows,
+  taken from its results (the Explorer's are ``explore.plane_numbers`` as they are).
+* ``package_versions()``              – Python and the versions of the packages the numbers depend on.
+
+``params`` is a plain dict: dataset, n, noise, seed, k, init, picks, kind, dtype, sigma; for an
+uploaded file also file_name, file_sha256 and columns (None: the loader's default, two numeric
+columns or the first two principal components).
+"""
+from __future__ import annotations
+
+import math
+import platform
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+
+PACKAGES = ("rbfviz", "numpy", "torch", "scikit-learn", "scipy", "entmax", "plotly", "streamlit")
+PARAMETER_ORDER = ("dataset", "n", "noise", "seed", "file_name", "file_sha256", "columns", "k", "init", "picks",
+                   "kind", "dtype", "sigma", "steps")
+
+
+def package_versions() -> dict[str, str]:
+    """{"python": ..., package: version} for the packages the numbers depend on ("not installed" if absent)."""
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            if name == "rbfviz":  # run from a source tree, not installed
+                from . import __version__
+                versions[name] = __version__ + " (source tree)"
+            else:
+                versions[name] = "not installed"
+    return versions
+
+
+def literal(value) -> str:
+    """A Python expression for value (numbers, strings, None, bools, lists, tuples, dicts); NaN and
+    infinities as float("nan") / float("inf") so the receipt stays valid Python."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return repr(value)
+    if isinstance(value, int):
+        return repr(int(value))
+    if isinstance(value, float) or hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0:
+        x = float(value)
+        if math.isnan(x):
+            return 'float("nan")'
+        if math.isinf(x):
+            return 'float("inf")' if x > 0 else '-float("inf")'
+        return repr(x)
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(literal(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if hasattr(value, "tolist"):
+        value = value.tolist()
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    raise TypeError(f"cannot write {type(value).__name__} into a receipt")
+
+
+@dataclass(frozen=True)
+class Receipt:
+    """A view's receipt. ``to_python()`` is the downloadable file."""
+
+    view: str
+    parameters: dict
+    numbers: dict
+    snippet: str
+    versions: dict = field(default_factory=package_versions)
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
+
+    def file_name(self) -> str:
+        return f"rbfviz_receipt_{self.view.lower()}.py"
+
+    def to_python(self) -> str:
+        params = "\n".join(f"    {key} = {literal(self.parameters[key])}" for key in PARAMETER_ORDER
+                           if key in self.parameters)
+        versions = "\n".join(f"    {name} {version}" for name, version in self.versions.items())
+        upload = ""
+        if self.parameters.get("dataset") == "upload":
+            upload = (f"\nThe data are the uploaded file {self.parameters.get('file_name')!r} "
+                      f"(SHA-256 {self.parameters.get('file_sha256')}): put it next to this script.\n")
+        return (
+            f'"""rbfviz reproducibility receipt: the {self.view} view, {self.created}.\n\n'
+            f"Run it with rbfviz and the package versions below installed:\n\n"
+            f"    python {self.file_name()}\n\n"
+            f"It recomputes the numbers the view showed (SHOWN) and prints them side by side.\n{upload}\n"
+            f"Parameters\n{params}\n\nPackage versions\n{versions}\n"
+            f'"""\n'
+            f"SHOWN = {literal(self.numbers)}\n\n"
+            f"{self.snippet.strip()}\n\n"
+            f'if __name__ == "__main__":\n'
+            f"    for name, value in numbers.items():\n"
+            f'        print(f"{{name}}: {{value!r}}  (the view showed {{SHOWN.get(name)!r}})")\n'
+        )
+
+
+# --- the snippets -----------------------------------------------------------------------------------
+
+def _data_lines(p: dict) -> tuple[list[str], list[str]]:
+    """(imports, lines building X in the view's dtype) for generated or uploaded data."""
+    if p["dataset"] == "upload":
+        columns = p.get("columns")
+        pick = f", columns={literal(tuple(columns))}" if columns else ""
+        return (["from pathlib import Path", "from rbfviz import load_points"],
+                [f"X = load_points(Path({p['file_name']!r}).read_bytes(){pick}).X.astype({p['dtype']!r})"])
+    return (["from rbfviz import make_dataset"],
+            [f"X, _ = make_dataset({p['dataset']!r}, n={int(p['n'])}, noise={literal(float(p['noise']))}, "
+             f"seed={int(p['seed'])})",
+             f"X = X.astype({p['dtype']!r})"])
+
+
+def _start_lines(p: dict, init: str) -> tuple[list[str], list[str]]:
+    """(imports, lines making the starting centres C0) for init "kmeans++", "random" or "custom"."""
+    if init == "custom":
+        picks = list(p.get("picks") or ())[: int(p["k"])]
+        return (["from rbfviz.picks import picked_centers"],
+                [f"C0 = picked_centers(X, {literal(picks)}, k)  # the points picked on the plot"])
+    return (["from rbfviz.explore import initial_centers"], [f"C0 = initial_centers(X, k, {init!r}, seed)"])
+
+
+def _settings(p: dict) -> str:
+    return (f"k, seed, kind, sigma = {int(p['k'])}, {int(p['seed'])}, {p['kind']!r}, "
+            f"{literal(float(p['sigma']))}")
+
+
+def _assemble(imports: list[str], body: list[str]) -> str:
+    """Import lines (``from m import a, b`` merged per module, stdlib first) above the body."""
+    code = "\n".join(body)
+    names: dict[str, set[str]] = {}
+    for line in imports:
+        module, _, items = line.removeprefix("from ").partition(" import ")
+        names.setdefault(module, set()).update(item.strip() for item in items.split(","))
+    head = ["import math"] if "math." in code else []
+    head += [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names) if not m.startswith("rbfviz")]
+    head += ["", "import numpy as np"]
+    head += [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names) if m.startswith("rbfviz")]
+    return "\n".join(head).lstrip("\n") + "\n\n" + code + "\n"
+
+
+def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
+    """The Explorer: the centres at σ and K-Means from the same start, then ``plane_numbers``."""
+    p = params
+    imports, body = _data_lines(p)
+    body = body + [_settings(p)]
+    imports = imports + ["from rbfviz.diagnostics import kmeans_reference", "from rbfviz.explore import plane_numbers"]
+    if p["init"] == "anneal":
+        imports += ["from rbfviz import anneal, kmeans", "from rbfviz.explore import sigma_scale"]
+        body += [
+            "# the σ grid of the view: from the data and their k-means++-seeded K-Means centroids",
+            "X64 = X.astype(np.float64)",
+            "scale = sigma_scale(X64, kmeans(X64, k=k, seed=seed)[0])",
+            "path = anneal(X, k, scale.grid, kind=kind, init=None, seed=seed)  # from the data mean",
+            "centers = path.centers[scale.index(sigma)]",
+            "km_centers, km_labels = kmeans_reference(X, path.centers[-1].astype(np.float64))",
+        ]
+    else:
+        more, start = _start_lines(p, p["init"])
+        imports += more + ["from rbfviz.explore import soft_fixed_point"]
+        body += start + [
+            "centers, iterations, converged = soft_fixed_point(X, C0, sigma, kind=kind)  # EM to the fixed point",
+            "if not np.isfinite(centers).all():  # the naive map broke: the view shows the start instead",
+            "    centers = C0",
+            "km_centers, km_labels = kmeans_reference(X, C0.astype(np.float64))  # K-Means from the same start",
+        ]
+    body += ["numbers = plane_numbers(X, centers, sigma, kind, km_labels)  # L_σ, J, agreement, ..."]
+    return Receipt("Explorer", dict(params), dict(numbers or {}), _assemble(imports, body))
+
+
+def equivalence_numbers(step, paths) -> dict:
+    """The Equivalence view's numbers from ``equivalence.one_step`` and ``equivalence.trajectories``."""
+    return {"gd_vs_lloyd": float(step.gd_vs_lloyd), "gd_vs_em": float(step.gd_vs_em),
+            "masses": [float(m) for m in step.masses], "final_difference": float(paths.difference[-1])}
+
+
+def equivalence_receipt(params: dict, numbers: dict) -> Receipt:
+    """The Equivalence view: one GD step vs one Lloyd step, and ``steps`` steps of each."""
+    p = params
+    init = "kmeans++" if p["init"] == "anneal" else p["init"]  # annealing has no start to step from
+    imports, body = _data_lines(p)
+    more, start = _start_lines(p, init)
+    imports = imports + more + ["from rbfviz.equivalence import one_step, trajectories"]
+    body = body + [_settings(p)] + start + [
+        "step = one_step(X, C0, sigma, kind)  # gradient step with η_j = 1/(2N_j), EM step, Lloyd step",
+        f"paths = trajectories(X, C0, sigma, kind, steps={int(p.get('steps', 25))})",
+        "numbers = {",
+        '    "gd_vs_lloyd": step.gd_vs_lloyd,  # max |GD step − Lloyd step|',
+        '    "gd_vs_em": step.gd_vs_em,  # max |GD step − soft centroid|: rounding only',
+        '    "masses": step.masses.tolist(),  # N_j at the start',
+        '    "final_difference": float(paths.difference[-1]),  # max |c_GD − c_Lloyd| after the last step',
+        "}",
+    ]
+    return Receipt("Equivalence", dict(params), dict(numbers), _assemble(imports, body))
+
+
+def annealing_numbers(view, sigma: float) -> dict:
+    """The Annealing view's numbers (``annealing_views.AnnealingView``) at the level nearest σ."""
+    s = view.level(sigma)
+    return {"sigma_critical_predicted": float(view.sigma_critical_predicted),
+            "sigma_critical_measured": view.sigma_critical_measured,
+            "slope": float(view.slope.slope),
+            "sigma_exact_predicted": float(view.sigma_exact_predicted),
+            "sigma_exact_measured": view.sigma_exact_measured,
+            "error_at_sigma": float(view.error[s]),
+            "centers_at_sigma": [[float(v) for v in c] for c in view.centers[s]]}
+
+
+def annealing_receipt(params: dict, numbers: dict) -> Receipt:
+    """The Annealing view: the collapse study on the view's σ grid."""
+    p = params
+    imports, body = _data_lines(p)
+    imports = imports + ["from rbfviz import collapse_study, kmeans", "from rbfviz.explore import sigma_scale"]
+    body = body + [_settings(p), f"dtype = {p['dtype']!r}",
+                   "# the σ grid of the view: from the data and their k-means++-seeded K-Means centroids",
+                   "X64 = X.astype(np.float64)",
+                   "grid = sigma_scale(X64, kmeans(X64, k=k, seed=seed)[0]).grid",
+                   "study = collapse_study(X, k, kind=kind, dtype=dtype, sigmas=grid, seed=seed)",
+                   "level = int(np.argmin(np.abs(np.log(study.sigmas) - math.log(sigma))))",
+                   "numbers = {",
+                   '    "sigma_critical_predicted": study.sigma_critical_predicted,',
+                   '    "sigma_critical_measured": study.sigma_critical_measured,  # first split on the grid',
+                   '    "slope": study.slope.slope,  # log-log slope of E(σ) on its window',
+                   '    "sigma_exact_predicted": study.sigma_exact_predicted,  # √g_min / 2',
+                   '    "sigma_exact_measured": study.sigma_exact_measured,  # E == 0 from here down',
+                   '    "error_at_sigma": float(study.error[level]),',
+                   '    "centers_at_sigma": study.path.centers[level].tolist(),',
+                   "}"]
+    return Receipt("Annealing", dict(params), dict(numbers), _assemble(imports, body))
+
+
+STABILITY_KEYS = ("nan_row_fraction", "hard_row_fraction", "zero_fraction", "grad_norm", "error_to_kmeans")
+
+
+def stability_numbers(rows, sigma: float) -> dict:
+    """The Stability view's table at σ: "kind/dtype/quantity" -> value, from stability_table rows."""
+    return {f"{r['kind']}/{r['dtype']}/{key}": float(r[key]) for r in rows
+            if math.isclose(r["sigma"], sigma, rel_tol=1e-12) for key in STABILITY_KEYS}
+
+
+def stability_receipt(params: dict, numbers: dict) -> Receipt:
+    """The Stability view: every map in both dtypes at the K-Means centroids, at σ."""
+    p = dict(params, dtype="float64")  # the view measures both precisions from float64 points
+    imports, body = _data_lines(p)
+    imports = imports + ["from rbfviz import kmeans", "from rbfviz.stability_views import stability_table"]
+    body = body + [_settings(p),
+                   "centers, _ = kmeans(X, k=k, seed=seed)  # K-Means, k-means++ seeded: the view's C*",
+                   "rows = stability_table(X, centers, [sigma])  # every map, float32 and float64",
+                   "numbers = {f\"{r['kind']}/{r['dtype']}/{key}\": r[key] for r in rows",
+                   f"           for key in {literal(STABILITY_KEYS)}}}"]
+    return Receipt("Stability", dict(params), dict(numbers), _assemble(imports, body))
