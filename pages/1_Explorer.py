@@ -1,11 +1,49 @@
-"""Explorer: the plane at one σ — soft field, Voronoi edges, points coloured by r, both centre sets."""
+"""Explorer: the plane at one σ — soft field, Voronoi edges, points coloured by r, both centre sets;
+starting centres picked by clicking points; downloads of the points, the figure and a receipt."""
 import math
+from dataclasses import replace
 
 import streamlit as st
 
+from rbfviz import describe, receipt
+from rbfviz.field import plane_extent
+from rbfviz.figures.picking import picking_figure, picks_trace, point_hovertemplate
 from rbfviz.figures.plane import plane_figure
-from ui import compute
-from ui.page import panel, setup_page
+from rbfviz.picks import MAX_PICKS, add_picks
+from ui import compute, exports, state
+from ui.page import chart, panel, setup_page
+
+PICK_ROUND = "_rbfviz_pick_round"  # part of the plot's key: a new round starts with an empty selection
+
+
+def update(**changes) -> None:
+    """Button callback (runs before the script): change the shared controls; start a new pick round."""
+    st.session_state[state.STATE_KEY] = replace(st.session_state[state.STATE_KEY], **changes)
+    st.session_state[PICK_ROUND] = st.session_state.get(PICK_ROUND, 0) + 1
+
+
+def selected_points(event) -> list[int]:
+    """Indices of the data points (trace 0) in a plot selection: a click, a box or a lasso."""
+    selection = (event or {}).get("selection") or {}
+    return [int(p["point_index"]) for p in selection.get("points", [])
+            if p.get("curve_number") == 0 and "point_index" in p]
+
+
+def typed_picks() -> None:
+    """Callback of the keyboard path: point numbers typed into a text box."""
+    ctrl = st.session_state[state.STATE_KEY]
+    text = st.session_state.get("w_typed_picks", "")
+    try:
+        numbers = [int(part) for part in text.replace(";", ",").split(",") if part.strip()]
+        picks, dropped = add_picks(ctrl.picks, numbers, ctrl.n)
+    except ValueError:
+        state.add_notices(st, [f"“{text}” is not a list of point numbers from 0 to {ctrl.n - 1} (e.g. 12, 40, 301)."])
+        return
+    if dropped:
+        state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} were left out."])
+    update(picks=picks)
+    st.session_state["w_typed_picks"] = ""
+
 
 ctx = setup_page("Explorer")
 ctrl = ctx.ctrl
@@ -13,37 +51,97 @@ st.title("Explorer: one σ, soft vs hard")
 
 quantity = st.radio("Field under the points", ["max", "entropy"], horizontal=True, key="explorer_field",
                     format_func={"max": "max responsibility  maxⱼ rᵢⱼ", "entropy": "entropy  H(rᵢ)"}.get)
+picking = ctrl.init == "custom" and len(ctrl.picks) < ctrl.k
+plot_key = f"plane_{st.session_state.get(PICK_ROUND, 0)}"
+select = dict(on_select="rerun", selection_mode=("points", "box", "lasso"))
+view = fig = None
 
 with panel("The plane"):
-    view = compute.plane_view(ctrl, quantity)
-    if view.note:
-        st.warning(view.note)
     plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
-    with plot_col:
-        fig = plane_figure(view.X, view.resp, view.centers, view.kmeans_centers, view.field,
-                           title=f"{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}")
-        st.plotly_chart(fig, width="stretch", key="plane", config={"displayModeBar": False, "scrollZoom": False})
-        st.caption(
-            f"Centres shown: {view.info.source} ({view.info.iterations} EM iteration(s), "
-            f"{'converged' if view.info.converged else 'NOT converged within the iteration cap'}). "
-            "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j are cluster j. "
-            "Hover a point for its responsibilities r.")
-    with numbers_col:
-        nums = view.numbers
-        if nums is not None:
-            st.metric("L_σ  (soft loss)", f"{nums['loss']:.5g}")
-            st.metric("J  (K-Means distortion at these centres)", f"{nums['distortion']:.5g}")
-            st.metric("L_σ − J", f"{nums['gap']:.3g}",
-                      help="Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres.")
-            st.caption(f"bound for {ctrl.kind}: {nums['bound']:.3g} — "
-                       + ("within the bound ✓" if nums["within_bound"] else "**outside the bound**"))
-            agreement = nums["agreement"]
-            st.metric("argmax r = K-Means label", "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %")
-            st.metric("mean entropy of r", f"{nums['mean_entropy'] + 0.0:.3g} nats",
-                      help=f"0 = hard assignments; ln k = {math.log(ctrl.k):.3g} = uniform.")
-            st.metric("exactly-zero r_ij", f"{nums['exact_zeros']:,} of {nums['entries']:,}")
-            if nums["nan_rows"]:
-                st.metric("NaN rows of r", f"{nums['nan_rows']:,}")
+    title = (f"{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}")
+    if picking:
+        X, _ = compute.data(ctrl)
+        with plot_col:
+            fig, event = chart(picking_figure(X, ctrl.picks, ctrl.k, plane_extent(X, aspect=compute.PLANE_ASPECT),
+                                              title=f"Pick {ctrl.k} starting centres: {ctrl.dataset}, n = {ctrl.n}"),
+                               ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select)
+        with numbers_col:
+            more = ctrl.k - len(ctrl.picks)
+            st.info(f"**Custom start:** click {more} more point{'s' if more > 1 else ''} on the plot "
+                    f"({len(ctrl.picks)} of k = {ctrl.k} picked). Then the soft fixed point and K-Means from "
+                    "your points appear here.")
+    else:
+        view = compute.plane_view(ctrl, quantity)
+        if view.note:
+            st.warning(view.note)
+        with plot_col:
+            fig = plane_figure(view.X, view.resp, view.centers, view.kmeans_centers, view.field, title=title)
+            fig.data[0].update(hovertemplate="point #%{pointNumber}<br>" + fig.data[0].hovertemplate,
+                               selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=1.0)))
+            if ctrl.picks:
+                fig.add_trace(picks_trace(view.X, ctrl.picks, ctrl.k))
+            fig, event = chart(fig, ctrl, plot_key, **select, description=describe.plane(
+                view.resp, view.numbers, ctrl.sigma, ctrl.kind, ctrl.dtype))
+            st.caption(
+                f"Centres shown: {view.info.source} ({view.info.iterations} EM iteration(s), "
+                f"{'converged' if view.info.converged else 'NOT converged within the iteration cap'}). "
+                "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j are "
+                "cluster j. Hover a point for its number and responsibilities r.")
+        with numbers_col:
+            nums = view.numbers
+            if nums is not None:
+                st.metric("L_σ  (soft loss)", f"{nums['loss']:.5g}")
+                st.metric("J  (K-Means distortion at these centres)", f"{nums['distortion']:.5g}")
+                st.metric("L_σ − J", f"{nums['gap']:.3g}",
+                          help="Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres.")
+                st.caption(f"bound for {ctrl.kind}: {nums['bound']:.3g} — "
+                           + ("within the bound ✓" if nums["within_bound"] else "**outside the bound**"))
+                agreement = nums["agreement"]
+                st.metric("argmax r = K-Means label",
+                          "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %")
+                st.metric("mean entropy of r", f"{nums['mean_entropy'] + 0.0:.3g} nats",
+                          help=f"0 = hard assignments; ln k = {math.log(ctrl.k):.3g} = uniform.")
+                st.metric("exactly-zero r_ij", f"{nums['exact_zeros']:,} of {nums['entries']:,}")
+                if nums["nan_rows"]:
+                    st.metric("NaN rows of r", f"{nums['nan_rows']:,}")
+
+    # a click, box or lasso on the points adds them to the picks (then the plot starts a new round)
+    new = selected_points(event)
+    if new:
+        picks, dropped = add_picks(ctrl.picks, new, ctrl.n)
+        if dropped:
+            state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} selected point(s) were "
+                                   "left out."])
+        st.session_state[PICK_ROUND] = st.session_state.get(PICK_ROUND, 0) + 1
+        if picks != ctrl.picks:
+            state.save_controls(st, replace(ctrl, picks=picks))
+        st.rerun()
+
+with panel("Picking starting centres"):
+    with st.expander("Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"):
+        picked = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
+        st.markdown(
+            f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are numbered in "
+            f"the order you make them. **The first k picks are the starting centres** of the *custom* "
+            f"initialisation, so changing k never loses picks; pick more than k to keep spares. "
+            f"Picked: {picked} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k}).")
+        cols = st.columns(4)
+        cols[0].button("Start from my picks", on_click=update, kwargs=dict(init="custom"),
+                       disabled=ctrl.init == "custom", help="Sets the initialisation to custom (clicked points).")
+        cols[1].button("Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks)
+        cols[2].button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
+        cols[3].button(f"Set k = {len(ctrl.picks)} (all picks)", on_click=update, kwargs=dict(k=len(ctrl.picks)),
+                       disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k)
+        st.text_input("Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
+                      key="w_typed_picks", on_change=typed_picks)
+
+if view is not None and fig is not None:
+    exports.download_row(ctrl, [
+        exports.points_download(view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"),
+        exports.figure_download(fig, "explorer_plane"),
+        exports.receipt_download(lambda: receipt.explorer_receipt(exports.receipt_params(ctrl), view.numbers),
+                                 "Explorer"),
+    ], key="explorer")
 
 with panel("The explanation"):
     left, right = st.columns(2, gap="large")
@@ -58,10 +156,10 @@ with panel("The explanation"):
             "As σ falls the soft band around each edge narrows (its width scales like σ²/‖c_a − c_b‖) and "
             "the picture becomes the Voronoi diagram.")
         st.markdown(
-            "**Which centres.** With k-means++ or random initialisation the centres are the soft fixed "
-            "point at this σ reached by EM (each centre to its responsibility-weighted mean) from that start; "
-            "with annealing they are the fixed point tracked from the data mean as σ fell to this value. "
-            "Above the first critical σ_c every soft fixed point is the data mean, so all centres coincide.")
+            "**Which centres.** With k-means++, random or custom (picked) initialisation the centres are the "
+            "soft fixed point at this σ reached by EM (each centre to its responsibility-weighted mean) from "
+            "that start; with annealing they are the fixed point tracked from the data mean as σ fell to this "
+            "value. Above the first critical σ_c every soft fixed point is the data mean, so all centres coincide.")
     with right:
         st.markdown("**The numbers.** The soft loss and the K-Means distortion at the same centres:")
         st.latex(r"L_\sigma(C) = \sum_i \sum_j r_{ij}\,\lVert x_i - c_j\rVert^2")

@@ -4,17 +4,19 @@ import math
 
 import streamlit as st
 
+from rbfviz import describe, receipt
 from rbfviz.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
-from ui import compute
-from ui.page import panel, setup_page
+from ui import compute, exports
+from ui.page import chart, panel, setup_page
 
 STEPS = 25
-CHART = {"displayModeBar": False, "scrollZoom": False}
+downloads = []  # filled panel by panel, shown as one row at the end
 
 ctx = setup_page("Equivalence")
 ctrl = ctx.ctrl
 st.title("Equivalence: a gradient step is a centroid step")
 
+one = traj = None
 with panel("One step"):
     one, traj, resp, note = compute.equivalence_runs(ctrl, STEPS)
     if note:
@@ -22,9 +24,15 @@ with panel("One step"):
     st.subheader("One step from the same start")
     fig_col, text_col = st.columns([3, 1.2], gap="medium")
     with fig_col:
-        st.plotly_chart(step_figure(compute.data(ctrl)[0], resp, one,
-                                    title=f"{ctrl.dataset}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}"),
-                        width="stretch", key="step", config=CHART)
+        X = compute.data(ctrl)[0]
+        fig, _ = chart(step_figure(X, resp, one, title=f"{ctrl.dataset}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, "
+                                                         f"σ = {ctrl.sigma:.3g}"),
+                       ctrl, "step", description=describe.equivalence_step(one, ctrl.sigma, ctrl.kind))
+        downloads += [exports.points_download(X, resp, name=f"equivalence_{ctrl.dataset}"),
+                      exports.figure_download(fig, "equivalence_step", "Step figure (HTML)"),
+                      exports.receipt_download(lambda: receipt.equivalence_receipt(
+                          exports.receipt_params(ctrl, steps=STEPS), receipt.equivalence_numbers(one, traj)),
+                          "Equivalence")]
     with text_col:
         st.metric("max |GD step − Lloyd step|", f"{one.gd_vs_lloyd:.3g}",
                   help="Largest coordinate difference between the two updated centre sets (data units).")
@@ -44,22 +52,25 @@ with panel("One step"):
         "underflow to 0 in floating point. A single global learning rate (or Adam) keeps the fixed points "
         "but not this step-by-step identity.")
 
-with panel("The training paths"):
-    st.subheader(f"{STEPS} steps of each, from the same start")
-    left, right = st.columns([3, 2], gap="medium")
-    with left:
-        st.plotly_chart(trajectory_figure(compute.data(ctrl)[0], traj), width="stretch", key="paths", config=CHART)
-    with right:
-        st.plotly_chart(difference_figure(traj, title="distance between the two paths"), width="stretch",
-                        key="difference", config=CHART)
-        final = traj.difference[-1]
-        st.metric(f"after {STEPS} steps: max |c_GD − c_Lloyd|", "NaN" if math.isnan(final) else f"{final:.3g}")
-        st.markdown(
-            "The paper states that the two trajectories become identical in the limit σ → 0. At finite σ the "
-            "soft path is pulled toward the other clusters and may even settle in a different partition; lower "
-            "σ in the sidebar and watch the distance collapse (to rounding for entmax-1.5 below "
-            f"σ* ≈ {ctx.scale.sigma_exact_entmax:.3g} for these data, to rounding for softmax below "
-            f"≈ {ctx.scale.sigma_exact_softmax:.3g}).")
+if traj is not None:  # else the step panel has already said why
+    with panel("The training paths"):
+        st.subheader(f"{STEPS} steps of each, from the same start")
+        left, right = st.columns([3, 2], gap="medium")
+        with left:
+            fig, _ = chart(trajectory_figure(compute.data(ctrl)[0], traj), ctrl, "paths",
+                           description=describe.trajectories(traj))
+            downloads.append(exports.figure_download(fig, "equivalence_paths", "Paths figure (HTML)"))
+        with right:
+            chart(difference_figure(traj, title="distance between the two paths"), ctrl, "difference",
+                  description=describe.path_difference(traj))
+            final = traj.difference[-1]
+            st.metric(f"after {STEPS} steps: max |c_GD − c_Lloyd|", "NaN" if math.isnan(final) else f"{final:.3g}")
+            st.markdown(
+                "The paper states that the two trajectories become identical in the limit σ → 0. At finite σ the "
+                "soft path is pulled toward the other clusters and may even settle in a different partition; lower "
+                "σ in the sidebar and watch the distance collapse (to rounding for entmax-1.5 below "
+                f"σ* ≈ {ctx.scale.sigma_exact_entmax:.3g} for these data, to rounding for softmax below "
+                f"≈ {ctx.scale.sigma_exact_softmax:.3g}).")
 
 with panel("L_σ − J against σ"):
     st.subheader("The soft loss approaches the K-Means distortion")
@@ -68,8 +79,9 @@ with panel("L_σ − J against σ"):
              r"4N\sigma^2 & \text{entmax-1.5}\end{cases}")
     fig_col, text_col = st.columns([3, 1.2], gap="medium")
     with fig_col:
-        st.plotly_chart(gap_sigma_figure(curve, sigma=ctrl.sigma, title=f"at the K-Means centroids, {ctrl.kind}"),
-                        width="stretch", key="gap", config=CHART)
+        fig, _ = chart(gap_sigma_figure(curve, sigma=ctrl.sigma, title=f"at the K-Means centroids, {ctrl.kind}"),
+                       ctrl, "gap", description=describe.gap_curve(curve, ctrl.sigma, ctrl.kind))
+        downloads.append(exports.figure_download(fig, "equivalence_gap", "L_σ − J figure (HTML)"))
     with text_col:
         st.markdown(
             "Both bounds are derived for this project and hold for any centres C, so L_σ → J uniformly: "
@@ -80,3 +92,5 @@ with panel("L_σ − J against σ"):
             "summing L_σ and J in different orders). Green triangles mark σ where the measured gap is exactly 0.")
         if not curve.within.all():
             st.warning(f"{int((~curve.within).sum())} σ value(s) are outside the bound (the naive map's NaN rows).")
+
+exports.download_row(ctrl, downloads, key="equivalence")

@@ -13,7 +13,8 @@ from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
 from ui.state import Controls, changed, parse_query
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["pages/1_Explorer.py", "pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py"]
+PAGES = ["pages/1_Explorer.py", "pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py",
+         "pages/5_Lessons.py"]
 TIMEOUT = 60
 
 
@@ -186,5 +187,5 @@ def test_home_links_carry_the_current_state():
     at = app({"dataset": "spiral"})
     at.run()
     links = at.get("page_link")
-    assert len(links) == 4
+    assert len(links) == len(PAGES)
     assert all("dataset=spiral" in str(link.proto) for link in links)

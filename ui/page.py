@@ -3,22 +3,29 @@ error boundary so one failing panel never takes the page down.
 
     ctx = setup_page("Explorer")        # config + sidebar + URL state; ctx.ctrl has a resolved σ
     with panel("The plane"):            # any exception inside becomes a short st.error
+        chart(fig, ctx.ctrl, "plane", description=describe.plane(...))   # figure + one sentence
         ...
+
+Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
+markers and lines (rbfviz.figures.presenter), page text is larger, and the controls a class does not
+need (n, noise, seed, initialisation, precision, downloads) fold away.
 """
 from __future__ import annotations
 
 import logging
 import math
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 
 import streamlit as st
 
 from rbfviz.datasets import DATASETS, MAX_NOISE
 from rbfviz.explore import SigmaScale
+from rbfviz.figures.presenter import presenter_figure
 
 from . import compute, state
-from .state import DTYPES, INIT_LABELS, K_MIN, KINDS, N_MIN, SEED_MAX, Controls
+from . import upload as uploads
+from .state import DTYPES, INIT_LABELS, K_MIN, KINDS, N_MIN, SEED_MAX, UPLOAD, Controls
 
 log = logging.getLogger("rbfviz.app")
 
@@ -27,7 +34,21 @@ PAGES = (
     ("pages/2_Annealing.py", "Annealing", "centres as σ falls: trajectories, bifurcations, collapse error"),
     ("pages/3_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
     ("pages/4_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
+    ("pages/5_Lessons.py", "Lessons", "a guided tour in seven steps: predict, then see"),
 )
+CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
+# Presenter mode: page text and metrics readable from the back of a room. Only sizes change:
+# focus outlines and every keyboard path stay as Streamlit draws them.
+PRESENTER_CSS = """<style>
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; line-height: 1.5; }
+[data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem; }
+[data-testid="stMainBlockContainer"] h1 { font-size: 2.8rem; }
+[data-testid="stMainBlockContainer"] h3 { font-size: 1.9rem; }
+[data-testid="stMetricValue"] { font-size: 2.6rem; }
+[data-testid="stMetricLabel"] p { font-size: 1.15rem; }
+.katex { font-size: 1.45em; }
+</style>"""
 KIND_LABELS = {"softmax": "softmax (stable)", "entmax15": "entmax-1.5 (sparse)", "naive": "naive exp/sum"}
 
 
@@ -79,10 +100,21 @@ def _widget(kind, label: str, field: str, value, **kwargs):
     return kind(label, key=key, on_change=_on_change, args=(field,), **kwargs)
 
 
-def _data_and_model_controls(ctrl: Controls) -> None:
-    st.sidebar.markdown("**Data**")
-    with st.sidebar:
-        _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=DATASETS)
+def _dataset_label(dataset: str) -> str:
+    upload = uploads.current()
+    return f"your file ({upload.name})" if dataset == UPLOAD and upload is not None else dataset
+
+
+def _data_controls(ctrl: Controls, more) -> None:
+    """Dataset (with "your file" once a file is uploaded); n, seed, noise (in ``more``)."""
+    options = list(DATASETS) + ([UPLOAD] if uploads.current() is not None else [])
+    st.markdown("**Data**")
+    _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=options, format_func=_dataset_label)
+    with more:
+        if ctrl.dataset == UPLOAD:
+            _widget(st.number_input, "Seed (for the starting centres)", "seed", int(ctrl.seed), min_value=0,
+                    max_value=SEED_MAX, step=1)
+            return
         cols = st.columns(2)
         with cols[0]:
             _widget(st.number_input, "Points n", "n", int(ctrl.n), min_value=N_MIN,
@@ -91,12 +123,35 @@ def _data_and_model_controls(ctrl: Controls) -> None:
             _widget(st.number_input, "Data seed", "seed", int(ctrl.seed), min_value=0, max_value=SEED_MAX, step=1)
         _widget(st.number_input, "Noise (generator units)", "noise", float(ctrl.noise), min_value=0.0,
                 max_value=float(MAX_NOISE), step=0.05, format="%.3f")
-        st.markdown("**Model**")
-        _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=state.k_max(ctrl.n))
+
+
+def _model_controls(ctrl: Controls, more) -> None:
+    """k and the map; initialisation and precision (in ``more``)."""
+    st.markdown("**Model**")
+    _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=state.k_max(ctrl.n))
+    _widget(st.selectbox, "Map", "kind", ctrl.kind, options=KINDS, format_func=KIND_LABELS.get)
+    with more:
         _widget(st.selectbox, "Initialisation", "init", ctrl.init, options=list(INIT_LABELS),
                 format_func=INIT_LABELS.get)
-        _widget(st.selectbox, "Map", "kind", ctrl.kind, options=KINDS, format_func=KIND_LABELS.get)
         _widget(st.radio, "Precision", "dtype", ctrl.dtype, options=DTYPES, horizontal=True)
+
+
+def _sidebar_controls(ctrl: Controls) -> Controls:
+    """Presenter toggle, data, "Your own data", model. Returns the controls (a new upload switches them).
+
+    In presenter mode the controls a class does not need fold into a "More controls" expander.
+    """
+    with st.sidebar:
+        _widget(st.toggle, "Presenter mode", "presenter", bool(ctrl.presenter),
+                help="Large text, markers and figures for a projector; fewer controls. Also ?presenter=1 in the URL.")
+        data_slot = st.container()
+    ctrl = uploads.upload_section(ctrl)  # before the data controls are drawn: a new file switches the data set
+    with st.sidebar:
+        more = st.expander("More controls (n, noise, seed, start, precision)") if ctrl.presenter else nullcontext()
+        with data_slot:
+            _data_controls(ctrl, more if ctrl.presenter else nullcontext())
+        _model_controls(ctrl, more)
+    return ctrl
 
 
 def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
@@ -133,7 +188,7 @@ def setup_page(title: str, icon: str = "◎") -> PageContext:
     """
     st.set_page_config(page_title=f"{title} · rbfviz", page_icon=icon, layout="wide")
     ctrl = state.load_controls(st)
-    _data_and_model_controls(ctrl)
+    ctrl = _sidebar_controls(ctrl)
     try:
         scale = compute.scale(ctrl)
     except Exception as exc:  # noqa: BLE001
@@ -145,9 +200,12 @@ def setup_page(title: str, icon: str = "◎") -> PageContext:
     state.add_notices(st, notes)
     _sigma_control(ctrl, scale)
     state.save_controls(st, ctrl)
+    if ctrl.presenter:
+        st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
     for note in state.notices(st):
         st.warning(note, icon="⚠️")
     st.session_state[state.NOTICE_KEY] = []  # shown once
+    uploads.show_messages(ctrl)
     return PageContext(ctrl=ctrl, scale=scale)
 
 
@@ -155,3 +213,17 @@ def page_links(ctrl: Controls) -> None:
     """One link per view, carrying the current controls in the URL."""
     for path, label, blurb in PAGES:
         st.page_link(path, label=f"**{label}** — {blurb}", query_params=ctrl.to_query())
+
+
+def chart(fig, ctrl: Controls, key: str, description: str | None = None, **kwargs):
+    """Show a figure (enlarged in presenter mode) and, under it, its one-sentence description.
+
+    Returns (the figure as shown, st.plotly_chart's return value: the selection event when
+    ``on_select`` is given). Extra keyword arguments go to st.plotly_chart.
+    """
+    if ctrl.presenter:
+        fig = presenter_figure(fig)
+    event = st.plotly_chart(fig, width="stretch", key=key, config=CHART_CONFIG, **kwargs)
+    if description:
+        st.caption(f"**In words:** {description}")
+    return fig, event

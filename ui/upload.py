@@ -1,0 +1,179 @@
+"""Your own data: the sidebar's CSV upload and the session's uploaded points.
+
+The file is read by ``rbfviz.load_points`` (cached on the hash of its bytes). A good file becomes
+the session's ``Upload`` and the data set "upload"; a bad file leaves everything as it was and its
+message is shown as an error until the file is removed. An upload lives in this session only (the
+URL says dataset=upload, but a link cannot carry the file; see ``ui.state.resolve_upload``).
+
+With more than two numeric columns the user chooses between the first two principal components
+(the loader's default) and two columns of their choice; the raw bytes are kept in the session so
+the choice can change on any page.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from rbfviz.loader import MAX_BYTES, MAX_ROWS, LoadedPoints
+
+from . import compute, state
+from .state import UPLOAD, UPLOAD_KEY, Controls
+
+ERROR_KEY = "_rbfviz_upload_error"      # (file hash, file name, message) of the rejected file in the uploader
+SEEN_KEY = "_rbfviz_upload_seen"        # hash of the file in the uploader that was already handled
+COLUMN_ERROR_KEY = "_rbfviz_upload_column_error"
+SUCCESS_KEY = "_rbfviz_upload_success"  # a one-time message after a file was loaded
+
+
+@dataclass(frozen=True, eq=False)
+class Upload:
+    """The session's uploaded points.
+
+    name: the file's name; file_digest: hash of its bytes; data: the bytes (to read other columns);
+    loaded: the loader's result for ``columns`` (None = the loader's default: the two numeric
+    columns, or the first two principal components); digest: hash of the points, the caches' key.
+    """
+
+    name: str
+    file_digest: str
+    data: bytes
+    loaded: LoadedPoints
+    columns: tuple | None
+    digest: str
+
+    @property
+    def X(self) -> np.ndarray:
+        return self.loaded.X
+
+    @property
+    def n(self) -> int:
+        return int(self.loaded.X.shape[0])
+
+    def describe(self) -> str:
+        """"name: 300 points, x = a, y = b" or "... first two principal components (87% of the variance)"."""
+        loaded = self.loaded
+        if loaded.projection == "pca":
+            share = sum(loaded.explained_variance or (0.0, 0.0))
+            plane = f"the first two principal components of {len(loaded.numeric_columns)} columns " \
+                    f"({100 * share:.0f}% of the variance)"
+        else:
+            plane = f"x = {loaded.column_names[0]}, y = {loaded.column_names[1]}"
+        return f"{self.name}: {self.n:,} points, {plane}"
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def current() -> Upload | None:
+    return st.session_state.get(UPLOAD_KEY)
+
+
+def _accept(ctrl: Controls, upload: Upload) -> Controls:
+    """Make upload the session's data set; returns the controls switched to it."""
+    st.session_state[UPLOAD_KEY] = upload
+    new, notes = state.with_upload(ctrl, upload)
+    state.add_notices(st, notes)
+    st.session_state[state.STATE_KEY] = new
+    return new
+
+
+def _on_columns() -> None:
+    """Callback of the plane choice (runs before the script): re-read the file with the new columns."""
+    upload = current()
+    if upload is None:
+        return
+    numeric = upload.loaded.numeric_columns
+    mode = st.session_state.get("w_upload_mode", "pca")
+    x, y = st.session_state.get("w_upload_x"), st.session_state.get("w_upload_y")
+    if x not in numeric or y not in numeric:  # first switch to "columns": the first two numeric columns
+        x, y = numeric[0], numeric[1]
+    columns = None if mode == "pca" else (x, y)
+    if columns == upload.columns:
+        return
+    result = compute.read_upload(upload.file_digest, columns, upload.data)
+    if isinstance(result, str):
+        st.session_state[COLUMN_ERROR_KEY] = result
+        return
+    st.session_state.pop(COLUMN_ERROR_KEY, None)
+    new = Upload(upload.name, upload.file_digest, upload.data, result, columns, compute.points_digest(result.X))
+    _accept(st.session_state.get(state.STATE_KEY) or Controls(), new)
+
+
+def _column_choice(upload: Upload) -> None:
+    numeric = list(upload.loaded.numeric_columns)
+    if len(numeric) <= 2:
+        return
+    mode = "pca" if upload.columns is None else "columns"
+    st.session_state["w_upload_mode"] = mode
+    st.radio("Plane", ["pca", "columns"], key="w_upload_mode", on_change=_on_columns,
+             format_func={"pca": "first two principal components", "columns": "two columns I choose"}.get,
+             help=f"The file has {len(numeric)} numeric columns; the plane needs two.")
+    if mode == "columns":
+        x, y = upload.columns
+        st.session_state["w_upload_x"], st.session_state["w_upload_y"] = x, y
+        cols = st.columns(2)
+        cols[0].selectbox("x column", numeric, key="w_upload_x", on_change=_on_columns)
+        cols[1].selectbox("y column", numeric, key="w_upload_y", on_change=_on_columns)
+    error = st.session_state.pop(COLUMN_ERROR_KEY, None)
+    if error:
+        st.error(error)
+
+
+def upload_section(ctrl: Controls) -> Controls:
+    """The sidebar's "Your own data" section. Returns the controls, switched to the file when a new
+    good file arrived; a rejected file's message is kept for ``show_messages``."""
+    upload = current()
+    with st.sidebar.expander("Your own data (CSV)", expanded=ctrl.dataset == UPLOAD
+                             or ERROR_KEY in st.session_state):
+        file = st.file_uploader(
+            "Points as a CSV file", type=["csv", "txt", "tsv"], key="upload_file",
+            help=f"Two numeric columns (x, y), or more: then pick two or use principal components. Comma, "
+                 f"semicolon or tab separated, optional header, at most {MAX_ROWS:,} rows and "
+                 f"{MAX_BYTES // 2**20} MB. The file stays in this browser session: a shared link cannot carry it.")
+        if file is None:
+            # the same file chosen again later is handled again (and its message shown again)
+            st.session_state.pop(SEEN_KEY, None)
+            st.session_state.pop(ERROR_KEY, None)
+        else:
+            raw = file.getvalue()
+            digest = file_digest(raw)
+            if st.session_state.get(SEEN_KEY) != digest:
+                st.session_state[SEEN_KEY] = digest
+                result = compute.read_upload(digest, None, raw)
+                if isinstance(result, str):
+                    st.session_state[ERROR_KEY] = (digest, file.name, result)
+                else:
+                    st.session_state.pop(ERROR_KEY, None)
+                    upload = Upload(file.name, digest, raw, result, None, compute.points_digest(result.X))
+                    ctrl = _accept(ctrl, upload)
+                    st.session_state[SUCCESS_KEY] = (f"Loaded {upload.describe()}. "
+                                                     + " ".join(result.notes)).strip()
+        if upload is not None:
+            in_use = "in use" if ctrl.dataset == UPLOAD else "kept: choose it under Dataset"
+            st.caption(f"**{upload.describe()}** ({in_use}).")
+            _column_choice(upload)
+        else:
+            st.caption("Upload a CSV file of points to explore your own data.")
+    return ctrl
+
+
+def show_messages(ctrl: Controls) -> None:
+    """In the main area: a rejected file's error (the data shown stay as they were), or the one-time
+    confirmation of a loaded file; and, for uploaded data, a reminder that links cannot carry it."""
+    error = st.session_state.get(ERROR_KEY)
+    if error is not None:
+        _, name, message = error
+        shown = current().describe() if ctrl.dataset == UPLOAD and current() else f"the {ctrl.dataset} data"
+        st.error(f"**{name} was not loaded.** {message}\n\nNothing else changed: the view still shows {shown}.",
+                 icon="🚫")
+    success = st.session_state.pop(SUCCESS_KEY, None)
+    if success:
+        st.success(success)
+    if ctrl.dataset == UPLOAD:
+        st.caption("These are your uploaded points: they stay in this browser session. A copied link opens "
+                   "the same settings, but not the file (the link says dataset=upload); share the CSV file "
+                   "with it.")
