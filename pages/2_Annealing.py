@@ -4,9 +4,10 @@ import math
 import numpy as np
 import streamlit as st
 
+from rbfviz import describe, receipt
 from rbfviz.figures.annealing import MAX_ANIMATED_POINTS, bifurcation_figure, collapse_figure, trajectory_figure
-from ui import compute
-from ui.page import panel, setup_page
+from ui import compute, exports
+from ui.page import chart, panel, setup_page
 
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 
@@ -26,6 +27,7 @@ with panel("The annealing run"):
     view = compute.annealing_view(ctrl)
     X, _ = compute.data(ctrl)
 
+downloads = []  # filled figure by figure, shown as one row at the end
 if view is not None:
     level = view.level(ctrl.sigma)
     name = f"{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
@@ -36,7 +38,8 @@ if view is not None:
     with plot_col, panel("The animated plane"):
         st.markdown(f"**{name}** — opens at the sidebar's σ = {ctrl.sigma:.3g}")
         fig = trajectory_figure(view, X, ctrl.sigma)
-        st.plotly_chart(fig, width="stretch", key="annealing_plane", config=CHART_CONFIG)
+        fig, _ = chart(fig, ctrl, "annealing_plane", description=describe.annealing_plane(view, ctrl.sigma))
+        downloads.append(exports.figure_download(fig, "annealing_plane", "Animation (HTML)"))
         sample = "" if X.shape[0] <= MAX_ANIMATED_POINTS else (
             f" The animation recolours a fixed random {MAX_ANIMATED_POINTS} of the {X.shape[0]} points "
             "(all are drawn in light grey).")
@@ -73,8 +76,9 @@ if view is not None:
     st.subheader("2 · Bifurcations: where the centres split")
     plot_col, text_col = st.columns([1.6, 1], gap="large")
     with plot_col, panel("The bifurcation diagram"):
-        st.plotly_chart(bifurcation_figure(view, ctrl.sigma), width="stretch", key="annealing_bifurcation",
-                        config=CHART_CONFIG)
+        fig, _ = chart(bifurcation_figure(view, ctrl.sigma), ctrl, "annealing_bifurcation",
+                       description=describe.bifurcation(view))
+        downloads.append(exports.figure_download(fig, "annealing_bifurcation", "Bifurcations (HTML)"))
         st.caption("Each centre's coordinate along the principal axis u₁ of the data (from the data mean), "
                    "against σ; × are the K-Means centroids. σ decreases to the right.")
     with text_col:
@@ -98,8 +102,9 @@ if view is not None:
     st.subheader("3 · The collapse onto K-Means: E(σ)")
     plot_col, text_col = st.columns([1.6, 1], gap="large")
     with plot_col, panel("The collapse error"):
-        st.plotly_chart(collapse_figure(view, ctrl.sigma), width="stretch", key="annealing_collapse",
-                        config=CHART_CONFIG)
+        fig, _ = chart(collapse_figure(view, ctrl.sigma), ctrl, "annealing_collapse",
+                       description=describe.collapse(view, ctrl.sigma))
+        downloads.append(exports.figure_download(fig, "annealing_collapse", "E(σ) figure (HTML)"))
         st.caption("Black: E(σ) of the soft fixed point reached by EM from C* at each σ below σ_c (above it "
                    "that fixed point is the data mean). Grey dotted: the annealed path's distance to C*. "
                    "Shaded: the σ window of the fit.")
@@ -128,3 +133,15 @@ if view is not None:
             "entmax-1.5; a secondary summary quotes slope ≈ 1. The slope above is measured on **these data, "
             "on this window**: on finite samples it varies (≈ 1–3.5 in our runs) and the tail is an exact "
             "zero (entmax) or exponential (softmax), not a power law.")
+
+if view is not None:
+    params = exports.receipt_params(ctrl)
+    path = compute.annealing(ctrl)  # the path of this view's study (already computed: instant)
+    exports.download_row(ctrl, [
+        exports.json_download(lambda: {"view": "Annealing", "parameters": params, "anneal": path.to_dict()},
+                              "annealing_trajectories", "Trajectories (JSON)",
+                              "Every σ level: centres, losses, masses, iterations, convergence (AnnealResult)."),
+        *downloads,
+        exports.receipt_download(lambda: receipt.annealing_receipt(params, receipt.annealing_numbers(view, ctrl.sigma)),
+                                 "Annealing"),
+    ], key="annealing")

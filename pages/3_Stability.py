@@ -3,10 +3,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rbfviz import describe, receipt
 from rbfviz.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
 from rbfviz.stability_views import underflow_logit
-from ui import compute
-from ui.page import panel, setup_page
+from ui import compute, exports
+from ui.page import chart, panel, setup_page
 
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 
@@ -19,6 +20,7 @@ st.markdown(
     "entmax-1.5 shift the logits before exponentiating; the naive map computes exp(z)/Σexp(z) as "
     "written and breaks once every exp(z) of a row underflows. The sidebar's map is drawn thicker.")
 
+downloads = []  # shown as one row at the end
 with panel("Every map across σ"):
     rows, predicted, nan_sigmas = compute.stability(ctrl)
     st.markdown(f"**{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}: every map at the K-Means centroids C\\*, "
@@ -26,7 +28,10 @@ with panel("Every map across σ"):
     fig = stability_figure(rows, predicted, ctrl.sigma, highlight=ctrl.kind,
                            nan_sigmas={dtype: first for dtype, (first, _) in nan_sigmas.items()},
                            sigma_exact=ctx.scale.sigma_exact_entmax)
-    st.plotly_chart(fig, width="stretch", key="stability_curves", config=CHART_CONFIG)
+    fig, _ = chart(fig, ctrl, "stability_curves", description=describe.stability_curves(rows, ctrl.sigma, ctrl.dtype))
+    downloads += [exports.figure_download(fig, "stability_curves", "Curves (HTML)"),
+                  exports.receipt_download(lambda: receipt.stability_receipt(
+                      exports.receipt_params(ctrl), receipt.stability_numbers(rows, ctrl.sigma)), "Stability")]
     st.caption("Solid: float64, dotted: float32. Grey bands: the closed forms below, computed from the "
                "distances alone; a measured curve on its band means the formula predicts the floating-point "
                "behaviour exactly. Triangles at the bottom of the log panels: exactly 0.")
@@ -74,9 +79,12 @@ with panel("The plane at this σ"):
     plane = compute.stability_plane(ctrl)
     X, _ = compute.data(ctrl)
     fig = stability_plane_figure(plane, X, compute.kmeans_centroids(ctrl))
-    st.plotly_chart(fig, width="stretch", key="stability_plane", config=CHART_CONFIG)
+    fig, _ = chart(fig, ctrl, "stability_plane", description=describe.stability_plane(plane, ctrl.sigma, ctrl.dtype))
+    downloads.insert(1, exports.figure_download(fig, "stability_plane", "Plane (HTML)"))
     st.caption(
         "Left: where the naive map's rows are NaN (grey region; points marked ×), far from every centre "
         "first. Right: where entmax-1.5's rows are exactly one-hot (coloured by the nearest centre) and "
         "where they are still soft (white band along the Voronoi edges, open points); the band is "
         "|s| < 2σ²/‖c_a − c_b‖ wide around each edge. Change σ or the precision in the sidebar.")
+
+exports.download_row(ctrl, downloads, key="stability")
