@@ -481,3 +481,29 @@ def test_many_features_use_the_gram_expansion_and_still_agree(kind):
         r = responsibilities(X, C, sigma, kind)
         assert np.isfinite(r).all()
         np.testing.assert_allclose(r, expected, rtol=0, atol=1e-10)
+
+
+# --- our (k, n) 1.5-entmax against the entmax package itself -------------------------------------
+# rbfviz computes 1.5-entmax with its own column-wise kernel (maps._Entmax15Columns) because the
+# package's sort over a short last axis is ~8x slower. The package stays the reference: same
+# numbers forward and backward, in both dtypes, with ties, for small k (sorting network) and large k.
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("k", [1, 2, 3, 7, 10, 33, 50])
+def test_entmax15_kernel_equals_the_entmax_package(dtype, k):
+    import entmax
+    from rbfviz.maps import _Entmax15Columns
+
+    gen = torch.Generator().manual_seed(k)
+    z = 3.0 * torch.randn(257, k, generator=gen, dtype=dtype)
+    z[:20] = torch.round(z[:20])          # many exact ties
+    z[20:25] = 0.0                        # all-equal rows
+    z_ours = z.clone().requires_grad_(True)
+    z_pkg = z.clone().requires_grad_(True)
+    ours = _Entmax15Columns.apply(z_ours.T.contiguous()).T
+    pkg = entmax.entmax15(z_pkg, dim=-1)
+    tol = 1e-6 if dtype == torch.float32 else 1e-14
+    torch.testing.assert_close(ours, pkg, rtol=0, atol=tol)
+    upstream = torch.randn(257, k, generator=gen, dtype=dtype)
+    (ours * upstream).sum().backward()
+    (pkg * upstream).sum().backward()
+    torch.testing.assert_close(z_ours.grad, z_pkg.grad, rtol=0, atol=10 * tol)
