@@ -96,8 +96,9 @@ def _uploaded(dataset: str) -> np.ndarray:
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _data(dataset: str, n: int, noise: float, seed: int, dtype: str):
     if dataset.startswith(UPLOAD_PREFIX):
-        X = check_points(np.asarray(_uploaded(dataset), dtype=dtype), "the uploaded points in " + dtype)
-        return np.ascontiguousarray(X), np.zeros(X.shape[0], dtype=np.int64)
+        # a writable copy in the view's dtype (the stored points are read-only and shared)
+        X = check_points(np.array(_uploaded(dataset), dtype=dtype, order="C"), "the uploaded points in " + dtype)
+        return X, np.zeros(X.shape[0], dtype=np.int64)
     X, y = make_dataset(dataset, n, noise, seed)
     return np.ascontiguousarray(X, dtype=dtype), y
 

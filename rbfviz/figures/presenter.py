@@ -12,6 +12,8 @@ per-point sizes are scaled element-wise.
 """
 from __future__ import annotations
 
+import base64
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -21,7 +23,16 @@ HEIGHT_SCALE = 1.15
 PLOTLY_FONT, PLOTLY_MARKER, PLOTLY_LINE = 12.0, 6.0, 2.0
 
 
+def _decoded(value: dict) -> np.ndarray:
+    """A numpy array from Plotly's typed-array form {"dtype", "bdata"[, "shape": "rows,cols"]}."""
+    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    shape = value.get("shape")
+    return array.reshape([int(v) for v in str(shape).split(",")]) if shape is not None else array
+
+
 def _times(value, factor: float):
+    if isinstance(value, dict) and "bdata" in value:  # to_dict() writes numpy arrays this way
+        value = _decoded(value)
     if isinstance(value, (list, tuple, np.ndarray)):
         return (np.asarray(value, dtype=np.float64) * factor).tolist()
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):

@@ -1,0 +1,103 @@
+"""rbfviz.describe: each sentence states the numbers of what is drawn, and only those."""
+import math
+
+import numpy as np
+import pytest
+
+from rbfviz import describe
+from rbfviz.datasets import make_dataset
+from rbfviz.diagnostics import kmeans_reference
+from rbfviz.equivalence import gap_curve, one_step, trajectories
+from rbfviz.explore import initial_centers, plane_numbers
+from rbfviz.maps import responsibilities
+
+
+@pytest.mark.parametrize("fraction,text", [(1.0, "100%"), (0.0, "0%"), (0.9995, "99.9%"), (0.0004, "0.1%"),
+                                           (0.5, "50.0%"), (float("nan"), "n/a")])
+def test_percent_never_rounds_to_all_or_nothing(fraction, text):
+    assert describe.percent(fraction) == text
+
+
+@pytest.fixture(scope="module")
+def blobs():
+    X, _ = make_dataset("blobs", 300, seed=2)
+    C0 = initial_centers(X, 4, "kmeans++", 2)
+    _, labels = kmeans_reference(X, C0)
+    return X, C0, labels
+
+
+def test_plane_sentence_has_the_counts(blobs):
+    X, C, labels = blobs
+    sigma = 0.3
+    resp = responsibilities(X, C, sigma, "entmax15")
+    numbers = plane_numbers(X, C, sigma, "entmax15", labels)
+    text = describe.plane(resp, numbers, sigma, "entmax15", "float64")
+    one_hot = int(((resp == 0).sum(axis=1) == 3).sum())
+    assert text.startswith("4 RBF centres at σ = 0.3 (entmax15, float64) on 300 points")
+    assert f"{one_hot:,} rows are exactly one-hot" in text or (one_hot == 1 and "1 row is exactly one-hot" in text)
+    assert describe.percent(numbers["agreement"]) + " of the points have the same cluster as K-Means" in text
+    assert text.count(".") >= 1 and "\n" not in text
+
+
+def test_plane_sentence_reports_nan_rows(blobs):
+    X, C, labels = blobs
+    sigma = 0.02
+    resp = responsibilities(X.astype(np.float32), C.astype(np.float32), sigma, "naive")
+    numbers = plane_numbers(X.astype(np.float32), C.astype(np.float32), sigma, "naive", labels)
+    assert numbers["nan_rows"] > 0
+    assert f"{numbers['nan_rows']:,} rows of r are NaN" in describe.plane(resp, numbers, sigma, "naive", "float32")
+
+
+def test_picking_sentence():
+    assert describe.picking(500, [3, 9], 4) == ("500 points in grey; 2 of the 4 starting centres picked (#3, #9); "
+                                                "click 2 more to start.")
+
+
+def test_equivalence_sentences(blobs):
+    X, C, _ = blobs
+    step = one_step(X, C, 0.5, "softmax")
+    text = describe.equivalence_step(step, 0.5, "softmax")
+    assert describe.number(step.gd_vs_lloyd) in text and "soft centroids" in text
+    paths = trajectories(X, C, 0.5, "softmax", 5)
+    assert describe.number(paths.difference[-1]) in describe.trajectories(paths)
+    assert describe.number(paths.difference[-1]) in describe.path_difference(paths)
+    curve = gap_curve(X, C, np.geomspace(2, 0.01, 9), "entmax15")
+    text = describe.gap_curve(curve, 0.01, "entmax15")
+    assert "over 9 σ values" in text and "inside its bound at every σ" in text
+    zeros = int((curve.gap == 0).sum())
+    assert (f"exactly 0 at {zeros} σ value" in text) == (zeros > 0)
+
+
+class _View:
+    """The few AnnealingView fields the descriptions read."""
+
+    def __init__(self, centers, sigmas):
+        self.centers, self.sigmas = np.asarray(centers, float), np.asarray(sigmas, float)
+        self.kind, self.dtype, self.lambda_max = "softmax", "float64", 1.0
+        self.sigma_critical_predicted, self.sigma_critical_measured = 1.0, 0.9
+        self.error = np.array([np.nan, 0.5, 0.0])
+        self.sigma_exact_measured = 0.1
+
+        class Fit:
+            slope = 2.0
+        self.slope = Fit()
+
+    def level(self, sigma):
+        return int(np.argmin(np.abs(np.log(self.sigmas) - math.log(sigma))))
+
+
+def test_annealing_sentences_count_distinct_centres():
+    view = _View([[[0, 0], [0, 0], [0, 0]], [[-1, 0], [1, 0], [1, 0]], [[-1, 0], [1, 0], [0, 2]]], [2.0, 0.5, 0.1])
+    assert "sit at 1 distinct place" in describe.annealing_plane(view, 2.0)
+    assert "sit at 2 distinct places" in describe.annealing_plane(view, 0.5)
+    assert "sit at 3 distinct places" in describe.annealing_plane(view, 0.1)
+    assert "first split at σ = 0.9" in describe.bifurcation(view)
+    text = describe.collapse(view, 0.1)
+    assert "slope 2.00" in text and "E is exactly 0" in text and "from σ = 0.1 down" in text
+    assert "not computed above σ_c" in describe.collapse(view, 2.0)
+
+
+def test_stability_sentences():
+    rows = [dict(kind="naive", dtype="float32", sigma=0.2, nan_row_fraction=0.25, hard_row_fraction=0.0),
+            dict(kind="naive", dtype="float64", sigma=0.2, nan_row_fraction=0.0, hard_row_fraction=0.0)]
+    assert describe.stability_curves(rows, 0.2, "float32") == "At σ = 0.2 in float32: naive 25.0% NaN rows and 0% one-hot rows."
