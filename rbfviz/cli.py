@@ -24,6 +24,7 @@ import argparse
 import importlib
 import json
 import math
+import os
 import sys
 
 from ._validate import KINDS
@@ -213,3 +214,8 @@ def main(argv=None) -> int:
     except ValueError as exc:
         # rbfviz's argument checks raise ValueError with a message that says what is allowed.
         parser.exit(2, f"{parser.prog} {args.command}: error: {exc}\n")
+    except BrokenPipeError:
+        # the reader went away (e.g. `... --json | head`): not an error of ours; silence the
+        # second BrokenPipeError Python would raise while flushing stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
