@@ -35,6 +35,7 @@ PAGES = (
     ("pages/3_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
     ("pages/4_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
     ("pages/5_Lessons.py", "Lessons", "a guided tour in seven steps: predict, then see"),
+    ("pages/6_Neural_network.py", "Neural network", "K-Means as a layer: a classifier, deep clustering, low σ, trained live"),
 )
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 # Presenter mode: page text and metrics readable from the back of a room. Only sizes change:

@@ -5,8 +5,7 @@
   for, the Lloyd comparison, and per snapshot a coarse decision grid and the centres (the frames).
 * ``deep_view(result)``        → ``DeepView``: the latent codes in a 2-D view with their clusters, the
   centres, exact Voronoi cells when the latent space is 2-D, per snapshot; the baseline table.
-* ``train_classifier_view`` / ``train_deep_view`` / ``compare_low_sigma`` (re-exported) are what the
-  page runs in a background thread (``rbfviz.nn.jobs``): training plus the view arrays, so the
+* ``train_classifier_view`` / ``train_deep_view`` / ``train_low_sigma_view`` are what the page runs in a background thread (``rbfviz.nn.jobs``): training plus the view arrays, so the
   page's script only builds figures.
 
 Grids follow ``rbfviz.field``: an (H, W) array covers extent = (x_min, x_max, y_min, y_max), row 0 at
@@ -20,11 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..datasets import NATURAL_K
+from .._validate import check_sigma, check_sigma_for_dtype
+from ..datasets import DEFAULT_N, NATURAL_K
 from ..field import boundary_mask, grid_sq_distances, plane_extent
-from .classifier import ClassifierResult, decision_grid, train_classifier
+from .classifier import ClassifierResult, decision_grid, split_dataset, train_classifier
 from .deep import DeepClusterResult, train_deep_clustering
-from .lowsigma import compare_low_sigma  # noqa: F401  (the page runs it as it is)
+from .lowsigma import LowSigmaComparison, compare_low_sigma
 
 CLASSIFIER_DATASETS = ("moons", "circles", "spiral")
 DEEP_VIEW_DATASETS = ("digits", "moons", "circles", "spiral", "blobs")
@@ -87,7 +87,7 @@ class ClassifierView:
     probability) over ``extent``; decision_edges: (same) True on the class boundary; voronoi_edges:
     (2·FINAL_GRID)² True on the Voronoi edges of the final centres. center_class (k,): the class of
     each centre's cell at σ → 0 (``center_classes``). frame_codes (S, G, G) uint8 ``confidence_codes``
-    over ``frame_extent``; frame_centers (S, k, 2); frame_epochs, frame_sigmas, frame_accuracy (S,).
+    with ``frame_levels`` bands per class over ``frame_extent``; frame_centers (S, k, 2); frame_epochs, frame_sigmas, frame_accuracy (S,).
     """
 
     dataset: str
@@ -122,6 +122,7 @@ class ClassifierView:
     seconds: float
     history: dict
     frame_extent: tuple
+    frame_levels: int
     frame_codes: np.ndarray
     frame_centers: np.ndarray
     frame_epochs: np.ndarray
@@ -154,11 +155,28 @@ def classifier_view(result: ClassifierResult, grid: int = FINAL_GRID) -> Classif
         linear_accuracy=result.linear_accuracy, sigma_start=float(result.sigmas[0]), sigma_final=result.sigma_final,
         epochs=len(result.sigmas), epochs_run=result.epochs_run, stopped=result.stopped,
         nan_steps=result.nan_steps, seconds=result.seconds, history=result.history,
-        frame_extent=tuple(result.extent) if result.extent is not None else extent, frame_codes=codes,
-        frame_centers=np.stack([s.centers for s in snaps]) if snaps else np.zeros((0, result.k, 2)),
+        frame_extent=tuple(result.extent) if result.extent is not None else extent, frame_levels=CONFIDENCE_LEVELS,
+        frame_codes=codes, frame_centers=np.stack([s.centers for s in snaps]) if snaps else np.zeros((0, result.k, 2)),
         frame_epochs=np.array([s.epoch for s in snaps], dtype=np.int64),
         frame_sigmas=np.array([s.sigma for s in snaps], dtype=np.float64),
         frame_accuracy=np.array([s.accuracy for s in snaps], dtype=np.float64))
+
+
+def check_classifier_settings(dataset: str, k: int, n: int | None = None, noise: float | None = None,
+                              seed: int = 0) -> None:
+    """Raise ValueError, saying what is wrong, if the classifier cannot train on these settings: an
+    unknown data set, a data set too small to split, or more centres than training points."""
+    if dataset not in CLASSIFIER_DATASETS:
+        raise ValueError(f"dataset {dataset!r} is not offered for the classifier; allowed: "
+                         f"{', '.join(CLASSIFIER_DATASETS)}.")
+    try:
+        X_train = split_dataset(dataset, n=n, noise=noise, seed=seed)[0]
+    except ValueError as err:
+        raise ValueError(f"{n} points are too few to split 70/30 into training and test points with every "
+                         f"class in both ({err}). Use more points.") from err
+    if not 1 <= k <= X_train.shape[0]:
+        raise ValueError(f"k = {k} centres need at least {k} training points, but the 70 % training split of "
+                         f"{n or DEFAULT_N} points has only {X_train.shape[0]}. Use fewer centres or more points.")
 
 
 def train_classifier_view(dataset: str = "moons", k: int = 12, seed: int = 0, kind: str = "softmax",
@@ -279,3 +297,34 @@ def train_deep_view(dataset: str = "digits", seed: int = 0, kind: str = "softmax
                                    joint_epochs=joint_epochs, lam=lam, progress=progress, stop=stop,
                                    snapshot_every=snapshot_every(joint_epochs, DEEP_FRAMES))
     return deep_view(result)
+
+
+# --- training at low σ ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class LowSigmaView:
+    """A ``LowSigmaComparison`` and the number of training rows its one-hot/NaN row counts are out of."""
+
+    comparison: LowSigmaComparison
+    n_train: int
+
+    @property
+    def stopped(self) -> bool:
+        return self.comparison.stopped
+
+
+def check_low_sigma_settings(dataset: str, k: int, sigma: float, dtype: str, seed: int = 0) -> None:
+    """Raise ValueError if ``train_low_sigma_view`` cannot run: the classifier checks, and σ must
+    give a normal temperature 2σ² in the dtype."""
+    check_classifier_settings(dataset, k, seed=seed)
+    check_sigma_for_dtype(check_sigma(sigma), np.dtype(dtype))
+
+
+def train_low_sigma_view(dataset: str = "moons", sigma: float = 0.01, k: int = 12, seed: int = 0, epochs: int = 60,
+                         dtype: str = "float32", progress=None, stop=None) -> LowSigmaView:
+    """``compare_low_sigma`` for naive, softmax and entmax15 (same start for each), with the split size."""
+    if dataset not in CLASSIFIER_DATASETS:
+        raise ValueError(f"dataset {dataset!r} is not offered here; allowed: {', '.join(CLASSIFIER_DATASETS)}.")
+    comparison = compare_low_sigma(dataset, sigma=sigma, k=k, seed=seed, epochs=epochs, dtype=dtype,
+                                   progress=progress, stop=stop)
+    return LowSigmaView(comparison=comparison, n_train=int(split_dataset(dataset, seed=seed)[0].shape[0]))

@@ -1,0 +1,459 @@
+"""The "Neural network" view's figures: the RBF classifier, deep clustering, and training at low σ.
+
+* ``classifier_figure(view)``   – final decision regions (a PNG under the data: class colour, faded
+  where the network is unsure), the class boundary (dark) and the Voronoi edges of the centres
+  (light), training and test points, the centres coloured by the class their cell votes for, and
+  scikit-learn's Lloyd fixed point from the final centres (×) joined to its centre.
+* ``classifier_animation(view)`` – the training replayed in the browser: a coarse decision grid (one
+  small heatmap of uint8 codes per frame) and the centres, Play/Pause and an epoch slider.
+* ``latent_figure(view)``        – deep clustering's latent space over training (frames): codes
+  coloured by cluster, centres, and the exact Voronoi cells when the latent space is 2-D.
+* ``curves_figure(panels)``      – small multiples against the epoch (each panel its own legend);
+  ``classifier_history_figure``, ``deep_history_figure`` and ``low_sigma_figure`` fill it.
+
+Class colours (``CLASS_COLORS``) are not cluster colours: classes are the labels of the data, and the
+classifier has up to 20 centres. Centres keep ``CENTER_MARKER`` and the K-Means/Lloyd reference
+``KMEANS_MARKER`` as in every view. Map colours are the Stability view's ``KIND_COLORS``.
+"""
+from __future__ import annotations
+
+import base64
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .annealing import figure_with_frames
+from .layout import FONT, GRID_COLOR, base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
+from .palette import EDGE_RGB, KMEANS_COLOR, cluster_colors, cluster_rgb, fade, hex_to_rgb
+from .plane import CENTER_MARKER, KMEANS_MARKER
+from .stability import KIND_COLORS, KIND_LABELS
+
+# Okabe–Ito orange, blue, bluish green: classes 0, 1, 2.
+CLASS_COLORS = ("#E69F00", "#0072B2", "#009E73")
+# Fade toward white of a decision pixel: CERTAIN_FADE where the network is sure, TIE_FADE at a tie.
+CERTAIN_FADE, TIE_FADE = 0.5, 0.9
+VORONOI_RGB = (165, 165, 165)
+LATENT_FADE = 0.72
+FRAME_MS = 160
+WEBGL_ABOVE = 1500
+
+# Trace names the tests and the page refer to.
+TRAIN_POINTS = "training points (colour = class)"
+TEST_POINTS = "test points"
+MISCLASSIFIED = "misclassified test points"
+CENTERS = "RBF centres (colour = class of their cell)"
+LLOYD = "Lloyd fixed point from the final centres"
+ZERO_MARK = "exactly 0 (at the axis floor)"
+NAN_MARK = "NaN (at the top)"
+
+
+def class_colors(n_classes: int) -> list[str]:
+    if not 1 <= n_classes <= len(CLASS_COLORS):
+        raise ValueError(f"at most {len(CLASS_COLORS)} classes can be coloured, got {n_classes}.")
+    return list(CLASS_COLORS[:n_classes])
+
+
+def class_rgb(n_classes: int) -> np.ndarray:
+    return np.array([hex_to_rgb(c) for c in class_colors(n_classes)], dtype=np.uint8)
+
+
+def typed_array(values, dtype: str = "f4") -> dict:
+    """A Plotly typed array {dtype, bdata[, shape]}: 1-byte codes or float32 coordinates, base64-packed
+    (Plotly's own serialiser spends ~0.4 ms per numpy array; a frame holds several)."""
+    arr = np.ascontiguousarray(values, dtype={"u1": np.uint8, "f4": np.float32}[dtype])
+    spec = {"dtype": dtype, "bdata": base64.b64encode(arr.tobytes()).decode("ascii")}
+    if arr.ndim > 1:
+        spec["shape"] = ", ".join(str(s) for s in arr.shape)
+    return spec
+
+
+def _rgb_string(rgb) -> str:
+    return "rgb(%d,%d,%d)" % tuple(int(v) for v in rgb)
+
+
+def _step_colorscale(colors: list[str]) -> list:
+    """A colorscale that maps integer m (with cmin = −0.5, cmax = len − 0.5) to colors[m], no blending."""
+    n = len(colors)
+    scale = []
+    for m, color in enumerate(colors):
+        scale += [[m / n, color], [(m + 1) / n, color]]
+    return scale
+
+
+def decision_colors(n_classes: int, levels: int) -> list[str]:
+    """Colour of each code class·levels + band (``rbfviz.nn.views.confidence_codes``): the class colour,
+    faded from TIE_FADE (band 0, a tie) to CERTAIN_FADE (band levels − 1)."""
+    rgb = class_rgb(n_classes)
+    amounts = TIE_FADE + (CERTAIN_FADE - TIE_FADE) * np.arange(levels) / max(levels - 1, 1)
+    return [_rgb_string(fade(rgb[c], a)) for c in range(n_classes) for a in amounts]
+
+
+def decision_rgb(view) -> np.ndarray:
+    """(2H, 2W, 3) uint8 image of the final decision: class colour faded by confidence, Voronoi edges of
+    the centres light grey, the class boundary dark. Row 0 is the top (y_max)."""
+    n_classes = view.n_classes
+    t = np.clip((view.confidence - 1.0 / n_classes) / (1.0 - 1.0 / n_classes), 0.0, 1.0)
+    amount = TIE_FADE + (CERTAIN_FADE - TIE_FADE) * t
+    rgb = fade(class_rgb(n_classes)[view.label], amount[..., None])
+    E = view.voronoi_edges.shape[0] // view.label.shape[0]
+    rgb = np.repeat(np.repeat(rgb, E, axis=0), E, axis=1)
+    rgb[view.voronoi_edges] = VORONOI_RGB
+    rgb[np.repeat(np.repeat(view.decision_edges, E, axis=0), E, axis=1)] = EDGE_RGB
+    return rgb
+
+
+# --- the classifier ------------------------------------------------------------------------------
+
+def _points(X, y, n_classes: int, name: str, symbol: str, size: int, **extra) -> dict:
+    colors = np.array(class_colors(n_classes))[np.asarray(y, dtype=np.int64)]
+    return dict(type="scattergl" if len(X) > WEBGL_ABOVE else "scatter", x=X[:, 0], y=X[:, 1], mode="markers",
+                name=name, marker=dict(color=list(colors), size=size, symbol=symbol,
+                                       line=dict(color="rgba(0,0,0,0.6)", width=0.7)),
+                customdata=np.asarray(y), hovertemplate="class %{customdata}<br>(%{x:.2f}, %{y:.2f})<extra></extra>",
+                **extra)
+
+
+def classifier_figure(view, title: str | None = None, height: int = 620) -> go.Figure:
+    """The trained classifier in the plane (see the module docstring).
+
+    Traces, in order: training points, test points, misclassified test points (rings), segments
+    from each centre to its Lloyd point, the Lloyd points (×), the centres, then legend entries for
+    the class boundary and the Voronoi edges drawn in the image.
+    """
+    n_classes = view.n_classes
+    wrong = view.test_pred != view.y_test
+    centers, lloyd = np.asarray(view.centers, np.float64), np.asarray(view.lloyd_centers, np.float64)
+    seg_x = np.column_stack([centers[:, 0], lloyd[:, 0], np.full(len(centers), np.nan)]).ravel()
+    seg_y = np.column_stack([centers[:, 1], lloyd[:, 1], np.full(len(centers), np.nan)]).ravel()
+    data = [
+        _points(view.X_train, view.y_train, n_classes, TRAIN_POINTS, "circle", 6),
+        _points(view.X_test, view.y_test, n_classes, TEST_POINTS, "diamond", 8),
+        dict(type="scatter", x=view.X_test[wrong, 0], y=view.X_test[wrong, 1], mode="markers", name=MISCLASSIFIED,
+             marker=dict(symbol="circle-open", size=16, color="#000000", line=dict(width=2.5)), hoverinfo="skip"),
+        dict(type="scatter", x=[None if math.isnan(v) else float(v) for v in seg_x],
+             y=[None if math.isnan(v) else float(v) for v in seg_y], mode="lines", name="centre → its Lloyd point",
+             line=dict(color=KMEANS_COLOR, width=2), hoverinfo="skip", showlegend=False),
+        dict(type="scatter", x=lloyd[:, 0], y=lloyd[:, 1], mode="markers", name=LLOYD, marker=KMEANS_MARKER,
+             customdata=np.column_stack([np.arange(len(lloyd)), view.center_distances]),
+             hovertemplate="Lloyd point of centre %{customdata[0]}<br>distance %{customdata[1]:.3g}<extra></extra>"),
+        dict(type="scatter", x=centers[:, 0], y=centers[:, 1], mode="markers", name=CENTERS,
+             marker=dict(color=list(np.array(class_colors(n_classes))[view.center_class]), **CENTER_MARKER),
+             customdata=np.column_stack([np.arange(len(centers)), view.center_class]),
+             hovertemplate="centre %{customdata[0]}: its cell → class %{customdata[1]}<br>(%{x:.3f}, %{y:.3f})"
+                           "<extra></extra>"),
+        legend_only("class boundary", mode="lines", line=dict(color=_rgb_string(EDGE_RGB), width=3)),
+        legend_only("Voronoi edges of the centres", mode="lines", line=dict(color=_rgb_string(VORONOI_RGB), width=3)),
+    ]
+    layout = base_layout(title, height, legend="below")
+    layout["images"] = [field_image(png_data_uri(decision_rgb(view)), view.extent)]
+    layout.update(plane_axes(view.extent))
+    layout["legend"] = dict(layout["legend"], entrywidth=0.5, entrywidthmode="fraction", y=-0.1)
+    layout["margin"] = dict(layout["margin"], b=130)
+    return figure(data, layout)
+
+
+def _slider(labels: list[str], active: int, prefix: str = "") -> dict:
+    still = dict(frame=dict(duration=0, redraw=True), mode="immediate", transition=dict(duration=0))
+    return dict(active=active, x=0.0, len=1.0, y=-0.06, yanchor="top", pad=dict(t=40, b=0),
+                currentvalue=dict(prefix=prefix, visible=True, xanchor="left", font=dict(size=14, color="#222222")),
+                font=dict(size=1, color="rgba(0,0,0,0)"),  # dozens of step labels would overlap
+                ticklen=3, minorticklen=0,
+                steps=[dict(method="animate", label=label, args=[[str(s)], still]) for s, label in enumerate(labels)])
+
+
+def _play_buttons(frame_ms: int, redraw: bool) -> list[dict]:
+    play = dict(frame=dict(duration=int(frame_ms), redraw=redraw), transition=dict(duration=0), mode="immediate")
+    still = dict(frame=dict(duration=0, redraw=redraw), mode="immediate", transition=dict(duration=0))
+    return [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.05, yanchor="top",
+                 pad=dict(t=0, r=10), font=dict(size=13),
+                 buttons=[dict(label="▶ Play from the start", method="animate", args=[None, {**play, "fromcurrent": False}]),
+                          dict(label="❚❚ Pause", method="animate", args=[[None], still]),
+                          dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}])])]
+
+
+def _grid_heatmap(codes, extent, colorscale: list, name: str) -> dict:
+    """A heatmap of uint8 codes (G, G) in the field convention (row 0 = top) over extent."""
+    codes = np.asarray(codes)
+    h, w = codes.shape
+    x_min, x_max, y_min, y_max = (float(v) for v in extent)
+    dx, dy = (x_max - x_min) / w, (y_max - y_min) / h
+    n = len(colorscale) // 2
+    # Plotly draws row 0 at y0 (the bottom): flip, so the top row of the grid is at the top.
+    return dict(type="heatmap", z=typed_array(codes[::-1], "u1"), x0=x_min + dx / 2, dx=dx, y0=y_min + dy / 2, dy=dy,
+                zmin=-0.5, zmax=n - 0.5, colorscale=colorscale, showscale=False, zsmooth=False, hoverinfo="skip",
+                name=name)
+
+
+def classifier_animation(view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS) -> go.Figure:
+    """Training replayed: frame s shows the decision grid (coarse) and the centres after
+    view.frame_epochs[s] epochs. Opens on the last frame.
+
+    Traces: 0 decision grid (heatmap of ``confidence_codes``; frames replace it), 1 training points
+    (static), 2 the centres' starting positions (static), 3 the centres (frames move them).
+    """
+    S = len(view.frame_epochs)
+    if S == 0:
+        raise ValueError("the run recorded no snapshots to animate.")
+    scale = _step_colorscale(decision_colors(view.n_classes, view.frame_levels))
+    last = S - 1
+    centers = np.asarray(view.frame_centers, dtype=np.float64)
+
+    def grid(s):
+        return _grid_heatmap(view.frame_codes[s], view.frame_extent, scale, "decision regions")
+
+    def centres(s):
+        return dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1]),
+                    mode="markers", name="RBF centres", marker=dict(color="#ffffff", **CENTER_MARKER), hoverinfo="skip")
+
+    data = [grid(last),
+            _points(view.X_train, view.y_train, view.n_classes, TRAIN_POINTS, "circle", 5, hoverinfo="skip"),
+            dict(type="scatter", x=centers[0, :, 0], y=centers[0, :, 1], mode="markers", name="centres at the start",
+                 marker=dict(symbol="circle-open", size=12, color="#555555", line=dict(width=1.5)), hoverinfo="skip"),
+            centres(last)]
+    data[1].pop("hovertemplate", None)
+    frames = [dict(name=str(s), traces=[0, 3], data=[
+        dict(type="heatmap", z=typed_array(view.frame_codes[s][::-1], "u1")),
+        dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1]))]) for s in range(S)]
+    labels = [f"epoch {int(e)} · σ = {sig:.3g} · test accuracy {acc:.3f}"
+              for e, sig, acc in zip(view.frame_epochs, view.frame_sigmas, view.frame_accuracy)]
+    layout = base_layout(title, height)
+    layout.update(plane_axes(view.frame_extent))
+    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=150)
+    layout["updatemenus"] = _play_buttons(frame_ms, redraw=True)
+    layout["sliders"] = [_slider(labels, last)]
+    return figure_with_frames(data, layout, frames)
+
+
+# --- deep clustering ---------------------------------------------------------------------------
+
+def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS) -> go.Figure:
+    """Deep clustering's latent space over the joint phase; opens on the last frame.
+
+    Traces: [0 Voronoi cells (heatmap, only if view.exact_voronoi)], then the codes (colour = cluster,
+    hover = true class), then the centres (cluster colours). Frames update all of them.
+    """
+    S = len(view.frame_epochs)
+    k = view.k
+    colors = cluster_colors(k)
+    last = S - 1
+    faded = [_rgb_string(fade(rgb, LATENT_FADE)) for rgb in cluster_rgb(k)]
+    data, animated = [], []
+    if view.exact_voronoi:
+        data.append(_grid_heatmap(view.frame_voronoi[last], view.extent, _step_colorscale(faded), "Voronoi cells"))
+        animated.append(0)
+    codes = np.asarray(view.frame_codes, dtype=np.float64)
+    centers = np.asarray(view.frame_centers, dtype=np.float64)
+    point_scale = _step_colorscale(colors)
+
+    def point_marker(s):
+        return dict(color=typed_array(view.frame_labels[s], "u1"), cmin=-0.5, cmax=k - 0.5, colorscale=point_scale,
+                    size=6, line=dict(color="rgba(0,0,0,0.55)", width=0.6))
+
+    data.append(dict(type="scatter", x=typed_array(codes[last, :, 0]), y=typed_array(codes[last, :, 1]),
+                     mode="markers", name="codes (colour = cluster)", marker=point_marker(last),
+                     customdata=np.asarray(view.point_class),
+                     hovertemplate="true class %{customdata}<extra></extra>"))
+    data.append(dict(type="scatter", x=typed_array(centers[last, :, 0]), y=typed_array(centers[last, :, 1]),
+                     mode="markers", name="centres c_j", marker=dict(color=colors, **CENTER_MARKER), hoverinfo="skip"))
+    animated += [len(data) - 2, len(data) - 1]
+    frames = []
+    for s in range(S):
+        frame_data = []
+        if view.exact_voronoi:
+            frame_data.append(dict(type="heatmap", z=typed_array(view.frame_voronoi[s][::-1], "u1")))
+        frame_data.append(dict(type="scatter", x=typed_array(codes[s, :, 0]), y=typed_array(codes[s, :, 1]),
+                               marker=point_marker(s)))
+        frame_data.append(dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1])))
+        frames.append(dict(name=str(s), traces=animated, data=frame_data))
+    labels = [f"epoch {int(e)} · σ = {sig:.3g} · NMI {nmi:.3f}"
+              for e, sig, nmi in zip(view.frame_epochs, view.frame_sigmas, view.frame_nmi)]
+    axis_names = ("z₁", "z₂") if view.exact_voronoi else ("PCA 1 of the codes", "PCA 2 of the codes")
+    layout = base_layout(title, height)
+    layout.update(plane_axes(view.extent, *axis_names))
+    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=150)
+    layout["updatemenus"] = _play_buttons(frame_ms, redraw=view.exact_voronoi)
+    layout["sliders"] = [_slider(labels, last)]
+    return figure_with_frames(data, layout, frames)
+
+
+# --- curves against the epoch --------------------------------------------------------------------
+
+def _panel_domains(n: int, columns: int, gap_x: float = 0.09, gap_y: float = 0.16):
+    rows = math.ceil(n / columns)
+    width = (1.0 - gap_x * (columns - 1)) / columns
+    height = (1.0 - gap_y * (rows - 1)) / rows
+    for i in range(n):
+        r, c = divmod(i, columns)
+        x0 = c * (width + gap_x)
+        y1 = 1.0 - r * (height + gap_y)
+        yield (x0, x0 + width), (y1 - height, y1)
+
+
+def _floats(values) -> list:
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
+
+
+def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None, height: int | None = None,
+                  x_title: str = "epoch") -> go.Figure:
+    """Small multiples sharing nothing but the look; each panel has its own legend above it.
+
+    panels: [{"title": str, "log": bool, "lines": [{"name", "x", "y", "color", "dash"?, "width"?}],
+    "hlines": [{"y", "name", "color", "dash"?}], "range": [lo, hi]?}]. On a log panel, exact zeros are
+    drawn as triangles at the axis floor and NaN as crosses at the top (they would otherwise vanish);
+    each such trace has meta ["zero"|"nan", line name].
+    """
+    n = len(panels)
+    rows = math.ceil(n / columns)
+    height = height or 330 * rows + 60
+    layout = base_layout(title, height)
+    layout.pop("xaxis"), layout.pop("yaxis")
+    layout["annotations"] = []
+    layout["shapes"] = []
+    data = []
+    for i, (panel, ((x0, x1), (y0, y1))) in enumerate(zip(panels, _panel_domains(n, columns))):
+        suffix = "" if i == 0 else str(i + 1)
+        xref, yref = "x" + suffix, "y" + suffix
+        legend = "legend" + suffix
+        axis = dict(tickfont=dict(size=11), gridcolor=GRID_COLOR, linecolor="#888888", showline=True, mirror=True,
+                    zeroline=False)
+        layout["xaxis" + suffix] = dict(axis, domain=[x0, x1], anchor=yref,
+                                        title=dict(text=x_title, font=dict(size=12), standoff=4))
+        yaxis = dict(axis, domain=[y0, y1], anchor=xref)
+        if panel.get("log"):
+            yaxis.update(type="log", exponentformat="power")
+        if panel.get("range"):
+            yaxis["range"] = list(panel["range"])
+        layout["yaxis" + suffix] = yaxis
+        layout["annotations"].append(dict(text=f"<b>{panel['title']}</b>", xref="paper", yref="paper", x=x0, y=y1,
+                                          yanchor="bottom", xanchor="left", showarrow=False, font=dict(size=14),
+                                          yshift=22))
+        layout[legend] = dict(orientation="h", x=x0, xanchor="left", y=y1, yanchor="bottom", yref="paper",
+                              font=dict(size=11), bgcolor="rgba(255,255,255,0)", itemwidth=30, tracegroupgap=0)
+        values = np.concatenate([np.asarray(line["y"], np.float64) for line in panel["lines"]] or [np.zeros(0)])
+        positive = values[np.isfinite(values) & (values > 0)]
+        floor = float(positive.min()) / 10.0 if positive.size else 1e-16
+        ceiling = float(positive.max()) * 10.0 if positive.size else 1.0
+        for line in panel["lines"]:
+            x = np.asarray(line["x"], dtype=np.float64)
+            y = np.asarray(line["y"], dtype=np.float64)
+            shown = np.where(y > 0, y, np.nan) if panel.get("log") else y
+            data.append(dict(type="scatter", x=x, y=_floats(shown), mode=line.get("mode", "lines"), name=line["name"],
+                             xaxis=xref, yaxis=yref, legend=legend, meta=["line", line["name"]],
+                             line=dict(color=line["color"], dash=line.get("dash", "solid"), width=line.get("width", 2)),
+                             marker=dict(color=line["color"], size=5),
+                             hovertemplate=f"{line['name']}<br>{x_title} %{{x}}: %{{y:.4g}}<extra></extra>"))
+            if panel.get("log"):
+                for kind, mask, at, symbol in (("zero", np.isfinite(y) & (y == 0), floor, "triangle-down"),
+                                               ("nan", np.isnan(y), ceiling, "x")):
+                    if mask.any():
+                        data.append(dict(type="scatter", x=x[mask], y=[at] * int(mask.sum()), mode="markers",
+                                         xaxis=xref, yaxis=yref, legend=legend, showlegend=False,
+                                         meta=[kind, line["name"]],
+                                         marker=dict(symbol=symbol, size=7, color=line["color"]),
+                                         hovertemplate=f"{line['name']}<br>{x_title} %{{x}}: "
+                                                       + ("exactly 0" if kind == "zero" else "NaN") + "<extra></extra>"))
+        for h in panel.get("hlines", []):
+            data.append(dict(type="scatter", x=[float(np.min([np.min(l["x"]) for l in panel["lines"]])),
+                                                float(np.max([np.max(l["x"]) for l in panel["lines"]]))],
+                             y=[float(h["y"])] * 2, mode="lines", name=h["name"], xaxis=xref, yaxis=yref,
+                             legend=legend, meta=["hline", h["name"]],
+                             line=dict(color=h["color"], dash=h.get("dash", "dash"), width=1.8),
+                             hovertemplate=f"{h['name']}: {float(h['y']):.4g}<extra></extra>"))
+    layout["margin"] = dict(l=60, r=20, t=95 if title else 70, b=50)
+    layout["showlegend"] = True
+    return figure(data, layout)
+
+
+LOSS_COLOR, CE_COLOR, CLUSTER_COLOR = "#222222", "#004488", "#BB5566"
+TRAIN_COLOR, TEST_COLOR, BASELINE_COLOR = "#DDAA33", "#004488", "#BB5566"
+SIGMA_COLOR = "#117733"
+GROUP_COLORS = {"encoder": "#004488", "decoder": "#DDAA33", "centers": "#BB5566", "readout": "#117733"}
+
+
+def classifier_history_figure(view, height: int | None = None) -> go.Figure:
+    """Four panels against the epoch: the loss and its terms; train/test accuracy with the linear
+    baseline; the σ schedule; the gradient norms (log; NaN and exact zeros marked)."""
+    h = view.history
+    e = h["epoch"]
+    lam_cluster = np.asarray(h["cluster"], np.float64)
+    panels = [
+        {"title": "loss = CE + λ·L_σ/n", "log": True, "lines": [
+            {"name": "loss", "x": e, "y": h["loss"], "color": LOSS_COLOR, "width": 2.5},
+            {"name": "cross-entropy", "x": e, "y": h["ce"], "color": CE_COLOR},
+            {"name": "L_σ/n (before λ)", "x": e, "y": lam_cluster, "color": CLUSTER_COLOR, "dash": "dot"}]},
+        {"title": "accuracy", "log": False, "range": [0, 1.03], "lines": [
+            {"name": "training", "x": e, "y": h["train_accuracy"], "color": TRAIN_COLOR},
+            {"name": "test", "x": e, "y": h["test_accuracy"], "color": TEST_COLOR, "width": 2.5}],
+         "hlines": [{"y": view.linear_accuracy, "name": "logistic regression (test)", "color": BASELINE_COLOR}]},
+        {"title": "σ (annealed, then held)", "log": True, "lines": [
+            {"name": "σ", "x": e, "y": h["sigma"], "color": SIGMA_COLOR, "width": 2.5}]},
+        {"title": "gradient norms (log)", "log": True, "lines": [
+            {"name": "centres", "x": e, "y": h["grad_norm_centers"], "color": GROUP_COLORS["centers"]},
+            {"name": "read-out", "x": e, "y": h["grad_norm_readout"], "color": GROUP_COLORS["readout"]}]},
+    ]
+    return curves_figure(panels, height=height)
+
+
+def deep_history_figure(view, height: int | None = None) -> go.Figure:
+    """Four panels against the epoch (pretraining included): losses; NMI of the joint phase with the
+    baselines; σ; gradient norms per group (log; NaN and exact zeros marked). Skipped (NaN) steps are
+    listed in the loss panel's legend as a count."""
+    h = view.history
+    e = np.asarray(h["epoch"])
+    joint = np.array([phase == "joint" for phase in h["phase"]], dtype=bool)
+    baselines = [{"y": view.pretrain_nmi, "name": "AE + K-Means", "color": "#666666", "dash": "dot"}]
+    if view.kmeans_raw_nmi is not None:
+        baselines.append({"y": view.kmeans_raw_nmi, "name": "K-Means raw", "color": BASELINE_COLOR})
+    if view.kmeans_pca_nmi is not None:
+        baselines.append({"y": view.kmeans_pca_nmi, "name": f"K-Means PCA-{view.latent_dim}", "color": "#DDAA33",
+                          "dash": "dashdot"})
+    nmi_x = e[joint] if joint.any() else e[:1]
+    nmi_y = np.asarray(h["nmi"], np.float64)[joint] if joint.any() else np.array([np.nan])
+    panels = [
+        {"title": "losses (batch means)", "log": True, "lines": [
+            {"name": "reconstruction", "x": e, "y": h["recon"], "color": CE_COLOR, "width": 2.5},
+            {"name": "L_σ/B (joint phase)", "x": e, "y": h["cluster"], "color": CLUSTER_COLOR}]},
+        {"title": "NMI with the true classes", "log": False, "lines": [
+            {"name": "joint model", "x": nmi_x, "y": nmi_y, "color": TEST_COLOR, "width": 2.5}], "hlines": baselines},
+        {"title": "σ in latent units (joint phase)", "log": True, "lines": [
+            {"name": "σ", "x": e, "y": h["sigma"], "color": SIGMA_COLOR, "width": 2.5}]},
+        {"title": "gradient norms (log)", "log": True, "lines": [
+            {"name": name, "x": e, "y": h[f"grad_norm_{name}"], "color": GROUP_COLORS[name]}
+            for name in ("encoder", "decoder", "centers")]},
+    ]
+    fig = curves_figure(panels, height=height)
+    if view.pretrain_epochs and view.epochs_run > view.pretrain_epochs:
+        boundary = view.pretrain_epochs + 0.5
+        fig.layout.shapes = tuple(dict(type="line", xref="x" + ("" if i == 0 else str(i + 1)),
+                                       yref=("y" + ("" if i == 0 else str(i + 1))) + " domain", x0=boundary,
+                                       x1=boundary, y0=0, y1=1, line=dict(color="#888888", dash="dot", width=1.2),
+                                       name="joint phase starts") for i in (0, 3))
+    return fig
+
+
+def low_sigma_figure(comparison, n_train: int, height: int | None = None) -> go.Figure:
+    """Four panels, one line per map, against the epoch at the comparison's fixed σ: test accuracy;
+    the cross-entropy's gradient to the centres (the part through r; log, exact 0 and NaN marked);
+    exactly one-hot rows of r (% of the n_train training rows); skipped steps (non-finite loss or
+    gradient), cumulative."""
+    lines = {key: [] for key in ("acc", "ce", "hot", "skip")}
+    for kind in comparison.kinds:
+        if kind not in comparison.history:
+            continue
+        h = comparison.history[kind]
+        e = h["epoch"]
+        style = {"color": KIND_COLORS[kind], "width": 2.5 if kind != "naive" else 2.0}
+        name = KIND_LABELS[kind]
+        lines["acc"].append({"name": name, "x": e, "y": h["test_accuracy"], **style})
+        lines["ce"].append({"name": name, "x": e, "y": h["grad_norm_centers_ce"], **style})
+        lines["hot"].append({"name": name, "x": e, "y": 100.0 * np.asarray(h["one_hot_rows"]) / n_train, **style})
+        lines["skip"].append({"name": name, "x": e, "y": np.cumsum(h["nan_steps"]), **style})
+    panels = [
+        {"title": "test accuracy (a NaN row counts as an error)", "log": False, "range": [0, 1.03], "lines": lines["acc"]},
+        {"title": "‖∂CE/∂C‖: the gradient that flows through r (log)", "log": True, "lines": lines["ce"]},
+        {"title": "rows of r exactly one-hot (%)", "log": False, "range": [-3, 103], "lines": lines["hot"]},
+        {"title": "skipped steps (NaN loss or gradient), cumulative", "log": False, "lines": lines["skip"]},
+    ]
+    return curves_figure(panels, height=height)
+
