@@ -136,11 +136,11 @@ with panel("Picking starting centres"):
                       key="w_typed_picks", on_change=typed_picks)
 
 if view is not None and fig is not None:
+    params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
     exports.download_row(ctrl, [
         exports.points_download(view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"),
         exports.figure_download(fig, "explorer_plane"),
-        exports.receipt_download(lambda: receipt.explorer_receipt(exports.receipt_params(ctrl), view.numbers),
-                                 "Explorer"),
+        exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
     ], key="explorer")
 
 with panel("The explanation"):

@@ -30,8 +30,8 @@ with panel("Every map across σ"):
                            sigma_exact=ctx.scale.sigma_exact_entmax)
     fig, _ = chart(fig, ctrl, "stability_curves", description=describe.stability_curves(rows, ctrl.sigma, ctrl.dtype))
     downloads += [exports.figure_download(fig, "stability_curves", "Curves (HTML)"),
-                  exports.receipt_download(lambda: receipt.stability_receipt(
-                      exports.receipt_params(ctrl), receipt.stability_numbers(rows, ctrl.sigma)), "Stability")]
+                  exports.receipt_download(lambda params=exports.receipt_params(ctrl): receipt.stability_receipt(
+                      params, receipt.stability_numbers(rows, ctrl.sigma)), "Stability")]
     st.caption("Solid: float64, dotted: float32. Grey bands: the closed forms below, computed from the "
                "distances alone; a measured curve on its band means the formula predicts the floating-point "
                "behaviour exactly. Triangles at the bottom of the log panels: exactly 0.")

@@ -30,9 +30,9 @@ with panel("One step"):
                        ctrl, "step", description=describe.equivalence_step(one, ctrl.sigma, ctrl.kind))
         downloads += [exports.points_download(X, resp, name=f"equivalence_{ctrl.dataset}"),
                       exports.figure_download(fig, "equivalence_step", "Step figure (HTML)"),
-                      exports.receipt_download(lambda: receipt.equivalence_receipt(
-                          exports.receipt_params(ctrl, steps=STEPS), receipt.equivalence_numbers(one, traj)),
-                          "Equivalence")]
+                      exports.receipt_download(lambda params=exports.receipt_params(ctrl, steps=STEPS):
+                                               receipt.equivalence_receipt(params, receipt.equivalence_numbers(one, traj)),
+                                               "Equivalence")]
     with text_col:
         st.metric("max |GD step − Lloyd step|", f"{one.gd_vs_lloyd:.3g}",
                   help="Largest coordinate difference between the two updated centre sets (data units).")

@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
+from ui.page import PAGES as VIEWS
 from ui.state import Controls, changed, parse_query
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -187,5 +188,5 @@ def test_home_links_carry_the_current_state():
     at = app({"dataset": "spiral"})
     at.run()
     links = at.get("page_link")
-    assert len(links) == len(PAGES)
+    assert len(links) == len(VIEWS)
     assert all("dataset=spiral" in str(link.proto) for link in links)

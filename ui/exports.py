@@ -78,7 +78,8 @@ def receipt_download(make_receipt: Callable, view: str) -> Download:
 
 
 def receipt_params(ctrl: Controls, **extra) -> dict:
-    """The parameters a receipt lists (and its snippet uses), from the controls."""
+    """The parameters a receipt lists (and its snippet uses), from the controls. Call it in the page
+    script (it reads the session's upload), not inside a download generator (which runs elsewhere)."""
     params = dict(dataset=ctrl.dataset, n=ctrl.n, noise=ctrl.noise, seed=ctrl.seed, k=ctrl.k, init=ctrl.init,
                   picks=ctrl.start_picks(), kind=ctrl.kind, dtype=ctrl.dtype, sigma=float(ctrl.sigma))
     if ctrl.dataset == UPLOAD:

@@ -101,16 +101,14 @@ def _widget(kind, label: str, field: str, value, **kwargs):
     return kind(label, key=key, on_change=_on_change, args=(field,), **kwargs)
 
 
-def _dataset_label(dataset: str) -> str:
-    upload = uploads.current()
-    return f"your file ({upload.name})" if dataset == UPLOAD and upload is not None else dataset
-
-
 def _data_controls(ctrl: Controls, more) -> None:
     """Dataset (with "your file" once a file is uploaded); n, seed, noise (in ``more``)."""
-    options = list(DATASETS) + ([UPLOAD] if uploads.current() is not None else [])
+    upload = uploads.current()
+    labels = {name: name for name in DATASETS}
+    if upload is not None:
+        labels[UPLOAD] = f"your file ({upload.name})"
     st.markdown("**Data**")
-    _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=options, format_func=_dataset_label)
+    _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=list(labels), format_func=labels.get)
     with more:
         if ctrl.dataset == UPLOAD:
             _widget(st.number_input, "Seed (for the starting centres)", "seed", int(ctrl.seed), min_value=0,

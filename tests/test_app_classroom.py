@@ -1,0 +1,382 @@
+"""AppTests of the classroom features: CSV upload, centres picked on the plot, presenter mode,
+downloads (points CSV, figure HTML, trajectories JSON, receipts that reproduce the shown numbers),
+and lessons whose links land in the right state.
+
+Download data are generated on click (deferred): the tests record AppTest's media-file manager and
+call the generator behind each button, exactly what a click would run.
+"""
+import base64
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import streamlit as st
+import streamlit.testing.v1.app_test as app_test_module
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from rbfviz.datasets import make_dataset
+from rbfviz.figures.stability import KIND_LABELS
+from rbfviz.lessons import STEPS, prepare
+from rbfviz.loader import DataError, load_points
+from rbfviz.maps import responsibilities
+from ui.state import UPLOAD
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+TIMEOUT = 120
+EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
+    "pages/1_Explorer.py", "pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py",
+    "pages/5_Lessons.py")
+SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
+
+
+@pytest.fixture(autouse=True)
+def clear_caches():
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+@pytest.fixture
+def media(monkeypatch):
+    """The media-file managers AppTest creates (one per run): they hold the download generators."""
+    managers = []
+
+    class Recording(MediaFileManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            managers.append(self)
+
+    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
+    return managers
+
+
+def open_page(page: str, query=None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    if query:
+        at.query_params.update(query)
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def download(at: AppTest, media, label: str) -> bytes:
+    """The bytes the download button ``label`` delivers when clicked."""
+    buttons = [b for b in at.get("download_button") if b.proto.label == label]
+    assert len(buttons) == 1, [b.proto.label for b in at.get("download_button")]
+    entry = media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]
+    data = entry["callable"]()
+    return data if isinstance(data, bytes) else data.encode("utf-8")
+
+
+def decode(value):
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), value["dtype"])
+    return np.asarray(value, dtype=np.float64)
+
+
+def figure(at: AppTest, index: int = 0) -> dict:
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def points_of(spec: dict) -> np.ndarray:
+    trace = spec["data"][0]
+    return np.column_stack([decode(trace["x"]), decode(trace["y"])])
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.file_uploader(key="upload_file").set_value((name, data, "text/csv")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def csv_points(n=40, seed=0, columns=2) -> tuple[bytes, np.ndarray]:
+    rng = np.random.RandomState(seed)
+    A = np.vstack([rng.normal(size=(n // 2, columns)), rng.normal(size=(n - n // 2, columns)) + 4.0])
+    header = ",".join(["a", "b", "c", "d"][:columns])
+    lines = [header] + [",".join(repr(float(v)) for v in row) for row in A]
+    return ("\n".join(lines) + "\n").encode(), A
+
+
+# --- upload -------------------------------------------------------------------------------------------
+
+def test_good_upload_becomes_the_data_of_every_view():
+    data, A = csv_points()
+    at = upload(open_page(EXPLORER), "mine.csv", data)
+    assert at.query_params["dataset"] == UPLOAD and at.query_params["n"] == "40"
+    assert not at.error, texts(at.error)
+    assert "Loaded mine.csv: 40 points, x = a, y = b" in texts(at.success)
+    assert np.array_equal(points_of(figure(at)), A)  # the plane shows exactly the file's points
+    assert any("L_σ" in m.label for m in at.metric)
+    for page in (ANNEALING, STABILITY, EQUIVALENCE, EXPLORER):
+        at.switch_page(page).run()
+        assert not at.exception and not at.error, (page, texts(at.error))
+        assert at.query_params["dataset"] == UPLOAD
+        assert at.selectbox(key="w_dataset").value == UPLOAD
+
+
+BAD_FILES = {
+    "empty": b"",
+    "header only": b"x,y\n",
+    "not UTF-8": "x,y\n1,2\n3,é\n".encode("latin-1"),
+    "text cells": b"x,y\n1,2\n3,four\n5,6\n",
+    "NaN": b"x,y\n1,2\nnan,3\n4,5\n",
+    "infinity": b"x,y\n1,2\n3,inf\n4,5\n",
+    "one column": b"x\n1\n2\n3\n",
+    "one point": b"x,y\n1,2\n",
+    "identical points": b"x,y\n1,2\n1,2\n1,2\n",
+    "binary": bytes(range(256)) * 4,
+}
+
+
+@pytest.mark.parametrize("what", BAD_FILES)
+def test_bad_upload_shows_the_loader_message_and_keeps_the_data(what):
+    data = BAD_FILES[what]
+    with pytest.raises(DataError) as err:
+        load_points(data, k=2)
+    at = open_page(EXPLORER, {"dataset": "spiral"})
+    before = (dict(at.query_params), points_of(figure(at)))
+    upload(at, "bad.csv", data)
+    assert str(err.value) in texts(at.error)
+    assert "the view still shows the spiral data" in texts(at.error)
+    assert dict(at.query_params) == before[0]
+    assert np.array_equal(points_of(figure(at)), before[1])
+
+
+def test_bad_upload_after_a_good_one_keeps_the_good_one():
+    good, A = csv_points(n=30)
+    at = upload(open_page(EXPLORER), "good.csv", good)
+    upload(at, "bad.csv", BAD_FILES["text cells"])
+    assert "bad.csv was not loaded" in texts(at.error) and "good.csv: 30 points" in texts(at.error)
+    assert at.query_params["dataset"] == UPLOAD and at.query_params["n"] == "30"
+    assert np.array_equal(points_of(figure(at)), A)
+
+
+def test_many_columns_use_pca_or_two_chosen_columns():
+    data, A = csv_points(n=40, columns=4)
+    at = upload(open_page(EXPLORER), "four.csv", data)
+    assert "first two principal components of 4 columns" in texts(at.success)
+    assert np.array_equal(points_of(figure(at)), load_points(data).X)
+    at.radio(key="w_upload_mode").set_value("columns").run()
+    assert not at.exception and not at.error
+    assert np.array_equal(points_of(figure(at)), A[:, :2])
+    at.selectbox(key="w_upload_y").set_value("d").run()
+    assert np.array_equal(points_of(figure(at)), A[:, [0, 3]])
+    at.selectbox(key="w_upload_y").set_value("a").run()  # the same column twice: a message, nothing changes
+    assert "Pick two different columns" in texts(at.error)
+    assert np.array_equal(points_of(figure(at)), A[:, [0, 3]])
+
+
+def test_a_link_to_uploaded_data_without_the_upload_explains_and_uses_defaults():
+    at = open_page(EXPLORER, {"dataset": "upload", "n": "40", "k": "3"})
+    assert "links and bookmarks cannot carry it" in texts(at.warning)
+    assert at.query_params["dataset"] == "blobs" and not at.error
+
+
+# --- picking centres ------------------------------------------------------------------------------------
+
+def test_custom_start_asks_for_more_picks_then_starts_from_them():
+    at = open_page(EXPLORER, {"init": "custom", "picks": "3,250"})
+    assert "click 2 more points" in texts(at.info)
+    spec = figure(at)
+    assert spec["data"][1]["name"] == "picked starting points"
+    assert not at.metric  # nothing is computed from half a start
+    at.query_params["picks"] = "3,250,17,400,90"
+    at.run()
+    assert not at.exception and not at.error
+    assert any("picked-points start" in str(c.value) for c in at.caption)
+    X, _ = make_dataset("blobs", 500, 1.5, 0)
+    picks = figure(at)["data"][-1]
+    assert np.array_equal(np.column_stack([decode(picks["x"]), decode(picks["y"])]), X[[3, 250, 17, 400, 90]])
+    # the Equivalence view steps from the first k picks
+    at.switch_page(EQUIVALENCE).run()
+    start = next(t for t in figure(at)["data"] if t["name"] == "start c⁰")
+    assert np.array_equal(np.column_stack([decode(start["x"]), decode(start["y"])]), X[[3, 250, 17, 400]])
+
+
+def test_pick_buttons_and_typed_numbers():
+    at = open_page(EXPLORER)
+    at.text_input(key="w_typed_picks").set_value("12, 40 ,301").run()
+    assert at.query_params["picks"] == "12,40,301"
+    at.button[[b.label for b in at.button].index("Undo last pick")].click().run()
+    assert at.query_params["picks"] == "12,40"
+    at.button[[b.label for b in at.button].index("Set k = 2 (all picks)")].click().run()
+    assert at.query_params["k"] == "2"
+    at.button[[b.label for b in at.button].index("Start from my picks")].click().run()
+    assert at.query_params["init"] == "custom" and not at.error
+    at.button[[b.label for b in at.button].index("Clear picks")].click().run()
+    assert "picks" not in at.query_params
+    at.text_input(key="w_typed_picks").set_value("12, x").run()
+    assert "is not a list of point numbers" in texts(at.warning)
+
+
+# --- presenter mode -----------------------------------------------------------------------------------
+
+def font_and_marker(spec: dict) -> tuple:
+    layout = spec["layout"]
+    return (layout["font"]["size"], layout["title"]["font"]["size"], layout["xaxis"]["tickfont"]["size"],
+            spec["data"][0]["marker"]["size"], layout["height"])
+
+
+@pytest.mark.parametrize("page", [EXPLORER, ANNEALING, STABILITY, EQUIVALENCE])
+def test_presenter_mode_enlarges_every_figure_and_hides_downloads(page):
+    normal = open_page(page, SMALL)
+    big = open_page(page, dict(SMALL, presenter="1"))
+    assert big.query_params["presenter"] == "1" and not big.error
+    assert len(big.get("plotly_chart")) == len(normal.get("plotly_chart"))
+    for i in range(len(normal.get("plotly_chart"))):
+        a, b = figure(normal, i)["layout"], figure(big, i)["layout"]
+        assert b["font"]["size"] >= 1.4 * a["font"]["size"], (page, i)
+    if page == EXPLORER:
+        assert all(y > x for x, y in zip(font_and_marker(figure(normal)), font_and_marker(figure(big))))
+    assert normal.get("download_button") and not big.get("download_button")
+    assert any("More controls" in e.label for e in big.expander) and not any("More controls" in e.label for e in normal.expander)
+
+
+def test_presenter_toggle_writes_the_url_and_links_keep_it():
+    at = open_page(EXPLORER)
+    at.toggle(key="w_presenter").set_value(True).run()
+    assert at.query_params["presenter"] == "1"
+    at.switch_page("app.py").run()
+    assert all("presenter=1" in link.proto.query_string for link in at.get("page_link"))
+
+
+# --- downloads and receipts ------------------------------------------------------------------------------
+
+def run_receipt(text: bytes, cwd: Path) -> dict:
+    """Run a downloaded receipt in a fresh Python process; return (numbers, SHOWN) as JSON."""
+    (cwd / "receipt.py").write_bytes(text)
+    code = ("import json, math, runpy; ns = runpy.run_path('receipt.py');"
+            "clean = lambda v: None if isinstance(v, float) and math.isnan(v) else v;"
+            "fix = lambda d: {k: clean(v) for k, v in d.items()};"
+            "print(json.dumps({'numbers': fix(ns['numbers']), 'shown': fix(ns['SHOWN'])}))")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def assert_reproduced(result: dict) -> None:
+    numbers, shown = result["numbers"], result["shown"]
+    assert numbers.keys() == shown.keys() and shown
+    for key, value in shown.items():
+        if value is None or isinstance(value, (bool, str)):
+            assert numbers[key] == value, key
+        else:
+            np.testing.assert_allclose(np.asarray(numbers[key], float), np.asarray(value, float), rtol=1e-12,
+                                       atol=1e-12, err_msg=key)
+
+
+def test_explorer_downloads(media, tmp_path):
+    at = open_page(EXPLORER, SMALL)
+    spec = figure(at)
+    X, _ = make_dataset("moons", 150, 0.1, 0)
+    # points CSV: the points, their r at the centres shown, the K-Means labels; read back exactly
+    table = list(csv.DictReader(io.StringIO(download(at, media, "Points and r (CSV)").decode())))
+    assert list(table[0]) == ["x", "y", "r_0", "r_1", "r_2", "label"]
+    got = np.array([[float(row[c]) for c in ("x", "y", "r_0", "r_1", "r_2")] for row in table])
+    centres = np.column_stack([decode(spec["data"][1]["x"]), decode(spec["data"][1]["y"])])
+    sigma = float(at.query_params["sigma"])
+    assert np.array_equal(got[:, :2], X)
+    np.testing.assert_allclose(got[:, 2:], responsibilities(X, centres, sigma, "softmax"), rtol=0, atol=1e-15)
+    # the figure as a standalone page with plotly.js inside
+    html = download(at, media, "Figure (HTML)").decode()
+    assert html.lstrip().lower().startswith("<!doctype html>") and len(html) > 1_000_000
+    assert not re.search(r"<script[^>]*\bsrc=", html)  # plotly.js is inside: it opens offline
+    assert spec["layout"]["title"]["text"] in html
+    # the receipt reproduces the numbers, which are the ones on screen
+    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    assert_reproduced(result)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["L_σ  (soft loss)"] == f"{result['shown']['loss']:.5g}"
+    assert metrics["J  (K-Means distortion at these centres)"] == f"{result['shown']['distortion']:.5g}"
+    assert metrics["argmax r = K-Means label"] == f"{100 * result['shown']['agreement']:.1f} %"
+
+
+def test_receipt_of_uploaded_data_reads_the_file(media, tmp_path):
+    data, _ = csv_points(n=36, columns=3)
+    at = upload(open_page(EXPLORER), "three.csv", data)
+    text = download(at, media, "Receipt (.py)")
+    assert b"three.csv" in text
+    (tmp_path / "three.csv").write_bytes(data)
+    assert_reproduced(run_receipt(text, tmp_path))
+
+
+def test_equivalence_receipt_reproduces(media, tmp_path):
+    at = open_page(EQUIVALENCE, dict(SMALL, init="random", kind="entmax15", dtype="float32"))
+    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    assert_reproduced(result)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["max |GD step − Lloyd step|"] == f"{result['shown']['gd_vs_lloyd']:.3g}"
+
+
+def test_annealing_downloads(media, tmp_path):
+    at = open_page(ANNEALING, SMALL)
+    trajectories = json.loads(download(at, media, "Trajectories (JSON)"))
+    anneal = trajectories["anneal"]
+    assert trajectories["parameters"]["dataset"] == "moons"
+    assert np.asarray(anneal["centers"]).shape == (len(anneal["sigmas"]), 3, 2)
+    assert np.all(np.diff(anneal["sigmas"]) < 0)
+    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    assert_reproduced(result)
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["σ_c predicted"] == f"{result['shown']['sigma_critical_predicted']:.3g}"
+
+
+def test_stability_receipt_reproduces_the_table(media, tmp_path):
+    at = open_page(STABILITY, dict(SMALL, dtype="float32"))
+    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    assert_reproduced(result)
+    table = at.dataframe[0].value  # the table at the current σ: one row per map and dtype
+    assert len(table) == 6
+    for _, row in table.iterrows():
+        kind = next(k for k, label in KIND_LABELS.items() if label == row["map"])
+        value = result["shown"][f"{kind}/{row['dtype']}/grad_norm"]
+        assert row["‖∇L‖ at C*"] == f"{value:.3e}"  # as the table formats it
+
+
+# --- lessons ------------------------------------------------------------------------------------------
+
+VIEW_PAGES = {"Explorer": EXPLORER, "Annealing": ANNEALING, "Stability": STABILITY, "Equivalence": EQUIVALENCE}
+
+
+@pytest.mark.parametrize("step", STEPS, ids=[s.key for s in STEPS])
+def test_each_lesson_link_lands_in_its_state(step):
+    lesson = prepare(step)
+    at = open_page(VIEW_PAGES[step.view], lesson.query)
+    assert not at.warning and not at.error, (texts(at.warning), texts(at.error))
+    assert dict(at.query_params) == lesson.query  # nothing was reset or re-snapped
+    assert at.select_slider(key="w_sigma").value == float(lesson.query["sigma"])
+    assert at.selectbox(key="w_kind").value == lesson.query["kind"]
+
+
+def test_lessons_page_reveals_the_explanation_only_after_an_answer():
+    at = open_page(LESSONS)
+    lesson = prepare(STEPS[0])
+    link = at.get("page_link")[-1].proto
+    assert link.page == "Explorer"
+    assert dict(pair.split("=") for pair in link.query_string.split("&")) == lesson.query
+    assert not at.latex and "appears once you have answered" in texts(at.caption)
+    at.radio(key="lesson_voronoi_answer").set_value(0).run()
+    at.button(key="lesson_voronoi_check").click().run()
+    assert "Not quite" in texts(at.warning) and lesson.answer_text in texts(at.warning)
+    assert len(at.latex) == len(STEPS[0].equations)
+    at.button(key="lesson_voronoi_next").click().run()
+    assert at.query_params["lesson"] == "2" and "Step 2 of 7" in texts(at.header)
+    at.query_params["lesson"] = "3"
+    at.run()
+    at.number_input(key="lesson_anneal_answer").set_value(round(prepare(STEPS[2]).answer, 2)).run()
+    at.button(key="lesson_anneal_check").click().run()
+    assert "Right" in texts(at.success)
