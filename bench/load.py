@@ -41,6 +41,7 @@ import asyncio
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -366,37 +367,47 @@ def summary(values: list[float]) -> dict:
 
 
 async def classroom(args, base_url: str, pid: int | None) -> dict:
+    """Warm up with one student, take the baseline, then run ``args.waves`` waves of students (each
+    wave: arrive, work, leave, ``args.settle`` s of quiet). A per-session leak shows as RSS that
+    keeps rising from wave to wave; bounded caches level off."""
     monitor = RssMonitor(pid)
     monitor.start()
-    start_query = {}
-    warm = await student(-1, base_url, start_query, args.changes, (0.0, 0.0), 0.0, args.timeout, args.seed)
+    warm = await student(-1, base_url, {}, args.changes, (0.0, 0.0), 0.0, args.timeout, args.seed)
     if warm.errors:
         raise RuntimeError(f"the warm-up student failed: {warm.errors}")
     await asyncio.sleep(2.0)
     baseline = monitor.now()
+    cache_baseline = cache_mb(base_url)
+    t_first = monitor.elapsed()
 
-    t_load = monitor.elapsed()
-    t0 = time.perf_counter()
-    tasks = []
-    for i in range(args.sessions):
-        query = {"seed": str(1000 + i)} if args.distinct_data else start_query
-        delay = args.arrival_seconds * i / max(args.sessions - 1, 1)
-        tasks.append(student(i, base_url, query, args.changes, tuple(args.think), delay, args.timeout, args.seed))
-    results = await asyncio.gather(*tasks)
-    wall = time.perf_counter() - t0
-    closed_at = monitor.elapsed()
-    at_close = monitor.now()
-    peak = monitor.peak_since(t_load)
-    await asyncio.sleep(args.settle)
-    after = monitor.now()
+    waves, results = [], []
+    for wave in range(args.waves):
+        t_load = monitor.elapsed()
+        t0 = time.perf_counter()
+        tasks = []
+        for i in range(args.sessions):
+            number = wave * args.sessions + i
+            query = {"seed": str(1000 + number)} if args.distinct_data else {}
+            delay = args.arrival_seconds * i / max(args.sessions - 1, 1)
+            tasks.append(student(number, base_url, query, args.changes, tuple(args.think), delay, args.timeout,
+                                 args.seed))
+        wave_results = await asyncio.gather(*tasks)
+        wall = time.perf_counter() - t0
+        at_close = monitor.now()
+        peak = monitor.peak_since(t_load)
+        await asyncio.sleep(args.settle)
+        waves.append({"wall_seconds": wall, "peak": peak, "at_close": at_close, "after_settle": monitor.now(),
+                      "cache_after": cache_mb(base_url), "errors": sum(len(r.errors) for r in wave_results)})
+        results += wave_results
     await monitor.stop()
 
     figure = [t for r in results for t in r.change_to_figure]
     finished = [t for r in results for t in r.change_to_finished]
     errors = [f"student {r.index}: {e}" for r in results for e in r.errors]
+    after = waves[-1]["after_settle"]
     report = {
-        "sessions": args.sessions, "changes": args.changes, "arrival_seconds": args.arrival_seconds,
-        "think": list(args.think), "distinct_data": args.distinct_data, "wall_seconds": wall,
+        "sessions": args.sessions, "waves": args.waves, "changes": args.changes,
+        "arrival_seconds": args.arrival_seconds, "think": list(args.think), "distinct_data": args.distinct_data,
         "warmup_open_seconds": warm.open_seconds,
         "open": summary([r.open_seconds for r in results if r.open_seconds is not None]),
         "change_to_figure": summary(figure),
@@ -404,9 +415,10 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         "errors": errors,
         "sessions_with_all_figures": sum(r.figures_ok == args.changes for r in results),
         "figures_per_session": [r.figures_ok for r in results],
-        "rss_mb": {"pid": pid, "baseline": baseline, "peak": peak, "at_close": at_close,
-                   "after_settle": after, "settle_seconds": args.settle},
-        "rss_samples": [(t, v) for t, v in monitor.samples if t >= t_load - 2 and t <= closed_at + args.settle + 1],
+        "rss_mb": {"pid": pid, "baseline": baseline, "peak": max((w["peak"] for w in waves if w["peak"]), default=None),
+                   "after_settle": after, "settle_seconds": args.settle, "waves": waves,
+                   "cache_baseline": cache_baseline, "cache_after": waves[-1]["cache_after"]},
+        "rss_samples": [(t, v) for t, v in monitor.samples if t >= t_first],
         "active_sessions_after": active_sessions(base_url),
     }
     report["targets"] = {
@@ -417,16 +429,25 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
     return report
 
 
-def active_sessions(base_url: str) -> int | None:
-    """active_sessions from /_stcore/metrics (None if unavailable)."""
+def metrics(base_url: str) -> list[str]:
+    """The lines of /_stcore/metrics (OpenMetrics text), [] if unavailable."""
     try:
         with urllib.request.urlopen(f"{base_url}/_stcore/metrics", timeout=5) as r:
-            for line in r.read().decode().splitlines():
-                if line.startswith("active_sessions "):
-                    return int(float(line.split()[1]))
+            return r.read().decode().splitlines()
     except OSError:
-        return None
-    return None
+        return []
+
+
+def active_sessions(base_url: str) -> int | None:
+    """Sessions the server still holds (metrics' active_sessions; None if unavailable)."""
+    values = [line.split()[1] for line in metrics(base_url) if line.startswith("active_sessions ")]
+    return int(float(values[0])) if values else None
+
+
+def cache_mb(base_url: str) -> float | None:
+    """Memory held by st.cache_data/st.cache_resource entries, MB (sum of cache_memory_bytes)."""
+    values = [float(line.split()[-1]) for line in metrics(base_url) if line.startswith("cache_memory_bytes{")]
+    return sum(values) / 2**20 if values else None
 
 
 def _fmt(x, unit="s", digits=3) -> str:
@@ -434,27 +455,31 @@ def _fmt(x, unit="s", digits=3) -> str:
 
 
 def print_report(r: dict) -> None:
-    print(f"\n{r['sessions']} sessions arriving over {r['arrival_seconds']:g} s, {r['changes']} σ changes each, "
-          f"think {r['think'][0]:g}–{r['think'][1]:g} s"
+    total = r["sessions"] * r["waves"]
+    print(f"\n{r['sessions']} sessions arriving over {r['arrival_seconds']:g} s"
+          + (f", {r['waves']} waves" if r["waves"] > 1 else "")
+          + f", {r['changes']} σ changes each, think {r['think'][0]:g}–{r['think'][1]:g} s"
           + (", every student on their own data set" if r["distinct_data"] else ", the default data set")
-          + f"; wall {r['wall_seconds']:.1f} s (warm-up open {_fmt(r['warmup_open_seconds'])})")
+          + f" (warm-up student's open {_fmt(r['warmup_open_seconds'])})")
     for key, what in (("open", "open the Explorer (connect → first run done)"),
                       ("change_to_figure", "σ change → updated figure delta"),
                       ("change_to_finished", "σ change → script_finished")):
         s = r[key]
         print(f"  {what:<46} n={s['n']:<4} p50 {_fmt(s['p50'])}  p95 {_fmt(s['p95'])}  max {_fmt(s['max'])}")
-    print(f"  sessions with all {r['changes']} updated figures: {r['sessions_with_all_figures']} of {r['sessions']}")
+    print(f"  sessions with all {r['changes']} updated figures: {r['sessions_with_all_figures']} of {total}")
     print(f"  errors: {len(r['errors'])}")
     for e in r["errors"][:20]:
         print(f"    {e}")
     m = r["rss_mb"]
     base = m["baseline"]
 
-    def rel(v):
-        return "" if v is None or not base else f" ({100 * (v / base - 1):+.1f} %)"
-    print(f"  server RSS (pid {m['pid']}): warm baseline {_fmt(base, 'MB', 4)}, peak {_fmt(m['peak'], 'MB', 4)}"
-          f"{rel(m['peak'])}, at close {_fmt(m['at_close'], 'MB', 4)}{rel(m['at_close'])}, "
-          f"{m['settle_seconds']:g} s after close {_fmt(m['after_settle'], 'MB', 4)}{rel(m['after_settle'])}")
+    def mb(v):
+        return "n/a" if v is None else f"{v:.1f} MB" + ("" if not base else f" ({100 * (v / base - 1):+.1f} %)")
+    print(f"  server RSS (pid {m['pid']}): warm baseline {'n/a' if base is None else f'{base:.1f} MB'}")
+    for n, w in enumerate(m["waves"], 1):
+        print(f"    wave {n}: wall {w['wall_seconds']:.1f} s, peak {mb(w['peak'])}, at close {mb(w['at_close'])}, "
+              f"{m['settle_seconds']:g} s after close {mb(w['after_settle'])}; st.cache entries hold "
+              f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)})")
     print(f"  active sessions after: {r['active_sessions_after']}")
     t = r["targets"]
     print(f"  targets: zero errors {'✓' if t['zero_errors'] else '✗'} · p95 ≤ {TARGET_P95:g} s "
@@ -474,6 +499,8 @@ def main(argv=None) -> int:
                    help="think time between changes, uniform in seconds (default 0.5 2.0)")
     p.add_argument("--settle", type=float, default=60.0,
                    help="seconds after all sessions closed before the last memory sample (default 60)")
+    p.add_argument("--waves", type=int, default=1,
+                   help="repeat the whole class this many times on the same server (a leak grows per wave)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per run (default 60)")
     p.add_argument("--distinct-data", action="store_true",
                    help="each student uses their own data seed (every computation a cache miss)")
@@ -482,9 +509,11 @@ def main(argv=None) -> int:
     p.add_argument("--check", action="store_true", help="exit 1 unless every target is met")
     args = p.parse_args(argv)
 
+    # a plain `kill` of this script still stops the server it started (the finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = None
     if args.port is None:
-        log = ROOT / "artifacts" / "load-server.log"
+        log = ROOT / "artifacts" / f"load-server-{os.getpid()}.log"
         log.parent.mkdir(exist_ok=True)
         server = ServerProcess(log)
         t0 = time.perf_counter()

@@ -13,16 +13,11 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from bench.load import ServerProcess
 from student import Student
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,59 +55,12 @@ def browser_context_args(browser_context_args):
 
 # --- the server -----------------------------------------------------------------------------------
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`python -m streamlit run app.py` on a free loopback port, from the repository root."""
-
-    def __init__(self, name: str):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.log_path = ARTIFACTS / f"e2e-server-{name}.log"
-        self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-             f"--server.port={self.port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
-            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT)
-
-    def wait_healthy(self, timeout: float = STARTUP_TIMEOUT) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        return
-            except (urllib.error.URLError, OSError):
-                pass
-            time.sleep(0.25)
-        raise RuntimeError(f"streamlit not healthy after {timeout} s:\n{self.log()}")
-
-    def log(self) -> str:
-        self._log.flush()
-        return self.log_path.read_text()[-4000:]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._log.close()
-
-
-def _start(name: str) -> Server:
-    server = Server(name)
+def _start(name: str) -> ServerProcess:
+    """`streamlit run app.py` on a free port (bench/load.py's ServerProcess), healthy, logging to artifacts/."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    server = ServerProcess(ARTIFACTS / f"e2e-server-{name}.log")
     try:
-        server.wait_healthy()
+        server.wait_healthy(STARTUP_TIMEOUT)
     except Exception:
         server.stop()
         raise

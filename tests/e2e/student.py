@@ -55,7 +55,11 @@ class Student:
         self.page.wait_for_timeout(settle_ms)
 
     def open(self, url: str) -> None:
+        """Load ``url`` and wait for its first run. Before that run starts the app already reports
+        notRunning, so first wait for the page's title (every page's first element after setup)."""
         self.page.goto(url)
+        self.page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']")
+        self.page.locator("h1").first.wait_for()
         self.wait_for_run()
 
     # --- reading the page -----------------------------------------------------------------------
