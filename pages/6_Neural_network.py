@@ -116,15 +116,17 @@ with tab_clf:
                     help=f"{view.epochs_run} epochs, {view.nan_steps} skipped (NaN) steps, torch on one thread.")
         left, right = st.columns(2, gap="medium")
         with left, panel("The decision regions"):
-            chart(classifier_figure(view, title=f"Trained: {view.dataset}, k = {view.k}, {view.kind}, "
-                                                f"σ = {view.sigma_final:.3g}"),
-                  ctrl, "clf_result",
-                  description=(f"The network classifies {view.accuracy:.1%} of the test points correctly; each "
-                               "coloured region is one class, and the grey lines are the centres' Voronoi cells, "
-                               "which the class boundary follows."))
+            st.markdown(f"**Trained network: {view.dataset}, k = {view.k}, {view.kind}, final σ = "
+                        f"{view.sigma_final:.3g}**")
+            chart(classifier_figure(view), ctrl, "clf_result",
+                  description=(f"The network classifies {view.accuracy:.1%} of the test points correctly. Each "
+                               "region is coloured by the class the network predicts there (paler where it is "
+                               "less sure); the grey lines are the Voronoi cells of the centres, and a centre's "
+                               "colour is the class its whole cell gets as σ → 0. × marks where scikit-learn's "
+                               "Lloyd iterations move each centre."))
         with right, panel("The training, replayed"):
-            chart(classifier_animation(view, title="Replay: decision regions and centres during training"),
-                  ctrl, "clf_replay",
+            st.markdown("**Replay: decision regions and centres during training**")
+            chart(classifier_animation(view), ctrl, "clf_replay",
                   description=("Press Play to replay the training in your browser: the centres (white) move from "
                                "their k-means++ start (grey rings) while σ falls and the regions sharpen; the "
                                "slider scrubs through the epochs."))
@@ -198,18 +200,21 @@ with tab_deep:
                      if dview.exact_voronoi else
                      f"a 2-D PCA view of the {dview.latent_dim}-D codes: Voronoi cells of {dview.latent_dim}-D codes "
                      "do not project to cells in 2-D, so none are drawn; colours are the clusters in the full space")
-            chart(latent_figure(dview, title=f"Latent codes during the joint phase: {dview.dataset}, k = {dview.k}"),
-                  ctrl, "deep_latent",
+            st.markdown(f"**Latent codes during the joint phase: {dview.dataset}, k = {dview.k}, {dview.kind}**")
+            chart(latent_figure(dview), ctrl, "deep_latent",
                   description=(f"A fixed random {len(dview.point_class)} of the {dview.n_points} points, shown in "
                                f"{where}. Play replays the joint training; hover a point for its true class."))
         with right:
             st.markdown("**Clusters against the true classes**")
-            table = pd.DataFrame(views.deep_table(dview))
-            table["NMI"] = table["NMI"].map(lambda v: fmt(v))
-            table["ARI"] = table["ARI"].map(lambda v: "not measured" if v is None else fmt(v))
-            st.dataframe(table, hide_index=True, width="stretch")
-            st.caption("NMI/ARI compare cluster labels with the true classes, which training never sees. "
-                       "K-Means baselines: scikit-learn KMeans with the same k and seed, n_init = 10.")
+            table = pd.DataFrame([{"method": row["method"], "NMI": fmt(row["NMI"]),
+                                   "ARI": "—" if row["ARI"] is None else fmt(row["ARI"])}
+                                  for row in views.deep_table(dview)])
+            st.dataframe(table, hide_index=True, width="stretch",
+                         column_config={"NMI": st.column_config.TextColumn(width="small"),
+                                        "ARI": st.column_config.TextColumn(width="small")})
+            st.caption("NMI/ARI compare cluster labels with the true classes, which training never sees (ARI is "
+                       "measured for the joint model only). *AE alone*: the same autoencoder after pretraining, before the joint phase. K-Means baselines: scikit-learn KMeans with the same "
+                       "k and seed, n_init = 10.")
             if dview.dataset == "digits":
                 st.markdown(
                     "**Honest limits.** On digits the joint model beats K-Means on the raw pixels (mean NMI "

@@ -23,7 +23,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from .annealing import figure_with_frames
+from .annealing import figure_with_frames, log_ticks
 from .layout import FONT, GRID_COLOR, base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
 from .palette import EDGE_RGB, KMEANS_COLOR, cluster_colors, cluster_rgb, fade, hex_to_rgb
 from .plane import CENTER_MARKER, KMEANS_MARKER
@@ -39,11 +39,11 @@ FRAME_MS = 160
 WEBGL_ABOVE = 1500
 
 # Trace names the tests and the page refer to.
-TRAIN_POINTS = "training points (colour = class)"
-TEST_POINTS = "test points"
-MISCLASSIFIED = "misclassified test points"
-CENTERS = "RBF centres (colour = class of their cell)"
-LLOYD = "Lloyd fixed point from the final centres"
+TRAIN_POINTS = "training"
+TEST_POINTS = "test"
+MISCLASSIFIED = "misclassified"
+CENTERS = "RBF centres"
+LLOYD = "Lloyd from the centres"
 ZERO_MARK = "exactly 0 (at the axis floor)"
 NAN_MARK = "NaN (at the top)"
 
@@ -114,12 +114,13 @@ def _points(X, y, n_classes: int, name: str, symbol: str, size: int, **extra) ->
                 **extra)
 
 
-def classifier_figure(view, title: str | None = None, height: int = 620) -> go.Figure:
+def classifier_figure(view, title: str | None = None, height: int = 560) -> go.Figure:
     """The trained classifier in the plane (see the module docstring).
 
     Traces, in order: training points, test points, misclassified test points (rings), segments
-    from each centre to its Lloyd point, the Lloyd points (×), the centres, then legend entries for
-    the class boundary and the Voronoi edges drawn in the image.
+    from each centre to its Lloyd point, the centres, the Lloyd points (× on top: a centre sitting on
+    its Lloyd point still shows its colour around the ×), then legend entries for the class boundary
+    and the Voronoi edges drawn in the image.
     """
     n_classes = view.n_classes
     wrong = view.test_pred != view.y_test
@@ -134,28 +135,28 @@ def classifier_figure(view, title: str | None = None, height: int = 620) -> go.F
         dict(type="scatter", x=[None if math.isnan(v) else float(v) for v in seg_x],
              y=[None if math.isnan(v) else float(v) for v in seg_y], mode="lines", name="centre → its Lloyd point",
              line=dict(color=KMEANS_COLOR, width=2), hoverinfo="skip", showlegend=False),
-        dict(type="scatter", x=lloyd[:, 0], y=lloyd[:, 1], mode="markers", name=LLOYD, marker=KMEANS_MARKER,
-             customdata=np.column_stack([np.arange(len(lloyd)), view.center_distances]),
-             hovertemplate="Lloyd point of centre %{customdata[0]}<br>distance %{customdata[1]:.3g}<extra></extra>"),
         dict(type="scatter", x=centers[:, 0], y=centers[:, 1], mode="markers", name=CENTERS,
              marker=dict(color=list(np.array(class_colors(n_classes))[view.center_class]), **CENTER_MARKER),
              customdata=np.column_stack([np.arange(len(centers)), view.center_class]),
              hovertemplate="centre %{customdata[0]}: its cell → class %{customdata[1]}<br>(%{x:.3f}, %{y:.3f})"
                            "<extra></extra>"),
+        dict(type="scatter", x=lloyd[:, 0], y=lloyd[:, 1], mode="markers", name=LLOYD, marker=KMEANS_MARKER,
+             customdata=np.column_stack([np.arange(len(lloyd)), view.center_distances]),
+             hovertemplate="Lloyd point of centre %{customdata[0]}<br>distance %{customdata[1]:.3g}<extra></extra>"),
         legend_only("class boundary", mode="lines", line=dict(color=_rgb_string(EDGE_RGB), width=3)),
-        legend_only("Voronoi edges of the centres", mode="lines", line=dict(color=_rgb_string(VORONOI_RGB), width=3)),
+        legend_only("Voronoi edges", mode="lines", line=dict(color=_rgb_string(VORONOI_RGB), width=3)),
     ]
-    layout = base_layout(title, height, legend="below")
+    layout = base_layout(title, height)
     layout["images"] = [field_image(png_data_uri(decision_rgb(view)), view.extent)]
     layout.update(plane_axes(view.extent))
-    layout["legend"] = dict(layout["legend"], entrywidth=0.5, entrywidthmode="fraction", y=-0.1)
-    layout["margin"] = dict(layout["margin"], b=130)
+    layout["legend"] = dict(layout["legend"], font=dict(size=12), itemwidth=30)
+    layout["margin"] = dict(layout["margin"], t=layout["margin"]["t"] + 20, b=45)
     return figure(data, layout)
 
 
 def _slider(labels: list[str], active: int, prefix: str = "") -> dict:
     still = dict(frame=dict(duration=0, redraw=True), mode="immediate", transition=dict(duration=0))
-    return dict(active=active, x=0.0, len=1.0, y=-0.06, yanchor="top", pad=dict(t=40, b=0),
+    return dict(active=active, x=0.0, len=1.0, y=-0.1, yanchor="top", pad=dict(t=45, b=0),
                 currentvalue=dict(prefix=prefix, visible=True, xanchor="left", font=dict(size=14, color="#222222")),
                 font=dict(size=1, color="rgba(0,0,0,0)"),  # dozens of step labels would overlap
                 ticklen=3, minorticklen=0,
@@ -165,7 +166,7 @@ def _slider(labels: list[str], active: int, prefix: str = "") -> dict:
 def _play_buttons(frame_ms: int, redraw: bool) -> list[dict]:
     play = dict(frame=dict(duration=int(frame_ms), redraw=redraw), transition=dict(duration=0), mode="immediate")
     still = dict(frame=dict(duration=0, redraw=redraw), mode="immediate", transition=dict(duration=0))
-    return [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.05, yanchor="top",
+    return [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.1, yanchor="top",
                  pad=dict(t=0, r=10), font=dict(size=13),
                  buttons=[dict(label="▶ Play from the start", method="animate", args=[None, {**play, "fromcurrent": False}]),
                           dict(label="❚❚ Pause", method="animate", args=[[None], still]),
@@ -204,11 +205,11 @@ def classifier_animation(view, title: str | None = None, height: int = 620, fram
 
     def centres(s):
         return dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1]),
-                    mode="markers", name="RBF centres", marker=dict(color="#ffffff", **CENTER_MARKER), hoverinfo="skip")
+                    mode="markers", name=CENTERS, marker=dict(color="#ffffff", **CENTER_MARKER), hoverinfo="skip")
 
     data = [grid(last),
             _points(view.X_train, view.y_train, view.n_classes, TRAIN_POINTS, "circle", 5, hoverinfo="skip"),
-            dict(type="scatter", x=centers[0, :, 0], y=centers[0, :, 1], mode="markers", name="centres at the start",
+            dict(type="scatter", x=centers[0, :, 0], y=centers[0, :, 1], mode="markers", name="start",
                  marker=dict(symbol="circle-open", size=12, color="#555555", line=dict(width=1.5)), hoverinfo="skip"),
             centres(last)]
     data[1].pop("hovertemplate", None)
@@ -219,7 +220,7 @@ def classifier_animation(view, title: str | None = None, height: int = 620, fram
               for e, sig, acc in zip(view.frame_epochs, view.frame_sigmas, view.frame_accuracy)]
     layout = base_layout(title, height)
     layout.update(plane_axes(view.frame_extent))
-    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=150)
+    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=165)
     layout["updatemenus"] = _play_buttons(frame_ms, redraw=True)
     layout["sliders"] = [_slider(labels, last)]
     return figure_with_frames(data, layout, frames)
@@ -271,7 +272,7 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
     axis_names = ("z₁", "z₂") if view.exact_voronoi else ("PCA 1 of the codes", "PCA 2 of the codes")
     layout = base_layout(title, height)
     layout.update(plane_axes(view.extent, *axis_names))
-    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=150)
+    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=165)
     layout["updatemenus"] = _play_buttons(frame_ms, redraw=view.exact_voronoi)
     layout["sliders"] = [_slider(labels, last)]
     return figure_with_frames(data, layout, frames)
@@ -294,14 +295,34 @@ def _floats(values) -> list:
     return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
+def log_tickvals(low: float, high: float, most: int = 7) -> tuple[list[float], list[str]]:
+    """Ticks of a log axis over [low, high]: 1-2-5 per decade over up to three decades (as the Annealing
+    view), else powers of ten, every m-th decade so that at most ``most`` remain, labelled 10⁻⁵."""
+    low, high = float(min(low, high)), float(max(low, high))
+    if not (low > 0 and math.isfinite(high)):
+        return [], []
+    if high / low <= 1e3:
+        return log_ticks(low, high)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    step = max(1, math.ceil((last - first + 1) / most))
+    exponents = [e for e in range(first, last + 1) if e % step == 0]
+    return [10.0**e for e in exponents], [_power_label(e) for e in exponents]
+
+
+def _power_label(e: int) -> str:
+    return {0: "1", 1: "10"}.get(e, f"10<sup>{e}</sup>")
+
+
 def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None, height: int | None = None,
                   x_title: str = "epoch") -> go.Figure:
     """Small multiples sharing nothing but the look; each panel has its own legend above it.
 
-    panels: [{"title": str, "log": bool, "lines": [{"name", "x", "y", "color", "dash"?, "width"?}],
-    "hlines": [{"y", "name", "color", "dash"?}], "range": [lo, hi]?}]. On a log panel, exact zeros are
-    drawn as triangles at the axis floor and NaN as crosses at the top (they would otherwise vanish);
-    each such trace has meta ["zero"|"nan", line name].
+    panels: [{"title": str, "log": bool, "lines": [{"name", "x", "y", "color", "dash"?, "width"?,
+    "mark_nan"?}], "hlines": [{"y", "name", "color", "dash"?}], "range": [lo, hi]?}]. On a log panel,
+    exact zeros are drawn as triangles at the axis floor (a decade below the smallest positive value)
+    and NaN as crosses at the top (a decade above the largest) — they would otherwise vanish — unless
+    the line says mark_nan=False (NaN meaning "not measured here"); each such trace has meta
+    ["zero"|"nan", line name]. Log axes get ticks from ``log_tickvals``.
     """
     n = len(panels)
     rows = math.ceil(n / columns)
@@ -320,8 +341,14 @@ def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None
         layout["xaxis" + suffix] = dict(axis, domain=[x0, x1], anchor=yref,
                                         title=dict(text=x_title, font=dict(size=12), standoff=4))
         yaxis = dict(axis, domain=[y0, y1], anchor=xref)
+        values = np.concatenate([np.asarray(line["y"], np.float64) for line in panel["lines"]]
+                                + [np.asarray([h["y"] for h in panel.get("hlines", [])], np.float64)])
+        positive = values[np.isfinite(values) & (values > 0)]
+        floor = float(positive.min()) / 10.0 if positive.size else 1e-16
+        ceiling = float(positive.max()) * 10.0 if positive.size else 1.0
         if panel.get("log"):
-            yaxis.update(type="log", exponentformat="power")
+            tickvals, ticktext = log_tickvals(floor, ceiling)
+            yaxis.update(type="log", tickvals=tickvals, ticktext=ticktext)
         if panel.get("range"):
             yaxis["range"] = list(panel["range"])
         layout["yaxis" + suffix] = yaxis
@@ -330,10 +357,6 @@ def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None
                                           yshift=22))
         layout[legend] = dict(orientation="h", x=x0, xanchor="left", y=y1, yanchor="bottom", yref="paper",
                               font=dict(size=11), bgcolor="rgba(255,255,255,0)", itemwidth=30, tracegroupgap=0)
-        values = np.concatenate([np.asarray(line["y"], np.float64) for line in panel["lines"]] or [np.zeros(0)])
-        positive = values[np.isfinite(values) & (values > 0)]
-        floor = float(positive.min()) / 10.0 if positive.size else 1e-16
-        ceiling = float(positive.max()) * 10.0 if positive.size else 1.0
         for line in panel["lines"]:
             x = np.asarray(line["x"], dtype=np.float64)
             y = np.asarray(line["y"], dtype=np.float64)
@@ -344,8 +367,9 @@ def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None
                              marker=dict(color=line["color"], size=5),
                              hovertemplate=f"{line['name']}<br>{x_title} %{{x}}: %{{y:.4g}}<extra></extra>"))
             if panel.get("log"):
+                nan = np.isnan(y) if line.get("mark_nan", True) else np.zeros(len(y), dtype=bool)
                 for kind, mask, at, symbol in (("zero", np.isfinite(y) & (y == 0), floor, "triangle-down"),
-                                               ("nan", np.isnan(y), ceiling, "x")):
+                                               ("nan", nan, ceiling, "x")):
                     if mask.any():
                         data.append(dict(type="scatter", x=x[mask], y=[at] * int(mask.sum()), mode="markers",
                                          xaxis=xref, yaxis=yref, legend=legend, showlegend=False,
@@ -378,7 +402,7 @@ def classifier_history_figure(view, height: int | None = None) -> go.Figure:
     e = h["epoch"]
     lam_cluster = np.asarray(h["cluster"], np.float64)
     panels = [
-        {"title": "loss = CE + λ·L_σ/n", "log": True, "lines": [
+        {"title": "loss = CE + λ·L_σ/n (log)", "log": True, "lines": [
             {"name": "loss", "x": e, "y": h["loss"], "color": LOSS_COLOR, "width": 2.5},
             {"name": "cross-entropy", "x": e, "y": h["ce"], "color": CE_COLOR},
             {"name": "L_σ/n (before λ)", "x": e, "y": lam_cluster, "color": CLUSTER_COLOR, "dash": "dot"}]},
@@ -386,9 +410,9 @@ def classifier_history_figure(view, height: int | None = None) -> go.Figure:
             {"name": "training", "x": e, "y": h["train_accuracy"], "color": TRAIN_COLOR},
             {"name": "test", "x": e, "y": h["test_accuracy"], "color": TEST_COLOR, "width": 2.5}],
          "hlines": [{"y": view.linear_accuracy, "name": "logistic regression (test)", "color": BASELINE_COLOR}]},
-        {"title": "σ (annealed, then held)", "log": True, "lines": [
+        {"title": "σ (annealed, then held; log)", "log": True, "lines": [
             {"name": "σ", "x": e, "y": h["sigma"], "color": SIGMA_COLOR, "width": 2.5}]},
-        {"title": "gradient norms (log)", "log": True, "lines": [
+        {"title": "gradient norms (log; × NaN, ▼ exactly 0)", "log": True, "lines": [
             {"name": "centres", "x": e, "y": h["grad_norm_centers"], "color": GROUP_COLORS["centers"]},
             {"name": "read-out", "x": e, "y": h["grad_norm_readout"], "color": GROUP_COLORS["readout"]}]},
     ]
@@ -408,19 +432,24 @@ def deep_history_figure(view, height: int | None = None) -> go.Figure:
     if view.kmeans_pca_nmi is not None:
         baselines.append({"y": view.kmeans_pca_nmi, "name": f"K-Means PCA-{view.latent_dim}", "color": "#DDAA33",
                           "dash": "dashdot"})
-    nmi_x = e[joint] if joint.any() else e[:1]
-    nmi_y = np.asarray(h["nmi"], np.float64)[joint] if joint.any() else np.array([np.nan])
+    def joint_only(column):  # σ, L_σ, NMI and the centres' gradient do not exist while pretraining
+        return e[joint], np.asarray(h[column], np.float64)[joint]
+
     panels = [
-        {"title": "losses (batch means)", "log": True, "lines": [
+        {"title": "losses (batch means; log)", "log": True, "lines": [
             {"name": "reconstruction", "x": e, "y": h["recon"], "color": CE_COLOR, "width": 2.5},
-            {"name": "L_σ/B (joint phase)", "x": e, "y": h["cluster"], "color": CLUSTER_COLOR}]},
-        {"title": "NMI with the true classes", "log": False, "lines": [
-            {"name": "joint model", "x": nmi_x, "y": nmi_y, "color": TEST_COLOR, "width": 2.5}], "hlines": baselines},
-        {"title": "σ in latent units (joint phase)", "log": True, "lines": [
-            {"name": "σ", "x": e, "y": h["sigma"], "color": SIGMA_COLOR, "width": 2.5}]},
-        {"title": "gradient norms (log)", "log": True, "lines": [
-            {"name": name, "x": e, "y": h[f"grad_norm_{name}"], "color": GROUP_COLORS[name]}
-            for name in ("encoder", "decoder", "centers")]},
+            {"name": "L_σ/B", "x": joint_only("cluster")[0], "y": joint_only("cluster")[1], "color": CLUSTER_COLOR}]},
+        {"title": "NMI with the true classes (joint phase)", "log": False, "lines": [
+            {"name": "joint model", "x": joint_only("nmi")[0], "y": joint_only("nmi")[1], "color": TEST_COLOR,
+             "width": 2.5}], "hlines": baselines},
+        {"title": "σ in code units (joint phase; log)", "log": True, "lines": [
+            {"name": "σ", "x": joint_only("sigma")[0], "y": joint_only("sigma")[1], "color": SIGMA_COLOR,
+             "width": 2.5}]},
+        {"title": "gradient norms (log; × NaN, ▼ exactly 0)", "log": True, "lines": [
+            {"name": "encoder", "x": e, "y": h["grad_norm_encoder"], "color": GROUP_COLORS["encoder"]},
+            {"name": "decoder", "x": e, "y": h["grad_norm_decoder"], "color": GROUP_COLORS["decoder"]},
+            {"name": "centres", "x": joint_only("grad_norm_centers")[0], "y": joint_only("grad_norm_centers")[1],
+             "color": GROUP_COLORS["centers"]}]},
     ]
     fig = curves_figure(panels, height=height)
     if view.pretrain_epochs and view.epochs_run > view.pretrain_epochs:
@@ -430,6 +459,10 @@ def deep_history_figure(view, height: int | None = None) -> go.Figure:
                                        x1=boundary, y0=0, y1=1, line=dict(color="#888888", dash="dot", width=1.2),
                                        name="joint phase starts") for i in (0, 3))
     return fig
+
+
+# softmax and entmax often overlap exactly (both at accuracy 1): a wide solid line under a dashed one
+LOW_SIGMA_STYLE = {"naive": {"width": 2.5}, "softmax": {"width": 4.5}, "entmax15": {"width": 2.2, "dash": "dash"}}
 
 
 def low_sigma_figure(comparison, n_train: int, height: int | None = None) -> go.Figure:
@@ -443,7 +476,7 @@ def low_sigma_figure(comparison, n_train: int, height: int | None = None) -> go.
             continue
         h = comparison.history[kind]
         e = h["epoch"]
-        style = {"color": KIND_COLORS[kind], "width": 2.5 if kind != "naive" else 2.0}
+        style = {"color": KIND_COLORS[kind], **LOW_SIGMA_STYLE[kind]}
         name = KIND_LABELS[kind]
         lines["acc"].append({"name": name, "x": e, "y": h["test_accuracy"], **style})
         lines["ce"].append({"name": name, "x": e, "y": h["grad_norm_centers_ce"], **style})
@@ -451,7 +484,7 @@ def low_sigma_figure(comparison, n_train: int, height: int | None = None) -> go.
         lines["skip"].append({"name": name, "x": e, "y": np.cumsum(h["nan_steps"]), **style})
     panels = [
         {"title": "test accuracy (a NaN row counts as an error)", "log": False, "range": [0, 1.03], "lines": lines["acc"]},
-        {"title": "‖∂CE/∂C‖: the gradient that flows through r (log)", "log": True, "lines": lines["ce"]},
+        {"title": "‖∂CE/∂C‖ through r (log; × NaN, ▼ exactly 0)", "log": True, "lines": lines["ce"]},
         {"title": "rows of r exactly one-hot (%)", "log": False, "range": [-3, 103], "lines": lines["hot"]},
         {"title": "skipped steps (NaN loss or gradient), cumulative", "log": False, "lines": lines["skip"]},
     ]

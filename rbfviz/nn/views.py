@@ -270,14 +270,13 @@ def deep_table(view: DeepView) -> list[dict]:
     """Rows (method, NMI, ARI) comparing the joint model with its baselines; ARI None where not measured."""
     h = view.latent_dim
     rows = [
-        {"method": "joint model: autoencoder + RBF layer, trained together", "NMI": view.nmi, "ARI": view.ari},
-        {"method": "the same autoencoder before the joint phase, then K-Means", "NMI": view.pretrain_nmi, "ARI": None},
+        {"method": "joint: AE + RBF layer", "NMI": view.nmi, "ARI": view.ari},
+        {"method": "AE alone, then K-Means", "NMI": view.pretrain_nmi, "ARI": None},
     ]
     if view.kmeans_raw_nmi is not None:
-        rows.append({"method": "K-Means on the raw inputs", "NMI": view.kmeans_raw_nmi, "ARI": None})
+        rows.append({"method": "K-Means, raw inputs", "NMI": view.kmeans_raw_nmi, "ARI": None})
     if view.kmeans_pca_nmi is not None:
-        rows.append({"method": f"K-Means on PCA to {h} component{'s' if h > 1 else ''}", "NMI": view.kmeans_pca_nmi,
-                     "ARI": None})
+        rows.append({"method": f"K-Means, PCA to {h} dim.", "NMI": view.kmeans_pca_nmi, "ARI": None})
     return rows
 
 
