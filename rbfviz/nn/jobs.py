@@ -93,9 +93,11 @@ class TrainingJob:
             if acquired:
                 self._slots.release()
             self.finished_at = time.perf_counter()
-            self._finished.set()
-            if self._on_finish is not None:
-                self._on_finish(self)
+            try:
+                if self._on_finish is not None:  # first, so whoever sees `finished` also finds the stored result
+                    self._on_finish(self)
+            finally:
+                self._finished.set()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until the job has ended (or timeout seconds passed); True if it has ended."""
