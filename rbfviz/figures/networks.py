@@ -44,8 +44,6 @@ TEST_POINTS = "test"
 MISCLASSIFIED = "misclassified"
 CENTERS = "RBF centres"
 LLOYD = "Lloyd from the centres"
-ZERO_MARK = "exactly 0 (at the axis floor)"
-NAN_MARK = "NaN (at the top)"
 
 
 def class_colors(n_classes: int) -> list[str]:

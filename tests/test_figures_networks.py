@@ -1,0 +1,365 @@
+"""The Neural network view's arrays (rbfviz.nn.views) and figures (rbfviz.figures.networks).
+
+Pinned: confidence codes and the class a centre's cell votes for (closed forms), the pixel
+orientation of every grid (row 0 = top) through to the decoded Plotly heatmaps, frames that carry
+exactly the snapshots (decision grids, centres, latent codes and labels, Voronoi cells recomputed
+independently), Play/Pause/slider, the Lloyd × drawn over the centres, log-panel markers for exact
+zeros and NaN, and that every figure passes Plotly's validation. Runs are tiny (≈ 0.1 s each).
+"""
+import base64
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from rbfviz.field import pixel_centers
+from rbfviz.figures.layout import validated
+from rbfviz.figures.networks import (CENTERS, CERTAIN_FADE, CLASS_COLORS, LLOYD, TIE_FADE, MISCLASSIFIED, TRAIN_POINTS,
+                                     _grid_heatmap, _step_colorscale, class_rgb, classifier_animation,
+                                     classifier_figure, classifier_history_figure, curves_figure, decision_colors,
+                                     decision_rgb, deep_history_figure, latent_figure, log_tickvals, low_sigma_figure)
+from rbfviz.figures.palette import cluster_colors, fade
+from rbfviz.nn import train_classifier, train_deep_clustering
+from rbfviz.nn.views import (CONFIDENCE_LEVELS, center_classes, classifier_view, confidence_codes, deep_table,
+                             deep_view, nearest_center_grid, snapshot_every, train_classifier_view,
+                             train_low_sigma_view)
+
+
+def decode(spec):
+    """A Plotly typed array ({dtype, bdata[, shape]}) or a plain list → numpy."""
+    if isinstance(spec, dict) and "bdata" in spec:
+        arr = np.frombuffer(base64.b64decode(spec["bdata"]), dtype={"u1": np.uint8, "f4": np.float32,
+                                                                     "f8": np.float64, "i1": np.int8}[spec["dtype"]])
+        if "shape" in spec:
+            arr = arr.reshape([int(s) for s in str(spec["shape"]).split(",")])
+        return arr
+    return np.asarray(spec)
+
+
+@pytest.fixture(scope="module")
+def clf():
+    return train_classifier_view("moons", k=6, epochs=30, n=150)
+
+
+@pytest.fixture(scope="module")
+def spiral():
+    return train_classifier_view("spiral", k=9, epochs=20, n=150)
+
+
+def small_deep(latent_dim=None, dataset="moons"):
+    kwargs = dict(n=200) if dataset != "digits" else {}
+    result = train_deep_clustering(dataset, hidden=(16, 16), pretrain_epochs=3, joint_epochs=4, batch_size=64,
+                                   latent_dim=latent_dim, snapshot_every=2, snapshot_points=80, **kwargs)
+    return deep_view(result, grid=16)
+
+
+@pytest.fixture(scope="module")
+def deep2():
+    return small_deep()
+
+
+@pytest.fixture(scope="module")
+def deep3():
+    return small_deep(latent_dim=3, dataset="digits")
+
+
+@pytest.fixture(scope="module")
+def low():
+    return train_low_sigma_view("moons", sigma=0.01, k=6, epochs=6)
+
+
+def arr(values) -> np.ndarray:
+    """Trace data as numpy, whether Plotly packed it as a typed array or not."""
+    return decode(values) if isinstance(values, dict) else np.asarray(values)
+
+
+def spec(fig) -> dict:
+    return json.loads(fig.to_json())
+
+
+# --- arrays ------------------------------------------------------------------------------------------
+
+def test_confidence_codes_closed_form():
+    proba = np.array([[[0.5, 0.5], [1.0, 0.0]],
+                      [[0.2, 0.8], [0.74, 0.26]]])   # t = 0, 1 / 0.6, 0.48
+    codes = confidence_codes(proba, levels=8)
+    assert codes.dtype == np.uint8
+    # label·8 + floor(8 t) clipped to 7: tie → band 0; certain → band 7
+    assert codes.tolist() == [[0 * 8 + 0, 0 * 8 + 7], [1 * 8 + 4, 0 * 8 + 3]]
+    three = np.array([[[1 / 3, 1 / 3, 1 / 3], [0.0, 0.0, 1.0]]])
+    assert confidence_codes(three, levels=4).tolist() == [[0, 2 * 4 + 3]]
+    with pytest.raises(ValueError, match="shape"):
+        confidence_codes(np.ones((2, 2)))
+
+
+def test_center_classes_is_argmax_of_the_readout_columns():
+    class Readout(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.tensor([[1.0, 0.0, -2.0], [0.0, 0.5, 3.0]]))
+            self.bias = torch.nn.Parameter(torch.tensor([0.0, 0.6]))
+
+    model = torch.nn.Module()
+    model.readout = Readout()
+    # logits of a one-hot r on centre j: W[:, j] + b → [1, 0.6], [0, 1.1], [-2, 3.6]
+    assert center_classes(model).tolist() == [0, 1, 1]
+
+
+def test_center_class_is_what_the_network_predicts_on_the_centre_at_small_sigma():
+    result = train_classifier("moons", k=6, epochs=30, n=150)
+    centers = torch.as_tensor(result.centers, dtype=torch.float32)
+    with torch.no_grad():  # at σ → 0 a point on centre j has r = e_j exactly
+        predicted = result.model(centers, 1e-3, "softmax").argmax(dim=1).numpy()
+    assert np.array_equal(predicted, center_classes(result.model))
+
+
+def test_nearest_center_grid_orientation():
+    extent = (0.0, 4.0, 0.0, 2.0)
+    centers = np.array([[1.0, 1.8], [3.0, 0.2]])  # top-left and bottom-right
+    grid = nearest_center_grid(extent, centers, 8)
+    assert grid[0, 0] == 0 and grid[-1, -1] == 1     # row 0 is the top (y_max)
+    pts = pixel_centers(extent, 8, 8)
+    expected = ((pts[:, None, :] - centers[None]) ** 2).sum(-1).argmin(1).reshape(8, 8)
+    assert np.array_equal(grid, expected)
+
+
+def test_snapshot_every():
+    assert snapshot_every(200, 40) == 5 and snapshot_every(10, 40) == 1 and snapshot_every(41, 40) == 2
+
+
+def test_classifier_view_arrays(clf):
+    v = clf
+    assert v.label.shape == v.confidence.shape == v.decision_edges.shape == (200, 200)
+    assert v.voronoi_edges.shape == (400, 400)
+    S = len(v.frame_epochs)
+    assert v.frame_codes.shape == (S, 48, 48) and v.frame_centers.shape == (S, v.k, 2)
+    assert v.frame_epochs[0] == 0 and v.frame_epochs[-1] == v.epochs_run == 30
+    assert np.array_equal(v.frame_centers[-1], v.centers)
+    assert v.frame_codes.max() < v.n_classes * v.frame_levels
+    # the test predictions are those of the final model: accuracy recomputed from them
+    assert np.isclose(np.mean(v.test_pred == v.y_test), v.accuracy)
+    assert 0.5 <= v.confidence.min() and v.confidence.max() <= 1.0
+    # the final extent holds every point and both centre sets
+    x0, x1, y0, y1 = v.extent
+    for pts in (v.X_train, v.X_test, v.centers, v.lloyd_centers):
+        assert (pts[:, 0] > x0).all() and (pts[:, 0] < x1).all() and (pts[:, 1] > y0).all() and (pts[:, 1] < y1).all()
+
+
+def test_settings_checks_say_what_is_wrong():
+    from rbfviz.nn.views import check_classifier_settings, check_low_sigma_settings
+    with pytest.raises(ValueError, match="k = 12 centres need at least 12 training points"):
+        check_classifier_settings("moons", 12, n=10)
+    with pytest.raises(ValueError, match="not offered"):
+        check_classifier_settings("blobs", 3)
+    with pytest.raises(ValueError, match="out of range for float32"):
+        check_low_sigma_settings("moons", 4, 1e-30, "float32")
+    check_classifier_settings("spiral", 12)  # fine: no exception
+
+
+# --- the classifier figures -----------------------------------------------------------------------
+
+def test_decision_rgb_orientation_and_marks(clf):
+    rgb = decision_rgb(clf)
+    assert rgb.shape == (400, 400, 3)
+    # a pixel well inside a class region, away from every edge, has that class's hue (faded toward white)
+    clear = ~clf.decision_edges & ~clf.voronoi_edges[::2, ::2] & ~clf.voronoi_edges[1::2, 1::2]
+    i, j = np.unravel_index(np.argmax(np.where(clear, clf.confidence, 0)), clear.shape)
+    base = class_rgb(clf.n_classes)[clf.label[i, j]].astype(float)
+    pixel = rgb[2 * i + 1, 2 * j + 1].astype(float)
+    t = (255 - pixel) / (255 - base)                 # the same fade toward white in every channel
+    assert np.ptp(t[base < 250]) < 0.05
+    # corners: the image's row 0 is the grid's row 0 (the top), colour recomputed from label and confidence
+    checked = 0
+    for i, j in ((0, 0), (0, -1), (-1, 0), (-1, -1)):
+        I, J = (2 * i + 1 if i >= 0 else -1), (2 * j + 1 if j >= 0 else -1)
+        if clf.decision_edges[i, j] or clf.voronoi_edges[I, J]:
+            continue
+        checked += 1
+        t = np.clip((clf.confidence[i, j] - 0.5) / 0.5, 0, 1)
+        expected = fade(class_rgb(2)[clf.label[i, j]], TIE_FADE + (CERTAIN_FADE - TIE_FADE) * t)
+        assert rgb[I, J].tolist() == expected.tolist()
+    assert checked >= 2
+    assert (rgb[np.repeat(np.repeat(clf.decision_edges, 2, 0), 2, 1)] == (40, 40, 40)).all()
+
+
+def test_classifier_figure_traces(clf):
+    fig = validated(classifier_figure(clf))
+    names = [t.name for t in fig.data]
+    assert names[0] == TRAIN_POINTS and names.index(LLOYD) > names.index(CENTERS)  # × drawn over the centres
+    centres = fig.data[names.index(CENTERS)]
+    assert list(centres.marker.color) == [CLASS_COLORS[c] for c in clf.center_class]
+    assert np.allclose(arr(centres.x), clf.centers[:, 0]) and np.allclose(arr(centres.y), clf.centers[:, 1])
+    lloyd = fig.data[names.index(LLOYD)]
+    assert np.allclose(arr(lloyd.x), clf.lloyd_centers[:, 0])
+    wrong = fig.data[names.index(MISCLASSIFIED)]
+    assert len(arr(wrong.x)) == int(np.sum(clf.test_pred != clf.y_test))
+    image = fig.layout.images[0]
+    assert (image.x, image.y) == (clf.extent[0], clf.extent[3])  # top-left corner at (x_min, y_max)
+    assert image.source.startswith("data:image/png;base64,")
+    assert fig.layout.yaxis.scaleanchor == "x"
+
+
+def test_decision_colorscale_is_a_step_per_code():
+    colors = decision_colors(3, CONFIDENCE_LEVELS)
+    assert len(colors) == 3 * CONFIDENCE_LEVELS
+    scale = _step_colorscale(colors)
+    n = len(colors)
+    for m, color in enumerate(colors):
+        # zmin = −0.5, zmax = n − 0.5: code m sits at (m + 0.5)/n, inside the band [m/n, (m+1)/n] of colour m
+        lo, hi = scale[2 * m], scale[2 * m + 1]
+        assert lo == [m / n, color] and hi == [(m + 1) / n, color] and lo[0] < (m + 0.5) / n < hi[0]
+    # paler at a tie than when certain
+    tie, certain = (np.array([int(v) for v in c[4:-1].split(",")]) for c in (colors[0], colors[CONFIDENCE_LEVELS - 1]))
+    assert tie.sum() > certain.sum()
+
+
+def test_grid_heatmap_puts_row_zero_at_the_top():
+    codes = np.zeros((4, 5), np.uint8)
+    codes[0, :] = 7  # the top row of the grid (y_max)
+    trace = _grid_heatmap(codes, (0.0, 5.0, 0.0, 4.0), _step_colorscale(["#000000"] * 8), "t")
+    z = decode(trace["z"])
+    assert z.shape == (4, 5)
+    # Plotly's row 0 is at y0 (the bottom): the grid's top row must be the last row there
+    assert (z[-1] == 7).all() and (z[:-1] == 0).all()
+    assert trace["y0"] == 0.5 and trace["dy"] == 1.0 and trace["x0"] == 0.5 and trace["dx"] == 1.0
+
+
+def test_classifier_animation_frames(clf):
+    fig = classifier_animation(clf)
+    validated(fig)
+    d = spec(fig)
+    S = len(clf.frame_epochs)
+    frames = d["frames"]
+    assert len(frames) == S == len(d["layout"]["sliders"][0]["steps"])
+    assert d["layout"]["sliders"][0]["active"] == S - 1          # opens at the end of training
+    for s in (0, S // 2, S - 1):
+        frame = frames[s]
+        assert frame["name"] == str(s) and frame["traces"] == [0, 3]
+        assert np.array_equal(decode(frame["data"][0]["z"]), clf.frame_codes[s][::-1])
+        assert np.allclose(decode(frame["data"][1]["x"]), clf.frame_centers[s, :, 0], atol=1e-6)
+        assert np.allclose(decode(frame["data"][1]["y"]), clf.frame_centers[s, :, 1], atol=1e-6)
+        label = d["layout"]["sliders"][0]["steps"][s]["label"]
+        assert f"epoch {clf.frame_epochs[s]} " in label and f"{clf.frame_accuracy[s]:.3f}" in label
+    # the figure opens on the last frame
+    assert np.array_equal(decode(d["data"][0]["z"]), clf.frame_codes[-1][::-1])
+    buttons = [b["label"] for b in d["layout"]["updatemenus"][0]["buttons"]]
+    assert any("Play" in b for b in buttons) and any("Pause" in b for b in buttons)
+    play = d["layout"]["updatemenus"][0]["buttons"][0]["args"][1]
+    assert play["frame"]["redraw"] is True  # heatmap frames need a redraw
+    # frames carry only what moves: a frame is small
+    assert max(len(json.dumps(f)) for f in frames) < 8000
+
+
+def test_three_classes_get_three_colours(spiral):
+    assert spiral.n_classes == 3
+    fig = classifier_figure(spiral)
+    colors = set(fig.data[0].marker.color)
+    assert colors == set(CLASS_COLORS[:3])
+    validated(classifier_animation(spiral))
+
+
+def test_classifier_history(clf):
+    fig = validated(classifier_history_figure(clf))
+    baseline = [t for t in fig.data if t.name == "logistic regression (test)"][0]
+    assert arr(baseline.y).tolist() == [clf.linear_accuracy] * 2
+    test = [t for t in fig.data if t.name == "test"][0]
+    assert arr(test.y).tolist() == clf.history["test_accuracy"]
+    assert {t.legend or "legend" for t in fig.data} == {"legend", "legend2", "legend3", "legend4"}
+
+
+# --- deep clustering ---------------------------------------------------------------------------------
+
+def test_deep_view_voronoi_is_exact_for_2d_codes(deep2):
+    v = deep2
+    assert v.exact_voronoi and v.frame_voronoi.shape == (len(v.frame_epochs), 16, 16)
+    for s in range(len(v.frame_epochs)):
+        assert np.array_equal(v.frame_voronoi[s], nearest_center_grid(v.extent, v.frame_centers[s], 16))
+    # labels of the shown codes are their nearest centre in the 2-D view (it is the latent space)
+    d = ((v.frame_codes[-1][:, None, :] - v.frame_centers[-1][None]) ** 2).sum(-1)
+    assert np.array_equal(v.frame_labels[-1], d.argmin(1))
+
+
+def test_latent_figure_frames(deep2):
+    fig = latent_figure(deep2)
+    validated(fig)
+    d = spec(fig)
+    S = len(deep2.frame_epochs)
+    assert d["data"][0]["type"] == "heatmap" and len(d["frames"]) == S
+    for s in (0, S - 1):
+        frame = d["frames"][s]
+        assert frame["traces"] == [0, 1, 2]
+        assert np.array_equal(decode(frame["data"][0]["z"]), deep2.frame_voronoi[s][::-1])
+        assert np.array_equal(decode(frame["data"][1]["marker"]["color"]), deep2.frame_labels[s])
+        assert np.allclose(decode(frame["data"][2]["x"]), deep2.frame_centers[s, :, 0], atol=1e-6)
+    centres = d["data"][2]
+    assert centres["marker"]["color"] == cluster_colors(deep2.k)
+    assert d["layout"]["sliders"][0]["active"] == S - 1
+    assert d["layout"]["xaxis"]["title"]["text"] == "z₁"
+
+
+def test_latent_figure_without_exact_cells(deep3):
+    assert not deep3.exact_voronoi and deep3.frame_voronoi is None
+    d = spec(validated(latent_figure(deep3)))
+    assert all(t["type"] == "scatter" for t in d["data"])
+    assert d["frames"][0]["traces"] == [0, 1]
+    assert "PCA" in d["layout"]["xaxis"]["title"]["text"]
+    assert d["layout"]["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["redraw"] is False
+
+
+def test_deep_table_and_history(deep2):
+    rows = deep_table(deep2)
+    assert rows[0]["NMI"] == deep2.nmi and rows[0]["ARI"] == deep2.ari
+    assert [r["NMI"] for r in rows[1:]] == [deep2.pretrain_nmi, deep2.kmeans_raw_nmi, deep2.kmeans_pca_nmi]
+    fig = validated(deep_history_figure(deep2))
+    # pretraining has no σ, L_σ or centre gradient: a gap, never a NaN mark
+    assert deep2.nan_steps == 0 and not [t for t in fig.data if t.meta and t.meta[0] == "nan"]
+    sigma = [t for t in fig.data if t.name == "σ"][0]
+    assert len(arr(sigma.x)) == deep2.joint_epochs and arr(sigma.x).min() == deep2.pretrain_epochs + 1
+
+
+# --- curves, low σ -----------------------------------------------------------------------------------
+
+def test_curves_mark_zeros_and_nan_on_log_panels():
+    panels = [{"title": "log", "log": True, "lines": [
+        {"name": "a", "x": [1, 2, 3, 4], "y": [1e-3, 0.0, float("nan"), 1e-1], "color": "#000000"},
+        {"name": "b", "x": [1, 2], "y": [float("nan"), 1.0], "color": "#111111", "mark_nan": False}]},
+        {"title": "lin", "log": False, "lines": [{"name": "c", "x": [1, 2], "y": [0.0, float("nan")],
+                                                  "color": "#222222"}]}]
+    fig = validated(curves_figure(panels))
+    metas = {tuple(t.meta) for t in fig.data}
+    assert ("zero", "a") in metas and ("nan", "a") in metas
+    assert ("nan", "b") not in metas and ("zero", "c") not in metas and ("nan", "c") not in metas
+    zero = [t for t in fig.data if tuple(t.meta) == ("zero", "a")][0]
+    nan = [t for t in fig.data if tuple(t.meta) == ("nan", "a")][0]
+    assert arr(zero.x).tolist() == [2] and arr(zero.y)[0] == pytest.approx(1e-4)  # a decade below the smallest
+    assert arr(nan.x).tolist() == [3] and arr(nan.y)[0] == pytest.approx(10.0)    # a decade above the largest
+    assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type is None
+
+
+def test_log_tickvals():
+    assert log_tickvals(0.05, 2.0) == ([0.05, 0.1, 0.2, 0.5, 1.0, 2.0], ["0.05", "0.1", "0.2", "0.5", "1", "2"])
+    values, labels = log_tickvals(1e-21, 10.0)
+    assert len(values) <= 7 and labels[-1] in ("1", "10") and all(np.log10(v) % 1 == 0 for v in values)
+    assert "10<sup>-" in labels[0]
+    assert log_tickvals(0.0, 1.0) == ([], [])
+
+
+def test_low_sigma_figure(low):
+    comp = low.comparison
+    fig = validated(low_sigma_figure(comp, low.n_train))
+    by_name = {}
+    for t in fig.data:
+        if t.meta[0] == "line":
+            by_name.setdefault(t.name, []).append(t)
+    assert set(by_name) == {"naive exp/sum", "softmax", "entmax-1.5"}
+    assert all(len(traces) == 4 for traces in by_name.values())      # one line per panel per map
+    naive = comp.history["naive"]
+    skipped = by_name["naive exp/sum"][3]
+    assert arr(skipped.y).tolist() == np.cumsum(naive["nan_steps"]).tolist()
+    hot = by_name["entmax-1.5"][2]
+    assert np.allclose(arr(hot.y), 100 * np.asarray(comp.history["entmax15"]["one_hot_rows"]) / low.n_train)
+    assert low.n_train == 350
+    # σ = 0.01 in float32 breaks the naive map: its gradient through r is NaN, marked at the top
+    assert comp.summary["naive"]["nan_steps"] == 6
+    assert [t for t in fig.data if tuple(t.meta) == ("nan", "naive exp/sum")]
