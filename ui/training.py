@@ -82,11 +82,16 @@ def status(section: str, key) -> Status:
     return Status()
 
 
-def start(section: str, key, fn) -> TrainingJob:
-    """Start (or join) the training ``fn(progress=, stop=)`` for ``key``; the session watches it."""
+def start(section: str, key, fn) -> TrainingJob | None:
+    """Start (or join) the training ``fn(progress=, stop=)`` for ``key``; the session watches it.
+
+    If a complete run of ``key`` is already stored, nothing is trained (None): pressing Train on a
+    setting somebody has trained shows that result at once."""
+    st.session_state.pop(_left_key(section), None)
+    if registry().result(key) is not None:
+        return None
     job = registry().start(key, fn, _watcher())
     st.session_state[_job_key(section)] = job
-    st.session_state.pop(_left_key(section), None)
     return job
 
 
