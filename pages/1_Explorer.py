@@ -7,10 +7,11 @@ import streamlit as st
 
 from rbfviz import describe, receipt
 from rbfviz.field import plane_extent
-from rbfviz.figures.picking import picking_figure, picks_trace, point_hovertemplate
+from rbfviz.figures.picking import picking_figure, picks_traces
 from rbfviz.figures.plane import plane_figure
 from rbfviz.picks import MAX_PICKS, add_picks
 from ui import compute, exports, state
+from ui import upload as uploads
 from ui.page import chart, panel, setup_page
 
 PICK_ROUND = "_rbfviz_pick_round"  # part of the plot's key: a new round starts with an empty selection
@@ -53,18 +54,26 @@ quantity = st.radio("Field under the points", ["max", "entropy"], horizontal=Tru
                     format_func={"max": "max responsibility  maxⱼ rᵢⱼ", "entropy": "entropy  H(rᵢ)"}.get)
 picking = ctrl.init == "custom" and len(ctrl.picks) < ctrl.k
 plot_key = f"plane_{st.session_state.get(PICK_ROUND, 0)}"
-select = dict(on_select="rerun", selection_mode=("points", "box", "lasso"))
+# Clicking a point selects it (Streamlit: drag = pan, click = select); the tool bar offers the box and
+# lasso tools for picking several points at once.
+select = dict(on_select="rerun", selection_mode=("points", "box", "lasso"),
+              config={"displayModeBar": True, "displaylogo": False, "scrollZoom": False,
+                      "modeBarButtonsToRemove": ["toImage", "zoomIn2d", "zoomOut2d", "autoScale2d"]})
 view = fig = None
 
 with panel("The plane"):
     plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
-    title = (f"{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}")
+    name = uploads.data_name(ctrl)
+    title = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}"
+    axes = uploads.axis_titles(ctrl)
     if picking:
         X, _ = compute.data(ctrl)
         with plot_col:
-            fig, event = chart(picking_figure(X, ctrl.picks, ctrl.k, plane_extent(X, aspect=compute.PLANE_ASPECT),
-                                              title=f"Pick {ctrl.k} starting centres: {ctrl.dataset}, n = {ctrl.n}"),
-                               ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select)
+            fig = picking_figure(X, ctrl.picks, ctrl.k, plane_extent(X, aspect=compute.PLANE_ASPECT),
+                                 title=f"Pick {ctrl.k} starting centres: {name}, n = {ctrl.n}")
+            if axes:
+                fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
+            fig, event = chart(fig, ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select)
         with numbers_col:
             more = ctrl.k - len(ctrl.picks)
             st.info(f"**Custom start:** click {more} more point{'s' if more > 1 else ''} on the plot "
@@ -79,7 +88,9 @@ with panel("The plane"):
             fig.data[0].update(hovertemplate="point #%{pointNumber}<br>" + fig.data[0].hovertemplate,
                                selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=1.0)))
             if ctrl.picks:
-                fig.add_trace(picks_trace(view.X, ctrl.picks, ctrl.k))
+                fig.add_traces(picks_traces(view.X, ctrl.picks, ctrl.k))
+            if axes:
+                fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
             fig, event = chart(fig, ctrl, plot_key, **select, description=describe.plane(
                 view.resp, view.numbers, ctrl.sigma, ctrl.kind, ctrl.dtype))
             st.caption(

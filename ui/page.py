@@ -46,9 +46,10 @@ PRESENTER_CSS = """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2.8rem; }
 [data-testid="stMainBlockContainer"] h3 { font-size: 1.9rem; }
-[data-testid="stMetricValue"] { font-size: 2.6rem; }
-[data-testid="stMetricLabel"] p { font-size: 1.15rem; }
-.katex { font-size: 1.45em; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] p { font-size: 1.1rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
+[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] p { font-size: 2.6rem; line-height: 1.25; }
+[data-testid="stMainBlockContainer"] .katex { font-size: 1.45em; }
 </style>"""
 KIND_LABELS = {"softmax": "softmax (stable)", "entmax15": "entmax-1.5 (sparse)", "naive": "naive exp/sum"}
 
@@ -218,11 +219,13 @@ def chart(fig, ctrl: Controls, key: str, description: str | None = None, **kwarg
     """Show a figure (enlarged in presenter mode) and, under it, its one-sentence description.
 
     Returns (the figure as shown, st.plotly_chart's return value: the selection event when
-    ``on_select`` is given). Extra keyword arguments go to st.plotly_chart.
+    ``on_select`` is given). Extra keyword arguments go to st.plotly_chart (``config`` replaces
+    CHART_CONFIG: no tool bar, no scroll zoom).
     """
     if ctrl.presenter:
         fig = presenter_figure(fig)
-    event = st.plotly_chart(fig, width="stretch", key=key, config=CHART_CONFIG, **kwargs)
+    kwargs.setdefault("config", CHART_CONFIG)
+    event = st.plotly_chart(fig, width="stretch", key=key, **kwargs)
     if description:
         st.caption(f"**In words:** {description}")
     return fig, event

@@ -64,6 +64,20 @@ class Upload:
         return f"{self.name}: {self.n:,} points, {plane}"
 
 
+def data_name(ctrl: Controls) -> str:
+    """The data set's name for titles: the uploaded file's name, or the generator's name."""
+    upload = current()
+    return upload.name if ctrl.dataset == UPLOAD and upload is not None else ctrl.dataset
+
+
+def axis_titles(ctrl: Controls) -> tuple[str, str] | None:
+    """The uploaded points' column names (or PC1, PC2) for the plane's axes; None for generated data."""
+    upload = current()
+    if ctrl.dataset != UPLOAD or upload is None:
+        return None
+    return tuple(upload.loaded.column_names)
+
+
 def file_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -169,7 +183,7 @@ def show_messages(ctrl: Controls) -> None:
         _, name, message = error
         shown = current().describe() if ctrl.dataset == UPLOAD and current() else f"the {ctrl.dataset} data"
         st.error(f"**{name} was not loaded.** {message}\n\nNothing else changed: the view still shows {shown}.",
-                 icon="🚫")
+                 icon=":material/block:")
     success = st.session_state.pop(SUCCESS_KEY, None)
     if success:
         st.success(success)

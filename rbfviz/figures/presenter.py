@@ -3,8 +3,8 @@
 ``presenter_figure(fig)`` returns a scaled copy of a finished figure, so no builder needs a
 presenter argument: every font size (title, axes, ticks, legend, hover, annotations, colour bars,
 animation buttons and sliders) is multiplied by ``FONT_SCALE``, marker sizes and line widths by
-``MARK_SCALE``, margins by ``FONT_SCALE`` (room for the larger labels) and the height by
-``HEIGHT_SCALE``. Animation frames are scaled the same way, so a played frame keeps the sizes.
+``MARK_SCALE``, margins by ``FONT_SCALE`` (room for the larger labels; controls below the plot
+move down by the same factor) and the height by ``HEIGHT_SCALE``. Animation frames are scaled the same way, so a played frame keeps the sizes.
 
 Marker sizes and line widths the builder did not set fall back to Plotly's defaults (marker 6,
 line 2), which are scaled too; fonts without a size inherit the (scaled) layout font. Arrays of
@@ -84,6 +84,11 @@ def _scale_layout(layout: dict, font: float, mark: float, height: float) -> None
         for key in ("arrowwidth", "arrowsize"):
             if key in note:
                 note[key] = _times(note[key], mark if key == "arrowwidth" else 1.0)
+    # controls placed below the plot (animation buttons, frame slider) move down with the larger axis
+    # labels, into the margin that grew by the same factor
+    for control in (layout.get("updatemenus") or []) + (layout.get("sliders") or []):
+        if isinstance(control.get("y"), (int, float)) and control["y"] < 0:
+            control["y"] = control["y"] * font
     for shape in layout.get("shapes", []) or []:
         if isinstance(shape.get("line"), dict) and "width" in shape["line"]:
             shape["line"]["width"] = _times(shape["line"]["width"], mark)
