@@ -363,3 +363,21 @@ def test_low_sigma_figure(low):
     # σ = 0.01 in float32 breaks the naive map: its gradient through r is NaN, marked at the top
     assert comp.summary["naive"]["nan_steps"] == 6
     assert [t for t in fig.data if tuple(t.meta) == ("nan", "naive exp/sum")]
+
+
+def test_deep_run_stopped_while_pretraining_still_draws():
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return len(calls) >= 2  # after the second pretraining epoch
+
+    result = train_deep_clustering("moons", n=200, hidden=(16, 16), pretrain_epochs=5, joint_epochs=4, batch_size=64,
+                                   snapshot_every=2, snapshot_points=50, stop=stop)
+    view = deep_view(result, grid=8, pretrain_epochs=5)
+    assert view.stopped and view.epochs_run == 2 and view.pretrain_epochs == 5 and view.joint_epochs == 4
+    assert len(view.frame_epochs) == 1  # the centres as placed by K-Means on the codes
+    validated(latent_figure(view))
+    fig = validated(deep_history_figure(view))
+    raw = [t for t in fig.data if t.name == "K-Means raw"][0]
+    assert arr(raw.x).tolist() == [1.0, 2.0]  # the baselines span the epochs that ran

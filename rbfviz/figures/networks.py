@@ -316,7 +316,8 @@ def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None
     """Small multiples sharing nothing but the look; each panel has its own legend above it.
 
     panels: [{"title": str, "log": bool, "lines": [{"name", "x", "y", "color", "dash"?, "width"?,
-    "mark_nan"?}], "hlines": [{"y", "name", "color", "dash"?}], "range": [lo, hi]?}]. On a log panel,
+    "mark_nan"?}], "hlines": [{"y", "name", "color", "dash"?, "span"?: (x0, x1)}], "range": [lo, hi]?}]
+    (a horizontal line spans its panel's lines unless given a span). On a log panel,
     exact zeros are drawn as triangles at the axis floor (a decade below the smallest positive value)
     and NaN as crosses at the top (a decade above the largest) — they would otherwise vanish — unless
     the line says mark_nan=False (NaN meaning "not measured here"); each such trace has meta
@@ -375,9 +376,12 @@ def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None
                                          marker=dict(symbol=symbol, size=7, color=line["color"]),
                                          hovertemplate=f"{line['name']}<br>{x_title} %{{x}}: "
                                                        + ("exactly 0" if kind == "zero" else "NaN") + "<extra></extra>"))
+        xs = np.concatenate([np.asarray(line["x"], np.float64).ravel() for line in panel["lines"]] + [np.zeros(0)])
         for h in panel.get("hlines", []):
-            data.append(dict(type="scatter", x=[float(np.min([np.min(l["x"]) for l in panel["lines"]])),
-                                                float(np.max([np.max(l["x"]) for l in panel["lines"]]))],
+            span = h.get("span") or ((float(xs.min()), float(xs.max())) if xs.size else None)
+            if span is None:
+                continue
+            data.append(dict(type="scatter", x=[float(span[0]), float(span[1])],
                              y=[float(h["y"])] * 2, mode="lines", name=h["name"], xaxis=xref, yaxis=yref,
                              legend=legend, meta=["hline", h["name"]],
                              line=dict(color=h["color"], dash=h.get("dash", "dash"), width=1.8),
@@ -424,12 +428,13 @@ def deep_history_figure(view, height: int | None = None) -> go.Figure:
     h = view.history
     e = np.asarray(h["epoch"])
     joint = np.array([phase == "joint" for phase in h["phase"]], dtype=bool)
-    baselines = [{"y": view.pretrain_nmi, "name": "AE + K-Means", "color": "#666666", "dash": "dot"}]
+    span = (float(e.min()), float(e.max())) if not joint.any() else None  # stopped while pretraining
+    baselines = [{"y": view.pretrain_nmi, "name": "AE + K-Means", "color": "#666666", "dash": "dot", "span": span}]
     if view.kmeans_raw_nmi is not None:
-        baselines.append({"y": view.kmeans_raw_nmi, "name": "K-Means raw", "color": BASELINE_COLOR})
+        baselines.append({"y": view.kmeans_raw_nmi, "name": "K-Means raw", "color": BASELINE_COLOR, "span": span})
     if view.kmeans_pca_nmi is not None:
         baselines.append({"y": view.kmeans_pca_nmi, "name": f"K-Means PCA-{view.latent_dim}", "color": "#DDAA33",
-                          "dash": "dashdot"})
+                          "dash": "dashdot", "span": span})
     def joint_only(column):  # σ, L_σ, NMI and the centres' gradient do not exist while pretraining
         return e[joint], np.asarray(h[column], np.float64)[joint]
 

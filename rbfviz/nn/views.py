@@ -228,7 +228,7 @@ class DeepView:
     kmeans_pca_nmi: float | None
     cluster_sizes: np.ndarray
     sigma_final: float
-    pretrain_epochs: int
+    pretrain_epochs: int               # planned (the history may hold fewer if stopped while pretraining)
     joint_epochs: int
     epochs_run: int
     stopped: bool
@@ -237,8 +237,11 @@ class DeepView:
     history: dict
 
 
-def deep_view(result: DeepClusterResult, grid: int = LATENT_GRID) -> DeepView:
-    """The arrays of the deep-clustering panel from a ``train_deep_clustering`` result with snapshots."""
+def deep_view(result: DeepClusterResult, grid: int = LATENT_GRID, pretrain_epochs: int | None = None) -> DeepView:
+    """The arrays of the deep-clustering panel from a ``train_deep_clustering`` result with snapshots.
+
+    pretrain_epochs: the planned pretraining epochs (default: those the history records, which is the
+    plan unless the run was stopped while pretraining)."""
     snaps = result.snapshots
     if not snaps:
         raise ValueError("the deep clustering result has no snapshots (train with snapshot_every > 0).")
@@ -253,6 +256,7 @@ def deep_view(result: DeepClusterResult, grid: int = LATENT_GRID) -> DeepView:
         voronoi = np.stack([nearest_center_grid(extent, s.centers_2d, grid) if np.isfinite(s.centers_2d).all()
                             else np.zeros((grid, grid), np.int64) for s in snaps]).astype(np.uint8)
     pretrain = sum(1 for phase in result.history["phase"] if phase == "pretrain")
+    pretrain = pretrain if pretrain_epochs is None else int(pretrain_epochs)
     return DeepView(
         dataset=result.dataset, kind=result.kind, k=result.k, latent_dim=result.latent_dim,
         n_points=int(result.y.shape[0]), exact_voronoi=exact, extent=extent, point_class=result.y[result.indices],
@@ -295,7 +299,7 @@ def train_deep_view(dataset: str = "digits", seed: int = 0, kind: str = "softmax
     result = train_deep_clustering(dataset, k=deep_k(dataset), seed=seed, kind=kind, pretrain_epochs=pretrain_epochs,
                                    joint_epochs=joint_epochs, lam=lam, progress=progress, stop=stop,
                                    snapshot_every=snapshot_every(joint_epochs, DEEP_FRAMES))
-    return deep_view(result)
+    return deep_view(result, pretrain_epochs=pretrain_epochs)
 
 
 # --- training at low σ ---------------------------------------------------------------------------
