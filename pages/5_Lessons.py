@@ -53,12 +53,13 @@ nav[2].button("Next →", on_click=go_to, args=(index + 1,), disabled=index == l
 with panel("This step"):
     lesson = prepared(step.key)
     st.header(f"Step {index + 1} of {len(STEPS)} · {step.title}")
-    st.markdown(lesson.task)
-    query = dict(lesson.query, **({"presenter": "1"} if ctx.ctrl.presenter else {}))
-    st.page_link(VIEW_PATHS[step.view], label=f"Open the {step.view} view with these settings",
-                 icon=":material/open_in_new:", query_params=query)
-    st.caption("Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is part of "
-               "the exercise.")
+    with st.container(border=True):
+        st.markdown(lesson.task)
+        query = dict(lesson.query, **({"presenter": "1"} if ctx.ctrl.presenter else {}))
+        st.page_link(VIEW_PATHS[step.view], label=f"**Open the {step.view} view with these settings**",
+                     icon=":material/open_in_new:", query_params=query)
+        st.caption("Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is part "
+                   "of the exercise. The link is also a lesson link to share: it opens the view in this state.")
 
     st.subheader("Predict first")
     answer_key = f"lesson_{step.key}_answer"

@@ -4,7 +4,8 @@
 presenter argument: every font size (title, axes, ticks, legend, hover, annotations, colour bars,
 animation buttons and sliders) is multiplied by ``FONT_SCALE``, marker sizes and line widths by
 ``MARK_SCALE``, margins by ``FONT_SCALE`` (room for the larger labels; controls below the plot
-move down by the same factor) and the height by ``HEIGHT_SCALE``. Animation frames are scaled the same way, so a played frame keeps the sizes.
+and legends below the plot move down by the same factor; legend columns widen) and the height by
+``HEIGHT_SCALE`` (by ``FONT_SCALE`` for figures with several panels). Animation frames are scaled the same way, so a played frame keeps the sizes.
 
 Marker sizes and line widths the builder did not set fall back to Plotly's defaults (marker 6,
 line 2), which are scaled too; fonts without a size inherit the (scaled) layout font. Arrays of
@@ -70,11 +71,23 @@ def _scale_trace(trace: dict, font: float, mark: float) -> None:
         line["width"] = _times(line.get("width", PLOTLY_LINE), mark)
 
 
+def _panels(layout: dict) -> int:
+    """How many subplots the layout has (x or y axes beyond the first)."""
+    return max(sum(1 for key in layout if key.startswith(prefix) and isinstance(layout[key], dict))
+               for prefix in ("xaxis", "yaxis"))
+
+
 def _scale_layout(layout: dict, font: float, mark: float, height: float) -> None:
     layout.setdefault("font", {}).setdefault("size", PLOTLY_FONT)
     _scale_fonts(layout, font)
     if "height" in layout:
-        layout["height"] = int(round(layout["height"] * height))
+        # several panels need the full factor: larger labels must not squeeze a panel or reach the next
+        layout["height"] = int(round(layout["height"] * (font if _panels(layout) > 1 else height)))
+    legend = layout.get("legend")
+    if isinstance(legend, dict) and "entrywidth" in legend:
+        # legend columns grow with their text (a fraction of the width, or pixels)
+        factor = legend["entrywidth"] * font
+        legend["entrywidth"] = min(factor, 1.0) if legend.get("entrywidthmode") == "fraction" else factor
     margin = layout.get("margin")
     if isinstance(margin, dict):
         for side in ("l", "r", "t", "b"):
@@ -84,9 +97,10 @@ def _scale_layout(layout: dict, font: float, mark: float, height: float) -> None
         for key in ("arrowwidth", "arrowsize"):
             if key in note:
                 note[key] = _times(note[key], mark if key == "arrowwidth" else 1.0)
-    # controls placed below the plot (animation buttons, frame slider) move down with the larger axis
-    # labels, into the margin that grew by the same factor
-    for control in (layout.get("updatemenus") or []) + (layout.get("sliders") or []):
+    # a legend or controls placed below the plot (animation buttons, frame slider) move down with the
+    # larger axis labels, into the margin that grew by the same factor
+    below = [layout["legend"]] if isinstance(layout.get("legend"), dict) else []
+    for control in below + (layout.get("updatemenus") or []) + (layout.get("sliders") or []):
         if isinstance(control.get("y"), (int, float)) and control["y"] < 0:
             control["y"] = control["y"] * font
     for shape in layout.get("shapes", []) or []:
