@@ -32,6 +32,17 @@ st.subheader("Views")
 with panel("Links to the views"):
     page_links(ctx.ctrl)
 
+st.subheader("In a classroom")
+st.markdown(
+    "- **Lessons** walk through the result in seven steps: each opens a view in the right state, asks for a "
+    "prediction, checks it, then explains.\n"
+    "- **Presenter mode** (sidebar toggle, or `?presenter=1` in the address) enlarges text, markers and "
+    "figures for a projector and folds away the controls a class does not need.\n"
+    "- **Your own data**: upload a CSV file of points in the sidebar (it stays in your browser session).\n"
+    "- **Downloads** under each view: the points with their responsibilities (CSV), the figures as "
+    "standalone HTML, annealing trajectories (JSON) and a reproducibility receipt, a Python script that "
+    "recomputes the view's numbers with the rbfviz library.")
+
 st.caption(
     "Every control lives in the page address: copy the URL to share exactly what you see. "
     "Numbers on screen are computed by the tested rbfviz library; where a measurement differs "

@@ -2,8 +2,12 @@
 and ui/ do).
 
 * ``ui.state``   the shared controls (``Controls``), their URL form, parsing with notices.
-* ``ui.page``    ``setup_page(title)`` (page config, sidebar of shared controls, URL state, notices),
-                 ``panel(what)`` (error boundary), ``page_links(ctrl)``.
+* ``ui.page``    ``setup_page(title)`` (page config, sidebar of shared controls, URL state, notices,
+                 presenter mode), ``panel(what)`` (error boundary), ``chart(fig, ctrl, key,
+                 description=...)`` (a figure, enlarged in presenter mode, with its one-sentence
+                 description), ``page_links(ctrl)``.
+* ``ui.upload``  the sidebar's CSV upload: the session's uploaded points (``Upload``), messages.
+* ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt (rbfviz.receipt).
 * ``ui.compute`` cached calls into rbfviz keyed by plain parameters: data, σ range, start,
                  annealing path (progress bar, once per setting), centres at σ, field.
 
@@ -11,16 +15,18 @@ How to add a page ``pages/5_Something.py`` — the story every page tells:
 
     import streamlit as st
     from rbfviz.figures.something import something_figure     # figure builder, unit-tested
-    from ui import compute
-    from ui.page import panel, setup_page
+    from rbfviz import describe
+    from ui import compute, exports
+    from ui.page import chart, panel, setup_page
 
     ctx = setup_page("Something")                    # 1. controls (ctx.ctrl: σ already on the grid)
     with panel("The something figure"):              #    errors become a short st.error
         X, _ = compute.data(ctx.ctrl)                # 2. compute (cached, in rbfviz)
         fig = something_figure(X, ...)               # 3. figure (built in rbfviz/figures)
-        st.plotly_chart(fig, width="stretch", key="something", config={"displayModeBar": False})
+        fig, _ = chart(fig, ctx.ctrl, "something", description=describe.something(...))  # + one sentence
         st.latex(r"z_{ij} = -\\frac{\\lVert x_i - c_j\\rVert^2}{2\\sigma^2}")   # 4. explanation
         st.markdown("What it shows, and where measurement differs from the paper.")
+        exports.download_row(ctx.ctrl, [exports.figure_download(fig, "something")], key="something")
 
 Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. Heavy work over
 ~0.5 s: cache it in ui/compute.py keyed by plain values, and show progress (see ``annealing``).
