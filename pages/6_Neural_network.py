@@ -183,8 +183,11 @@ with tab_deep:
         st.caption("Press **Train**: the defaults on digits take about 5–10 s here.")
     if dview is not None:
         if dview.stopped:
+            joint_started = dview.epochs_run > dview.pretrain_epochs
             st.warning(f"Stopped after {dview.epochs_run} of {dview.pretrain_epochs + dview.joint_epochs} epochs "
-                       "(pretraining included): the numbers describe the model as it was then.")
+                       "(pretraining included): the numbers describe the model as it was then."
+                       + ("" if joint_started else " The joint phase had not started, so the *joint model* below is "
+                          "K-Means on the codes of the partly pretrained autoencoder."))
         m = st.columns(4)
         raw = dview.kmeans_raw_nmi
         m[0].metric("NMI, joint model", fmt(dview.nmi),

@@ -171,5 +171,5 @@ def test_small_deep_clustering_on_a_2d_set():
     table = at.dataframe[0].value
     assert table["method"].tolist()[0].startswith("joint")
     latent = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert latent["data"][0]["type"] == "heatmap"  # 2-D codes: exact Voronoi cells
+    assert latent["data"][0]["fill"] == "toself"  # 2-D codes: the exact Voronoi cells, as polygons
     assert any("does **not** beat K-Means" in m.value for m in at.markdown)

@@ -14,16 +14,16 @@ import pytest
 import torch
 
 from rbfviz.field import pixel_centers
-from rbfviz.figures.layout import validated
+from rbfviz.figures.layout import png_data_uri, validated
 from rbfviz.figures.networks import (CENTERS, CERTAIN_FADE, CLASS_COLORS, LLOYD, TIE_FADE, MISCLASSIFIED, TRAIN_POINTS,
-                                     _grid_heatmap, _step_colorscale, class_rgb, classifier_animation,
-                                     classifier_figure, classifier_history_figure, curves_figure, decision_colors,
-                                     decision_rgb, deep_history_figure, latent_figure, log_tickvals, low_sigma_figure)
+                                     _step_colorscale, class_rgb, classifier_animation, classifier_figure,
+                                     classifier_history_figure, curves_figure, decision_lut, decision_rgb,
+                                     deep_history_figure, frame_image, latent_figure, log_tickvals, low_sigma_figure)
 from rbfviz.figures.palette import cluster_colors, fade
 from rbfviz.nn import train_classifier, train_deep_clustering
-from rbfviz.nn.views import (CONFIDENCE_LEVELS, center_classes, classifier_view, confidence_codes, deep_table,
-                             deep_view, nearest_center_grid, snapshot_every, train_classifier_view,
-                             train_low_sigma_view)
+from rbfviz.nn.views import (CONFIDENCE_LEVELS, center_classes, confidence_codes, deep_table, deep_view,
+                             nearest_center_grid, snapshot_every, train_classifier_view, train_low_sigma_view,
+                             voronoi_cells)
 
 
 def decode(spec):
@@ -51,7 +51,7 @@ def small_deep(latent_dim=None, dataset="moons"):
     kwargs = dict(n=200) if dataset != "digits" else {}
     result = train_deep_clustering(dataset, hidden=(16, 16), pretrain_epochs=3, joint_epochs=4, batch_size=64,
                                    latent_dim=latent_dim, snapshot_every=2, snapshot_points=80, **kwargs)
-    return deep_view(result, grid=16)
+    return deep_view(result)
 
 
 @pytest.fixture(scope="module")
@@ -200,29 +200,36 @@ def test_classifier_figure_traces(clf):
     assert fig.layout.yaxis.scaleanchor == "x"
 
 
-def test_decision_colorscale_is_a_step_per_code():
-    colors = decision_colors(3, CONFIDENCE_LEVELS)
-    assert len(colors) == 3 * CONFIDENCE_LEVELS
+def test_decision_lut_fades_each_class_from_tie_to_certain():
+    lut = decision_lut(3, CONFIDENCE_LEVELS)
+    assert lut.shape == (3 * CONFIDENCE_LEVELS, 3) and lut.dtype == np.uint8
+    for c in range(3):
+        band = lut[c * CONFIDENCE_LEVELS:(c + 1) * CONFIDENCE_LEVELS].astype(int)
+        assert band[0].tolist() == fade(class_rgb(3)[c], TIE_FADE).tolist()
+        assert band[-1].tolist() == fade(class_rgb(3)[c], CERTAIN_FADE).tolist()
+        assert (np.diff(band.sum(axis=1)) <= 0).all()  # darker (more saturated) as the network is surer
+
+
+def test_step_colorscale_maps_each_integer_to_its_colour():
+    colors = ["#000000", "#111111", "#222222"]
     scale = _step_colorscale(colors)
     n = len(colors)
     for m, color in enumerate(colors):
-        # zmin = −0.5, zmax = n − 0.5: code m sits at (m + 0.5)/n, inside the band [m/n, (m+1)/n] of colour m
+        # cmin = −0.5, cmax = n − 0.5: value m sits at (m + 0.5)/n, inside the band [m/n, (m+1)/n] of colour m
         lo, hi = scale[2 * m], scale[2 * m + 1]
         assert lo == [m / n, color] and hi == [(m + 1) / n, color] and lo[0] < (m + 0.5) / n < hi[0]
-    # paler at a tie than when certain
-    tie, certain = (np.array([int(v) for v in c[4:-1].split(",")]) for c in (colors[0], colors[CONFIDENCE_LEVELS - 1]))
-    assert tie.sum() > certain.sum()
 
 
-def test_grid_heatmap_puts_row_zero_at_the_top():
+def test_frame_image_puts_row_zero_at_the_top():
     codes = np.zeros((4, 5), np.uint8)
-    codes[0, :] = 7  # the top row of the grid (y_max)
-    trace = _grid_heatmap(codes, (0.0, 5.0, 0.0, 4.0), _step_colorscale(["#000000"] * 8), "t")
-    z = decode(trace["z"])
-    assert z.shape == (4, 5)
-    # Plotly's row 0 is at y0 (the bottom): the grid's top row must be the last row there
-    assert (z[-1] == 7).all() and (z[:-1] == 0).all()
-    assert trace["y0"] == 0.5 and trace["dy"] == 1.0 and trace["x0"] == 0.5 and trace["dx"] == 1.0
+    codes[0, :] = 1  # the top row of the grid (y_max)
+    lut = np.array([[255, 255, 255], [0, 0, 0]], np.uint8)
+    image = frame_image(codes, lut, (0.0, 5.0, 0.0, 4.0))
+    expected = np.full((4, 5, 3), 255, np.uint8)
+    expected[0] = 0
+    assert image["source"] == png_data_uri(expected)  # PNG row 0 is the image's top
+    assert (image["x"], image["y"], image["sizex"], image["sizey"]) == (0.0, 4.0, 5.0, 4.0)
+    assert (image["xanchor"], image["yanchor"]) == ("left", "top")
 
 
 def test_classifier_animation_frames(clf):
@@ -231,22 +238,24 @@ def test_classifier_animation_frames(clf):
     d = spec(fig)
     S = len(clf.frame_epochs)
     frames = d["frames"]
+    lut = decision_lut(clf.n_classes, clf.frame_levels)
     assert len(frames) == S == len(d["layout"]["sliders"][0]["steps"])
     assert d["layout"]["sliders"][0]["active"] == S - 1          # opens at the end of training
     for s in (0, S // 2, S - 1):
         frame = frames[s]
-        assert frame["name"] == str(s) and frame["traces"] == [0, 3]
-        assert np.array_equal(decode(frame["data"][0]["z"]), clf.frame_codes[s][::-1])
-        assert np.allclose(decode(frame["data"][1]["x"]), clf.frame_centers[s, :, 0], atol=1e-6)
-        assert np.allclose(decode(frame["data"][1]["y"]), clf.frame_centers[s, :, 1], atol=1e-6)
+        assert frame["name"] == str(s) and frame["traces"] == [2]
+        assert frame["layout"]["images"][0]["source"] == png_data_uri(lut[clf.frame_codes[s]])
+        assert np.allclose(decode(frame["data"][0]["x"]), clf.frame_centers[s, :, 0], atol=1e-6)
+        assert np.allclose(decode(frame["data"][0]["y"]), clf.frame_centers[s, :, 1], atol=1e-6)
         label = d["layout"]["sliders"][0]["steps"][s]["label"]
         assert f"epoch {clf.frame_epochs[s]} " in label and f"{clf.frame_accuracy[s]:.3f}" in label
     # the figure opens on the last frame
-    assert np.array_equal(decode(d["data"][0]["z"]), clf.frame_codes[-1][::-1])
+    assert d["layout"]["images"][0]["source"] == frames[-1]["layout"]["images"][0]["source"]
+    assert np.allclose(decode(d["data"][2]["x"]), clf.frame_centers[-1, :, 0], atol=1e-6)
     buttons = [b["label"] for b in d["layout"]["updatemenus"][0]["buttons"]]
     assert any("Play" in b for b in buttons) and any("Pause" in b for b in buttons)
     play = d["layout"]["updatemenus"][0]["buttons"][0]["args"][1]
-    assert play["frame"]["redraw"] is True  # heatmap frames need a redraw
+    assert play["frame"]["redraw"] is True  # frames change layout.images: only the redraw path applies them
     # frames carry only what moves: a frame is small
     assert max(len(json.dumps(f)) for f in frames) < 8000
 
@@ -270,11 +279,37 @@ def test_classifier_history(clf):
 
 # --- deep clustering ---------------------------------------------------------------------------------
 
-def test_deep_view_voronoi_is_exact_for_2d_codes(deep2):
+def polygon_area(p) -> float:
+    x, y = p[:, 0], p[:, 1]
+    return 0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1)))
+
+
+def test_voronoi_cells_are_exact():
+    rng = np.random.RandomState(0)
+    centers = rng.uniform(-1, 1, size=(6, 2))
+    extent = (-1.5, 1.5, -1.2, 1.2)
+    cells = voronoi_cells(extent, centers)
+    # the cells tile the box
+    assert sum(polygon_area(c) for c in cells) == pytest.approx(3.0 * 2.4, rel=1e-12)
+    for j, cell in enumerate(cells):
+        d = ((cell[:, None, :] - centers[None]) ** 2).sum(-1)
+        assert (d[:, j] <= d.min(axis=1) + 1e-12).all()           # every vertex is nearest to its centre
+        inside = cell.mean(axis=0)                                 # a convex polygon holds its vertex mean
+        assert ((inside - centers) ** 2).sum(-1).argmin() == j
+    # against the pixel rule: the cell of each pixel centre is its nearest centre
+    grid = nearest_center_grid(extent, centers, 40)
+    assert set(np.unique(grid)) == set(range(6))
+    two = voronoi_cells((0.0, 2.0, 0.0, 1.0), np.array([[0.5, 0.5], [1.5, 0.5]]))
+    assert sorted(map(tuple, two[0].round(12))) == [(0.0, 0.0), (0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]
+
+
+def test_deep_view_cells_for_2d_codes(deep2):
     v = deep2
-    assert v.exact_voronoi and v.frame_voronoi.shape == (len(v.frame_epochs), 16, 16)
+    assert v.exact_voronoi and len(v.frame_cells) == len(v.frame_epochs)
     for s in range(len(v.frame_epochs)):
-        assert np.array_equal(v.frame_voronoi[s], nearest_center_grid(v.extent, v.frame_centers[s], 16))
+        assert len(v.frame_cells[s]) == v.k
+        assert sum(polygon_area(c) for c in v.frame_cells[s]) == pytest.approx(
+            (v.extent[1] - v.extent[0]) * (v.extent[3] - v.extent[2]), rel=1e-9)
     # labels of the shown codes are their nearest centre in the 2-D view (it is the latent space)
     d = ((v.frame_codes[-1][:, None, :] - v.frame_centers[-1][None]) ** 2).sum(-1)
     assert np.array_equal(v.frame_labels[-1], d.argmin(1))
@@ -284,27 +319,30 @@ def test_latent_figure_frames(deep2):
     fig = latent_figure(deep2)
     validated(fig)
     d = spec(fig)
-    S = len(deep2.frame_epochs)
-    assert d["data"][0]["type"] == "heatmap" and len(d["frames"]) == S
+    S, k = len(deep2.frame_epochs), deep2.k
+    assert all(d["data"][j]["fill"] == "toself" for j in range(k)) and len(d["frames"]) == S
     for s in (0, S - 1):
         frame = d["frames"][s]
-        assert frame["traces"] == [0, 1, 2]
-        assert np.array_equal(decode(frame["data"][0]["z"]), deep2.frame_voronoi[s][::-1])
-        assert np.array_equal(decode(frame["data"][1]["marker"]["color"]), deep2.frame_labels[s])
-        assert np.allclose(decode(frame["data"][2]["x"]), deep2.frame_centers[s, :, 0], atol=1e-6)
-    centres = d["data"][2]
-    assert centres["marker"]["color"] == cluster_colors(deep2.k)
+        assert frame["traces"] == list(range(k + 2))
+        for j in range(k):
+            x, y = decode(frame["data"][j]["x"]), decode(frame["data"][j]["y"])
+            cell = deep2.frame_cells[s][j]
+            assert np.allclose(x[:-1], cell[:, 0], atol=1e-5) and x[-1] == x[0] and y[-1] == y[0]  # closed
+        assert np.array_equal(decode(frame["data"][k]["marker"]["color"]), deep2.frame_labels[s])
+        assert np.allclose(decode(frame["data"][k + 1]["x"]), deep2.frame_centers[s, :, 0], atol=1e-6)
+    centres = d["data"][k + 1]
+    assert centres["marker"]["color"] == cluster_colors(k)
     assert d["layout"]["sliders"][0]["active"] == S - 1
     assert d["layout"]["xaxis"]["title"]["text"] == "z₁"
+    assert d["layout"]["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["redraw"] is False  # scatter only
 
 
 def test_latent_figure_without_exact_cells(deep3):
-    assert not deep3.exact_voronoi and deep3.frame_voronoi is None
+    assert not deep3.exact_voronoi and deep3.frame_cells is None
     d = spec(validated(latent_figure(deep3)))
-    assert all(t["type"] == "scatter" for t in d["data"])
+    assert not any(t.get("fill") for t in d["data"])
     assert d["frames"][0]["traces"] == [0, 1]
     assert "PCA" in d["layout"]["xaxis"]["title"]["text"]
-    assert d["layout"]["updatemenus"][0]["buttons"][0]["args"][1]["frame"]["redraw"] is False
 
 
 def test_deep_table_and_history(deep2):
@@ -374,7 +412,7 @@ def test_deep_run_stopped_while_pretraining_still_draws():
 
     result = train_deep_clustering("moons", n=200, hidden=(16, 16), pretrain_epochs=5, joint_epochs=4, batch_size=64,
                                    snapshot_every=2, snapshot_points=50, stop=stop)
-    view = deep_view(result, grid=8, pretrain_epochs=5)
+    view = deep_view(result, pretrain_epochs=5)
     assert view.stopped and view.epochs_run == 2 and view.pretrain_epochs == 5 and view.joint_epochs == 4
     assert len(view.frame_epochs) == 1  # the centres as placed by K-Means on the codes
     validated(latent_figure(view))

@@ -5,9 +5,9 @@
   (light), training and test points, the centres coloured by the class their cell votes for, and
   scikit-learn's Lloyd fixed point from the final centres (×) joined to its centre.
 * ``classifier_animation(view)`` – the training replayed in the browser: a coarse decision grid (one
-  small heatmap of uint8 codes per frame) and the centres, Play/Pause and an epoch slider.
+  small PNG per frame) and the centres, Play/Pause and an epoch slider.
 * ``latent_figure(view)``        – deep clustering's latent space over training (frames): codes
-  coloured by cluster, centres, and the exact Voronoi cells when the latent space is 2-D.
+  coloured by cluster, centres, and the exact Voronoi cells (polygons) when the latent space is 2-D.
 * ``curves_figure(panels)``      – small multiples against the epoch (each panel its own legend);
   ``classifier_history_figure``, ``deep_history_figure`` and ``low_sigma_figure`` fill it.
 
@@ -24,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from .annealing import figure_with_frames, log_ticks
-from .layout import FONT, GRID_COLOR, base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
+from .layout import GRID_COLOR, base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
 from .palette import EDGE_RGB, KMEANS_COLOR, cluster_colors, cluster_rgb, fade, hex_to_rgb
 from .plane import CENTER_MARKER, KMEANS_MARKER
 from .stability import KIND_COLORS, KIND_LABELS
@@ -79,12 +79,13 @@ def _step_colorscale(colors: list[str]) -> list:
     return scale
 
 
-def decision_colors(n_classes: int, levels: int) -> list[str]:
-    """Colour of each code class·levels + band (``rbfviz.nn.views.confidence_codes``): the class colour,
-    faded from TIE_FADE (band 0, a tie) to CERTAIN_FADE (band levels − 1)."""
+def decision_lut(n_classes: int, levels: int) -> np.ndarray:
+    """(n_classes · levels, 3) uint8: the colour of each code class·levels + band
+    (``rbfviz.nn.views.confidence_codes``), the class colour faded from TIE_FADE (band 0, a tie) to
+    CERTAIN_FADE (band levels − 1) — the same fading as ``decision_rgb``."""
     rgb = class_rgb(n_classes)
     amounts = TIE_FADE + (CERTAIN_FADE - TIE_FADE) * np.arange(levels) / max(levels - 1, 1)
-    return [_rgb_string(fade(rgb[c], a)) for c in range(n_classes) for a in amounts]
+    return np.stack([fade(rgb[c], a) for c in range(n_classes) for a in amounts]).astype(np.uint8)
 
 
 def decision_rgb(view) -> np.ndarray:
@@ -152,9 +153,9 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
     return figure(data, layout)
 
 
-def _slider(labels: list[str], active: int, prefix: str = "") -> dict:
-    still = dict(frame=dict(duration=0, redraw=True), mode="immediate", transition=dict(duration=0))
-    return dict(active=active, x=0.0, len=1.0, y=-0.1, yanchor="top", pad=dict(t=45, b=0),
+def _slider(labels: list[str], active: int, prefix: str = "", redraw: bool = True) -> dict:
+    still = dict(frame=dict(duration=0, redraw=redraw), mode="immediate", transition=dict(duration=0))
+    return dict(active=active, x=0.0, len=1.0, y=-0.17, yanchor="top", pad=dict(t=45, b=0),
                 currentvalue=dict(prefix=prefix, visible=True, xanchor="left", font=dict(size=14, color="#222222")),
                 font=dict(size=1, color="rgba(0,0,0,0)"),  # dozens of step labels would overlap
                 ticklen=3, minorticklen=0,
@@ -164,103 +165,108 @@ def _slider(labels: list[str], active: int, prefix: str = "") -> dict:
 def _play_buttons(frame_ms: int, redraw: bool) -> list[dict]:
     play = dict(frame=dict(duration=int(frame_ms), redraw=redraw), transition=dict(duration=0), mode="immediate")
     still = dict(frame=dict(duration=0, redraw=redraw), mode="immediate", transition=dict(duration=0))
-    return [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.1, yanchor="top",
+    return [dict(type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.17, yanchor="top",
                  pad=dict(t=0, r=10), font=dict(size=13),
                  buttons=[dict(label="▶ Play from the start", method="animate", args=[None, {**play, "fromcurrent": False}]),
                           dict(label="❚❚ Pause", method="animate", args=[[None], still]),
                           dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}])])]
 
 
-def _grid_heatmap(codes, extent, colorscale: list, name: str) -> dict:
-    """A heatmap of uint8 codes (G, G) in the field convention (row 0 = top) over extent."""
-    codes = np.asarray(codes)
-    h, w = codes.shape
-    x_min, x_max, y_min, y_max = (float(v) for v in extent)
-    dx, dy = (x_max - x_min) / w, (y_max - y_min) / h
-    n = len(colorscale) // 2
-    # Plotly draws row 0 at y0 (the bottom): flip, so the top row of the grid is at the top.
-    return dict(type="heatmap", z=typed_array(codes[::-1], "u1"), x0=x_min + dx / 2, dx=dx, y0=y_min + dy / 2, dy=dy,
-                zmin=-0.5, zmax=n - 0.5, colorscale=colorscale, showscale=False, zsmooth=False, hoverinfo="skip",
-                name=name)
+def frame_image(codes, lut: np.ndarray, extent) -> dict:
+    """A frame's decision grid (G, G) of codes as a layout image over extent (row 0 = top), coloured by lut."""
+    return field_image(png_data_uri(lut[np.asarray(codes)]), extent)
 
 
 def classifier_animation(view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS) -> go.Figure:
     """Training replayed: frame s shows the decision grid (coarse) and the centres after
     view.frame_epochs[s] epochs. Opens on the last frame.
 
-    Traces: 0 decision grid (heatmap of ``confidence_codes``; frames replace it), 1 training points
-    (static), 2 the centres' starting positions (static), 3 the centres (frames move them).
+    The grid is a small PNG in layout.images that each frame replaces (≈ 1–3 kB a frame): a heatmap
+    trace would do too, but Plotly redraws a heatmap asynchronously and the regions flicker blank
+    during Play (seen in headless Chromium); a layout image did not. The browser scales the coarse
+    grid up smoothly. Traces: 0 training points (static), 1 the centres' starting positions (static),
+    2 the centres (frames move them).
     """
     S = len(view.frame_epochs)
     if S == 0:
         raise ValueError("the run recorded no snapshots to animate.")
-    scale = _step_colorscale(decision_colors(view.n_classes, view.frame_levels))
+    lut = decision_lut(view.n_classes, view.frame_levels)
     last = S - 1
     centers = np.asarray(view.frame_centers, dtype=np.float64)
-
-    def grid(s):
-        return _grid_heatmap(view.frame_codes[s], view.frame_extent, scale, "decision regions")
-
-    def centres(s):
-        return dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1]),
-                    mode="markers", name=CENTERS, marker=dict(color="#ffffff", **CENTER_MARKER), hoverinfo="skip")
-
-    data = [grid(last),
-            _points(view.X_train, view.y_train, view.n_classes, TRAIN_POINTS, "circle", 5, hoverinfo="skip"),
+    images = [frame_image(view.frame_codes[s], lut, view.frame_extent) for s in range(S)]
+    data = [_points(view.X_train, view.y_train, view.n_classes, TRAIN_POINTS, "circle", 5, hoverinfo="skip"),
             dict(type="scatter", x=centers[0, :, 0], y=centers[0, :, 1], mode="markers", name="start",
                  marker=dict(symbol="circle-open", size=12, color="#555555", line=dict(width=1.5)), hoverinfo="skip"),
-            centres(last)]
-    data[1].pop("hovertemplate", None)
-    frames = [dict(name=str(s), traces=[0, 3], data=[
-        dict(type="heatmap", z=typed_array(view.frame_codes[s][::-1], "u1")),
-        dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1]))]) for s in range(S)]
+            dict(type="scatter", x=typed_array(centers[last, :, 0]), y=typed_array(centers[last, :, 1]),
+                 mode="markers", name=CENTERS, marker=dict(color="#ffffff", **CENTER_MARKER), hoverinfo="skip")]
+    data[0].pop("hovertemplate", None)
+    frames = [dict(name=str(s), traces=[2], layout=dict(images=[images[s]]),
+                   data=[dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1]))])
+              for s in range(S)]
     labels = [f"epoch {int(e)} · σ = {sig:.3g} · test accuracy {acc:.3f}"
               for e, sig, acc in zip(view.frame_epochs, view.frame_sigmas, view.frame_accuracy)]
     layout = base_layout(title, height)
     layout.update(plane_axes(view.frame_extent))
-    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=165)
-    layout["updatemenus"] = _play_buttons(frame_ms, redraw=True)
+    layout["images"] = [images[last]]
+    layout["margin"] = dict(l=55, r=10, t=100 if title else 70, b=190)
+    layout["updatemenus"] = _play_buttons(frame_ms, redraw=True)  # layout changes need the redraw path
     layout["sliders"] = [_slider(labels, last)]
     return figure_with_frames(data, layout, frames)
 
 
 # --- deep clustering ---------------------------------------------------------------------------
 
+def _polygon(cell) -> tuple[dict, dict]:
+    """A closed polygon as typed x, y arrays (the first vertex repeated at the end)."""
+    cell = np.asarray(cell, dtype=np.float64).reshape(-1, 2)
+    if len(cell):
+        cell = np.vstack([cell, cell[:1]])
+    return typed_array(cell[:, 0]), typed_array(cell[:, 1])
+
+
 def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS) -> go.Figure:
     """Deep clustering's latent space over the joint phase; opens on the last frame.
 
-    Traces: [0 Voronoi cells (heatmap, only if view.exact_voronoi)], then the codes (colour = cluster,
-    hover = true class), then the centres (cluster colours). Frames update all of them.
+    Traces: [0..k−1 the exact Voronoi cells as filled polygons, only if view.exact_voronoi], then the
+    codes (colour = cluster, hover = true class), then the centres (cluster colours). Frames update all
+    of them; everything is a scatter, so frames play without a full redraw (no flicker).
     """
     S = len(view.frame_epochs)
     k = view.k
     colors = cluster_colors(k)
     last = S - 1
     faded = [_rgb_string(fade(rgb, LATENT_FADE)) for rgb in cluster_rgb(k)]
-    data, animated = [], []
-    if view.exact_voronoi:
-        data.append(_grid_heatmap(view.frame_voronoi[last], view.extent, _step_colorscale(faded), "Voronoi cells"))
-        animated.append(0)
     codes = np.asarray(view.frame_codes, dtype=np.float64)
     centers = np.asarray(view.frame_centers, dtype=np.float64)
     point_scale = _step_colorscale(colors)
+
+    def cells(s):
+        polygons = view.frame_cells[s] if view.frame_cells[s] else [np.zeros((0, 2))] * k
+        return [_polygon(cell) for cell in polygons]
 
     def point_marker(s):
         return dict(color=typed_array(view.frame_labels[s], "u1"), cmin=-0.5, cmax=k - 0.5, colorscale=point_scale,
                     size=6, line=dict(color="rgba(0,0,0,0.55)", width=0.6))
 
+    data = []
+    if view.exact_voronoi:
+        for j, (x, y) in enumerate(cells(last)):
+            data.append(dict(type="scatter", x=x, y=y, mode="lines", fill="toself", fillcolor=faded[j],
+                             line=dict(color="rgba(90,90,90,0.8)", width=1), hoverinfo="skip",
+                             name="Voronoi cells (exact)" if j == 0 else f"cell {j}", showlegend=j == 0,
+                             legendgroup="cells"))
     data.append(dict(type="scatter", x=typed_array(codes[last, :, 0]), y=typed_array(codes[last, :, 1]),
                      mode="markers", name="codes (colour = cluster)", marker=point_marker(last),
                      customdata=np.asarray(view.point_class),
                      hovertemplate="true class %{customdata}<extra></extra>"))
     data.append(dict(type="scatter", x=typed_array(centers[last, :, 0]), y=typed_array(centers[last, :, 1]),
                      mode="markers", name="centres c_j", marker=dict(color=colors, **CENTER_MARKER), hoverinfo="skip"))
-    animated += [len(data) - 2, len(data) - 1]
+    animated = list(range(len(data)))
     frames = []
     for s in range(S):
         frame_data = []
         if view.exact_voronoi:
-            frame_data.append(dict(type="heatmap", z=typed_array(view.frame_voronoi[s][::-1], "u1")))
+            frame_data += [dict(type="scatter", x=x, y=y) for x, y in cells(s)]
         frame_data.append(dict(type="scatter", x=typed_array(codes[s, :, 0]), y=typed_array(codes[s, :, 1]),
                                marker=point_marker(s)))
         frame_data.append(dict(type="scatter", x=typed_array(centers[s, :, 0]), y=typed_array(centers[s, :, 1])))
@@ -270,9 +276,9 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
     axis_names = ("z₁", "z₂") if view.exact_voronoi else ("PCA 1 of the codes", "PCA 2 of the codes")
     layout = base_layout(title, height)
     layout.update(plane_axes(view.extent, *axis_names))
-    layout["margin"] = dict(l=55, r=10, t=90 if title else 50, b=165)
-    layout["updatemenus"] = _play_buttons(frame_ms, redraw=view.exact_voronoi)
-    layout["sliders"] = [_slider(labels, last)]
+    layout["margin"] = dict(l=55, r=10, t=100 if title else 70, b=190)
+    layout["updatemenus"] = _play_buttons(frame_ms, redraw=False)
+    layout["sliders"] = [_slider(labels, last, redraw=False)]
     return figure_with_frames(data, layout, frames)
 
 

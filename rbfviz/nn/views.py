@@ -33,7 +33,6 @@ CLASSIFIER_FRAMES = 40         # about this many animation frames (plus the star
 DEEP_FRAMES = 25
 FINAL_GRID = 200               # pixels per side of the final decision regions
 SNAPSHOT_GRID = 48             # per side of each frame's decision grid: 48² bytes a frame
-LATENT_GRID = 64               # per side of each frame's latent Voronoi grid
 PLANE_ASPECT = 1.25            # width / height of the plane extents (fills a wide column)
 
 
@@ -65,6 +64,41 @@ def nearest_center_grid(extent, centers, size: int) -> np.ndarray:
     """(size, size) int: index of the nearest centre to every pixel centre (``rbfviz.field`` convention)."""
     centers = np.asarray(centers, dtype=np.float64)
     return grid_sq_distances(extent, size, size, centers).argmin(axis=1).reshape(size, size)
+
+
+def clip_half_plane(polygon: np.ndarray, normal: np.ndarray, offset: float) -> np.ndarray:
+    """The part of a convex polygon (m, 2) (vertices in order) where normal · x <= offset
+    (Sutherland–Hodgman against one edge). Returns (m', 2), possibly empty (0, 2)."""
+    out = []
+    m = len(polygon)
+    for i in range(m):
+        a, b = polygon[i], polygon[(i + 1) % m]
+        fa, fb = normal @ a - offset, normal @ b - offset
+        if fa <= 0:
+            out.append(a)
+        if (fa < 0 < fb) or (fb < 0 < fa):
+            out.append(a + (b - a) * (fa / (fa - fb)))
+    return np.array(out, dtype=np.float64).reshape(-1, 2)
+
+
+def voronoi_cells(extent, centers) -> list[np.ndarray]:
+    """The Voronoi cell of each centre (k, 2) inside the box extent = (x_min, x_max, y_min, y_max), as
+    a convex polygon (m_j, 2) in order: the box cut by the half-planes
+    ||x − c_j||² <= ||x − c_l||²  ⇔  2 (c_l − c_j) · x <= ||c_l||² − ||c_j||²  for every l ≠ j.
+    Exact (no pixels), so cells can be drawn as filled polygons and animated without a redraw."""
+    centers = np.asarray(centers, dtype=np.float64)
+    x0, x1, y0, y1 = (float(v) for v in extent)
+    box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    sq = (centers ** 2).sum(axis=1)
+    cells = []
+    for j, c in enumerate(centers):
+        cell = box
+        for l, other in enumerate(centers):
+            if l == j or cell.size == 0 or np.array_equal(other, c):
+                continue
+            cell = clip_half_plane(cell, 2.0 * (other - c), sq[l] - sq[j])
+        cells.append(cell)
+    return cells
 
 
 def center_classes(model) -> np.ndarray:
@@ -200,9 +234,9 @@ class DeepView:
     """The deep-clustering panel's arrays. m = snapshot points, S snapshots, k clusters.
 
     exact_voronoi: the latent space is 2-D, so the 2-D view is the latent space itself and the
-    Voronoi cells of the centres are exact (frame_voronoi (S, G, G) uint8 nearest centre over
-    ``extent``); otherwise the view is the PCA of the final embedding and no cells are drawn
-    (frame_voronoi None). frame_codes (S, m, 2), frame_labels (S, m), frame_centers (S, k, 2),
+    Voronoi cells of the centres are exact: frame_cells[s][j] is centre j's cell (a polygon, see
+    ``voronoi_cells``) in ``extent``; otherwise the view is the PCA of the final embedding and no
+    cells are drawn (frame_cells None). frame_codes (S, m, 2), frame_labels (S, m), frame_centers (S, k, 2),
     frame_epochs, frame_sigmas, frame_nmi (S,); point_class (m,) true class of each shown point.
     """
 
@@ -217,7 +251,7 @@ class DeepView:
     frame_codes: np.ndarray
     frame_labels: np.ndarray
     frame_centers: np.ndarray
-    frame_voronoi: np.ndarray | None
+    frame_cells: list | None
     frame_epochs: np.ndarray
     frame_sigmas: np.ndarray
     frame_nmi: np.ndarray
@@ -237,7 +271,7 @@ class DeepView:
     history: dict
 
 
-def deep_view(result: DeepClusterResult, grid: int = LATENT_GRID, pretrain_epochs: int | None = None) -> DeepView:
+def deep_view(result: DeepClusterResult, pretrain_epochs: int | None = None) -> DeepView:
     """The arrays of the deep-clustering panel from a ``train_deep_clustering`` result with snapshots.
 
     pretrain_epochs: the planned pretraining epochs (default: those the history records, which is the
@@ -251,17 +285,16 @@ def deep_view(result: DeepClusterResult, grid: int = LATENT_GRID, pretrain_epoch
     finite = finite[np.isfinite(finite).all(axis=1)]
     extent = plane_extent(finite, aspect=PLANE_ASPECT)
     exact = result.latent_dim == 2
-    voronoi = None
+    cells = None
     if exact:
-        voronoi = np.stack([nearest_center_grid(extent, s.centers_2d, grid) if np.isfinite(s.centers_2d).all()
-                            else np.zeros((grid, grid), np.int64) for s in snaps]).astype(np.uint8)
+        cells = [voronoi_cells(extent, s.centers_2d) if np.isfinite(s.centers_2d).all() else [] for s in snaps]
     pretrain = sum(1 for phase in result.history["phase"] if phase == "pretrain")
     pretrain = pretrain if pretrain_epochs is None else int(pretrain_epochs)
     return DeepView(
         dataset=result.dataset, kind=result.kind, k=result.k, latent_dim=result.latent_dim,
         n_points=int(result.y.shape[0]), exact_voronoi=exact, extent=extent, point_class=result.y[result.indices],
         frame_codes=codes, frame_labels=np.stack([s.labels for s in snaps]), frame_centers=centers,
-        frame_voronoi=voronoi, frame_epochs=np.array([s.epoch for s in snaps], dtype=np.int64),
+        frame_cells=cells, frame_epochs=np.array([s.epoch for s in snaps], dtype=np.int64),
         frame_sigmas=np.array([s.sigma for s in snaps], dtype=np.float64),
         frame_nmi=np.array([s.nmi for s in snaps], dtype=np.float64), nmi=result.nmi, ari=result.ari,
         pretrain_nmi=result.pretrain_nmi, kmeans_raw_nmi=result.kmeans_raw_nmi, kmeans_pca_nmi=result.kmeans_pca_nmi,
