@@ -31,9 +31,8 @@ import torch
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 from .diagnostics import (SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, free_energy_from, jsonable, mean_entropy,
                           min_sq_gap)
-from .maps import resp_from_sq_distances, sq_distances
-from .maps import MIN_MASS
-from .steps import keep_empty, kmeans, soft_centroids_torch
+from .maps import points_tensor, resp_from_sq_distances, sq_distances
+from .steps import centroids_from_sums, kmeans, weighted_sums
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4
@@ -114,34 +113,29 @@ def _check_decreasing(sigmas: np.ndarray) -> None:
 EM_BLOCK = 1 << 16
 
 
-def _em_step(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, energy: bool = False):
-    """One EM step from c: (new centres, F_σ(c) if ``energy`` else None).
+def _em_step(x: torch.Tensor, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
+    """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
-    The same update as ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))`` (one block when
-    n <= EM_BLOCK), accumulated block by block for large n.
+    The public step's maths, ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))`` (the same bits
+    when n <= EM_BLOCK), accumulated block by block so that temporaries stay O(EM_BLOCK × k).
     """
-    if x.shape[0] <= EM_BLOCK:
-        d = sq_distances(x, c)
-        resp = resp_from_sq_distances(d, sigma, kind)
-        return soft_centroids_torch(x, c, resp), (free_energy_from(d, resp, sigma, kind) if energy else None)
-    mass = torch.zeros(c.shape[0], dtype=x.dtype)
-    weighted = torch.zeros_like(c)
-    total = 0.0
+    c_t = torch.from_numpy(c)
+    sums, total = None, 0.0
     for start in range(0, x.shape[0], EM_BLOCK):
         xb = x[start : start + EM_BLOCK]
-        d = sq_distances(xb, c)
+        d = sq_distances(xb, c_t)
         resp = resp_from_sq_distances(d, sigma, kind)
-        mass += resp.sum(0)
-        weighted += (xb.T @ resp).T
+        block = weighted_sums(xb, resp)
+        sums = block if sums is None else sums + block
         if energy:
             total += free_energy_from(d, resp, sigma, kind)
-    safe_mass = torch.where(mass < MIN_MASS, torch.ones_like(mass), mass)
-    return keep_empty(c, weighted / safe_mass.unsqueeze(1), mass), (total if energy else None)
+    return centroids_from_sums(c, sums), (total if energy else None)
 
 
-def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: float, max_iter: int,
+@torch.no_grad()
+def _em(x: torch.Tensor, c: np.ndarray, sigma: float, kind: str, tol_abs: float, max_iter: int,
         accelerate: bool = True):
-    """EM at fixed σ from c until one EM step moves no coordinate more than tol_abs.
+    """EM at fixed σ from c (k, d) until one EM step moves no coordinate more than tol_abs.
 
     Returns (c, EM steps used, converged). With ``accelerate``, steps are taken in SQUAREM cycles
     (Varadhan & Roland 2008): from c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
@@ -153,30 +147,29 @@ def _em(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str, tol_abs: floa
     centres become NaN (the "naive" map past its underflow point).
     """
     used = 0
-    with torch.no_grad():
-        while used < max_iter:
-            c1, f0 = _em_step(x, c, sigma, kind, energy=accelerate)
-            used += 1
-            shift = (c1 - c).abs().max().item()
-            if not math.isfinite(shift):
-                return c1, used, False
-            if shift <= tol_abs:
-                return c1, used, True
-            if not accelerate or used + 2 > max_iter:
-                c = c1
-                continue
-            c2, _ = _em_step(x, c1, sigma, kind)
-            used += 1
-            r = c1 - c
-            v = c2 - c1 - r
-            v_norm = torch.linalg.vector_norm(v).item()
-            alpha = -torch.linalg.vector_norm(r).item() / v_norm if v_norm > 0 else -1.0
-            if not (alpha < -1.0):  # also catches NaN: plain EM
-                c = c2
-                continue
-            c3, f_jump = _em_step(x, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind, energy=True)
-            used += 1
-            c = c3 if f_jump <= f0 and bool(torch.isfinite(c3).all()) else c2
+    while used < max_iter:
+        c1, f0 = _em_step(x, c, sigma, kind, energy=accelerate)
+        used += 1
+        shift = float(np.abs(c1 - c).max())
+        if not math.isfinite(shift):
+            return c1, used, False
+        if shift <= tol_abs:
+            return c1, used, True
+        if not accelerate or used + 2 > max_iter:
+            c = c1
+            continue
+        c2, _ = _em_step(x, c1, sigma, kind)
+        used += 1
+        r = c1 - c
+        v = c2 - c1 - r
+        v_norm = float(np.linalg.norm(v))
+        alpha = -float(np.linalg.norm(r)) / v_norm if v_norm > 0 else -1.0
+        if not (alpha < -1.0):  # also catches NaN: plain EM
+            c = c2
+            continue
+        c3, f_jump = _em_step(x, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind, energy=True)
+        used += 1
+        c = c3 if f_jump <= f0 and np.isfinite(c3).all() else c2
     return c, max_iter, False
 
 
@@ -194,9 +187,8 @@ def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500, accelerate
     check_sigma_for_dtype(sigma, X.dtype)
     tol = _check_tol(tol)
     max_iter = check_int(max_iter, "max_iter", 1)
-    c, iterations, converged = _em(torch.from_numpy(X), torch.from_numpy(C.copy()), sigma, kind,
-                                   _tolerance(tol, X.dtype, data_scale(X)), max_iter, bool(accelerate))
-    return c.numpy(), iterations, converged
+    return _em(points_tensor(X), C.copy(), sigma, kind, _tolerance(tol, X.dtype, data_scale(X)), max_iter,
+               bool(accelerate))
 
 
 def _check_tol(tol) -> float:
@@ -276,16 +268,15 @@ def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=
     converged = np.empty(S, dtype=bool)
     nan_rows = np.empty(S, dtype=np.int64)
 
-    x = torch.from_numpy(X)
+    x = points_tensor(X)
     c = init.copy()
     for s, sigma in enumerate(sigmas):
         sigma = float(sigma)
         c = _break_ties(c, rng, noise * scale, COINCIDENT * scale)
-        c_t, iterations[s], converged[s] = _em(x, torch.from_numpy(c), sigma, kind, tol_abs, max_iter, bool(accelerate))
-        c = c_t.numpy()
+        c, iterations[s], converged[s] = _em(x, c, sigma, kind, tol_abs, max_iter, bool(accelerate))
         centers[s] = c
         with torch.no_grad():
-            dist = sq_distances(x, c_t)
+            dist = sq_distances(x, torch.from_numpy(c))
             resp = resp_from_sq_distances(dist, sigma, kind)
             loss[s] = float((resp * dist).sum(dtype=torch.float64))
             distortion[s] = float(dist.min(dim=1).values.sum(dtype=torch.float64))

@@ -17,7 +17,7 @@ import torch
 from sklearn.cluster import KMeans
 
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype
-from .maps import MIN_MASS, resp_from_sq_distances, resp_torch, sq_distances
+from .maps import MIN_MASS, points_tensor, resp_from_sq_distances, resp_torch, sq_distances
 
 
 def _checked(X, C, sigma, kind):
@@ -29,28 +29,58 @@ def _checked(X, C, sigma, kind):
     return X, C, sigma
 
 
-def keep_empty(c_old: torch.Tensor, c_new: torch.Tensor, mass: torch.Tensor) -> torch.Tensor:
-    """c_new where the centre has mass, c_old where it is empty (mass < MIN_MASS).
+def keep_empty(c_old: np.ndarray, c_new: np.ndarray, mass: np.ndarray) -> np.ndarray:
+    """c_new where the centre has mass, c_old where it is empty (mass < MIN_MASS). Arrays (k, d), (k, d), (k,).
 
     A NaN mass is not "empty": it leaves c_new (NaN) in place, so a broken map stays visible.
     """
-    empty = (mass < MIN_MASS).unsqueeze(1)
-    return torch.where(empty, c_old, c_new)
+    return np.where((mass < MIN_MASS)[:, None], c_old, c_new)
+
+
+# Points enter the centre update's product in chunks of this many: one BLAS product over all n points
+# falls out of cache and is 3-8x slower from n = 65,536 on (measured at k = 10: 643 vs 183 µs).
+_SUM_CHUNK = 16384
+
+
+def weighted_sums(x: torch.Tensor, resp: torch.Tensor) -> np.ndarray:
+    """[Σ_i r_ij x_i | N_j] as one (k, d + 1) array in x's dtype: the numerators of the centre update and
+    the masses N_j = Σ_i r_ij, from one product of the responsibilities with the points and a row of ones.
+
+    x (n, d), resp (n, k) (no autograd). Fastest when resp is the transpose of a (k, n) tensor, as the
+    maps return it. numpy's BLAS does this skinny product in 25 µs at n = 1e4, k = 10 (torch: 41).
+    """
+    points = x.detach().numpy()
+    weights = resp.detach().numpy().T  # (k, n)
+    n, d = points.shape
+    with_ones = np.empty((d + 1, n), dtype=points.dtype)
+    with_ones[:d] = points.T
+    with_ones[d] = 1
+    sums = weights[:, :_SUM_CHUNK] @ with_ones[:, :_SUM_CHUNK].T
+    for start in range(_SUM_CHUNK, n, _SUM_CHUNK):
+        sums += weights[:, start : start + _SUM_CHUNK] @ with_ones[:, start : start + _SUM_CHUNK].T
+    return sums
+
+
+def centroids_from_sums(c: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """x̄_j = (Σ_i r_ij x_i) / N_j from ``weighted_sums`` (k, d + 1); centres with N_j < MIN_MASS stay at c (k, d)."""
+    mass = sums[:, -1]
+    safe_mass = np.where(mass < MIN_MASS, 1, mass)
+    return keep_empty(c, sums[:, :-1] / safe_mass[:, None], mass)
 
 
 def soft_centroids_torch(x: torch.Tensor, c: torch.Tensor, resp: torch.Tensor) -> torch.Tensor:
-    """x̄_j = Σ_i r_ij x_i / N_j for centres with mass; empty centres stay at c. Shapes: x (n,d), c, result (k,d), resp (n,k)."""
-    mass = resp.sum(0)
-    weighted = (x.T @ resp).T  # this operand order is ~2.5x faster than resp.T @ x for (k, n)-backed resp
-    safe_mass = torch.where(mass < MIN_MASS, torch.ones_like(mass), mass)
-    return keep_empty(c, weighted / safe_mass.unsqueeze(1), mass)
+    """x̄_j = Σ_i r_ij x_i / N_j for centres with mass; empty centres stay at c. Shapes: x (n,d), c, result (k,d), resp (n,k).
+
+    No autograd (the gradient step is ``gradient_step_torch``).
+    """
+    return torch.from_numpy(centroids_from_sums(c.detach().numpy(), weighted_sums(x, resp)))
 
 
 def soft_centroid_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
     """One EM step: responsibilities at σ, then every centre to its soft centroid. Returns (k, d) in X's dtype."""
     X, C, sigma = _checked(X, C, sigma, kind)
     with torch.no_grad():
-        x, c = torch.from_numpy(X), torch.from_numpy(C)
+        x, c = points_tensor(X), torch.from_numpy(C)
         return soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind)).numpy()
 
 
@@ -66,7 +96,7 @@ def gradient_step_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: st
     safe_mass = torch.where(mass < MIN_MASS, torch.ones_like(mass), mass)
     with torch.no_grad():
         stepped = c - grad / (2.0 * safe_mass.unsqueeze(1))
-        return keep_empty(c.detach(), stepped, mass)
+    return torch.from_numpy(keep_empty(c.detach().numpy(), stepped.numpy(), mass.numpy()))
 
 
 def gradient_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
