@@ -134,7 +134,7 @@ with tab_clf:
             st.caption(f"{view.empty_centers} centre(s) own no training point (no point is nearest to them).")
         with panel("The training curves"):
             chart(classifier_history_figure(view), ctrl, "clf_history",
-                  description="Loss, accuracy, σ and gradient norms after every epoch of the run.")
+                  description="Loss, accuracy, σ, gradient norms and skipped (NaN) steps after every epoch of the run.")
     with st.expander("What is trained, and what the numbers mean", expanded=view is None):
         st.markdown("**The network.** Points x go through the RBF layer (k centres c_j, responsibilities r), "
                     "then a linear read-out W r + b gives the class scores:")

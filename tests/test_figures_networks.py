@@ -274,7 +274,9 @@ def test_classifier_history(clf):
     assert arr(baseline.y).tolist() == [clf.linear_accuracy] * 2
     test = [t for t in fig.data if t.name == "test"][0]
     assert arr(test.y).tolist() == clf.history["test_accuracy"]
-    assert {t.legend or "legend" for t in fig.data} == {"legend", "legend2", "legend3", "legend4"}
+    assert {t.legend or "legend" for t in fig.data} == {"legend", "legend2", "legend3", "legend4", "legend5"}
+    skipped = [t for t in fig.data if t.name.startswith("skipped:")][0]
+    assert arr(skipped.y).tolist() == clf.history["nan_steps"] and skipped.name == f"skipped: {clf.nan_steps} in total"
 
 
 # --- deep clustering ---------------------------------------------------------------------------------

@@ -292,7 +292,7 @@ def _panel_domains(n: int, columns: int, gap_x: float = 0.09, gap_y: float = 0.1
         r, c = divmod(i, columns)
         x0 = c * (width + gap_x)
         y1 = 1.0 - r * (height + gap_y)
-        yield (x0, x0 + width), (y1 - height, y1)
+        yield (x0, min(x0 + width, 1.0)), (max(y1 - height, 0.0), y1)  # clipped: rounding may pass 1
 
 
 def _floats(values) -> list:
@@ -331,7 +331,7 @@ def curves_figure(panels: list[dict], columns: int = 2, title: str | None = None
     """
     n = len(panels)
     rows = math.ceil(n / columns)
-    height = height or 330 * rows + 60
+    height = height or 300 * rows + 70
     layout = base_layout(title, height)
     layout.pop("xaxis"), layout.pop("yaxis")
     layout["annotations"] = []
@@ -404,8 +404,8 @@ GROUP_COLORS = {"encoder": "#004488", "decoder": "#DDAA33", "centers": "#BB5566"
 
 
 def classifier_history_figure(view, height: int | None = None) -> go.Figure:
-    """Four panels against the epoch: the loss and its terms; train/test accuracy with the linear
-    baseline; the σ schedule; the gradient norms (log; NaN and exact zeros marked)."""
+    """Five panels against the epoch: the loss and its terms; train/test accuracy with the linear
+    baseline; the σ schedule; the gradient norms (log; NaN and exact zeros marked); skipped steps."""
     h = view.history
     e = h["epoch"]
     lam_cluster = np.asarray(h["cluster"], np.float64)
@@ -423,14 +423,23 @@ def classifier_history_figure(view, height: int | None = None) -> go.Figure:
         {"title": "gradient norms (log; × NaN, ▼ exactly 0)", "log": True, "lines": [
             {"name": "centres", "x": e, "y": h["grad_norm_centers"], "color": GROUP_COLORS["centers"]},
             {"name": "read-out", "x": e, "y": h["grad_norm_readout"], "color": GROUP_COLORS["readout"]}]},
+        nan_steps_panel(e, h["nan_steps"], "of 1 full-batch step"),
     ]
-    return curves_figure(panels, height=height)
+    return curves_figure(panels, columns=2, height=height)
+
+
+def nan_steps_panel(epochs, nan_steps, per: str) -> dict:
+    """The panel counting steps skipped per epoch because the loss or a gradient was not finite."""
+    nan_steps = np.asarray(nan_steps, dtype=np.float64)
+    top = max(1.0, float(nan_steps.max()) if nan_steps.size else 1.0)
+    return {"title": f"skipped (NaN) steps per epoch, {per}", "log": False, "range": [-0.05 * top, 1.1 * top],
+            "lines": [{"name": f"skipped: {int(nan_steps.sum())} in total", "x": epochs, "y": nan_steps,
+                       "color": KIND_COLORS["naive"], "mode": "lines+markers"}]}
 
 
 def deep_history_figure(view, height: int | None = None) -> go.Figure:
-    """Four panels against the epoch (pretraining included): losses; NMI of the joint phase with the
-    baselines; σ; gradient norms per group (log; NaN and exact zeros marked). Skipped (NaN) steps are
-    listed in the loss panel's legend as a count."""
+    """Five panels against the epoch (pretraining included): losses; NMI of the joint phase with the
+    baselines; σ; gradient norms per group (log; NaN and exact zeros marked); skipped (NaN) steps."""
     h = view.history
     e = np.asarray(h["epoch"])
     joint = np.array([phase == "joint" for phase in h["phase"]], dtype=bool)
@@ -459,14 +468,15 @@ def deep_history_figure(view, height: int | None = None) -> go.Figure:
             {"name": "decoder", "x": e, "y": h["grad_norm_decoder"], "color": GROUP_COLORS["decoder"]},
             {"name": "centres", "x": joint_only("grad_norm_centers")[0], "y": joint_only("grad_norm_centers")[1],
              "color": GROUP_COLORS["centers"]}]},
+        nan_steps_panel(e, h["nan_steps"], "of its mini-batch steps"),
     ]
-    fig = curves_figure(panels, height=height)
+    fig = curves_figure(panels, columns=2, height=height)
     if view.pretrain_epochs and view.epochs_run > view.pretrain_epochs:
         boundary = view.pretrain_epochs + 0.5
         fig.layout.shapes = tuple(dict(type="line", xref="x" + ("" if i == 0 else str(i + 1)),
                                        yref=("y" + ("" if i == 0 else str(i + 1))) + " domain", x0=boundary,
                                        x1=boundary, y0=0, y1=1, line=dict(color="#888888", dash="dot", width=1.2),
-                                       name="joint phase starts") for i in (0, 3))
+                                       name="joint phase starts") for i in (0, 3, 4))
     return fig
 
 
