@@ -7,14 +7,18 @@ and peak memory at a million points.
 What is timed, exactly:
 
 * soft step: ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))`` under ``torch.no_grad`` — the
-  responsibilities and the centre update, the inner loop of ``anneal`` — on torch tensors already
-  built (no validation, no numpy conversion), torch limited to 1 thread as rbfviz sets it. The public
-  numpy wrapper ``soft_centroid_step`` (validation + conversion) is timed too.
+  responsibilities and the centre update, the same code as one EM step of ``anneal`` — on points
+  already laid out as the library lays them out once per call or run (``points_tensor(X)``: each
+  feature contiguous; no validation, no numpy conversion), torch limited to 1 thread as rbfviz sets
+  it. The public numpy wrapper ``soft_centroid_step`` (validation, layout, conversion) is timed too.
 * Lloyd iteration: scikit-learn's own kernel ``sklearn.cluster._k_means_lloyd.lloyd_iter_chunked_dense``
   (private API; it is exactly what ``KMeans(algorithm="lloyd").fit`` calls once per iteration: chunked
   assignment + centre update) on the same float64 data and centres, with n_threads=1 (same thread
   count as torch) and n_threads=2. As a public-API cross-check, the marginal cost per iteration of
   ``KMeans(init=C, n_init=1, tol=0, max_iter=m).fit`` between m=1 and m=11 is printed too.
+* Threads: every timing runs with BLAS libraries limited to 1 thread (threadpoolctl), as
+  ``KMeans.fit`` does itself; both sides call BLAS (sklearn per 256-point chunk, rbfviz for the centre
+  update's product), so both get the same single core.
 * Each figure is the best of several repeats (the machine is shared; best-of is the least noisy
   estimate of the cost), and all ratios come from this one run.
 * anneal: ``anneal(X, 5, default_sigmas(X, 5, kind), kind=kind)`` on 1,000 points (blobs: 4 groups for 5
@@ -23,7 +27,8 @@ What is timed, exactly:
 * memory: a fresh subprocess builds X (1e6 × 2), records ``resource.getrusage(RUSAGE_SELF).ru_maxrss``
   (peak resident set size of the process, which includes every torch/numpy allocation), runs one step
   (k = 10), and reports the peak RSS and its increase over the baseline. The baseline already
-  contains the interpreter, torch, scikit-learn and X itself (16 MB); the increase is the step's own
+  contains the interpreter, torch, scikit-learn, X itself (16 MB) and its feature-contiguous copy
+  (``points_tensor``, 16 MB, made once per call or run); the increase is the step's own
   working memory. Two steps: the public one, which materialises the full (n, k) responsibilities,
   and the anneal's EM step, which works in blocks of 65,536 points.
 """
@@ -39,12 +44,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rbfviz  # noqa: E402,F401  (sets torch to 1 thread)
 from rbfviz.annealing import anneal, default_sigmas  # noqa: E402
-from rbfviz.maps import resp_torch  # noqa: E402
+from rbfviz.maps import points_tensor, resp_torch  # noqa: E402
 from rbfviz.steps import soft_centroid_step, soft_centroids_torch  # noqa: E402
 
 
@@ -98,19 +104,19 @@ import numpy as np, torch
 sys.path.insert(0, {root!r})
 import rbfviz
 from rbfviz.annealing import _em_step
-from rbfviz.maps import resp_torch
+from rbfviz.maps import points_tensor, resp_torch
 from rbfviz.steps import soft_centroids_torch
 kind, dtype, which = {kind!r}, {dtype!r}, {which!r}
 X = np.random.RandomState(0).normal(size=(1_000_000, 2)).astype(dtype)
 C = X[:10].copy()
-x, c = torch.from_numpy(X), torch.from_numpy(C)
+x, c = points_tensor(X), torch.from_numpy(C)  # as soft_centroid_step and anneal lay out the points
 
 def step(x):
     with torch.no_grad():
         if which == "public":
             soft_centroids_torch(x, c, resp_torch(x, c, 0.5, kind))
         else:
-            _em_step(x, c, 0.5, kind, energy=True)
+            _em_step(x, C, 0.5, kind, energy=True)
 
 step(x[:1000])  # warm up on a small slice so lazy initialisation is in the baseline
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -138,7 +144,7 @@ def main(argv=None) -> int:
     rng = np.random.RandomState(0)
     X = rng.normal(size=(10_000, 2))
     C = X[rng.choice(10_000, 10, replace=False)].copy()
-    x, c = torch.from_numpy(X), torch.from_numpy(C)
+    x, c = points_tensor(X), torch.from_numpy(C)
     sigma = 0.5
 
     # Interleaved rounds, so every contender sees the same machine conditions; best of the rounds.
@@ -200,4 +206,5 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with threadpool_limits(limits=1, user_api="blas"):
+        sys.exit(main())
