@@ -117,8 +117,8 @@ def center_classes(model) -> np.ndarray:
 class ClassifierView:
     """The classifier panel's arrays. Shapes: k centres, C classes, S snapshots, G = SNAPSHOT_GRID.
 
-    label, confidence: (FINAL_GRID, FINAL_GRID) the final decision (most probable class and its
-    probability) over ``extent``; decision_edges: (same) True on the class boundary; voronoi_edges:
+    label (uint8), confidence (float32): (FINAL_GRID, FINAL_GRID) the final decision (most probable
+    class and its probability) over ``extent``; decision_edges: (same) True on the class boundary; voronoi_edges:
     (2·FINAL_GRID)² True on the Voronoi edges of the final centres. center_class (k,): the class of
     each centre's cell at σ → 0 (``center_classes``). frame_codes (S, G, G) uint8 ``confidence_codes``
     with ``frame_levels`` bands per class over ``frame_extent``; frame_centers (S, k, 2); frame_epochs, frame_sigmas, frame_accuracy (S,).
@@ -181,7 +181,9 @@ def classifier_view(result: ClassifierResult, grid: int = FINAL_GRID) -> Classif
     return ClassifierView(
         dataset=result.dataset, kind=result.kind, k=result.k, n_classes=final.proba.shape[2],
         X_train=result.X_train, y_train=result.y_train, X_test=result.X_test, y_test=result.y_test,
-        test_pred=test_pred, extent=extent, label=final.label, confidence=final.proba.max(axis=2),
+        # small dtypes: finished views are kept per setting for every session (≈ 0.5 MB each, pickled)
+        test_pred=test_pred, extent=extent, label=final.label.astype(np.uint8),
+        confidence=final.proba.max(axis=2).astype(np.float32),
         decision_edges=boundary_mask(final.label), voronoi_edges=boundary_mask(voronoi),
         centers=result.centers, center_class=center_classes(result.model), lloyd_centers=result.lloyd_centers,
         center_distances=result.center_distances, center_distance_to_lloyd=result.center_distance_to_lloyd,
