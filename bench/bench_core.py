@@ -10,7 +10,9 @@ What is timed, exactly:
   responsibilities and the centre update, the same code as one EM step of ``anneal`` — on points
   already laid out as the library lays them out once per call or run (``points_tensor(X)``: each
   feature contiguous; no validation, no numpy conversion), torch limited to 1 thread as rbfviz sets
-  it. The public numpy wrapper ``soft_centroid_step`` (validation, layout, conversion) is timed too.
+  it. The target ratio uses this step. Timed too: the public numpy wrapper ``soft_centroid_step``
+  (validation, layout, conversion) and the anneal's EM step ``_em_step`` (the same functions on numpy
+  arrays, points laid out once per run, no free energy).
 * Lloyd iteration: scikit-learn's own kernel ``sklearn.cluster._k_means_lloyd.lloyd_iter_chunked_dense``
   (private API; it is exactly what ``KMeans(algorithm="lloyd").fit`` calls once per iteration: chunked
   assignment + centre update) on the same float64 data and centres, with n_threads=1 (same thread
@@ -28,7 +30,7 @@ What is timed, exactly:
   (peak resident set size of the process, which includes every torch/numpy allocation), runs one step
   (k = 10), and reports the peak RSS and its increase over the baseline. The baseline already
   contains the interpreter, torch, scikit-learn, X itself (16 MB) and its feature-contiguous copy
-  (``points_tensor``, 16 MB, made once per call or run); the increase is the step's own
+  (``points_tensor`` or ``points_with_ones``, 16-24 MB, made once per call or run); the increase is the step's own
   working memory. Two steps: the public one, which materialises the full (n, k) responsibilities,
   and the anneal's EM step, which works in blocks of 65,536 points.
 """
@@ -49,9 +51,9 @@ from threadpoolctl import threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rbfviz  # noqa: E402,F401  (sets torch to 1 thread)
-from rbfviz.annealing import anneal, default_sigmas  # noqa: E402
+from rbfviz.annealing import _em_step, anneal, default_sigmas  # noqa: E402
 from rbfviz.maps import points_tensor, resp_torch  # noqa: E402
-from rbfviz.steps import soft_centroid_step, soft_centroids_torch  # noqa: E402
+from rbfviz.steps import points_with_ones, soft_centroid_step, soft_centroids_torch  # noqa: E402
 
 
 def best_of(fn, repeats: int, inner: int) -> float:
@@ -105,22 +107,24 @@ sys.path.insert(0, {root!r})
 import rbfviz
 from rbfviz.annealing import _em_step
 from rbfviz.maps import points_tensor, resp_torch
-from rbfviz.steps import soft_centroids_torch
+from rbfviz.steps import points_with_ones, soft_centroids_torch
 kind, dtype, which = {kind!r}, {dtype!r}, {which!r}
 X = np.random.RandomState(0).normal(size=(1_000_000, 2)).astype(dtype)
 C = X[:10].copy()
-x, c = points_tensor(X), torch.from_numpy(C)  # as soft_centroid_step and anneal lay out the points
+# the points as soft_centroid_step and anneal lay them out (a copy of X, 16 MB, made once)
+x = points_tensor(X) if which == "public" else points_with_ones(X)
+c = torch.from_numpy(C)
 
-def step(x):
+def step(m):
     with torch.no_grad():
         if which == "public":
-            soft_centroids_torch(x, c, resp_torch(x, c, 0.5, kind))
+            soft_centroids_torch(x[:m], c, resp_torch(x[:m], c, 0.5, kind))
         else:
-            _em_step(x, C, 0.5, kind, energy=True)
+            _em_step(x[:, :m], C, 0.5, kind, energy=True)
 
-step(x[:1000])  # warm up on a small slice so lazy initialisation is in the baseline
+step(1000)  # warm up on a small slice so lazy initialisation is in the baseline
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-step(x)
+step(X.shape[0])
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({{"baseline_mb": base / 1024, "peak_mb": peak / 1024, "delta_mb": (peak - base) / 1024}}))
 """
@@ -148,10 +152,12 @@ def main(argv=None) -> int:
     sigma = 0.5
 
     # Interleaved rounds, so every contender sees the same machine conditions; best of the rounds.
+    points = points_with_ones(X)
     contenders = {
         "soft": (soft_step(x, c, sigma, "softmax"), 20),
         "ent": (soft_step(x, c, sigma, "entmax15"), 5),
         "wrap": (lambda: soft_centroid_step(X, C, sigma, "softmax"), 20),
+        "em": (lambda: _em_step(points, C, sigma, "softmax"), 20),
         "lloyd1": (lloyd_kernel(X, C, 1), 50),
         "lloyd2": (lloyd_kernel(X, C, 2), 50),
     }
@@ -159,11 +165,12 @@ def main(argv=None) -> int:
     for _ in range(repeats):
         for name, (fn, inner) in contenders.items():
             best[name] = min(best[name], best_of(fn, 1, inner))
-    t_soft, t_ent, t_wrap, t_lloyd1, t_lloyd2 = (best[n] for n in ("soft", "ent", "wrap", "lloyd1", "lloyd2"))
+    t_soft, t_ent, t_wrap, t_em, t_lloyd1, t_lloyd2 = (best[n] for n in ("soft", "ent", "wrap", "em", "lloyd1", "lloyd2"))
     t_fit = kmeans_fit_marginal(X, C, repeats)
     print("N=10,000, k=10, d=2, float64, σ=0.5; milliseconds per step (best of repeats):")
     print(f"  softmax soft step (torch core)        {t_soft * 1e3:8.3f}")
     print(f"  softmax soft_centroid_step (numpy API) {t_wrap * 1e3:8.3f}")
+    print(f"  softmax anneal EM step (numpy arrays)  {t_em * 1e3:8.3f}")
     print(f"  entmax15 soft step (torch core)       {t_ent * 1e3:8.3f}")
     print(f"  sklearn Lloyd kernel, 1 thread        {t_lloyd1 * 1e3:8.3f}")
     print(f"  sklearn Lloyd kernel, 2 threads       {t_lloyd2 * 1e3:8.3f}")

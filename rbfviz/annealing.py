@@ -31,8 +31,8 @@ import torch
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 from .diagnostics import (SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, free_energy_from, jsonable, mean_entropy,
                           min_sq_gap)
-from .maps import points_tensor, resp_from_sq_distances, sq_distances
-from .steps import centroids_from_sums, kmeans, weighted_sums
+from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
+from .steps import centroids_from_sums, kmeans, points_with_ones, weighted_sums
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4
@@ -113,29 +113,31 @@ def _check_decreasing(sigmas: np.ndarray) -> None:
 EM_BLOCK = 1 << 16
 
 
-def _em_step(x: torch.Tensor, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
+def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
     """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
-    The public step's maths, ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))`` (the same bits
-    when n <= EM_BLOCK), accumulated block by block so that temporaries stay O(EM_BLOCK × k).
+    points: ``points_with_ones(X)``, made once per run. The public step's maths and functions
+    (``soft_centroid_step``; the same bits when n <= EM_BLOCK) on numpy arrays, without its per-call
+    tensor wrapping (a third of a step at n = 1,000), accumulated block by block so that temporaries
+    stay O(EM_BLOCK × k).
     """
-    c_t = torch.from_numpy(c)
     sums, total = None, 0.0
-    for start in range(0, x.shape[0], EM_BLOCK):
-        xb = x[start : start + EM_BLOCK]
-        d = sq_distances(xb, c_t)
-        resp = resp_from_sq_distances(d, sigma, kind)
-        block = weighted_sums(xb, resp)
-        sums = block if sums is None else sums + block
+    for start in range(0, points.shape[1], EM_BLOCK):
+        block = points[:, start : start + EM_BLOCK]
+        d = sq_distance_columns(block[:-1].T, c)
+        resp = resp_columns(d, sigma, kind)
+        part = weighted_sums(block, resp)
+        sums = part if sums is None else sums + part
         if energy:
-            total += free_energy_from(d, resp, sigma, kind)
+            total += free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
     return centroids_from_sums(c, sums), (total if energy else None)
 
 
 @torch.no_grad()
-def _em(x: torch.Tensor, c: np.ndarray, sigma: float, kind: str, tol_abs: float, max_iter: int,
+def _em(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, tol_abs: float, max_iter: int,
         accelerate: bool = True):
-    """EM at fixed σ from c (k, d) until one EM step moves no coordinate more than tol_abs.
+    """EM at fixed σ from c (k, d) until one EM step moves no coordinate more than tol_abs
+    (points: ``points_with_ones(X)``).
 
     Returns (c, EM steps used, converged). With ``accelerate``, steps are taken in SQUAREM cycles
     (Varadhan & Roland 2008): from c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
@@ -148,7 +150,7 @@ def _em(x: torch.Tensor, c: np.ndarray, sigma: float, kind: str, tol_abs: float,
     """
     used = 0
     while used < max_iter:
-        c1, f0 = _em_step(x, c, sigma, kind, energy=accelerate)
+        c1, f0 = _em_step(points, c, sigma, kind, energy=accelerate)
         used += 1
         shift = float(np.abs(c1 - c).max())
         if not math.isfinite(shift):
@@ -158,7 +160,7 @@ def _em(x: torch.Tensor, c: np.ndarray, sigma: float, kind: str, tol_abs: float,
         if not accelerate or used + 2 > max_iter:
             c = c1
             continue
-        c2, _ = _em_step(x, c1, sigma, kind)
+        c2, _ = _em_step(points, c1, sigma, kind)
         used += 1
         r = c1 - c
         v = c2 - c1 - r
@@ -167,7 +169,7 @@ def _em(x: torch.Tensor, c: np.ndarray, sigma: float, kind: str, tol_abs: float,
         if not (alpha < -1.0):  # also catches NaN: plain EM
             c = c2
             continue
-        c3, f_jump = _em_step(x, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind, energy=True)
+        c3, f_jump = _em_step(points, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind, energy=True)
         used += 1
         c = c3 if f_jump <= f0 and np.isfinite(c3).all() else c2
     return c, max_iter, False
@@ -187,7 +189,7 @@ def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500, accelerate
     check_sigma_for_dtype(sigma, X.dtype)
     tol = _check_tol(tol)
     max_iter = check_int(max_iter, "max_iter", 1)
-    return _em(points_tensor(X), C.copy(), sigma, kind, _tolerance(tol, X.dtype, data_scale(X)), max_iter,
+    return _em(points_with_ones(X), C.copy(), sigma, kind, _tolerance(tol, X.dtype, data_scale(X)), max_iter,
                bool(accelerate))
 
 
@@ -268,12 +270,13 @@ def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=
     converged = np.empty(S, dtype=bool)
     nan_rows = np.empty(S, dtype=np.int64)
 
-    x = points_tensor(X)
+    points = points_with_ones(X)
+    x = torch.from_numpy(points[:-1]).T  # X with contiguous features, for the per-level statistics
     c = init.copy()
     for s, sigma in enumerate(sigmas):
         sigma = float(sigma)
         c = _break_ties(c, rng, noise * scale, COINCIDENT * scale)
-        c, iterations[s], converged[s] = _em(x, c, sigma, kind, tol_abs, max_iter, bool(accelerate))
+        c, iterations[s], converged[s] = _em(points, c, sigma, kind, tol_abs, max_iter, bool(accelerate))
         centers[s] = c
         with torch.no_grad():
             dist = sq_distances(x, torch.from_numpy(c))

@@ -175,9 +175,21 @@ def temperature(sigma: float) -> float:
     return 2.0 * float(sigma) ** 2
 
 
-def _sq_distances_np(X: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """(k, n) squared distances, summed feature by feature in place on one buffer (the torch branch of
-    ``sq_distances`` does the same operations, so gives the same bits)."""
+def _gram_sq_distances(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """(n, k) squared distances by the Gram expansion ||x||² - 2x·c + ||c||², clamped at 0 (many features)."""
+    gram = c.square().sum(1, keepdim=True) - 2.0 * (c @ x.T) + x.square().sum(1)
+    return gram.clamp_min(0.0).T
+
+
+def sq_distance_columns(X: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared distances as a (k, n) array, without autograd: the numpy side of ``sq_distances`` (same bits).
+
+    X (n, d), C (k, d), float32 or float64. Few features: summed feature by feature in place on one
+    buffer (the same operations as the torch branch); fastest when each feature's values are
+    contiguous (``points_tensor``). Many features: the torch Gram expansion.
+    """
+    if X.shape[1] > _DIRECT_DISTANCE_MAX_FEATURES:
+        return _gram_sq_distances(torch.from_numpy(X), torch.from_numpy(C)).T.numpy()
     d = np.subtract(C[:, :1], X[:, 0])
     np.square(d, out=d)
     diff = np.empty_like(d)
@@ -199,15 +211,14 @@ def sq_distances(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     centres, and with points along the fast axis each reduction is k long vectorised passes
     instead of n short rows (3-7× faster; performance notes §2).
     """
-    if x.shape[1] <= _DIRECT_DISTANCE_MAX_FEATURES:
-        if _numpy_path(x, c):
-            return torch.from_numpy(_sq_distances_np(x.numpy(), c.numpy())).T
-        d = (c[:, :1] - x[:, 0]).square()
-        for f in range(1, x.shape[1]):
-            d = d + (c[:, f : f + 1] - x[:, f]).square()
-        return d.T
-    gram = c.square().sum(1, keepdim=True) - 2.0 * (c @ x.T) + x.square().sum(1)
-    return gram.clamp_min(0.0).T
+    if _numpy_path(x, c):
+        return torch.from_numpy(sq_distance_columns(x.numpy(), c.numpy())).T
+    if x.shape[1] > _DIRECT_DISTANCE_MAX_FEATURES:
+        return _gram_sq_distances(x, c)
+    d = (c[:, :1] - x[:, 0]).square()
+    for f in range(1, x.shape[1]):
+        d = d + (c[:, f : f + 1] - x[:, f]).square()
+    return d.T
 
 
 def points_tensor(X: np.ndarray) -> torch.Tensor:
@@ -224,6 +235,38 @@ def logits(x: torch.Tensor, c: torch.Tensor, sigma: float) -> torch.Tensor:
     return sq_distances(x, c) / -temperature(sigma)
 
 
+def _naive_or_hard(dt: torch.Tensor, T: float, kind: str) -> torch.Tensor:
+    """"naive" or "hard" responsibilities (k, n) from (k, n) distances dt, in torch (naive is differentiable)."""
+    if kind == "naive":
+        phi = torch.exp(dt / -T)
+        return phi / phi.sum(dim=0, keepdim=True)
+    nearest = dt.argmin(dim=0)  # first minimum, so ties go to the lowest index
+    # Built as (k, n) like the other maps, so products with it round exactly as theirs do.
+    centres = torch.arange(dt.shape[0], device=dt.device).unsqueeze(1)
+    return (centres == nearest).to(dt.dtype)
+
+
+def resp_columns(D: np.ndarray, sigma: float, kind: str) -> np.ndarray:
+    """Responsibilities as a (k, n) array from (k, n) squared distances D, without autograd (D is left
+    as it is): the numpy side of ``resp_from_sq_distances``, same bits. float32 or float64."""
+    T = temperature(sigma)
+    if kind in ("naive", "hard"):
+        return _naive_or_hard(torch.from_numpy(D), T, kind).numpy()
+    # Both stable maps are shift-invariant: z - max_l z_l = -(d - d_min)/T, formed without cancelling
+    # large numbers, and every column's largest logit is exactly 0. Multiplying by -1/T instead of
+    # dividing by -T: a division pass costs twice as much.
+    shifted = D - D.min(axis=0)
+    with np.errstate(over="ignore"):  # a logit of -inf is right: its weight is exactly 0 (as in torch)
+        if kind == "softmax":  # exp underflows to exactly 0 below the floor anyway: no clamp needed
+            shifted *= -1.0 / T
+            return _softmax_columns_(shifted)
+        # entmax15 works on half-logits z/2: its 1/2 goes into the same factor (a power of two, so the
+        # same bits as halving z afterwards, as the autograd path does).
+        shifted *= -0.5 / T
+    np.maximum(shifted, 0.5 * LOGIT_FLOOR, out=shifted)
+    return _entmax15_columns_(shifted)
+
+
 def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Tensor:
     """Responsibilities (n, k) from squared distances d (n, k) at width σ.
 
@@ -235,28 +278,10 @@ def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Te
     """
     T = temperature(sigma)
     dt = d.T if d.T.is_contiguous() else d.T.contiguous()
-    if kind == "naive":
-        phi = torch.exp(dt / -T)
-        return (phi / phi.sum(dim=0, keepdim=True)).T
-    if kind == "hard":
-        nearest = dt.argmin(dim=0)  # first minimum, so ties go to the lowest index
-        # Built as (k, n) like the other maps, so products with it round exactly as theirs do.
-        centres = torch.arange(dt.shape[0], device=d.device).unsqueeze(1)
-        return (centres == nearest).to(d.dtype).T
-    # Both stable maps are shift-invariant: z - max_l z_l = -(d - d_min)/T, formed without cancelling
-    # large numbers, and every column's largest logit is exactly 0. Multiplying by -1/T instead of
-    # dividing by -T: a division pass costs twice as much.
+    if kind in ("naive", "hard"):
+        return _naive_or_hard(dt, T, kind).T
     if _numpy_path(dt):
-        shifted = dt.numpy() - dt.numpy().min(axis=0)
-        with np.errstate(over="ignore"):  # a logit of -inf is right: its weight is exactly 0 (as in torch)
-            if kind == "softmax":  # exp underflows to exactly 0 below the floor anyway: no clamp needed
-                shifted *= -1.0 / T
-                return torch.from_numpy(_softmax_columns_(shifted)).T
-            # entmax15 works on half-logits z/2: its 1/2 goes into the same factor (a power of two, so
-            # the same bits as halving z afterwards, as the autograd path does).
-            shifted *= -0.5 / T
-        np.maximum(shifted, 0.5 * LOGIT_FLOOR, out=shifted)
-        return torch.from_numpy(_entmax15_columns_(shifted)).T
+        return torch.from_numpy(resp_columns(dt.numpy(), sigma, kind)).T
     shifted = (dt - dt.amin(dim=0, keepdim=True).detach()) * (-1.0 / T)
     if kind == "softmax":
         return _SoftmaxColumns.apply(shifted).T
