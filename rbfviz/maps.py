@@ -13,9 +13,12 @@ Four maps turn a row of logits into a row of responsibilities r_i (each row on t
                  about, so it is reproduced, never hidden: callers count NaN rows.
 * ``"hard"``     one-hot argmin_j d_ij, ties to the lowest index (K-Means' assignment).
 
-The torch functions here are the single implementation; ``responsibilities`` is the numpy
-boundary used by the app and the tests. Work happens in the caller's dtype (float32 or float64),
-because the point of the "naive" map is to show where that dtype breaks.
+Each map has one implementation. The torch functions (``sq_distances``, ``resp_from_sq_distances``,
+``resp_torch``) are what the layer, the gradient step and autograd use; without autograd they hand
+the work to their numpy side (``sq_distance_columns``, ``resp_columns``: (k, n) arrays, the same
+bits), which the anneal's EM loop calls directly. ``responsibilities`` is the numpy boundary used by
+the app and the tests. Work happens in the caller's dtype (float32 or float64), because the point of
+the "naive" map is to show where that dtype breaks.
 """
 from __future__ import annotations
 
@@ -137,8 +140,10 @@ def _entmax15_columns_(h: np.ndarray) -> np.ndarray:
     mass_at -= s1
     mass_at *= srt
     mass_at += s2
-    support = np.count_nonzero(mass_at <= 1, axis=0)  # >= 1: f(h_(1)) = 0
-    at = (support - 1) * n + np.arange(n)  # flat index of (ρ*, column), in C order
+    # support size ρ* >= 1, as f(h_(1)) = 0; counted as bytes (np.count_nonzero down axis 0 is ~10x slower)
+    support = (mass_at <= 1).view(np.int8).sum(axis=0, dtype=np.int32)
+    at = np.multiply(support, n, dtype=np.intp)
+    at += np.arange(-n, 0)  # flat index of (ρ*, column) in C order: (ρ* - 1) n + column
     size = support.astype(h.dtype)
     mean = s1.take(at) / size
     tau = mean - np.sqrt(np.maximum(mean * mean - (s2.take(at) - 1) / size, 0))
