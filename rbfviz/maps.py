@@ -56,9 +56,11 @@ def _numpy_path(*tensors: torch.Tensor) -> bool:
 
 
 def _run_kernel(kernel, z: torch.Tensor) -> torch.Tensor:
-    """``kernel`` applied to a copy of z's values, as a new tensor (float16/bfloat16: computed in float32)."""
-    a = z.detach().numpy().copy() if z.dtype in _KERNEL_DTYPES else z.detach().float().numpy()
-    return torch.from_numpy(kernel(a)).to(z.dtype)
+    """``kernel`` run in place on z, a fresh tensor without autograd; float16/bfloat16 (bfloat16 has no
+    numpy type) are computed in float32 and rounded back."""
+    if z.dtype in _KERNEL_DTYPES:
+        return torch.from_numpy(kernel(z.numpy()))
+    return torch.from_numpy(kernel(z.float().numpy())).to(z.dtype)
 
 
 def _softmax_columns_(z: np.ndarray) -> np.ndarray:
@@ -77,7 +79,7 @@ class _SoftmaxColumns(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, z: torch.Tensor) -> torch.Tensor:
-        p = _run_kernel(_softmax_columns_, z)
+        p = _run_kernel(_softmax_columns_, z.detach().clone())
         ctx.save_for_backward(p)
         return p
 
