@@ -125,7 +125,7 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
     for start in range(0, points.shape[1], EM_BLOCK):
         block = points[:, start : start + EM_BLOCK]
         d = sq_distance_columns(block[:-1].T, c)
-        resp = resp_columns(d, sigma, kind)
+        resp = resp_columns(d, sigma, kind, overwrite=not energy)  # F needs the distances
         part = weighted_sums(block, resp)
         sums = part if sums is None else sums + part
         if energy:

@@ -253,16 +253,20 @@ def _naive_or_hard(dt: torch.Tensor, T: float, kind: str) -> torch.Tensor:
     return (centres == nearest).to(dt.dtype)
 
 
-def resp_columns(D: np.ndarray, sigma: float, kind: str) -> np.ndarray:
-    """Responsibilities as a (k, n) array from (k, n) squared distances D, without autograd (D is left
-    as it is): the numpy side of ``resp_from_sq_distances``, same bits. float32 or float64."""
+def resp_columns(D: np.ndarray, sigma: float, kind: str, overwrite: bool = False) -> np.ndarray:
+    """Responsibilities as a (k, n) array from (k, n) squared distances D, without autograd: the numpy
+    side of ``resp_from_sq_distances``, same bits. float32 or float64.
+
+    overwrite: the stable maps may use D itself as their work buffer, when the caller no longer needs
+    the distances (one (k, n) array less, and in-place passes stay in cache).
+    """
     T = temperature(sigma)
     if kind in ("naive", "hard"):
         return _naive_or_hard(torch.from_numpy(D), T, kind).numpy()
     # Both stable maps are shift-invariant: z - max_l z_l = -(d - d_min)/T, formed without cancelling
     # large numbers, and every column's largest logit is exactly 0. Multiplying by -1/T instead of
     # dividing by -T: a division pass costs twice as much.
-    shifted = D - D.min(axis=0)
+    shifted = np.subtract(D, D.min(axis=0), out=D if overwrite else None)
     with np.errstate(over="ignore"):  # a logit of -inf is right: its weight is exactly 0 (as in torch)
         if kind == "softmax":  # exp underflows to exactly 0 below the floor anyway: no clamp needed
             shifted *= -1.0 / T
@@ -283,12 +287,17 @@ def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Te
     The work is done on the (k, n) transpose (free when d comes from ``sq_distances``) and the
     result is returned as its (n, k) view.
     """
+    return _resp(d, sigma, kind, overwrite=False)
+
+
+def _resp(d: torch.Tensor, sigma: float, kind: str, overwrite: bool) -> torch.Tensor:
+    """``resp_from_sq_distances``; ``overwrite`` as in ``resp_columns`` (for callers that own d)."""
     T = temperature(sigma)
     dt = d.T if d.T.is_contiguous() else d.T.contiguous()
     if kind in ("naive", "hard"):
         return _naive_or_hard(dt, T, kind).T
     if _numpy_path(dt):
-        return torch.from_numpy(resp_columns(dt.numpy(), sigma, kind)).T
+        return torch.from_numpy(resp_columns(dt.numpy(), sigma, kind, overwrite)).T
     shifted = (dt - dt.amin(dim=0, keepdim=True).detach()) * (-1.0 / T)
     if kind == "softmax":
         return _SoftmaxColumns.apply(shifted).T
@@ -297,7 +306,7 @@ def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Te
 
 def resp_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str = "softmax") -> torch.Tensor:
     """Responsibilities (n, k) of points x (n, d) for centres c (k, d); torch in, torch out."""
-    return resp_from_sq_distances(sq_distances(x, c), sigma, kind)
+    return _resp(sq_distances(x, c), sigma, kind, overwrite=True)  # the distances are its own
 
 
 def responsibilities(X, C, sigma, kind: str = "softmax") -> np.ndarray:
