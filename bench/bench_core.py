@@ -7,12 +7,12 @@ and peak memory at a million points.
 What is timed, exactly:
 
 * soft step: ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))`` under ``torch.no_grad`` — the
-  responsibilities and the centre update, the same code as one EM step of ``anneal`` — on points
-  already laid out as the library lays them out once per call or run (``points_tensor(X)``: each
-  feature contiguous; no validation, no numpy conversion), torch limited to 1 thread as rbfviz sets
-  it. The target ratio uses this step. Timed too: the public numpy wrapper ``soft_centroid_step``
-  (validation, layout, conversion) and the anneal's EM step ``_em_step`` (the same functions on numpy
-  arrays, points laid out once per run, no free energy).
+  responsibilities and the centre update through the torch API, the same functions as one EM step
+  of ``anneal`` — on points already laid out as the library lays them out once per call or run (each
+  feature contiguous, as in ``points_with_ones``; no validation), torch limited to 1 thread as
+  rbfviz sets it. The target ratio uses this step. Timed too: the public numpy function
+  ``soft_centroid_step`` (validation, layout) and the anneal's EM step ``_em_step`` (numpy arrays,
+  points laid out once per run, no free energy).
 * Lloyd iteration: scikit-learn's own kernel ``sklearn.cluster._k_means_lloyd.lloyd_iter_chunked_dense``
   (private API; it is exactly what ``KMeans(algorithm="lloyd").fit`` calls once per iteration: chunked
   assignment + centre update) on the same float64 data and centres, with n_threads=1 (same thread
@@ -30,7 +30,7 @@ What is timed, exactly:
   (peak resident set size of the process, which includes every torch/numpy allocation), runs one step
   (k = 10), and reports the peak RSS and its increase over the baseline. The baseline already
   contains the interpreter, torch, scikit-learn, X itself (16 MB) and its feature-contiguous copy
-  (``points_tensor`` or ``points_with_ones``, 16-24 MB, made once per call or run); the increase is the step's own
+  (``points_with_ones``, 24 MB, made once per call or run); the increase is the step's own
   working memory. Two steps: the public one, which materialises the full (n, k) responsibilities,
   and the anneal's EM step, which works in blocks of 65,536 points.
 """
@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rbfviz  # noqa: E402,F401  (sets torch to 1 thread)
 from rbfviz.annealing import _em_step, anneal, default_sigmas  # noqa: E402
-from rbfviz.maps import points_tensor, resp_torch  # noqa: E402
+from rbfviz.maps import resp_torch  # noqa: E402
 from rbfviz.steps import points_with_ones, soft_centroid_step, soft_centroids_torch  # noqa: E402
 
 
@@ -106,21 +106,21 @@ import numpy as np, torch
 sys.path.insert(0, {root!r})
 import rbfviz
 from rbfviz.annealing import _em_step
-from rbfviz.maps import points_tensor, resp_torch
+from rbfviz.maps import resp_torch
 from rbfviz.steps import points_with_ones, soft_centroids_torch
 kind, dtype, which = {kind!r}, {dtype!r}, {which!r}
 X = np.random.RandomState(0).normal(size=(1_000_000, 2)).astype(dtype)
 C = X[:10].copy()
-# the points as soft_centroid_step and anneal lay them out (a copy of X, 16 MB, made once)
-x = points_tensor(X) if which == "public" else points_with_ones(X)
-c = torch.from_numpy(C)
+# the points as soft_centroid_step and anneal lay them out (each feature contiguous, then ones; made once)
+points = points_with_ones(X)
+x, c = torch.from_numpy(points[:-1]).T, torch.from_numpy(C)
 
 def step(m):
     with torch.no_grad():
         if which == "public":
             soft_centroids_torch(x[:m], c, resp_torch(x[:m], c, 0.5, kind))
         else:
-            _em_step(x[:, :m], C, 0.5, kind, energy=True)
+            _em_step(points[:, :m], C, 0.5, kind, energy=True)
 
 step(1000)  # warm up on a small slice so lazy initialisation is in the baseline
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -148,11 +148,11 @@ def main(argv=None) -> int:
     rng = np.random.RandomState(0)
     X = rng.normal(size=(10_000, 2))
     C = X[rng.choice(10_000, 10, replace=False)].copy()
-    x, c = points_tensor(X), torch.from_numpy(C)
+    points = points_with_ones(X)  # laid out once, as soft_centroid_step and anneal do
+    x, c = torch.from_numpy(points[:-1]).T, torch.from_numpy(C)
     sigma = 0.5
 
     # Interleaved rounds, so every contender sees the same machine conditions; best of the rounds.
-    points = points_with_ones(X)
     contenders = {
         "soft": (soft_step(x, c, sigma, "softmax"), 20),
         "ent": (soft_step(x, c, sigma, "entmax15"), 5),

@@ -193,7 +193,8 @@ def sq_distance_columns(X: np.ndarray, C: np.ndarray) -> np.ndarray:
 
     X (n, d), C (k, d), float32 or float64. Few features: summed feature by feature in place on one
     buffer (the same operations as the torch branch); fastest when each feature's values are
-    contiguous (``points_tensor``). Many features: the torch Gram expansion.
+    contiguous (as in ``steps.points_with_ones``: at n = 1e4, k = 10, 87 µs instead of 120 µs for a
+    row-major X). Many features: the torch Gram expansion.
     """
     if X.shape[1] > _DIRECT_DISTANCE_MAX_FEATURES:
         return _gram_sq_distances(torch.from_numpy(X), torch.from_numpy(C)).T.numpy()
@@ -226,15 +227,6 @@ def sq_distances(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     for f in range(1, x.shape[1]):
         d = d + (c[:, f : f + 1] - x[:, f]).square()
     return d.T
-
-
-def points_tensor(X: np.ndarray) -> torch.Tensor:
-    """X (n, d) as an (n, d) tensor whose columns are contiguous (the transpose of a (d, n) copy).
-
-    The maps compute distances feature by feature, over points; with each feature's values contiguous
-    those passes vectorise (at n = 1e4, k = 10: 87 µs instead of 120 µs for the row-major X itself).
-    """
-    return torch.from_numpy(np.ascontiguousarray(X.T)).T
 
 
 def logits(x: torch.Tensor, c: torch.Tensor, sigma: float) -> torch.Tensor:

@@ -17,7 +17,7 @@ import torch
 from sklearn.cluster import KMeans
 
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype
-from .maps import MIN_MASS, points_tensor, resp_from_sq_distances, resp_torch, sq_distances
+from .maps import MIN_MASS, resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
 
 
 def _checked(X, C, sigma, kind):
@@ -85,11 +85,16 @@ def soft_centroids_torch(x: torch.Tensor, c: torch.Tensor, resp: torch.Tensor) -
 
 
 def soft_centroid_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
-    """One EM step: responsibilities at σ, then every centre to its soft centroid. Returns (k, d) in X's dtype."""
+    """One EM step: responsibilities at σ, then every centre to its soft centroid. Returns (k, d) in X's dtype.
+
+    The same functions, hence the same bits, as ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))``
+    and as one EM step of ``anneal``, called on numpy arrays.
+    """
     X, C, sigma = _checked(X, C, sigma, kind)
-    with torch.no_grad():
-        x, c = points_tensor(X), torch.from_numpy(C)
-        return soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind)).numpy()
+    points = points_with_ones(X)
+    with torch.no_grad():  # "naive" and "hard" are computed in torch
+        resp = resp_columns(sq_distance_columns(points[:-1].T, C), sigma, kind, overwrite=True)
+    return centroids_from_sums(C, weighted_sums(points, resp))
 
 
 def gradient_step_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str) -> torch.Tensor:
