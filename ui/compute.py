@@ -175,6 +175,33 @@ class _BoundedStore:
         with self._lock:
             return self._key_locks.setdefault(key, threading.Lock())
 
+    def get_or_compute(self, key, compute):
+        """The stored value for key, or ``compute()`` stored under it; computed once however many
+        sessions ask at the same time (the others wait on the key's lock, then find it stored)."""
+        value = self.get(key)
+        if value is not None:
+            return value
+        with self.key_lock(key):
+            value = self.get(key)
+            if value is None:
+                value = compute()
+                self.put(key, value)
+            return value
+
+
+def _with_progress_bar(text: str, work):
+    """Run ``work(progress)`` under a progress bar; progress(done, total) moves it. The bar goes away
+    afterwards, whether the work succeeded or not."""
+    bar = st.progress(0.0, text=f"{text}…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{text}: {done} of {total}…")
+
+    try:
+        return work(progress)
+    finally:
+        bar.empty()
+
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
 def _annealing_store() -> _BoundedStore:
@@ -195,27 +222,16 @@ def annealing(ctrl):
     from rbfviz.annealing import anneal
 
     key = (*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
-    store = _annealing_store()
-    result = store.get(key)
-    if result is not None:
-        return result
-    with store.key_lock(key):
-        result = store.get(key)
-        if result is not None:
-            return result
+
+    def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
-        bar = st.progress(0.0, text=f"Annealing: {len(grid)} σ levels, once per setting…")
+        return _with_progress_bar(
+            f"Annealing from the data mean, once per setting: σ level",
+            lambda progress: _freeze(anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed,
+                                            progress=progress)))
 
-        def progress(done: int, total: int) -> None:
-            bar.progress(min(done / max(total, 1), 1.0), text=f"Annealing: σ level {done} of {total}…")
-
-        try:
-            result = _freeze(anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress))
-        finally:
-            bar.empty()
-        store.put(key, result)
-        return result
+    return _annealing_store().get_or_compute(key, compute)
 
 
 # --- the centres at σ ---------------------------------------------------------------------------
@@ -405,32 +421,18 @@ def annealing_view(ctrl):
     from rbfviz.diagnostics import collapse_study
 
     key = (*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
-    store = _collapse_store()
-    view = store.get(key)
-    if view is not None:
-        return view
-    with store.key_lock(key):
-        view = store.get(key)
-        if view is not None:
-            return view
+
+    def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
-        bar = st.progress(0.0, text=f"Annealing and measuring the collapse: {len(grid)} σ levels, once per setting…")
+        study = _with_progress_bar(
+            "Annealing and measuring the collapse, once per setting: step",
+            lambda progress: collapse_study(X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid,
+                                            seed=ctrl.seed, progress=progress))
+        _annealing_store().get_or_compute(key, lambda: _freeze(study.path))
+        return _freeze(build_view(study, X))
 
-        def progress(done: int, total: int) -> None:
-            bar.progress(min(done / max(total, 1), 1.0), text=f"Annealing and measuring the collapse: step {done} of {total}…")
-
-        try:
-            study = collapse_study(X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed,
-                                   progress=progress)
-            view = _freeze(build_view(study, X))
-        finally:
-            bar.empty()
-        store.put(key, view)
-        paths = _annealing_store()
-        if paths.get(key) is None:
-            paths.put(key, _freeze(study.path))
-        return view
+    return _collapse_store().get_or_compute(key, compute)
 
 
 def kmeans_centroids(ctrl):
