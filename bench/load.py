@@ -399,6 +399,12 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         waves.append({"wall_seconds": wall, "peak": peak, "at_close": at_close, "after_settle": monitor.now(),
                       "cache_after": cache_mb(base_url), "errors": sum(len(r.errors) for r in wave_results)})
         results += wave_results
+    # Streamlit keeps a closed tab's session for server.disconnectedSessionTTL seconds (60 in our
+    # config) and reaps expired ones lazily, on the next write to its session store. One more short
+    # visit triggers that; the last sample shows what remains once the sessions are really gone.
+    probe = await student(-2, base_url, {}, 0, (0.0, 0.0), 0.0, args.timeout, args.seed)
+    await asyncio.sleep(5.0)
+    after_reap = monitor.now()
     await monitor.stop()
 
     figure = [t for r in results for t in r.change_to_figure]
@@ -417,7 +423,8 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         "figures_per_session": [r.figures_ok for r in results],
         "rss_mb": {"pid": pid, "baseline": baseline, "peak": max((w["peak"] for w in waves if w["peak"]), default=None),
                    "after_settle": after, "settle_seconds": args.settle, "waves": waves,
-                   "cache_baseline": cache_baseline, "cache_after": waves[-1]["cache_after"]},
+                   "cache_baseline": cache_baseline, "cache_after": waves[-1]["cache_after"],
+                   "after_reap": after_reap, "reap_probe_errors": probe.errors},
         "rss_samples": [(t, v) for t, v in monitor.samples if t >= t_first],
         "active_sessions_after": active_sessions(base_url),
     }
@@ -480,6 +487,7 @@ def print_report(r: dict) -> None:
         print(f"    wave {n}: wall {w['wall_seconds']:.1f} s, peak {mb(w['peak'])}, at close {mb(w['at_close'])}, "
               f"{m['settle_seconds']:g} s after close {mb(w['after_settle'])}; st.cache entries hold "
               f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)})")
+    print(f"  after one more short visit (Streamlit reaps sessions closed > TTL ago): {mb(m['after_reap'])}")
     print(f"  active sessions after: {r['active_sessions_after']}")
     t = r["targets"]
     print(f"  targets: zero errors {'✓' if t['zero_errors'] else '✗'} · p95 ≤ {TARGET_P95:g} s "

@@ -135,16 +135,14 @@ class Student:
         thumb = self._sidebar_widget("stSlider", label).locator("input[type='range']")
         return thumb.get_attribute("aria-valuetext") or thumb.input_value()
 
-    def press_slider(self, label: str, key: str, times: int = 1, wait_each: bool = True) -> None:
+    def press_slider(self, label: str, key: str, times: int = 1) -> None:
         """Focus the slider's thumb and press ``key`` (ArrowLeft/ArrowRight/Home/End) ``times``,
-        waiting for the rerun after each press (``wait_each=False``: press them in quick succession)."""
+        waiting for the rerun after each press, as a student watching the figure would."""
         thumb = self._sidebar_widget("stSlider", label).locator("input[type='range']")
         for _ in range(times):
             thumb.focus()
             self.page.keyboard.press(key)
-            if wait_each:
-                self.wait_for_run()
-        self.wait_for_run()
+            self.wait_for_run()
 
     def go_to(self, view: str) -> None:
         """Click the sidebar's link to ``view``."""
