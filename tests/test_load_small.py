@@ -6,13 +6,13 @@ the updated figure for each change (its title shows the new σ), and bounded mem
 
 The memory bound. After the sessions close, the server's RSS may exceed the warm baseline by (a) the
 st.cache entries the students added (reported by the server itself, /_stcore/metrics
-cache_memory_bytes) plus (b) what the sessions leave behind and allocator slack. (a) is bounded by
-the caches' max_entries and is not a leak. For (b) we allow 40 MB: measured 10–20 MB here (session
-state, interpreter arenas not returned to the OS), while a leak of what a run builds (a plane view:
-the 200×200 field, the figure's ~70 KB JSON and its arrays, about 1 MB) per rerun would add about
-30 MB over these 30 runs on top, and keeping whole sessions' objects alive grows with every session.
-The 40-session figures (and several waves on one server, the leak check proper) are in bench/load.py's
-report and the README.
+cache_memory_bytes; bounded by the caches' max_entries, not a leak) and (b) memory the process keeps:
+glibc's per-thread malloc arenas and cyclic garbage, which waits for Python's next full collection
+because .streamlit/config.toml turns the post-run GC off. (b) measured 25–36 MB for this run
+(3 runs, 2-core machine); we allow 80 MB. That catches gross leaks: keeping 2 MB per run (about two
+of the Explorer's 200×200 fields, 0.84 MB each in /_stcore/metrics) over these 30 runs adds 60 MB on
+top and fails. Smaller leaks are the job of bench/load.py's waves: several classes of 40 students,
+one after another on one server, where a per-session leak grows from wave to wave (README figures).
 """
 import json
 import subprocess
