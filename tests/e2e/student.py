@@ -79,6 +79,15 @@ class Student:
             arg=[PLOT, index, list(parts)])
         return plain(self.figures()[index]["title"])
 
+    def points(self, index: int = 0) -> list[tuple[float, float]]:
+        """The (x, y) of every data point drawn in figure ``index`` (its traces named "points…"),
+        read from Plotly's decoded data."""
+        return [tuple(p) for p in self.page.evaluate(
+            """([sel, i]) => { const el = document.querySelectorAll(sel)[i];
+                 return (el._fullData || []).filter((t) => (t.name || "").startsWith("points"))
+                   .flatMap((t) => Array.from(t.x).map((x, j) => [x, t.y[j]])); }""",
+            [PLOT, index])]
+
     def path(self) -> str:
         return urlsplit(self.page.url).path
 
@@ -143,6 +152,17 @@ class Student:
             thumb.focus()
             self.page.keyboard.press(key)
             self.wait_for_run()
+
+    def upload(self, section: str, name: str, data: bytes, mime: str = "text/csv") -> None:
+        """Open the sidebar expander ``section`` (if closed) and choose a file ``name`` with content
+        ``data`` in its file uploader, as if picked in the file dialog; wait for the rerun."""
+        expander = self.page.locator("[data-testid='stSidebar'] [data-testid='stExpander']").filter(has_text=section)
+        assert expander.count() == 1, f"expected one sidebar section {section!r}, found {expander.count()}"
+        if expander.locator("details").get_attribute("open") is None:
+            expander.locator("summary").click()
+        expander.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
+            {"name": name, "mimeType": mime, "buffer": data})
+        self.wait_for_run()
 
     def go_to(self, view: str) -> None:
         """Click the sidebar's link to ``view``."""
