@@ -125,3 +125,20 @@ def test_extreme_sigma_gives_a_valid_figure(sigma):
     at = explorer({"sigma": sigma, "kind": "entmax15"})
     assert any("outside this data set's range" in str(w.value) for w in at.warning)
     assert shown(at)["centres"].shape == (4, 2)
+
+
+def test_a_slider_change_wins_over_a_stale_address():
+    """Quick successive changes: the second rerun request still carries the address from before the
+    first run's write. The user's newest change must win (found by the browser tests)."""
+    at = explorer()
+    grid = [float(s) for s in at.select_slider(key="w_sigma").options]
+    middle = len(grid) // 2
+    first, second, third = grid[middle], grid[middle - 2], grid[middle - 4]
+    at.select_slider(key="w_sigma").set_value(first).run()
+    at.select_slider(key="w_sigma").set_value(second).run()
+    assert at.query_params["sigma"] == f"{second:.4g}"
+    at.query_params["sigma"] = f"{first:.4g}"   # the stale address of the next request
+    at.select_slider(key="w_sigma").set_value(third).run()
+    assert not at.exception
+    assert at.session_state["_rbfviz_controls"].sigma == third
+    assert at.query_params["sigma"] == f"{third:.4g}"

@@ -50,6 +50,9 @@ _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 STATE_KEY = "_rbfviz_controls"
 UPLOAD_KEY = "_rbfviz_upload"  # the session's uploaded points (ui.upload.Upload), never in the URL
 QUERY_KEY = "_rbfviz_query"
+# the Controls as last saved: if the session's controls differ from it at the start of a run, a
+# widget callback changed them in this rerun, and that change wins over the URL of the request
+SAVED_KEY = "_rbfviz_saved"
 NOTICE_KEY = "_rbfviz_notices"
 
 
@@ -283,7 +286,12 @@ def load_controls(st) -> Controls:
     the file, so without one the defaults are used and a notice says why."""
     url = _url_query(st)
     known = st.session_state.get(STATE_KEY)
-    if known is None or (url and url != st.session_state.get(QUERY_KEY)):
+    # A rerun request carries the address as the browser had it when the request was sent; after
+    # quick successive changes it can be older than what the last run wrote. So an address that
+    # differs from our last write counts as a new link only when no widget changed the controls
+    # in this rerun (a widget change is the user's newest intent).
+    changed_by_widget = known is not None and known != st.session_state.get(SAVED_KEY)
+    if known is None or (not changed_by_widget and url and url != st.session_state.get(QUERY_KEY)):
         ctrl, notices = parse_query(url)
         ctrl, more = resolve_upload(ctrl, st.session_state.get(UPLOAD_KEY))
         st.session_state[STATE_KEY] = ctrl
@@ -308,11 +316,16 @@ def add_notices(st, new: list[str]) -> None:
 def save_controls(st, ctrl: Controls) -> None:
     """Keep ctrl in the session and write the URL, touching only the parameters that changed."""
     st.session_state[STATE_KEY] = ctrl
+    st.session_state[SAVED_KEY] = ctrl
     query = ctrl.to_query()
     url = _url_query(st)
+    last = st.session_state.get(QUERY_KEY) or {}
     for key in QUERY_KEYS:
-        if key in query and url.get(key) != query[key]:
+        # compare with the request's address and with our last write: the request's address may
+        # be stale, and the browser's is then the last one written
+        if key in query and (url.get(key) != query[key] or last.get(key) != query[key]):
             st.query_params[key] = query[key]
-        elif key not in query and key in url:
-            del st.query_params[key]
+        elif key not in query and (key in url or key in last):
+            if key in st.query_params:
+                del st.query_params[key]
     st.session_state[QUERY_KEY] = query
