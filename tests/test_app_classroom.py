@@ -38,11 +38,7 @@ EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
 
 
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 @pytest.fixture

@@ -9,11 +9,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/4_Equivalence.py"
 
 
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def equivalence(query=None) -> AppTest:

@@ -12,11 +12,7 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/1_Explorer.py"
 
 
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def explorer(query=None) -> AppTest:

@@ -19,11 +19,7 @@ PAGES = ["pages/1_Explorer.py", "pages/2_Annealing.py", "pages/3_Stability.py", 
 TIMEOUT = 60
 
 
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def app(query=None) -> AppTest:

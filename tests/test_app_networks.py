@@ -21,11 +21,7 @@ TIMEOUT = 120
 WAIT = 120.0
 
 
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()  # also the training registry: every test trains afresh
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def run(query) -> AppTest:

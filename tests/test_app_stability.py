@@ -15,11 +15,7 @@ SMALL = {"dataset": "moons", "n": "120"}
 TIMEOUT = 120
 
 
-@pytest.fixture(autouse=True)
-def clear_caches():
-    st.cache_data.clear()
-    st.cache_resource.clear()
-    yield
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def run(query) -> AppTest:
