@@ -75,7 +75,8 @@ def free_port() -> int:
 class ServerProcess:
     """`python -m streamlit run app.py` from the repository root on a free loopback port.
 
-    Uses .streamlit/config.toml like a deployment (post-run GC off, XSRF on, session TTL)."""
+    Runs like the container: .streamlit/config.toml (post-run GC on, XSRF on, session TTL) and the
+    Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it."""
 
     def __init__(self, log_path: Path | None = None, port: int | None = None):
         self.port = port or free_port()
@@ -85,7 +86,8 @@ class ServerProcess:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
              f"--server.port={self.port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
-            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT)
+            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+            env={"MALLOC_ARENA_MAX": "2", **os.environ})
 
     @property
     def pid(self) -> int:
