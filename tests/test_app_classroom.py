@@ -246,7 +246,7 @@ def test_presenter_toggle_writes_the_url_and_links_keep_it():
     at.toggle(key="w_presenter").set_value(True).run()
     assert at.query_params["presenter"] == "1"
     at.switch_page("app.py").run()
-    assert all("presenter=1" in link.proto.query_string for link in at.get("page_link"))
+    assert all("presenter=1" in link.proto.query_string for link in at.main.get("page_link"))
 
 
 # --- downloads and receipts ------------------------------------------------------------------------------
@@ -361,7 +361,7 @@ def test_each_lesson_link_lands_in_its_state(step):
 def test_lessons_page_reveals_the_explanation_only_after_an_answer():
     at = open_page(LESSONS)
     lesson = prepare(STEPS[0])
-    link = at.get("page_link")[-1].proto
+    link = at.main.get("page_link")[-1].proto
     assert link.page == "Explorer"
     assert dict(pair.split("=") for pair in link.query_string.split("&")) == lesson.query
     assert not at.latex and "appears once you have answered" in texts(at.caption)

@@ -183,6 +183,9 @@ def test_changing_dataset_in_the_sidebar_updates_url_and_defaults():
 def test_home_links_carry_the_current_state():
     at = app({"dataset": "spiral"})
     at.run()
-    links = at.get("page_link")
+    links = at.main.get("page_link")
     assert len(links) == len(VIEWS)
+    menu = at.sidebar.get("page_link")
+    assert [link.proto.label for link in menu] == ["Home", *[label for _, label, _ in VIEWS]]
+    assert all("dataset=spiral" in link.proto.query_string for link in menu)
     assert all("dataset=spiral" in str(link.proto) for link in links)

@@ -187,6 +187,7 @@ def setup_page(title: str, icon: str = "◎") -> PageContext:
     cannot be computed, shows an error and stops the page (no traceback).
     """
     st.set_page_config(page_title=f"{title} · rbfviz", page_icon=icon, layout="wide")
+    nav_slot = st.sidebar.container()  # filled last, when the links' state is known
     ctrl = state.load_controls(st)
     ctrl = _sidebar_controls(ctrl)
     try:
@@ -200,6 +201,7 @@ def setup_page(title: str, icon: str = "◎") -> PageContext:
     state.add_notices(st, notes)
     _sigma_control(ctrl, scale)
     state.save_controls(st, ctrl)
+    _navigation(nav_slot, ctrl)
     if ctrl.presenter:
         st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
     for note in state.notices(st):
@@ -207,6 +209,20 @@ def setup_page(title: str, icon: str = "◎") -> PageContext:
     st.session_state[state.NOTICE_KEY] = []  # shown once
     uploads.show_messages(ctrl)
     return PageContext(ctrl=ctrl, scale=scale)
+
+
+def _navigation(slot, ctrl: Controls) -> None:
+    """The sidebar's page menu: Home and one link per view, each carrying the current controls.
+
+    Replaces Streamlit's automatic menu (client.showSidebarNavigation = false), which names the home
+    page after its file ("app") and drops the query string when switching pages.
+    """
+    query = ctrl.to_query()
+    with slot:
+        st.page_link("app.py", label="Home", icon=":material/home:", query_params=query)
+        for path, label, _ in PAGES:
+            st.page_link(path, label=label, query_params=query)
+        st.divider()
 
 
 def page_links(ctrl: Controls) -> None:

@@ -112,7 +112,8 @@ class Student:
         return found[0]
 
     def nav_labels(self) -> list[str]:
-        return [t.strip() for t in self.page.locator("[data-testid='stSidebarNavLink']").all_inner_texts()]
+        return [t.strip() for t in
+                self.page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").all_inner_texts()]
 
     def problems(self) -> list[str]:
         """Exception boxes, error boxes and uncaught JavaScript errors on the page (empty = fine)."""
@@ -166,7 +167,7 @@ class Student:
 
     def go_to(self, view: str) -> None:
         """Click the sidebar's link to ``view``."""
-        self.page.locator("[data-testid='stSidebarNavLink']").filter(
+        self.page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").filter(
             has_text=re.compile(rf"^\s*{re.escape(view)}\s*$")).click()
         self.wait_for_run()
 

@@ -30,7 +30,7 @@ def test_home_page_links_to_every_view(server, student):
     assert "σ → 0 limit" in student.heading()
     nav = student.nav_labels()
     assert all(label(view) in nav for view in VIEWS), nav
-    links = student.page.locator("[data-testid='stPageLink']").all_inner_texts()
+    links = student.page.locator("[data-testid='stMainBlockContainer'] [data-testid='stPageLink']").all_inner_texts()
     for view in FIGURE_VIEWS:
         assert any(view in link for link in links), (view, links)
     student.assert_no_problems()
