@@ -57,9 +57,10 @@ left, right = st.columns(2, gap="large")
 with left:
     st.markdown("**Naive breaks by underflow.** A row is 0/0 = NaN once even its nearest centre's "
                 "exp(z) rounds to zero:")
-    st.latex(r"\min_j \frac{d_{ij}}{2\sigma^2} > Z, \qquad Z = "
-             + f"{underflow_logit('float64'):.1f}" + r"\;(\text{float64}),\;\; "
-             + f"{underflow_logit('float32'):.1f}" + r"\;(\text{float32})")
+    # two lines: one line overflowed the half-width column
+    st.latex(r"\begin{gathered}\min_j \frac{d_{ij}}{2\sigma^2} > Z, \\ Z = "
+             + f"{underflow_logit('float64'):.1f}" + r"\;(\text{float64}),\quad "
+             + f"{underflow_logit('float32'):.1f}" + r"\;(\text{float32})\end{gathered}")
     st.markdown(
         "(In float32, hardware that flushes subnormals to zero breaks already at Z ≈ 87.3.) So the first "
         "NaN row appears at σ = √(maxᵢ dᵢ₍₁₎ / 2Z): here "

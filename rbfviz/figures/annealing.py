@@ -239,8 +239,8 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
         shapes.append(sigma_line(view.sigma_critical_measured, CRITICAL_MEASURED, CRITICAL_COLOR, "dot"))
     shapes.append(sigma_line(sigma, CURRENT, CURRENT_COLOR, "solid", 1.5))
     layout["shapes"] = shapes
-    layout["legend"] = GRID_LEGEND
-    layout["margin"] = dict(layout["margin"], t=110 if title else 90)
+    layout["legend"] = dict(GRID_LEGEND, entrywidth=0.5)  # long entries ("σ_c predicted …"): two columns
+    layout["margin"] = dict(layout["margin"], t=130 if title else 110)
     return figure(data, layout)
 
 
