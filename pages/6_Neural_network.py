@@ -40,12 +40,17 @@ def classifier_data(ctrl):
     return DEFAULT_DATASET, None, None, ctrl.seed
 
 
-def show_status(section: str, status, what: str) -> None:
-    """Progress while training; the error as a message if it failed."""
+def trained(section: str, key, what: str, idle: str):
+    """The finished result for ``key`` (None until there is one). Meanwhile: progress while training,
+    the error as a message if it failed, else the ``idle`` hint to press Train."""
+    status = training.status(section, key)
     if status.job is not None:
         training.progress_panel(section, status.job, what, left=status.left)
     elif status.error is not None:
         st.error(error_message(what, status.error))
+    elif status.result is None:
+        st.caption(idle)
+    return status.result
 
 
 def fmt(value, digits: int = 3) -> str:
@@ -92,11 +97,8 @@ with tab_clf:
             views.check_classifier_settings(dataset, k, n=n, noise=noise, seed=seed)
             training.start("classifier", key, partial(views.train_classifier_view, dataset, k=k, seed=seed,
                                                       kind=kind, epochs=epochs, lam=lam, n=n, noise=noise))
-    status = training.status("classifier", key)
-    show_status("classifier", status, "Training the classifier")
-    view = status.result
-    if view is None and status.job is None and status.error is None:
-        st.caption("Press **Train** to train with these settings (the defaults take about a second here).")
+    view = trained("classifier", key, "Training the classifier",
+                   idle="Press **Train** to train with these settings (the defaults take about a second here).")
     if view is not None:
         if view.stopped:
             st.warning(f"Stopped after {view.epochs_run} of {view.epochs} epochs: everything below describes "
@@ -176,11 +178,8 @@ with tab_deep:
     if train_deep:
         training.start("deep", deep_key, partial(views.train_deep_view, deep_dataset, seed=ctrl.seed, kind=deep_kind,
                                                  pretrain_epochs=pretrain, joint_epochs=joint))
-    deep_status = training.status("deep", deep_key)
-    show_status("deep", deep_status, "Training the autoencoder")
-    dview = deep_status.result
-    if dview is None and deep_status.job is None and deep_status.error is None:
-        st.caption("Press **Train**: the defaults on digits take about 5–10 s here.")
+    dview = trained("deep", deep_key, "Training the autoencoder",
+                    idle="Press **Train**: the defaults on digits take about 5–10 s here.")
     if dview is not None:
         if dview.stopped:
             joint_started = dview.epochs_run > dview.pretrain_epochs
@@ -272,11 +271,8 @@ with tab_low:
             views.check_low_sigma_settings(low_dataset, low_k, low_sigma, low_dtype, seed=ctrl.seed)
             training.start("low", low_key, partial(views.train_low_sigma_view, low_dataset, sigma=low_sigma, k=low_k,
                                                    seed=ctrl.seed, epochs=low_epochs, dtype=low_dtype))
-    low_status = training.status("low", low_key)
-    show_status("low", low_status, "Training the three maps")
-    lview = low_status.result
-    if lview is None and low_status.job is None and low_status.error is None:
-        st.caption("Press **Train**: the defaults take well under a second here.")
+    lview = trained("low", low_key, "Training the three maps",
+                    idle="Press **Train**: the defaults take well under a second here.")
     if lview is not None:
         comp = lview.comparison
         if comp.stopped:
