@@ -8,11 +8,14 @@ import streamlit as st
 from rbfviz import describe, receipt
 from rbfviz.field import plane_extent
 from rbfviz.figures.picking import picking_figure, picks_traces
-from rbfviz.figures.plane import plane_figure
+from rbfviz.figures.plane import drawn_points, explorer_figure, plane_side_html
+from rbfviz.figures.presenter import presenter_figure
+from rbfviz.figures.scrub import ScrubLevel, scrub_payload
 from rbfviz.picks import MAX_PICKS, add_picks
 from ui import compute, exports, state
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page
+from ui.scrub import scrub_figure
 
 PICK_ROUND = "_rbfviz_pick_round"  # part of the plot's key: a new round starts with an empty selection
 
@@ -28,6 +31,17 @@ def selected_points(event) -> list[int]:
     selection = (event or {}).get("selection") or {}
     return [int(p["point_index"]) for p in selection.get("points", [])
             if p.get("curve_number") == 0 and "point_index" in p]
+
+
+def picked(rows: list[int]) -> None:
+    """Points clicked, boxed or lassoed on a plot become picks (a new pick round starts)."""
+    ctrl = st.session_state[state.STATE_KEY]
+    picks, dropped = add_picks(ctrl.picks, rows, ctrl.n)
+    if dropped:
+        state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} selected point(s) were left out."])
+    st.session_state[PICK_ROUND] = st.session_state.get(PICK_ROUND, 0) + 1
+    if picks != ctrl.picks:
+        st.session_state[state.STATE_KEY] = replace(ctrl, picks=picks)
 
 
 def typed_picks() -> None:
@@ -46,7 +60,7 @@ def typed_picks() -> None:
     st.session_state["w_typed_picks"] = ""
 
 
-ctx = setup_page("Explorer")
+ctx = setup_page("Explorer", sigma_on_figure=True)
 ctrl = ctx.ctrl
 st.title("Explorer: one σ, soft vs hard")
 
@@ -59,14 +73,13 @@ plot_key = f"plane_{st.session_state.get(PICK_ROUND, 0)}"
 select = dict(on_select="rerun", selection_mode=("points", "box", "lasso"),
               config={"displayModeBar": True, "displaylogo": False, "scrollZoom": False,
                       "modeBarButtonsToRemove": ["toImage", "zoomIn2d", "zoomOut2d", "autoScale2d"]})
-view = fig = None
+view = None
 
 with panel("The plane"):
-    plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
     name = uploads.data_name(ctrl)
-    title = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, σ = {ctrl.sigma:.3g}"
     axes = uploads.axis_titles(ctrl)
     if picking:
+        plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
         X, _ = compute.data(ctrl)
         with plot_col:
             fig = picking_figure(X, ctrl.picks, ctrl.k, plane_extent(X, aspect=compute.PLANE_ASPECT),
@@ -80,62 +93,50 @@ with panel("The plane"):
                     f"({len(ctrl.picks)} of k = {ctrl.k} picked). Then the soft fixed point and K-Means from "
                     "your points appear here.")
     else:
-        view = compute.plane_view(ctrl, quantity)
-        if view.note:
-            st.warning(view.note)
-        with plot_col:
-            fig = plane_figure(view.X, view.resp, view.centers, view.kmeans_centers, view.field, title=title)
-            fig.data[0].update(hovertemplate="point #%{pointNumber}<br>" + fig.data[0].hovertemplate,
-                               selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=1.0)))
-            if ctrl.picks:
-                fig.add_traces(picks_traces(view.X, ctrl.picks, ctrl.k))
-            if axes:
-                fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
-            fig, event = chart(fig, ctrl, plot_key, **select, description=describe.plane(
-                view.resp, view.numbers, ctrl.sigma, ctrl.kind, ctrl.dtype))
-            st.caption(
-                f"Centres shown: {view.info.source} ({view.info.iterations} EM iteration(s), "
-                f"{'converged' if view.info.converged else 'NOT converged within the iteration cap'}). "
-                "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j are "
-                "cluster j. Hover a point for its number and responsibilities r.")
-        with numbers_col:
-            nums = view.numbers
-            if nums is not None:
-                st.metric("L_σ  (soft loss)", f"{nums['loss']:.5g}")
-                st.metric("J  (K-Means distortion at these centres)", f"{nums['distortion']:.5g}")
-                st.metric("L_σ − J", f"{nums['gap']:.3g}",
-                          help="Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres.")
-                st.caption(f"bound for {ctrl.kind}: {nums['bound']:.3g} — "
-                           + ("within the bound ✓" if nums["within_bound"] else "**outside the bound**"))
-                agreement = nums["agreement"]
-                st.metric("argmax r = K-Means label",
-                          "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %")
-                st.metric("mean entropy of r", f"{nums['mean_entropy'] + 0.0:.3g} nats",
-                          help=f"0 = hard assignments; ln k = {math.log(ctrl.k):.3g} = uniform.")
-                st.metric("exactly-zero r_ij", f"{nums['exact_zeros']:,} of {nums['entries']:,}")
-                if nums["nan_rows"]:
-                    st.metric("NaN rows of r", f"{nums['nan_rows']:,}")
+        head = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
+        drawn = drawn_points(ctrl.n, ctrl.seed)
 
-    # a click, box or lasso on the points adds them to the picks (then the plot starts a new round)
-    new = selected_points(event)
-    if new:
-        picks, dropped = add_picks(ctrl.picks, new, ctrl.n)
-        if dropped:
-            state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} selected point(s) were "
-                                   "left out."])
-        st.session_state[PICK_ROUND] = st.session_state.get(PICK_ROUND, 0) + 1
-        if picks != ctrl.picks:
-            state.save_controls(st, replace(ctrl, picks=picks))
+        def level(v, sigma: float) -> ScrubLevel:
+            fig = explorer_figure(v.X, v.resp, v.centers, v.kmeans_centers, v.field, title=f"{head}, σ = {sigma:.3g}",
+                                  picks_traces=picks_traces(v.X, ctrl.picks, ctrl.k) if ctrl.picks else (),
+                                  axes=axes, drawn=drawn)
+            shown = (f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
+                     f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'}).")
+            return ScrubLevel(presenter_figure(fig) if ctrl.presenter else fig,
+                              plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
+                              describe.plane(v.resp, v.numbers, sigma, ctrl.kind, ctrl.dtype))
+
+        def build(progress) -> bytes:
+            grid = ctx.scale.grid
+            levels = [level(v, float(s)) for v, s in zip(compute.plane_views(ctrl, quantity, progress), grid)]
+            return scrub_payload(levels, grid, config=select["config"], initial=ctx.scale.index(ctx.scale.default),
+                                 select=True, point_ids=drawn, large=ctrl.presenter)
+
+        payload = compute.scrub_payload("explorer", ctrl, (quantity, head, axes, ctrl.picks), build)
+        scrub_figure(payload, key=f"scrub_explorer_{st.session_state.get(PICK_ROUND, 0)}", grid=ctx.scale.grid,
+                     on_select=picked)
+        if drawn is not None:
+            st.caption(f"Drawn: a seeded sample of {len(drawn):,} of the {ctrl.n:,} points (the browser stays "
+                       f"responsive); every number beside the plot counts all {ctrl.n:,} points.")
+        st.caption("K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j are "
+                   "cluster j. Hover a point for its number and responsibilities r. Move σ with the slider above "
+                   "the plot (arrow keys work too): the figure follows at once; the address and the downloads "
+                   "follow when you stop.")
+        view = compute.plane_view(ctrl, quantity)
+
+    # a click, box or lasso on the points of the picking plot adds them to the picks
+    if picking and selected_points(event):
+        picked(selected_points(event))
         st.rerun()
 
 with panel("Picking starting centres"):
     with st.expander("Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"):
-        picked = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
+        picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
         st.markdown(
             f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are numbered in "
             f"the order you make them. **The first k picks are the starting centres** of the *custom* "
             f"initialisation, so changing k never loses picks; pick more than k to keep spares. "
-            f"Picked: {picked} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k}).")
+            f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k}).")
         cols = st.columns(4)
         cols[0].button("Start from my picks", on_click=update, kwargs=dict(init="custom"),
                        disabled=ctrl.init == "custom", help="Sets the initialisation to custom (clicked points).")
@@ -146,11 +147,14 @@ with panel("Picking starting centres"):
         st.text_input("Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
                       key="w_typed_picks", on_change=typed_picks)
 
-if view is not None and fig is not None:
+if view is not None:
     params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
+    st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
     exports.download_row(ctrl, [
         exports.points_download(view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"),
-        exports.figure_download(fig, "explorer_plane"),
+        exports.figure_download(lambda v=view, s=ctrl.sigma, c=ctrl: explorer_figure(
+            v.X, v.resp, v.centers, v.kmeans_centers, v.field, f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, "
+            f"σ = {s:.3g}", axes=axes), "explorer_plane"),
         exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
     ], key="explorer")
 

@@ -330,12 +330,10 @@ class PlaneView:
     note: str | None
 
 
-def plane_view(ctrl, quantity: str = "max") -> PlaneView:
-    """The Explorer's data at ctrl.sigma. If EM's centres are NaN (the naive map broke), the plane is
-    shown at the starting centres instead and ``note`` says so."""
+def _plane_at(ctrl, X, quantity: str, field_of) -> PlaneView:
+    """The Explorer's data at ctrl.sigma; field_of(ctrl, centers, extent, quantity) draws the field."""
     from rbfviz.maps import responsibilities
 
-    X, _ = data(ctrl)
     info = centers_at(ctrl)
     centers, note = info.centers, None
     if not np.isfinite(centers).all():
@@ -350,8 +348,48 @@ def plane_view(ctrl, quantity: str = "max") -> PlaneView:
     extent = fieldmod.plane_extent(X, aspect=PLANE_ASPECT)
     resp = responsibilities(X, centers, ctrl.sigma, ctrl.kind)
     numbers = explore.plane_numbers(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
-    return PlaneView(X, centers, info.kmeans_centers, resp, field(ctrl, centers, extent, quantity), numbers, info,
+    return PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers, extent, quantity), numbers, info,
                      note)
+
+
+def plane_view(ctrl, quantity: str = "max") -> PlaneView:
+    """The Explorer's data at ctrl.sigma. If EM's centres are NaN (the naive map broke), the plane is
+    shown at the starting centres instead and ``note`` says so."""
+    return _plane_at(ctrl, data(ctrl)[0], quantity, field)
+
+
+def _field_uncached(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
+    return fieldmod.soft_field(extent, centers, ctrl.sigma, kind=ctrl.kind, quantity=quantity, dtype=ctrl.dtype)
+
+
+def plane_views(ctrl, quantity: str = "max", progress=None):
+    """``plane_view`` at every σ of the grid, in grid order, one at a time (a generator: the fields
+    are not cached one by one, the caller keeps what it draws). progress(done, total) after each σ."""
+    from dataclasses import replace
+
+    X, _ = data(ctrl)
+    grid = scale(ctrl).grid
+    for i, sigma in enumerate(grid):
+        yield _plane_at(replace(ctrl, sigma=float(sigma)), X, quantity, _field_uncached)
+        if progress:
+            progress(i + 1, len(grid))
+
+
+# --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------
+
+@st.cache_resource(ttl=TTL, show_spinner=False)
+def _scrub_store() -> "_BoundedStore":
+    return _BoundedStore(max_entries=16)
+
+
+def scrub_payload(view: str, ctrl, extra: tuple, build) -> bytes:
+    """The payload of a scrubbable view (rbfviz.figures.scrub) for ctrl's setting at every σ, built
+    once per (view, data, k, init, picks, kind, dtype, presenter, extra) with a progress bar by
+    ``build(progress) -> bytes``, and shared read-only by every session on that setting. ``extra``:
+    whatever else the figure depends on (a field quantity, titles)."""
+    key = (view, *_key(ctrl), ctrl.k, ctrl.init, ctrl.start_picks(), ctrl.kind, ctrl.dtype, ctrl.presenter, extra)
+    return _scrub_store().get_or_compute(key, lambda: _with_progress_bar(
+        "Drawing the figure at every σ of the slider, once per setting: σ level", build))
 
 
 # --- the Equivalence view ---------------------------------------------------------------------------

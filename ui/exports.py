@@ -43,7 +43,8 @@ def figure_html(fig) -> bytes:
 
 
 def figure_download(fig, name: str, label: str = "Figure (HTML)") -> Download:
-    return Download(label, f"rbfviz_{name}.html", "text/html", lambda: figure_html(fig),
+    """fig: a figure, or a function returning one (built only when the button is pressed)."""
+    return Download(label, f"rbfviz_{name}.html", "text/html", lambda: figure_html(fig() if callable(fig) else fig),
                     help="The figure as shown, as a standalone HTML file: opens offline in any browser, "
                          "with zoom and hover.")
 

@@ -167,12 +167,16 @@ def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
     return nearest, []
 
 
-def _sigma_control(ctrl: Controls, scale: SigmaScale) -> None:
+def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
     with st.sidebar:
         st.markdown("**Temperature** (logits z = −‖x − c‖² / (2σ²))")
-        options = [float(s) for s in scale.grid[::-1]]  # small σ on the left
-        _widget(st.select_slider, "σ (log scale)", "sigma", float(ctrl.sigma), options=options,
-                format_func=lambda s: f"{s:.3g}")
+        if on_figure:
+            st.markdown(f"σ = {ctrl.sigma:.3g}: move it with the σ slider above the figure; the figure follows "
+                        "at once, this page's other panels when you stop.")
+        else:
+            options = [float(s) for s in scale.grid[::-1]]  # small σ on the left
+            _widget(st.select_slider, "σ (log scale)", "sigma", float(ctrl.sigma), options=options,
+                    format_func=lambda s: f"{s:.3g}")
         st.caption(
             f"First split σ_c: softmax {scale.sigma_c_softmax:.3g}, entmax15 {scale.sigma_c_entmax:.3g} · "
             f"entmax exact below σ* = √g_min/2 = {scale.sigma_exact_entmax:.3g} · "
@@ -180,8 +184,10 @@ def _sigma_control(ctrl: Controls, scale: SigmaScale) -> None:
         st.caption("The URL holds every control: copy it to share exactly this view.")
 
 
-def setup_page(title: str, icon: str = "◎") -> PageContext:
+def setup_page(title: str, icon: str = "◎", sigma_on_figure: bool = False) -> PageContext:
     """Page config, the shared sidebar, the URL state and its notices. Call first on every page.
+
+    sigma_on_figure: the page scrubs σ on its figure (ui.scrub), so the sidebar only states σ.
 
     Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
     cannot be computed, shows an error and stops the page (no traceback).
@@ -199,7 +205,7 @@ def setup_page(title: str, icon: str = "◎") -> PageContext:
     sigma, notes = resolve_sigma(ctrl, scale)
     ctrl = replace(ctrl, sigma=sigma)
     state.add_notices(st, notes)
-    _sigma_control(ctrl, scale)
+    _sigma_control(ctrl, scale, sigma_on_figure)
     state.save_controls(st, ctrl)
     _navigation(nav_slot, ctrl)
     if ctrl.presenter:

@@ -126,3 +126,65 @@ def plane_figure(X, resp, centers, kmeans_centers, field: Field | None = None, t
         extent = plane_extent(X)
     layout.update(plane_axes(extent))
     return figure(data, layout)
+
+
+# --- the Explorer's figure and the numbers beside it ------------------------------------------------
+
+# Above this many points the plane draws a seeded subsample (every number still counts all points).
+MAX_DRAWN_POINTS = 5000
+
+
+def drawn_points(n: int, seed: int = 0, limit: int = MAX_DRAWN_POINTS) -> np.ndarray | None:
+    """Sorted indices of the points to draw: None (all) for n <= limit, else a seeded subsample."""
+    if n <= limit:
+        return None
+    return np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
+
+
+def explorer_figure(X, resp, centers, kmeans_centers, field: Field | None, title: str, picks_traces=(),
+                    axes: tuple[str, str] | None = None, drawn: np.ndarray | None = None) -> go.Figure:
+    """The Explorer's plane: ``plane_figure`` with point numbers in the hover, extra traces (the
+    picked points), axis titles of uploaded columns, and only the ``drawn`` rows when given."""
+    if drawn is not None:
+        X, resp = np.asarray(X)[drawn], np.asarray(resp)[drawn]
+    fig = plane_figure(X, resp, centers, kmeans_centers, field, title=title)
+    numbers = np.arange(len(X)) if drawn is None else drawn
+    # r rounded as shown (3 decimals) and in float32: half the bytes for every σ the browser keeps
+    fig.data[0].update(customdata=np.round(np.asarray(resp, dtype=np.float64), 3).astype(np.float32),
+                       text=[str(i) for i in numbers], hovertemplate="point #%{text}<br>" + fig.data[0].hovertemplate,
+                       selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=1.0)))
+    if picks_traces:
+        fig.add_traces(list(picks_traces))
+    if axes:
+        fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
+    return fig
+
+
+def plane_side_html(numbers: dict | None, kind: str, k: int, note: str | None = None,
+                    centres: str | None = None) -> str:
+    """HTML of the Explorer's numbers at one σ (``rbfviz.explore.plane_numbers``), then the notes."""
+    import math
+
+    from .scrub import metrics_html
+
+    rows = []
+    if note:
+        rows.append((None, "⚠ " + note, ""))
+    if numbers is not None:
+        agreement = numbers["agreement"]
+        rows += [
+            ("L_σ  (soft loss)", f"{numbers['loss']:.5g}", ""),
+            ("J  (K-Means distortion at these centres)", f"{numbers['distortion']:.5g}", ""),
+            ("L_σ − J", f"{numbers['gap']:.3g}", "Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres."),
+            (None, f"bound for {kind}: {numbers['bound']:.3g} — "
+                   + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"), ""),
+            ("argmax r = K-Means label", "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %", ""),
+            ("mean entropy of r", f"{numbers['mean_entropy'] + 0.0:.3g} nats",
+             f"0 = hard assignments; ln k = {math.log(k):.3g} = uniform."),
+            ("exactly-zero r_ij", f"{numbers['exact_zeros']:,} of {numbers['entries']:,}", ""),
+        ]
+        if numbers["nan_rows"]:
+            rows.append(("NaN rows of r", f"{numbers['nan_rows']:,}", ""))
+    if centres:
+        rows.append((None, centres, ""))
+    return metrics_html(rows)

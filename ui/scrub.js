@@ -1,0 +1,207 @@
+// The σ scrubber: a labelled range input that redraws a Plotly figure from precomputed levels.
+//
+// Payload (rbfviz/figures/scrub.py): gzip of  "RBFS" | u32 header length | header JSON | blobs.
+// Each level is a list of (path, value) pairs applied to the base figure, the HTML of the numbers
+// beside the plot and one sentence. This file only selects and draws: every number was computed and
+// formatted by the server. When the user stops moving σ (SETTLE_MS without input, pointer up),
+// the level is committed with setStateValue("level"), which reruns the page script once.
+const SETTLE_MS = 500;
+const TYPED = { f8: Float64Array, f4: Float32Array, u1: Uint8Array, u2: Uint16Array, u4: Uint32Array,
+                i1: Int8Array, i2: Int16Array, i4: Int32Array };
+const instances = new WeakMap();
+
+async function inflate(bytes) {
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+async function readPayload(bytes) {
+  const raw = await inflate(bytes);
+  if (String.fromCharCode(...raw.subarray(0, 4)) !== "RBFS") throw new Error("not a σ scrub payload");
+  const length = new DataView(raw.buffer, raw.byteOffset).getUint32(4, true);
+  const header = JSON.parse(new TextDecoder().decode(raw.subarray(8, 8 + length)));
+  const start = 8 + length + ((8 - ((8 + length) % 8)) % 8);
+  const buffer = raw.buffer.slice(raw.byteOffset + start);  // 8-aligned copy: typed views need alignment
+  const cache = new Map();
+  const blob = (index) => {
+    if (cache.has(index)) return cache.get(index);
+    const entry = header.blobs[index];
+    const Typed = TYPED[entry.dtype];
+    const count = entry.shape.reduce((a, b) => a * b, 1);
+    const flat = new Typed(buffer, entry.offset, count);
+    let value = flat;
+    if (entry.as === "rgb") {
+      value = [];
+      for (let i = 0; i < count; i += 3) value.push(`rgb(${flat[i]},${flat[i + 1]},${flat[i + 2]})`);
+    } else if (entry.shape.length === 2) {
+      const cols = entry.shape[1];
+      value = [];
+      for (let i = 0; i < entry.shape[0]; i++) value.push(flat.subarray(i * cols, (i + 1) * cols));
+    }
+    cache.set(index, value);
+    return value;
+  };
+  const decode = (value) => {
+    if (Array.isArray(value)) return value.map(decode);
+    if (value && typeof value === "object") {
+      if ("$blob" in value && Object.keys(value).length === 1) return blob(value.$blob);
+      const out = {};
+      for (const [key, item] of Object.entries(value)) out[key] = decode(item);
+      return out;
+    }
+    return value;
+  };
+  header.figure = decode(header.figure);
+  header.frames.forEach((frame) => { frame.set = frame.set.map(([path, value]) => [path, decode(value)]); });
+  return header;
+}
+
+// A copy of obj with value at path; every container on the path is copied so Plotly.react sees the change.
+function setPath(obj, path, value) {
+  const copy = Array.isArray(obj) ? obj.slice() : { ...obj };
+  const [key, ...rest] = path;
+  copy[key] = rest.length ? setPath(obj[key] ?? (typeof rest[0] === "number" ? [] : {}), rest, value) : value;
+  return copy;
+}
+
+function figureAt(payload, level) {
+  let fig = payload.figure;
+  for (const [path, value] of payload.frames[level].set) fig = setPath(fig, path, value);
+  return fig;
+}
+
+async function loadPlotly() {
+  // Streamlit's own Plotly bundle (the one st.plotly_chart uses) defines window.Plotly when loaded.
+  if (window.Plotly) return window.Plotly;
+  const main = document.querySelector('script[type="module"][src*="/static/js/index"]');
+  const url = new URL("__PLOTLY_CHUNK__", main ? main.src : new URL("static/js/", document.baseURI));
+  await import(/* @vite-ignore */ url.href);
+  if (!window.Plotly) throw new Error("Plotly did not load");
+  return window.Plotly;
+}
+
+// A child of the component's element: its innerHTML would also wipe the stylesheet Streamlit put there.
+function build(parent) {
+  const root = document.createElement("div");
+  parent.appendChild(root);
+  root.innerHTML = `
+    <div class="scrub">
+      <div class="scrub-control">
+        <label class="scrub-label"></label>
+        <input class="scrub-range" type="range" step="1">
+        <output class="scrub-value" aria-live="off"></output>
+      </div>
+      <div class="scrub-body">
+        <div class="scrub-plot"></div>
+        <div class="scrub-side"></div>
+      </div>
+      <p class="scrub-caption"></p>
+      <p class="scrub-error" role="alert" hidden></p>
+    </div>`;
+  return {
+    range: root.querySelector(".scrub-range"), label: root.querySelector(".scrub-label"),
+    value: root.querySelector(".scrub-value"), plot: root.querySelector(".scrub-plot"),
+    side: root.querySelector(".scrub-side"), caption: root.querySelector(".scrub-caption"),
+    error: root.querySelector(".scrub-error"),
+  };
+}
+
+export default function (component) {
+  const { data, parentElement, setStateValue, setTriggerValue, key } = component;
+  let inst = instances.get(parentElement);
+  if (!inst) {
+    inst = { els: build(parentElement), bytes: null, payload: null, level: null, timer: null, pointer: false };
+    instances.set(parentElement, inst);
+    const { range } = inst.els;
+    const commit = () => {
+      clearTimeout(inst.timer);
+      inst.timer = null;
+      if (inst.payload && inst.level !== inst.committed) {
+        inst.committed = inst.level;
+        setStateValue("level", inst.level);
+      }
+    };
+    const schedule = () => {
+      clearTimeout(inst.timer);
+      if (!inst.pointer) inst.timer = setTimeout(commit, SETTLE_MS);
+    };
+    range.addEventListener("input", () => {
+      if (!inst.payload) return;
+      show(inst, inst.payload.sigmas.length - 1 - Number(range.value));
+      schedule();
+    });
+    range.addEventListener("pointerdown", () => { inst.pointer = true; clearTimeout(inst.timer); });
+    const release = () => { if (inst.pointer) { inst.pointer = false; schedule(); } };
+    range.addEventListener("pointerup", release);
+    range.addEventListener("pointercancel", release);
+    window.addEventListener("pointerup", release);
+    inst.setTriggerValue = setTriggerValue;
+  }
+  const bytes = data instanceof Uint8Array ? data : new Uint8Array(data.buffer ?? data);
+  if (inst.bytes && inst.bytes.length === bytes.length && inst.bytes.every((b, i) => b === bytes[i])) return;
+  inst.bytes = bytes;
+  Promise.all([readPayload(bytes), loadPlotly()]).then(([payload]) => {
+    inst.payload = payload;
+    const { range, label } = inst.els;
+    const count = payload.sigmas.length;
+    range.min = 0;
+    range.max = count - 1;
+    label.textContent = payload.label;
+    parentElement.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
+    range.setAttribute("aria-label", payload.label);
+    inst.committed = levelFromAddress(payload);
+    show(inst, inst.committed);
+    if (payload.select) attachSelection(inst);
+  }).catch((err) => {
+    inst.els.error.hidden = false;
+    inst.els.error.textContent = `The σ figure could not be drawn (${err.message}). Reload the page.`;
+    console.error(err);
+  });
+}
+
+// The page script writes the committed σ into the address on every run, before this element is drawn.
+function levelFromAddress(payload) {
+  const sigma = Number(new URLSearchParams(window.location.search).get("sigma"));
+  if (!(sigma > 0)) return payload.initial ?? 0;
+  let best = 0;
+  payload.sigmas.forEach((s, i) => {
+    if (Math.abs(Math.log(s / sigma)) < Math.abs(Math.log(payload.sigmas[best] / sigma))) best = i;
+  });
+  return best;
+}
+
+function show(inst, level) {
+  const { payload, els } = inst;
+  level = Math.max(0, Math.min(payload.sigmas.length - 1, level));
+  inst.level = level;
+  const text = `σ = ${payload.texts[level]}`;
+  els.range.value = String(payload.sigmas.length - 1 - level);
+  els.range.setAttribute("aria-valuetext", text);
+  els.value.textContent = text;
+  const frame = payload.frames[level];
+  els.side.innerHTML = frame.side;
+  els.caption.innerHTML = frame.caption ? `<strong>In words:</strong> ${escapeHtml(frame.caption)}` : "";
+  const fig = figureAt(payload, level);
+  if (fig.layout.height) els.plot.style.minHeight = `${fig.layout.height}px`;  // no reflow while Plotly draws
+  window.Plotly.react(els.plot, fig.data, fig.layout, { responsive: true, ...payload.config });
+  els.plot.dataset.level = String(level);
+  els.plot.dataset.sigma = payload.texts[level];
+}
+
+function attachSelection(inst) {
+  const gd = inst.els.plot;
+  if (gd.dataset.selectionAttached) return;
+  gd.dataset.selectionAttached = "1";
+  const send = (event) => {
+    const ids = inst.payload.point_ids;
+    const points = (event?.points ?? []).filter((p) => p.curveNumber === 0)
+      .map((p) => (ids ? ids[p.pointNumber] : p.pointNumber));
+    if (points.length) inst.setTriggerValue("selected", points);
+  };
+  gd.on("plotly_click", send);
+  gd.on("plotly_selected", send);
+}
+
+function escapeHtml(text) {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
