@@ -1,44 +1,83 @@
-"""A classroom's load: N students, each in a real Streamlit session, open the Explorer and change σ.
+"""A classroom's load: N students, each in a real Streamlit session, open the Explorer and commit σ.
 
-    .venv/bin/python bench/load.py --sessions 40                  # starts its own server
+    .venv/bin/python bench/load.py --mode lecture                 # 120 students over 30 s (issue 9)
+    .venv/bin/python bench/load.py --mode classroom               # 40 students within 5 s (issue 9)
     .venv/bin/python bench/load.py --sessions 40 --port 8501      # against a running server
     .venv/bin/python bench/load.py --sessions 5 --settle 5 --json out.json
 
+Modes (every flag given explicitly overrides the mode's value):
+
+| mode | students | arrive within | commits each | think | targets |
+|---|---|---|---|---|---|
+| lecture | 120 | 30 s | 3 | 2–6 s | first open p95 ≤ 3 s, commit → updated page p95 ≤ 1 s, 0 errors, RSS 60 s later ≤ +20 % |
+| classroom | 40 | 5 s | 5 | 0.5–2 s | commit → updated page p95 ≤ 0.5 s (and 0 errors, RSS ≤ +20 %) |
+| default | 40 | 10 s | 5 | 0.5–2 s | the old issue 4 targets: commit p95 ≤ 2 s, 0 errors, RSS ≤ +20 % |
+
 Each simulated student speaks Streamlit's own protocol, as the browser does (streamlit 1.67,
-frontend `connectToWebSocket` and server `starlette_websocket.py`):
+frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
+`starlette_websocket.py`):
 
 1. GET /_stcore/health and /_stcore/host-config (the frontend's pings); the health response sets
    the `_streamlit_xsrf` cookie.
 2. Open ws://HOST:PORT/_stcore/stream with subprotocols ["streamlit", <xsrf cookie value>], the
    cookie and a same-origin Origin header.
-3. Send a BackMsg `rerun_script` with `page_name="Explorer"` (pages/1_Explorer.py) and the page's
-   query string; read ForwardMsgs until `script_finished`. This runs the real page script: a plain
-   GET of `/` runs nothing.
-4. Change σ five times: the same rerun with the query string the server last wrote (the browser's
-   address) and `sigma=` set to another value of the σ slider's grid (random neighbours, 1–3 grid
-   steps away, seeded per student), with a think time between changes.
+3. **First open**: BackMsg `rerun_script` with `page_name="Explorer"` (pages/1_Explorer.py) and the
+   page's query string; read ForwardMsgs until `script_finished`. This runs the real page script.
+   The page mounts the σ scrubber, a Streamlit v2 component (ui/scrub.py): a `bidi_component`
+   element whose `bytes` are the gzip payload of every σ (rbfviz/figures/scrub.py). The σ grid is
+   read from that payload (`read_payload(...)["sigmas"]`; the module file is loaded on its own so
+   this client does not import torch through `rbfviz/__init__`).
+4. **Commits**: in the browser, moving σ runs nothing on the server; when the scrub settles the
+   component calls `setStateValue("level", i)`, which sends one `rerun_script` whose `widget_states`
+   hold, for the component's widget id (the element's `bidi_component.id`), `json_value`
+   = `{"level": i}`, with the address the server last wrote (`page_info_changed`, still carrying
+   the previous σ) as `query_string`. The callback in ui/scrub.py then sets σ = grid[i]. That is
+   what is sent here, `--changes` times per student, to a level 1–3 grid steps from the current one
+   (seeded per student), after a think time. Only the component's widget state is sent: the browser
+   also resends the other widgets' unchanged values, which the server keeps anyway when absent.
+5. **Message cache, as the browser's**: every received ForwardMsg marked `metadata.cacheable` is kept
+   by its hash; each `rerun_script` lists the kept hashes in `cached_message_hashes`, and the server
+   then sends a `ref_hash` reference instead of an unchanged big element (the payload). A reference
+   is resolved from the cache (a miss is an error, as in the browser). Entries unused for more than
+   `max_cached_message_age` finished runs (from `new_session`, 2) are dropped, as the frontend does.
 
-What is timed: from sending the change to receiving the delta that carries the new plotly chart
-(checked: its title shows the new σ) — "change → updated figure", the target; and to
-`script_finished` (the page's numbers and text below the figure included).
+What is timed:
+* **first open**: connect (pings + websocket) → `script_finished` of the first run (the whole page,
+  the σ payload included);
+* **commit → updated page**, the target: from sending the commit to receiving the page's markdown
+  "**Downloads at σ = <σ:.3g>**" for the committed σ. It comes after the sidebar's "σ = <σ:.3g>: …"
+  and after the scrubber in script order, so everything above it is already updated; also reported
+  up to `script_finished` (the explanation panel below included).
+* **server script time of a first open on a warm server** (issue 9 item 4, target ≤ 60 ms): before the
+  class, `--probe-opens` fresh sessions open the Explorer one after another on the idle server with
+  the payload already cached (the warm-up student built it). Streamlit writes no per-run timing to
+  its log, so this is measured from the client: `new_session` (sent when the script starts) →
+  `script_finished` (sent when the script has ended, before the post-run GC); it includes
+  serialising and sending the page's messages over loopback. send → `script_finished` is reported
+  too (adds the request's queueing and session set-up).
+* **bytes**: the sum of the sizes of the websocket messages (serialised ForwardMsgs) received, per
+  first open and per commit.
 
 An error is any of: connection failure, a run that does not finish within --timeout, a run that
-ends other than FINISHED_SUCCESSFULLY, an exception or error box in the page, or a figure missing or
-showing the wrong σ.
+ends other than FINISHED_SUCCESSFULLY, an exception or error box in the page, a first open without
+the scrubber, its payload or the σ in the address, a `ref_hash` this client does not hold, and a
+commit after which the sidebar markdown, the downloads markdown or the address (`sigma=`) does not
+show the committed σ.
 
 Memory: the server's resident set size (VmRSS in /proc/PID/status), sampled every 0.25 s:
 baseline after a warm-up student (imports done, caches warm for the default data), peak during the
 load, and --settle seconds (default 60) after every session has closed. Python rarely returns freed
 memory to the OS, so "after" bounds what the sessions left behind (session state, cache entries).
 
-Targets on the 2-core machine (issue 4): 40 sessions, zero errors, p95 ≤ 2 s, RSS after within 20 %
-of the baseline. `--check` makes the exit code say whether they were met.
+`--check` makes the exit code say whether the mode's targets were met.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
+import math
 import os
 import random
 import signal
@@ -47,7 +86,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode
 
@@ -58,10 +97,41 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "Explorer"                 # url path of pages/1_Explorer.py
-SIGMA_LABEL = "σ (log scale)"     # the sidebar's σ select_slider (ui/page.py)
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
-TARGET_P95 = 2.0                  # seconds, change → updated figure
+FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
+DOWNLOADS_PREFIX = "**Downloads at σ = "   # pages/1_Explorer.py, written after the scrubber
+SIDEBAR_MARK = ": move it with the σ slider"  # ui/page.py _sigma_control(on_figure=True)
 TARGET_MEMORY = 1.20              # RSS after / warm baseline
+TARGET_SCRIPT_SECONDS = 0.060     # issue 9 item 4: a first open's script time on a warm server
+
+MODES = {
+    "default": dict(sessions=40, arrival_seconds=10.0, changes=5, think=(0.5, 2.0),
+                    targets=dict(commit_p95=2.0, open_p95=None)),
+    "lecture": dict(sessions=120, arrival_seconds=30.0, changes=3, think=(2.0, 6.0),
+                    targets=dict(commit_p95=1.0, open_p95=3.0)),
+    "classroom": dict(sessions=40, arrival_seconds=5.0, changes=5, think=(0.5, 2.0),
+                      targets=dict(commit_p95=0.5, open_p95=None)),
+}
+
+
+def _load_scrub_codec():
+    """rbfviz/figures/scrub.py on its own (numpy + plotly), without rbfviz/__init__'s torch import."""
+    spec = importlib.util.spec_from_file_location("_rbfviz_scrub_codec", ROOT / "rbfviz" / "figures" / "scrub.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+SCRUB = _load_scrub_codec()
+_GRIDS: dict[str, list[float]] = {}   # payload's message hash → σ grid (decoded once per distinct payload)
+
+
+def payload_grid(key: str, payload: bytes) -> list[float]:
+    """The σ grid of a scrubber payload, level order (header["sigmas"])."""
+    if key not in _GRIDS:
+        _GRIDS[key] = [float(s) for s in SCRUB.read_payload(payload)["sigmas"]]
+    return _GRIDS[key]
 
 
 # --- the server -----------------------------------------------------------------------------------
@@ -204,29 +274,35 @@ class RssMonitor:
 
 @dataclass
 class Run:
-    """What one script run sent back."""
+    """What one script run sent back (times in seconds from sending the rerun_script)."""
 
-    seconds_to_figure: float | None = None      # send → the plotly chart delta
-    seconds_to_finished: float | None = None    # send → script_finished
-    figure_title: str = ""
+    to_new_session: float | None = None
+    to_sidebar: float | None = None            # the sidebar's "σ = …: move it with the σ slider" markdown
+    to_downloads: float | None = None          # "**Downloads at σ = …**": the updated page
+    to_component: float | None = None          # the scrubber element
+    to_finished: float | None = None
+    sidebar_text: str = ""
+    downloads_text: str = ""
     status: int | None = None
-    query: dict = field(default_factory=dict)   # the address the server wrote last
-    sigma_options: list[str] = field(default_factory=list)
+    query: dict = field(default_factory=dict)  # the address the server wrote last
+    component_id: str = ""
+    grid: list[float] = field(default_factory=list)
+    ws_bytes: int = 0                          # every websocket message received in this run
+    messages: int = 0
+    refs: int = 0                              # ref_hash messages (an element the client already holds)
     problems: list[str] = field(default_factory=list)
 
 
-def _figure_title(spec: str) -> str:
-    title = json.loads(spec).get("layout", {}).get("title", "")
-    return title.get("text", "") if isinstance(title, dict) else str(title)
-
-
 class Session:
-    """One browser tab's worth of Streamlit protocol over one websocket."""
+    """One browser tab's worth of Streamlit protocol over one websocket, with the browser's message cache."""
 
     def __init__(self, base_url: str, timeout: float):
         self.base_url = base_url
         self.timeout = timeout
         self.ws = None
+        self.cache: dict[str, list] = {}   # hash → [raw bytes, run count when last used]
+        self.run_count = 0
+        self.max_age = 2                   # new_session.config.max_cached_message_age
 
     async def connect(self) -> None:
         def pings() -> str:
@@ -243,39 +319,90 @@ class Session:
             ws_url, subprotocols=["streamlit", xsrf], max_size=None, open_timeout=self.timeout,
             additional_headers={"Cookie": cookie, "Origin": self.base_url})
 
-    async def run(self, query: dict, page: str = PAGE) -> Run:
-        """Rerun ``page`` with this address query; read until script_finished."""
+    def _receive(self, raw: bytes, result: Run) -> ForwardMsg:
+        """Parse one message; keep it if cacheable; resolve a ref_hash from the cache (ForwardMsgCache)."""
+        fwd = ForwardMsg()
+        fwd.ParseFromString(raw)
+        if fwd.WhichOneof("type") == "ref_hash":
+            result.refs += 1
+            entry = self.cache.get(fwd.ref_hash)
+            if entry is None:
+                result.problems.append(f"ref_hash {fwd.ref_hash} not in this client's cache")
+                return fwd
+            entry[1] = self.run_count
+            cached = ForwardMsg()
+            cached.ParseFromString(entry[0])
+            cached.metadata.CopyFrom(fwd.metadata)  # the reference carries the delta's place
+            return cached
+        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self.cache:
+            self.cache[fwd.hash] = [raw, self.run_count]
+        return fwd
+
+    def _run_finished(self, status: int) -> None:
+        if status == FINISHED_EARLY:
+            return
+        self.run_count += 1
+        for key in [k for k, (_, used) in self.cache.items() if self.run_count - used > self.max_age]:
+            del self.cache[key]
+
+    async def run(self, query: dict, level: int | None = None, component_id: str = "", page: str = PAGE) -> Run:
+        """Rerun ``page`` with this address query (and, for a commit, the scrubber's widget state);
+        read until script_finished."""
         msg = BackMsg()
         msg.rerun_script.query_string = urlencode(query)
         msg.rerun_script.page_name = page
+        msg.rerun_script.cached_message_hashes.extend(self.cache)
+        if level is not None:
+            widget = msg.rerun_script.widget_states.widgets.add()
+            widget.id = component_id
+            widget.json_value = json.dumps({"level": level})
         result = Run()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         async with asyncio.timeout(self.timeout):
             while True:
-                fwd = ForwardMsg()
-                fwd.ParseFromString(await self.ws.recv())
+                raw = await self.ws.recv()
+                result.ws_bytes += len(raw)
+                result.messages += 1
+                fwd = self._receive(raw, result)
                 kind = fwd.WhichOneof("type")
-                if kind == "page_info_changed":
+                if kind == "new_session":
+                    result.to_new_session = time.perf_counter() - t0
+                    if fwd.new_session.config.max_cached_message_age:
+                        self.max_age = fwd.new_session.config.max_cached_message_age
+                elif kind == "page_info_changed":
                     result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
                 elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                    self._read_element(fwd.delta.new_element, result, t0)
+                    self._read_element(fwd, result, t0)
                 elif kind == "script_finished":
-                    result.seconds_to_finished = time.perf_counter() - t0
+                    result.to_finished = time.perf_counter() - t0
                     result.status = fwd.script_finished
+                    self._run_finished(fwd.script_finished)
                     if fwd.script_finished != FINISHED_OK:
                         result.problems.append(
                             f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}")
                     return result
 
     @staticmethod
-    def _read_element(element, result: Run, t0: float) -> None:
+    def _read_element(fwd: ForwardMsg, result: Run, t0: float) -> None:
+        element = fwd.delta.new_element
         kind = element.WhichOneof("type")
-        if kind == "plotly_chart" and result.seconds_to_figure is None:
-            result.seconds_to_figure = time.perf_counter() - t0
-            result.figure_title = _figure_title(element.plotly_chart.spec)
-        elif kind == "slider" and element.slider.label == SIGMA_LABEL:
-            result.sigma_options = list(element.slider.options)
+        now = time.perf_counter() - t0
+        if kind == "markdown":
+            body = element.markdown.body
+            if body.startswith(DOWNLOADS_PREFIX) and result.to_downloads is None:
+                result.to_downloads, result.downloads_text = now, body
+            elif body.startswith("σ = ") and SIDEBAR_MARK in body and result.to_sidebar is None:
+                result.to_sidebar, result.sidebar_text = now, body
+        elif kind == "bidi_component" and result.to_component is None:
+            result.to_component = now
+            result.component_id = element.bidi_component.id
+            if element.bidi_component.WhichOneof("data") == "bytes":
+                try:
+                    result.grid = payload_grid(fwd.hash or str(hash(element.bidi_component.bytes)),
+                                               element.bidi_component.bytes)
+                except Exception as exc:  # noqa: BLE001
+                    result.problems.append(f"unreadable scrubber payload: {type(exc).__name__}: {exc}")
         elif kind == "exception":
             result.problems.append(f"exception box: {element.exception.type}: {element.exception.message}")
         elif kind == "alert" and element.alert.format == Alert.ERROR:
@@ -286,28 +413,50 @@ class Session:
             await self.ws.close()
 
 
+def shows_sigma(run: Run, sigma: float) -> list[str]:
+    """What the page does not show of the committed σ: sidebar markdown, downloads markdown, address."""
+    text = f"σ = {sigma:.3g}"
+    missing = []
+    if not run.sidebar_text.startswith(text + ":"):
+        missing.append(f"sidebar shows {run.sidebar_text[:40]!r}")
+    if not run.downloads_text.startswith(f"**Downloads at {text}**"):
+        missing.append(f"downloads heading shows {run.downloads_text[:40]!r}")
+    try:
+        if f"{float(run.query.get('sigma', 'nan')):.3g}" != f"{sigma:.3g}":
+            missing.append(f"address has sigma={run.query.get('sigma')}")
+    except ValueError:
+        missing.append(f"address has sigma={run.query.get('sigma')!r}")
+    return missing
+
+
 # --- one student ----------------------------------------------------------------------------------
 
 @dataclass
 class StudentResult:
     index: int
-    open_seconds: float | None = None           # connect + first run until the figure
-    change_to_figure: list[float] = field(default_factory=list)
-    change_to_finished: list[float] = field(default_factory=list)
-    figures_ok: int = 0                          # changes answered with a figure at the new σ
+    open_seconds: float | None = None           # connect + first run until script_finished
+    open_bytes: int | None = None
+    commit_to_page: list[float] = field(default_factory=list)      # → downloads markdown at the new σ
+    commit_to_finished: list[float] = field(default_factory=list)
+    commit_bytes: list[int] = field(default_factory=list)
+    commit_refs: list[int] = field(default_factory=list)
+    commits_ok: int = 0                          # commits answered by a page showing the new σ
     errors: list[str] = field(default_factory=list)
 
 
-def next_sigma(options: list[str], current: str, rng: random.Random) -> str:
-    """Another value of the σ grid, 1–3 steps from the current one (kept inside the grid)."""
-    i = options.index(current) if current in options else len(options) // 2
-    steps = [s for s in (-3, -2, -1, 1, 2, 3) if 0 <= i + s < len(options)]
-    return options[i + rng.choice(steps)]
+def nearest_level(grid: list[float], sigma: float) -> int:
+    return min(range(len(grid)), key=lambda i: abs(math.log(grid[i] / sigma)))
+
+
+def next_level(count: int, current: int, rng: random.Random) -> int:
+    """Another level of the σ grid, 1–3 steps from the current one (kept inside the grid)."""
+    steps = [s for s in (-3, -2, -1, 1, 2, 3) if 0 <= current + s < count]
+    return current + rng.choice(steps)
 
 
 async def student(index: int, base_url: str, start_query: dict, changes: int, think: tuple[float, float],
                   delay: float, timeout: float, seed: int = 0) -> StudentResult:
-    """Arrive after ``delay`` s, open the Explorer, change σ ``changes`` times, leave."""
+    """Arrive after ``delay`` s, open the Explorer, commit σ ``changes`` times, leave."""
     await asyncio.sleep(delay)
     result = StudentResult(index)
     rng = random.Random(seed * 100_003 + index)
@@ -317,27 +466,29 @@ async def student(index: int, base_url: str, start_query: dict, changes: int, th
         await session.connect()
         first = await session.run(start_query)
         result.open_seconds = time.perf_counter() - t0
+        result.open_bytes = first.ws_bytes
         result.errors += first.problems
-        if first.seconds_to_figure is None or not first.sigma_options or "sigma" not in first.query:
-            result.errors.append(f"the Explorer opened without its figure or σ slider ({first.figure_title!r})")
+        if not first.component_id or not first.grid or "sigma" not in first.query:
+            result.errors.append("the Explorer opened without its σ scrubber, its payload or σ in the address")
             return result
-        query = first.query
+        query, grid = first.query, first.grid
+        level = nearest_level(grid, float(query["sigma"]))
         for _ in range(changes):
             await asyncio.sleep(rng.uniform(*think))
-            sigma = next_sigma(first.sigma_options, query["sigma"], rng)
-            run = await session.run({**query, "sigma": sigma})
+            level = next_level(len(grid), level, rng)
+            run = await session.run(query, level=level, component_id=first.component_id)
             result.errors += run.problems
-            expected = f"σ = {float(sigma):.3g}"
-            if run.seconds_to_figure is None:
-                result.errors.append(f"no figure after changing σ to {sigma}")
-            elif expected not in run.figure_title:
-                result.errors.append(f"figure shows {run.figure_title!r} after changing σ to {sigma}")
+            missing = shows_sigma(run, grid[level])
+            if missing:
+                result.errors.append(f"after committing σ = {grid[level]:.3g}: " + "; ".join(missing))
             else:
-                result.figures_ok += 1
-                result.change_to_figure.append(run.seconds_to_figure)
-            if run.seconds_to_finished is not None:
-                result.change_to_finished.append(run.seconds_to_finished)
-            query = run.query or {**query, "sigma": sigma}
+                result.commits_ok += 1
+                result.commit_to_page.append(run.to_downloads)
+            if run.to_finished is not None:
+                result.commit_to_finished.append(run.to_finished)
+            result.commit_bytes.append(run.ws_bytes)
+            result.commit_refs.append(run.refs)
+            query = run.query or query
     except TimeoutError:
         result.errors.append(f"no script_finished within {timeout:.0f} s")
     except Exception as exc:  # noqa: BLE001 — every failure of a session is counted and reported
@@ -348,6 +499,25 @@ async def student(index: int, base_url: str, start_query: dict, changes: int, th
         except Exception as exc:  # noqa: BLE001
             result.errors.append(f"closing: {type(exc).__name__}: {exc}")
     return result
+
+
+async def probe_script_time(base_url: str, opens: int, timeout: float) -> dict:
+    """Fresh sessions open the Explorer one after another on the idle, warm server (payload cached)."""
+    script, total, problems = [], [], []
+    for _ in range(opens):
+        session = Session(base_url, timeout)
+        try:
+            await session.connect()
+            run = await session.run({})
+            problems += run.problems
+            if run.to_new_session is not None and run.to_finished is not None:
+                script.append(run.to_finished - run.to_new_session)
+                total.append(run.to_finished)
+        finally:
+            await session.close()
+        await asyncio.sleep(0.3)
+    return {"opens": opens, "new_session_to_finished": summary(script), "send_to_finished": summary(total),
+            "problems": problems}
 
 
 # --- the classroom --------------------------------------------------------------------------------
@@ -369,14 +539,15 @@ def summary(values: list[float]) -> dict:
 
 
 async def classroom(args, base_url: str, pid: int | None) -> dict:
-    """Warm up with one student, take the baseline, then run ``args.waves`` waves of students (each
-    wave: arrive, work, leave, ``args.settle`` s of quiet). A per-session leak shows as RSS that
-    keeps rising from wave to wave; bounded caches level off."""
+    """Warm up with one student, probe a warm first open's script time, take the baseline, then run
+    ``args.waves`` waves of students (each wave: arrive, work, leave, ``args.settle`` s of quiet).
+    A per-session leak shows as RSS that keeps rising from wave to wave; bounded caches level off."""
     monitor = RssMonitor(pid)
     monitor.start()
     warm = await student(-1, base_url, {}, args.changes, (0.0, 0.0), 0.0, args.timeout, args.seed)
     if warm.errors:
         raise RuntimeError(f"the warm-up student failed: {warm.errors}")
+    probe = await probe_script_time(base_url, args.probe_opens, args.timeout) if args.probe_opens else None
     await asyncio.sleep(2.0)
     baseline = monitor.now()
     cache_baseline = cache_mb(base_url)
@@ -404,36 +575,48 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
     # Streamlit keeps a closed tab's session for server.disconnectedSessionTTL seconds (60 in our
     # config) and reaps expired ones lazily, on the next write to its session store. One more short
     # visit triggers that; the last sample shows what remains once the sessions are really gone.
-    probe = await student(-2, base_url, {}, 0, (0.0, 0.0), 0.0, args.timeout, args.seed)
+    reaper = await student(-2, base_url, {}, 0, (0.0, 0.0), 0.0, args.timeout, args.seed)
     await asyncio.sleep(5.0)
     after_reap = monitor.now()
     await monitor.stop()
 
-    figure = [t for r in results for t in r.change_to_figure]
-    finished = [t for r in results for t in r.change_to_finished]
+    commit = [t for r in results for t in r.commit_to_page]
+    finished = [t for r in results for t in r.commit_to_finished]
+    opens = [r.open_seconds for r in results if r.open_seconds is not None]
     errors = [f"student {r.index}: {e}" for r in results for e in r.errors]
     after = waves[-1]["after_settle"]
+    targets = MODES[args.mode]["targets"]
     report = {
-        "sessions": args.sessions, "waves": args.waves, "changes": args.changes,
+        "mode": args.mode, "sessions": args.sessions, "waves": args.waves, "changes": args.changes,
         "arrival_seconds": args.arrival_seconds, "think": list(args.think), "distinct_data": args.distinct_data,
         "warmup_open_seconds": warm.open_seconds,
-        "open": summary([r.open_seconds for r in results if r.open_seconds is not None]),
-        "change_to_figure": summary(figure),
-        "change_to_finished": summary(finished),
+        "warm_first_open_script": probe,
+        "open": summary(opens),
+        "commit_to_page": summary(commit),
+        "commit_to_finished": summary(finished),
+        "bytes": {"first_open": summary([float(r.open_bytes) for r in results if r.open_bytes is not None]),
+                  "commit": summary([float(b) for r in results for b in r.commit_bytes]),
+                  "commit_refs": summary([float(n) for r in results for n in r.commit_refs]),
+                  "warmup_first_open": warm.open_bytes},
         "errors": errors,
-        "sessions_with_all_figures": sum(r.figures_ok == args.changes for r in results),
-        "figures_per_session": [r.figures_ok for r in results],
+        "sessions_with_all_commits": sum(r.commits_ok == args.changes for r in results),
+        "commits_per_session": [r.commits_ok for r in results],
         "rss_mb": {"pid": pid, "baseline": baseline, "peak": max((w["peak"] for w in waves if w["peak"]), default=None),
                    "after_settle": after, "settle_seconds": args.settle, "waves": waves,
                    "cache_baseline": cache_baseline, "cache_after": waves[-1]["cache_after"],
-                   "after_reap": after_reap, "reap_probe_errors": probe.errors},
+                   "after_reap": after_reap, "reap_probe_errors": reaper.errors},
         "rss_samples": [(t, v) for t, v in monitor.samples if t >= t_first],
         "active_sessions_after": active_sessions(base_url),
+        "target_values": {"commit_p95": targets["commit_p95"], "open_p95": targets["open_p95"],
+                          "memory_ratio": TARGET_MEMORY, "script_seconds": TARGET_SCRIPT_SECONDS},
     }
     report["targets"] = {
         "zero_errors": not errors,
-        "p95_figure_le_2s": figure != [] and report["change_to_figure"]["p95"] <= TARGET_P95,
+        "commit_p95": commit != [] and report["commit_to_page"]["p95"] <= targets["commit_p95"],
+        "open_p95": None if targets["open_p95"] is None else (opens != [] and report["open"]["p95"] <= targets["open_p95"]),
         "memory_within_20pct": (None if baseline is None or after is None else after <= TARGET_MEMORY * baseline),
+        "warm_open_script": (None if not probe or probe["new_session_to_finished"]["p50"] is None
+                             else probe["new_session_to_finished"]["p50"] <= TARGET_SCRIPT_SECONDS),
     }
     return report
 
@@ -463,19 +646,33 @@ def _fmt(x, unit="s", digits=3) -> str:
     return "n/a" if x is None else f"{x:.{digits}g} {unit}"
 
 
+def _kb(x) -> str:
+    return "n/a" if x is None else f"{x / 1e3:.1f} kB"
+
+
 def print_report(r: dict) -> None:
     total = r["sessions"] * r["waves"]
-    print(f"\n{r['sessions']} sessions arriving over {r['arrival_seconds']:g} s"
+    print(f"\nmode {r['mode']}: {r['sessions']} sessions arriving over {r['arrival_seconds']:g} s"
           + (f", {r['waves']} waves" if r["waves"] > 1 else "")
-          + f", {r['changes']} σ changes each, think {r['think'][0]:g}–{r['think'][1]:g} s"
+          + f", {r['changes']} σ commits each, think {r['think'][0]:g}–{r['think'][1]:g} s"
           + (", every student on their own data set" if r["distinct_data"] else ", the default data set")
           + f" (warm-up student's open {_fmt(r['warmup_open_seconds'])})")
-    for key, what in (("open", "open the Explorer (connect → first run done)"),
-                      ("change_to_figure", "σ change → updated figure delta"),
-                      ("change_to_finished", "σ change → script_finished")):
+    p = r["warm_first_open_script"]
+    if p:
+        a, b = p["new_session_to_finished"], p["send_to_finished"]
+        print(f"  warm server, a first open's script time ({p['opens']} opens, payload cached): new_session → "
+              f"script_finished p50 {_fmt(a['p50'])} max {_fmt(a['max'])}; send → script_finished p50 "
+              f"{_fmt(b['p50'])} max {_fmt(b['max'])}")
+    for key, what in (("open", "first open (connect → script_finished)"),
+                      ("commit_to_page", "σ commit → updated page (downloads markdown)"),
+                      ("commit_to_finished", "σ commit → script_finished")):
         s = r[key]
         print(f"  {what:<46} n={s['n']:<4} p50 {_fmt(s['p50'])}  p95 {_fmt(s['p95'])}  max {_fmt(s['max'])}")
-    print(f"  sessions with all {r['changes']} updated figures: {r['sessions_with_all_figures']} of {total}")
+    by = r["bytes"]
+    print(f"  bytes received: first open p50 {_kb(by['first_open']['p50'])} (max {_kb(by['first_open']['max'])}), "
+          f"commit p50 {_kb(by['commit']['p50'])} (max {_kb(by['commit']['max'])}); "
+          f"ref_hash references per commit p50 {by['commit_refs']['p50']}")
+    print(f"  sessions with all {r['changes']} commits shown: {r['sessions_with_all_commits']} of {total}")
     print(f"  errors: {len(r['errors'])}")
     for e in r["errors"][:20]:
         print(f"    {e}")
@@ -491,33 +688,44 @@ def print_report(r: dict) -> None:
               f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)})")
     print(f"  after one more short visit (Streamlit reaps sessions closed > TTL ago): {mb(m['after_reap'])}")
     print(f"  active sessions after: {r['active_sessions_after']}")
-    t = r["targets"]
-    print(f"  targets: zero errors {'✓' if t['zero_errors'] else '✗'} · p95 ≤ {TARGET_P95:g} s "
-          f"{'✓' if t['p95_figure_le_2s'] else '✗'} · memory within 20 % "
-          f"{'n/a' if t['memory_within_20pct'] is None else '✓' if t['memory_within_20pct'] else '✗'}")
+    t, v = r["targets"], r["target_values"]
+
+    def mark(x):
+        return "n/a" if x is None else "✓" if x else "✗"
+    print(f"  targets: zero errors {mark(t['zero_errors'])} · commit p95 ≤ {v['commit_p95']:g} s {mark(t['commit_p95'])}"
+          + ("" if v["open_p95"] is None else f" · first open p95 ≤ {v['open_p95']:g} s {mark(t['open_p95'])}")
+          + f" · memory within 20 % {mark(t['memory_within_20pct'])}"
+          + f" · warm first open script p50 ≤ {1000 * v['script_seconds']:.0f} ms {mark(t['warm_open_script'])}")
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--sessions", type=int, default=40, help="concurrent students (default 40)")
+    p.add_argument("--mode", choices=sorted(MODES), default="default",
+                   help="lecture (120 over 30 s, 3 commits, think 2–6 s), classroom (40 within 5 s, 5 commits) or "
+                        "default (40 over 10 s, 5 commits); the flags below override its values")
+    p.add_argument("--sessions", type=int, help="concurrent students")
     p.add_argument("--port", type=int, help="a running server's port on 127.0.0.1 (default: start one)")
     p.add_argument("--pid", type=int, help="the running server's pid (default: found from --port)")
-    p.add_argument("--arrival-seconds", type=float, default=10.0,
-                   help="students arrive evenly over this many seconds (default 10)")
-    p.add_argument("--changes", type=int, default=5, help="σ changes per student (default 5)")
-    p.add_argument("--think", type=float, nargs=2, default=(0.5, 2.0), metavar=("MIN", "MAX"),
-                   help="think time between changes, uniform in seconds (default 0.5 2.0)")
+    p.add_argument("--arrival-seconds", type=float, help="students arrive evenly over this many seconds")
+    p.add_argument("--changes", type=int, help="σ commits per student")
+    p.add_argument("--think", type=float, nargs=2, metavar=("MIN", "MAX"),
+                   help="think time before each commit, uniform in seconds")
     p.add_argument("--settle", type=float, default=60.0,
                    help="seconds after all sessions closed before the last memory sample (default 60)")
     p.add_argument("--waves", type=int, default=1,
                    help="repeat the whole class this many times on the same server (a leak grows per wave)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per run (default 60)")
+    p.add_argument("--probe-opens", type=int, default=10,
+                   help="fresh first opens on the idle warm server before the class, for the script time (default 10)")
     p.add_argument("--distinct-data", action="store_true",
                    help="each student uses their own data seed (every computation a cache miss)")
     p.add_argument("--seed", type=int, default=0, help="seed of the students' σ choices")
     p.add_argument("--json", type=Path, help="also write the full report here")
     p.add_argument("--check", action="store_true", help="exit 1 unless every target is met")
     args = p.parse_args(argv)
+    for name, value in MODES[args.mode].items():
+        if name != "targets" and getattr(args, name) is None:
+            setattr(args, name, value)
 
     # a plain `kill` of this script still stops the server it started (the finally below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

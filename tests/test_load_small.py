@@ -1,8 +1,12 @@
 """A small classroom in CI: bench/load.py starts a server and runs 5 real Streamlit sessions (websocket
-protocol, the Explorer's script runs), each changing σ five times.
+protocol, the Explorer's script runs), each committing σ five times as the browser's σ scrubber does
+(a rerun with the component's widget state {"level": i}, the scrubber payload sent once and then
+referenced from the client's message cache).
 
-Asserted: no errors (every run finished successfully, no exception or error box), every session got
-the updated figure for each change (its title shows the new σ), and bounded memory.
+Asserted: no errors (every run finished successfully, no exception or error box, no unresolvable
+message reference), every session's every commit came back as a page showing the committed σ (the
+sidebar's "σ = …", the "Downloads at σ = …" heading and sigma= in the address), commits resend no
+payload, and bounded memory.
 
 The memory bound. After the sessions close, the server's RSS may exceed the warm baseline by (a) the
 st.cache entries the students added (reported by the server itself, /_stcore/metrics
@@ -24,18 +28,20 @@ SESSIONS, CHANGES = 5, 5
 NON_CACHE_GROWTH_MB = 80.0
 
 
-def test_five_students_get_their_figures_without_errors_or_leaks(tmp_path):
+def test_five_students_commit_sigma_without_errors_or_leaks(tmp_path):
     report_path = tmp_path / "load.json"
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "load.py"), "--sessions", str(SESSIONS), "--changes", str(CHANGES),
-         "--arrival-seconds", "2", "--think", "0.2", "0.6", "--settle", "5", "--json", str(report_path)],
+         "--arrival-seconds", "2", "--think", "0.2", "0.6", "--settle", "5", "--probe-opens", "2", "--json", str(report_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads(report_path.read_text())
 
     assert report["errors"] == [], report["errors"]
-    assert report["figures_per_session"] == [CHANGES] * SESSIONS
-    assert report["change_to_figure"]["n"] == SESSIONS * CHANGES
+    assert report["commits_per_session"] == [CHANGES] * SESSIONS
+    assert report["commit_to_page"]["n"] == SESSIONS * CHANGES
+    # the payload travels once per session: a commit gets a reference to it, not the bytes again
+    assert report["bytes"]["commit"]["max"] < report["bytes"]["first_open"]["p50"] / 4, report["bytes"]
     assert report["active_sessions_after"] == 0
 
     rss = report["rss_mb"]
