@@ -14,23 +14,38 @@ then reads ForwardMsgs until ``script_finished``.
   annealing store included), then a new session opens the view at the default settings (blobs,
   n = 500, k = 4, softmax, float64, the default σ): everything the view needs is computed, the
   annealing path and collapse study included.
-* **σ change**: ``--reruns`` reruns of the same session, each with the address the server wrote and
-  ``sigma=`` set to another value of the σ slider's grid, walking the grid outward from the
-  default (a new σ every time: σ-keyed caches miss, setting-keyed caches hit). Time = send → the
-  ``script_finished`` message: the server's whole rerun, serialisation and loopback included.
-* **bytes**: per rerun, the sum of ``plotly_chart.spec`` JSON sizes in the deltas actually sent
-  (an unchanged element the server has already sent to this session comes back as a reference, not
-  resent), and all websocket bytes received.
+* **σ change**: ``--reruns`` changes in the same session, walking the σ grid outward from the
+  default (a new σ every time: σ-keyed caches miss, setting-keyed caches hit).
+  - Explorer: σ lives on the figure (ui/scrub.py, a Streamlit v2 component scrubbed in the browser
+    without the server). A change is the scrubber's settle commit, as the browser sends it: a
+    ``rerun_script`` with the address the server last wrote and, for the component's widget id,
+    ``json_value`` = ``{"level": i}``. The σ grid comes from the component's payload
+    (``header["sigmas"]``). Scrubbing between commits costs the server nothing and is not measured here.
+  - Annealing, Stability, Equivalence: still the sidebar σ slider; a change is the rerun with the
+    address the server wrote and ``sigma=`` set to the new value (the URL path; the slider's own
+    widget state reruns the same script).
+  Time = send → the ``script_finished`` message: the server's whole rerun, serialisation and
+  loopback included.
+* **message cache, as the browser's**: cacheable ForwardMsgs (≥ 10 kB ``new_element`` deltas) are
+  kept by hash and listed in each rerun's ``cached_message_hashes``; the server answers an unchanged
+  one with a ``ref_hash`` reference, resolved here from the cache (so the Explorer's payload, the
+  same bytes for every σ, is sent once per session).
+* **bytes**: per run, the figure data actually sent (``plotly_chart.spec`` JSON, and the scrubber's
+  gzip payload, ``bidi_component.bytes``; a reference counts 0), and all websocket bytes received
+  (the sum of the ForwardMsg sizes). Reported for a first open with cold caches, a first open of a
+  new session on the warm server (what a student's first open costs on the wire), and per σ change.
 
-Targets (issue 3): rerun after a σ change p50 ≤ 150 ms for the Explorer; ≤ 1 MB of figure data per
-rerun on every view. The machine is shared (2 cores, several engineers): numbers vary by ±30 % or
+Targets: issue 3, rerun after a σ change p50 ≤ 150 ms for the Explorer, ≤ 1 MB of figure data per
+rerun on every view; issue 9, a view's first open sends at most 2 MB at the defaults, all σ included. The machine is shared (2 cores, several engineers): numbers vary by ±30 % or
 more between runs; read them as orders of magnitude and compare views within one run.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
+import math
 import socket
 import statistics
 import subprocess
@@ -53,6 +68,20 @@ DEFAULTS = {"dataset": "blobs", "n": "500", "k": "4", "kind": "softmax", "dtype"
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 TARGET_EXPLORER_MS = 150.0
 TARGET_BYTES = 1_000_000
+TARGET_FIRST_OPEN_BYTES = 2_000_000   # issue 9: a view's first open at the defaults, all σ included
+FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
+
+
+def _scrub_codec():
+    """rbfviz/figures/scrub.py on its own (numpy + plotly), without rbfviz/__init__'s torch import."""
+    spec = importlib.util.spec_from_file_location("_rbfviz_scrub_codec", ROOT / "rbfviz" / "figures" / "scrub.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+SCRUB = _scrub_codec()
 
 
 def free_port() -> int:
@@ -85,11 +114,15 @@ def start_server(port: int, log: Path) -> subprocess.Popen:
 @dataclass
 class Run:
     seconds: float = 0.0
-    figure_bytes: int = 0        # Σ len(plotly_chart.spec) of the charts sent in this run
+    figure_bytes: int = 0        # Σ len(plotly_chart.spec) + len(bidi_component.bytes) actually sent in this run
     charts_sent: int = 0
+    refs: int = 0                # ref_hash references (an element this client already holds)
     ws_bytes: int = 0            # every websocket message received
     query: dict = field(default_factory=dict)
     sigma_options: list[str] = field(default_factory=list)
+    component_id: str = ""       # the σ scrubber (Explorer)
+    grid: list[float] = field(default_factory=list)
+    downloads_text: str = ""     # the Explorer's "**Downloads at σ = …**"
     problems: list[str] = field(default_factory=list)
 
 
@@ -98,6 +131,8 @@ class Session:
 
     def __init__(self, base: str, timeout: float):
         self.base, self.timeout, self.ws = base, timeout, None
+        self.cache: dict[str, list] = {}   # the browser's ForwardMsgCache: hash → [raw, run count last used]
+        self.run_count, self.max_age = 0, 2
 
     async def connect(self) -> None:
         def ping() -> str:
@@ -113,10 +148,33 @@ class Session:
     async def send(self, msg: BackMsg) -> None:
         await self.ws.send(msg.SerializeToString())
 
-    async def run(self, page: str, query: dict) -> Run:
+    def _receive(self, raw: bytes, result: Run) -> ForwardMsg:
+        fwd = ForwardMsg()
+        fwd.ParseFromString(raw)
+        if fwd.WhichOneof("type") == "ref_hash":
+            result.refs += 1
+            entry = self.cache.get(fwd.ref_hash)
+            if entry is None:
+                result.problems.append(f"ref_hash {fwd.ref_hash} not in the client's cache")
+                return fwd
+            entry[1] = self.run_count
+            cached = ForwardMsg()
+            cached.ParseFromString(entry[0])
+            cached.metadata.CopyFrom(fwd.metadata)
+            return cached
+        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self.cache:
+            self.cache[fwd.hash] = [raw, self.run_count]
+        return fwd
+
+    async def run(self, page: str, query: dict, widget: tuple[str, dict] | None = None) -> Run:
+        """Rerun ``page`` with ``query`` (and one widget's JSON state, e.g. the scrubber's commit)."""
         msg = BackMsg()
         msg.rerun_script.query_string = urlencode(query)
         msg.rerun_script.page_name = page
+        msg.rerun_script.cached_message_hashes.extend(self.cache)
+        if widget is not None:
+            state = msg.rerun_script.widget_states.widgets.add()
+            state.id, state.json_value = widget[0], json.dumps(widget[1])
         result = Run()
         t0 = time.perf_counter()
         await self.send(msg)
@@ -124,25 +182,41 @@ class Session:
             while True:
                 raw = await self.ws.recv()
                 result.ws_bytes += len(raw)
-                fwd = ForwardMsg()
-                fwd.ParseFromString(raw)
+                was_ref = result.refs
+                fwd = self._receive(raw, result)
                 kind = fwd.WhichOneof("type")
-                if kind == "page_info_changed":
+                if kind == "new_session" and fwd.new_session.config.max_cached_message_age:
+                    self.max_age = fwd.new_session.config.max_cached_message_age
+                elif kind == "page_info_changed":
                     result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
                 elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                     element = fwd.delta.new_element
                     which = element.WhichOneof("type")
+                    sent = result.refs == was_ref  # the element itself came over the wire, not a reference
                     if which == "plotly_chart":
-                        result.figure_bytes += len(element.plotly_chart.spec.encode())
-                        result.charts_sent += 1
+                        result.figure_bytes += len(element.plotly_chart.spec.encode()) if sent else 0
+                        result.charts_sent += sent
+                    elif which == "bidi_component":
+                        component = element.bidi_component
+                        result.component_id = component.id
+                        if component.WhichOneof("data") == "bytes":
+                            result.figure_bytes += len(component.bytes) if sent else 0
+                            result.charts_sent += sent
+                            result.grid = [float(x) for x in SCRUB.read_payload(component.bytes)["sigmas"]]
                     elif which == "slider" and element.slider.label == SIGMA_LABEL:
                         result.sigma_options = list(element.slider.options)
+                    elif which == "markdown" and element.markdown.body.startswith("**Downloads at σ = "):
+                        result.downloads_text = element.markdown.body
                     elif which == "exception":
                         result.problems.append(f"exception: {element.exception.type}: {element.exception.message}")
                     elif which == "alert" and element.alert.format == 1:  # Alert.ERROR
                         result.problems.append(f"error box: {element.alert.body[:120]}")
                 elif kind == "script_finished":
                     result.seconds = time.perf_counter() - t0
+                    if fwd.script_finished != FINISHED_EARLY:
+                        self.run_count += 1
+                        for key in [k for k, (_, used) in self.cache.items() if self.run_count - used > self.max_age]:
+                            del self.cache[key]
                     if fwd.script_finished != FINISHED_OK:
                         result.problems.append(f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}")
                     return result
@@ -169,6 +243,10 @@ class ViewResult:
     view: str
     first_load_s: float
     first_load_figure_bytes: int
+    first_load_ws_bytes: int
+    warm_open_s: float               # a new session's first open on the warm server (caches hit)
+    warm_open_figure_bytes: int
+    warm_open_ws_bytes: int
     rerun_ms: list[float]
     rerun_figure_bytes: list[int]
     rerun_ws_bytes: list[int]
@@ -193,21 +271,39 @@ async def measure_view(base: str, view: str, reruns: int, timeout: float) -> Vie
     await session.connect()
     first = await session.run(view, DEFAULTS)
     problems = list(first.problems)
+    other = Session(base, timeout)   # a second student opening the same view: everything cached
+    await other.connect()
+    warm = await other.run(view, DEFAULTS)
+    await other.close()
+    problems += warm.problems
     query = first.query or DEFAULTS
     times, fig_bytes, ws_bytes, charts = [], [], [], []
-    if not first.sigma_options or "sigma" not in query:
-        problems.append("the view opened without the σ slider or a σ in its address")
+    scrubbed = bool(first.component_id and first.grid)
+    if "sigma" not in query or not (scrubbed or first.sigma_options):
+        problems.append("the view opened without a σ control (slider or scrubber) or a σ in its address")
     else:
-        for sigma in sigma_walk(first.sigma_options, query["sigma"], reruns):
-            run = await session.run(view, {**query, "sigma": sigma})
+        if scrubbed:  # the Explorer: the scrubber's settle commits, levels walked outward from the default
+            start = min(range(len(first.grid)), key=lambda i: abs(math.log(first.grid[i] / float(query["sigma"]))))
+            changes = sigma_walk(list(range(len(first.grid))), start, reruns)
+        else:
+            changes = sigma_walk(first.sigma_options, query["sigma"], reruns)
+        for change in changes:
+            if scrubbed:
+                run = await session.run(view, query, widget=(first.component_id, {"level": change}))
+                expected = f"**Downloads at σ = {first.grid[change]:.3g}**"
+                if not run.downloads_text.startswith(expected):
+                    problems.append(f"commit of level {change}: page shows {run.downloads_text[:40]!r}")
+            else:
+                run = await session.run(view, {**query, "sigma": change})
             problems += run.problems
             times.append(1000.0 * run.seconds)
             fig_bytes.append(run.figure_bytes)
             ws_bytes.append(run.ws_bytes)
             charts.append(run.charts_sent)
-            query = run.query or {**query, "sigma": sigma}
+            query = run.query or query
     await session.close()
-    return ViewResult(view, first.seconds, first.figure_bytes, times, fig_bytes, ws_bytes, charts, problems)
+    return ViewResult(view, first.seconds, first.figure_bytes, first.ws_bytes, warm.seconds, warm.figure_bytes,
+                      warm.ws_bytes, times, fig_bytes, ws_bytes, charts, problems)
 
 
 async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewResult]:
@@ -219,17 +315,19 @@ async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewRes
 
 
 def table(results: list[ViewResult]) -> str:
-    head = (f"{'view':<12} {'first load (cold cache)':>24} {'rerun p50':>10} {'p95':>8} {'max':>8} "
-            f"{'figure bytes/rerun (median, max)':>34} {'ws bytes/rerun':>15}")
+    head = (f"{'view':<12} {'first load (cold)':>18} {'warm open':>10} {'σ change p50':>13} {'p95':>7} {'max':>7} "
+            f"{'first open ws / figure kB':>26} {'per change ws / figure kB (median, max)':>40}")
     lines = [head, "-" * len(head)]
     for r in results:
+        opened = (f"{r.view:<12} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s ")
+        sizes = f"{r.warm_open_ws_bytes / 1e3:>12.0f} / {r.warm_open_figure_bytes / 1e3:>6.0f} kB"
         if r.rerun_ms:
-            med_b, max_b = statistics.median(r.rerun_figure_bytes), max(r.rerun_figure_bytes)
-            lines.append(f"{r.view:<12} {r.first_load_s:>22.2f} s {r.p(0.5):>7.0f} ms {r.p(0.95):>5.0f} ms "
-                         f"{max(r.rerun_ms):>5.0f} ms {med_b / 1e3:>22.0f} kB, {max_b / 1e3:>5.0f} kB "
-                         f"{statistics.median(r.rerun_ws_bytes) / 1e3:>11.0f} kB")
+            lines.append(opened + f"{r.p(0.5):>10.0f} ms {r.p(0.95):>4.0f} ms {max(r.rerun_ms):>4.0f} ms {sizes:>26} "
+                         f"{statistics.median(r.rerun_ws_bytes) / 1e3:>14.1f} / "
+                         f"{statistics.median(r.rerun_figure_bytes) / 1e3:.1f} kB "
+                         f"({max(r.rerun_ws_bytes) / 1e3:.1f} / {max(r.rerun_figure_bytes) / 1e3:.1f} kB)")
         else:
-            lines.append(f"{r.view:<12} {r.first_load_s:>22.2f} s   (no reruns)")
+            lines.append(opened + "  (no σ changes)")
     return "\n".join(lines)
 
 
@@ -257,13 +355,15 @@ def main() -> int:
             proc.wait(timeout=30)
 
     print(f"rbfviz app, real server on loopback (streamlit 1.67), defaults {urlencode(DEFAULTS)}, "
-          f"{args.reruns} σ changes per view\n")
+          f"{args.reruns} σ changes per view (Explorer: scrubber commits; others: the sidebar σ via the address)\n")
     print(table(results))
     print()
     for r in results:
         if r.view == "Explorer" and r.rerun_ms:
             print(f"Explorer rerun p50 {r.p(0.5):.0f} ms vs target {TARGET_EXPLORER_MS:.0f} ms: "
                   f"ratio {r.p(0.5) / TARGET_EXPLORER_MS:.2f}")
+        print(f"{r.view}: first open sends {r.warm_open_ws_bytes / 1e6:.3f} MB (cold caches {r.first_load_ws_bytes / 1e6:.3f}"
+              f" MB) vs {TARGET_FIRST_OPEN_BYTES / 1e6:.0f} MB: ratio {r.warm_open_ws_bytes / TARGET_FIRST_OPEN_BYTES:.2f}")
         if r.rerun_figure_bytes:
             print(f"{r.view}: largest figure payload of a rerun {max(r.rerun_figure_bytes) / 1e6:.3f} MB vs "
                   f"{TARGET_BYTES / 1e6:.0f} MB budget: ratio {max(r.rerun_figure_bytes) / TARGET_BYTES:.2f}")

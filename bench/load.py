@@ -601,6 +601,11 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         "errors": errors,
         "sessions_with_all_commits": sum(r.commits_ok == args.changes for r in results),
         "commits_per_session": [r.commits_ok for r in results],
+        # the names from before the scrubber, kept for tests/e2e/test_e2e_proxy.py: a commit's
+        # "figure" is now the updated page (the figure itself is drawn in the browser)
+        "change_to_figure": summary(commit),
+        "sessions_with_all_figures": sum(r.commits_ok == args.changes for r in results),
+        "figures_per_session": [r.commits_ok for r in results],
         "rss_mb": {"pid": pid, "baseline": baseline, "peak": max((w["peak"] for w in waves if w["peak"]), default=None),
                    "after_settle": after, "settle_seconds": args.settle, "waves": waves,
                    "cache_baseline": cache_baseline, "cache_after": waves[-1]["cache_after"],
