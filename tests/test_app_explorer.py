@@ -6,7 +6,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
+from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
+
+from rbfviz import diagnostics
+from rbfviz.datasets import make_dataset
+from rbfviz.figures.scrub import figure_at
+from rbfviz.explore import initial_centers, plane_numbers, soft_fixed_point
+from rbfviz.maps import responsibilities
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/1_Explorer.py"
@@ -31,17 +38,19 @@ def decode(value):
 
 
 def shown(at) -> dict:
-    """What the user sees, reduced to comparable values: figure pieces and metric texts."""
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    """What the user sees at the committed σ, reduced to comparable values: figure pieces and numbers."""
+    spec = figure_shown(at)
     points, centres = spec["data"][0], spec["data"][1]
+    metrics = metrics_shown(at)
     return dict(
         title=spec["layout"]["title"]["text"],
         centres=np.column_stack([decode(centres["x"]), decode(centres["y"])]),
         n_points=len(decode(points["x"])),
         colours=tuple(points["marker"]["color"]),
         image=spec["layout"]["images"][0]["source"] if spec["layout"].get("images") else None,
-        metrics=tuple((m.label, m.value) for m in at.metric),
-        payload=len(at.get("plotly_chart")[0].proto.spec),
+        metrics=tuple((label, value) for label, value in metrics.items() if label != "notes"),
+        notes=tuple(metrics["notes"]),
+        payload=payload_bytes(at),
     )
 
 
@@ -61,7 +70,7 @@ def test_explorer_loads_with_figure_metrics_and_explanation():
     for needle in ("L_σ", "J", "L_σ − J", "K-Means label", "entropy", "exactly-zero"):
         assert any(needle in label for label in labels), needle
     assert len(at.latex) >= 3
-    assert view["payload"] < 1_000_000
+    assert view["payload"] <= 2_000_000  # every σ of the slider included
 
 
 @pytest.mark.parametrize("widget,key,value", [
@@ -84,15 +93,54 @@ def test_each_control_changes_what_is_shown(widget, key, value):
     assert differs(before, shown(at)), key
 
 
-def test_sigma_changes_the_field_and_numbers():
+def commit(at, sigma: float) -> None:
+    """What a settled scrub does before its rerun (ui.scrub's callback): the controls take σ."""
+    from dataclasses import replace
+
+    at.session_state["_rbfviz_controls"] = replace(at.session_state["_rbfviz_controls"], sigma=sigma)
+    at.run()
+    assert not at.exception, at.exception
+
+
+def test_a_committed_sigma_changes_the_address_downloads_and_shown_level():
     at = explorer()
     before = shown(at)
-    slider = at.select_slider(key="w_sigma")
-    smaller = [s for s in slider.options if float(s) < float(slider.value)][-3]
-    slider.set_value(float(smaller)).run()
+    grid = payload(at)["sigmas"]
+    smaller = [s for s in grid if s < at.session_state["_rbfviz_controls"].sigma][3]
+    commit(at, smaller)
     after = shown(at)
     assert after["image"] != before["image"] and after["metrics"] != before["metrics"]
-    assert at.query_params["sigma"] == f"{float(smaller):.4g}"
+    assert after["payload"] == before["payload"]  # the same bytes: a commit resends nothing
+    assert at.query_params["sigma"] == f"{smaller:.4g}"
+    assert any(f"Downloads at σ = {smaller:.3g}" in str(m.value) for m in at.markdown)
+
+
+def test_every_level_matches_rbfviz_at_its_sigma():
+    """The payload's figure and numbers at each σ are the library's: centres (EM from the k-means++
+    start), r (as rounded for the hover), colours' source, the numbers beside the plot, the sentence."""
+    at = explorer()
+    header = payload(at)
+    X, _ = make_dataset("blobs", 500, 1.5, 0)
+    C0 = initial_centers(X, 4, "kmeans++", 0)
+    _, labels = diagnostics.kmeans_reference(X, C0)
+    assert header["texts"] == [f"{s:.3g}" for s in header["sigmas"]] and np.all(np.diff(header["sigmas"]) < 0)
+    for i in range(0, len(header["sigmas"]), 5):
+        sigma = header["sigmas"][i]
+        fig = figure_at(header, i)
+        centres, _, _ = soft_fixed_point(X, C0, sigma, kind="softmax")
+        got = np.column_stack([decode(fig["data"][1]["x"]), decode(fig["data"][1]["y"])])
+        np.testing.assert_allclose(got, centres, rtol=0, atol=1e-12)
+        resp = responsibilities(X, centres, sigma, "softmax")
+        np.testing.assert_array_equal(np.asarray(fig["data"][0]["customdata"]),
+                                      np.round(resp, 3).astype(np.float32))
+        numbers = plane_numbers(X, centres, sigma, "softmax", labels)
+        metrics = side(header, i)
+        assert metrics["L_σ  (soft loss)"] == f"{numbers['loss']:.5g}"
+        assert metrics["J  (K-Means distortion at these centres)"] == f"{numbers['distortion']:.5g}"
+        assert metrics["L_σ − J"] == f"{numbers['gap']:.3g}"
+        assert metrics["exactly-zero r_ij"] == f"{numbers['exact_zeros']:,} of {numbers['entries']:,}"
+        assert fig["layout"]["title"]["text"].endswith(f"σ = {sigma:.3g}")
+        assert f"σ = {sigma:.3g}" in header["frames"][i]["caption"]
 
 
 def test_float32_centres_are_float32_values():
@@ -107,13 +155,14 @@ def test_float32_centres_are_float32_values():
 def test_annealing_init_uses_the_path():
     at = explorer({"dataset": "moons", "init": "anneal"})
     assert not at.error, [e.value for e in at.error]
-    assert any("annealing path" in str(c.value) for c in at.caption)
+    assert any("annealing path" in note for note in shown(at)["notes"])
 
 
 def test_naive_map_at_small_sigma_is_a_message_not_a_traceback():
     at = explorer({"kind": "naive", "dtype": "float32", "sigma": "0.03"})
     assert not at.exception
-    assert any("NaN" in str(w.value) for w in at.warning) or any("NaN" in str(m.label) for m in at.metric)
+    view = shown(at)
+    assert any("NaN" in note for note in view["notes"]) or any("NaN" in label for label, _ in view["metrics"])
 
 
 @pytest.mark.parametrize("sigma", ["1e-6", "1e3"])
@@ -123,18 +172,24 @@ def test_extreme_sigma_gives_a_valid_figure(sigma):
     assert shown(at)["centres"].shape == (4, 2)
 
 
-def test_a_slider_change_wins_over_a_stale_address():
-    """Quick successive changes: the second rerun request still carries the address from before the
-    first run's write. The user's newest change must win (found by the browser tests)."""
+def test_a_commit_wins_over_a_stale_address():
+    """Quick successive commits: the second rerun request still carries the address from before the
+    first run's write. The user's newest σ must win."""
     at = explorer()
-    grid = [float(s) for s in at.select_slider(key="w_sigma").options]
+    grid = payload(at)["sigmas"]
     middle = len(grid) // 2
-    first, second, third = grid[middle], grid[middle - 2], grid[middle - 4]
-    at.select_slider(key="w_sigma").set_value(first).run()
-    at.select_slider(key="w_sigma").set_value(second).run()
+    first, second, third = grid[middle], grid[middle + 2], grid[middle + 4]
+    commit(at, first)
+    commit(at, second)
     assert at.query_params["sigma"] == f"{second:.4g}"
     at.query_params["sigma"] = f"{first:.4g}"   # the stale address of the next request
-    at.select_slider(key="w_sigma").set_value(third).run()
-    assert not at.exception
+    commit(at, third)
     assert at.session_state["_rbfviz_controls"].sigma == third
     assert at.query_params["sigma"] == f"{third:.4g}"
+
+
+def test_payload_caps_at_5000_points():
+    at = explorer({"n": "5000"})
+    assert not at.error, [e.value for e in at.error]
+    assert payload_bytes(at) <= 6_000_000
+    assert shown(at)["n_points"] == 5000

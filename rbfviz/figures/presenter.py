@@ -28,7 +28,7 @@ def _decoded(value: dict) -> np.ndarray:
     """A numpy array from Plotly's typed-array form {"dtype", "bdata"[, "shape": "rows,cols"]}."""
     array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
     shape = value.get("shape")
-    return array.reshape([int(v) for v in str(shape).split(",")]) if shape is not None else array
+    return array.reshape([int(v) for v in str(shape).split(",")]) if shape is not None else array.copy()
 
 
 def _times(value, factor: float):

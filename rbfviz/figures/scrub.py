@@ -33,6 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from .presenter import _decoded
+
 MAGIC = b"RBFS"
 VERSION = 1
 # Arrays shorter than this stay JSON lists (axis ranges, a few centres): Plotly expects plain arrays
@@ -57,6 +59,8 @@ class ScrubLevel:
 def _plain(value):
     """A figure's to_plotly_json() value with numpy arrays and scalars kept as arrays / made plain."""
     if isinstance(value, dict):
+        if "bdata" in value and "dtype" in value:  # Plotly's own typed-array form
+            return _decoded(value)
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         if len(value) >= MIN_BLOB and all(isinstance(item, (int, float, np.integer, np.floating))
