@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import math
 import socket
@@ -72,16 +71,8 @@ TARGET_FIRST_OPEN_BYTES = 2_000_000   # issue 9: a view's first open at the defa
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
 
 
-def _scrub_codec():
-    """rbfviz/figures/scrub.py on its own (numpy + plotly), without rbfviz/__init__'s torch import."""
-    spec = importlib.util.spec_from_file_location("_rbfviz_scrub_codec", ROOT / "rbfviz" / "figures" / "scrub.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-SCRUB = _scrub_codec()
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load import SCRUB  # noqa: E402  rbfviz.figures.scrub without torch (see there)
 
 
 def free_port() -> int:

@@ -25,8 +25,8 @@ frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
    page's query string; read ForwardMsgs until `script_finished`. This runs the real page script.
    The page mounts the σ scrubber, a Streamlit v2 component (ui/scrub.py): a `bidi_component`
    element whose `bytes` are the gzip payload of every σ (rbfviz/figures/scrub.py). The σ grid is
-   read from that payload (`read_payload(...)["sigmas"]`; the module file is loaded on its own so
-   this client does not import torch through `rbfviz/__init__`).
+   read from that payload (`rbfviz.figures.scrub.read_payload(...)["sigmas"]`, loaded without running
+   `rbfviz/__init__.py`, so this client does not import torch).
 4. **Commits**: in the browser, moving σ runs nothing on the server; when the scrub settles the
    component calls `setStateValue("level", i)`, which sends one `rerun_script` whose `widget_states`
    hold, for the component's widget id (the element's `bidi_component.id`), `json_value`
@@ -75,7 +75,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import math
 import os
@@ -115,12 +114,23 @@ MODES = {
 
 
 def _load_scrub_codec():
-    """rbfviz/figures/scrub.py on its own (numpy + plotly), without rbfviz/__init__'s torch import."""
-    spec = importlib.util.spec_from_file_location("_rbfviz_scrub_codec", ROOT / "rbfviz" / "figures" / "scrub.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    """rbfviz.figures.scrub (numpy + plotly) without running rbfviz/__init__.py, which imports torch:
+    empty stand-ins for the two packages let the module and its relative imports load from the
+    source tree. If that fails (the module needs more of the package), the normal import."""
+    import importlib
+    import types
+    if "rbfviz" not in sys.modules:
+        for name, path in (("rbfviz", ROOT / "rbfviz"), ("rbfviz.figures", ROOT / "rbfviz" / "figures")):
+            package = types.ModuleType(name)
+            package.__path__ = [str(path)]
+            sys.modules[name] = package
+        try:
+            return importlib.import_module("rbfviz.figures.scrub")
+        except Exception:  # noqa: BLE001 — fall back to the real package
+            for name in [n for n in sys.modules if n == "rbfviz" or n.startswith("rbfviz.")]:
+                del sys.modules[name]
+    sys.path.insert(0, str(ROOT))
+    return importlib.import_module("rbfviz.figures.scrub")
 
 
 SCRUB = _load_scrub_codec()
