@@ -14,7 +14,39 @@ from urllib.parse import parse_qsl, urlsplit
 from playwright.sync_api import Locator, Page
 
 APP = "[data-testid='stApp']"
-PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot"
+# Plotly figures: st.plotly_chart's, and the σ scrubber's (ui/scrub.js draws into div.scrub-plot)
+PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot, div.scrub-plot.js-plotly-plot"
+SCRUB_RANGE = "input.scrub-range"
+SCRUB_PLOT = "div.scrub-plot"
+
+# What the σ scrubber shows now (ui/scrub.js; light DOM): the drawn level and σ, the title, the
+# slider's text, the numbers beside the plot (label -> value, in order) and the notes and caption.
+_SCRUB_JS = """() => {
+  const plot = document.querySelector("div.scrub-plot"), range = document.querySelector("input.scrub-range");
+  if (!plot || !range) return null;
+  const L = plot._fullLayout || {};
+  const metrics = Array.from(document.querySelectorAll("div.scrub-side .scrub-metric")).map((m) => [
+    m.querySelector(".scrub-metric-label").textContent, m.querySelector(".scrub-metric-value").textContent]);
+  return {
+    level: plot.dataset.level === undefined ? null : Number(plot.dataset.level),
+    sigma: plot.dataset.sigma === undefined ? null : plot.dataset.sigma,
+    title: (L.title && L.title.text) || "",
+    output: (document.querySelector("output.scrub-value") || {}).textContent || "",
+    value: Number(range.value), max: Number(range.max), label: range.getAttribute("aria-label"),
+    valuetext: range.getAttribute("aria-valuetext"),
+    metrics,
+    notes: Array.from(document.querySelectorAll("div.scrub-side .scrub-note")).map((n) => n.textContent),
+    caption: (document.querySelector("p.scrub-caption") || {}).textContent || "",
+  };
+}"""
+
+# Full-precision arrays of the scrubber's drawn figure: each trace's name, x, y and customdata rows
+# (Plotly's decoded _fullData: typed arrays, so float64 values arrive unrounded).
+_SCRUB_TRACES_JS = """() => {
+  const plot = document.querySelector("div.scrub-plot");
+  const arr = (a) => (a == null ? null : Array.from(a, (v) => (v != null && typeof v === "object" ? Array.from(v) : v)));
+  return (plot._fullData || []).map((t) => ({ name: t.name || "", x: arr(t.x), y: arr(t.y), customdata: arr(t.customdata) }));
+}"""
 
 # Everything the browser knows about each Plotly figure on the page: the drawn title, a fingerprint
 # of its data, and its animation controls (frames, Play buttons, the frame slider's active step).
@@ -45,6 +77,10 @@ class Student:
         self.name = name
         self.page_errors: list[str] = []
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
+        # every websocket frame the page sends (a BackMsg: a rerun request, a widget or component value)
+        self.sent_frames: list[int] = []
+        page.on("websocket", lambda ws: ws.on(
+            "framesent", lambda frame: self.sent_frames.append(len(frame) if frame is not None else 0)))
 
     # --- waiting --------------------------------------------------------------------------------
     def wait_for_run(self, start_delay_ms: int = 250, settle_ms: int = 150) -> None:
@@ -163,6 +199,67 @@ class Student:
             expander.locator("summary").click()
         expander.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
             {"name": name, "mimeType": mime, "buffer": data})
+        self.wait_for_run()
+
+    # --- the σ scrubber (ui/scrub.py, ui/scrub.js) ------------------------------------------------
+    def scrub(self) -> dict | None:
+        """What the σ scrubber shows now (see _SCRUB_JS), or None if the page has none."""
+        return self.page.evaluate(_SCRUB_JS)
+
+    def wait_for_scrub(self, sigma: str | None = None) -> dict:
+        """Wait until the scrubber has drawn (at ``sigma``, its 3-digit text, if given); return scrub()."""
+        self.page.wait_for_function(
+            """(sigma) => { const p = document.querySelector("div.scrub-plot");
+                 return p && p.dataset.sigma !== undefined && p._fullLayout && (sigma === null || p.dataset.sigma === sigma); }""",
+            arg=sigma)
+        return self.scrub()
+
+    def scrub_sigma(self) -> str:
+        """The σ the scrubber draws now (3 significant digits, as on screen)."""
+        return self.wait_for_scrub()["sigma"]
+
+    def scrub_traces(self) -> list[dict]:
+        return self.page.evaluate(_SCRUB_TRACES_JS)
+
+    def press_scrub(self, key: str, times: int = 1, gap_ms: int = 120) -> None:
+        """Focus the σ scrubber and press ``key`` ``times``, ``gap_ms`` apart (less than the 0.5 s
+        settle time, so the presses are one scrub). Returns at once: no rerun is waited for."""
+        self.page.locator(SCRUB_RANGE).focus()
+        for i in range(times):
+            if i:
+                self.page.wait_for_timeout(gap_ms)
+            self.page.keyboard.press(key)
+
+    def scrub_thumb(self) -> tuple[float, float]:
+        """Viewport (x, y) of the centre of the σ slider's thumb."""
+        box = self.page.locator(SCRUB_RANGE).bounding_box()
+        state = self.scrub()
+        thumb = 16.0  # Chromium's range thumb width (px); its centre travels between the two ends
+        x = box["x"] + thumb / 2 + (box["width"] - thumb) * state["value"] / max(state["max"], 1)
+        return x, box["y"] + box["height"] / 2
+
+    def drag_scrub(self, to_fraction: float, steps: int = 30, step_ms: int = 30, release: bool = True) -> list[str]:
+        """Drag the σ slider's thumb with the mouse to ``to_fraction`` of the track (0 = left end,
+        smallest σ) in ``steps`` moves ``step_ms`` apart; return the drawn σ after each move.
+        With release=False the button stays down (the caller calls page.mouse.up())."""
+        x0, y = self.scrub_thumb()
+        box = self.page.locator(SCRUB_RANGE).bounding_box()
+        x1 = box["x"] + 8 + (box["width"] - 16) * to_fraction
+        self.page.mouse.move(x0, y)
+        self.page.mouse.down()
+        seen = []
+        for i in range(1, steps + 1):
+            self.page.mouse.move(x0 + (x1 - x0) * i / steps, y)
+            self.page.wait_for_timeout(step_ms)
+            seen.append(self.scrub()["sigma"])
+        if release:
+            self.page.mouse.up()
+        return seen
+
+    def wait_for_settle(self, sigma: str) -> None:
+        """After a scrub: wait until the committed σ is in the address and its rerun has finished."""
+        self.page.wait_for_function(
+            "(s) => new URLSearchParams(window.location.search).get('sigma') === s", arg=sigma, timeout=30_000)
         self.wait_for_run()
 
     def go_to(self, view: str) -> None:
