@@ -20,6 +20,7 @@ import pytest
 import streamlit as st
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.media_file_manager import MediaFileManager
+from scrub_view import figure_shown, metrics_shown
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
@@ -79,8 +80,30 @@ def decode(value):
     return np.asarray(value, dtype=np.float64)
 
 
+def figures(at: AppTest) -> list[dict]:
+    """Every figure on the page as drawn: the σ-scrubbing ones (at the committed σ), then the others."""
+    return ([figure_shown(at, i) for i in range(len(at.get("bidi_component")))]
+            + [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")])
+
+
 def figure(at: AppTest, index: int = 0) -> dict:
-    return json.loads(at.get("plotly_chart")[index].proto.spec)
+    return figures(at)[index]
+
+
+def metrics(at: AppTest) -> dict:
+    """Every number shown as a metric: Streamlit's st.metric and those beside a scrubbing figure."""
+    shown = {m.label: m.value for m in at.metric}
+    for i in range(len(at.get("bidi_component"))):
+        shown.update({k: v for k, v in metrics_shown(at, i).items() if k != "notes"})
+    return shown
+
+
+def notes(at: AppTest) -> str:
+    """The captions, and the note lines beside scrubbing figures."""
+    lines = [str(c.value) for c in at.caption]
+    for i in range(len(at.get("bidi_component"))):
+        lines += metrics_shown(at, i)["notes"]
+    return "\n".join(lines)
 
 
 def points_of(spec: dict) -> np.ndarray:
@@ -115,7 +138,7 @@ def test_good_upload_becomes_the_data_of_every_view():
     assert not at.error, texts(at.error)
     assert "Loaded mine.csv: 40 points, x = a, y = b" in texts(at.success)
     assert np.array_equal(points_of(figure(at)), A)  # the plane shows exactly the file's points
-    assert any("L_σ" in m.label for m in at.metric)
+    assert any("L_σ" in label for label in metrics(at))
     for page in (ANNEALING, STABILITY, EQUIVALENCE, EXPLORER):
         at.switch_page(page).run()
         assert not at.exception and not at.error, (page, texts(at.error))
@@ -188,11 +211,11 @@ def test_custom_start_asks_for_more_picks_then_starts_from_them():
     assert "click 2 more points" in texts(at.info)
     spec = figure(at)
     assert spec["data"][-1]["name"] == "picked starting points"
-    assert not at.metric  # nothing is computed from half a start
+    assert not metrics(at)  # nothing is computed from half a start
     at.query_params["picks"] = "3,250,17,400,90"
     at.run()
     assert not at.exception and not at.error
-    assert any("picked-points start" in str(c.value) for c in at.caption)
+    assert "picked-points start" in notes(at)
     X, _ = make_dataset("blobs", 500, 1.5, 0)
     picks = figure(at)["data"][-1]
     assert np.array_equal(np.column_stack([decode(picks["x"]), decode(picks["y"])]), X[[3, 250, 17, 400, 90]])
@@ -231,8 +254,8 @@ def test_presenter_mode_enlarges_every_figure_and_hides_downloads(page):
     normal = open_page(page, SMALL)
     big = open_page(page, dict(SMALL, presenter="1"))
     assert big.query_params["presenter"] == "1" and not big.error
-    assert len(big.get("plotly_chart")) == len(normal.get("plotly_chart"))
-    for i in range(len(normal.get("plotly_chart"))):
+    assert len(figures(big)) == len(figures(normal))
+    for i in range(len(figures(normal))):
         a, b = figure(normal, i)["layout"], figure(big, i)["layout"]
         assert b["font"]["size"] >= 1.4 * a["font"]["size"], (page, i)
     if page == EXPLORER:
@@ -295,10 +318,10 @@ def test_explorer_downloads(media, tmp_path):
     # the receipt reproduces the numbers, which are the ones on screen
     result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
     assert_reproduced(result)
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["L_σ  (soft loss)"] == f"{result['shown']['loss']:.5g}"
-    assert metrics["J  (K-Means distortion at these centres)"] == f"{result['shown']['distortion']:.5g}"
-    assert metrics["argmax r = K-Means label"] == f"{100 * result['shown']['agreement']:.1f} %"
+    shown = metrics(at)
+    assert shown["L_σ  (soft loss)"] == f"{result['shown']['loss']:.5g}"
+    assert shown["J  (K-Means distortion at these centres)"] == f"{result['shown']['distortion']:.5g}"
+    assert shown["argmax r = K-Means label"] == f"{100 * result['shown']['agreement']:.1f} %"
 
 
 def test_receipt_of_uploaded_data_reads_the_file(media, tmp_path):
@@ -314,7 +337,7 @@ def test_equivalence_receipt_reproduces(media, tmp_path):
     at = open_page(EQUIVALENCE, dict(SMALL, init="random", kind="entmax15", dtype="float32"))
     result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
     assert_reproduced(result)
-    shown = {m.label: m.value for m in at.metric}
+    shown = metrics(at)
     assert shown["max |GD step − Lloyd step|"] == f"{result['shown']['gd_vs_lloyd']:.3g}"
 
 
@@ -327,7 +350,7 @@ def test_annealing_downloads(media, tmp_path):
     assert np.all(np.diff(anneal["sigmas"]) < 0)
     result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
     assert_reproduced(result)
-    shown = {m.label: m.value for m in at.metric}
+    shown = metrics(at)
     assert shown["σ_c predicted"] == f"{result['shown']['sigma_critical_predicted']:.3g}"
 
 
@@ -354,7 +377,7 @@ def test_each_lesson_link_lands_in_its_state(step):
     at = open_page(VIEW_PAGES[step.view], lesson.query)
     assert not at.warning and not at.error, (texts(at.warning), texts(at.error))
     assert dict(at.query_params) == lesson.query  # nothing was reset or re-snapped
-    assert at.select_slider(key="w_sigma").value == float(lesson.query["sigma"])
+    assert at.session_state["_rbfviz_controls"].sigma == float(lesson.query["sigma"])
     assert at.selectbox(key="w_kind").value == lesson.query["kind"]
 
 
