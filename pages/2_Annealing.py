@@ -5,13 +5,15 @@ import numpy as np
 import streamlit as st
 
 from rbfviz import describe, receipt
-from rbfviz.figures.annealing import MAX_ANIMATED_POINTS, bifurcation_figure, collapse_figure, trajectory_figure
+from rbfviz.figures.annealing import (FRAME_MS, MAX_ANIMATED_POINTS, bifurcation_figure, collapse_figure,
+                                      trajectory_figure)
+from rbfviz.figures.presenter import presenter_figure
+from rbfviz.figures.scrub import ScrubLevel, scrub_payload
 from ui import compute, exports
-from ui.page import chart, panel, setup_page
+from ui.page import CHART_CONFIG, chart, panel, setup_page
+from ui.scrub import scrub_figure
 
-CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
-
-ctx = setup_page("Annealing")
+ctx = setup_page("Annealing", sigma_on_figure=True)
 ctrl = ctx.ctrl
 st.title("Annealing: from the data mean to K-Means as σ falls")
 st.markdown(
@@ -36,18 +38,31 @@ if view is not None:
     st.subheader("1 · The centres in the plane")
     plot_col, text_col = st.columns([1.6, 1], gap="large")
     with plot_col, panel("The animated plane"):
-        st.markdown(f"**{name}** — opens at the sidebar's σ = {ctrl.sigma:.3g}")
-        fig = trajectory_figure(view, X, ctrl.sigma)
-        fig, _ = chart(fig, ctrl, "annealing_plane", description=describe.annealing_plane(view, ctrl.sigma))
-        downloads.append(exports.figure_download(fig, "annealing_plane", "Animation (HTML)"))
+        st.markdown(f"**{name}**")
+
+        def build(progress) -> bytes:
+            levels = []
+            for s, sigma in enumerate(view.sigmas):
+                fig = trajectory_figure(view, X, float(sigma), animated=False)
+                levels.append(ScrubLevel(presenter_figure(fig) if ctrl.presenter else fig, "",
+                                         describe.annealing_plane(view, float(sigma))))
+                progress(s + 1, len(view.sigmas))
+            return scrub_payload(levels, view.sigmas, config=CHART_CONFIG, initial=ctx.scale.index(ctx.scale.default),
+                                 large=ctrl.presenter, play_ms=FRAME_MS)
+
+        scrub_figure(compute.scrub_payload("annealing", ctrl, (name,), build), key="scrub_annealing",
+                     grid=view.sigmas)
+        downloads.append(exports.figure_download(lambda: trajectory_figure(view, X, ctrl.sigma), "annealing_plane",
+                                                 "Animation (HTML)"))
         sample = "" if X.shape[0] <= MAX_ANIMATED_POINTS else (
-            f" The animation recolours a fixed random {MAX_ANIMATED_POINTS} of the {X.shape[0]} points "
+            f" The plane recolours a fixed random {MAX_ANIMATED_POINTS} of the {X.shape[0]} points "
             "(all are drawn in light grey).")
         st.caption(
             "**▶ Play** runs the whole annealing in your browser, one frame per σ level (no server round "
-            "trip); the slider under the plot scrubs through the levels. Points take the colours of their "
-            "responsibilities at that level (grey = a NaN row of the naive map); dotted lines are each "
-            "centre's whole path, solid lines its trail so far; × are the K-Means centroids C*." + sample)
+            "trip); the σ slider scrubs through the levels (arrow keys too), and the diagrams below follow when "
+            "you stop. Points take the colours of their responsibilities at that level (grey = a NaN row of the "
+            "naive map); dotted lines are each centre's whole path, solid lines its trail so far; × are the "
+            "K-Means centroids C*." + sample)
     with text_col:
         st.markdown("**At each σ, EM to the soft fixed point:**")
         st.latex(r"r_{ij} = \operatorname{map}_j\!\Big(-\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}\Big)")

@@ -5,13 +5,14 @@ import streamlit as st
 
 from rbfviz import describe, receipt
 from rbfviz.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
+from rbfviz.figures.presenter import presenter_figure
+from rbfviz.figures.scrub import ScrubLevel, scrub_payload
 from rbfviz.stability_views import underflow_logit
 from ui import compute, exports
-from ui.page import chart, panel, setup_page
+from ui.page import CHART_CONFIG, chart, panel, setup_page
+from ui.scrub import scrub_figure
 
-CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
-
-ctx = setup_page("Stability")
+ctx = setup_page("Stability", sigma_on_figure=True)
 ctrl = ctx.ctrl
 st.title("Stability: which maps survive small σ, in which precision")
 st.markdown(
@@ -75,17 +76,32 @@ with right:
         "rows become one-hot only when their off-weights underflow, gᵢ/(2σ²) > Z: later in float64 than "
         "in float32. (C* here: the K-Means partition's means computed in each precision.)")
 
-st.subheader(f"The plane at σ = {ctrl.sigma:.3g} ({ctrl.dtype})")
+st.subheader(f"The plane at every σ ({ctrl.dtype})")
 with panel("The plane at this σ"):
-    plane = compute.stability_plane(ctrl)
     X, _ = compute.data(ctrl)
-    fig = stability_plane_figure(plane, X, compute.kmeans_centroids(ctrl))
-    fig, _ = chart(fig, ctrl, "stability_plane", description=describe.stability_plane(plane, ctrl.sigma, ctrl.dtype))
-    downloads.insert(1, exports.figure_download(fig, "stability_plane", "Plane (HTML)"))
+    centroids = compute.kmeans_centroids(ctrl)
+
+    def level(plane) -> ScrubLevel:
+        fig = stability_plane_figure(plane, X, centroids)
+        return ScrubLevel(presenter_figure(fig) if ctrl.presenter else fig, "",
+                          describe.stability_plane(plane, plane.sigma, plane.dtype))
+
+    def build(progress) -> bytes:
+        grid = ctx.scale.grid
+        levels = [level(plane) for plane in compute.stability_planes(ctrl, progress)]
+        return scrub_payload(levels, grid, config=CHART_CONFIG, initial=ctx.scale.index(ctx.scale.default),
+                             large=ctrl.presenter)
+
+    scrub_figure(compute.scrub_payload("stability", ctrl, (), build), key="scrub_stability", grid=ctx.scale.grid)
+    plane = compute.stability_plane(ctrl)
+    downloads.insert(1, exports.figure_download(
+        lambda: stability_plane_figure(plane, X, centroids, title=f"σ = {plane.sigma:.3g} ({plane.dtype})"),
+        "stability_plane", "Plane (HTML)"))
     st.caption(
         "Left: where the naive map's rows are NaN (grey region; points marked ×), far from every centre "
         "first. Right: where entmax-1.5's rows are exactly one-hot (coloured by the nearest centre) and "
         "where they are still soft (white band along the Voronoi edges, open points); the band is "
-        "|s| < 2σ²/‖c_a − c_b‖ wide around each edge. Change σ or the precision in the sidebar.")
+        "|s| < 2σ²/‖c_a − c_b‖ wide around each edge. Move σ with the slider above the plot; the curves, "
+        "the table and the downloads follow when you stop. Change the precision in the sidebar.")
 
 exports.download_row(ctrl, downloads, key="stability")

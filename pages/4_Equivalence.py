@@ -5,14 +5,17 @@ import math
 import streamlit as st
 
 from rbfviz import describe, receipt
+from rbfviz.figures.presenter import presenter_figure
+from rbfviz.figures.scrub import ScrubLevel, metrics_html, scrub_payload
 from rbfviz.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
 from ui import compute, exports
-from ui.page import chart, panel, setup_page
+from ui.page import CHART_CONFIG, chart, panel, setup_page
+from ui.scrub import scrub_figure
 
 STEPS = 25
 downloads = []  # filled panel by panel, shown as one row at the end
 
-ctx = setup_page("Equivalence")
+ctx = setup_page("Equivalence", sigma_on_figure=True)
 ctrl = ctx.ctrl
 st.title("Equivalence: a gradient step is a centroid step")
 
@@ -22,23 +25,35 @@ with panel("One step"):
     if note:
         st.info(note)
     st.subheader("One step from the same start")
-    fig_col, text_col = st.columns([3, 1.2], gap="medium")
-    with fig_col:
-        X = compute.data(ctrl)[0]
-        fig, _ = chart(step_figure(X, resp, one, title=f"{ctrl.dataset}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}, "
-                                                         f"σ = {ctrl.sigma:.3g}"),
-                       ctrl, "step", description=describe.equivalence_step(one, ctrl.sigma, ctrl.kind))
-        downloads += [exports.points_download(X, resp, name=f"equivalence_{ctrl.dataset}"),
-                      exports.figure_download(fig, "equivalence_step", "Step figure (HTML)"),
-                      exports.receipt_download(lambda params=exports.receipt_params(ctrl, steps=STEPS):
-                                               receipt.equivalence_receipt(params, receipt.equivalence_numbers(one, traj)),
-                                               "Equivalence")]
-    with text_col:
-        st.metric("max |GD step − Lloyd step|", f"{one.gd_vs_lloyd:.3g}",
-                  help="Largest coordinate difference between the two updated centre sets (data units).")
-        st.metric("max |GD step − soft centroid x̄|", f"{one.gd_vs_em:.1e}",
-                  help="The identity c − η∇L_σ = x̄ at every σ: only rounding remains.")
-        st.caption("masses N_j at the start: " + ", ".join(f"{m:.3g}" for m in one.masses))
+    X = compute.data(ctrl)[0]
+    head = f"{ctrl.dataset}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
+
+    def level(step, step_resp, sigma: float) -> ScrubLevel:
+        fig = step_figure(X, step_resp, step, title=f"{head}, σ = {sigma:.3g}")
+        side = metrics_html([
+            ("max |GD step − Lloyd step|", f"{step.gd_vs_lloyd:.3g}",
+             "Largest coordinate difference between the two updated centre sets (data units)."),
+            ("max |GD step − soft centroid x̄|", f"{step.gd_vs_em:.1e}",
+             "The identity c − η∇L_σ = x̄ at every σ: only rounding remains."),
+            (None, "masses N_j at the start: " + ", ".join(f"{m:.3g}" for m in step.masses), "")])
+        return ScrubLevel(presenter_figure(fig) if ctrl.presenter else fig, side,
+                          describe.equivalence_step(step, sigma, ctrl.kind))
+
+    def build(progress) -> bytes:
+        grid = ctx.scale.grid
+        levels = [level(step, step_resp, float(sigma))
+                  for (step, step_resp), sigma in zip(compute.steps_at_every_sigma(ctrl, progress), grid)]
+        return scrub_payload(levels, grid, config=CHART_CONFIG, initial=ctx.scale.index(ctx.scale.default),
+                             large=ctrl.presenter)
+
+    scrub_figure(compute.scrub_payload("equivalence", ctrl, (), build), key="scrub_equivalence",
+                 grid=ctx.scale.grid)
+    downloads += [exports.points_download(X, resp, name=f"equivalence_{ctrl.dataset}"),
+                  exports.figure_download(lambda: step_figure(X, resp, one, title=f"{head}, σ = {ctrl.sigma:.3g}"),
+                                          "equivalence_step", "Step figure (HTML)"),
+                  exports.receipt_download(lambda params=exports.receipt_params(ctrl, steps=STEPS):
+                                           receipt.equivalence_receipt(params, receipt.equivalence_numbers(one, traj)),
+                                           "Equivalence")]
     st.latex(r"\nabla_{c_j} L_\sigma = -2\sum_i r_{ij}(x_i - c_j) = -2N_j(\bar x_j - c_j), \qquad "
              r"\eta_j = \frac{1}{2N_j} \;\Rightarrow\; c_j - \eta_j \nabla_{c_j} L_\sigma = \bar x_j "
              r"= \frac{\sum_i r_{ij} x_i}{N_j}")
@@ -68,7 +83,7 @@ if traj is not None:  # else the step panel has already said why
             st.markdown(
                 "The paper states that the two trajectories become identical in the limit σ → 0. At finite σ the "
                 "soft path is pulled toward the other clusters and may even settle in a different partition; lower "
-                "σ in the sidebar and watch the distance collapse (to rounding for entmax-1.5 below "
+                "σ with the slider above the step figure and watch the distance collapse (to rounding for entmax-1.5 below "
                 f"σ* ≈ {ctx.scale.sigma_exact_entmax:.3g} for these data, to rounding for softmax below "
                 f"≈ {ctx.scale.sigma_exact_softmax:.3g}).")
 

@@ -427,6 +427,21 @@ def equivalence_runs(ctrl, steps: int = 25):
     return one, traj, resp, note
 
 
+def steps_at_every_sigma(ctrl, progress=None):
+    """(OneStep, resp at the start (n, k)) at every σ of the grid from ``step_start``, one at a time."""
+    from rbfviz import equivalence
+    from rbfviz.maps import responsibilities
+
+    init = "kmeans++" if ctrl.init == "anneal" else ctrl.init
+    X, _ = _data(*_key(ctrl), ctrl.dtype)
+    C0 = _start(*_key(ctrl), ctrl.k, init, ctrl.dtype, ctrl.start_picks())
+    grid = scale(ctrl).grid
+    for i, sigma in enumerate(grid):
+        yield equivalence.one_step(X, C0, float(sigma), ctrl.kind), responsibilities(X, C0, float(sigma), ctrl.kind)
+        if progress:
+            progress(i + 1, len(grid))
+
+
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _gap_curve(dataset, n, noise, seed, k, kind, dtype):
     from rbfviz import equivalence
@@ -505,6 +520,19 @@ def _stability_plane(dataset, n, noise, seed, k, dtype, sigma):
     X, _ = _data(dataset, n, noise, seed, "float64")
     centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
     return stability_views.stability_plane(X, centers, sigma, dtype)
+
+
+def stability_planes(ctrl, progress=None):
+    """``stability_plane`` at every σ of the grid, one at a time (a generator, not cached one by one)."""
+    from rbfviz import stability_views
+
+    X, _ = _data(*_key(ctrl), "float64")
+    centers = kmeans_centroids(ctrl)
+    grid = scale(ctrl).grid
+    for i, sigma in enumerate(grid):
+        yield stability_views.stability_plane(X, centers, float(sigma), ctrl.dtype)
+        if progress:
+            progress(i + 1, len(grid))
 
 
 def stability_plane(ctrl):

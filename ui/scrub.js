@@ -30,9 +30,13 @@ async function readPayload(bytes) {
     const count = entry.shape.reduce((a, b) => a * b, 1);
     const flat = new Typed(buffer, entry.offset, count);
     let value = flat;
-    if (entry.as === "rgb") {
+    if (entry.as === "rgb" || entry.as === "hex") {
+      const hex = (v) => v.toString(16).padStart(2, "0");
       value = [];
-      for (let i = 0; i < count; i += 3) value.push(`rgb(${flat[i]},${flat[i + 1]},${flat[i + 2]})`);
+      for (let i = 0; i < count; i += 3) {
+        value.push(entry.as === "rgb" ? `rgb(${flat[i]},${flat[i + 1]},${flat[i + 2]})`
+          : `#${hex(flat[i])}${hex(flat[i + 1])}${hex(flat[i + 2])}`);
+      }
     } else if (entry.shape.length === 2) {
       const cols = entry.shape[1];
       value = [];
@@ -87,6 +91,7 @@ function build(parent) {
   root.innerHTML = `
     <div class="scrub">
       <div class="scrub-control">
+        <button class="scrub-play" type="button" hidden>▶ Play</button>
         <label class="scrub-label"></label>
         <input class="scrub-range" type="range" step="1">
         <output class="scrub-value" aria-live="off"></output>
@@ -100,7 +105,7 @@ function build(parent) {
     </div>`;
   return {
     range: root.querySelector(".scrub-range"), label: root.querySelector(".scrub-label"),
-    value: root.querySelector(".scrub-value"), plot: root.querySelector(".scrub-plot"),
+    value: root.querySelector(".scrub-value"), play: root.querySelector(".scrub-play"), plot: root.querySelector(".scrub-plot"),
     side: root.querySelector(".scrub-side"), caption: root.querySelector(".scrub-caption"),
     error: root.querySelector(".scrub-error"),
   };
@@ -130,7 +135,20 @@ export default function (component) {
       show(inst, inst.payload.sigmas.length - 1 - Number(range.value));
       schedule();
     });
-    range.addEventListener("pointerdown", () => { inst.pointer = true; clearTimeout(inst.timer); });
+    range.addEventListener("pointerdown", () => { stop(inst); inst.pointer = true; clearTimeout(inst.timer); });
+    range.addEventListener("keydown", () => stop(inst));
+    // Play: one level every play_ms from the largest σ (or from here), committed once at the end or on pause
+    inst.els.play.addEventListener("click", () => {
+      if (inst.playing) { stop(inst); commit(); return; }
+      const last = inst.payload.sigmas.length - 1;
+      let level = inst.level >= last ? 0 : inst.level;
+      inst.playing = setInterval(() => {
+        show(inst, level);
+        if (level >= last) { stop(inst); commit(); } else level += 1;
+      }, inst.payload.play_ms);
+      inst.els.play.textContent = "❚❚ Pause";
+      inst.els.play.setAttribute("aria-pressed", "true");
+    });
     const release = () => { if (inst.pointer) { inst.pointer = false; schedule(); } };
     range.addEventListener("pointerup", release);
     range.addEventListener("pointercancel", release);
@@ -148,6 +166,7 @@ export default function (component) {
     range.max = count - 1;
     label.textContent = payload.label;
     parentElement.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
+    inst.els.play.hidden = !payload.play_ms;
     range.setAttribute("aria-label", payload.label);
     inst.committed = levelFromAddress(payload);
     show(inst, inst.committed);
@@ -157,6 +176,14 @@ export default function (component) {
     inst.els.error.textContent = `The σ figure could not be drawn (${err.message}). Reload the page.`;
     console.error(err);
   });
+}
+
+function stop(inst) {
+  if (!inst.playing) return;
+  clearInterval(inst.playing);
+  inst.playing = null;
+  inst.els.play.textContent = "▶ Play";
+  inst.els.play.setAttribute("aria-pressed", "false");
 }
 
 // The page script writes the committed σ into the address on every run, before this element is drawn.

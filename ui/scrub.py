@@ -38,11 +38,15 @@ CSS = """
 .scrub { font-family: "Source Sans", sans-serif; }
 .scrub-control { display: flex; align-items: center; gap: 0.8rem; margin: 0 0 0.4rem 0; flex-wrap: wrap; }
 .scrub-label { font-weight: 600; }
+.scrub-play { font: inherit; padding: 0.25rem 0.8rem; border: 1px solid #8c8f99; border-radius: 0.5rem;
+  background: #ffffff; color: #31333f; cursor: pointer; }
+.scrub-play:focus-visible, .scrub-range:focus-visible { outline: 2px solid #0068c9; outline-offset: 2px; }
 .scrub-range { flex: 1 1 18rem; min-width: 12rem; accent-color: #0068c9; height: 1.6rem; touch-action: none; }
 .scrub-value { font-variant-numeric: tabular-nums; font-weight: 600; min-width: 7rem; }
 .scrub-body { display: flex; gap: 1.5rem; align-items: flex-start; }
 .scrub-plot { flex: 3 1 0; min-width: 0; }
 .scrub-side { flex: 1.25 1 0; min-width: 12rem; }
+.scrub-side:empty { display: none; }
 .scrub-metric { margin: 0 0 0.9rem 0; }
 .scrub-metric-label { font-size: 0.875rem; color: #31333f; }
 .scrub-metric-value { font-size: 1.9rem; line-height: 1.25; color: #31333f; font-variant-numeric: tabular-nums; }

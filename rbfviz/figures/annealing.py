@@ -126,8 +126,11 @@ def animated_subset(n: int, limit: int = MAX_ANIMATED_POINTS, seed: int = 0) -> 
 
 
 def trajectory_figure(view, X, sigma: float, title: str | None = None, height: int = 700,
-                      frame_ms: int = FRAME_MS) -> go.Figure:
+                      frame_ms: int = FRAME_MS, animated: bool = True) -> go.Figure:
     """The annealing in the plane, animated client-side, opening at the level nearest to σ.
+
+    animated=False: the same figure at that level only, without frames, Play buttons or slider (for
+    the app's σ scrubber, which holds one such figure per level).
 
     Traces, in order: 0 all points (faint grey, static); 1 animated points (coloured by r at the
     level); 2..k+1 full trajectories (faint, static); k+2..2k+1 trails up to the level; 2k+2 RBF
@@ -181,8 +184,12 @@ def trajectory_figure(view, X, sigma: float, title: str | None = None, height: i
     layout = base_layout(title, height)
     extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
     layout.update(plane_axes(extent))
-    layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
     layout["legend"] = {key: value for key, value in GRID_LEGEND.items() if not key.startswith("entrywidth")}
+    if not animated:
+        layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=60)
+        layout["height"] = height - 90
+        return figure(data, layout)
+    layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
     layout["updatemenus"] = [dict(
         type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.11, yanchor="top",
         pad=dict(t=0, r=10), font=dict(size=13),

@@ -19,7 +19,8 @@ Binary layout (then gzip-compressed as a whole; the browser inflates it with Dec
 Arrays are not written into the JSON. A numeric array becomes {"$blob": i} with the i-th entry of
 header["blobs"] = {"offset", "dtype" ("f8", "f4", "u1", ...), "shape"} pointing into the blob
 section (each blob starts on an 8-byte boundary, so the browser can view it as a typed array
-without copying). A list of "rgb(r,g,b)" strings becomes a uint8 (n, 3) blob with "as": "rgb".
+without copying). A list of "rgb(r,g,b)" (or "#rrggbb") colours becomes a uint8 (n, 3) blob with "as": "rgb"
+(or "hex").
 """
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ VERSION = 1
 # there, and a blob would save nothing.
 MIN_BLOB = 8
 _RGB = re.compile(r"^rgb\((\d{1,3}),(\d{1,3}),(\d{1,3})\)$")
+_HEX = re.compile(r"^#([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})$")
 _DTYPES = {"float64": "f8", "float32": "f4", "uint8": "u1", "uint16": "u2", "uint32": "u4", "int8": "i1",
            "int16": "i2", "int32": "i4"}
 
@@ -135,18 +137,17 @@ class _Blobs:
         return {"$blob": len(self.entries) - 1}
 
 
-def _rgb_array(value) -> np.ndarray | None:
-    """A list of "rgb(r,g,b)" strings as (n, 3) uint8, or None if it is anything else."""
+def _color_array(value) -> tuple[np.ndarray, str] | None:
+    """A list of colours all written "rgb(r,g,b)" or all "#rrggbb" as ((n, 3) uint8, "rgb" | "hex"),
+    or None if it is anything else (the browser writes them back in the same form)."""
     if not (isinstance(value, list) and len(value) >= MIN_BLOB and all(isinstance(item, str) for item in value)):
         return None
-    rows = []
-    for item in value:
-        match = _RGB.match(item)
-        if match is None:
-            return None
-        rows.append([int(part) for part in match.groups()])
-    rgb = np.array(rows)
-    return rgb.astype(np.uint8) if (rgb <= 255).all() else None
+    for form, pattern, base in (("rgb", _RGB, 10), ("hex", _HEX, 16)):
+        matches = [pattern.match(item) for item in value]
+        if all(matches):
+            rgb = np.array([[int(part, base) for part in match.groups()] for match in matches])
+            return (rgb.astype(np.uint8), form) if (rgb <= 255).all() else None
+    return None
 
 
 def _encode(value, blobs: _Blobs):
@@ -158,9 +159,9 @@ def _encode(value, blobs: _Blobs):
     if isinstance(value, dict):
         return {key: _encode(item, blobs) for key, item in value.items()}
     if isinstance(value, list):
-        rgb = _rgb_array(value)
-        if rgb is not None:
-            return blobs.add(rgb, "rgb")
+        colors = _color_array(value)
+        if colors is not None:
+            return blobs.add(*colors)
         return [_encode(item, blobs) for item in value]
     if isinstance(value, float) and not np.isfinite(value):
         return None  # JSON has no NaN; Plotly draws None as a gap, as it does NaN
@@ -168,14 +169,16 @@ def _encode(value, blobs: _Blobs):
 
 
 def scrub_payload(levels: list[ScrubLevel], sigmas, label: str = "σ (log scale)", config: dict | None = None,
-                  initial: int = 0, select: bool = False, point_ids=None, large: bool = False) -> bytes:
+                  initial: int = 0, select: bool = False, point_ids=None, large: bool = False,
+                  play_ms: int | None = None) -> bytes:
     """The gzip-compressed payload of a scrubbable figure (format in the module docstring).
 
     levels: one ScrubLevel per σ, in the order of ``sigmas`` (a decreasing grid; the browser's
     slider shows small σ on the left). label: the slider's accessible name. config: Plotly's config.
     initial: the level shown when the address names no σ. select: clicks, boxes and lassos on
     trace 0 are sent back to the page; point_ids (m,) maps the drawn points to data rows (when a
-    subsample is drawn). large: presenter mode's larger text beside the plot.
+    subsample is drawn). large: presenter mode's larger text beside the plot. play_ms: show a Play
+    button that steps through the levels from the largest σ, one every play_ms milliseconds.
     """
     sigmas = np.asarray(sigmas, dtype=np.float64)
     if len(levels) != len(sigmas) or not len(levels):
@@ -193,7 +196,7 @@ def scrub_payload(levels: list[ScrubLevel], sigmas, label: str = "σ (log scale)
               "texts": [f"{s:.3g}" for s in sigmas], "figure": _encode(base, blobs),
               "config": config or {}, "frames": frames, "initial": int(initial), "select": bool(select),
               "point_ids": None if point_ids is None else [int(i) for i in point_ids], "large": bool(large),
-              "blobs": blobs.entries}
+              "play_ms": None if play_ms is None else int(play_ms), "blobs": blobs.entries}
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     head = MAGIC + struct.pack("<I", len(text)) + text
     head += b"\0" * (-len(head) % 8)
@@ -219,6 +222,8 @@ def read_payload(payload: bytes) -> dict:
         values = np.frombuffer(raw, dtype=dtype, count=count, offset=start + entry["offset"]).reshape(entry["shape"])
         if entry.get("as") == "rgb":
             return [f"rgb({r},{g},{b})" for r, g, b in values.tolist()]
+        if entry.get("as") == "hex":
+            return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in values.tolist()]
         return values
 
     def decode(value):
