@@ -16,14 +16,16 @@ then reads ForwardMsgs until ``script_finished``.
   annealing path and collapse study included.
 * **σ change**: ``--reruns`` changes in the same session, walking the σ grid outward from the
   default (a new σ every time: σ-keyed caches miss, setting-keyed caches hit).
-  - Explorer: σ lives on the figure (ui/scrub.py, a Streamlit v2 component scrubbed in the browser
-    without the server). A change is the scrubber's settle commit, as the browser sends it: a
-    ``rerun_script`` with the address the server last wrote and, for the component's widget id,
-    ``json_value`` = ``{"level": i}``. The σ grid comes from the component's payload
-    (``header["sigmas"]``). Scrubbing between commits costs the server nothing and is not measured here.
-  - Annealing, Stability, Equivalence: still the sidebar σ slider; a change is the rerun with the
-    address the server wrote and ``sigma=`` set to the new value (the URL path; the slider's own
-    widget state reruns the same script).
+  - A view whose σ lives on the figure (ui/scrub.py, a Streamlit v2 ``bidi_component`` scrubbed in
+    the browser without the server; the Explorer, and any other view once it has one): a change is
+    the scrubber's settle commit, as the browser sends it: a ``rerun_script`` with the address the
+    server last wrote and, for the (first) component's widget id, ``json_value`` = ``{"level": i}``.
+    The σ grid comes from the component's payload (``header["sigmas"]``). Checked: the address the
+    server writes back carries the committed σ (and, on the Explorer, "**Downloads at σ = …**").
+    Scrubbing between commits costs the server nothing and is not measured here.
+  - A view with the sidebar σ slider: a change is the rerun with the address the server wrote and
+    ``sigma=`` set to the new value (the URL path; the slider's own widget state reruns the same
+    script).
   Time = send → the ``script_finished`` message: the server's whole rerun, serialisation and
   loopback included.
 * **message cache, as the browser's**: cacheable ForwardMsgs (≥ 10 kB ``new_element`` deltas) are
@@ -243,6 +245,7 @@ class ViewResult:
     rerun_ws_bytes: list[int]
     charts_per_rerun: list[int]
     problems: list[str]
+    change: str = ""                 # how σ was changed: "scrubber commit" or "address"
 
     def p(self, q: float) -> float:
         values = sorted(self.rerun_ms)
@@ -281,9 +284,15 @@ async def measure_view(base: str, view: str, reruns: int, timeout: float) -> Vie
         for change in changes:
             if scrubbed:
                 run = await session.run(view, query, widget=(first.component_id, {"level": change}))
-                expected = f"**Downloads at σ = {first.grid[change]:.3g}**"
-                if not run.downloads_text.startswith(expected):
-                    problems.append(f"commit of level {change}: page shows {run.downloads_text[:40]!r}")
+                text = f"{first.grid[change]:.3g}"
+                try:
+                    in_address = f"{float(run.query.get('sigma', 'nan')):.3g}"
+                except ValueError:
+                    in_address = run.query.get("sigma")
+                if in_address != text:
+                    problems.append(f"commit of σ = {text}: the address has sigma={run.query.get('sigma')}")
+                if view == "Explorer" and not run.downloads_text.startswith(f"**Downloads at σ = {text}**"):
+                    problems.append(f"commit of σ = {text}: the page shows {run.downloads_text[:40]!r}")
             else:
                 run = await session.run(view, {**query, "sigma": change})
             problems += run.problems
@@ -294,7 +303,8 @@ async def measure_view(base: str, view: str, reruns: int, timeout: float) -> Vie
             query = run.query or query
     await session.close()
     return ViewResult(view, first.seconds, first.figure_bytes, first.ws_bytes, warm.seconds, warm.figure_bytes,
-                      warm.ws_bytes, times, fig_bytes, ws_bytes, charts, problems)
+                      warm.ws_bytes, times, fig_bytes, ws_bytes, charts, problems,
+                      "scrubber commit" if scrubbed else "address")
 
 
 async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewResult]:
@@ -310,7 +320,7 @@ def table(results: list[ViewResult]) -> str:
             f"{'first open ws / figure kB':>26} {'per change ws / figure kB (median, max)':>40}")
     lines = [head, "-" * len(head)]
     for r in results:
-        opened = (f"{r.view:<12} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s ")
+        opened = (f"{r.view + (' *' if r.change == 'scrubber commit' else ''):<12} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s ")
         sizes = f"{r.warm_open_ws_bytes / 1e3:>12.0f} / {r.warm_open_figure_bytes / 1e3:>6.0f} kB"
         if r.rerun_ms:
             lines.append(opened + f"{r.p(0.5):>10.0f} ms {r.p(0.95):>4.0f} ms {max(r.rerun_ms):>4.0f} ms {sizes:>26} "
@@ -319,6 +329,8 @@ def table(results: list[ViewResult]) -> str:
                          f"({max(r.rerun_ws_bytes) / 1e3:.1f} / {max(r.rerun_figure_bytes) / 1e3:.1f} kB)")
         else:
             lines.append(opened + "  (no σ changes)")
+    lines.append("* σ on the figure: a σ change is the scrubber's settle commit (widget state {level: i}); "
+                 "others: the sidebar σ via the address")
     return "\n".join(lines)
 
 
@@ -346,7 +358,7 @@ def main() -> int:
             proc.wait(timeout=30)
 
     print(f"rbfviz app, real server on loopback (streamlit 1.67), defaults {urlencode(DEFAULTS)}, "
-          f"{args.reruns} σ changes per view (Explorer: scrubber commits; others: the sidebar σ via the address)\n")
+          f"{args.reruns} σ changes per view\n")
     print(table(results))
     print()
     for r in results:
