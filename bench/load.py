@@ -57,6 +57,10 @@ What is timed:
   too (adds the request's queueing and session set-up).
 * **bytes**: the sum of the sizes of the websocket messages (serialised ForwardMsgs) received, per
   first open and per commit.
+* **server CPU per run**: the server process's user + system CPU time (/proc/PID/stat) during a
+  wave divided by its script runs (first opens + commits), post-run GC and websocket work included;
+  with the machine's load average at the wave's start and end, to tell a slow server from a busy
+  machine.
 
 An error is any of: connection failure, a run that does not finish within --timeout, a run that
 ends other than FINISHED_SUCCESSFULLY, an exception or error box in the page, a first open without
@@ -214,6 +218,17 @@ def rss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """User + system CPU time of ``pid`` so far, seconds (/proc/PID/stat), None if unreadable."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def pid_listening_on(port: int) -> int | None:
@@ -574,13 +589,25 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
             delay = args.arrival_seconds * i / max(args.sessions - 1, 1)
             tasks.append(student(number, base_url, query, args.changes, tuple(args.think), delay, args.timeout,
                                  args.seed))
+        load_before, cpu_before = os.getloadavg(), cpu_seconds(pid)
         wave_results = await asyncio.gather(*tasks)
         wall = time.perf_counter() - t0
+        load_after, cpu_after = os.getloadavg(), cpu_seconds(pid)
+        runs = sum((r.open_seconds is not None) + len(r.commit_to_finished) for r in wave_results)
         at_close = monitor.now()
         peak = monitor.peak_since(t_load)
         await asyncio.sleep(args.settle)
         waves.append({"wall_seconds": wall, "peak": peak, "at_close": at_close, "after_settle": monitor.now(),
-                      "cache_after": cache_mb(base_url), "errors": sum(len(r.errors) for r in wave_results)})
+                      "cache_after": cache_mb(base_url), "errors": sum(len(r.errors) for r in wave_results),
+                      # the machine's 1-minute load average as the wave began and ended (2 cores: > 2 is
+                      # other work competing with the server and these clients)
+                      "loadavg_1min": [round(load_before[0], 2), round(load_after[0], 2)],
+                      # the server's CPU time during the wave per script run (opens + commits), with
+                      # its post-run GC and websocket work: what a run costs, whatever the machine's noise
+                      "server_cpu_seconds": None if cpu_before is None or cpu_after is None else cpu_after - cpu_before,
+                      "runs": runs,
+                      "server_cpu_per_run": None if cpu_before is None or cpu_after is None or not runs
+                      else (cpu_after - cpu_before) / runs})
         results += wave_results
     # Streamlit keeps a closed tab's session for server.disconnectedSessionTTL seconds (60 in our
     # config) and reaps expired ones lazily, on the next write to its session store. One more short
@@ -700,7 +727,9 @@ def print_report(r: dict) -> None:
     for n, w in enumerate(m["waves"], 1):
         print(f"    wave {n}: wall {w['wall_seconds']:.1f} s, peak {mb(w['peak'])}, at close {mb(w['at_close'])}, "
               f"{m['settle_seconds']:g} s after close {mb(w['after_settle'])}; st.cache entries hold "
-              f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)})")
+              f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)}); machine load "
+              f"average {w['loadavg_1min'][0]:g} → {w['loadavg_1min'][1]:g}; server CPU {_fmt(w['server_cpu_seconds'])} "
+              f"for {w['runs']} runs = {_fmt(None if w['server_cpu_per_run'] is None else 1000 * w['server_cpu_per_run'], 'ms')} per run")
     print(f"  after one more short visit (Streamlit reaps sessions closed > TTL ago): {mb(m['after_reap'])}")
     print(f"  active sessions after: {r['active_sessions_after']}")
     t, v = r["targets"], r["target_values"]
