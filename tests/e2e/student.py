@@ -40,6 +40,28 @@ _SCRUB_JS = """() => {
   };
 }"""
 
+# Installed before any page script (Page.add_init_script): every websocket message the page sends
+# (Streamlit's BackMsgs: a rerun request, widget or component values) and every input on the σ
+# slider, with performance.now() timestamps taken in the page itself, so a busy test machine's
+# delays in reporting them to Python cannot blur the order.
+_SEND_LOG_JS = """(() => {
+  if (window.__rbfvizSent) return;
+  const sent = window.__rbfvizSent = [], inputs = window.__rbfvizInputs = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data)
+      : data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data)
+      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(0);
+    sent.push({ t: performance.now(), n: bytes.length, head: Array.from(bytes.subarray(0, 4096)) });
+    return send.call(this, data);
+  };
+  const note = (e) => { const el = e.target;
+    if (e.type === "pointerup" || (el && el.classList && el.classList.contains("scrub-range")))
+      inputs.push({ t: performance.now(), type: e.type }); };
+  for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
+  window.addEventListener("pointerup", note, true);
+})()"""
+
 # Full-precision arrays of the scrubber's drawn figure: each trace's name, x, y and customdata rows
 # (Plotly's decoded _fullData: typed arrays, so float64 values arrive unrounded).
 _SCRUB_TRACES_JS = """() => {
@@ -81,6 +103,7 @@ class Student:
         self.sent_frames: list[int] = []
         page.on("websocket", lambda ws: ws.on(
             "framesent", lambda frame: self.sent_frames.append(len(frame) if frame is not None else 0)))
+        page.add_init_script(_SEND_LOG_JS)
 
     # --- waiting --------------------------------------------------------------------------------
     def wait_for_run(self, start_delay_ms: int = 250, settle_ms: int = 150) -> None:
@@ -217,6 +240,30 @@ class Student:
     def scrub_sigma(self) -> str:
         """The σ the scrubber draws now (3 significant digits, as on screen)."""
         return self.wait_for_scrub()["sigma"]
+
+    def now(self) -> float:
+        """The page's performance.now() (ms), the time base of sent_log() and inputs_log()."""
+        return self.page.evaluate("() => performance.now()")
+
+    def sent_log(self, since: float = 0.0) -> list[dict]:
+        """Websocket messages the page sent at or after page time ``since``: {t, n (bytes), type}
+        where type is the BackMsg's field (rerun_script, app_heartbeat, …) decoded by Streamlit's proto."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        out = []
+        for item in self.page.evaluate("(since) => (window.__rbfvizSent || []).filter((s) => s.t >= since)", since):
+            kind = "?"
+            if item["n"] <= 4096:
+                try:
+                    kind = BackMsg.FromString(bytes(item["head"])).WhichOneof("type") or "?"
+                except Exception:  # noqa: BLE001 — not a BackMsg
+                    pass
+            out.append({"t": item["t"], "n": item["n"], "type": kind})
+        return out
+
+    def inputs_log(self, since: float = 0.0) -> list[dict]:
+        """keydown / input / pointerdown events on the σ slider and pointerup anywhere, since ``since``."""
+        return self.page.evaluate("(since) => (window.__rbfvizInputs || []).filter((s) => s.t >= since)", since)
 
     def scrub_traces(self) -> list[dict]:
         return self.page.evaluate(_SCRUB_TRACES_JS)

@@ -1,14 +1,11 @@
 """A student changes the controls and watches the figures respond: dataset, k and map in the sidebar,
-the σ slider with the keyboard, and the annealing animation's Play button (client-side frames)."""
+the Explorer's σ slider (on its figure) with the keyboard, and the annealing animation's Play button (client-side frames)."""
 import math
 import re
 
 import pytest
 
 pytestmark = pytest.mark.e2e
-
-SIGMA = "σ (log scale)"
-
 
 def test_dataset_k_and_map_change_the_figure(server, student):
     student.open(f"{server.url}/Explorer")
@@ -42,29 +39,39 @@ def _float(text: str) -> float:
 
 
 def test_sigma_slider_changes_the_figure_and_the_numbers(server, student):
+    """The Explorer's σ slider sits on its figure (ui/scrub.js): the figure and the numbers beside it
+    follow each key at once, the address when σ settles (tests/e2e/test_e2e_scrub.py checks the
+    numbers against rbfviz and the websocket traffic)."""
     student.open(f"{server.url}/Explorer")
     before = student.wait_for_figures()[0]
-    sigma0 = student.slider_value(SIGMA)
-    assert f"σ = {sigma0}" in before["title"]
-    loss0, entropy0 = student.metric("L_σ (soft"), _float(student.metric("mean entropy"))
+    start = student.wait_for_scrub()
+    sigma0 = start["sigma"]
+    assert f"σ = {sigma0}" in before["title"] and student.query()["sigma"] == sigma0
+    metrics0 = dict(start["metrics"])
+    loss0, entropy0 = metrics0["L_σ  (soft loss)"], _float(metrics0["mean entropy of r"])
 
     # two steps to smaller σ (the slider's left end is the smallest σ)
-    student.press_slider(SIGMA, "ArrowLeft", times=2)
-    sigma1 = student.slider_value(SIGMA)
+    student.press_scrub("ArrowLeft", times=2)
+    student.page.wait_for_function("(s) => document.querySelector('div.scrub-plot').dataset.sigma !== s", arg=sigma0)
+    sigma1 = student.scrub_sigma()
     assert float(sigma1) < float(sigma0), (sigma0, sigma1)
     student.wait_for_title(f"σ = {sigma1}")
     after = student.figures()[0]
     assert after["data"] != before["data"], "the figure did not change with σ"
-    assert student.metric("L_σ (soft") != loss0, "the soft loss did not change with σ"
+    student.wait_for_settle(sigma1)
+    assert dict(student.scrub()["metrics"])["L_σ  (soft loss)"] != loss0, "the soft loss did not change with σ"
     assert student.query()["sigma"] == sigma1
 
     # all the way to the smallest σ: the assignments are (almost) hard, so the entropy collapses
-    student.press_slider(SIGMA, "Home")
-    sigma2 = student.slider_value(SIGMA)
+    student.press_scrub("Home")
+    student.page.wait_for_function("(s) => document.querySelector('div.scrub-plot').dataset.level === s",
+                                   arg=str(start["max"]))
+    sigma2 = student.scrub_sigma()
     assert float(sigma2) < float(sigma1)
     student.wait_for_title(f"σ = {sigma2}")
-    entropy2 = _float(student.metric("mean entropy"))
+    entropy2 = _float(dict(student.scrub()["metrics"])["mean entropy of r"])
     assert entropy2 < entropy0 and entropy2 < 0.01 * math.log(4), (entropy0, entropy2)
+    student.wait_for_settle(sigma2)
     student.assert_no_problems()
 
 

@@ -6,8 +6,10 @@ After each scrub the test checks, in the browser:
   compared exactly (the page's formats: L_σ and J ``.5g``, L_σ − J ``.3g`` …), and full-precision
   values that the figure carries (the RBF centres and the K-Means centroids: float64 in the figure)
   to 1e-9 relative; the "In words" sentence against rbfviz.describe at that σ; the responsibilities in the hover are r rounded to 3 decimals (float32);
-* that no script runs while σ moves: the page sends no websocket frame (a BackMsg) during the scrub,
-  and exactly one when it settles (0.5 s after the last key, or when the pointer is released);
+* that no script runs while σ moves: the page sends no websocket message (a BackMsg) during the
+  scrub, and exactly one, a rerun_script, when it settles (0.5 s after the last key, or after the
+  pointer is released). Messages and input events are timestamped in the page itself
+  (student.py's init script wraps WebSocket.send), so a slow CI machine cannot blur the order;
 * that the address then names the new σ and that opening it in a fresh browser context shows the
   same σ and the same numbers.
 """
@@ -34,6 +36,7 @@ pytestmark = pytest.mark.e2e
 DEFAULTS = dict(dataset="blobs", n="500", noise="1.5", seed="0", k="4", init="kmeanspp", kind="softmax",
                 dtype="float64")
 SETTLE_WAIT_MS = 900  # > the scrubber's 0.5 s settle time: long enough for a commit to have been sent
+SETTLE_MIN_MS = 450  # the commit comes 0.5 s after the last input (timer granularity allowed for)
 
 
 # --- rbfviz at one σ ----------------------------------------------------------------------------------
@@ -149,14 +152,20 @@ def reopen_in_fresh_context(browser, browser_context_args, url: str, shown: dict
         context.close()
 
 
-def settle(student: Student, before: int, sigma: str) -> None:
-    """No frame sent while σ moved; then exactly one commit, σ in the address and in the sidebar."""
-    assert len(student.sent_frames) == before, \
-        f"the page sent {len(student.sent_frames) - before} websocket frame(s) while σ moved: a script rerun"
+def settle(student: Student, since: float, sigma: str) -> None:
+    """A scrub that started at page time ``since`` (Student.now()) has settled at ``sigma``: the page
+    sent no websocket message while σ moved and exactly one, the commit, when it settled (at least
+    the 0.5 s settle time after the last input event or pointer release); σ is then in the address
+    and in the sidebar. The times are the page's own (Student.sent_log, inputs_log)."""
     student.wait_for_settle(sigma)
     student.page.wait_for_timeout(SETTLE_WAIT_MS)
-    assert len(student.sent_frames) - before == 1, \
-        f"expected exactly one commit for one settle, the page sent {student.sent_frames[before:]}"
+    sent, inputs = student.sent_log(since), student.inputs_log(since)
+    assert inputs, "no input event reached the σ slider"
+    last = max(event["t"] for event in inputs if event["type"] in ("input", "pointerup"))
+    assert len(sent) == 1, f"expected exactly one message (the commit) for one settle, the page sent {sent}"
+    assert sent[0]["type"] == "rerun_script", sent
+    assert sent[0]["t"] >= last + SETTLE_MIN_MS, (
+        f"the commit was sent {sent[0]['t'] - last:.0f} ms after the last input: while σ was still moving")
     assert student.query()["sigma"] == sigma, student.page.url
     sidebar = student.page.locator("[data-testid='stSidebar']").inner_text()
     assert f"σ = {sigma}: move it with the σ slider above the figure" in sidebar, sidebar
@@ -170,21 +179,21 @@ def test_keyboard_scrub(server, student, browser, browser_context_args):
     assert start["level"] == grid().index(float(student.query()["sigma"])), (start, student.page.url)
 
     # three steps left (smaller σ), 120 ms apart: one scrub, drawn at once, no script run
-    before = len(student.sent_frames)
+    since = student.now()
     student.press_scrub("ArrowLeft", times=3)
     moved = student.wait_for_scrub(expected(start["level"] + 3)["text"])
-    assert len(student.sent_frames) == before, "a frame was sent during the key presses"
     shown = check_drawn(student)
     assert shown["level"] == start["level"] + 3 and float(moved["sigma"]) < float(start["sigma"])
-    settle(student, before, shown["sigma"])
+    settle(student, since, shown["sigma"])
     assert check_drawn(student, full=False) == shown, "the settle rerun changed what the scrubber shows"
 
     # one step right raises σ again; a second settle, a second single commit
-    before = len(student.sent_frames)
+    since = student.now()
     student.press_scrub("ArrowRight")
+    up = student.wait_for_scrub(expected(shown["level"] - 1)["text"])
     up = check_drawn(student)
     assert up["level"] == shown["level"] - 1, (up, shown)
-    settle(student, before, up["sigma"])
+    settle(student, since, up["sigma"])
     reopen_in_fresh_context(browser, browser_context_args, student.page.url, up)
     student.assert_no_problems()
     student.screenshot("1400x1000")
@@ -195,7 +204,7 @@ def test_keyboard_scrub(server, student, browser, browser_context_args):
 def test_mouse_drag_scrub(server, student, browser, browser_context_args):
     student.open(f"{server.url}/Explorer")
     start = check_drawn(student, full=False)
-    before = len(student.sent_frames)
+    since = student.now()
 
     # drag the thumb most of the way left in 30 moves: σ follows continuously, never up
     seen = student.drag_scrub(0.15, steps=30, release=False)
@@ -205,10 +214,10 @@ def test_mouse_drag_scrub(server, student, browser, browser_context_args):
     assert values[-1] < float(start["sigma"])
     # holding the button: nothing is committed however long the pointer stays down
     student.page.wait_for_timeout(SETTLE_WAIT_MS)
-    assert len(student.sent_frames) == before, "a commit was sent while the mouse button was still down"
+    assert student.sent_log(since) == [], "a message was sent while the mouse button was still down"
     shown = check_drawn(student)
     student.page.mouse.up()
-    settle(student, before, shown["sigma"])
+    settle(student, since, shown["sigma"])
     reopen_in_fresh_context(browser, browser_context_args, student.page.url, shown)
     student.assert_no_problems()
 
@@ -225,7 +234,7 @@ def test_touch_drag_scrub(server, browser, browser_context_args):
         x0, y = student.scrub_thumb()
         box = student.page.locator("input.scrub-range").bounding_box()
         x1 = box["x"] + box["width"] - 12  # towards the right end: larger σ
-        before = len(student.sent_frames)
+        since = student.now()
         cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
         seen = []
         for i in range(1, 16):
@@ -234,13 +243,13 @@ def test_touch_drag_scrub(server, browser, browser_context_args):
             student.page.wait_for_timeout(40)
             seen.append(student.scrub()["sigma"])
         student.page.wait_for_timeout(SETTLE_WAIT_MS)
-        assert len(student.sent_frames) == before, "a commit was sent while the finger was still down"
+        assert student.sent_log(since) == [], "a message was sent while the finger was still down"
         values = [float(s) for s in seen]
         assert all(b >= a for a, b in zip(values, values[1:])) and values[-1] > float(start["sigma"]), seen
         assert len(set(seen)) >= 5, f"σ did not follow the finger: {seen}"
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
         shown = check_drawn(student)
-        settle(student, before, shown["sigma"])
+        settle(student, since, shown["sigma"])
         student.assert_no_problems()
     finally:
         context.close()
@@ -258,10 +267,10 @@ def test_scrub_from_a_link_with_entmax_in_float32(server, student, kind, dtype):
     zeros = dict(shown["metrics"])["exactly-zero r_ij"]
     assert int(re.sub(r"\D", "", zeros.split(" of ")[0])) > 0, zeros
 
-    before = len(student.sent_frames)
+    since = student.now()
     student.press_scrub("ArrowLeft", times=2)
     student.wait_for_scrub(expected(level + 2, kind, dtype)["text"])
     moved = check_drawn(student, kind, dtype)
-    settle(student, before, moved["sigma"])
+    settle(student, since, moved["sigma"])
     assert {key: student.query()[key] for key in ("kind", "dtype")} == {"kind": kind, "dtype": dtype}
     student.assert_no_problems()

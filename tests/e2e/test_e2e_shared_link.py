@@ -44,8 +44,8 @@ def test_shared_link_opens_the_right_view_on_a_fresh_server(fresh_server, studen
     expect(sidebar.get_by_role("combobox", name="Map")).to_have_value("entmax-1.5 (sparse)")
     expect(sidebar.get_by_role("radio", name="float32")).to_be_checked()
     assert student.slider_value("Clusters k") == "3"
-    assert student.slider_value("σ (log scale)") == sigma
     student.wait_for_figures()
+    assert student.wait_for_scrub(sigma)["output"] == f"σ = {sigma}"  # the σ slider on the Explorer's figure
     student.wait_for_title("moons, n = 300, k = 3, entmax15, float32", f"σ = {sigma}")
     assert student.query() == query, student.page.url
     assert student.page.locator("[data-testid='stAlertContentWarning']").count() == 0, "notices for a valid link"
