@@ -43,7 +43,7 @@ if view is not None:
         def build(progress) -> bytes:
             levels = []
             for s, sigma in enumerate(view.sigmas):
-                fig = trajectory_figure(view, X, float(sigma), animated=False)
+                fig = trajectory_figure(view, X, float(sigma), static=True)
                 levels.append(ScrubLevel(presenter_figure(fig) if ctrl.presenter else fig, "",
                                          describe.annealing_plane(view, float(sigma))))
                 progress(s + 1, len(view.sigmas))

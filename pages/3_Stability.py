@@ -5,6 +5,7 @@ import streamlit as st
 
 from rbfviz import describe, receipt
 from rbfviz.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
+from rbfviz.figures.plane import drawn_points
 from rbfviz.figures.presenter import presenter_figure
 from rbfviz.figures.scrub import ScrubLevel, scrub_payload
 from rbfviz.stability_views import underflow_logit
@@ -80,9 +81,10 @@ st.subheader(f"The plane at every σ ({ctrl.dtype})")
 with panel("The plane at this σ"):
     X, _ = compute.data(ctrl)
     centroids = compute.kmeans_centroids(ctrl)
+    drawn = drawn_points(len(X), ctrl.seed)
 
     def level(plane) -> ScrubLevel:
-        fig = stability_plane_figure(plane, X, centroids)
+        fig = stability_plane_figure(plane, X, centroids, drawn=drawn)
         return ScrubLevel(presenter_figure(fig) if ctrl.presenter else fig, "",
                           describe.stability_plane(plane, plane.sigma, plane.dtype))
 
@@ -93,6 +95,9 @@ with panel("The plane at this σ"):
                              large=ctrl.presenter)
 
     scrub_figure(compute.scrub_payload("stability", ctrl, (), build), key="scrub_stability", grid=ctx.scale.grid)
+    if drawn is not None:
+        st.caption(f"Drawn: a seeded sample of {len(drawn):,} of the {len(X):,} points; the counts above each "
+                   f"panel and below count all {len(X):,}.")
     plane = compute.stability_plane(ctrl)
     downloads.insert(1, exports.figure_download(
         lambda: stability_plane_figure(plane, X, centroids, title=f"σ = {plane.sigma:.3g} ({plane.dtype})"),

@@ -55,3 +55,25 @@ def metrics_shown(at, index: int = 0) -> dict:
 def caption_shown(at, index: int = 0) -> str:
     header = payload(at, index)
     return header["frames"][level(at, header)]["caption"]
+
+
+def grid(at, index: int = 0) -> list[float]:
+    """The σ values of the scrubber's levels (the decreasing grid)."""
+    return payload(at, index)["sigmas"]
+
+
+def commit(at, sigma: float) -> None:
+    """What a settled scrub does before its rerun (ui.scrub's callback): the controls take σ; then rerun."""
+    from dataclasses import replace
+
+    at.session_state[STATE_KEY] = replace(at.session_state[STATE_KEY], sigma=float(sigma))
+    at.run()
+
+
+def as_json(fig: dict) -> str:
+    """A figure dict (arrays included) as comparable text."""
+    import json
+
+    import numpy as np
+
+    return json.dumps(fig, sort_keys=True, default=lambda a: np.asarray(a).tolist())

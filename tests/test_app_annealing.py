@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from scrub_view import as_json, commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.figures.annealing import CRITICAL_PREDICTED, CURRENT
@@ -27,7 +28,8 @@ def run(query) -> AppTest:
 
 
 def specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    """[the plane at the committed σ, the bifurcation diagram, the collapse error] as drawn."""
+    return [figure_shown(at)] + [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
 def shape_x(spec, name):
@@ -39,29 +41,30 @@ def ok(at):
     assert not at.error, [e.value for e in at.error]
 
 
-def test_loads_with_three_figures_and_frames():
+def test_loads_with_three_figures_and_every_level():
     at = run(SMALL)
     ok(at)
     plane, bifurcation, collapse = specs(at)
-    assert len(plane["frames"]) == len(plane["layout"]["sliders"][0]["steps"]) > 10
+    header = payload(at)
+    assert len(header["frames"]) == len(header["sigmas"]) > 10 and header["play_ms"] > 0
+    assert "sliders" not in plane["layout"] and "updatemenus" not in plane["layout"]  # the scrubber plays it
     assert shape_x(bifurcation, CRITICAL_PREDICTED) and shape_x(collapse, CRITICAL_PREDICTED)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 2
     assert any("σ_c predicted" in m.label for m in at.metric)
 
 
-def test_sigma_change_moves_the_markers_and_reuses_the_path():
+def test_sigma_commit_moves_the_markers_and_reuses_the_path():
     at = run(SMALL)
     ok(at)
-    before = specs(at)
-    slider = at.select_slider(key="w_sigma")
-    new = float(slider.options[3])
-    slider.set_value(new).run()
+    before, before_bytes = specs(at), payload_bytes(at)
+    new = grid(at)[3]
+    commit(at, new)
     ok(at)
     after = specs(at)
-    assert after[0]["layout"]["sliders"][0]["active"] != before[0]["layout"]["sliders"][0]["active"]
+    assert as_json(after[0]) != as_json(before[0])  # the plane at the new level
     assert shape_x(after[1], CURRENT) == [new] and shape_x(after[2], CURRENT) == [new]
-    # the path itself (frames) is the same: only where the figures open and the markers changed
-    assert after[0]["frames"] == before[0]["frames"]
+    # the path itself (every level) is the same: only the level shown and the markers changed
+    assert payload_bytes(at) == before_bytes
     assert after[2]["data"] == before[2]["data"]
     assert at.query_params["sigma"] == f"{new:.4g}"
 
@@ -71,16 +74,16 @@ def test_sigma_change_moves_the_markers_and_reuses_the_path():
 def test_each_control_changes_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)
-    before = specs(at)
+    before, before_payload = specs(at), payload(at)
     widget = at.slider(key="w_k") if key == "k" else (at.radio(key="w_dtype") if key == "dtype"
                                                       else at.selectbox(key=f"w_{key}"))
     widget.set_value(value).run()
     ok(at)
     after = specs(at)
     assert after[2]["data"] != before[2]["data"]
-    assert after[0]["frames"] != before[0]["frames"]
+    assert as_json(payload(at)["frames"]) != as_json(before_payload["frames"])
     if key == "k":
-        assert len(after[0]["frames"][0]["data"]) == 3 + 2  # k trails + points + centres
+        assert len(after[0]["data"]) == 2 * 3 + 4  # grey and coloured points, k paths, k trails, centres, C*
     if key == "kind":  # entmax's first split is at (√k·λ_max)^½, above softmax's √λ_max
         assert shape_x(after[1], CRITICAL_PREDICTED)[0] > shape_x(before[1], CRITICAL_PREDICTED)[0]
 
@@ -89,7 +92,7 @@ def test_naive_map_breaks_with_a_warning_not_an_exception():
     at = run({**SMALL, "kind": "naive", "dtype": "float32"})
     ok(at)
     assert any("naive map breaks" in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")) == 3
+    assert len(specs(at)) == 3
 
 
 @pytest.mark.parametrize("sigma", ["1e-6", "1e3"])
@@ -97,6 +100,5 @@ def test_extreme_sigma_shows_a_notice_and_valid_figures(sigma):
     at = run({**SMALL, "sigma": sigma})
     ok(at)
     assert any("outside this data set's range" in w.value for w in at.warning)
-    plane = specs(at)[0]
-    steps = len(plane["layout"]["sliders"][0]["steps"])
-    assert plane["layout"]["sliders"][0]["active"] == (steps - 1 if sigma == "1e-6" else 0)
+    header = payload(at)
+    assert level(at, header) == (len(header["sigmas"]) - 1 if sigma == "1e-6" else 0)

@@ -3,6 +3,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -22,14 +23,19 @@ def equivalence(query=None) -> AppTest:
 
 
 def shown(at) -> tuple:
-    return (tuple(c.proto.spec for c in at.get("plotly_chart")), tuple((m.label, m.value) for m in at.metric))
+    """(the step figure at the committed σ and the other figures as JSON, every metric as (label, value))."""
+    specs = (as_json(figure_shown(at)),) + tuple(c.proto.spec for c in at.get("plotly_chart"))
+    metrics = [(m.label, m.value) for m in at.metric]
+    metrics += [(label, value) for label, value in metrics_shown(at).items() if label != "notes"]
+    return specs, tuple(metrics)
 
 
 def test_equivalence_loads_with_four_figures_metrics_and_equations():
     at = equivalence()
     assert not at.error, [e.value for e in at.error]
     specs, metrics = shown(at)
-    assert len(specs) == 4 and all(len(s) < 1_000_000 for s in specs)
+    assert len(specs) == 4 and all(len(s) < 1_000_000 for s in specs[1:])
+    assert payload_bytes(at) <= 2_000_000  # the step at every σ
     labels = [label for label, _ in metrics]
     assert any("GD step − Lloyd step" in label for label in labels)
     assert float(dict(metrics)["max |GD step − soft centroid x̄|"]) < 1e-12  # the identity, float64
@@ -56,8 +62,7 @@ def test_sigma_changes_the_step_and_float32_shows_its_rounding():
     at = equivalence({"dtype": "float32"})
     assert 0 < float(dict(shown(at)[1])["max |GD step − soft centroid x̄|"]) < 1e-3
     before = shown(at)
-    slider = at.select_slider(key="w_sigma")
-    slider.set_value(float(slider.options[2])).run()
+    commit(at, grid(at)[-3])
     assert shown(at) != before
 
 
@@ -71,4 +76,4 @@ def test_anneal_init_explains_its_start():
 def test_extreme_sigma(sigma):
     at = equivalence({"sigma": sigma, "kind": "naive"})
     assert any("outside this data set's range" in str(w.value) for w in at.warning)
-    assert len(at.get("plotly_chart")) >= 1
+    assert len(at.get("plotly_chart")) >= 1 and figure_shown(at)["data"]

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 import streamlit as st
+from scrub_view import as_json, commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.figures.annealing import CURRENT
@@ -26,7 +27,8 @@ def run(query) -> AppTest:
 
 
 def specs(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    """[the curves, the plane at the committed σ] as drawn."""
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")] + [figure_shown(at)]
 
 
 def ok(at):
@@ -52,9 +54,8 @@ def test_sigma_change_moves_markers_table_and_plane():
     at = run(SMALL)
     ok(at)
     before, table_before = specs(at), at.dataframe[0].value
-    slider = at.select_slider(key="w_sigma")
-    new = float(slider.options[2])  # small σ: naive breaks, entmax is exactly hard
-    slider.set_value(new).run()
+    new = grid(at)[-3]  # small σ: naive breaks, entmax is exactly hard
+    commit(at, new)
     ok(at)
     after, table_after = specs(at), at.dataframe[0].value
     assert set(current_lines(after[0])) == {new}
@@ -75,7 +76,7 @@ def test_data_k_and_dtype_change_what_is_shown(key, value):
     widget.set_value(value).run()
     ok(at)
     after = specs(at)
-    assert after[1] != before[1]  # the plane
+    assert as_json(after[1]) != as_json(before[1])  # the plane
     if key != "dtype":
         assert after[0]["data"] != before[0]["data"]
 

@@ -277,3 +277,14 @@ def test_payload_of_the_animated_plane_is_small(study_and_view, data):
     spec = json.dumps(figs.trajectory_figure(view, data, float(view.sigmas[0])).to_dict(), default=str)
     # 24 frames × (150 colours + trails + centres): tens of kB, far below the 1 MB budget per view
     assert len(spec) < 200_000
+
+
+def test_static_trajectory_figure_is_one_level_without_animation(study_and_view, data):
+    _, view = study_and_view
+    level = 10
+    animated = figs.trajectory_figure(view, data, float(view.sigmas[level])).to_dict()
+    static = figs.trajectory_figure(view, data, float(view.sigmas[level]), static=True)
+    validated(static)
+    spec = static.to_dict()
+    assert "frames" not in spec and "sliders" not in spec["layout"] and "updatemenus" not in spec["layout"]
+    assert json.dumps(spec["data"], default=str) == json.dumps(animated["data"], default=str)  # the same level

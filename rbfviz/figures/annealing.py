@@ -126,10 +126,10 @@ def animated_subset(n: int, limit: int = MAX_ANIMATED_POINTS, seed: int = 0) -> 
 
 
 def trajectory_figure(view, X, sigma: float, title: str | None = None, height: int = 700,
-                      frame_ms: int = FRAME_MS, animated: bool = True) -> go.Figure:
+                      frame_ms: int = FRAME_MS, static: bool = False) -> go.Figure:
     """The annealing in the plane, animated client-side, opening at the level nearest to σ.
 
-    animated=False: the same figure at that level only, without frames, Play buttons or slider (for
+    static=True: the same figure at that level only, without frames, Play buttons or slider (for
     the app's σ scrubber, which holds one such figure per level).
 
     Traces, in order: 0 all points (faint grey, static); 1 animated points (coloured by r at the
@@ -185,7 +185,7 @@ def trajectory_figure(view, X, sigma: float, title: str | None = None, height: i
     extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
     layout.update(plane_axes(extent))
     layout["legend"] = {key: value for key, value in GRID_LEGEND.items() if not key.startswith("entrywidth")}
-    if not animated:
+    if static:
         layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=60)
         layout["height"] = height - 90
         return figure(data, layout)

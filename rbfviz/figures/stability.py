@@ -177,9 +177,12 @@ def entmax_rgb(plane) -> np.ndarray:
     return rgb
 
 
-def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 520) -> go.Figure:
+def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 520,
+                           drawn: np.ndarray | None = None) -> go.Figure:
     """Two planes at ``plane.sigma``: left, naive rows NaN (grey) or finite; right, entmax15 rows exactly
     one-hot (cluster colour) or soft (white). Points on top in the same code; K-Means centroids ×.
+    drawn: indices of the points to draw (a subsample of large data); the counts in the panel titles
+    always count every point.
 
     Traces: per panel, points split by state (meta = ["naive", "nan"|"finite"] or
     ["entmax15", "hard"|"soft"]), then the centroids; then legend-only entries for the images.
@@ -199,6 +202,10 @@ def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 
          entmax_rgb(plane), (0.52, 1.0)),
     )
     data, images, annotations = [], [], []
+    keep = np.ones(len(X), dtype=bool)
+    if drawn is not None:
+        keep[:] = False
+        keep[drawn] = True
     for i, (kind, label, rgb, (d0, d1)) in enumerate(panels):
         xref, yref = _axis_names(i)
         axis = dict(tickfont=dict(size=11), showgrid=False, zeroline=False, linecolor="#888888", showline=True,
@@ -216,6 +223,7 @@ def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 
             groups = (("hard", plane.point_entmax_hard, "row exactly one-hot"),
                       ("soft", ~plane.point_entmax_hard, "row soft (≥ 2 nonzero)"))
         for state, mask, text in groups:
+            mask = mask & keep  # float32 positions below: only drawn, never hovered, half the bytes per σ
             if state == "nan":
                 # white crosses read on the grey NaN region they sit in
                 marker = dict(color=NAN_POINT_COLOR, size=8, symbol="x", line=dict(color="#000000", width=0.8))
@@ -224,7 +232,7 @@ def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 
             else:
                 marker = dict(color=list(colors[plane.point_label[mask]]), size=6,
                               line=dict(color="rgba(0,0,0,0.5)", width=0.5))
-            data.append(dict(type="scatter", x=X[mask, 0], y=X[mask, 1], mode="markers", xaxis=xref, yaxis=yref,
+            data.append(dict(type="scatter", x=X[mask, 0].astype(np.float32), y=X[mask, 1].astype(np.float32), mode="markers", xaxis=xref, yaxis=yref,
                              name=f"{KIND_LABELS[kind]}: {text}", marker=marker, meta=[kind, state],
                              hoverinfo="skip"))
         data.append(dict(type="scatter", x=C[:, 0], y=C[:, 1], mode="markers", xaxis=xref, yaxis=yref,
