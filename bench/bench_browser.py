@@ -1,0 +1,447 @@
+"""One student in Chromium scrubbing σ on the Explorer: how fast the figure follows, what is sent.
+
+    .venv/bin/python bench/bench_browser.py                      # starts its own server
+    .venv/bin/python bench/bench_browser.py --port 8501          # against a running server
+    .venv/bin/python bench/bench_browser.py --json out.json
+
+A benchmark, not a test (issue 9's browser targets). Playwright drives Debian's Chromium
+(/usr/bin/chromium, or --chromium / $CHROMIUM_PATH); Playwright's own browser download is not used.
+
+What is measured:
+
+1. **press → figure shows the new σ** (targets p50 ≤ 50 ms, max ≤ 150 ms). Explorer at the defaults,
+   the σ slider (``input.scrub-range``, ui/scrub.js) focused, an arrow key pressed ``--presses``
+   times, ``--gap`` ms apart (after the figure has shown the previous press). In the page, the
+   keydown's ``event.timeStamp`` (performance.now() time base: when the input event was created)
+   starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set right after
+   Plotly has redrawn), then two requestAnimationFrame callbacks later the frame with the new
+   figure has been painted: that time is reported ("painted"), and the observer's time ("drawn").
+2. **websocket messages the page sends while scrubbing**: every message the page sends (BackMsgs;
+   WebSocket.send wrapped by an init script, timestamped in the page), split at 0.45 s after the
+   last input event (keys) or pointer release (drag), with their bytes. Expected: nothing before,
+   and only the settle commit after (the presses are closer together than the 0.5 s settle time,
+   so one commit for the 12 presses).
+3. **bytes on first open**, per view, each in a fresh browser context (empty cache): the sum of the
+   websocket frames received (Streamlit's ForwardMsgs: the page, the σ payload) and, separately,
+   of the HTTP response bodies as transferred (the app's static JavaScript, fonts, …), with the
+   time until the view has drawn. Views: Explorer at the defaults and at n = 5,000, Annealing,
+   Stability and Equivalence at the defaults (issue 9: ≤ 2 MB at the defaults, ≤ 6 MB at
+   n = 5,000, websocket bytes; static files are cached by a browser after the first view).
+   **Per commit**: the websocket bytes sent and received for one settled scrub's rerun.
+4. **mouse-drag frame times**: the thumb dragged across the track with page.mouse in ``--drag-steps``
+   moves (``--drag-step-ms`` apart, about a 60 Hz mouse); requestAnimationFrame timestamps during the
+   drag give the frame times (p50, max; 16.7 ms = 60 fps) and the plot's data-sigma changes give the
+   figure updates (count, interval p50/max).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from bench.load import ServerProcess  # noqa: E402
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+VIEWPORT = {"width": 1400, "height": 1000}
+TARGETS = {"press_p50_ms": 50.0, "press_max_ms": 150.0, "first_open_ws_defaults_bytes": 2_000_000,
+           "first_open_ws_n5000_bytes": 6_000_000}
+APP = "[data-testid='stApp']"
+
+# In the page: time keydown -> data-sigma changed -> painted; rAF timestamps and σ changes during a drag.
+_INSTRUMENT_JS = """() => {
+  if (window.__bench) return;
+  const plot = document.querySelector("div.scrub-plot");
+  const B = window.__bench = { presses: [], pending: null, frames: [], updates: [], recording: false, reacts: [] };
+  document.addEventListener("keydown", (e) => {
+    if (e.target && e.target.classList && e.target.classList.contains("scrub-range")) {
+      B.pending = { t0: e.timeStamp, from: plot.dataset.sigma, key: e.key, input: null, react: null };
+    }
+  }, true);
+  document.addEventListener("input", (e) => {
+    if (B.pending && B.pending.input === null) B.pending.input = performance.now() - B.pending.t0;
+  }, true);
+  // the synchronous part of each Plotly.react (ui/scrub.js draws every level with it)
+  const react = window.Plotly.react;
+  window.Plotly.react = function (...args) {
+    const t = performance.now();
+    const out = react.apply(this, args);
+    const ms = performance.now() - t;
+    B.reacts.push(ms);
+    if (B.pending) B.pending.react = ms;
+    return out;
+  };
+  new MutationObserver(() => {
+    const now = performance.now();
+    if (B.recording) B.updates.push(now);
+    const p = B.pending;
+    if (!p || plot.dataset.sigma === p.from) return;
+    B.pending = null;
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      B.presses.push({ drawn: now - p.t0, painted: performance.now() - p.t0, input: p.input, react: p.react,
+                       from: p.from, to: plot.dataset.sigma });
+    }));
+  }).observe(plot, { attributes: true, attributeFilter: ["data-sigma"] });
+  B.startFrames = () => {
+    B.frames = []; B.updates = []; B.reacts = []; B.recording = true;
+    const tick = (ts) => { if (!B.recording) return; B.frames.push(ts); requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+  };
+  B.stopFrames = () => { B.recording = false; return { frames: B.frames, updates: B.updates, reacts: B.reacts }; };
+}"""
+
+# Before any page script: every websocket message the page sends, and every input on the σ slider
+# (and pointer release), timestamped in the page (performance.now()), so the benchmark's own delays
+# cannot move a message into or out of the scrub.
+_SEND_LOG_JS = """(() => {
+  const sent = window.__sent = [], inputs = window.__inputs = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    const n = typeof data === "string" ? new TextEncoder().encode(data).length
+      : (data.byteLength !== undefined ? data.byteLength : (data.size || 0));
+    sent.push({ t: performance.now(), n });
+    return send.call(this, data);
+  };
+  const note = (e) => { const el = e.target;
+    if (e.type === "pointerup" || (el && el.classList && el.classList.contains("scrub-range")))
+      inputs.push({ t: performance.now(), type: e.type }); };
+  for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
+  window.addEventListener("pointerup", note, true);
+})()"""
+SETTLE_MIN_MS = 450  # ui/scrub.js commits 500 ms after the last input or pointer release
+
+
+def pct(values, q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return float(ordered[index])
+
+
+def summary(values) -> dict:
+    values = [float(v) for v in values]
+    return {"n": len(values), "p50": statistics.median(values) if values else None, "p95": pct(values, 95),
+            "max": max(values) if values else None}
+
+
+class Traffic:
+    """Websocket frames (sent / received) and HTTP bytes of one page, with timestamps."""
+
+    def __init__(self, page):
+        self.sent: list[tuple[float, int]] = []
+        self.received: list[tuple[float, int]] = []
+        self.http: list[tuple[str, int]] = []
+        page.on("websocket", self._websocket)
+        page.on("requestfinished", self._finished)
+        page.add_init_script(_SEND_LOG_JS)
+
+    def _websocket(self, ws):
+        if "_stcore/stream" not in ws.url:
+            return
+        ws.on("framesent", lambda f: self.sent.append((time.monotonic(), _size(f))))
+        ws.on("framereceived", lambda f: self.received.append((time.monotonic(), _size(f))))
+
+    def _finished(self, request):
+        try:
+            sizes = request.sizes()
+            self.http.append((request.url, int(sizes.get("responseBodySize", 0)) + int(sizes.get("responseHeadersSize", 0))))
+        except Exception:  # noqa: BLE001 — a request of a closed page
+            pass
+
+    def ws_received_bytes(self, since: float = 0.0) -> int:
+        return sum(n for t, n in self.received if t >= since)
+
+    def ws_sent(self, since: float = 0.0, until: float = float("inf")) -> list[int]:
+        return [n for t, n in self.sent if since <= t <= until]
+
+
+def _size(frame) -> int:
+    return len(frame) if isinstance(frame, (bytes, str)) else 0
+
+
+def wait_for_run(page) -> None:
+    page.wait_for_timeout(250)
+    page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']")
+    page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']")
+
+
+def open_view(page, url: str, scrub: bool, timeout_ms: int) -> float:
+    """Go to url, wait until its figure is drawn and the script has finished; seconds taken."""
+    start = time.monotonic()
+    page.goto(url, timeout=timeout_ms)
+    page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
+    page.locator("h1").first.wait_for(timeout=timeout_ms)
+    if scrub:
+        page.wait_for_selector("div.scrub-plot.js-plotly-plot[data-sigma]", timeout=timeout_ms)
+    else:
+        page.wait_for_selector(".js-plotly-plot", timeout=timeout_ms)
+    page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']", timeout=timeout_ms)
+    elapsed = time.monotonic() - start
+    return elapsed
+
+
+def first_opens(browser, base: str, timeout_ms: int) -> list[dict]:
+    """Bytes of each view's first open, in a fresh context (no cache, no session)."""
+    views = [("Explorer (defaults)", "Explorer", {}, True, TARGETS["first_open_ws_defaults_bytes"]),
+             ("Explorer (n = 5,000)", "Explorer", {"n": "5000"}, True, TARGETS["first_open_ws_n5000_bytes"]),
+             ("Annealing", "Annealing", {}, False, TARGETS["first_open_ws_defaults_bytes"]),
+             ("Stability", "Stability", {}, False, TARGETS["first_open_ws_defaults_bytes"]),
+             ("Equivalence", "Equivalence", {}, False, TARGETS["first_open_ws_defaults_bytes"])]
+    rows = []
+    for label, path, query, scrub, target in views:
+        url = f"{base}/{path}" + (f"?{urlencode(query)}" if query else "")
+        # 1st: the first visitor of this setting on this server (it builds the σ payload, except the
+        # Explorer at the defaults, built by the warm-up); 2nd: the next student (everything cached)
+        for attempt in ("1st", "2nd"):
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            traffic = Traffic(page)
+            try:
+                seconds = open_view(page, url, scrub, timeout_ms)
+                page.wait_for_timeout(1000)  # late frames (component assets, hover styles)
+                has_scrub = page.locator("div.scrub-plot").count() > 0
+            except Exception as exc:  # noqa: BLE001 — one view failing must not stop the benchmark
+                rows.append({"view": label, "open": attempt, "error": f"{type(exc).__name__}: {exc}"[:300]})
+                context.close()
+                continue
+            ws = traffic.ws_received_bytes()
+            http = sum(n for _, n in traffic.http)
+            rows.append({"view": label, "open": attempt, "seconds": round(seconds, 2), "ws_received_bytes": ws,
+                         "ws_sent_bytes": sum(n for _, n in traffic.sent), "ws_frames_received": len(traffic.received),
+                         "http_bytes": http, "http_requests": len(traffic.http), "scrubber": has_scrub,
+                         "target_ws_bytes": target, "ratio_to_target": round(ws / target, 3)})
+            context.close()
+    return rows
+
+
+def _page_log(page, since: float) -> tuple[list[dict], list[dict]]:
+    return page.evaluate("(since) => [window.__sent.filter((s) => s.t >= since), "
+                         "window.__inputs.filter((s) => s.t >= since)]", since)
+
+
+def _split(sent: list[dict], inputs: list[dict], release_types: tuple[str, ...]) -> tuple[list[int], list[int]]:
+    """Messages sent while σ moved (before the last input / release + the settle time) and after."""
+    last = max((e["t"] for e in inputs if e["type"] in release_types), default=float("inf"))
+    during = [s["n"] for s in sent if s["t"] < last + SETTLE_MIN_MS]
+    after = [s["n"] for s in sent if s["t"] >= last + SETTLE_MIN_MS]
+    return during, after
+
+
+def presses(page, traffic: Traffic, count: int, gap_ms: int, key: str) -> dict:
+    page.evaluate(_INSTRUMENT_JS)
+    page.locator("input.scrub-range").focus()
+    page.wait_for_timeout(300)
+    since = page.evaluate("() => performance.now()")
+    for i in range(count):
+        if i:
+            page.wait_for_timeout(gap_ms)
+        page.keyboard.press(key)
+        page.wait_for_function("(n) => window.__bench.presses.length >= n", arg=i + 1, timeout=10_000)
+    results = page.evaluate("() => window.__bench.presses")
+    # settle: the one commit and its rerun; the bytes it moves
+    page.wait_for_timeout(1500)
+    wait_for_run(page)
+    page.wait_for_timeout(500)
+    sent, inputs = _page_log(page, since)
+    during, after = _split(sent, inputs, ("input",))
+    commit_time = None
+    if after:  # the commit's wall-clock time on the Python side: the first frame sent after the presses
+        later = [t for t, _ in traffic.sent]
+        commit_time = later[-len(after)] if len(later) >= len(after) else None
+    received = traffic.ws_received_bytes(commit_time) if commit_time else 0
+    return {"presses": results, "key": key, "gap_ms": gap_ms,
+            "drawn_ms": summary([p["drawn"] for p in results]), "painted_ms": summary([p["painted"] for p in results]),
+            "input_ms": summary([p["input"] for p in results if p["input"] is not None]),
+            "react_ms": summary([p["react"] for p in results if p["react"] is not None]),
+            "ws_sent_while_scrubbing": {"messages": len(during), "bytes": sum(during)},
+            "ws_sent_after_last_press": {"messages": len(after), "bytes": sum(after)},
+            "commit": {"sent_bytes": sum(after), "received_bytes": received},
+            "sigma_from": results[0]["from"] if results else None, "sigma_to": results[-1]["to"] if results else None,
+            "url_sigma": dict(p.split("=", 1) for p in page.url.split("?", 1)[-1].split("&")).get("sigma")}
+
+
+def drag(page, traffic: Traffic, steps: int, step_ms: int) -> dict:
+    page.evaluate(_INSTRUMENT_JS)
+    box = page.locator("input.scrub-range").bounding_box()
+    value, top = page.evaluate("() => { const r = document.querySelector('input.scrub-range'); "
+                               "return [Number(r.value), Number(r.max)]; }")
+    y = box["y"] + box["height"] / 2
+    x0 = box["x"] + 8 + (box["width"] - 16) * value / max(top, 1)
+    # to the far end on the other side of the track from where the thumb is
+    x1 = box["x"] + 10 if value > top / 2 else box["x"] + box["width"] - 10
+    page.mouse.move(x0, y)
+    since = page.evaluate("() => performance.now()")
+    page.evaluate("() => window.__bench.startFrames()")
+    page.mouse.down()
+    for i in range(1, steps + 1):
+        page.mouse.move(x0 + (x1 - x0) * i / steps, y)
+        page.wait_for_timeout(step_ms)
+    page.wait_for_timeout(100)
+    record = page.evaluate("() => window.__bench.stopFrames()")
+    page.mouse.up()
+    page.wait_for_timeout(1500)
+    wait_for_run(page)
+    sent, inputs = _page_log(page, since)
+    during, after = _split(sent, inputs, ("pointerup",))
+    frames = record["frames"]
+    frame_ms = [b - a for a, b in zip(frames, frames[1:])]
+    updates = record["updates"]
+    update_ms = [b - a for a, b in zip(updates, updates[1:])]
+    return {"steps": steps, "step_ms": step_ms, "frames": len(frames), "frame_ms": summary(frame_ms),
+            "figure_updates": len(updates), "update_interval_ms": summary(update_ms),
+            "react_ms": summary(record["reacts"]),
+            "ws_sent_while_dragging": {"messages": len(during), "bytes": sum(during)},
+            "ws_sent_after_release": {"messages": len(after), "bytes": sum(after)}}
+
+
+def _fmt(value, unit: str = "") -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.1f}{unit}"
+    return f"{value:,}{unit}"
+
+
+def report(result: dict) -> str:
+    out = []
+    press = result["press"]
+    p50, mx = press["painted_ms"]["p50"], press["painted_ms"]["max"]
+    out.append(f"Explorer at the defaults, {press['painted_ms']['n']} × {press['key']} on the σ slider "
+               f"({press['gap_ms']} ms apart), σ {press['sigma_from']} → {press['sigma_to']} "
+               f"(address after the settle: sigma={press['url_sigma']})")
+    out.append("")
+    out.append("| measure | p50 | max | target | ratio (p50 / max to target) |")
+    out.append("|---|---|---|---|---|")
+    out.append(f"| press → new σ painted | {_fmt(p50, ' ms')} | {_fmt(mx, ' ms')} | p50 ≤ 50 ms, max ≤ 150 ms | "
+               f"{p50 / TARGETS['press_p50_ms']:.2f} / {mx / TARGETS['press_max_ms']:.2f} |")
+    out.append(f"| press → data-sigma set (before paint) | {_fmt(press['drawn_ms']['p50'], ' ms')} | "
+               f"{_fmt(press['drawn_ms']['max'], ' ms')} | | |")
+    out.append(f"| of which: press → input event | {_fmt(press['input_ms']['p50'], ' ms')} | "
+               f"{_fmt(press['input_ms']['max'], ' ms')} | | |")
+    out.append(f"| of which: Plotly.react (synchronous part) | {_fmt(press['react_ms']['p50'], ' ms')} | "
+               f"{_fmt(press['react_ms']['max'], ' ms')} | | |")
+    d = result["drag"]
+    out.append(f"| mouse drag: frame time ({d['frames']} frames) | {_fmt(d['frame_ms']['p50'], ' ms')} | "
+               f"{_fmt(d['frame_ms']['max'], ' ms')} | 16.7 ms = 60 fps | "
+               f"{(d['frame_ms']['p50'] or 0) / 16.7:.2f} / {(d['frame_ms']['max'] or 0) / 16.7:.2f} |")
+    out.append(f"| mouse drag: between figure updates ({d['figure_updates']} updates, {d['steps']} moves "
+               f"{d['step_ms']} ms apart) | {_fmt(d['update_interval_ms']['p50'], ' ms')} | "
+               f"{_fmt(d['update_interval_ms']['max'], ' ms')} | | |")
+    out.append(f"| mouse drag: Plotly.react per update | {_fmt(d['react_ms']['p50'], ' ms')} | "
+               f"{_fmt(d['react_ms']['max'], ' ms')} | | |")
+    out.append("")
+    out.append("| websocket messages the page sent | messages | bytes | expected |")
+    out.append("|---|---|---|---|")
+    out.append(f"| while pressing (until 0.45 s after the last input) | {press['ws_sent_while_scrubbing']['messages']} | "
+               f"{press['ws_sent_while_scrubbing']['bytes']:,} | 0 |")
+    out.append(f"| after the last press (the settle) | {press['ws_sent_after_last_press']['messages']} | "
+               f"{press['ws_sent_after_last_press']['bytes']:,} | 1 commit |")
+    out.append(f"| while dragging (until 0.45 s after the release) | {d['ws_sent_while_dragging']['messages']} | "
+               f"{d['ws_sent_while_dragging']['bytes']:,} | 0 |")
+    out.append(f"| after releasing the drag | {d['ws_sent_after_release']['messages']} | "
+               f"{d['ws_sent_after_release']['bytes']:,} | 1 commit |")
+    out.append("")
+    out.append(f"Per commit (one settled scrub's rerun): sent {press['commit']['sent_bytes']:,} B, "
+               f"received {press['commit']['received_bytes']:,} B over the websocket.")
+    out.append("")
+    out.append("First opens, each in a fresh browser context. visit 1st = first visitor of that setting on this "
+               "server (the Explorer at the defaults was already built by the warm-up), 2nd = the next one. "
+               "Websocket bytes are what issue 9's caps are about; HTTP is Streamlit's static JavaScript, "
+               "fonts etc., which a browser caches after its first view.")
+    out.append("")
+    out.append("| first open | visit | time | websocket received | target | ratio | "
+               "HTTP (static files etc.) | requests |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    for row in result["first_open"]:
+        if "error" in row:
+            out.append(f"| {row['view']} | {row['open']} | error: {row['error']} | | | | | |")
+            continue
+        out.append(f"| {row['view']} | {row['open']} | {row['seconds']:.2f} s | {row['ws_received_bytes']:,} B | "
+                   f"≤ {row['target_ws_bytes'] / 1e6:.0f} MB | {row['ratio_to_target']:.2f} | "
+                   f"{row['http_bytes']:,} B | {row['http_requests']} |")
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, help="use a server already running on this port (127.0.0.1)")
+    parser.add_argument("--presses", type=int, default=12)
+    parser.add_argument("--gap", type=int, default=250, help="ms between presses (below the 0.5 s settle time)")
+    parser.add_argument("--key", default="ArrowLeft", choices=["ArrowLeft", "ArrowRight"])
+    parser.add_argument("--drag-steps", type=int, default=30)
+    parser.add_argument("--drag-step-ms", type=int, default=16)
+    parser.add_argument("--no-first-open", action="store_true", help="skip the per-view first-open bytes")
+    parser.add_argument("--timeout", type=float, default=240.0, help="seconds for a view to draw")
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    parser.add_argument("--json", type=Path, help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+
+    server = None
+    if args.port:
+        base = f"http://127.0.0.1:{args.port}"
+    else:
+        (ROOT / "artifacts").mkdir(exist_ok=True)
+        server = ServerProcess(ROOT / "artifacts" / "bench-browser-server.log")
+        server.wait_healthy(120)
+        base = server.url
+    timeout_ms = int(args.timeout * 1000)
+    result: dict = {"url": base, "targets": TARGETS}
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+            # warm-up: the first visitor builds the defaults' payload; measured separately below
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            page.set_default_timeout(timeout_ms)
+            result["warm_up_open_s"] = round(open_view(page, f"{base}/Explorer", True, timeout_ms), 2)
+            context.close()
+
+            context = browser.new_context(viewport=VIEWPORT)
+            page = context.new_page()
+            page.set_default_timeout(timeout_ms)
+            traffic = Traffic(page)
+            open_view(page, f"{base}/Explorer", True, timeout_ms)
+            page.wait_for_timeout(1000)
+            result["press"] = presses(page, traffic, args.presses, args.gap, args.key)
+            result["drag"] = drag(page, traffic, args.drag_steps, args.drag_step_ms)
+            context.close()
+            result["first_open"] = [] if args.no_first_open else first_opens(browser, base, timeout_ms)
+            browser.close()
+    finally:
+        if server is not None:
+            server.stop()
+    press = result["press"]
+    result["ratios"] = {"press_p50": press["painted_ms"]["p50"] / TARGETS["press_p50_ms"],
+                        "press_max": press["painted_ms"]["max"] / TARGETS["press_max_ms"]}
+    result["targets_met"] = {
+        "press_p50": press["painted_ms"]["p50"] <= TARGETS["press_p50_ms"],
+        "press_max": press["painted_ms"]["max"] <= TARGETS["press_max_ms"],
+        "only_settle_commits": press["ws_sent_while_scrubbing"]["messages"] == 0
+        and press["ws_sent_after_last_press"]["messages"] == 1
+        and result["drag"]["ws_sent_while_dragging"]["messages"] == 0
+        and result["drag"]["ws_sent_after_release"]["messages"] <= 1,
+        "first_open_bytes": all(row.get("ratio_to_target", 99) <= 1 for row in result["first_open"]),
+    }
+    print(report(result))
+    print()
+    print("targets met: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in result["targets_met"].items()))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False))
+        print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
