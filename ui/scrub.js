@@ -30,8 +30,8 @@ async function readPayload(bytes) {
     const count = entry.shape.reduce((a, b) => a * b, 1);
     const flat = new Typed(buffer, entry.offset, count);
     let value = flat;
-    if (entry.as === "rgb" || entry.as === "hex") {
-      const hex = (v) => v.toString(16).padStart(2, "0");
+    if (entry.as === "rgb" || entry.as === "hex" || entry.as === "HEX") {
+      const hex = (v) => (entry.as === "HEX" ? v.toString(16).toUpperCase() : v.toString(16)).padStart(2, "0");
       value = [];
       for (let i = 0; i < count; i += 3) {
         value.push(entry.as === "rgb" ? `rgb(${flat[i]},${flat[i + 1]},${flat[i + 2]})`

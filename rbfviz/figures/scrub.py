@@ -19,8 +19,8 @@ Binary layout (then gzip-compressed as a whole; the browser inflates it with Dec
 Arrays are not written into the JSON. A numeric array becomes {"$blob": i} with the i-th entry of
 header["blobs"] = {"offset", "dtype" ("f8", "f4", "u1", ...), "shape"} pointing into the blob
 section (each blob starts on an 8-byte boundary, so the browser can view it as a typed array
-without copying). A list of "rgb(r,g,b)" (or "#rrggbb") colours becomes a uint8 (n, 3) blob with "as": "rgb"
-(or "hex").
+without copying). A list of "rgb(r,g,b)" (or "#rrggbb", "#RRGGBB") colours becomes a uint8 (n, 3) blob with "as":
+"rgb" (or "hex", "HEX").
 """
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ VERSION = 1
 # there, and a blob would save nothing.
 MIN_BLOB = 8
 _RGB = re.compile(r"^rgb\((\d{1,3}),(\d{1,3}),(\d{1,3})\)$")
-_HEX = re.compile(r"^#([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})$")
+_HEX = re.compile(r"^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$")
+_HEX_UPPER = re.compile(r"^#([0-9A-F]{2})([0-9A-F]{2})([0-9A-F]{2})$")
 _DTYPES = {"float64": "f8", "float32": "f4", "uint8": "u1", "uint16": "u2", "uint32": "u4", "int8": "i1",
            "int16": "i2", "int32": "i4"}
 
@@ -138,11 +139,11 @@ class _Blobs:
 
 
 def _color_array(value) -> tuple[np.ndarray, str] | None:
-    """A list of colours all written "rgb(r,g,b)" or all "#rrggbb" as ((n, 3) uint8, "rgb" | "hex"),
-    or None if it is anything else (the browser writes them back in the same form)."""
+    """A list of colours all written "rgb(r,g,b)", all "#rrggbb" or all "#RRGGBB" as ((n, 3) uint8,
+    "rgb" | "hex" | "HEX"), or None if it is anything else (the browser writes them back in the same form)."""
     if not (isinstance(value, list) and len(value) >= MIN_BLOB and all(isinstance(item, str) for item in value)):
         return None
-    for form, pattern, base in (("rgb", _RGB, 10), ("hex", _HEX, 16)):
+    for form, pattern, base in (("rgb", _RGB, 10), ("hex", _HEX, 16), ("HEX", _HEX_UPPER, 16)):
         matches = [pattern.match(item) for item in value]
         if all(matches):
             rgb = np.array([[int(part, base) for part in match.groups()] for match in matches])
@@ -224,6 +225,8 @@ def read_payload(payload: bytes) -> dict:
             return [f"rgb({r},{g},{b})" for r, g, b in values.tolist()]
         if entry.get("as") == "hex":
             return [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in values.tolist()]
+        if entry.get("as") == "HEX":
+            return [f"#{r:02X}{g:02X}{b:02X}" for r, g, b in values.tolist()]
         return values
 
     def decode(value):
