@@ -1,0 +1,206 @@
+"""Sizing: how many students one and two app processes serve behind HAProxy, and the CPU per student.
+
+    .venv/bin/python bench/scaleout.py                                # 1 and 2 processes, the default ladder
+    .venv/bin/python bench/scaleout.py --processes 2 --sessions 80 160 320 --json artifacts/scaleout.json
+
+For each process count it starts `deploy/run-local --processes P` (HAProxy and P app processes on
+127.0.0.1, the per-replica connection cap raised so that only the processes limit), then runs
+bench/load.py against the proxy for each class size of the ladder, smallest first, until a class
+misses the target (σ commit → updated page p95 ≤ 2 s, zero errors). Students arrive at a steady
+rate (--rate per second, default 4: the default mode's 40 over 10 s) and commit σ --changes times
+with --think seconds between commits.
+
+CPU is read from /proc/PID/stat (user + system time) of every app process and of HAProxy before and
+after each class; "CPU per student" is that server CPU divided by the students (warm-up and probe
+students of load.py included in the CPU, not in the count: a small overestimate). The load client
+runs on the same machine and competes for the same 2 cores; its own CPU is reported too.
+
+Measured numbers and the sizing table built from them are in the README ("A bigger class").
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TICK = os.sysconf("SC_CLK_TCK")
+TARGET_P95 = 2.0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime (fields 14 and 15 of stat)
+
+
+def rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds all cores spent not idle since boot (/proc/stat), to see other work on the machine."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    idle = values[3] + values[4]  # idle, iowait
+    return (sum(values[:8]) - idle) / TICK
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RunLocal:
+    def __init__(self, processes: int, log_dir: Path, maxconn: int):
+        log_dir.mkdir(parents=True, exist_ok=True)
+        info = log_dir / "info.json"
+        info.unlink(missing_ok=True)
+        self.out = open(log_dir / "run-local.out", "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "deploy" / "run-local"), "--processes", str(processes),
+             "--port", str(free_port()), "--maxconn", str(maxconn), "--log-dir", str(log_dir), "--info", str(info)],
+            cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 300
+        while not info.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"run-local did not start: see {log_dir / 'run-local.out'}")
+            time.sleep(0.5)
+        self.info = json.loads(info.read_text())
+        self.port = int(self.info["url"].rsplit(":", 1)[1])
+        self.pids = [r["pid"] for r in self.info["replicas"]]
+
+    def server_cpu(self) -> float:
+        return sum(cpu_seconds(p) for p in self.pids)
+
+    def proxy_cpu(self) -> float:
+        return cpu_seconds(self.info["haproxy_pid"])
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.out.close()
+
+
+def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
+    report_path = out_dir / f"load-{len(rl.pids)}p-{sessions}.json"
+    arrival = max(sessions / args.rate, 1.0)
+    cpu0, proxy0, client0, busy0, t0 = (rl.server_cpu(), rl.proxy_cpu(), children_cpu(), machine_busy_seconds(),
+                                        time.monotonic())
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "load.py"), "--sessions", str(sessions), "--port", str(rl.port),
+         "--pid", str(rl.pids[0]), "--arrival-seconds", f"{arrival:g}", "--changes", str(args.changes),
+         "--think", *map(str, args.think), "--settle", "1", "--timeout", str(args.timeout),
+         "--json", str(report_path)],
+        cwd=ROOT, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    server_cpu, proxy_cpu, client_cpu = rl.server_cpu() - cpu0, rl.proxy_cpu() - proxy0, children_cpu() - client0
+    other_cpu = machine_busy_seconds() - busy0 - server_cpu - proxy_cpu - client_cpu
+    if proc.returncode != 0 or not report_path.exists():
+        return {"processes": len(rl.pids), "sessions": sessions, "failed": proc.stdout[-2000:] + proc.stderr[-2000:]}
+    r = json.loads(report_path.read_text())
+    latency = r.get("commit_to_page") or r.get("change_to_figure")
+    row = {
+        "processes": len(rl.pids), "sessions": sessions, "arrival_seconds": arrival, "wall_seconds": round(wall, 1),
+        "errors": len(r["errors"]), "first_errors": r["errors"][:5],
+        "commit_p50": latency["p50"], "commit_p95": latency["p95"], "commit_max": latency["max"],
+        "open_p50": r["open"]["p50"], "open_p95": r["open"]["p95"],
+        "server_cpu_seconds": round(server_cpu, 2), "proxy_cpu_seconds": round(proxy_cpu, 2),
+        "client_cpu_seconds": round(client_cpu, 2),
+        # everything else the machine ran meanwhile (other people's tests, the browser, ...): a busy
+        # machine makes the latencies worse than on a machine of its own
+        "other_cpu_seconds": round(other_cpu, 1),
+        "server_cpu_per_student": round(server_cpu / sessions, 3),
+        "server_cores_busy": round(server_cpu / wall, 2),
+        "rss_mb": [rss_mb(p) for p in rl.pids],
+    }
+    row["ok"] = row["errors"] == 0 and row["commit_p95"] is not None and row["commit_p95"] <= args.target
+    return row
+
+
+def fmt(row: dict) -> str:
+    if "failed" in row:
+        return f"  {row['sessions']:>4} students: load.py failed: {row['failed'][-300:]}"
+    return (f"  {row['sessions']:>4} students over {row['arrival_seconds']:.0f} s: errors {row['errors']}, "
+            f"commit → page p50 {row['commit_p50']:.3f} / p95 {row['commit_p95']:.3f} / max {row['commit_max']:.2f} s, "
+            f"first open p95 {row['open_p95']:.2f} s; server CPU {row['server_cpu_seconds']:.1f} s "
+            f"({row['server_cpu_per_student']:.3f} s per student, {row['server_cores_busy']:.2f} cores over "
+            f"{row['wall_seconds']:.0f} s), HAProxy {row['proxy_cpu_seconds']:.1f} s, load client "
+            f"{row['client_cpu_seconds']:.1f} s, other work on the machine {row['other_cpu_seconds']:.0f} s; RSS {[round(m) for m in row['rss_mb'] if m]} MB "
+            f"{'✓' if row['ok'] else '✗'}")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--processes", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--sessions", type=int, nargs="+", default=[40, 80, 120, 160, 240, 320, 400, 480],
+                   help="the ladder of class sizes, tried in order until one misses the target")
+    p.add_argument("--rate", type=float, default=4.0, help="students arriving per second (default 4)")
+    p.add_argument("--changes", type=int, default=5, help="σ commits per student (default 5)")
+    p.add_argument("--think", type=float, nargs=2, default=(0.5, 2.0), help="seconds between commits")
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--target", type=float, default=TARGET_P95, help="commit → page p95 target, s (default 2)")
+    p.add_argument("--maxconn", type=int, default=2000, help="HAProxy's per-replica cap for the runs")
+    p.add_argument("--json", type=Path, default=ROOT / "artifacts" / "scaleout.json")
+    args = p.parse_args(argv)
+    out_dir = args.json.parent / "scaleout"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+    rows, best = [], {}
+    for processes in args.processes:
+        rl = RunLocal(processes, out_dir / f"run-local-{processes}p", args.maxconn)
+        print(f"{processes} process(es) behind HAProxy at http://127.0.0.1:{rl.port}", flush=True)
+        try:
+            # warm-up (not counted): every process imports torch and fills its caches on its first runs
+            warm = one_class(rl, 4 * processes, argparse.Namespace(**{**vars(args), "rate": 8.0}), out_dir)
+            print("  warm-up:" + fmt(warm)[1:], flush=True)
+            for sessions in sorted(args.sessions):
+                row = one_class(rl, sessions, args, out_dir)
+                rows.append(row)
+                print(fmt(row), flush=True)
+                if not row.get("ok"):
+                    break
+                best[processes] = sessions
+        finally:
+            rl.stop()
+    result = {"rate": args.rate, "changes": args.changes, "think": list(args.think), "target_p95": args.target,
+              "cores": os.cpu_count(), "rows": rows,
+              "largest_class_within_target": best,
+              "students_per_process": {p: n / p for p, n in best.items()}}
+    args.json.write_text(json.dumps(result, indent=1))
+    print(f"\nlargest class within p95 ≤ {args.target:g} s and 0 errors: "
+          + ", ".join(f"{p} process(es): {n} students ({n / p:.0f} per process)" for p, n in best.items())
+          + f" (ladder {sorted(args.sessions)}); full results in {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
