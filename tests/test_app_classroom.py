@@ -20,7 +20,7 @@ import pytest
 import streamlit as st
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.media_file_manager import MediaFileManager
-from scrub_view import figure_shown, metrics_shown
+from scrub_view import figure_shown, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
@@ -202,6 +202,26 @@ def test_a_link_to_uploaded_data_without_the_upload_explains_and_uses_defaults()
     at = open_page(EXPLORER, {"dataset": "upload", "n": "40", "k": "3"})
     assert "links and bookmarks cannot carry it" in texts(at.warning)
     assert at.query_params["dataset"] == "blobs" and not at.error
+
+
+def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb():
+    """19,999 uploaded points: every view that scrubs σ draws at most 5,000 of them (a seeded sample,
+    said in a caption), counts all of them in its numbers, and sends at most 8 MB, every σ included."""
+    rng = np.random.RandomState(0)
+    A = np.vstack([rng.normal(size=(10_000, 2)), rng.normal(size=(9_999, 2)) + 4.0])
+    data = ("x,y\n" + "\n".join(f"{float(a)!r},{float(b)!r}" for a, b in A) + "\n").encode()
+    at = upload(open_page(EXPLORER), "big.csv", data)
+    assert not at.error, texts(at.error)
+    assert "a seeded sample of 5,000 of the 19,999 points" in texts(at.caption)
+    spec = figure(at)
+    assert len(spec["data"][0]["x"]) == 5000
+    k = at.session_state["_rbfviz_controls"].k
+    assert metrics(at)["exactly-zero r_ij"].endswith(f"of {19_999 * k:,}")  # r of every point counted
+    assert payload_bytes(at) <= 8_000_000
+    for page in (ANNEALING, STABILITY, EQUIVALENCE):
+        at.switch_page(page).run()
+        assert not at.exception and not at.error, (page, texts(at.error))
+        assert payload_bytes(at) <= 8_000_000, page
 
 
 # --- picking centres ------------------------------------------------------------------------------------
