@@ -1,0 +1,66 @@
+"""The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
+holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the level's pairs) equals
+rbfviz.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rbfviz.figures.scrub import figure_at, read_payload
+
+pytestmark = pytest.mark.e2e
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+QUERY = {"dataset": "moons", "n": "150", "k": "3", "seed": "0"}
+VIEWS = {"Explorer": "pages/1_Explorer.py", "Annealing": "pages/2_Annealing.py",
+         "Stability": "pages/3_Stability.py", "Equivalence": "pages/4_Equivalence.py"}
+
+# Plotly's own copy of the figure (gd.data / gd.layout) as plain JSON: typed arrays become lists.
+GRAPH_JS = """() => {
+  const gd = document.querySelector("div.scrub-plot");
+  const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain)
+    : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
+  return { level: Number(gd.dataset.level), data: plain(gd.data),
+           images: (gd.layout.images || []).map((i) => i.source), title: gd.layout.title && gd.layout.title.text };
+}"""
+
+
+def python_payload(page: str) -> dict:
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params.update(QUERY)
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return read_payload(at.get("bidi_component")[0].proto.bytes)
+
+
+def same_trace(browser: dict, python: dict) -> None:
+    for key in ("x", "y", "customdata"):
+        if key in python:
+            want = np.asarray(python[key], dtype=np.float64)
+            got = np.asarray(browser[key], dtype=np.float64)
+            np.testing.assert_array_equal(got, want, err_msg=key)
+    colour = python.get("marker", {}).get("color")
+    if isinstance(colour, list):
+        assert browser["marker"]["color"] == colour
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_the_browser_draws_the_payloads_figure_at_every_level_it_visits(server, student, view):
+    header = python_payload(VIEWS[view])
+    page = student.page
+    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in QUERY.items()))
+    page.wait_for_selector("div.scrub-plot[data-level]", timeout=120_000)
+    page.locator("input.scrub-range").focus()
+    for presses in (0, 3, 3):
+        for _ in range(presses):
+            page.keyboard.press("ArrowLeft")
+        page.wait_for_timeout(300)
+        shown = page.evaluate(GRAPH_JS)
+        want = figure_at(header, shown["level"])
+        assert len(shown["data"]) == len(want["data"])
+        for browser_trace, python_trace in zip(shown["data"], want["data"]):
+            same_trace(browser_trace, python_trace)
+        assert shown["images"] == [image["source"] for image in want["layout"].get("images", [])]
+        title = want["layout"].get("title")
+        assert shown["title"] == (title.get("text") if isinstance(title, dict) else None)
