@@ -1,11 +1,13 @@
 """A student changes the controls and watches the figures respond: dataset, k and map in the sidebar,
-the Explorer's σ slider (on its figure) with the keyboard, and the annealing animation's Play button (client-side frames)."""
+the Explorer's σ slider (on its figure) with the keyboard, and the Annealing plane's Play button
+(levels drawn in the browser)."""
 import math
-import re
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.e2e
+
 
 def test_dataset_k_and_map_change_the_figure(server, student):
     student.open(f"{server.url}/Explorer")
@@ -79,24 +81,34 @@ PLACEHOLDER = "This view is being built."
 
 
 def test_annealing_animation_plays_in_the_browser(server, student):
+    """The Annealing plane is a σ scrubber (ui/scrub.js) with a Play button: the levels advance in the
+    browser with no message to the server, and pausing commits the σ on screen once."""
     student.open(f"{server.url}/Annealing")
     if PLACEHOLDER in student.text():
         pytest.skip("the Annealing view is still the placeholder page: no animation to play yet")
-    figures = student.wait_for_figures()
-    animated = [i for i, fig in enumerate(figures) if fig["frames"] > 1 and fig["slider_steps"] > 1]
-    assert animated, f"no figure with Plotly frames and a frame slider: {[(f['title'], f['frames']) for f in figures]}"
-    index = animated[0]
-    start = figures[index]
-    plot = student.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").nth(index)
-    play = plot.locator(".updatemenu-button").filter(has_text=re.compile(r"play|▶", re.I))
-    assert play.count() >= 1, f"no Play button; buttons: {start['buttons']}"
-    play.first.click()
-    # frames advance in the browser: the slider's active step moves on and the drawn data change
+    start = student.wait_for_scrub()
+    before = student.figures()[0]
+    play = student.page.locator("button.scrub-play")
+    expect(play).to_be_visible()
+    expect(play).to_have_text("▶ Play")
+    since = student.now()
+    play.click()
+    # Play runs from the current level towards small σ (from the largest σ if already at the end)
+    target = start["level"] + 3 if start["level"] + 3 <= start["max"] else 3
     student.page.wait_for_function(
-        """([sel, i, from]) => { const el = document.querySelectorAll(sel)[i];
-             return el._fullLayout.sliders[0].active >= from + 3; }""",
-        arg=["[data-testid='stPlotlyChart'] .js-plotly-plot", index, start["slider_active"] or 0],
-        timeout=30_000)
-    playing = student.figures()[index]
-    assert playing["data"] != start["data"], "the slider moved but the drawn data did not change"
+        "(n) => Number(document.querySelector('div.scrub-plot').dataset.level) >= n", arg=target, timeout=30_000)
+    expect(play).to_have_attribute("aria-pressed", "true")
+    assert student.sent_log(since) == [], "the page sent a message while the animation played"
+    playing = student.figures()[0]
+    assert playing["data"] != before["data"], "the level moved on but the drawn data did not change"
+    assert playing["title"] != before["title"] or playing["data"] != before["data"]
+
+    play.click()  # pause: the σ on screen is committed once
+    expect(play).to_have_text("▶ Play")
+    shown = student.scrub()
+    student.wait_for_settle(shown["sigma"])
+    student.page.wait_for_timeout(900)
+    sent = student.sent_log(since)
+    assert [m["type"] for m in sent] == ["rerun_script"], sent
+    assert student.query()["sigma"] == shown["sigma"] and student.scrub()["sigma"] == shown["sigma"]
     student.assert_no_problems()
