@@ -316,11 +316,11 @@ async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewRes
 
 
 def table(results: list[ViewResult]) -> str:
-    head = (f"{'view':<12} {'first load (cold)':>18} {'warm open':>10} {'σ change p50':>13} {'p95':>7} {'max':>7} "
+    head = (f"{'view':<13} {'first load (cold)':>17} {'warm open':>10} {'σ change p50':>13} {'p95':>7} {'max':>7} "
             f"{'first open ws / figure kB':>26} {'per change ws / figure kB (median, max)':>40}")
     lines = [head, "-" * len(head)]
     for r in results:
-        opened = (f"{r.view + (' *' if r.change == 'scrubber commit' else ''):<12} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s ")
+        opened = (f"{r.view + (' *' if r.change == 'scrubber commit' else ''):<13} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s ")
         sizes = f"{r.warm_open_ws_bytes / 1e3:>12.0f} / {r.warm_open_figure_bytes / 1e3:>6.0f} kB"
         if r.rerun_ms:
             lines.append(opened + f"{r.p(0.5):>10.0f} ms {r.p(0.95):>4.0f} ms {max(r.rerun_ms):>4.0f} ms {sizes:>26} "
