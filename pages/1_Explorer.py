@@ -122,7 +122,7 @@ with panel("The plane"):
                    "cluster j. Hover a point for its number and responsibilities r. Move σ with the slider above "
                    "the plot (arrow keys work too): the figure follows at once; the address and the downloads "
                    "follow when you stop.")
-        view = compute.plane_view(ctrl, quantity)
+        view = compute.plane_view(ctrl, quantity)  # for the downloads at the committed σ
 
     # a click, box or lasso on the points of the picking plot adds them to the picks
     if picking and selected_points(event):
@@ -152,9 +152,10 @@ if view is not None:
     st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
     exports.download_row(ctrl, [
         exports.points_download(view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"),
-        exports.figure_download(lambda v=view, s=ctrl.sigma, c=ctrl: explorer_figure(
-            v.X, v.resp, v.centers, v.kmeans_centers, v.field, f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, "
-            f"σ = {s:.3g}", axes=axes), "explorer_plane"),
+        exports.figure_download(lambda v=view, c=ctrl: explorer_figure(
+            v.X, v.resp, v.centers, v.kmeans_centers,
+            compute.field_now(c, v.centers, plane_extent(v.X, aspect=compute.PLANE_ASPECT), quantity),
+            f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}", axes=axes), "explorer_plane"),
         exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
     ], key="explorer")
 

@@ -11,7 +11,9 @@ bounded (``max_entries``, ``ttl``): every student creates keys.
 * ``annealing(ctrl)``       the annealing path on the σ grid: computed once per (data, k, kind,
                             dtype) with a progress bar, then every σ on the slider reuses it
 * ``centers_at(ctrl)``      the current centres at σ, with the K-Means centroids from the same start
-* ``field(ctrl, quantity)`` the soft field over the plane (rbfviz.field.Field)
+* ``plane_view(ctrl)``      the Explorer's arrays and numbers at σ; ``plane_views`` at every σ
+* ``field_now(...)``        the soft field over the plane (rbfviz.field.Field), uncached
+* ``scrub_payload(...)``    a scrubbing view's payload at every σ, once per setting, shared
 """
 from __future__ import annotations
 
@@ -302,20 +304,6 @@ def centers_at(ctrl) -> CentersAtSigma:
 
 # --- the plane ------------------------------------------------------------------------------------
 
-@st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
-def _field(extent: tuple, centers_bytes: bytes, k: int, sigma: float, kind: str, quantity: str, dtype: str,
-           size: int):
-    centers = np.frombuffer(centers_bytes, dtype=np.float64).reshape(k, 2).copy()
-    return fieldmod.soft_field(extent, centers, sigma, kind=kind, quantity=quantity, size=size, dtype=dtype)
-
-
-def field(ctrl, centers, extent, quantity: str = "max", size: int = 200) -> fieldmod.Field:
-    """The soft field of ``centers`` at ctrl.sigma over extent (cached on the centres' bytes)."""
-    centers = np.ascontiguousarray(centers, dtype=np.float64)
-    return _field(tuple(float(v) for v in extent), centers.tobytes(), centers.shape[0], float(ctrl.sigma),
-                  ctrl.kind, quantity, ctrl.dtype, size)
-
-
 @dataclass(frozen=True)
 class PlaneView:
     """Everything the Explorer draws at σ: centres shown, responsibilities, field, numbers, notes."""
@@ -353,12 +341,14 @@ def _plane_at(ctrl, X, quantity: str, field_of) -> PlaneView:
 
 
 def plane_view(ctrl, quantity: str = "max") -> PlaneView:
-    """The Explorer's data at ctrl.sigma. If EM's centres are NaN (the naive map broke), the plane is
-    shown at the starting centres instead and ``note`` says so."""
-    return _plane_at(ctrl, data(ctrl)[0], quantity, field)
+    """The Explorer's data at ctrl.sigma, without the field (None; ``field_now`` draws it when the
+    figure is downloaded). If EM's centres are NaN (the naive map broke), the plane is shown at the
+    starting centres instead and ``note`` says so."""
+    return _plane_at(ctrl, data(ctrl)[0], quantity, lambda *args: None)
 
 
-def _field_uncached(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
+def field_now(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
+    """The soft field at ctrl.sigma, computed now and not cached (no session needed)."""
     return fieldmod.soft_field(extent, centers, ctrl.sigma, kind=ctrl.kind, quantity=quantity, dtype=ctrl.dtype)
 
 
@@ -370,7 +360,7 @@ def plane_views(ctrl, quantity: str = "max", progress=None):
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
     for i, sigma in enumerate(grid):
-        yield _plane_at(replace(ctrl, sigma=float(sigma)), X, quantity, _field_uncached)
+        yield _plane_at(replace(ctrl, sigma=float(sigma)), X, quantity, field_now)
         if progress:
             progress(i + 1, len(grid))
 
