@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit as st
+from scrub_view import commit as scrub_commit
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
 
@@ -94,11 +95,7 @@ def test_each_control_changes_what_is_shown(widget, key, value):
 
 
 def commit(at, sigma: float) -> None:
-    """What a settled scrub does before its rerun (ui.scrub's callback): the controls take σ."""
-    from dataclasses import replace
-
-    at.session_state["_rbfviz_controls"] = replace(at.session_state["_rbfviz_controls"], sigma=sigma)
-    at.run()
+    scrub_commit(at, sigma)
     assert not at.exception, at.exception
 
 

@@ -223,17 +223,24 @@ function show(inst, level) {
   els.plot.dataset.sigma = payload.texts[level];
 }
 
-// From one drawn level to another, only what differs between them: the changed traces through
-// Plotly.animate without a redraw (about half the time of Plotly.react, which redraws every trace)
-// and the changed layout entries through Plotly.relayout. Returns false where that does not apply
-// (a whole trace list replaced, or a trace type Plotly cannot animate); the caller then reacts.
+// From one drawn level to another, only what differs between them:
+// - a scatter trace whose only changes are its per-point colours and hover data is recoloured in
+//   place (its SVG points' fill, and the arrays Plotly's hover reads): ~0.3 ms instead of ~30 ms;
+// - other changed traces go through Plotly.animate without a redraw (about half of Plotly.react,
+//   which redraws every trace), and changed layout entries through Plotly.relayout.
+// Returns false where that does not apply (a whole trace list replaced, a trace type Plotly cannot
+// animate); the caller then reacts.
+const RECOLOURABLE = new Set(["marker.color", "customdata"]);
+
 function update(gd, payload, from, to, fig) {
   if (from === to) return true;
   const paths = [...payload.frames[from].set, ...payload.frames[to].set].map(([path]) => path);
-  const traces = new Set(), layout = {};
+  const changed = new Map(), layout = {};
   for (const path of paths) {
-    if (path[0] === "data" && typeof path[1] === "number" && path.length > 2) traces.add(path[1]);
-    else if (path[0] === "layout" && path.length > 1) {
+    if (path[0] === "data" && typeof path[1] === "number" && path.length > 2) {
+      if (!changed.has(path[1])) changed.set(path[1], new Set());
+      changed.get(path[1]).add(path.slice(2).join("."));
+    } else if (path[0] === "layout" && path.length > 1) {
       let value = fig.layout, key = "";
       for (const part of path.slice(1)) {
         value = value?.[part];
@@ -242,13 +249,37 @@ function update(gd, payload, from, to, fig) {
       layout[key] = value ?? null;
     } else return false;
   }
-  const indices = [...traces];
-  if (indices.some((i) => fig.data[i].type !== "scatter")) return false;
-  if (indices.length) {
-    window.Plotly.animate(gd, { data: indices.map((i) => fig.data[i]), traces: indices },
+  const animated = [];
+  for (const [index, attributes] of changed) {
+    if (fig.data[index].type !== "scatter") return false;
+    if (![...attributes].every((a) => RECOLOURABLE.has(a)) || !recolour(gd, index, fig.data[index])) {
+      animated.push(index);
+    }
+  }
+  if (animated.length) {
+    window.Plotly.animate(gd, { data: animated.map((i) => fig.data[i]), traces: animated },
       { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
   }
   if (Object.keys(layout).length) window.Plotly.relayout(gd, layout);
+  return true;
+}
+
+// Plotly draws a scatter trace's markers as one path.point per point, in data order; its hover reads
+// customdata from the trace and each point's colour from calcdata (mc). False if the drawing is not
+// what this expects (then the trace is animated instead).
+function recolour(gd, index, trace) {
+  const layer = gd.querySelectorAll(".scatterlayer .trace")[index];
+  const points = layer ? layer.querySelectorAll("path.point") : [];
+  const colours = trace.marker?.color, calc = gd.calcdata?.[index], full = gd._fullData?.[index];
+  if (!Array.isArray(colours) || !calc || !full || points.length !== colours.length || calc.length !== colours.length) {
+    return false;
+  }
+  points.forEach((point, i) => { point.style.fill = colours[i]; });
+  calc.forEach((point, i) => { point.mc = colours[i]; });
+  for (const target of [gd.data[index], full]) {
+    target.marker = { ...target.marker, color: colours };
+    if ("customdata" in trace) target.customdata = trace.customdata;
+  }
   return true;
 }
 

@@ -1,6 +1,7 @@
 """The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
 holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the level's pairs) equals
 rbfviz.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
+import re
 from pathlib import Path
 
 import numpy as np
@@ -64,3 +65,44 @@ def test_the_browser_draws_the_payloads_figure_at_every_level_it_visits(server, 
         assert shown["images"] == [image["source"] for image in want["layout"].get("images", [])]
         title = want["layout"].get("title")
         assert shown["title"] == (title.get("text") if isinstance(title, dict) else None)
+
+
+# A point of trace 0 under the mouse: its screen position, its drawn fill, and the hover label.
+POINT_JS = """(i) => {
+  const gd = document.querySelector("div.scrub-plot"), L = gd._fullLayout, box = gd.getBoundingClientRect();
+  const x = gd.data[0].x[i], y = gd.data[0].y[i];
+  const node = gd.querySelectorAll(".scatterlayer .trace")[0].querySelectorAll("path.point")[i];
+  return { px: box.left + L._size.l + L.xaxis.l2p(x), py: box.top + L._size.t + L.yaxis.l2p(y),
+           fill: node.style.fill, level: Number(gd.dataset.level) };
+}"""
+
+
+def test_the_hover_and_the_drawn_colours_follow_the_scrubbed_level(server, student):
+    """After σ moves, a point's fill on screen and its hover label are those of the new level."""
+    header = python_payload(VIEWS["Explorer"])
+    page = student.page
+    student.open(server.url + "/Explorer?" + "&".join(f"{k}={v}" for k, v in QUERY.items()))
+    page.wait_for_selector("div.scrub-plot[data-level]", timeout=120_000)
+    start = int(page.locator("div.scrub-plot").get_attribute("data-level"))
+    page.locator("input.scrub-range").focus()
+    for _ in range(6):
+        page.keyboard.press("ArrowLeft")
+    page.wait_for_timeout(400)
+    level = int(page.locator("div.scrub-plot").get_attribute("data-level"))
+    assert level != start
+    # the points whose r changed most: a stale hover or colour would show there
+    change = np.abs(np.asarray(figure_at(header, level)["data"][0]["customdata"], float)
+                    - np.asarray(figure_at(header, start)["data"][0]["customdata"], float)).sum(axis=1)
+    assert change.max() > 0.05
+    for index in np.argsort(change)[-3:].tolist():
+        point = page.evaluate(POINT_JS, index)
+        want = figure_at(header, point["level"])["data"][0]
+        assert point["fill"].replace(" ", "") == want["marker"]["color"][index]
+        page.mouse.move(point["px"], point["py"])
+        page.wait_for_selector(".hoverlayer .hovertext", timeout=5_000)
+        label = page.locator(".hoverlayer .hovertext").first.text_content()
+        hovered = int(re.search(r"point #(\d+)", label).group(1))  # the nearest point: maybe a neighbour
+        shown = ", ".join(f"{float(r):.3f}" for r in want["customdata"][hovered])
+        assert f"r = [{shown}]" in label, (label, shown)
+        page.mouse.move(5, 5)
+        page.wait_for_timeout(100)
