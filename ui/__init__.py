@@ -9,7 +9,10 @@ and ui/ do).
 * ``ui.upload``  the sidebar's CSV upload: the session's uploaded points (``Upload``), messages.
 * ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt (rbfviz.receipt).
 * ``ui.compute`` cached calls into rbfviz keyed by plain parameters: data, σ range, start,
-                 annealing path (progress bar, once per setting), centres at σ, field.
+                 annealing path (progress bar, once per setting), centres at σ, field, and
+                 ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions).
+* ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
+                 browser from a rbfviz.figures.scrub payload; σ reaches the page when it settles.
 
 How to add a page ``pages/5_Something.py`` — the story every page tells:
 
@@ -27,6 +30,12 @@ How to add a page ``pages/5_Something.py`` — the story every page tells:
         st.latex(r"z_{ij} = -\\frac{\\lVert x_i - c_j\\rVert^2}{2\\sigma^2}")   # 4. explanation
         st.markdown("What it shows, and where measurement differs from the paper.")
         exports.download_row(ctx.ctrl, [exports.figure_download(fig, "something")], key="something")
+
+A figure that changes with σ scrubs in the browser instead: ``setup_page(..., sigma_on_figure=True)``,
+build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a
+``build(progress)`` that returns ``rbfviz.figures.scrub.scrub_payload(levels, grid)``, and draw
+``scrub_figure(compute.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
+(pages/1_Explorer.py is the model).
 
 Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. Heavy work over
 ~0.5 s: cache it in ui/compute.py keyed by plain values, and show progress (see ``annealing``).
