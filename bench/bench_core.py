@@ -50,7 +50,9 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import rbfviz  # noqa: E402,F401  (sets torch to 1 thread)
+import rbfviz  # noqa: E402
+
+rbfviz.tune_for_server()  # one torch thread, as the app runs it
 from rbfviz.annealing import _em_step, anneal, default_sigmas  # noqa: E402
 from rbfviz.maps import resp_torch  # noqa: E402
 from rbfviz.steps import points_with_ones, soft_centroid_step, soft_centroids_torch  # noqa: E402
@@ -105,6 +107,7 @@ import resource, sys, json
 import numpy as np, torch
 sys.path.insert(0, {root!r})
 import rbfviz
+rbfviz.tune_for_server()
 from rbfviz.annealing import _em_step
 from rbfviz.maps import resp_torch
 from rbfviz.steps import points_with_ones, soft_centroids_torch

@@ -28,6 +28,7 @@ import os
 import sys
 
 from ._validate import KINDS
+from .server import tune_for_server
 from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
@@ -206,6 +207,7 @@ def main(argv=None) -> int:
     """Parse argv (default sys.argv[1:]), run the command, return its exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    tune_for_server()  # one torch thread: the figures in the README were measured that way
     try:
         return int(args.handler(args))
     except ValueError as exc:

@@ -40,3 +40,11 @@ build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid
 Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. Heavy work over
 ~0.5 s: cache it in ui/compute.py keyed by plain values, and show progress (see ``annealing``).
 """
+
+import plotly.graph_objects  # noqa: E402,F401  loaded before the freeze below, with the library
+
+import rbfviz  # noqa: E402
+
+# The app is a server: one torch thread, allocator tuning and a frozen garbage collector (its full
+# collection after every script run then has little to walk), once per process.
+rbfviz.tune_for_server()
