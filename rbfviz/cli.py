@@ -4,6 +4,9 @@ Commands defined here:
 
     anneal     one collapse experiment (anneal, K-Means reference, E(σ), thresholds); --json for all of it
     reproduce  the collapse experiment on every data set × map × dtype: summary.json, HTML figures, table
+    app        start the web app (from a clone of the repository, with the [app] packages installed)
+
+Installed with pip, the same commands are ``rbfviz <command>``.
 
 Adding a command from another module (e.g. ``deep`` or ``classify``): write ``rbfviz/<name>.py`` with
 
@@ -183,15 +186,45 @@ def _run_reproduce(args) -> int:
     return 0
 
 
+# --- app ------------------------------------------------------------------------------------------
+
+def _add_app(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "app", help="start the web app (Streamlit) on this machine",
+        description="Start the web app: `streamlit run app.py` from the repository this rbfviz belongs to. "
+                    "The app's scripts (app.py, pages/, ui/) live in the repository, not in the installed "
+                    "package: run it from a clone (pip install -e \".[app]\" there).")
+    parser.add_argument("--port", type=_positive_int, default=8501, help="port (default 8501)")
+    parser.add_argument("--address", default="localhost",
+                        help="address to listen on (default localhost; 0.0.0.0 for a classroom network)")
+    parser.set_defaults(handler=_run_app)
+
+
+def _run_app(args) -> int:
+    import importlib.util
+    import subprocess
+    from pathlib import Path
+
+    entry = Path(__file__).resolve().parents[1] / "app.py"
+    if not entry.is_file():
+        raise ValueError(f"the web app is not next to this rbfviz ({entry} is missing): it lives in the "
+                         "repository. Clone it and run `pip install -e \".[app]\"` there, then `rbfviz app`.")
+    if importlib.util.find_spec("streamlit") is None:
+        raise ValueError("Streamlit is not installed: `pip install \".[app]\"` (or -r requirements.txt) first.")
+    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(entry), f"--server.port={args.port}",
+                            f"--server.address={args.address}"], cwd=entry.parent)
+
+
 # --- entry point -------------------------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m rbfviz",
+        prog="rbfviz",
         description="K-Means as the σ → 0 limit of a differentiable RBF network: experiments from the command line.")
     subparsers = parser.add_subparsers(dest="command", metavar="command", required=True)
     _add_anneal(subparsers)
     _add_reproduce(subparsers)
+    _add_app(subparsers)
     for name in COMMAND_MODULES:
         try:
             module = importlib.import_module(f"{__package__}.{name}")
@@ -207,7 +240,8 @@ def main(argv=None) -> int:
     """Parse argv (default sys.argv[1:]), run the command, return its exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
-    tune_for_server()  # one torch thread: the figures in the README were measured that way
+    if args.command != "app":  # the app's own process tunes itself
+        tune_for_server()  # one torch thread: the figures in the README were measured that way
     try:
         return int(args.handler(args))
     except ValueError as exc:

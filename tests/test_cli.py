@@ -114,3 +114,15 @@ def test_a_listed_module_with_a_broken_import_is_not_hidden(monkeypatch):
     monkeypatch.setattr(cli, "COMMAND_MODULES", ("brokencmd",))
     with pytest.raises(ModuleNotFoundError, match="somethingelse"):
         cli.build_parser()
+
+
+def test_app_command_explains_where_the_app_lives(tmp_path):
+    """Installed without the repository, `rbfviz app` says what to do instead of failing obscurely."""
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parents[1] / "rbfviz", tmp_path / "rbfviz",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    proc = subprocess.run([sys.executable, "-m", "rbfviz", "app"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2
+    assert "lives in the repository" in proc.stderr and "Traceback" not in proc.stderr
