@@ -29,8 +29,9 @@ import numpy as np
 import torch
 
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
-from .diagnostics import (SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, free_energy_from, jsonable, mean_entropy,
-                          min_sq_gap)
+from .jsonable import jsonable
+from .measures import (SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, free_energy_from, mean_entropy,
+                       min_sq_gap)
 from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
 from .steps import centroids_from_sums, kmeans, points_with_ones, weighted_sums
 
