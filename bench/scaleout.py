@@ -6,9 +6,10 @@
 For each process count it starts `deploy/run-local --processes P` (HAProxy and P app processes on
 127.0.0.1, the per-replica connection cap raised so that only the processes limit), then runs
 bench/load.py against the proxy for each class size of the ladder, smallest first, until a class
-misses the target (σ commit → updated page p95 ≤ 2 s, zero errors). Students arrive at a steady
-rate (--rate per second, default 4: the default mode's 40 over 10 s) and commit σ --changes times
-with --think seconds between commits.
+misses the target (σ commit → updated page p95 ≤ 2 s, zero errors). The whole class arrives within
+--arrival-seconds (default 10, as bench/load.py's default mode: the teacher says "open the Explorer")
+and each student commits σ --changes times with --think seconds between commits, so all N students
+are on the server at once: N is the class size, not a rate.
 
 CPU is read from /proc/PID/stat (user + system time) of every app process and of HAProxy before and
 after each class; "CPU per student" is that server CPU divided by the students (warm-up and probe
@@ -111,7 +112,7 @@ class RunLocal:
 
 def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
     report_path = out_dir / f"load-{len(rl.pids)}p-{sessions}.json"
-    arrival = max(sessions / args.rate, 1.0)
+    arrival = args.arrival_seconds
     cpu0, proxy0, client0, busy0, t0 = (rl.server_cpu(), rl.proxy_cpu(), children_cpu(), machine_busy_seconds(),
                                         time.monotonic())
     proc = subprocess.run(
@@ -148,6 +149,9 @@ def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
 def fmt(row: dict) -> str:
     if "failed" in row:
         return f"  {row['sessions']:>4} students: load.py failed: {row['failed'][-300:]}"
+    if row["commit_p95"] is None or row["open_p95"] is None:
+        return (f"  {row['sessions']:>4} students: errors {row['errors']}, no σ commit or open completed "
+                f"(first errors: {row['first_errors'][:2]}) ✗")
     return (f"  {row['sessions']:>4} students over {row['arrival_seconds']:.0f} s: errors {row['errors']}, "
             f"commit → page p50 {row['commit_p50']:.3f} / p95 {row['commit_p95']:.3f} / max {row['commit_max']:.2f} s, "
             f"first open p95 {row['open_p95']:.2f} s; server CPU {row['server_cpu_seconds']:.1f} s "
@@ -162,7 +166,8 @@ def main(argv=None) -> int:
     p.add_argument("--processes", type=int, nargs="+", default=[1, 2])
     p.add_argument("--sessions", type=int, nargs="+", default=[40, 80, 120, 160, 240, 320, 400, 480],
                    help="the ladder of class sizes, tried in order until one misses the target")
-    p.add_argument("--rate", type=float, default=4.0, help="students arriving per second (default 4)")
+    p.add_argument("--arrival-seconds", type=float, default=10.0,
+                   help="the whole class arrives within this many seconds (default 10)")
     p.add_argument("--changes", type=int, default=5, help="σ commits per student (default 5)")
     p.add_argument("--think", type=float, nargs=2, default=(0.5, 2.0), help="seconds between commits")
     p.add_argument("--timeout", type=float, default=120.0)
@@ -174,24 +179,35 @@ def main(argv=None) -> int:
     out_dir.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
+    # Every configuration runs at once (an idle app process costs next to nothing) and each class
+    # size is played to 1 process, then to 2, ...: on a shared machine the configurations being
+    # compared then meet about the same other work. A configuration leaves the ladder at its first miss.
     rows, best = [], {}
-    for processes in args.processes:
-        rl = RunLocal(processes, out_dir / f"run-local-{processes}p", args.maxconn)
-        print(f"{processes} process(es) behind HAProxy at http://127.0.0.1:{rl.port}", flush=True)
-        try:
+    runs = {}
+    try:
+        for processes in args.processes:
+            runs[processes] = RunLocal(processes, out_dir / f"run-local-{processes}p", args.maxconn)
+            print(f"{processes} process(es) behind HAProxy at http://127.0.0.1:{runs[processes].port}", flush=True)
+        for processes, rl in runs.items():
             # warm-up (not counted): every process imports torch and fills its caches on its first runs
-            warm = one_class(rl, 4 * processes, argparse.Namespace(**{**vars(args), "rate": 8.0}), out_dir)
-            print("  warm-up:" + fmt(warm)[1:], flush=True)
-            for sessions in sorted(args.sessions):
-                row = one_class(rl, sessions, args, out_dir)
+            warm = one_class(rl, 4 * processes, argparse.Namespace(**{**vars(args), "arrival_seconds": 1.0}), out_dir)
+            print(f"  {processes}p warm-up:" + fmt(warm)[1:], flush=True)
+        active = list(runs)
+        for sessions in sorted(args.sessions):
+            for processes in list(active):
+                row = one_class(runs[processes], sessions, args, out_dir)
                 rows.append(row)
-                print(fmt(row), flush=True)
-                if not row.get("ok"):
-                    break
-                best[processes] = sessions
-        finally:
+                print(f"  {processes}p" + fmt(row)[1:], flush=True)
+                if row.get("ok"):
+                    best[processes] = sessions
+                else:
+                    active.remove(processes)
+            if not active:
+                break
+    finally:
+        for rl in runs.values():
             rl.stop()
-    result = {"rate": args.rate, "changes": args.changes, "think": list(args.think), "target_p95": args.target,
+    result = {"arrival_seconds": args.arrival_seconds, "changes": args.changes, "think": list(args.think), "target_p95": args.target,
               "cores": os.cpu_count(), "rows": rows,
               "largest_class_within_target": best,
               "students_per_process": {p: n / p for p, n in best.items()}}
