@@ -74,7 +74,7 @@ FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import SCRUB  # noqa: E402  rbfviz.figures.scrub without torch (see there)
+from load import SCRUB  # noqa: E402  rbfviz.views.figures.scrub without torch (see there)
 
 
 def free_port() -> int:

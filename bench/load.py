@@ -24,8 +24,8 @@ frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
 3. **First open**: BackMsg `rerun_script` with `page_name="Explorer"` (pages/1_Explorer.py) and the
    page's query string; read ForwardMsgs until `script_finished`. This runs the real page script.
    The page mounts the σ scrubber, a Streamlit v2 component (ui/scrub.py): a `bidi_component`
-   element whose `bytes` are the gzip payload of every σ (rbfviz/figures/scrub.py). The σ grid is
-   read from that payload (`rbfviz.figures.scrub.read_payload(...)["sigmas"]`, loaded without running
+   element whose `bytes` are the gzip payload of every σ (rbfviz/views/figures/scrub.py). The σ grid is
+   read from that payload (`rbfviz.views.figures.scrub.read_payload(...)["sigmas"]`, loaded without running
    `rbfviz/__init__.py`, so this client does not import torch).
 4. **Commits**: in the browser, moving σ runs nothing on the server; when the scrub settles the
    component calls `setStateValue("level", i)`, which sends one `rerun_script` whose `widget_states`
@@ -118,23 +118,24 @@ MODES = {
 
 
 def _load_scrub_codec():
-    """rbfviz.figures.scrub (numpy + plotly) without running rbfviz/__init__.py, which imports torch:
-    empty stand-ins for the two packages let the module and its relative imports load from the
+    """rbfviz.views.figures.scrub (numpy + plotly) without running rbfviz/__init__.py, which imports torch:
+    empty stand-ins for the three packages let the module and its relative imports load from the
     source tree. If that fails (the module needs more of the package), the normal import."""
     import importlib
     import types
     if "rbfviz" not in sys.modules:
-        for name, path in (("rbfviz", ROOT / "rbfviz"), ("rbfviz.figures", ROOT / "rbfviz" / "figures")):
+        for name, path in (("rbfviz", ROOT / "rbfviz"), ("rbfviz.views", ROOT / "rbfviz" / "views"),
+                           ("rbfviz.views.figures", ROOT / "rbfviz" / "views" / "figures")):
             package = types.ModuleType(name)
             package.__path__ = [str(path)]
             sys.modules[name] = package
         try:
-            return importlib.import_module("rbfviz.figures.scrub")
+            return importlib.import_module("rbfviz.views.figures.scrub")
         except Exception:  # noqa: BLE001 — fall back to the real package
             for name in [n for n in sys.modules if n == "rbfviz" or n.startswith("rbfviz.")]:
                 del sys.modules[name]
     sys.path.insert(0, str(ROOT))
-    return importlib.import_module("rbfviz.figures.scrub")
+    return importlib.import_module("rbfviz.views.figures.scrub")
 
 
 SCRUB = _load_scrub_codec()

@@ -1,17 +1,16 @@
 """Explorer: the plane at one σ — soft field, Voronoi edges, points coloured by r, both centre sets;
 starting centres picked by clicking points; downloads of the points, the figure and a receipt."""
-import math
 from dataclasses import replace
 
 import streamlit as st
 
-from rbfviz import describe, receipt
+from rbfviz.views import describe, receipt
 from rbfviz.field import plane_extent
-from rbfviz.figures.picking import picking_figure, picks_traces
-from rbfviz.figures.plane import drawn_points, explorer_figure, plane_side_html
-from rbfviz.figures.presenter import presenter_figure
-from rbfviz.figures.scrub import ScrubLevel, scrub_payload
-from rbfviz.picks import MAX_PICKS, add_picks
+from rbfviz.views.figures.picking import picking_figure, picks_traces
+from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
+from rbfviz.views.figures.presenter import presenter_figure
+from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
+from rbfviz.views.picks import MAX_PICKS, add_picks
 from ui import compute, exports, state
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page

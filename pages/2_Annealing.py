@@ -4,11 +4,11 @@ import math
 import numpy as np
 import streamlit as st
 
-from rbfviz import describe, receipt
-from rbfviz.figures.annealing import (FRAME_MS, MAX_ANIMATED_POINTS, bifurcation_figure, collapse_figure,
+from rbfviz.views import describe, receipt
+from rbfviz.views.figures.annealing import (FRAME_MS, MAX_ANIMATED_POINTS, bifurcation_figure, collapse_figure,
                                       trajectory_figure)
-from rbfviz.figures.presenter import presenter_figure
-from rbfviz.figures.scrub import ScrubLevel, scrub_payload
+from rbfviz.views.figures.presenter import presenter_figure
+from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
 from ui import compute, exports
 from ui.page import CHART_CONFIG, chart, panel, setup_page
 from ui.scrub import scrub_figure

@@ -3,12 +3,12 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rbfviz import describe, receipt
-from rbfviz.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
-from rbfviz.figures.plane import drawn_points
-from rbfviz.figures.presenter import presenter_figure
-from rbfviz.figures.scrub import ScrubLevel, scrub_payload
-from rbfviz.stability_views import underflow_logit
+from rbfviz.views import describe, receipt
+from rbfviz.views.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
+from rbfviz.views.figures.plane import drawn_points
+from rbfviz.views.figures.presenter import presenter_figure
+from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
+from rbfviz.measures import underflow_logit
 from ui import compute, exports
 from ui.page import CHART_CONFIG, chart, panel, setup_page
 from ui.scrub import scrub_figure

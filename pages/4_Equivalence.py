@@ -4,10 +4,10 @@ import math
 
 import streamlit as st
 
-from rbfviz import describe, receipt
-from rbfviz.figures.presenter import presenter_figure
-from rbfviz.figures.scrub import ScrubLevel, metrics_html, scrub_payload
-from rbfviz.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
+from rbfviz.views import describe, receipt
+from rbfviz.views.figures.presenter import presenter_figure
+from rbfviz.views.figures.scrub import ScrubLevel, metrics_html, scrub_payload
+from rbfviz.views.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
 from ui import compute, exports
 from ui.page import CHART_CONFIG, chart, panel, setup_page
 from ui.scrub import scrub_figure

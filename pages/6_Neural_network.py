@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rbfviz.figures.networks import (classifier_animation, classifier_figure, classifier_history_figure,
+from rbfviz.views.figures.networks import (classifier_animation, classifier_figure, classifier_history_figure,
                                      deep_history_figure, latent_figure, low_sigma_figure)
-from rbfviz.figures.stability import KIND_LABELS
-from rbfviz.nn import views
+from rbfviz.views.figures.stability import KIND_LABELS
+from rbfviz.views import networks as views
 from ui import state, training
 from ui.page import chart, error_message, panel, setup_page
 

@@ -56,6 +56,10 @@ __all__ = [
     "label_agreement",
     "stability_report",
     "kmeans_reference",
+    "underflow_logit",
+    "naive_nan_sigmas",
+    "predicted_fractions",
+    "one_hot_rows",
 ]
 
 # e^{-36.7} ≈ 2^{-53}: once every off-Voronoi logit gap g/(2σ²) exceeds this, 1 + e^{-gap} == 1 in
@@ -431,3 +435,60 @@ def kmeans_reference(X, start) -> tuple[np.ndarray, np.ndarray]:
         onehot = (torch.arange(k).unsqueeze(1) == torch.from_numpy(labels)).to(x.dtype).T
         centers = soft_centroids_torch(x, torch.from_numpy(np.asarray(start, X.dtype)), onehot)
     return centers.numpy(), labels
+
+
+# --- closed forms of floating-point behaviour (the Stability view plots them) ----------------------
+
+def underflow_logit(dtype) -> float:
+    """Z such that exp(z) == 0.0 in ``dtype`` for z < −Z: half the smallest subnormal, ln(2^-1075) in
+    float64 and ln(2^-150) in float32 (round to nearest)."""
+    tiny = float(np.finfo(np.dtype(dtype)).smallest_subnormal)
+    return -(math.log(tiny) - math.log(2.0))
+
+
+def _sorted_distances(X, C) -> np.ndarray:
+    """(n, k) squared distances of X to C in float64, sorted along each row."""
+    with torch.no_grad():
+        d = sq_distances(torch.from_numpy(np.asarray(X, np.float64)), torch.from_numpy(np.asarray(C, np.float64)))
+    return np.sort(d.numpy(), axis=1)
+
+
+def naive_nan_sigmas(X, C, dtype) -> tuple[float, float]:
+    """(σ_first, σ_all): below σ_first at least one naive row is NaN, below σ_all every row is.
+
+    A row is NaN once even its nearest centre's exp(z) underflows: min_j d_ij/(2σ²) > Z(dtype), so
+    σ_first = √(max_i d_i(1) / 2Z) and σ_all = √(min_i d_i(1) / 2Z).
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    nearest = _sorted_distances(X, C)[:, 0]
+    Z = underflow_logit(dtype)
+    return math.sqrt(nearest.max() / (2.0 * Z)), math.sqrt(nearest.min() / (2.0 * Z))
+
+
+def predicted_fractions(X, C, sigmas, dtype) -> dict:
+    """Closed-form fractions of rows at each σ (float64 distances, ``dtype``'s underflow point).
+
+    Returns {"naive_nan": (S,), "entmax15_hard": (S,), "softmax_hard": (S,)}. Exact up to rounding
+    of the logits at the boundary; the view plots them against the measured fractions.
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    sigmas = check_sigmas(sigmas)
+    d = _sorted_distances(X, C)
+    nearest = d[:, 0]
+    gap = d[:, 1] - d[:, 0] if d.shape[1] > 1 else np.full(d.shape[0], np.inf)
+    Z = underflow_logit(dtype)
+    T = 2.0 * sigmas[:, None] ** 2
+    return {
+        "naive_nan": (nearest[None, :] / T > Z).mean(axis=1),
+        "entmax15_hard": (gap[None, :] >= 2.0 * T).mean(axis=1),
+        "softmax_hard": (gap[None, :] / T > Z).mean(axis=1),
+    }
+
+
+def one_hot_rows(resp) -> np.ndarray:
+    """(n,) bool: the row has exactly one nonzero entry (NaN rows are not one-hot)."""
+    resp = np.asarray(resp)
+    finite = np.isfinite(resp).all(axis=1)
+    return finite & (np.count_nonzero(resp != 0, axis=1) == 1)

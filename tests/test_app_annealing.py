@@ -5,11 +5,10 @@ import json
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from scrub_view import as_json, commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.figures.annealing import CRITICAL_PREDICTED, CURRENT
+from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/2_Annealing.py"

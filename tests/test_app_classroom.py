@@ -17,15 +17,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.media_file_manager import MediaFileManager
 from scrub_view import figure_shown, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.figures.stability import KIND_LABELS
-from rbfviz.lessons import STEPS, prepare
+from rbfviz.views.figures.stability import KIND_LABELS
+from rbfviz.views.lessons import STEPS, prepare
 from rbfviz.loader import DataError, load_points
 from rbfviz.maps import responsibilities
 from ui.state import UPLOAD

@@ -2,7 +2,6 @@
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 

@@ -1,19 +1,17 @@
 """AppTests of the Explorer view: it loads, every control changes what is shown, failures stay messages."""
 import base64
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit as st
 from scrub_view import commit as scrub_commit
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
-from rbfviz.figures.scrub import figure_at
-from rbfviz.explore import initial_centers, plane_numbers, soft_fixed_point
+from rbfviz.views.figures.scrub import figure_at
+from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.maps import responsibilities
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")

@@ -6,7 +6,6 @@ the timeout covers a cold `import torch`, and caches are cleared between tests.
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K

@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ui import training
@@ -94,7 +93,7 @@ def test_small_classifier_trains_and_shows_accuracy():
     replay = specs[1]
     assert len(replay["frames"]) == len(replay["layout"]["sliders"][0]["steps"]) == 50 // 2 + 1
     # the same numbers as a direct call of the library with the same settings
-    from rbfviz.nn.views import train_classifier_view
+    from rbfviz.views.networks import train_classifier_view
     direct = train_classifier_view("moons", k=6, epochs=50, n=120, noise=0.1, seed=0)
     assert values["test accuracy"] == f"{direct.accuracy:.3f}"
     assert values["logistic regression"] == f"{direct.linear_accuracy:.3f}"

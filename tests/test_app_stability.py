@@ -4,11 +4,10 @@ import json
 from pathlib import Path
 
 import pytest
-import streamlit as st
 from scrub_view import as_json, commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.figures.annealing import CURRENT
+from rbfviz.views.figures.annealing import CURRENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/3_Stability.py"

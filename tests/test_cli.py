@@ -89,7 +89,7 @@ def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
 
 
 def test_extra_commands_register_from_their_own_module(monkeypatch, capsys):
-    module = types.ModuleType("rbfviz.fakecmd")
+    module = types.ModuleType("rbfviz.cli.fakecmd")
 
     def register(subparsers):
         parser = subparsers.add_parser("hello", help="a test command")
@@ -97,7 +97,7 @@ def test_extra_commands_register_from_their_own_module(monkeypatch, capsys):
         parser.set_defaults(handler=lambda args: print("hello " * args.times) or 0)
 
     module.register = register
-    monkeypatch.setitem(sys.modules, "rbfviz.fakecmd", module)
+    monkeypatch.setitem(sys.modules, "rbfviz.cli.fakecmd", module)
     monkeypatch.setattr(cli, "COMMAND_MODULES", ("does_not_exist_yet", "fakecmd"))
     assert cli.main(["hello", "--times", "2"]) == 0
     assert capsys.readouterr().out.strip() == "hello hello"
@@ -105,7 +105,7 @@ def test_extra_commands_register_from_their_own_module(monkeypatch, capsys):
 
 def test_a_listed_module_with_a_broken_import_is_not_hidden(monkeypatch):
     def broken(name, *args, **kwargs):
-        if name == "rbfviz.brokencmd":
+        if name == "rbfviz.cli.brokencmd":
             raise ModuleNotFoundError("No module named 'somethingelse'", name="somethingelse")
         return original(name, *args, **kwargs)
 

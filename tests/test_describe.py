@@ -1,14 +1,14 @@
-"""rbfviz.describe: each sentence states the numbers of what is drawn, and only those."""
+"""rbfviz.views.describe: each sentence states the numbers of what is drawn, and only those."""
 import math
 
 import numpy as np
 import pytest
 
-from rbfviz import describe
+from rbfviz.views import describe
 from rbfviz.datasets import make_dataset
 from rbfviz.diagnostics import kmeans_reference
-from rbfviz.equivalence import gap_curve, one_step, trajectories
-from rbfviz.explore import initial_centers, plane_numbers
+from rbfviz.views.equivalence import gap_curve, one_step, trajectories
+from rbfviz.views.explore import initial_centers, plane_numbers
 from rbfviz.maps import responsibilities
 
 

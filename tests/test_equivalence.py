@@ -1,4 +1,4 @@
-"""rbfviz.equivalence and its figures: GD with η_j = 1/(2N_j) vs EM vs Lloyd, paths, L_σ − J over σ."""
+"""rbfviz.views.equivalence and its figures: GD with η_j = 1/(2N_j) vs EM vs Lloyd, paths, L_σ − J over σ."""
 from dataclasses import replace
 
 import numpy as np
@@ -6,11 +6,11 @@ import pytest
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
-from rbfviz.equivalence import gap_curve, one_step, trajectories
-from rbfviz.explore import initial_centers
-from rbfviz.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
-from rbfviz.figures.layout import validated
-from rbfviz.figures.palette import KMEANS_COLOR, cluster_colors
+from rbfviz.views.equivalence import gap_curve, one_step, trajectories
+from rbfviz.views.explore import initial_centers
+from rbfviz.views.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
+from rbfviz.views.figures.layout import validated
+from rbfviz.views.figures.palette import KMEANS_COLOR, cluster_colors
 from rbfviz.maps import responsibilities
 from rbfviz.steps import gradient_step, lloyd_step, soft_centroid_step
 

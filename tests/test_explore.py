@@ -1,4 +1,4 @@
-"""rbfviz.explore: the σ range, starting centres, fixed point and the Explorer's numbers."""
+"""rbfviz.views.explore: the σ range, starting centres, fixed point and the Explorer's numbers."""
 import math
 
 import numpy as np
@@ -7,7 +7,7 @@ from sklearn.cluster import kmeans_plusplus
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
-from rbfviz.explore import (BOTTOM_FACTOR, MAX_DECADES, MIN_DECADES, TOP_FACTOR, initial_centers, plane_numbers,
+from rbfviz.views.explore import (BOTTOM_FACTOR, MAX_DECADES, MIN_DECADES, TOP_FACTOR, initial_centers, plane_numbers,
                             sigma_scale, soft_fixed_point)
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans

@@ -1,4 +1,4 @@
-"""The Annealing view's arrays (rbfviz.annealing_views) and figures (rbfviz.figures.annealing).
+"""The Annealing view's arrays (rbfviz.views.annealing) and figures (rbfviz.views.figures.annealing).
 
 One small collapse study per map (blobs, n = 150, k = 3, float64) is shared by the module; every
 figure is checked against the study's own numbers and against closed forms computed here.
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 from rbfviz import diagnostics
-from rbfviz.annealing_views import annealing_view, level_colors, principal_axis, project
+from rbfviz.views.annealing import annealing_view, level_colors, principal_axis, project
 from rbfviz.datasets import make_dataset
-from rbfviz.figures import annealing as figs
-from rbfviz.figures.layout import validated
-from rbfviz.figures.palette import NAN_RGB, cluster_colors, mix_colors
+from rbfviz.views.figures import annealing as figs
+from rbfviz.views.figures.layout import validated
+from rbfviz.views.figures.palette import NAN_RGB, cluster_colors, mix_colors
 from rbfviz.maps import responsibilities
 
 K = 3
@@ -53,7 +53,7 @@ def study_and_view(request, data, grid):
     return study, annealing_view(study, data)
 
 
-# --- rbfviz.annealing_views ---------------------------------------------------------------------
+# --- rbfviz.views.annealing ---------------------------------------------------------------------
 
 def test_principal_axis_is_the_top_eigenvector_of_the_1_over_n_covariance(data):
     mean, u, lam = principal_axis(data)

@@ -1,4 +1,4 @@
-"""The Neural network view's arrays (rbfviz.nn.views) and figures (rbfviz.figures.networks).
+"""The Neural network view's arrays (rbfviz.views.networks) and figures (rbfviz.views.figures.networks).
 
 Pinned: confidence codes and the class a centre's cell votes for (closed forms), the pixel
 orientation of every grid (row 0 = top) through to the decoded Plotly heatmaps, frames that carry
@@ -14,14 +14,14 @@ import pytest
 import torch
 
 from rbfviz.field import pixel_centers
-from rbfviz.figures.layout import png_data_uri, validated
-from rbfviz.figures.networks import (CENTERS, CERTAIN_FADE, CLASS_COLORS, LLOYD, TIE_FADE, MISCLASSIFIED, TRAIN_POINTS,
+from rbfviz.views.figures.layout import png_data_uri, validated
+from rbfviz.views.figures.networks import (CENTERS, CERTAIN_FADE, CLASS_COLORS, LLOYD, TIE_FADE, MISCLASSIFIED, TRAIN_POINTS,
                                      _step_colorscale, class_rgb, classifier_animation, classifier_figure,
                                      classifier_history_figure, curves_figure, decision_lut, decision_rgb,
                                      deep_history_figure, frame_image, latent_figure, log_tickvals, low_sigma_figure)
-from rbfviz.figures.palette import cluster_colors, fade
+from rbfviz.views.figures.palette import cluster_colors, fade
 from rbfviz.nn import train_classifier, train_deep_clustering
-from rbfviz.nn.views import (CONFIDENCE_LEVELS, center_classes, confidence_codes, deep_table, deep_view,
+from rbfviz.views.networks import (CONFIDENCE_LEVELS, center_classes, confidence_codes, deep_table, deep_view,
                              nearest_center_grid, snapshot_every, train_classifier_view, train_low_sigma_view,
                              voronoi_cells)
 
@@ -147,7 +147,7 @@ def test_classifier_view_arrays(clf):
 
 
 def test_settings_checks_say_what_is_wrong():
-    from rbfviz.nn.views import check_classifier_settings, check_low_sigma_settings
+    from rbfviz.views.networks import check_classifier_settings, check_low_sigma_settings
     with pytest.raises(ValueError, match="k = 12 centres need at least 12 training points"):
         check_classifier_settings("moons", 12, n=10)
     with pytest.raises(ValueError, match="not offered"):

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from rbfviz.field import Field, grid_sq_distances, pixel_centers, plane_extent, soft_field
-from rbfviz.figures.layout import field_image, png_bytes, png_data_uri, validated
-from rbfviz.figures.palette import (MAX_CLUSTERS, NAN_RGB, cluster_colors, cluster_rgb, fade, hex_to_rgb,
+from rbfviz.field import grid_sq_distances, pixel_centers, plane_extent, soft_field
+from rbfviz.views.figures.layout import field_image, png_bytes, png_data_uri, validated
+from rbfviz.views.figures.palette import (MAX_CLUSTERS, NAN_RGB, cluster_colors, cluster_rgb, fade, hex_to_rgb,
                                     mix_colors, rgb_strings)
-from rbfviz.figures.plane import field_rgb, plane_figure
+from rbfviz.views.figures.plane import field_rgb, plane_figure
 from rbfviz.maps import responsibilities
 
 EXTENT = (-2.0, 4.0, -1.0, 3.0)  # deliberately not square and not centred on 0

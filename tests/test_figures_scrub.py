@@ -1,4 +1,4 @@
-"""The σ-scrubbing payload (rbfviz.figures.scrub): every level rebuilds exactly the figure the server
+"""The σ-scrubbing payload (rbfviz.views.figures.scrub): every level rebuilds exactly the figure the server
 built, arrays travel as typed bytes, colours as bytes, and the numbers' HTML is escaped."""
 import gzip
 import json
@@ -11,17 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rbfviz.datasets import make_dataset
-from rbfviz.explore import initial_centers, plane_numbers, soft_fixed_point
+from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.field import plane_extent, soft_field
-from rbfviz.figures.plane import drawn_points, explorer_figure, plane_side_html
-from rbfviz.figures.scrub import MAGIC, ScrubLevel, figure_at, metrics_html, read_payload, scrub_payload
+from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
+from rbfviz.views.figures.scrub import MAGIC, ScrubLevel, figure_at, metrics_html, read_payload, scrub_payload
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
 
 
 def plain(value):
     """A figure dict with every array as a nested list and typed-array specs decoded, for comparison."""
-    from rbfviz.figures.presenter import _decoded
+    from rbfviz.views.figures.presenter import _decoded
 
     if isinstance(value, dict):
         if "bdata" in value and "dtype" in value:

@@ -1,4 +1,4 @@
-"""The Stability view's measurements (rbfviz.stability_views) and figures (rbfviz.figures.stability).
+"""The Stability view's measurements (rbfviz.views.stability) and figures (rbfviz.views.figures.stability).
 
 The closed forms of theory §5 are checked against the floating-point maps themselves: naive rows
 are NaN iff min_j d_ij/(2σ²) > Z(dtype), entmax15 rows one-hot iff g_i ≥ 4σ², softmax rows one-hot
@@ -13,13 +13,13 @@ import torch
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
-from rbfviz.figures import stability as figs
-from rbfviz.figures.annealing import CURRENT, EXACT_PREDICTED
-from rbfviz.figures.layout import validated
-from rbfviz.figures.palette import cluster_colors
+from rbfviz.views.figures import stability as figs
+from rbfviz.views.figures.annealing import CURRENT, EXACT_PREDICTED
+from rbfviz.views.figures.layout import validated
+from rbfviz.views.figures.palette import cluster_colors
 from rbfviz.maps import responsibilities
-from rbfviz.stability_views import (naive_nan_sigmas, one_hot_rows, predicted_fractions, stability_plane,
-                                    stability_table, underflow_logit)
+from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions, underflow_logit
+from rbfviz.views.stability import stability_plane, stability_table
 from rbfviz.steps import kmeans
 
 K = 3

@@ -1,4 +1,4 @@
-"""rbfviz.lessons: every step prepares, its link lands in a valid state of the app's URL code, its
+"""rbfviz.views.lessons: every step prepares, its link lands in a valid state of the app's URL code, its
 answer is what the maths says (checked against independent numpy references), and answers are checked."""
 import math
 import re
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.lessons import STEPS, VIEWS, check, prepare, step_data
+from rbfviz.views.lessons import STEPS, VIEWS, check, prepare, step_data
 from rbfviz.steps import kmeans
 from ui.page import resolve_sigma
 from ui.state import Controls, parse_query

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from rbfviz.nn.jobs import FAILED, FINISHED, QUEUED, JobRegistry, TrainingJob
-from rbfviz.nn.views import train_classifier_view
+from rbfviz.views.networks import train_classifier_view
 
 WAIT = 30.0
 

@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.figures.layout import validated
-from rbfviz.figures.plane import plane_figure
-from rbfviz.figures.presenter import FONT_SCALE, HEIGHT_SCALE, MARK_SCALE, presenter_figure
+from rbfviz.views.figures.layout import validated
+from rbfviz.views.figures.plane import plane_figure
+from rbfviz.views.figures.presenter import FONT_SCALE, HEIGHT_SCALE, MARK_SCALE, presenter_figure
 from rbfviz.maps import responsibilities
 
 

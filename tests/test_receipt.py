@@ -1,17 +1,17 @@
-"""rbfviz.receipt: receipts are valid Python whose snippet recomputes the numbers, for every view."""
+"""rbfviz.views.receipt: receipts are valid Python whose snippet recomputes the numbers, for every view."""
 import ast
 import math
 
 import numpy as np
 import pytest
 
-from rbfviz import receipt
+from rbfviz.views import receipt
 from rbfviz.datasets import make_dataset
 from rbfviz.diagnostics import collapse_study, kmeans_reference
-from rbfviz.equivalence import one_step, trajectories
-from rbfviz.explore import initial_centers, plane_numbers, sigma_scale, soft_fixed_point
+from rbfviz.views.equivalence import one_step, trajectories
+from rbfviz.views.explore import initial_centers, plane_numbers, sigma_scale, soft_fixed_point
 from rbfviz.loader import load_points, points_to_csv
-from rbfviz.stability_views import stability_table
+from rbfviz.views.stability import stability_table
 from rbfviz.steps import kmeans
 
 PARAMS = dict(dataset="moons", n=120, noise=0.1, seed=1, k=3, init="kmeans++", picks=(), kind="softmax",

@@ -7,25 +7,25 @@ and ui/ do).
                  description=...)`` (a figure, enlarged in presenter mode, with its one-sentence
                  description), ``page_links(ctrl)``.
 * ``ui.upload``  the sidebar's CSV upload: the session's uploaded points (``Upload``), messages.
-* ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt (rbfviz.receipt).
+* ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt (rbfviz.views.receipt).
 * ``ui.compute`` cached calls into rbfviz keyed by plain parameters: data, σ range, start,
                  annealing path (progress bar, once per setting), centres at σ, field, and
                  ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions).
 * ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
-                 browser from a rbfviz.figures.scrub payload; σ reaches the page when it settles.
+                 browser from a rbfviz.views.figures.scrub payload; σ reaches the page when it settles.
 
 How to add a page ``pages/5_Something.py`` — the story every page tells:
 
     import streamlit as st
-    from rbfviz.figures.something import something_figure     # figure builder, unit-tested
-    from rbfviz import describe
+    from rbfviz.views.figures.something import something_figure     # figure builder, unit-tested
+    from rbfviz.views import describe
     from ui import compute, exports
     from ui.page import chart, panel, setup_page
 
     ctx = setup_page("Something")                    # 1. controls (ctx.ctrl: σ already on the grid)
     with panel("The something figure"):              #    errors become a short st.error
         X, _ = compute.data(ctx.ctrl)                # 2. compute (cached, in rbfviz)
-        fig = something_figure(X, ...)               # 3. figure (built in rbfviz/figures)
+        fig = something_figure(X, ...)               # 3. figure (built in rbfviz/views/figures)
         fig, _ = chart(fig, ctx.ctrl, "something", description=describe.something(...))  # + one sentence
         st.latex(r"z_{ij} = -\\frac{\\lVert x_i - c_j\\rVert^2}{2\\sigma^2}")   # 4. explanation
         st.markdown("What it shows, and where measurement differs from the paper.")
@@ -33,7 +33,7 @@ How to add a page ``pages/5_Something.py`` — the story every page tells:
 
 A figure that changes with σ scrubs in the browser instead: ``setup_page(..., sigma_on_figure=True)``,
 build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a
-``build(progress)`` that returns ``rbfviz.figures.scrub.scrub_payload(levels, grid)``, and draw
+``build(progress)`` that returns ``rbfviz.views.figures.scrub.scrub_payload(levels, grid)``, and draw
 ``scrub_figure(compute.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
 (pages/1_Explorer.py is the model).
 

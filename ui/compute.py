@@ -6,7 +6,7 @@ bounded (``max_entries``, ``ttl``): every student creates keys.
 
 * ``data(ctrl)``            X (n, 2) in the chosen dtype, y (n,); generated, or the session's upload
 * ``read_upload(...)``      an uploaded file's bytes -> rbfviz.LoadedPoints or the DataError message
-* ``scale(ctrl)``           the σ range of the data (rbfviz.explore.SigmaScale)
+* ``scale(ctrl)``           the σ range of the data (rbfviz.views.explore.SigmaScale)
 * ``start(ctrl)``           the starting centres of the chosen init (None for "anneal")
 * ``annealing(ctrl)``       the annealing path on the σ grid: computed once per (data, k, kind,
                             dtype) with a progress bar, then every σ on the slider reuses it
@@ -24,12 +24,14 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
-from rbfviz import diagnostics, explore
+from rbfviz import diagnostics
+
+from rbfviz.views import explore
 from rbfviz import field as fieldmod
 from rbfviz._validate import check_points
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
-from rbfviz.picks import picked_centers
+from rbfviz.views.picks import picked_centers
 from rbfviz.steps import kmeans
 
 from .state import UPLOAD, UPLOAD_KEY
@@ -229,7 +231,7 @@ def annealing(ctrl):
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
         return _with_progress_bar(
-            f"Annealing from the data mean, once per setting: σ level",
+            "Annealing from the data mean, once per setting: σ level",
             lambda progress: _freeze(anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed,
                                             progress=progress)))
 
@@ -373,7 +375,7 @@ def _scrub_store() -> "_BoundedStore":
 
 
 def scrub_payload(view: str, ctrl, extra: tuple, build) -> bytes:
-    """The payload of a scrubbable view (rbfviz.figures.scrub) for ctrl's setting at every σ, built
+    """The payload of a scrubbable view (rbfviz.views.figures.scrub) for ctrl's setting at every σ, built
     once per (view, data, k, init, picks, kind, dtype, presenter, extra) with a progress bar by
     ``build(progress) -> bytes``, and shared read-only by every session on that setting. ``extra``:
     whatever else the figure depends on (a field quantity, titles)."""
@@ -399,7 +401,7 @@ def step_start(ctrl):
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner="Running gradient descent and Lloyd…")
 def _equivalence(dataset, n, noise, seed, k, init, kind, dtype, sigma, steps, picks=()):
-    from rbfviz import equivalence
+    from rbfviz.views import equivalence
     from rbfviz.maps import responsibilities
 
     X, _ = _data(dataset, n, noise, seed, dtype)
@@ -419,7 +421,7 @@ def equivalence_runs(ctrl, steps: int = 25):
 
 def steps_at_every_sigma(ctrl, progress=None):
     """(OneStep, resp at the start (n, k)) at every σ of the grid from ``step_start``, one at a time."""
-    from rbfviz import equivalence
+    from rbfviz.views import equivalence
     from rbfviz.maps import responsibilities
 
     init = "kmeans++" if ctrl.init == "anneal" else ctrl.init
@@ -434,7 +436,7 @@ def steps_at_every_sigma(ctrl, progress=None):
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _gap_curve(dataset, n, noise, seed, k, kind, dtype):
-    from rbfviz import equivalence
+    from rbfviz.views import equivalence
 
     X, _ = _data(dataset, n, noise, seed, dtype)
     centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
@@ -455,12 +457,12 @@ def _collapse_store() -> _BoundedStore:
 
 
 def annealing_view(ctrl):
-    """The Annealing view's arrays (rbfviz.annealing_views.AnnealingView) for ctrl's data, k, kind and
+    """The Annealing view's arrays (rbfviz.views.annealing.AnnealingView) for ctrl's data, k, kind and
     dtype: ``collapse_study`` on the σ grid of ``scale(ctrl)`` (anneal from the data mean, K-Means from
     the end point, E(σ) from C*), computed once per setting with a progress bar and shared read-only
     between sessions. Its annealing path is the one ``annealing(ctrl)`` computes (same call), so it is
     handed to that store too."""
-    from rbfviz.annealing_views import annealing_view as build_view
+    from rbfviz.views.annealing import annealing_view as build_view
     from rbfviz.diagnostics import collapse_study
 
     key = (*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
@@ -486,26 +488,27 @@ def kmeans_centroids(ctrl):
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner="Measuring every map in float32 and float64 across σ…")
 def _stability(dataset, n, noise, seed, k):
-    from rbfviz import stability_views
+    from rbfviz import measures
+    from rbfviz.views import stability as stability_views
 
     X, _ = _data(dataset, n, noise, seed, "float64")
     centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
     grid = _scale(dataset, n, noise, seed, k).grid
     rows = stability_views.stability_table(X, centers, grid)
-    predicted = {dtype: stability_views.predicted_fractions(X, centers, grid, dtype) for dtype in ("float64", "float32")}
-    nan_sigmas = {dtype: stability_views.naive_nan_sigmas(X, centers, dtype) for dtype in ("float64", "float32")}
+    predicted = {dtype: measures.predicted_fractions(X, centers, grid, dtype) for dtype in ("float64", "float32")}
+    nan_sigmas = {dtype: measures.naive_nan_sigmas(X, centers, dtype) for dtype in ("float64", "float32")}
     return rows, predicted, nan_sigmas
 
 
 def stability(ctrl):
-    """(rows of rbfviz.stability_views.stability_table, predicted fractions per dtype, naive NaN σ per
+    """(rows of rbfviz.views.stability.stability_table, predicted fractions per dtype, naive NaN σ per
     dtype (first, all)) over the σ grid at ``kmeans_centroids(ctrl)``; every map, both dtypes."""
     return _stability(*_key(ctrl), ctrl.k)
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
 def _stability_plane(dataset, n, noise, seed, k, dtype, sigma):
-    from rbfviz import stability_views
+    from rbfviz.views import stability as stability_views
 
     X, _ = _data(dataset, n, noise, seed, "float64")
     centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
@@ -514,7 +517,7 @@ def _stability_plane(dataset, n, noise, seed, k, dtype, sigma):
 
 def stability_planes(ctrl, progress=None):
     """``stability_plane`` at every σ of the grid, one at a time (a generator, not cached one by one)."""
-    from rbfviz import stability_views
+    from rbfviz.views import stability as stability_views
 
     X, _ = _data(*_key(ctrl), "float64")
     centers = kmeans_centroids(ctrl)
@@ -526,5 +529,5 @@ def stability_planes(ctrl, progress=None):
 
 
 def stability_plane(ctrl):
-    """rbfviz.stability_views.StabilityPlane at ctrl.sigma in ctrl.dtype, at ``kmeans_centroids(ctrl)``."""
+    """rbfviz.views.stability.StabilityPlane at ctrl.sigma in ctrl.dtype, at ``kmeans_centroids(ctrl)``."""
     return _stability_plane(*_key(ctrl), ctrl.k, ctrl.dtype, float(ctrl.sigma))

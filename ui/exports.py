@@ -69,7 +69,7 @@ def json_download(make_dict: Callable[[], dict], name: str, label: str, help: st
 
 
 def receipt_download(make_receipt: Callable, view: str) -> Download:
-    """make_receipt() -> rbfviz.receipt.Receipt; the file is its ``to_python()``."""
+    """make_receipt() -> rbfviz.views.receipt.Receipt; the file is its ``to_python()``."""
     def make() -> bytes:
         return make_receipt().to_python().encode("utf-8")
 

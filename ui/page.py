@@ -7,7 +7,7 @@ error boundary so one failing panel never takes the page down.
         ...
 
 Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
-markers and lines (rbfviz.figures.presenter), page text is larger, and the controls a class does not
+markers and lines (rbfviz.views.figures.presenter), page text is larger, and the controls a class does not
 need (n, noise, seed, initialisation, precision, downloads) fold away.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 import streamlit as st
 
 from rbfviz.datasets import DATASETS, MAX_NOISE
-from rbfviz.explore import SigmaScale
-from rbfviz.figures.presenter import presenter_figure
+from rbfviz.views.explore import SigmaScale
+from rbfviz.views.figures.presenter import presenter_figure
 
 from . import compute, state
 from . import upload as uploads

@@ -1,5 +1,5 @@
 """The σ scrubber on the page: a Streamlit component (st.components.v2) that owns the σ slider and
-redraws the figure in the browser from a precomputed payload (rbfviz.figures.scrub).
+redraws the figure in the browser from a precomputed payload (rbfviz.views.figures.scrub).
 
 Why a component and not Plotly's own slider and frames: the σ control must be a real, labelled
 range input (arrow keys, screen readers, touch), the numbers beside the plot must follow it, and
@@ -80,7 +80,7 @@ def _committed(key: str, grid: tuple[float, ...]) -> None:
 
 
 def scrub_figure(payload: bytes, key: str, grid, on_select=None) -> None:
-    """Draw a scrubbable figure. payload: rbfviz.figures.scrub.scrub_payload bytes (the same
+    """Draw a scrubbable figure. payload: rbfviz.views.figures.scrub.scrub_payload bytes (the same
     bytes for every σ, so reruns resend nothing). grid: the σ values of its levels, in order.
     on_select(rows): called with the data rows a click, box or lasso selected (payload select=True)."""
     _component(key=key, data=payload, default={"level": None},

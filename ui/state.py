@@ -20,9 +20,9 @@ import math
 from dataclasses import asdict, dataclass, replace
 
 from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
-from rbfviz.figures.palette import MAX_CLUSTERS
+from rbfviz.views.figures.palette import MAX_CLUSTERS
 from rbfviz.loader import MAX_ROWS
-from rbfviz.picks import MAX_PICKS
+from rbfviz.views.picks import MAX_PICKS
 
 KINDS = ("softmax", "entmax15", "naive")
 DTYPES = ("float64", "float32")

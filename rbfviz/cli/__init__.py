@@ -8,7 +8,7 @@ Commands defined here:
 
 Installed with pip, the same commands are ``rbfviz <command>``.
 
-Adding a command from another module (e.g. ``deep`` or ``classify``): write ``rbfviz/<name>.py`` with
+Adding a command from another module (e.g. ``deep`` or ``classify``): write ``rbfviz/cli/<name>.py`` with
 
     def register(subparsers):
         parser = subparsers.add_parser("deep", help="...")
@@ -30,12 +30,12 @@ import math
 import os
 import sys
 
-from ._validate import KINDS
-from .server import tune_for_server
-from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
+from .._validate import KINDS
+from ..server import tune_for_server
+from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
-COMMAND_MODULES = ("netcli",)
+COMMAND_MODULES = ("networks",)
 
 
 def _int_at_least(low: int, what: str):
@@ -97,9 +97,9 @@ def _add_anneal(subparsers) -> None:
 
 
 def _run_anneal(args) -> int:
-    from .annealing import default_sigmas
-    from .datasets import make_dataset
-    from .diagnostics import collapse_study
+    from ..annealing import default_sigmas
+    from ..datasets import make_dataset
+    from ..diagnostics import collapse_study
 
     if args.dataset == "iris" and args.n > 150:
         raise ValueError(f"iris has 150 points; --n must be at most 150, got {args.n}.")

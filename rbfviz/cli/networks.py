@@ -7,7 +7,7 @@
         {"accuracy": ..., "linear_accuracy": ..., "center_distance_to_lloyd": ..., "seconds": ..., ...}
 
 ``register(subparsers)`` is called by ``rbfviz.cli`` (listed in its COMMAND_MODULES);
-``python -m rbfviz.netcli ...`` runs the same command line.
+``python -m rbfviz.cli.networks ...`` runs the same command line.
 """
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ import sys
 
 import torch
 
-from .cli import _csv_choices, _nonnegative_float, _nonnegative_int, _positive_int
-from .datasets import DATASETS
-from .nn.deep import DEEP_DATASETS, clustering_baselines, default_k, train_deep_clustering
-from .nn.training import TRAIN_KINDS
+from . import _csv_choices, _nonnegative_float, _nonnegative_int, _positive_int
+from ..datasets import DATASETS
+from ..nn.deep import DEEP_DATASETS, clustering_baselines, default_k, train_deep_clustering
+from ..nn.training import TRAIN_KINDS
 
 
 def register(subparsers) -> None:
@@ -106,7 +106,7 @@ def run_deep(args) -> int:
 
 
 def run_classify(args) -> int:
-    from .nn.classifier import train_classifier
+    from ..nn.classifier import train_classifier
 
     _set_threads(args)
     options = {} if args.lam is None else {"lam": args.lam}
@@ -127,8 +127,8 @@ def run_classify(args) -> int:
 
 
 def main(argv=None) -> int:
-    """``python -m rbfviz.netcli ...``: the rbfviz command line (which includes deep and classify)."""
-    from .cli import main as cli_main
+    """``python -m rbfviz.cli.networks ...``: the rbfviz command line (which includes deep and classify)."""
+    from . import main as cli_main
 
     return cli_main(argv)
 

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .annealing import fixed_point
-from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
-from .diagnostics import collapse_error, collapse_study, jsonable
+from ..annealing import fixed_point
+from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
+from ..diagnostics import collapse_error, collapse_study, jsonable
 
 KINDS = ("softmax", "entmax15", "naive")
 DTYPES = ("float64", "float32")
@@ -60,7 +60,7 @@ def run_dataset(dataset: str, n: int = DEFAULT_N, seed: int = 0, num_sigmas: int
 
 def _grid(studies, kind, X, k, num):
     # One σ grid per map (the entmax grid starts higher: its σ_c carries a √k factor).
-    from .annealing import default_sigmas
+    from ..annealing import default_sigmas
 
     for study in studies:
         if study.kind == kind:
@@ -116,7 +116,7 @@ def markdown_table(summaries: list[dict]) -> str:
 def run(out_dir, datasets=DATASETS, kinds=KINDS, dtypes=DTYPES, n: int = DEFAULT_N, seed: int = 0,
         num_sigmas: int = 60, figures: bool = True, log=None) -> dict:
     """Run everything and write summary.json, results.md and (with ``figures``) <dataset>.html to out_dir."""
-    from .figures.collapse import reproduce_figure
+    from ..views.figures.collapse import reproduce_figure
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

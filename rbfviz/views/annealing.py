@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import diagnostics
-from ._validate import check_points
+from .. import diagnostics
+from .._validate import check_points
 from .figures.palette import mix_colors
-from .maps import responsibilities
+from ..maps import responsibilities
 
 
 def principal_axis(X) -> tuple[np.ndarray, np.ndarray, float]:

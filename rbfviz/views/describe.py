@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .stability_views import one_hot_rows
+from ..measures import one_hot_rows
 
 
 def number(x: float, digits: int = 3) -> str:
@@ -122,7 +122,7 @@ def _distinct_centres(centers: np.ndarray, scale: float) -> int:
 
 
 def annealing_plane(view, sigma: float) -> str:
-    """The annealing animation, opened at σ (``annealing_views.AnnealingView``)."""
+    """The annealing animation, opened at σ (``rbfviz.views.annealing.AnnealingView``)."""
     s = view.level(sigma)
     k = view.centers.shape[1]
     scale = math.sqrt(max(view.lambda_max, 1e-300))
@@ -168,7 +168,7 @@ def stability_curves(rows, sigma: float, dtype: str) -> str:
 
 
 def stability_plane(plane, sigma: float, dtype: str) -> str:
-    """Where naive is NaN and entmax15 exactly one-hot (``stability_views.StabilityPlane``)."""
+    """Where naive is NaN and entmax15 exactly one-hot (``rbfviz.views.stability.StabilityPlane``)."""
     n = len(plane.point_label)
     nan = int(np.count_nonzero(plane.point_naive_nan))
     hard = int(np.count_nonzero(plane.point_entmax_hard))

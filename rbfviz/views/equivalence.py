@@ -17,10 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from . import diagnostics
-from ._validate import check_centers, check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
-from .maps import resp_torch
-from .steps import gradient_step_torch, soft_centroids_torch
+from .. import diagnostics
+from .._validate import check_centers, check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
+from ..maps import resp_torch
+from ..steps import gradient_step_torch, soft_centroids_torch
 
 
 def _max_abs_diff(a: np.ndarray, b: np.ndarray) -> float:

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
-from . import diagnostics
-from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma
-from .annealing import fixed_point
-from .maps import responsibilities
+from .. import diagnostics
+from .._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma
+from ..annealing import fixed_point
+from ..maps import responsibilities
 
 INITS = ("kmeans++", "random", "anneal")
 

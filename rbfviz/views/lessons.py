@@ -21,13 +21,13 @@ from typing import Callable
 
 import numpy as np
 
-from . import diagnostics
-from .datasets import DEFAULT_NOISE, make_dataset
+from .. import diagnostics
+from ..datasets import DEFAULT_NOISE, make_dataset
 from .equivalence import one_step
 from .explore import SigmaScale, initial_centers, sigma_scale
-from .maps import responsibilities
-from .stability_views import naive_nan_sigmas, one_hot_rows, underflow_logit
-from .steps import kmeans
+from ..maps import responsibilities
+from ..measures import naive_nan_sigmas, one_hot_rows, underflow_logit
+from ..steps import kmeans
 
 VIEWS = ("Explorer", "Annealing", "Stability", "Equivalence")
 _INIT_IN_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal"}

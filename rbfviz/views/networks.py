@@ -22,9 +22,9 @@ import torch
 from .._validate import check_sigma, check_sigma_for_dtype
 from ..datasets import DEFAULT_N, NATURAL_K
 from ..field import boundary_mask, grid_sq_distances, plane_extent
-from .classifier import ClassifierResult, decision_grid, split_dataset, train_classifier
-from .deep import DeepClusterResult, train_deep_clustering
-from .lowsigma import LowSigmaComparison, compare_low_sigma
+from ..nn.classifier import ClassifierResult, decision_grid, split_dataset, train_classifier
+from ..nn.deep import DeepClusterResult, train_deep_clustering
+from ..nn.lowsigma import LowSigmaComparison, compare_low_sigma
 
 CLASSIFIER_DATASETS = ("moons", "circles", "spiral")
 DEEP_VIEW_DATASETS = ("digits", "moons", "circles", "spiral", "blobs")

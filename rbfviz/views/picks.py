@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_int, check_points
+from .._validate import check_int, check_points
 
 MAX_PICKS = 10  # the app shows at most 10 clusters (one distinct colour each)
 

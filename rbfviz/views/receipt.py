@@ -37,7 +37,7 @@ def package_versions() -> dict[str, str]:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             if name == "rbfviz":  # run from a source tree, not installed
-                from . import __version__
+                from .. import __version__
                 versions[name] = __version__ + " (source tree)"
             else:
                 versions[name] = "not installed"
@@ -125,9 +125,9 @@ def _start_lines(p: dict, init: str) -> tuple[list[str], list[str]]:
     """(imports, lines making the starting centres C0) for init "kmeans++", "random" or "custom"."""
     if init == "custom":
         picks = list(p.get("picks") or ())[: int(p["k"])]
-        return (["from rbfviz.picks import picked_centers"],
+        return (["from rbfviz.views.picks import picked_centers"],
                 [f"C0 = picked_centers(X, {literal(picks)}, k)  # the points picked on the plot"])
-    return (["from rbfviz.explore import initial_centers"], [f"C0 = initial_centers(X, k, {init!r}, seed)"])
+    return (["from rbfviz.views.explore import initial_centers"], [f"C0 = initial_centers(X, k, {init!r}, seed)"])
 
 
 def _settings(p: dict) -> str:
@@ -154,9 +154,9 @@ def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
     p = params
     imports, body = _data_lines(p)
     body = body + [_settings(p)]
-    imports = imports + ["from rbfviz.diagnostics import kmeans_reference", "from rbfviz.explore import plane_numbers"]
+    imports = imports + ["from rbfviz.diagnostics import kmeans_reference", "from rbfviz.views.explore import plane_numbers"]
     if p["init"] == "anneal":
-        imports += ["from rbfviz import anneal, kmeans", "from rbfviz.explore import sigma_scale"]
+        imports += ["from rbfviz import anneal, kmeans", "from rbfviz.views.explore import sigma_scale"]
         body += [
             "# the σ grid of the view: from the data and their k-means++-seeded K-Means centroids",
             "X64 = X.astype(np.float64)",
@@ -167,7 +167,7 @@ def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
         ]
     else:
         more, start = _start_lines(p, p["init"])
-        imports += more + ["from rbfviz.explore import soft_fixed_point"]
+        imports += more + ["from rbfviz.views.explore import soft_fixed_point"]
         body += start + [
             "centers, iterations, converged = soft_fixed_point(X, C0, sigma, kind=kind)  # EM to the fixed point",
             "if not np.isfinite(centers).all():  # the naive map broke: the view shows the start instead",
@@ -190,7 +190,7 @@ def equivalence_receipt(params: dict, numbers: dict) -> Receipt:
     init = "kmeans++" if p["init"] == "anneal" else p["init"]  # annealing has no start to step from
     imports, body = _data_lines(p)
     more, start = _start_lines(p, init)
-    imports = imports + more + ["from rbfviz.equivalence import one_step, trajectories"]
+    imports = imports + more + ["from rbfviz.views.equivalence import one_step, trajectories"]
     body = body + [_settings(p)] + start + [
         "step = one_step(X, C0, sigma, kind)  # gradient step with η_j = 1/(2N_j), EM step, Lloyd step",
         f"paths = trajectories(X, C0, sigma, kind, steps={int(p.get('steps', 25))})",
@@ -205,7 +205,7 @@ def equivalence_receipt(params: dict, numbers: dict) -> Receipt:
 
 
 def annealing_numbers(view, sigma: float) -> dict:
-    """The Annealing view's numbers (``annealing_views.AnnealingView``) at the level nearest σ."""
+    """The Annealing view's numbers (``rbfviz.views.annealing.AnnealingView``) at the level nearest σ."""
     s = view.level(sigma)
     return {"sigma_critical_predicted": float(view.sigma_critical_predicted),
             "sigma_critical_measured": view.sigma_critical_measured,
@@ -220,7 +220,7 @@ def annealing_receipt(params: dict, numbers: dict) -> Receipt:
     """The Annealing view: the collapse study on the view's σ grid."""
     p = params
     imports, body = _data_lines(p)
-    imports = imports + ["from rbfviz import collapse_study, kmeans", "from rbfviz.explore import sigma_scale"]
+    imports = imports + ["from rbfviz import collapse_study, kmeans", "from rbfviz.views.explore import sigma_scale"]
     body = body + [_settings(p), f"dtype = {p['dtype']!r}",
                    "# the σ grid of the view: from the data and their k-means++-seeded K-Means centroids",
                    "X64 = X.astype(np.float64)",
@@ -252,7 +252,7 @@ def stability_receipt(params: dict, numbers: dict) -> Receipt:
     """The Stability view: every map in both dtypes at the K-Means centroids, at σ."""
     p = dict(params, dtype="float64")  # the view measures both precisions from float64 points
     imports, body = _data_lines(p)
-    imports = imports + ["from rbfviz import kmeans", "from rbfviz.stability_views import stability_table"]
+    imports = imports + ["from rbfviz import kmeans", "from rbfviz.views.stability import stability_table"]
     body = body + [_settings(p),
                    "centers, _ = kmeans(X, k=k, seed=seed)  # K-Means, k-means++ seeded: the view's C*",
                    "rows = stability_table(X, centers, [sigma])  # every map, float32 and float64",

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from rbfviz.lessons import STEPS, prepare
+from rbfviz.views.lessons import STEPS, prepare
 
 pytestmark = pytest.mark.e2e
 

@@ -1,6 +1,6 @@
 """The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
 holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the level's pairs) equals
-rbfviz.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
+rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
 import re
 from pathlib import Path
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.figures.scrub import figure_at, read_payload
+from rbfviz.views.figures.scrub import figure_at, read_payload
 
 pytestmark = pytest.mark.e2e
 

@@ -1,6 +1,6 @@
 """The Annealing view's figures: the animated plane, the bifurcation diagram and the collapse error.
 
-All three take an ``rbfviz.annealing_views.AnnealingView`` (arrays of one collapse study) and mark
+All three take an ``rbfviz.views.annealing.AnnealingView`` (arrays of one collapse study) and mark
 the current σ of the shared control. σ axes are logarithmic and run from large σ on the left to
 small σ on the right: the direction of cooling.
 
@@ -25,7 +25,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ..field import plane_extent
+from ...field import plane_extent
 from .layout import base_layout, figure, plane_axes
 from .palette import cluster_colors
 from .plane import CENTER_MARKER, KMEANS_MARKER

@@ -10,7 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ..equivalence import GapCurve, OneStep, Trajectories
-from ..field import plane_extent
+from ...field import plane_extent
 from .layout import base_layout, figure, plane_axes
 from .palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings
 from .plane import CENTER_MARKER, KMEANS_MARKER

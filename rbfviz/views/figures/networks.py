@@ -81,7 +81,7 @@ def _step_colorscale(colors: list[str]) -> list:
 
 def decision_lut(n_classes: int, levels: int) -> np.ndarray:
     """(n_classes · levels, 3) uint8: the colour of each code class·levels + band
-    (``rbfviz.nn.views.confidence_codes``), the class colour faded from TIE_FADE (band 0, a tie) to
+    (``rbfviz.views.networks.confidence_codes``), the class colour faded from TIE_FADE (band 0, a tie) to
     CERTAIN_FADE (band levels − 1) — the same fading as ``decision_rgb``."""
     rgb = class_rgb(n_classes)
     amounts = TIE_FADE + (CERTAIN_FADE - TIE_FADE) * np.arange(levels) / max(levels - 1, 1)

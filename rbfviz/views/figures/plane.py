@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ..field import Field, plane_extent
+from ...field import Field, plane_extent
 from .layout import base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
-from .palette import EDGE_RGB, KMEANS_COLOR, NAN_RGB, cluster_colors, cluster_rgb, fade, mix_colors, rgb_strings
+from .palette import (EDGE_RGB, KMEANS_COLOR, NAN_RGB, cluster_colors, cluster_rgb, fade, mix_colors,
+                      rgb_strings)
 
 # RBF centres are drawn larger than the K-Means ×, so a centre sitting on its centroid still shows
 # its cluster colour around the ×.
@@ -162,7 +163,7 @@ def explorer_figure(X, resp, centers, kmeans_centers, field: Field | None, title
 
 def plane_side_html(numbers: dict | None, kind: str, k: int, note: str | None = None,
                     centres: str | None = None) -> str:
-    """HTML of the Explorer's numbers at one σ (``rbfviz.explore.plane_numbers``), then the notes."""
+    """HTML of the Explorer's numbers at one σ (``rbfviz.views.explore.plane_numbers``), then the notes."""
     import math
 
     from .scrub import metrics_html

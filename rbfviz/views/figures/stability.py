@@ -78,7 +78,7 @@ def stability_figure(rows, predicted: dict, sigma: float, kinds=("softmax", "ent
                      sigma_exact: float | None = None, title: str | None = None, height: int = 780) -> go.Figure:
     """Four panels of ``stability_table`` rows against σ.
 
-    predicted: {dtype: rbfviz.stability_views.predicted_fractions(...)} (grey bands under the
+    predicted: {dtype: rbfviz.views.stability.predicted_fractions(...)} (grey bands under the
     measured NaN and one-hot curves). highlight: the map chosen in the sidebar, drawn thicker.
     nan_sigmas: {dtype: σ below which the first naive row is NaN}; sigma_exact: entmax's
     σ* = √g_min/2 (every entmax row one-hot below it). Exact zeros on the log panels are drawn as
