@@ -11,7 +11,10 @@ from numbers import Integral, Real
 
 import numpy as np
 
-KINDS = ("softmax", "entmax15", "naive", "hard")
+# Every name of a map, of a precision, defined once here.
+KINDS = ("softmax", "entmax15", "naive", "hard")  # every map rbfviz computes
+COMPARED_KINDS = KINDS[:3]  # the three the app and the experiments compare ("hard" is K-Means itself)
+DTYPES = ("float64", "float32")  # the precisions, by name
 FLOAT_DTYPES = (np.float32, np.float64)
 
 

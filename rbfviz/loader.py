@@ -41,6 +41,7 @@ from array import array
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.decomposition import PCA
 
 from ._validate import check_int, check_points
 
@@ -544,21 +545,18 @@ def _check_cells(table: _Table, used: list[int]):
 
 
 def _pca_2d(A: np.ndarray) -> tuple[np.ndarray, tuple[float, float]]:
-    """Scores on the first two principal components of A (n, d), and their share of the variance."""
-    centred = A - A.mean(axis=0)
+    """Scores on the first two principal components of A (n, d), and their share of the variance.
+
+    scikit-learn's PCA: each component's sign makes its largest loading positive, so the picture does
+    not flip between runs."""
     try:
-        _, s, vt = np.linalg.svd(centred, full_matrices=False)
-    except np.linalg.LinAlgError:
+        pca = PCA(n_components=min(2, *A.shape), svd_solver="full").fit(A)
+    except (np.linalg.LinAlgError, ValueError):
         raise DataError(_TOO_CLOSE) from None
-    components = vt[:2]
-    # each axis points along its largest loading, so the picture does not flip between runs
-    largest = components[np.arange(len(components)), np.argmax(np.abs(components), axis=1)]
-    components = components * np.where(largest < 0, -1.0, 1.0)[:, None]
-    X = centred @ components.T
+    X = pca.transform(A)
     if X.shape[1] < 2:  # two points in d dims: one component; the second axis is flat
         X = np.column_stack([X[:, 0], np.zeros(len(X))])
-    variance = s**2
-    share = variance / variance.sum() if variance.sum() > 0 else np.zeros_like(variance)
+    share = np.nan_to_num(pca.explained_variance_ratio_)
     explained = (float(share[0]), float(share[1]) if len(share) > 1 else 0.0)
     return np.ascontiguousarray(X), explained
 

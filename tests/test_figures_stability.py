@@ -21,9 +21,9 @@ from rbfviz.maps import responsibilities
 from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions, underflow_logit
 from rbfviz.views.stability import stability_plane, stability_table
 from rbfviz.steps import kmeans
+from rbfviz._validate import DTYPES  # the table nests in this order
 
 K = 3
-DTYPES = ("float32", "float64")
 
 
 def values(v) -> np.ndarray:

@@ -30,7 +30,7 @@ import math
 import os
 import sys
 
-from .._validate import KINDS
+from .._validate import COMPARED_KINDS, DTYPES, KINDS
 from ..server import tune_for_server
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
 
@@ -150,7 +150,7 @@ def summary_text(study, dataset: str, noise: float, seed: int) -> str:
 # --- reproduce ---------------------------------------------------------------------------------
 
 def _add_reproduce(subparsers) -> None:
-    from .reproduce import DEFAULT_N, DTYPES, KINDS as REPRO_KINDS
+    from .reproduce import DEFAULT_N
 
     parser = subparsers.add_parser(
         "reproduce", help="the collapse experiment on every data set × map × dtype (JSON, HTML, table)",
@@ -160,7 +160,7 @@ def _add_reproduce(subparsers) -> None:
     parser.add_argument("--out", required=True, help="output directory (created if missing)")
     parser.add_argument("--datasets", type=_csv_choices(DATASETS), default=DATASETS,
                         help="comma-separated subset (default: all)")
-    parser.add_argument("--kinds", type=_csv_choices(REPRO_KINDS), default=REPRO_KINDS,
+    parser.add_argument("--kinds", type=_csv_choices(COMPARED_KINDS), default=COMPARED_KINDS,
                         help="comma-separated subset of softmax,entmax15,naive (default: all)")
     parser.add_argument("--dtypes", type=_csv_choices(DTYPES), default=DTYPES,
                         help="comma-separated subset of float64,float32 (default: both)")

@@ -20,12 +20,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .._validate import COMPARED_KINDS, DTYPES
 from ..annealing import fixed_point
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
 from ..diagnostics import collapse_error, collapse_study, jsonable
 
-KINDS = ("softmax", "entmax15", "naive")
-DTYPES = ("float64", "float32")
 DEFAULT_N = 600
 # theory §8 reports E at these σ (converted to our convention) for moons, circles and spiral.
 REFERENCE_SIGMAS = (0.71, 0.21, 0.071, 0.021)
@@ -34,7 +33,7 @@ REFERENCE_SIGMAS = (0.71, 0.21, 0.071, 0.021)
 _HEAVY = ("centers", "fixed_point_centers")
 
 
-def run_dataset(dataset: str, n: int = DEFAULT_N, seed: int = 0, num_sigmas: int = 60, kinds=KINDS,
+def run_dataset(dataset: str, n: int = DEFAULT_N, seed: int = 0, num_sigmas: int = 60, kinds=COMPARED_KINDS,
                 dtypes=DTYPES, log=None):
     """All studies of one data set: returns (X, reference C* (k, d) float64, list of CollapseStudy)."""
     X, _ = make_dataset(dataset, n=None if dataset == "iris" else n, seed=seed)
@@ -113,7 +112,7 @@ def markdown_table(summaries: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def run(out_dir, datasets=DATASETS, kinds=KINDS, dtypes=DTYPES, n: int = DEFAULT_N, seed: int = 0,
+def run(out_dir, datasets=DATASETS, kinds=COMPARED_KINDS, dtypes=DTYPES, n: int = DEFAULT_N, seed: int = 0,
         num_sigmas: int = 60, figures: bool = True, log=None) -> dict:
     """Run everything and write summary.json, results.md and (with ``figures``) <dataset>.html to out_dir."""
     from ..views.figures.collapse import reproduce_figure

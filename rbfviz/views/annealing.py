@@ -22,8 +22,9 @@ import numpy as np
 
 from .. import diagnostics
 from .._validate import check_points
-from .figures.palette import mix_colors
 from ..maps import responsibilities
+from .explore import nearest_index
+from .figures.palette import mix_colors
 
 
 def principal_axis(X) -> tuple[np.ndarray, np.ndarray, float]:
@@ -107,7 +108,7 @@ class AnnealingView:
         """Index of the grid level nearest to σ (log scale)."""
         if not (isinstance(sigma, (int, float, np.floating)) and math.isfinite(sigma) and sigma > 0):
             raise ValueError(f"sigma must be a positive finite number, got {sigma!r}.")
-        return int(np.argmin(np.abs(np.log(self.sigmas) - math.log(sigma))))
+        return nearest_index(self.sigmas, sigma)
 
 
 def annealing_view(study, X) -> AnnealingView:

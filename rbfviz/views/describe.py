@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ..measures import one_hot_rows
+from .explore import nearest_index
 
 
 def number(x: float, digits: int = 3) -> str:
@@ -99,7 +100,7 @@ def path_difference(traj) -> str:
 
 def gap_curve(curve, sigma: float, kind: str) -> str:
     """L_σ − J against σ with its bound (``equivalence.GapCurve``); the current σ is marked."""
-    i = int(np.argmin(np.abs(np.log(curve.sigmas) - math.log(sigma))))
+    i = nearest_index(curve.sigmas, sigma)
     zeros = int(np.count_nonzero(curve.gap == 0))
     within = int(np.count_nonzero(curve.within))
     total = len(curve.sigmas)

@@ -8,6 +8,7 @@
 * ``soft_fixed_point(X, C0, sigma, kind)`` – EM from C0 to the soft fixed point at σ.
 * ``plane_numbers(...)``        – L_σ, J, L_σ − J and its bound, label agreement, mean entropy,
                                   exact zeros, NaN rows: every number the Explorer prints.
+* ``plane_at(...)``             – the responsibilities and ``plane_numbers`` at one σ, checked once.
 
 Convention: logits z = -||x - c||² / (2σ²); all σ values are in data units.
 """
@@ -20,9 +21,11 @@ import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
 from .. import diagnostics
-from .._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma
+from .._validate import (check_centers, check_int, check_k, check_kind, check_points, check_sigma,
+                         check_sigma_for_dtype)
 from ..annealing import fixed_point
-from ..maps import responsibilities
+from ..maps import _responsibilities
+from ..measures import _critical_sigma_predicted, _gamma_gap, _min_sq_gap, _sigma_exact, _sigma_softmax_exact
 
 INITS = ("kmeans++", "random", "anneal")
 
@@ -67,12 +70,17 @@ class SigmaScale:
 
     def nearest(self, sigma: float) -> float:
         """The grid value nearest to σ on a log scale."""
-        sigma = check_sigma(sigma)
-        return float(self.grid[np.argmin(np.abs(np.log(self.grid) - math.log(sigma)))])
+        return float(self.grid[self.index(sigma)])
 
     def index(self, sigma: float) -> int:
         """Position of σ (a grid value, or the nearest one) in the decreasing grid."""
-        return int(np.argmin(np.abs(np.log(self.grid) - math.log(check_sigma(sigma)))))
+        return nearest_index(self.grid, check_sigma(sigma))
+
+
+def nearest_index(values, value: float) -> int:
+    """Index of the entry of ``values`` (positive numbers) nearest to ``value`` on a log scale; the
+    first of equally near ones. The one way every view finds "the σ level nearest to σ"."""
+    return int(np.argmin(np.abs(np.log(np.asarray(values, dtype=np.float64)) - math.log(value))))
 
 
 def _round_sig(values: np.ndarray, digits: int = 3) -> np.ndarray:
@@ -91,10 +99,10 @@ def sigma_scale(X, C_km) -> SigmaScale:
     k = C_km.shape[0]
     if k < 2:
         raise ValueError(f"the σ range needs at least 2 centres, got k={k}.")
-    sc_soft = float(diagnostics.critical_sigma_predicted(X, kind="softmax"))
-    sc_ent = float(diagnostics.critical_sigma_predicted(X, kind="entmax15", m=k))
-    s_exact = float(diagnostics.sigma_exact_predicted(X, C_km))
-    s_soft_exact = float(diagnostics.sigma_softmax_exact(X, C_km))
+    sc_soft = float(_critical_sigma_predicted(X, "softmax"))
+    sc_ent = float(_critical_sigma_predicted(X, "entmax15", m=k))
+    g_min = _min_sq_gap(X, C_km)
+    s_exact, s_soft_exact = float(_sigma_exact(g_min)), float(_sigma_softmax_exact(g_min))
     top = TOP_FACTOR * max(sc_soft, sc_ent)
     if not (math.isfinite(top) and top > 0):
         raise ValueError("the data have no spread (all points coincide): there is no σ range to explore.")
@@ -105,7 +113,7 @@ def sigma_scale(X, C_km) -> SigmaScale:
     grid = np.unique(_round_sig(np.geomspace(top, bottom, num)))[::-1].copy()
     # Open between the split and the exact collapse: the soft band is wide enough to see.
     target = math.sqrt(max(s_exact, bottom) * sc_soft)
-    default = float(grid[np.argmin(np.abs(np.log(grid) - math.log(target)))])
+    default = float(grid[nearest_index(grid, target)])
     return SigmaScale(grid=grid, sigma_c_softmax=sc_soft, sigma_c_entmax=sc_ent,
                       sigma_exact_entmax=s_exact, sigma_exact_softmax=s_soft_exact, default=default)
 
@@ -149,14 +157,23 @@ def plane_numbers(X, C, sigma: float, kind: str, kmeans_labels) -> dict:
     the K-Means label), mean_entropy (nats), exact_zeros (count of r_ij == 0), entries (n·k),
     nan_rows (rows of r that are NaN; only "naive").
     """
+    return plane_at(X, C, sigma, kind, kmeans_labels)[1]
+
+
+def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, dict]:
+    """(r, numbers) at one σ, from one check of the arguments: the responsibilities r (n, k) of points X
+    (n, d) for centres C (k, d), as ``rbfviz.responsibilities`` gives them (what the Explorer colours the
+    points with), and ``plane_numbers`` (what it prints beside them)."""
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
     kind = check_kind(kind)
-    resp = responsibilities(X, C, sigma, kind)
+    sigma = check_sigma(sigma)
+    check_sigma_for_dtype(sigma, X.dtype)
+    resp = _responsibilities(X, C, sigma, kind)
     nan_rows = int(np.count_nonzero(~np.isfinite(resp).all(axis=1)))
-    gap = diagnostics.gamma_gap(X, C, sigma, kind)
+    gap = _gamma_gap(X, C, sigma, kind)
     finite = resp[np.isfinite(resp).all(axis=1)]
-    return dict(
+    return resp, dict(
         loss=float(gap.loss), distortion=float(gap.distortion), gap=float(gap.gap), bound=float(gap.bound),
         within_bound=bool(gap.within_bound),
         agreement=float(diagnostics.label_agreement(resp, kmeans_labels)) if nan_rows == 0 else float("nan"),

@@ -24,10 +24,11 @@ import numpy as np
 from .. import diagnostics
 from ..datasets import DEFAULT_NOISE, make_dataset
 from .equivalence import one_step
-from .explore import SigmaScale, initial_centers, sigma_scale
 from ..maps import responsibilities
 from ..measures import naive_nan_sigmas, one_hot_rows, underflow_logit
 from ..steps import kmeans
+from .describe import percent
+from .explore import SigmaScale, initial_centers, nearest_index, sigma_scale
 
 VIEWS = ("Explorer", "Annealing", "Stability", "Equivalence")
 _INIT_IN_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal"}
@@ -104,15 +105,6 @@ def grid_at_or_below(scale: SigmaScale, sigma: float) -> float:
     return float(below.max()) if below.size else scale.low
 
 
-def percent(fraction: float) -> str:
-    return f"{100 * fraction:.1f}%"
-
-
-def _nearest_option(value: float, option_values) -> int:
-    """Index of the option value nearest to ``value`` on a log scale."""
-    return int(np.argmin([abs(math.log(value / v)) for v in option_values]))
-
-
 def _fmt(x: float) -> str:
     return f"{float(x):.4g}"
 
@@ -168,7 +160,7 @@ def _soften(d: StepData) -> dict:
     sigma = d.scale.default
     wide, narrow = band_width(d.centers, sigma), band_width(d.centers, sigma / 2)
     ratio = narrow / wide
-    return dict(sigma=sigma, answer=_nearest_option(ratio, [v for _, v in BAND_OPTIONS]), width=wide,
+    return dict(sigma=sigma, answer=nearest_index([v for _, v in BAND_OPTIONS], ratio), width=wide,
                 width_half=narrow, ratio=ratio, sigma_half=sigma / 2)
 
 

@@ -27,17 +27,16 @@ import numpy as np
 import torch
 
 from .. import diagnostics
-from .._validate import check_centers, check_int, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
+from .._validate import (COMPARED_KINDS, DTYPES, check_centers, check_int, check_points, check_sigma,
+                         check_sigma_for_dtype, check_sigmas)
 from ..field import grid_sq_distances, plane_extent
 from ..maps import resp_from_sq_distances, sq_distances
 from ..measures import one_hot_rows
 from ..steps import soft_centroid_step
 
-KINDS = ("softmax", "entmax15", "naive")
-DTYPES = ("float32", "float64")
 
 
-def stability_table(X, C, sigmas, kinds=KINDS, dtypes=DTYPES) -> list[dict]:
+def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[dict]:
     """One dict per (kind, dtype, σ), in that nesting order (as ``diagnostics.stability_report``).
 
     C (k, d) should be K-Means centroids of X. In each dtype the reference C* is that partition's
