@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import diagnostics
+from ..collapse import CollapseStudy
 from .._validate import check_points
 from ..maps import responsibilities
 from .explore import nearest_index
@@ -71,38 +71,38 @@ def level_colors(X, centers, sigmas, kind: str) -> np.ndarray:
 class AnnealingView:
     """The Annealing view's arrays, for S σ levels (decreasing), k centres, n points in 2-D.
 
-    sigmas (S,); centers (S, k, 2) annealed path; kmeans_centers (k, 2) C* (K-Means from the
-    annealed end point, so centre j and centroid j are cluster j whenever the path ends finite);
-    colors (S, n, 3) uint8 point colours per level; mean, axis (2,), lambda_max: principal axis;
-    along (S, k) centre coordinates along it, kmeans_along (k,);
-    sigma_critical_predicted / _measured: first split (measured None if the centres never split);
-    error (S,) E(σ) from C* (NaN above σ_c), error_path (S,) annealed centres vs C*, slope fit,
-    error_floor, sigma_exact_predicted √g_min/2, sigma_softmax_exact √(g_min/73.4),
-    sigma_exact_measured (None if E never reaches 0), kmeans_start, kind, dtype.
+    study: the ``rbfviz.collapse.CollapseStudy`` shown; its fields read through the view
+    (``view.sigmas``, ``view.kmeans_centers`` C*, ``view.error`` E(σ), ``view.slope``,
+    ``view.sigma_critical_predicted``, ...). What the view adds: colors (S, n, 3) uint8 point colours
+    per level; mean, axis (2,) and lambda_max: the principal axis; along (S, k) centre coordinates
+    along it, kmeans_along (k,). From the annealed path: centers (S, k, 2), nan_rows (S,) and
+    converged (S,).
     """
-    kind: str
-    dtype: str
-    sigmas: np.ndarray
-    centers: np.ndarray
-    kmeans_centers: np.ndarray
+    study: CollapseStudy
     colors: np.ndarray
     mean: np.ndarray
     axis: np.ndarray
     lambda_max: float
     along: np.ndarray
     kmeans_along: np.ndarray
-    sigma_critical_predicted: float
-    sigma_critical_measured: float | None
-    error: np.ndarray
-    error_path: np.ndarray
-    error_floor: float
-    slope: diagnostics.SlopeFit
-    sigma_exact_predicted: float
-    sigma_softmax_exact: float
-    sigma_exact_measured: float | None
-    kmeans_start: str
-    nan_rows: np.ndarray
-    converged: np.ndarray
+
+    @property
+    def centers(self) -> np.ndarray:
+        return self.study.path.centers
+
+    @property
+    def nan_rows(self) -> np.ndarray:
+        """NaN rows of r along the annealed path (the study's own ``nan_rows`` are at C*)."""
+        return self.study.path.nan_rows
+
+    @property
+    def converged(self) -> np.ndarray:
+        return self.study.path.converged
+
+    def __getattr__(self, name: str):
+        if name.startswith("_") or name == "study":  # not during copying/unpickling, before study is set
+            raise AttributeError(name)
+        return getattr(self.study, name)
 
     def level(self, sigma: float) -> int:
         """Index of the grid level nearest to σ (log scale)."""
@@ -117,20 +117,8 @@ def annealing_view(study, X) -> AnnealingView:
     X must be the points the study ran on (same dtype), so the colours use the same numbers.
     """
     X = check_points(X, "X")
-    path = study.path
     mean, u, lam = principal_axis(X)
-    centers = np.asarray(path.centers)
-    return AnnealingView(
-        kind=study.kind, dtype=study.dtype, sigmas=np.asarray(study.sigmas, np.float64), centers=centers,
-        kmeans_centers=np.asarray(study.kmeans_centers), colors=level_colors(X, centers, study.sigmas, study.kind),
-        mean=mean, axis=u, lambda_max=lam, along=project(centers, mean, u),
-        kmeans_along=project(study.kmeans_centers, mean, u),
-        sigma_critical_predicted=float(study.sigma_critical_predicted),
-        sigma_critical_measured=study.sigma_critical_measured,
-        error=np.asarray(study.error, np.float64), error_path=np.asarray(study.error_path, np.float64),
-        error_floor=float(study.error_floor), slope=study.slope,
-        sigma_exact_predicted=float(study.sigma_exact_predicted),
-        sigma_softmax_exact=float(study.sigma_softmax_exact),
-        sigma_exact_measured=study.sigma_exact_measured, kmeans_start=study.kmeans_start,
-        nan_rows=np.asarray(path.nan_rows), converged=np.asarray(path.converged),
-    )
+    centers = np.asarray(study.path.centers)
+    return AnnealingView(study=study, colors=level_colors(X, centers, study.sigmas, study.kind), mean=mean, axis=u,
+                         lambda_max=lam, along=project(centers, mean, u),
+                         kmeans_along=project(study.kmeans_centers, mean, u))
