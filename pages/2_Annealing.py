@@ -110,7 +110,7 @@ if view is not None:
                   help="The first grid σ at which some centre is more than 1 % of the data scale from the mean.")
         if measured is not None:
             st.caption(f"Measured / predicted = {measured / view.sigma_critical_predicted:.3f}. Being a grid value, "
-                       "the measured split lags the true one by up to one cooling step (theory notes §7). These "
+                       "the measured split lags the true one by up to one cooling step. These "
                        "thresholds are derived for this project, not quoted from the paper.")
 
     # --- 3. the collapse error -------------------------------------------------------------------

@@ -81,7 +81,7 @@ def _add_anneal(subparsers) -> None:
     parser = subparsers.add_parser(
         "anneal", help="one collapse experiment: anneal, K-Means reference, E(σ) and its thresholds",
         description="Anneal k centres on a data set from the data mean down a σ grid, then measure how "
-                    "the soft fixed point collapses onto K-Means (theory notes §6-§8).")
+                    "the soft fixed point collapses onto K-Means.")
     parser.add_argument("--dataset", choices=DATASETS, default="moons", help="data set (default: moons)")
     parser.add_argument("--n", type=_positive_int, default=600, help="number of points (default 600; iris: at most 150)")
     parser.add_argument("--k", type=_positive_int, default=None, help="number of centres (default: the data set's natural k)")

@@ -6,7 +6,7 @@ point. Then ``collapse_study`` runs for every map × dtype with that same refere
 (``kmeans_init=C*``), so all curves of a data set measure the distance to the same partition.
 
 Outputs (``run``): ``summary.json`` (every study's ``to_dict()`` without the per-level centre arrays,
-plus E at the reference σ values of theory §8), one standalone HTML figure per data set (plotly.js
+plus E at the paper's reference σ values), one standalone HTML figure per data set (plotly.js
 embedded, works offline; ``figures.collapse.reproduce_figure``), and ``results.md`` with the
 markdown table of ``markdown_table``.
 """
@@ -26,7 +26,7 @@ from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
 from ..diagnostics import collapse_error, collapse_study, jsonable
 
 DEFAULT_N = 600
-# theory §8 reports E at these σ (converted to our convention) for moons, circles and spiral.
+# the paper reports E at these σ (converted to our convention) for moons, circles and spiral.
 REFERENCE_SIGMAS = (0.71, 0.21, 0.071, 0.021)
 # Per-level arrays left out of summary.json (the figures carry the curves; the CLI "anneal --json"
 # prints everything for one run).
@@ -68,7 +68,7 @@ def _grid(studies, kind, X, k, num):
 
 
 def reference_errors(X, C_star, kind: str) -> dict:
-    """E at theory §8's σ values (float64, EM from C*), for comparison with its table."""
+    """E at the paper's reference σ values (float64, EM from C*), for comparison with its table."""
     out = {}
     for sigma in REFERENCE_SIGMAS:
         centers, _, converged = fixed_point(X, C_star, sigma, kind)

@@ -1,4 +1,4 @@
-"""K-Means as a layer inside neural networks (issue 6): the RBF network classifier, deep clustering
+"""K-Means as a layer inside neural networks: the RBF network classifier, deep clustering
 with an autoencoder, and the low-σ float32 comparison of the maps during training.
 
 * ``train_classifier`` → ``ClassifierResult``; ``decision_grid(result)`` for the decision regions.

@@ -18,7 +18,7 @@ cross-entropy reaches the centres through r (∂r/∂c), the clustering term pul
 soft centroid, as in the EM / K-Means update.
 
 σ schedule (``sigma_schedule``): σ_start = √λ_max(Cov X_train), the first critical σ of softmax
-annealing (theory §7; data units), σ_end = σ_start / 10, geometric over the first 70 % of the epochs,
+annealing (data units), σ_end = σ_start / 10, geometric over the first 70 % of the epochs,
 then held at σ_end. The centres start at a k-means++ seeding of the training points (scikit-learn's
 ``kmeans_plusplus``, the seeding only, no Lloyd iterations).
 

@@ -6,7 +6,7 @@
       σ_e = start · (end/start)^(e/(anneal_epochs − 1))   for e < anneal_epochs,   σ_e = end after.
 
   Geometric in σ is geometric in T = 2σ² too (ratio a² per epoch), the deterministic-annealing
-  cooling of theory §7.
+  cooling of deterministic annealing.
 * ``guarded_step``: one optimiser step that is *skipped* when the loss or any gradient is not finite.
   A skipped step is never hidden: it is counted, and the trainers report the count per epoch
   (history["nan_steps"]) and in total (``nan_steps``). Parameters therefore never become NaN; a run

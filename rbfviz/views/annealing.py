@@ -5,7 +5,7 @@ grid, runs K-Means from the annealed end point (C*) and measures the collapse er
 module turns it into the arrays the figures need:
 
 * ``principal_axis(X)``         – the data mean, its principal direction u₁ and λ_max (1/N covariance):
-                                  the first split happens along u₁ (theory notes §7).
+                                  the first split happens along u₁.
 * ``project(points, mean, u)``  – coordinates along u₁, for the bifurcation diagram.
 * ``level_colors(X, path)``     – per σ level, each point's colour mixed by its responsibilities at
                                   that level's centres (the animation's point colours).

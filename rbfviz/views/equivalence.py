@@ -1,4 +1,4 @@
-"""Gradient descent on the RBF loss vs Lloyd's algorithm, step by step (theory notes §3–§4).
+"""Gradient descent on the RBF loss vs Lloyd's algorithm, step by step.
 
 With r detached, ∇_{c_j} L_σ = -2 Σ_i r_ij (x_i - c_j) = -2 N_j (x̄_j - c_j), so one gradient step
 with η_j = 1/(2N_j) lands exactly on the soft centroid x̄_j (the EM update). As σ → 0 the
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .. import diagnostics
+from ..measures import _gamma_gap
 from .._validate import check_centers, check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 from ..maps import resp_torch
 from ..steps import gradient_step_torch, soft_centroids_torch
@@ -107,10 +107,10 @@ def trajectories(X, C0, sigma: float, kind: str = "softmax", steps: int = 25) ->
     loss, distortion = [], []
     for c_gd, c_lloyd in zip(gd, lloyd):
         if torch.isfinite(c_gd).all():
-            loss.append(diagnostics.gamma_gap(X, c_gd.numpy(), sigma, kind).loss)
+            loss.append(_gamma_gap(X, c_gd.numpy(), sigma, kind).loss)
         else:
             loss.append(np.nan)
-        distortion.append(diagnostics.gamma_gap(X, c_lloyd.numpy(), sigma, "hard").distortion)
+        distortion.append(_gamma_gap(X, c_lloyd.numpy(), sigma, "hard").distortion)
     return Trajectories(sigma=sigma, kind=kind, gd=gd_np, lloyd=lloyd_np, difference=difference,
                         loss=np.array(loss, dtype=np.float64), distortion=np.array(distortion, dtype=np.float64))
 
@@ -128,12 +128,14 @@ class GapCurve:
 
 
 def gap_curve(X, C, sigmas, kind: str = "softmax") -> GapCurve:
-    """``diagnostics.gamma_gap`` at every σ of the grid, for the same centres C (k, d)."""
+    """``rbfviz.measures.gamma_gap`` at every σ of the grid, for the same centres C (k, d)."""
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
     sigmas = check_sigmas(sigmas)
     kind = check_kind(kind)
-    rows = [diagnostics.gamma_gap(X, C, float(s), kind) for s in sigmas]
+    for s in sigmas:
+        check_sigma_for_dtype(float(s), X.dtype)
+    rows = [_gamma_gap(X, C, float(s), kind) for s in sigmas]
     get = lambda name: np.array([getattr(r, name) for r in rows], dtype=np.float64)  # noqa: E731
     return GapCurve(sigmas=sigmas.astype(np.float64), loss=get("loss"), distortion=get("distortion"),
                     gap=get("gap"), bound=get("bound"), within=np.array([r.within_bound for r in rows]))
