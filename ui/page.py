@@ -9,6 +9,20 @@ error boundary so one failing panel never takes the page down.
 Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
 markers and lines (rbfviz.views.figures.presenter), page text is larger, and the controls a class does not
 need (n, noise, seed, initialisation, precision, downloads) fold away.
+
+Why every page calls ``setup_page`` itself and the menu is drawn here, not by ``st.navigation``:
+measured on Streamlit 1.67 with a real server and Chromium, an entry script that calls
+``st.navigation`` next to a ``pages/`` folder is skipped on a freshly started server. The first
+visitors who open a deep link (``/Explorer?n=9``) get the page script alone: no entry script, so no
+shared sidebar and no page config, and a menu that names the home page "app". That lasts until
+somebody opens ``/`` (Streamlit decides per process, before any of our code runs, that a ``pages/``
+folder means the old multipage mode, and only an ``st.navigation`` call in a run ends it). A
+teacher's link opened after a restart hits exactly this. Keeping the page scripts in ``pages/``
+(the documented layout) therefore rules ``st.navigation`` out: the only way around it would reset a
+private Streamlit attribute (``PagesManager.uses_pages_directory``) from a page and rerun. A second
+measurement rules out ``bind="query-params"`` for the sidebar controls (see ui.state).
+tests/e2e/test_e2e_streamlit_multipage.py repeats both measurements on tiny apps. If it fails after a
+Streamlit upgrade, the reason is gone, and the switch can be made.
 """
 from __future__ import annotations
 

@@ -13,6 +13,19 @@ the user leaves a page):
   none of our keys (the sidebar's page menu drops them), the session's controls win.
 Widgets write into the controls through ``on_change`` callbacks (see ui.page), which run before
 the script, so the widgets can always be (re)initialised from the controls.
+
+Why this URL sync is written by hand rather than with Streamlit's ``bind="query-params"``: measured on
+Streamlit 1.67 with our layout (pages in ``pages/``; tests/e2e/test_e2e_streamlit_multipage.py):
+* a bound parameter does not survive a page switch: a link to another view that carries it
+  arrives without it, and the new page starts from the widget's default;
+* a value equal to the widget's default is dropped from the address, so the links would no longer
+  hold every control;
+* a bad value is dropped silently, and ours must name the parameter, so the URL would still have to
+  be parsed here before the widgets read it (two parsers of one address);
+* σ (committed by the browser component ui.scrub), the picks (plot clicks) and ``dataset=upload``
+  are not widgets, so ``save_controls`` would stay anyway, next to a second writer of the same URL.
+The dependent resets (a new dataset resets n, noise and k; a smaller n lowers k) would have to
+be written into the bound widgets' session state, as ``changed`` does for the controls now.
 """
 from __future__ import annotations
 
