@@ -1,6 +1,6 @@
 """The app's framework: URL state parsing (pure functions) and AppTests of the home page and every view.
 
-AppTest runs the scripts without a browser (streamlit notes §7): paths are relative to this file,
+AppTest runs the scripts without a browser: paths are relative to this file,
 the timeout covers a cold `import torch`, and caches are cleared between tests.
 """
 from pathlib import Path

@@ -1,6 +1,6 @@
 """A teacher shares a link with every control in the address; a student opens it as the first visitor
-of a freshly started server (streamlit notes §1: the multipage set-up must not depend on somebody
-having opened the home page first) and lands on the right view in the right state."""
+of a freshly started server (the multipage set-up must not depend on somebody having opened the home
+page first: see ui/page.py on st.navigation) and lands on the right view in the right state."""
 from pathlib import Path
 from urllib.parse import urlencode
 
