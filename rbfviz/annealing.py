@@ -30,13 +30,15 @@ import torch
 
 from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 from .jsonable import jsonable
-from .measures import (SOFTMAX_EXACT_LOGIT_GAP, critical_sigma_predicted, free_energy_from, mean_entropy,
-                       min_sq_gap)
+from .measures import (SOFTMAX_EXACT_LOGIT_GAP, _critical_sigma_predicted, _min_sq_gap, free_energy_from,
+                       mean_entropy)
 from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
-from .steps import centroids_from_sums, kmeans, points_with_ones, weighted_sums
+from .steps import _kmeans, centroids_from_sums, points_with_ones, weighted_sums
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4
+# The default symmetry-breaking noise, relative to the data scale.
+NOISE = 1e-3
 # The convergence tolerance never goes below this many units of the working dtype's epsilon:
 # float32 EM cannot settle more finely than its rounding.
 _MIN_TOL_EPS = 16.0
@@ -92,10 +94,15 @@ def default_sigmas(X, k, kind="softmax", num=60) -> np.ndarray:
     k = check_k(k, X.shape[0])
     kind = check_kind(kind)
     num = check_int(num, "num", 2, 10_000)
-    top = 1.5 * critical_sigma_predicted(X, "entmax15" if kind == "entmax15" else "softmax", m=k)
+    return _default_sigmas(X, k, kind, num)
+
+
+def _default_sigmas(X: np.ndarray, k: int, kind: str, num: int = 60) -> np.ndarray:
+    """``default_sigmas`` on checked arguments (X finite float32/float64, 1 <= k <= n, kind known)."""
+    top = 1.5 * _critical_sigma_predicted(X, "entmax15" if kind == "entmax15" else "softmax", m=k)
     if not top > 0:  # all points identical: no structure to anneal, any positive grid will do
         top = 1.0
-    g_min = min_sq_gap(X, kmeans(X, k=k, seed=0)[0]) if k > 1 else math.inf
+    g_min = _min_sq_gap(X, _kmeans(X.astype(np.float64), k=k, seed=0)[0]) if k > 1 else math.inf
     if kind == "entmax15":
         exact = math.sqrt(g_min) / 2.0
     else:
@@ -190,6 +197,12 @@ def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500, accelerate
     check_sigma_for_dtype(sigma, X.dtype)
     tol = _check_tol(tol)
     max_iter = check_int(max_iter, "max_iter", 1)
+    return _fixed_point(X, C, sigma, kind, tol, max_iter, accelerate)
+
+
+def _fixed_point(X: np.ndarray, C: np.ndarray, sigma: float, kind: str, tol: float = 1e-10, max_iter: int = 500,
+                 accelerate: bool = True):
+    """``fixed_point`` on checked arguments (X, C finite in one float dtype, σ a float valid in it)."""
     return _em(points_with_ones(X), C.copy(), sigma, kind, _tolerance(tol, X.dtype, data_scale(X)), max_iter,
                bool(accelerate))
 
@@ -216,7 +229,7 @@ def _break_ties(centers: np.ndarray, rng: np.random.RandomState, amplitude: floa
 
 
 def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=500,
-           progress=None, noise=1e-3, accelerate=True) -> AnnealResult:
+           progress=None, noise=NOISE, accelerate=True) -> AnnealResult:
     """Anneal k centres on X (n, d) down the decreasing grid ``sigmas``.
 
     Parameters
@@ -238,6 +251,12 @@ def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=
     """
     X = check_points(X, "X")
     k = check_k(k, X.shape[0])
+    return _anneal(X, k, *_anneal_checks(X, k, sigmas, kind, init, seed, tol, max_iter, progress, noise), accelerate)
+
+
+def _anneal_checks(X: np.ndarray, k: int, sigmas, kind, init, seed, tol, max_iter, progress, noise):
+    """``anneal``'s checks of everything after X and k (already checked): (sigmas, kind, init, seed, tol,
+    max_iter, progress, noise), cleaned, in ``_anneal``'s order."""
     sigmas = check_sigmas(sigmas)
     _check_decreasing(sigmas)
     kind = check_kind(kind)
@@ -251,16 +270,21 @@ def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=
         raise ValueError(f"noise must be a finite number >= 0, got {noise!r}.")
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable(done, total) or None.")
+    if init is not None:
+        init = check_centers(init, X, "init")
+        if init.shape[0] != k:
+            raise ValueError(f"init has {init.shape[0]} centres but k={k}; they must agree.")
+    return sigmas, kind, init, seed, tol, max_iter, progress, noise
 
+
+def _anneal(X: np.ndarray, k: int, sigmas: np.ndarray, kind: str, init: np.ndarray | None, seed: int, tol: float,
+            max_iter: int, progress, noise: float, accelerate: bool = True) -> AnnealResult:
+    """``anneal`` on checked arguments (see ``_anneal_checks``)."""
     scale = data_scale(X)
     mean = X.astype(np.float64).mean(axis=0)
     rng = np.random.RandomState(seed)
     if init is None:
         init = (mean + noise * scale * rng.normal(size=(k, X.shape[1]))).astype(X.dtype)
-    else:
-        init = check_centers(init, X, "init")
-        if init.shape[0] != k:
-            raise ValueError(f"init has {init.shape[0]} centres but k={k}; they must agree.")
     tol_abs = _tolerance(tol, X.dtype, scale)
 
     S, d = sigmas.size, X.shape[1]

@@ -10,13 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validate import check_centers, check_k, check_kind, check_points, check_sigmas
-from .annealing import anneal, default_sigmas, fixed_point
+from .annealing import NOISE, _anneal, _anneal_checks, _default_sigmas, _fixed_point
 from .jsonable import jsonable
-from .measures import (SOFTMAX_EXACT_LOGIT_GAP, SlopeFit, _dtype_name, _resp_and_distances, collapse_error,
-                       critical_sigma_measured, critical_sigma_predicted, fit_loglog_slope, gamma_gap,
-                       gamma_gap_bound, kmeans_reference, label_agreement, min_sq_gap, monotone_violations,
-                       sigma_exact_measured)
-from .steps import kmeans
+from .measures import (SlopeFit, _critical_sigma_predicted, _dtype_name, _gamma_gap, _gamma_gap_bound,
+                       _kmeans_reference, _min_sq_gap, _resp_and_distances, _sigma_exact, _sigma_softmax_exact,
+                       collapse_error, critical_sigma_measured, fit_loglog_slope, label_agreement,
+                       monotone_violations, sigma_exact_measured)
+from .steps import _kmeans
 
 # --- the collapse experiment (theory §6, §8) -----------------------------------------------------
 
@@ -107,16 +107,22 @@ def collapse_study(X, k, kind="softmax", dtype="float64", sigmas=None, seed=0, i
     start for the K-Means reference (e.g. to share one C* between kinds); progress(done, total).
     """
     dtype = _dtype_name(dtype)
-    X = check_points(X, "X").astype(dtype)
+    X = check_points(X, "X")
+    if X.dtype != dtype:  # the cast can leave a float32's range: checked again in the working dtype
+        X = check_points(X.astype(dtype), "X")
     k = check_k(k, X.shape[0])
     kind = check_kind(kind)
     if sigmas is None:
-        sigmas = default_sigmas(X, k, kind)
+        sigmas = _default_sigmas(X, k, kind)
     sigmas = check_sigmas(sigmas)
     total = 2 * sigmas.size
     outer = None if progress is None else (lambda done, _: progress(done, total))
-    path = anneal(X, k, sigmas, kind=kind, init=init, seed=seed, tol=tol, max_iter=max_iter, progress=outer)
+    # X and k are checked above: the run checks the rest of anneal's arguments here, once, then trusts them
+    sigmas, kind, init, seed, tol, max_iter, outer, noise = _anneal_checks(X, k, sigmas, kind, init, seed, tol,
+                                                                          max_iter, outer, NOISE)
+    path = _anneal(X, k, sigmas, kind, init, seed, tol, max_iter, outer, noise)
 
+    X64 = X.astype(np.float64)
     if kmeans_init is not None:
         start, how = check_centers(kmeans_init, X, "kmeans_init"), "given"
         if start.shape[0] != k:
@@ -124,25 +130,25 @@ def collapse_study(X, k, kind="softmax", dtype="float64", sigmas=None, seed=0, i
     elif np.all(np.isfinite(path.centers[-1])):
         start, how = path.centers[-1], "annealed end point"
     else:
-        start, how = kmeans(X.astype(np.float64), k=k, seed=seed)[0], "k-means++"
-    C_star, labels = kmeans_reference(X, start)
+        start, how = _kmeans(X64, k=k, seed=seed)[0], "k-means++"
+    C_star, labels = _kmeans_reference(X, np.asarray(start, np.float64), X64)
 
-    sigma_c = critical_sigma_predicted(X, "softmax" if kind == "naive" else kind, m=k)
+    sigma_c = _critical_sigma_predicted(X, "softmax" if kind == "naive" else kind, m=k)
     S = sigmas.size
     fixed = np.full((S, k, X.shape[1]), np.nan, dtype=X.dtype)
     iterations = np.zeros(S, dtype=np.int64)
     converged = np.zeros(S, dtype=bool)
     nan_rows = np.zeros(S, dtype=np.int64)
     loss_gap = np.full(S, np.nan)
-    bounds = np.array([gamma_gap_bound(X.shape[0], k, float(s), kind) for s in sigmas])
+    bounds = np.array([_gamma_gap_bound(X.shape[0], k, float(s), kind) for s in sigmas])
     for s, sigma in enumerate(sigmas):
         sigma = float(sigma)
         resp_star, _ = _resp_and_distances(X, C_star, sigma, kind)
         nan_rows[s] = int(np.isnan(resp_star).any(axis=1).sum())
         if sigma < sigma_c:
-            fixed[s], iterations[s], converged[s] = fixed_point(X, C_star, sigma, kind, tol=tol, max_iter=max_iter)
+            fixed[s], iterations[s], converged[s] = _fixed_point(X, C_star, sigma, kind, tol=tol, max_iter=max_iter)
             if np.all(np.isfinite(fixed[s])):
-                loss_gap[s] = gamma_gap(X, fixed[s], sigma, kind).gap
+                loss_gap[s] = _gamma_gap(X, fixed[s], sigma, kind).gap
         if progress is not None:
             progress(S + s + 1, total)
 
@@ -150,8 +156,8 @@ def collapse_study(X, k, kind="softmax", dtype="float64", sigmas=None, seed=0, i
     error_path = collapse_error(path.centers, C_star)
     scale = path.data_scale
     floor = 100.0 * float(np.finfo(X.dtype).eps) * scale * math.sqrt(k)
-    g_min = min_sq_gap(X, C_star)
-    sigma_star = math.sqrt(g_min) / 2.0
+    g_min = _min_sq_gap(X, C_star)
+    sigma_star = _sigma_exact(g_min)
     slope = fit_loglog_slope(sigmas, error, sigma_min=sigma_star, sigma_max=sigma_c, min_error=floor)
     last = int(np.flatnonzero(np.isfinite(error))[-1]) if np.isfinite(error).any() else S - 1
     resp_last, _ = _resp_and_distances(X, fixed[last] if np.isfinite(error[last]) else C_star,
@@ -162,7 +168,7 @@ def collapse_study(X, k, kind="softmax", dtype="float64", sigmas=None, seed=0, i
         fixed_point_centers=fixed, fixed_point_iterations=iterations, fixed_point_converged=converged,
         error=error, error_path=error_path, error_floor=floor, slope=slope, g_min=g_min,
         sigma_exact_predicted=sigma_star,
-        sigma_softmax_exact=math.sqrt(g_min / (2.0 * SOFTMAX_EXACT_LOGIT_GAP)),
+        sigma_softmax_exact=_sigma_softmax_exact(g_min),
         sigma_exact_measured=sigma_exact_measured(sigmas, error),
         sigma_critical_predicted=sigma_c,
         sigma_critical_measured=critical_sigma_measured(path),

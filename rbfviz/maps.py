@@ -321,6 +321,12 @@ def responsibilities(X, C, sigma, kind: str = "softmax") -> np.ndarray:
     sigma = check_sigma(sigma)
     kind = check_kind(kind)
     check_sigma_for_dtype(sigma, X.dtype)
+    return _responsibilities(X, C, sigma, kind)
+
+
+def _responsibilities(X: np.ndarray, C: np.ndarray, sigma: float, kind: str) -> np.ndarray:
+    """``responsibilities`` without the checks, for the library's own calls on checked arguments: X (n, d)
+    float32/float64, finite; C (k, d) finite in X's dtype; σ a float valid in that dtype; kind known."""
     with torch.no_grad():
         r = resp_torch(torch.from_numpy(X), torch.from_numpy(C), sigma, kind)
     return np.ascontiguousarray(r.numpy())  # r is a (k, n) tensor's transpose; hand out plain rows

@@ -30,7 +30,7 @@ from ._validate import (FLOAT_DTYPES, check_centers, check_int, check_kind, chec
                         check_sigma_for_dtype, check_sigmas)
 from .jsonable import jsonable
 from .maps import resp_from_sq_distances, sq_distances
-from .steps import kmeans, soft_centroids_torch
+from .steps import _kmeans, soft_centroids_torch
 
 __all__ = [
     "SOFTMAX_EXACT_LOGIT_GAP",
@@ -180,8 +180,14 @@ def min_sq_gap(X, C) -> float:
     squared distance to the centres C (k, d). Units: data units squared. inf when k = 1."""
     X = check_points(X, "X", dtype=np.float64)
     C = check_centers(C, X, "C")
+    return _min_sq_gap(X, C)
+
+
+def _min_sq_gap(X: np.ndarray, C: np.ndarray) -> float:
+    """``min_sq_gap`` on checked X (n, d) and C (k, d), both finite; computed in float64."""
     if C.shape[0] < 2:
         return math.inf
+    X, C = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(C, dtype=np.float64)
     with torch.no_grad():
         two = torch.topk(sq_distances(torch.from_numpy(X), torch.from_numpy(C)), 2, dim=1, largest=False).values
     return float((two[:, 1] - two[:, 0]).min())
@@ -190,13 +196,23 @@ def min_sq_gap(X, C) -> float:
 def sigma_exact_predicted(X, C_km) -> float:
     """σ* = √g_min / 2: at and below it every entmax15 row is exactly one-hot (logit gap ≥ 2), so
     the soft centroids of C_km are exactly its K-Means centroids."""
-    return math.sqrt(min_sq_gap(X, C_km)) / 2.0
+    return _sigma_exact(min_sq_gap(X, C_km))
+
+
+def _sigma_exact(g_min: float) -> float:
+    """σ* = √g_min / 2 from the gap g_min."""
+    return math.sqrt(g_min) / 2.0
 
 
 def sigma_softmax_exact(X, C_km) -> float:
     """√(g_min / 73.4): below it every softmax off-weight is < e^{-36.7} ≈ 2^{-53}, so softmax rows are
     one-hot to float64 rounding (theory §5)."""
-    return math.sqrt(min_sq_gap(X, C_km) / (2.0 * SOFTMAX_EXACT_LOGIT_GAP))
+    return _sigma_softmax_exact(min_sq_gap(X, C_km))
+
+
+def _sigma_softmax_exact(g_min: float) -> float:
+    """√(g_min / 73.4) from the gap g_min."""
+    return math.sqrt(g_min / (2.0 * SOFTMAX_EXACT_LOGIT_GAP))
 
 
 def sigma_exact_measured(sigmas, errors, atol: float = 0.0):
@@ -238,6 +254,11 @@ def gamma_gap_bound(n, k, sigma, kind) -> float:
     k = check_int(k, "k", 1)
     sigma = check_sigma(sigma)
     kind = check_kind(kind)
+    return _gamma_gap_bound(n, k, sigma, kind)
+
+
+def _gamma_gap_bound(n: int, k: int, sigma: float, kind: str) -> float:
+    """``gamma_gap_bound`` on checked arguments."""
     temperature = 2.0 * sigma * sigma
     if kind in ("softmax", "naive"):
         return n * (k - 1) * temperature / math.e
@@ -257,12 +278,17 @@ def gamma_gap(X, C, sigma, kind) -> GammaGap:
     sigma = check_sigma(sigma)
     kind = check_kind(kind)
     check_sigma_for_dtype(sigma, X.dtype)
+    return _gamma_gap(X, C, sigma, kind)
+
+
+def _gamma_gap(X: np.ndarray, C: np.ndarray, sigma: float, kind: str) -> GammaGap:
+    """``gamma_gap`` on checked arguments (X, C finite in one float dtype, σ a float valid in it, kind known)."""
     resp, d = _resp_and_distances(X, C, sigma, kind)
     d = d.astype(np.float64)
     # Row sums first, then the same sum over rows as J: a one-hot row then gives exactly min_j d_ij.
     loss = float((resp.astype(np.float64) * d).sum(axis=1).sum())
     distortion = float(d.min(axis=1).sum())
-    bound = gamma_gap_bound(X.shape[0], C.shape[0], sigma, kind)
+    bound = _gamma_gap_bound(X.shape[0], C.shape[0], sigma, kind)
     gap = loss - distortion
     tol = 16.0 * float(np.finfo(X.dtype).eps) * (abs(loss) + abs(distortion))
     within = bool(math.isfinite(gap) and -tol <= gap <= bound + tol)
@@ -307,7 +333,12 @@ def free_energy(X, C, sigma, kind="softmax") -> float:
 
 def covariance_lambda_max(X) -> float:
     """Largest eigenvalue of the 1/N covariance of X (units: data units squared)."""
-    X = check_points(X, "X", dtype=np.float64)
+    return _covariance_lambda_max(check_points(X, "X", dtype=np.float64))
+
+
+def _covariance_lambda_max(X: np.ndarray) -> float:
+    """``covariance_lambda_max`` of checked points X (n, d), computed in float64."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
     centred = X - X.mean(axis=0)
     cov = centred.T @ centred / X.shape[0]
     return float(np.linalg.eigvalsh(cov)[-1])
@@ -323,12 +354,21 @@ def critical_sigma_predicted(X, kind="softmax", m=None) -> float:
     kind = check_kind(kind)
     if kind == "hard":
         return math.inf
-    lam = covariance_lambda_max(X)
+    X = check_points(X, "X", dtype=np.float64)
     if kind == "entmax15":
         if m is None:
             raise ValueError("critical_sigma_predicted for entmax15 needs m, the number of coincident centres "
                              "(m = k at the start of an anneal).")
         m = check_int(m, "m", 1)
+    return _critical_sigma_predicted(X, kind, m)
+
+
+def _critical_sigma_predicted(X: np.ndarray, kind: str, m: int | None = None) -> float:
+    """``critical_sigma_predicted`` on checked arguments (m an int >= 1 for entmax15)."""
+    if kind == "hard":
+        return math.inf
+    lam = _covariance_lambda_max(X)
+    if kind == "entmax15":
         return math.sqrt(math.sqrt(m) * lam)
     return math.sqrt(lam)
 
@@ -427,13 +467,21 @@ def kmeans_reference(X, start) -> tuple[np.ndarray, np.ndarray]:
     """C* and labels: scikit-learn's Lloyd fixed point from ``start`` (k, d), its centres then recomputed
     as partition means in X's dtype by rbfviz's centroid code (same partition; see CollapseStudy)."""
     X = check_points(X, "X")
-    _, labels = kmeans(X.astype(np.float64), init=np.asarray(start, np.float64))
-    k = np.asarray(start).shape[0]
+    X64 = X.astype(np.float64)
+    start = check_centers(np.asarray(start, np.float64), X64, "init")
+    return _kmeans_reference(X, start, X64)
+
+
+def _kmeans_reference(X: np.ndarray, start: np.ndarray, X64: np.ndarray | None = None):
+    """``kmeans_reference`` on checked arguments: X (n, d) finite float32/float64, start (k, d) finite
+    float64; X64, X in float64 if the caller has it."""
+    _, labels = _kmeans(X.astype(np.float64) if X64 is None else X64, init=start)
+    k = start.shape[0]
     x = torch.from_numpy(X)
     with torch.no_grad():
         # one-hot responsibilities in the (k, n) layout of rbfviz.maps (same rounding as the maps)
         onehot = (torch.arange(k).unsqueeze(1) == torch.from_numpy(labels)).to(x.dtype).T
-        centers = soft_centroids_torch(x, torch.from_numpy(np.asarray(start, X.dtype)), onehot)
+        centers = soft_centroids_torch(x, torch.from_numpy(start.astype(X.dtype)), onehot)
     return centers.numpy(), labels
 
 

@@ -91,6 +91,11 @@ def soft_centroid_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
     and as one EM step of ``anneal``, called on numpy arrays.
     """
     X, C, sigma = _checked(X, C, sigma, kind)
+    return _soft_centroid_step(X, C, sigma, kind)
+
+
+def _soft_centroid_step(X: np.ndarray, C: np.ndarray, sigma: float, kind: str) -> np.ndarray:
+    """``soft_centroid_step`` on checked arguments (X, C finite in one float dtype, σ valid in it)."""
     points = points_with_ones(X)
     with torch.no_grad():  # "naive" and "hard" are computed in torch
         resp = resp_columns(sq_distance_columns(points[:-1].T, C), sigma, kind, overwrite=True)
@@ -146,12 +151,20 @@ def kmeans(X, init=None, k: int | None = None, seed: int = 0, max_iter: int = 10
         if k is None:
             raise ValueError("kmeans needs either init (k, d) centres or the number of clusters k.")
         k = check_k(k, X.shape[0])
-        model = KMeans(n_clusters=k, init="k-means++", n_init=1, algorithm="lloyd", tol=0.0,
-                       max_iter=max_iter, random_state=seed)
     else:
         init = check_centers(init, X, "init")
         if k is not None and k != init.shape[0]:
             raise ValueError(f"k={k} does not match init, which has {init.shape[0]} centres.")
+    return _kmeans(X, init=init, k=k, seed=seed, max_iter=max_iter)
+
+
+def _kmeans(X: np.ndarray, init: np.ndarray | None = None, k: int | None = None, seed: int = 0,
+            max_iter: int = 1000):
+    """``kmeans`` on checked arguments: X (n, d) float64, finite; init (k, d) float64 or None, then k."""
+    if init is None:
+        model = KMeans(n_clusters=k, init="k-means++", n_init=1, algorithm="lloyd", tol=0.0,
+                       max_iter=max_iter, random_state=seed)
+    else:
         model = KMeans(n_clusters=init.shape[0], init=init, n_init=1, algorithm="lloyd", tol=0.0,
                        max_iter=max_iter, random_state=seed)
     model.fit(X)

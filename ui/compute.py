@@ -1,8 +1,9 @@
 """Cached computations for the pages, keyed by small plain parameters; all the maths is in rbfviz.
 
-Every cached function takes strings and numbers only (never arrays or tensors: Streamlit would
-hash them slowly, sample large ones, or refuse tensors) and builds its arrays inside. Caches are
-bounded (``max_entries``, ``ttl``): every student creates keys.
+Every cached function takes strings and numbers only, or small frozen keys made of them (``DataKey``:
+the data set; ``StartKey``: the starting centres), never arrays or tensors (Streamlit would hash them
+slowly, sample large ones, or refuse tensors), and builds its arrays inside. Caches are bounded
+(``max_entries``, ``ttl``): every student creates keys.
 
 * ``data(ctrl)``            X (n, 2) in the chosen dtype, y (n,); generated, or the session's upload
 * ``read_upload(...)``      an uploaded file's bytes -> rbfviz.LoadedPoints or the DataError message
@@ -11,7 +12,8 @@ bounded (``max_entries``, ``ttl``): every student creates keys.
 * ``annealing(ctrl)``       the annealing path on the σ grid: computed once per (data, k, kind,
                             dtype) with a progress bar, then every σ on the slider reuses it
 * ``centers_at(ctrl)``      the current centres at σ, with the K-Means centroids from the same start
-* ``plane_view(ctrl)``      the Explorer's arrays and numbers at σ; ``plane_views`` at every σ
+* ``plane_view(ctrl)``      the Explorer's arrays and numbers at σ (``explore.plane_at``: the
+                            points are checked once per σ); ``plane_views`` at every σ
 * ``field_now(...)``        the soft field over the plane (rbfviz.field.Field), uncached
 * ``scrub_payload(...)``    a scrubbing view's payload at every σ, once per setting, shared
 """
@@ -50,6 +52,40 @@ PLANE_ASPECT = 1.25
 UPLOAD_PREFIX = f"{UPLOAD}:"
 
 
+@dataclass(frozen=True)
+class DataKey:
+    """What fixes a data set, as the caches' key: (dataset, n, noise, seed); an upload's dataset is
+    "upload:<hash of its points>". Frozen and made of a str, ints and a float, so st.cache_data hashes it
+    by value (field by field) and the stores use it as a dict key."""
+
+    dataset: str
+    n: int
+    noise: float
+    seed: int
+
+    def points(self, dtype: str):
+        """(X (n, 2) in dtype, y (n,)), cached."""
+        return _data(self, dtype)
+
+
+@dataclass(frozen=True)
+class StartKey:
+    """What fixes the starting centres: the data, k, the init, the precision and, for init "custom", the
+    first k picks (``Controls.start_picks``)."""
+
+    data: DataKey
+    k: int
+    init: str
+    dtype: str
+    picks: tuple = ()
+
+    @classmethod
+    def of(cls, ctrl, init: str | None = None) -> "StartKey":
+        """ctrl's start, or the start of ``init`` on ctrl's data (picks only count for "custom")."""
+        init = ctrl.init if init is None else init
+        return cls(_key(ctrl), ctrl.k, init, ctrl.dtype, ctrl.start_picks() if init == ctrl.init else ())
+
+
 @st.cache_data(max_entries=32, ttl=TTL, show_spinner="Reading the file…")
 def read_upload(file_digest: str, columns: tuple | None, _data: bytes):
     """rbfviz.LoadedPoints for the file whose bytes hash to file_digest, or the DataError message (str).
@@ -79,15 +115,15 @@ def points_digest(X) -> str:
     return h.hexdigest()
 
 
-def _key(ctrl) -> tuple:
-    """ctrl.data_key(), after making sure an uploaded data set is in the store the caches read from."""
+def _key(ctrl) -> DataKey:
+    """ctrl's DataKey, after making sure an uploaded data set is in the store the caches read from."""
     if ctrl.dataset == UPLOAD:
         upload = st.session_state.get(UPLOAD_KEY)
         if upload is None or upload.digest != ctrl.upload:
             raise ValueError("the uploaded points are not in this session any more; upload the file again "
                              "under Your own data in the sidebar.")
         _upload_store().put(upload.digest, upload.X)
-    return ctrl.data_key()
+    return DataKey(*ctrl.data_key())
 
 
 def _uploaded(dataset: str) -> np.ndarray:
@@ -98,51 +134,51 @@ def _uploaded(dataset: str) -> np.ndarray:
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
-def _data(dataset: str, n: int, noise: float, seed: int, dtype: str):
-    if dataset.startswith(UPLOAD_PREFIX):
+def _data(key: DataKey, dtype: str):
+    if key.dataset.startswith(UPLOAD_PREFIX):
         # a writable copy in the view's dtype (the stored points are read-only and shared)
-        X = check_points(np.array(_uploaded(dataset), dtype=dtype, order="C"), "the uploaded points in " + dtype)
+        X = check_points(np.array(_uploaded(key.dataset), dtype=dtype, order="C"), "the uploaded points in " + dtype)
         return X, np.zeros(X.shape[0], dtype=np.int64)
-    X, y = make_dataset(dataset, n, noise, seed)
+    X, y = make_dataset(key.dataset, key.n, key.noise, key.seed)
     return np.ascontiguousarray(X, dtype=dtype), y
 
 
 def data(ctrl):
     """(X (n, 2) in ctrl.dtype, y (n,) generating labels; zeros for uploaded points)."""
-    return _data(*_key(ctrl), ctrl.dtype)
+    return _key(ctrl).points(ctrl.dtype)
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
-def _kmeans_pp(dataset: str, n: int, noise: float, seed: int, k: int):
-    X, _ = _data(dataset, n, noise, seed, "float64")
-    return kmeans(X, k=k, seed=seed)
+def _kmeans_pp(key: DataKey, k: int):
+    X, _ = key.points("float64")
+    return kmeans(X, k=k, seed=key.seed)
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
-def _scale(dataset: str, n: int, noise: float, seed: int, k: int):
-    X, _ = _data(dataset, n, noise, seed, "float64")
-    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
+def _scale(key: DataKey, k: int):
+    X, _ = key.points("float64")
+    centers, _ = _kmeans_pp(key, k)
     return explore.sigma_scale(X, centers)
 
 
 def scale(ctrl) -> explore.SigmaScale:
     """The σ range for ctrl's data and k. It does not depend on kind, dtype or init, so switching
     those keeps σ where it is. g_min is measured at the k-means++-seeded K-Means solution."""
-    return _scale(*_key(ctrl), ctrl.k)
+    return _scale(_key(ctrl), ctrl.k)
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
-def _start(dataset: str, n: int, noise: float, seed: int, k: int, init: str, dtype: str, picks: tuple = ()):
-    X, _ = _data(dataset, n, noise, seed, dtype)
-    if init == "custom":
-        return picked_centers(X, picks, k)
-    return explore.initial_centers(X, k, init, seed)
+def _start(key: StartKey):
+    X, _ = key.data.points(key.dtype)
+    if key.init == "custom":
+        return picked_centers(X, key.picks, key.k)
+    return explore.initial_centers(X, key.k, key.init, key.data.seed)
 
 
 def start(ctrl):
     """Starting centres (k, 2) of ctrl.init in ctrl.dtype, or None for "anneal". For "custom": the
     first k picked points (ValueError saying how many more to pick if there are fewer)."""
-    return _start(*_key(ctrl), ctrl.k, ctrl.init, ctrl.dtype, ctrl.start_picks())
+    return _start(StartKey.of(ctrl))
 
 
 # --- the annealing path: computed once per setting, with a progress bar ----------------------------
@@ -225,7 +261,7 @@ def annealing(ctrl):
     progress bar the first time."""
     from rbfviz.annealing import anneal
 
-    key = (*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
+    key = (_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
 
     def compute():
         X, _ = data(ctrl)
@@ -261,18 +297,17 @@ class CentersAtSigma:
 
 
 @st.cache_data(max_entries=256, ttl=TTL, show_spinner="Finding the soft fixed point at this σ…")
-def _fixed_point(dataset, n, noise, seed, k, init, kind, dtype, sigma, picks=()):
-    X, _ = _data(dataset, n, noise, seed, dtype)
-    C0 = _start(dataset, n, noise, seed, k, init, dtype, picks)
-    centers, iterations, converged = explore.soft_fixed_point(X, C0, sigma, kind=kind)
+def _fixed_point(start: StartKey, kind: str, sigma: float):
+    X, _ = start.data.points(start.dtype)
+    centers, iterations, converged = explore.soft_fixed_point(X, _start(start), sigma, kind=kind)
     return centers, int(iterations), bool(converged)
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
-def _kmeans_from(dataset, n, noise, seed, k, dtype, start_bytes: bytes):
+def _kmeans_from(key: DataKey, dtype: str, start_bytes: bytes):
     """K-Means from a start given as bytes (float64, k×d) – small, so hashing it is cheap."""
-    X, _ = _data(dataset, n, noise, seed, dtype)
-    start = np.frombuffer(start_bytes, dtype=np.float64).reshape(k, -1).copy()
+    X, _ = key.points(dtype)
+    start = np.frombuffer(start_bytes, dtype=np.float64).reshape(-1, X.shape[1]).copy()
     return diagnostics.kmeans_reference(X, start)
 
 
@@ -288,16 +323,15 @@ def centers_at(ctrl) -> CentersAtSigma:
         if not np.isfinite(end).all():
             raise ValueError("the annealing path ended in NaN centres (the naive map broke at small σ), so there "
                              "is no K-Means start at its end; pick softmax or entmax15, or another init.")
-        km_centers, km_labels = _kmeans_from(*_key(ctrl), ctrl.k, ctrl.dtype, end.tobytes())
+        km_centers, km_labels = _kmeans_from(_key(ctrl), ctrl.dtype, end.tobytes())
         return CentersAtSigma(
             centers=np.array(path.centers[level]), kmeans_centers=km_centers, kmeans_labels=km_labels, start=None,
             iterations=int(path.iterations[level]), converged=bool(path.converged[level]),
             source=f"annealing path from the data mean, level {level + 1} of {len(path.sigmas)}")
-    C0 = start(ctrl)
-    centers, iterations, converged = _fixed_point(*_key(ctrl), ctrl.k, ctrl.init, ctrl.kind, ctrl.dtype,
-                                                  float(ctrl.sigma), ctrl.start_picks())
-    km_centers, km_labels = _kmeans_from(*_key(ctrl), ctrl.k, ctrl.dtype,
-                                         np.asarray(C0, dtype=np.float64).tobytes())
+    key = StartKey.of(ctrl)
+    C0 = _start(key)
+    centers, iterations, converged = _fixed_point(key, ctrl.kind, float(ctrl.sigma))
+    km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
     return CentersAtSigma(centers=centers, kmeans_centers=km_centers, kmeans_labels=km_labels, start=C0,
                           iterations=iterations, converged=converged,
                           source=f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft "
@@ -320,10 +354,8 @@ class PlaneView:
     note: str | None
 
 
-def _plane_at(ctrl, X, quantity: str, field_of) -> PlaneView:
-    """The Explorer's data at ctrl.sigma; field_of(ctrl, centers, extent, quantity) draws the field."""
-    from rbfviz.maps import responsibilities
-
+def _plane_at(ctrl, X, field_of) -> PlaneView:
+    """The Explorer's data at ctrl.sigma; field_of(ctrl, centers) draws the field (or gives None)."""
     info = centers_at(ctrl)
     centers, note = info.centers, None
     if not np.isfinite(centers).all():
@@ -335,18 +367,15 @@ def _plane_at(ctrl, X, quantity: str, field_of) -> PlaneView:
         else:
             return PlaneView(X, centers, info.kmeans_centers, np.full((X.shape[0], ctrl.k), np.nan), None, None,
                              info, "The annealing path's centres are NaN at this σ (the naive map broke).")
-    extent = fieldmod.plane_extent(X, aspect=PLANE_ASPECT)
-    resp = responsibilities(X, centers, ctrl.sigma, ctrl.kind)
-    numbers = explore.plane_numbers(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
-    return PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers, extent, quantity), numbers, info,
-                     note)
+    resp, numbers = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
+    return PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers), numbers, info, note)
 
 
 def plane_view(ctrl, quantity: str = "max") -> PlaneView:
     """The Explorer's data at ctrl.sigma, without the field (None; ``field_now`` draws it when the
     figure is downloaded). If EM's centres are NaN (the naive map broke), the plane is shown at the
     starting centres instead and ``note`` says so."""
-    return _plane_at(ctrl, data(ctrl)[0], quantity, lambda *args: None)
+    return _plane_at(ctrl, data(ctrl)[0], lambda *args: None)
 
 
 def field_now(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
@@ -361,8 +390,13 @@ def plane_views(ctrl, quantity: str = "max", progress=None):
 
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
+    extent = fieldmod.plane_extent(X, aspect=PLANE_ASPECT)  # the same at every σ
+
+    def field_of(at_sigma, centers):
+        return field_now(at_sigma, centers, extent, quantity)
+
     for i, sigma in enumerate(grid):
-        yield _plane_at(replace(ctrl, sigma=float(sigma)), X, quantity, field_now)
+        yield _plane_at(replace(ctrl, sigma=float(sigma)), X, field_of)
         if progress:
             progress(i + 1, len(grid))
 
@@ -379,43 +413,43 @@ def scrub_payload(view: str, ctrl, extra: tuple, build) -> bytes:
     once per (view, data, k, init, picks, kind, dtype, presenter, extra) with a progress bar by
     ``build(progress) -> bytes``, and shared read-only by every session on that setting. ``extra``:
     whatever else the figure depends on (a field quantity, titles)."""
-    key = (view, *_key(ctrl), ctrl.k, ctrl.init, ctrl.start_picks(), ctrl.kind, ctrl.dtype, ctrl.presenter, extra)
+    key = (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, extra)
     return _scrub_store().get_or_compute(key, lambda: _with_progress_bar(
         "Drawing the figure at every σ of the slider, once per setting: σ level", build))
 
 
 # --- the Equivalence view ---------------------------------------------------------------------------
 
+def _step_key(ctrl) -> StartKey:
+    """The start the Equivalence view steps from: ctrl's, k-means++ in place of "anneal" (``step_start``)."""
+    return StartKey.of(ctrl, "kmeans++" if ctrl.init == "anneal" else ctrl.init)
+
+
 def step_start(ctrl):
     """(start (k, 2) in ctrl.dtype, note or None) for the step and trajectory panels.
 
     Annealing has no single start to step from (all centres begin at the data mean, where a Lloyd
     step cannot separate them), so that init uses k-means++ seeding from the same seed here."""
-    if ctrl.init == "anneal":
-        from dataclasses import replace
-        return start(replace(ctrl, init="kmeans++")), (
-            "Annealing starts every centre at the data mean, where one step shows nothing; this view "
-            "starts from k-means++ seeding (same data seed) instead.")
-    return start(ctrl), None
+    note = ("Annealing starts every centre at the data mean, where one step shows nothing; this view "
+            "starts from k-means++ seeding (same data seed) instead.") if ctrl.init == "anneal" else None
+    return _start(_step_key(ctrl)), note
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner="Running gradient descent and Lloyd…")
-def _equivalence(dataset, n, noise, seed, k, init, kind, dtype, sigma, steps, picks=()):
+def _equivalence(start: StartKey, kind: str, sigma: float, steps: int):
     from rbfviz.views import equivalence
     from rbfviz.maps import responsibilities
 
-    X, _ = _data(dataset, n, noise, seed, dtype)
-    C0 = _start(dataset, n, noise, seed, k, init, dtype, picks)
+    X, _ = start.data.points(start.dtype)
+    C0 = _start(start)
     resp = responsibilities(X, C0, sigma, kind)
     return (equivalence.one_step(X, C0, sigma, kind), equivalence.trajectories(X, C0, sigma, kind, steps), resp)
 
 
 def equivalence_runs(ctrl, steps: int = 25):
     """(OneStep, Trajectories, resp at the start (n, k), note) at ctrl.sigma from ``step_start``."""
-    init = "kmeans++" if ctrl.init == "anneal" else ctrl.init
     _, note = step_start(ctrl)
-    one, traj, resp = _equivalence(*_key(ctrl), ctrl.k, init, ctrl.kind, ctrl.dtype, float(ctrl.sigma), steps,
-                                   ctrl.start_picks())
+    one, traj, resp = _equivalence(_step_key(ctrl), ctrl.kind, float(ctrl.sigma), steps)
     return one, traj, resp, note
 
 
@@ -424,9 +458,9 @@ def steps_at_every_sigma(ctrl, progress=None):
     from rbfviz.views import equivalence
     from rbfviz.maps import responsibilities
 
-    init = "kmeans++" if ctrl.init == "anneal" else ctrl.init
-    X, _ = _data(*_key(ctrl), ctrl.dtype)
-    C0 = _start(*_key(ctrl), ctrl.k, init, ctrl.dtype, ctrl.start_picks())
+    key = _step_key(ctrl)
+    X, _ = key.data.points(key.dtype)
+    C0 = _start(key)
     grid = scale(ctrl).grid
     for i, sigma in enumerate(grid):
         yield equivalence.one_step(X, C0, float(sigma), ctrl.kind), responsibilities(X, C0, float(sigma), ctrl.kind)
@@ -435,18 +469,18 @@ def steps_at_every_sigma(ctrl, progress=None):
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
-def _gap_curve(dataset, n, noise, seed, k, kind, dtype):
+def _gap_curve(key: DataKey, k: int, kind: str, dtype: str):
     from rbfviz.views import equivalence
 
-    X, _ = _data(dataset, n, noise, seed, dtype)
-    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
-    grid = _scale(dataset, n, noise, seed, k).grid
+    X, _ = key.points(dtype)
+    centers, _ = _kmeans_pp(key, k)
+    grid = _scale(key, k).grid
     return equivalence.gap_curve(X, centers, grid, kind)
 
 
 def gap_curve(ctrl):
     """L_σ − J and its bound over the σ grid, at the K-Means centroids (k-means++ seeded)."""
-    return _gap_curve(*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
+    return _gap_curve(_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
 
 
 # --- the Annealing and Stability views ------------------------------------------------------------
@@ -465,7 +499,7 @@ def annealing_view(ctrl):
     from rbfviz.views.annealing import annealing_view as build_view
     from rbfviz.diagnostics import collapse_study
 
-    key = (*_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
+    key = (_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
 
     def compute():
         X, _ = data(ctrl)
@@ -482,18 +516,18 @@ def annealing_view(ctrl):
 
 def kmeans_centroids(ctrl):
     """The K-Means centroids (k, 2), float64, k-means++ seeded: the ones the σ range is derived from."""
-    centers, _ = _kmeans_pp(*_key(ctrl), ctrl.k)
+    centers, _ = _kmeans_pp(_key(ctrl), ctrl.k)
     return centers
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner="Measuring every map in float32 and float64 across σ…")
-def _stability(dataset, n, noise, seed, k):
+def _stability(key: DataKey, k: int):
     from rbfviz import measures
     from rbfviz.views import stability as stability_views
 
-    X, _ = _data(dataset, n, noise, seed, "float64")
-    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
-    grid = _scale(dataset, n, noise, seed, k).grid
+    X, _ = key.points("float64")
+    centers, _ = _kmeans_pp(key, k)
+    grid = _scale(key, k).grid
     rows = stability_views.stability_table(X, centers, grid)
     predicted = {dtype: measures.predicted_fractions(X, centers, grid, dtype) for dtype in ("float64", "float32")}
     nan_sigmas = {dtype: measures.naive_nan_sigmas(X, centers, dtype) for dtype in ("float64", "float32")}
@@ -503,15 +537,15 @@ def _stability(dataset, n, noise, seed, k):
 def stability(ctrl):
     """(rows of rbfviz.views.stability.stability_table, predicted fractions per dtype, naive NaN σ per
     dtype (first, all)) over the σ grid at ``kmeans_centroids(ctrl)``; every map, both dtypes."""
-    return _stability(*_key(ctrl), ctrl.k)
+    return _stability(_key(ctrl), ctrl.k)
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
-def _stability_plane(dataset, n, noise, seed, k, dtype, sigma):
+def _stability_plane(key: DataKey, k: int, dtype: str, sigma: float):
     from rbfviz.views import stability as stability_views
 
-    X, _ = _data(dataset, n, noise, seed, "float64")
-    centers, _ = _kmeans_pp(dataset, n, noise, seed, k)
+    X, _ = key.points("float64")
+    centers, _ = _kmeans_pp(key, k)
     return stability_views.stability_plane(X, centers, sigma, dtype)
 
 
@@ -519,7 +553,7 @@ def stability_planes(ctrl, progress=None):
     """``stability_plane`` at every σ of the grid, one at a time (a generator, not cached one by one)."""
     from rbfviz.views import stability as stability_views
 
-    X, _ = _data(*_key(ctrl), "float64")
+    X, _ = _key(ctrl).points("float64")
     centers = kmeans_centroids(ctrl)
     grid = scale(ctrl).grid
     for i, sigma in enumerate(grid):
@@ -530,4 +564,4 @@ def stability_planes(ctrl, progress=None):
 
 def stability_plane(ctrl):
     """rbfviz.views.stability.StabilityPlane at ctrl.sigma in ctrl.dtype, at ``kmeans_centroids(ctrl)``."""
-    return _stability_plane(*_key(ctrl), ctrl.k, ctrl.dtype, float(ctrl.sigma))
+    return _stability_plane(_key(ctrl), ctrl.k, ctrl.dtype, float(ctrl.sigma))
