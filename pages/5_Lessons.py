@@ -5,6 +5,7 @@ The lesson content (texts, settings, computed answers) is plain data in rbfviz.v
 import streamlit as st
 
 from rbfviz.views.lessons import STEPS, check, prepare
+from ui import state
 from ui.compute import TTL
 from ui.page import PAGES, panel, setup_page
 
@@ -55,7 +56,7 @@ with panel("This step"):
     st.header(f"Step {index + 1} of {len(STEPS)} · {step.title}")
     with st.container(border=True):
         st.markdown(lesson.task)
-        query = dict(lesson.query, **({"presenter": "1"} if ctx.ctrl.presenter else {}))
+        query = state.lesson_query(lesson, ctx.ctrl.presenter)
         st.page_link(VIEW_PATHS[step.view], label=f"**Open the {step.view} view with these settings**",
                      icon=":material/open_in_new:", query_params=query)
         st.caption("Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is part "

@@ -12,13 +12,13 @@ import streamlit as st
 
 from rbfviz.views.figures.networks import (classifier_animation, classifier_figure, classifier_history_figure,
                                      deep_history_figure, latent_figure, low_sigma_figure)
-from rbfviz.views.figures.stability import KIND_LABELS
+from rbfviz.nn.training import TRAIN_KINDS
+from rbfviz.views.figures.stability import KIND_CONTROL_LABELS, KIND_LABELS
 from rbfviz.views import networks as views
 from ui import state, training
 from ui.page import chart, error_message, panel, setup_page
 
 DEFAULT_DATASET = "moons"
-TRAIN_KIND_LABELS = {"softmax": "softmax (stable)", "entmax15": "entmax-1.5 (sparse)"}
 EPOCH_CHOICES = (50, 100, 200, 300, 500)
 LAM_CHOICES = (0.0, 0.5, 1.0, 2.0, 5.0)
 LOW_SIGMAS = (0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.002, 0.001)
@@ -87,7 +87,7 @@ with tab_clf:
     with st.form("clf_form", border=True):
         c1, c2, c3, c4 = st.columns(4)
         k = c1.slider("RBF centres k", 2, 20, 12, key="clf_k")
-        kind = c2.radio("Map", list(TRAIN_KIND_LABELS), format_func=TRAIN_KIND_LABELS.get, key="clf_kind")
+        kind = c2.radio("Map", list(TRAIN_KINDS), format_func=KIND_CONTROL_LABELS.get, key="clf_kind")
         epochs = c3.select_slider("Epochs (full batch)", EPOCH_CHOICES, 200, key="clf_epochs")
         lam = c4.select_slider("λ (weight of L_σ)", LAM_CHOICES, 2.0, key="clf_lam")
         train = st.form_submit_button("▶ Train the classifier", type="primary")
@@ -168,7 +168,7 @@ with tab_deep:
         deep_dataset = c1.selectbox("Data", views.DEEP_VIEW_DATASETS, key="deep_dataset",
                                     format_func=lambda d: "digits (1,797 handwritten 8×8 images)" if d == "digits"
                                     else f"{d} (2-D, 500 points)")
-        deep_kind = c2.radio("Map", list(TRAIN_KIND_LABELS), format_func=TRAIN_KIND_LABELS.get, key="deep_kind")
+        deep_kind = c2.radio("Map", list(TRAIN_KINDS), format_func=KIND_CONTROL_LABELS.get, key="deep_kind")
         pretrain = c3.select_slider("Pretraining epochs", (0, 25, 50, 100, 200), 100, key="deep_pretrain")
         joint = c4.select_slider("Joint epochs", (10, 25, 50, 100), 50, key="deep_joint")
         train_deep = st.form_submit_button("▶ Train the autoencoder + RBF layer", type="primary")

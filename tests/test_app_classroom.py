@@ -21,6 +21,7 @@ import streamlit.testing.v1.app_test as app_test_module
 from streamlit.runtime.media_file_manager import MediaFileManager
 from scrub_view import figure_shown, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
+from ui.state import lesson_query
 
 from rbfviz.datasets import make_dataset
 from rbfviz.views.figures.stability import KIND_LABELS
@@ -393,11 +394,12 @@ VIEW_PAGES = {"Explorer": EXPLORER, "Annealing": ANNEALING, "Stability": STABILI
 @pytest.mark.parametrize("step", STEPS, ids=[s.key for s in STEPS])
 def test_each_lesson_link_lands_in_its_state(step):
     lesson = prepare(step)
-    at = open_page(VIEW_PAGES[step.view], lesson.query)
+    query = lesson_query(lesson)
+    at = open_page(VIEW_PAGES[step.view], query)
     assert not at.warning and not at.error, (texts(at.warning), texts(at.error))
-    assert dict(at.query_params) == lesson.query  # nothing was reset or re-snapped
-    assert at.session_state["_rbfviz_controls"].sigma == float(lesson.query["sigma"])
-    assert at.selectbox(key="w_kind").value == lesson.query["kind"]
+    assert dict(at.query_params) == query  # nothing was reset or re-snapped
+    assert at.session_state["_rbfviz_controls"].sigma == lesson.sigma == float(query["sigma"])
+    assert at.selectbox(key="w_kind").value == lesson.step.settings["kind"]
 
 
 def test_lessons_page_reveals_the_explanation_only_after_an_answer():
@@ -405,7 +407,7 @@ def test_lessons_page_reveals_the_explanation_only_after_an_answer():
     lesson = prepare(STEPS[0])
     link = at.main.get("page_link")[-1].proto
     assert link.page == "Explorer"
-    assert dict(pair.split("=") for pair in link.query_string.split("&")) == lesson.query
+    assert dict(pair.split("=") for pair in link.query_string.split("&")) == lesson_query(lesson)
     assert not at.latex and "appears once you have answered" in texts(at.caption)
     at.radio(key="lesson_voronoi_answer").set_value(0).run()
     at.button(key="lesson_voronoi_check").click().run()

@@ -11,7 +11,7 @@ from rbfviz.datasets import make_dataset
 from rbfviz.views.lessons import STEPS, VIEWS, check, prepare, step_data
 from rbfviz.steps import kmeans
 from ui.page import resolve_sigma
-from ui.state import Controls, parse_query
+from ui.state import Controls, lesson_query, parse_query
 
 PREPARED = {step.key: prepare(step) for step in STEPS}
 
@@ -33,16 +33,16 @@ def test_texts_are_filled_in(key):
 @pytest.mark.parametrize("key", PREPARED)
 def test_link_parses_into_the_step_settings_without_notices(key):
     p = PREPARED[key]
-    ctrl, notices = parse_query(p.query)
+    ctrl, notices = parse_query(lesson_query(p))
     assert notices == []
     s = p.step.settings
     expected = Controls(dataset=s["dataset"], n=s["n"], noise=s["noise"], seed=s["seed"], k=s["k"], init=s["init"],
-                        kind=s["kind"], dtype=s["dtype"], sigma=float(p.query["sigma"]))
+                        kind=s["kind"], dtype=s["dtype"], sigma=p.sigma)
     assert ctrl == expected
     # σ is a value of the view's own σ grid: the page keeps it as it is, with no notice
     scale = step_data(s).scale
-    assert float(p.query["sigma"]) in set(scale.grid.tolist())
-    assert resolve_sigma(ctrl, scale) == (float(p.query["sigma"]), [])
+    assert p.sigma in set(scale.grid.tolist())
+    assert resolve_sigma(ctrl, scale) == (p.sigma, [])
 
 
 def test_choice_answers():
@@ -73,7 +73,7 @@ def test_anneal_answer_is_the_root_of_the_largest_covariance_eigenvalue():
     lam = np.linalg.eigvalsh(np.cov(X.T, bias=True))[-1]
     assert PREPARED["anneal"].answer == pytest.approx(math.sqrt(lam), rel=1e-12)
     assert PREPARED["anneal"].facts["lam"] == pytest.approx(lam, rel=1e-12)
-    assert float(PREPARED["anneal"].query["sigma"]) <= PREPARED["anneal"].answer
+    assert PREPARED["anneal"].sigma <= PREPARED["anneal"].answer
 
 
 def test_entmax_answer_is_half_the_root_of_the_smallest_gap():
@@ -82,7 +82,7 @@ def test_entmax_answer_is_half_the_root_of_the_smallest_gap():
     g_min = (d[:, 1] - d[:, 0]).min()
     p = PREPARED["entmax"]
     assert p.answer == pytest.approx(math.sqrt(g_min) / 2, rel=1e-9)
-    assert float(p.query["sigma"]) <= p.answer
+    assert p.sigma <= p.answer
     # below σ* every float32 row is exactly one-hot: the explanation's numbers say so
     assert p.facts["one_hot"] == p.facts["n"] and p.facts["zeros"] == p.facts["zeros_expected"] == 1500
     assert p.facts["nan_rows"] == 0
@@ -95,7 +95,7 @@ def test_underflow_answer_and_the_nan_rows_at_the_link():
     p = PREPARED["underflow"]
     assert p.answer == pytest.approx(math.sqrt(d_nearest.max() / (2 * Z)), rel=1e-6)
     assert p.facts["nan_rows"] >= 1 and p.facts["stable_nan_rows"] == 0
-    assert p.query["kind"] == "naive" and p.query["dtype"] == "float32"
+    assert p.step.settings["kind"] == "naive" and p.step.settings["dtype"] == "float32"
 
 
 def test_gradient_facts():

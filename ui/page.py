@@ -36,6 +36,7 @@ import streamlit as st
 from rbfviz.datasets import DATASETS, MAX_NOISE
 from rbfviz.views.explore import SigmaScale
 from rbfviz.views.figures.presenter import presenter_figure
+from rbfviz.views.figures.stability import KIND_CONTROL_LABELS
 
 from . import compute, state
 from . import upload as uploads
@@ -65,7 +66,7 @@ PRESENTER_CSS = """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] p { font-size: 2.6rem; line-height: 1.25; }
 [data-testid="stMainBlockContainer"] .katex { font-size: 1.45em; }
 </style>"""
-KIND_LABELS = {"softmax": "softmax (stable)", "entmax15": "entmax-1.5 (sparse)", "naive": "naive exp/sum"}
+
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def _model_controls(ctrl: Controls, more) -> None:
     """k and the map; initialisation and precision (in ``more``)."""
     st.markdown("**Model**")
     _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=state.k_max(ctrl.n))
-    _widget(st.selectbox, "Map", "kind", ctrl.kind, options=KINDS, format_func=KIND_LABELS.get)
+    _widget(st.selectbox, "Map", "kind", ctrl.kind, options=KINDS, format_func=KIND_CONTROL_LABELS.get)
     with more:
         _widget(st.selectbox, "Initialisation", "init", ctrl.init, options=list(INIT_LABELS),
                 format_func=INIT_LABELS.get)

@@ -32,13 +32,13 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
+from rbfviz._validate import COMPARED_KINDS, DTYPES
 from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
 from rbfviz.views.figures.palette import MAX_CLUSTERS
 from rbfviz.loader import MAX_ROWS
 from rbfviz.views.picks import MAX_PICKS
 
-KINDS = ("softmax", "entmax15", "naive")
-DTYPES = ("float64", "float32")
+KINDS = COMPARED_KINDS  # the maps the app offers (rbfviz._validate.DTYPES: its precisions)
 N_MIN, N_MAX, N_DEFAULT = 5, 5000, 500
 K_MIN = 2
 SEED_MAX = 2**31 - 1
@@ -227,6 +227,11 @@ def _as_picks(text: str) -> tuple[int, ...]:
 def _as_flag(text: str) -> bool | None:
     text = text.lower()
     return True if text in _TRUE else False if text in _FALSE else None
+
+
+def lesson_query(lesson, presenter: bool = False) -> dict[str, str]:
+    """The address of a lesson step's view (rbfviz.views.lessons.Prepared): its settings at its σ."""
+    return Controls(**lesson.step.settings, sigma=lesson.sigma, presenter=presenter).to_query()
 
 
 def resolve_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:

@@ -6,12 +6,12 @@ in a question, an answer or an explanation is computed here from the rbfviz libr
 own data (``prepare``), never typed in: change a data set's defaults and the lessons follow.
 
 * ``STEPS``                  – the steps, in order.
-* ``prepare(step)``          – ``Prepared``: the link's query parameters (a σ on the view's own σ
-                               grid), the question and explanation filled in, the checked answer.
+* ``prepare(step)``          – ``Prepared``: the σ the link opens at (on the view's own σ grid),
+                               the question and explanation filled in, the checked answer.
 * ``check(prepared, response)`` – ``Verdict`` for an option index (choice) or a number.
 
-The query parameters use the app's URL names (dataset, n, noise, seed, k, init, kind, dtype,
-sigma); the app parses them with its own URL-state code.
+A step's settings use the names of the app's controls (dataset, n, noise, seed, k, init, kind,
+dtype); the app turns settings and σ into a link with its own URL code (ui.state.lesson_query).
 """
 from __future__ import annotations
 
@@ -31,7 +31,6 @@ from .describe import percent
 from .explore import SigmaScale, initial_centers, nearest_index, sigma_scale
 
 VIEWS = ("Explorer", "Annealing", "Stability", "Equivalence")
-_INIT_IN_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal"}
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ class StepData:
 @dataclass(frozen=True)
 class Prepared:
     step: Step
-    query: dict
+    sigma: float  # the σ the step's link opens at (a value of its view's σ grid); settings: step.settings
     task: str
     prompt: str
     explanation: str
@@ -103,10 +102,6 @@ def grid_at_or_below(scale: SigmaScale, sigma: float) -> float:
     """The largest σ of the grid that is <= sigma (the smallest grid value if none is)."""
     below = scale.grid[scale.grid <= sigma]
     return float(below.max()) if below.size else scale.low
-
-
-def _fmt(x: float) -> str:
-    return f"{float(x):.4g}"
 
 
 def step_data(settings: dict) -> StepData:
@@ -356,13 +351,6 @@ STEPS: tuple[Step, ...] = (
 
 # --- preparing and checking ---------------------------------------------------------------------------
 
-def link_query(settings: dict, sigma: float) -> dict:
-    """The view's query parameters (the app's URL names and spellings) for settings at σ."""
-    return dict(dataset=settings["dataset"], n=str(settings["n"]), noise=_fmt(settings["noise"]),
-                seed=str(settings["seed"]), k=str(settings["k"]), init=_INIT_IN_URL[settings["init"]],
-                kind=settings["kind"], dtype=settings["dtype"], sigma=_fmt(sigma))
-
-
 def prepare(step: Step) -> Prepared:
     """The step with its facts computed: link, texts filled in, answer."""
     facts = step.facts(step_data(step.settings))
@@ -371,7 +359,7 @@ def prepare(step: Step) -> Prepared:
         answer_text = f"the answer is “{step.question.options[int(answer)]}”"
     else:
         answer_text = f"the answer is {answer:.4g}{step.question.unit}"
-    return Prepared(step=step, query=link_query(step.settings, facts["sigma"]), task=step.task.format(**facts),
+    return Prepared(step=step, sigma=float(facts["sigma"]), task=step.task.format(**facts),
                     prompt=step.question.prompt.format(**facts), explanation=step.explanation.format(**facts),
                     answer=float(answer), answer_text=answer_text, facts=facts)
 

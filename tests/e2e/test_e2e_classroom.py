@@ -7,6 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rbfviz.views.lessons import STEPS, prepare
+from ui.state import lesson_query
 
 pytestmark = pytest.mark.e2e
 
@@ -64,7 +65,8 @@ ENTMAX = next(i for i, step in enumerate(STEPS) if step.key == "entmax")
 def test_lesson_step_link_opens_its_view_in_its_state(server, student):
     step = STEPS[ENTMAX]
     lesson = prepare(step)
-    assert step.view == "Explorer" and lesson.query["kind"] == "entmax15" and lesson.query["dtype"] == "float32"
+    query = lesson_query(lesson)
+    assert step.view == "Explorer" and query["kind"] == "entmax15" and query["dtype"] == "float32"
 
     student.open(f"{server.url}/Lessons")
     # pick the step in the page's own step menu
@@ -78,16 +80,16 @@ def test_lesson_step_link_opens_its_view_in_its_state(server, student):
     student.page.get_by_role("link", name=re.compile(r"Open the Explorer view with these settings")).click()
     student.wait_for_run()
     expect(student.page.locator("h1").first).to_contain_text("Explorer")
-    sigma = float(lesson.query["sigma"])
-    title = student.wait_for_title(f"blobs, n = {lesson.query['n']}, k = {lesson.query['k']}, entmax15, float32",
+    sigma = float(query["sigma"])
+    title = student.wait_for_title(f"blobs, n = {query['n']}, k = {query['k']}, entmax15, float32",
                                    f"σ = {sigma:.3g}")
     assert student.path().endswith("/Explorer"), student.page.url
-    assert student.query() == lesson.query, (student.query(), lesson.query)
+    assert student.query() == query, (student.query(), query)
     sidebar = student.page.locator("[data-testid='stSidebar']")
     expect(sidebar.get_by_role("combobox", name="Dataset")).to_have_value("blobs")
     expect(sidebar.get_by_role("combobox", name="Map")).to_have_value("entmax-1.5 (sparse)")
     expect(sidebar.get_by_role("radio", name="float32")).to_be_checked()
-    assert student.slider_value("Clusters k") == lesson.query["k"]
+    assert student.slider_value("Clusters k") == query["k"]
     assert student.scrub_sigma() == f"{sigma:.3g}", title  # the σ slider on the Explorer's figure
     assert student.page.locator("[data-testid='stAlertContentWarning']").count() == 0, "notices for a lesson link"
     student.assert_no_problems()

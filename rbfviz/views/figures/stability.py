@@ -23,7 +23,9 @@ from .palette import NAN_RGB, cluster_colors, cluster_rgb, fade
 from .plane import KMEANS_MARKER
 
 KIND_COLORS = {"softmax": "#004488", "entmax15": "#BB5566", "naive": "#DDAA33"}
+# How each map is named on screen: in figures and tables, and in the controls (with what it is for).
 KIND_LABELS = {"softmax": "softmax", "entmax15": "entmax-1.5", "naive": "naive exp/sum"}
+KIND_CONTROL_LABELS = {"softmax": "softmax (stable)", "entmax15": "entmax-1.5 (sparse)", "naive": "naive exp/sum"}
 DTYPE_DASH = {"float64": "solid", "float32": "dot"}
 PREDICTED_BAND = "rgba(120, 120, 120, 0.35)"
 
