@@ -5,7 +5,7 @@ from dataclasses import replace
 import streamlit as st
 
 from rbfviz.views import describe, receipt
-from rbfviz.field import plane_extent
+from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.views.figures.picking import picking_figure, picks_traces
 from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
 from rbfviz.views.figures.presenter import presenter_figure
@@ -81,7 +81,7 @@ with panel("The plane"):
         plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
         X, _ = compute.data(ctrl)
         with plot_col:
-            fig = picking_figure(X, ctrl.picks, ctrl.k, plane_extent(X, aspect=compute.PLANE_ASPECT),
+            fig = picking_figure(X, ctrl.picks, ctrl.k, plane_extent(X, aspect=PLANE_ASPECT),
                                  title=f"Pick {ctrl.k} starting centres: {name}, n = {ctrl.n}")
             if axes:
                 fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
@@ -153,7 +153,7 @@ if view is not None:
         exports.points_download(view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"),
         exports.figure_download(lambda v=view, c=ctrl: explorer_figure(
             v.X, v.resp, v.centers, v.kmeans_centers,
-            compute.field_now(c, v.centers, plane_extent(v.X, aspect=compute.PLANE_ASPECT), quantity),
+            compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
             f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}", axes=axes), "explorer_plane"),
         exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
     ], key="explorer")

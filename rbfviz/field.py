@@ -15,6 +15,8 @@ from ._validate import check_int, check_kind, check_points, check_sigma, check_s
 from .maps import resp_from_sq_distances
 
 QUANTITIES = ("max", "entropy")
+# Width / height of every plane the app draws: an equal-aspect plot of this shape fills its column.
+PLANE_ASPECT = 1.25
 
 
 @dataclass(frozen=True)

@@ -39,8 +39,6 @@ from rbfviz.steps import kmeans
 from .state import UPLOAD, UPLOAD_KEY
 
 TTL = 3600  # seconds
-# width / height of the Explorer's plane: fills its column on a laptop-sized window
-PLANE_ASPECT = 1.25
 
 # --- data -----------------------------------------------------------------------------------------
 #
@@ -390,7 +388,7 @@ def plane_views(ctrl, quantity: str = "max", progress=None):
 
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
-    extent = fieldmod.plane_extent(X, aspect=PLANE_ASPECT)  # the same at every σ
+    extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
 
     def field_of(at_sigma, centers):
         return field_now(at_sigma, centers, extent, quantity)

@@ -21,7 +21,7 @@ import torch
 
 from .._validate import check_sigma, check_sigma_for_dtype
 from ..datasets import DEFAULT_N, NATURAL_K
-from ..field import boundary_mask, grid_sq_distances, plane_extent
+from ..field import PLANE_ASPECT, boundary_mask, grid_sq_distances, plane_extent
 from ..nn.classifier import ClassifierResult, decision_grid, split_dataset, train_classifier
 from ..nn.deep import DeepClusterResult, train_deep_clustering
 from ..nn.lowsigma import LowSigmaComparison, compare_low_sigma
@@ -33,7 +33,6 @@ CLASSIFIER_FRAMES = 40         # about this many animation frames (plus the star
 DEEP_FRAMES = 25
 FINAL_GRID = 200               # pixels per side of the final decision regions
 SNAPSHOT_GRID = 48             # per side of each frame's decision grid: 48² bytes a frame
-PLANE_ASPECT = 1.25            # width / height of the plane extents (fills a wide column)
 
 
 def snapshot_every(epochs: int, frames: int) -> int:

@@ -25,7 +25,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from ...field import plane_extent
+from ...field import PLANE_ASPECT, plane_extent
 from .layout import base_layout, figure, plane_axes
 from .palette import cluster_colors
 from .plane import CENTER_MARKER, KMEANS_MARKER
@@ -44,7 +44,6 @@ WINDOW_FILL = "rgba(0, 68, 136, 0.07)"
 MAX_ANIMATED_POINTS = 600
 FRAME_MS = 140
 # width / height of the plane's data extent, so the equal-aspect plot fills its column.
-PLANE_ASPECT = 1.3
 
 # Legend names of the σ lines (tests look them up).
 CURRENT = "current σ (sidebar)"
