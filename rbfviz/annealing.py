@@ -1,4 +1,4 @@
-"""Deterministic annealing: follow the soft K-Means fixed point as σ falls (theory notes §7).
+"""Deterministic annealing: follow the soft K-Means fixed point as σ falls.
 
 At each σ of a decreasing grid, EM (responsibilities, then every centre to its soft centroid; the
 η_j = 1/(2N_j) gradient step on L_σ is the same update) runs from the previous level's centres until

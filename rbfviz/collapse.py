@@ -1,4 +1,4 @@
-"""The collapse experiment of theory §6/§8 in one call: anneal from the data mean, take K-Means'
+"""The collapse experiment in one call: anneal from the data mean, take K-Means'
 fixed point C* from the end point, and measure how the soft fixed points approach it as σ falls
 (what ``python -m rbfviz anneal`` prints and the app's Annealing view shows).
 """
@@ -18,13 +18,13 @@ from .measures import (SlopeFit, _critical_sigma_predicted, _dtype_name, _gamma_
                        monotone_violations, sigma_exact_measured)
 from .steps import _kmeans
 
-# --- the collapse experiment (theory §6, §8) -----------------------------------------------------
+# --- the collapse experiment -----------------------------------------------------
 
 @dataclass(frozen=True, eq=False)
 class CollapseStudy:
     """One collapse experiment: anneal, K-Means reference, E(σ) and its thresholds.
 
-    Protocol (theory §6/§8):
+    Protocol:
     1. ``anneal`` X from the data mean down the σ grid (``path`` holds the full AnnealResult).
     2. K-Means reference: scikit-learn's Lloyd run to its fixed point from the annealed end point (or
        from ``kmeans_init`` if given; k-means++ if the end point is not finite, e.g. "naive").
@@ -32,7 +32,7 @@ class CollapseStudy:
        rbfviz's own centroid code, so an exactly hard soft map gives E == 0 bit for bit instead of a
        summation-order difference.
     3. At every grid σ below the predicted first critical σ, EM from C* to the soft fixed point C_σ
-       (``fixed_point_centers``); above it that fixed point is the data mean (theory §7), so it is
+       (``fixed_point_centers``); above it that fixed point is the data mean, so it is
        not computed (NaN).
     4. ``error`` E(σ) = ||C_σ[perm] - C*||_F after Hungarian matching; ``error_path`` the same for the
        annealed path's centres.
@@ -62,7 +62,7 @@ class CollapseStudy:
     sigma_critical_measured: float | None
     nan_rows: np.ndarray                # (S,) NaN rows of r(X, C*, σ): the map's own failure count
     loss_gap: np.ndarray                # (S,) L_σ - J at the fixed point C_σ
-    loss_gap_bound: np.ndarray          # (S,) theory §4 bound
+    loss_gap_bound: np.ndarray          # (S,) its uniform bound
     monotone_violations: int            # increases of ``error`` as σ falls (rtol 1e-6, atol error_floor)
     label_agreement: float              # argmax r at the smallest σ's fixed point vs K-Means labels
 

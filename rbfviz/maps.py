@@ -41,9 +41,8 @@ _DIRECT_DISTANCE_MAX_FEATURES = 16
 
 
 # Without autograd, the maps run as numpy code on the tensors' own memory (no copies). On this CPU
-# numpy's SIMD exp is twice as fast as torch's (1e5 float64 values: 80 vs 163 µs) and a numpy call on
-# a small array costs about 1 µs against torch's 3-4 µs of dispatch, which is most of a step at
-# n = 1,000. With autograd, each stable map is a torch.autograd.Function whose forward runs the same
+# numpy's SIMD exp is about twice as fast as torch's, and a numpy call on a small array costs a
+# fraction of torch's dispatch, which is most of a step at n = 1,000 (bench/bench_core.py). With autograd, each stable map is a torch.autograd.Function whose forward runs the same
 # numpy kernel and whose backward is written in torch; the operations before the kernel are the same
 # IEEE operations in both libraries, so the two paths give the same bits.
 _KERNEL_DTYPES = (torch.float32, torch.float64)
@@ -193,8 +192,7 @@ def sq_distance_columns(X: np.ndarray, C: np.ndarray) -> np.ndarray:
 
     X (n, d), C (k, d), float32 or float64. Few features: summed feature by feature in place on one
     buffer (the same operations as the torch branch); fastest when each feature's values are
-    contiguous (as in ``steps.points_with_ones``: at n = 1e4, k = 10, 87 µs instead of 120 µs for a
-    row-major X). Many features: the torch Gram expansion.
+    contiguous (as in ``steps.points_with_ones``; about a third faster than a row-major X). Many features: the torch Gram expansion.
     """
     if X.shape[1] > _DIRECT_DISTANCE_MAX_FEATURES:
         return _gram_sq_distances(torch.from_numpy(X), torch.from_numpy(C)).T.numpy()
@@ -217,7 +215,7 @@ def sq_distances(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
 
     The result is the transpose of a contiguous (k, n) tensor: the maps below reduce over the k
     centres, and with points along the fast axis each reduction is k long vectorised passes
-    instead of n short rows (3-7× faster; performance notes §2).
+    instead of n short rows (several times faster).
     """
     if _numpy_path(x, c):
         return torch.from_numpy(sq_distance_columns(x.numpy(), c.numpy())).T

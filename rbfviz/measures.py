@@ -1,4 +1,4 @@
-"""Measurements that check the σ → 0 story against the maths (theory notes §4–§8).
+"""Measurements that check the σ → 0 story against the maths.
 
 Every function here measures; none asserts. The app and the CLI print what these return, the tests
 compare it with closed forms. The experiment that runs annealing and measures it is
@@ -10,7 +10,7 @@ compare it with closed forms. The experiment that runs annealing and measures it
   ``sigma_softmax_exact`` √(g_min/73.4) (softmax bitwise hard in float64),
   ``sigma_exact_measured`` (from a measured E curve).
 * Γ-convergence: ``gamma_gap`` L_σ - J with the uniform bound ``gamma_gap_bound``.
-* Annealing: ``critical_sigma_predicted`` (first split, theory §7), ``critical_sigma_measured``.
+* Annealing: ``critical_sigma_predicted`` (first split), ``critical_sigma_measured``.
 * Responsibilities: ``mean_entropy``, ``count_exact_zeros``, ``label_agreement``,
   ``stability_report`` (NaN rows, exact zeros, gradient norm per kind × dtype × σ).
 * ``kmeans_reference``: K-Means' fixed point from a start, as partition means in X's dtype.
@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 # e^{-36.7} ≈ 2^{-53}: once every off-Voronoi logit gap g/(2σ²) exceeds this, 1 + e^{-gap} == 1 in
-# float64 and a softmax row is bitwise one-hot where it matters (theory §5).
+# float64 and a softmax row is bitwise one-hot where it matters.
 SOFTMAX_EXACT_LOGIT_GAP = 36.7
 
 
@@ -138,7 +138,7 @@ def fit_loglog_slope(sigmas, errors, sigma_min=None, sigma_max=None, min_error: 
     Points used: E finite and E > min_error (so exact zeros, and rounding-level values when
     min_error is set, are left out), σ < sigma_max (e.g. the critical σ: above it the fixed point
     falls to the mean) and σ >= sigma_min (e.g. the exact-collapse scale √g_min/2). The slope is a
-    measurement of this data on this window; theory §6 measured 1–3.5 depending on both.
+    measurement of this data on this window: measured slopes range from about 1 to 3.5 with both.
     """
     sigmas = check_sigmas(sigmas)
     errors = np.asarray(errors, dtype=np.float64)
@@ -173,7 +173,7 @@ def monotone_violations(errors, rtol: float = 1e-6, atol: float = 0.0) -> int:
     return int(np.count_nonzero(ok & (after > before * (1.0 + rtol) + atol)))
 
 
-# --- thresholds (theory §5) ----------------------------------------------------------------------
+# --- thresholds ----------------------------------------------------------------------
 
 def min_sq_gap(X, C) -> float:
     """g_min = min_i (d_i(2) - d_i(1)): the smallest gap between a point's nearest and second-nearest
@@ -206,7 +206,7 @@ def _sigma_exact(g_min: float) -> float:
 
 def sigma_softmax_exact(X, C_km) -> float:
     """√(g_min / 73.4): below it every softmax off-weight is < e^{-36.7} ≈ 2^{-53}, so softmax rows are
-    one-hot to float64 rounding (theory §5)."""
+    one-hot to float64 rounding."""
     return _sigma_softmax_exact(min_sq_gap(X, C_km))
 
 
@@ -231,7 +231,7 @@ def sigma_exact_measured(sigmas, errors, atol: float = 0.0):
     return found
 
 
-# --- Γ-convergence (theory §4) --------------------------------------------------------------------
+# --- Γ-convergence --------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class GammaGap:
@@ -248,7 +248,7 @@ class GammaGap:
 
 
 def gamma_gap_bound(n, k, sigma, kind) -> float:
-    """Uniform bound on L_σ - J for n points, k centres (theory §4):
+    """Uniform bound on L_σ - J for n points, k centres:
     softmax (and naive, same map when it does not fail) n(k-1)(2σ²)/e; entmax15 4nσ²; hard 0."""
     n = check_int(n, "n", 1)
     k = check_int(k, "k", 1)
@@ -297,7 +297,7 @@ def _gamma_gap(X: np.ndarray, C: np.ndarray, sigma: float, kind: str) -> GammaGa
 
 def free_energy_from(d: torch.Tensor, resp: torch.Tensor, sigma: float, kind: str) -> float:
     """F_σ = Σ r·d - T·H(r) (T = 2σ²) from squared distances d and the map's responsibilities at them
-    (both (n, k) torch tensors), summed in float64 (theory §3).
+    (both (n, k) torch tensors), summed in float64.
 
     H is the map's entropy: Shannon -Σ r log r for softmax/naive (F = -T Σ_i logsumexp_i z), Tsallis
     (4/3) Σ_i (1 - Σ_j r_ij^{3/2}) for entmax15, 0 for hard (F = J). EM never increases F, which is
@@ -317,7 +317,7 @@ def free_energy_from(d: torch.Tensor, resp: torch.Tensor, sigma: float, kind: st
 def free_energy(X, C, sigma, kind="softmax") -> float:
     """Free energy F_σ(C) of centres C (k, d) on points X (n, d): see ``free_energy_from``.
 
-    Bounds (theory §4): softmax J - 2nσ² ln k <= F <= J; entmax15 J - 2nσ²(4/3)(1 - k^{-1/2}) <= F <= J.
+    Bounds: softmax J - 2nσ² ln k <= F <= J; entmax15 J - 2nσ²(4/3)(1 - k^{-1/2}) <= F <= J.
     """
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
@@ -329,7 +329,7 @@ def free_energy(X, C, sigma, kind="softmax") -> float:
         return free_energy_from(d, resp_from_sq_distances(d, sigma, kind), sigma, kind)
 
 
-# --- annealing (theory §7) -------------------------------------------------------------------------
+# --- annealing -------------------------------------------------------------------------
 
 def covariance_lambda_max(X) -> float:
     """Largest eigenvalue of the 1/N covariance of X (units: data units squared)."""
@@ -345,7 +345,7 @@ def _covariance_lambda_max(X: np.ndarray) -> float:
 
 
 def critical_sigma_predicted(X, kind="softmax", m=None) -> float:
-    """σ_c of the first split of m coincident centres at the data mean (theory §7).
+    """σ_c of the first split of m coincident centres at the data mean.
 
     softmax (and naive): σ_c = √λ_max; entmax15: σ_c = (√m·λ_max)^½, which needs m (the number of
     coincident centres, m = k at the start of an anneal); hard: inf (Lloyd has no temperature, it

@@ -45,7 +45,7 @@ def keep_freed_memory_for_reuse() -> None:
 
     Why: a soft step allocates several (k, n) temporaries of ~1 MB. glibc often hands such blocks
     back to the OS (mmap / heap trim), and the next step touches fresh pages again; on a virtual
-    machine each first touch is a ~2.5 µs page fault. Linux/glibc only.
+    machine each first touch is a page fault. Linux/glibc only.
     """
     if os.environ.get("RBFVIZ_MALLOC_TUNING", "1") == "0" or not sys.platform.startswith("linux"):
         return

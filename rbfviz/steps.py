@@ -51,7 +51,7 @@ def points_with_ones(X: np.ndarray) -> np.ndarray:
 
 
 # Points enter the centre update's product in chunks of this many: one BLAS product over all n points
-# falls out of cache and is 3-8x slower from n = 65,536 on (measured at k = 10: 643 vs 183 µs).
+# falls out of cache and is several times slower from n = 65,536 on (bench/bench_core.py).
 _SUM_CHUNK = 16384
 
 
@@ -60,7 +60,7 @@ def weighted_sums(points: np.ndarray, weights: np.ndarray) -> np.ndarray:
     N_j = Σ_i r_ij, from one product of the responsibilities with the points and their row of ones.
 
     points: ``points_with_ones(X)`` (d + 1, n); weights: responsibilities as (k, n) (the maps' layout).
-    numpy's BLAS does this skinny product in 25 µs at n = 1e4, k = 10 (torch: 41).
+    numpy's BLAS does this skinny product faster than torch.
     """
     sums = weights[:, :_SUM_CHUNK] @ points[:, :_SUM_CHUNK].T
     for start in range(_SUM_CHUNK, points.shape[1], _SUM_CHUNK):
