@@ -2,6 +2,7 @@
 
 Run: streamlit run app.py   (pages/ holds one file per view; ui/ the shared page helpers)
 """
+
 import streamlit as st
 
 from ui.page import page_links, panel, setup_page
@@ -17,10 +18,14 @@ st.markdown(
 )
 
 st.subheader("One convention, used everywhere")
-st.latex(r"d_{ij} = \lVert x_i - c_j \rVert^2, \qquad z_{ij} = -\frac{d_{ij}}{2\sigma^2}, \qquad "
-         r"r_{ij} = \operatorname{softmax}_j(z_{ij}) \;\text{or}\; \operatorname{entmax}_{1.5}(z_{ij})")
-st.latex(r"L_\sigma(C) = \sum_i \sum_j r_{ij}\, d_{ij} \;\xrightarrow[\sigma \to 0]{}\; "
-         r"J(C) = \sum_i \min_j d_{ij} \quad \text{(the K-Means distortion)}")
+st.latex(
+    r"d_{ij} = \lVert x_i - c_j \rVert^2, \qquad z_{ij} = -\frac{d_{ij}}{2\sigma^2}, \qquad "
+    r"r_{ij} = \operatorname{softmax}_j(z_{ij}) \;\text{or}\; \operatorname{entmax}_{1.5}(z_{ij})"
+)
+st.latex(
+    r"L_\sigma(C) = \sum_i \sum_j r_{ij}\, d_{ij} \;\xrightarrow[\sigma \to 0]{}\; "
+    r"J(C) = \sum_i \min_j d_{ij} \quad \text{(the K-Means distortion)}"
+)
 st.markdown(
     "σ is the Gaussian width in the units of the data (the temperature is T = 2σ²). "
     "The sidebar's σ slider runs on a log scale over a range derived from the data: from above the "
@@ -41,7 +46,8 @@ st.markdown(
     "- **Your own data**: upload a CSV file of points in the sidebar (it stays in your browser session).\n"
     "- **Downloads** under each view: the points with their responsibilities (CSV), the figures as "
     "standalone HTML, annealing trajectories (JSON) and a reproducibility receipt, a Python script that "
-    "recomputes the view's numbers with the rbfviz library.")
+    "recomputes the view's numbers with the rbfviz library."
+)
 
 st.caption(
     "Every control lives in the page address: copy the URL to share exactly what you see. "

@@ -41,6 +41,7 @@ Targets: issue 3, rerun after a σ change p50 ≤ 150 ms for the Explorer, ≤ 1
 rerun on every view; issue 9, a view's first open sends at most 2 MB at the defaults, all σ included. The machine is shared (2 cores, several engineers): numbers vary by ±30 % or
 more between runs; read them as orders of magnitude and compare views within one run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -69,7 +70,7 @@ DEFAULTS = {"dataset": "blobs", "n": "500", "k": "4", "kind": "softmax", "dtype"
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 TARGET_EXPLORER_MS = 150.0
 TARGET_BYTES = 1_000_000
-TARGET_FIRST_OPEN_BYTES = 2_000_000   # issue 9: a view's first open at the defaults, all σ included
+TARGET_FIRST_OPEN_BYTES = 2_000_000  # issue 9: a view's first open at the defaults, all σ included
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
 
 
@@ -86,9 +87,21 @@ def free_port() -> int:
 def start_server(port: int, log: Path) -> subprocess.Popen:
     """``streamlit run app.py`` with the repository's .streamlit/config.toml, on loopback."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true", f"--server.port={port}",
-         "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
-        cwd=ROOT, stdout=open(log, "w"), stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless=true",
+            f"--server.port={port}",
+            "--server.address=127.0.0.1",
+            "--server.fileWatcherType=none",
+        ],
+        cwd=ROOT,
+        stdout=open(log, "w"),
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -107,15 +120,15 @@ def start_server(port: int, log: Path) -> subprocess.Popen:
 @dataclass
 class Run:
     seconds: float = 0.0
-    figure_bytes: int = 0        # Σ len(plotly_chart.spec) + len(bidi_component.bytes) actually sent in this run
+    figure_bytes: int = 0  # Σ len(plotly_chart.spec) + len(bidi_component.bytes) actually sent in this run
     charts_sent: int = 0
-    refs: int = 0                # ref_hash references (an element this client already holds)
-    ws_bytes: int = 0            # every websocket message received
+    refs: int = 0  # ref_hash references (an element this client already holds)
+    ws_bytes: int = 0  # every websocket message received
     query: dict = field(default_factory=dict)
     sigma_options: list[str] = field(default_factory=list)
-    component_id: str = ""       # the σ scrubber (Explorer)
+    component_id: str = ""  # the σ scrubber (Explorer)
     grid: list[float] = field(default_factory=list)
-    downloads_text: str = ""     # the Explorer's "**Downloads at σ = …**"
+    downloads_text: str = ""  # the Explorer's "**Downloads at σ = …**"
     problems: list[str] = field(default_factory=list)
 
 
@@ -124,7 +137,7 @@ class Session:
 
     def __init__(self, base: str, timeout: float):
         self.base, self.timeout, self.ws = base, timeout, None
-        self.cache: dict[str, list] = {}   # the browser's ForwardMsgCache: hash → [raw, run count last used]
+        self.cache: dict[str, list] = {}  # the browser's ForwardMsgCache: hash → [raw, run count last used]
         self.run_count, self.max_age = 0, 2
 
     async def connect(self) -> None:
@@ -135,8 +148,12 @@ class Session:
         cookie = await asyncio.to_thread(ping)
         xsrf = cookie.split("=", 1)[1] if cookie.startswith("_streamlit_xsrf=") else "PLACEHOLDER_AUTH_TOKEN"
         self.ws = await websockets.connect(
-            self.base.replace("http://", "ws://") + "/_stcore/stream", subprotocols=["streamlit", xsrf],
-            max_size=None, open_timeout=self.timeout, additional_headers={"Cookie": cookie, "Origin": self.base})
+            self.base.replace("http://", "ws://") + "/_stcore/stream",
+            subprotocols=["streamlit", xsrf],
+            max_size=None,
+            open_timeout=self.timeout,
+            additional_headers={"Cookie": cookie, "Origin": self.base},
+        )
 
     async def send(self, msg: BackMsg) -> None:
         await self.ws.send(msg.SerializeToString())
@@ -201,17 +218,23 @@ class Session:
                     elif which == "markdown" and element.markdown.body.startswith("**Downloads at σ = "):
                         result.downloads_text = element.markdown.body
                     elif which == "exception":
-                        result.problems.append(f"exception: {element.exception.type}: {element.exception.message}")
+                        result.problems.append(
+                            f"exception: {element.exception.type}: {element.exception.message}"
+                        )
                     elif which == "alert" and element.alert.format == 1:  # Alert.ERROR
                         result.problems.append(f"error box: {element.alert.body[:120]}")
                 elif kind == "script_finished":
                     result.seconds = time.perf_counter() - t0
                     if fwd.script_finished != FINISHED_EARLY:
                         self.run_count += 1
-                        for key in [k for k, (_, used) in self.cache.items() if self.run_count - used > self.max_age]:
+                        for key in [
+                            k for k, (_, used) in self.cache.items() if self.run_count - used > self.max_age
+                        ]:
                             del self.cache[key]
                     if fwd.script_finished != FINISHED_OK:
-                        result.problems.append(f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}")
+                        result.problems.append(
+                            f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"
+                        )
                     return result
 
     async def close(self) -> None:
@@ -237,7 +260,7 @@ class ViewResult:
     first_load_s: float
     first_load_figure_bytes: int
     first_load_ws_bytes: int
-    warm_open_s: float               # a new session's first open on the warm server (caches hit)
+    warm_open_s: float  # a new session's first open on the warm server (caches hit)
     warm_open_figure_bytes: int
     warm_open_ws_bytes: int
     rerun_ms: list[float]
@@ -245,7 +268,7 @@ class ViewResult:
     rerun_ws_bytes: list[int]
     charts_per_rerun: list[int]
     problems: list[str]
-    change: str = ""                 # how σ was changed: "scrubber commit" or "address"
+    change: str = ""  # how σ was changed: "scrubber commit" or "address"
 
     def p(self, q: float) -> float:
         values = sorted(self.rerun_ms)
@@ -265,7 +288,7 @@ async def measure_view(base: str, view: str, reruns: int, timeout: float) -> Vie
     await session.connect()
     first = await session.run(view, DEFAULTS)
     problems = list(first.problems)
-    other = Session(base, timeout)   # a second student opening the same view: everything cached
+    other = Session(base, timeout)  # a second student opening the same view: everything cached
     await other.connect()
     warm = await other.run(view, DEFAULTS)
     await other.close()
@@ -277,7 +300,9 @@ async def measure_view(base: str, view: str, reruns: int, timeout: float) -> Vie
         problems.append("the view opened without a σ control (slider or scrubber) or a σ in its address")
     else:
         if scrubbed:  # the Explorer: the scrubber's settle commits, levels walked outward from the default
-            start = min(range(len(first.grid)), key=lambda i: abs(math.log(first.grid[i] / float(query["sigma"]))))
+            start = min(
+                range(len(first.grid)), key=lambda i: abs(math.log(first.grid[i] / float(query["sigma"])))
+            )
             changes = sigma_walk(list(range(len(first.grid))), start, reruns)
         else:
             changes = sigma_walk(first.sigma_options, query["sigma"], reruns)
@@ -302,9 +327,21 @@ async def measure_view(base: str, view: str, reruns: int, timeout: float) -> Vie
             charts.append(run.charts_sent)
             query = run.query or query
     await session.close()
-    return ViewResult(view, first.seconds, first.figure_bytes, first.ws_bytes, warm.seconds, warm.figure_bytes,
-                      warm.ws_bytes, times, fig_bytes, ws_bytes, charts, problems,
-                      "scrubber commit" if scrubbed else "address")
+    return ViewResult(
+        view,
+        first.seconds,
+        first.figure_bytes,
+        first.ws_bytes,
+        warm.seconds,
+        warm.figure_bytes,
+        warm.ws_bytes,
+        times,
+        fig_bytes,
+        ws_bytes,
+        charts,
+        problems,
+        "scrubber commit" if scrubbed else "address",
+    )
 
 
 async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewResult]:
@@ -316,21 +353,27 @@ async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewRes
 
 
 def table(results: list[ViewResult]) -> str:
-    head = (f"{'view':<13} {'first load (cold)':>17} {'warm open':>10} {'σ change p50':>13} {'p95':>7} {'max':>7} "
-            f"{'first open ws / figure kB':>26} {'per change ws / figure kB (median, max)':>40}")
+    head = (
+        f"{'view':<13} {'first load (cold)':>17} {'warm open':>10} {'σ change p50':>13} {'p95':>7} {'max':>7} "
+        f"{'first open ws / figure kB':>26} {'per change ws / figure kB (median, max)':>40}"
+    )
     lines = [head, "-" * len(head)]
     for r in results:
-        opened = (f"{r.view + (' *' if r.change == 'scrubber commit' else ''):<13} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s ")
+        opened = f"{r.view + (' *' if r.change == 'scrubber commit' else ''):<13} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s "
         sizes = f"{r.warm_open_ws_bytes / 1e3:>12.0f} / {r.warm_open_figure_bytes / 1e3:>6.0f} kB"
         if r.rerun_ms:
-            lines.append(opened + f"{r.p(0.5):>10.0f} ms {r.p(0.95):>4.0f} ms {max(r.rerun_ms):>4.0f} ms {sizes:>26} "
-                         f"{statistics.median(r.rerun_ws_bytes) / 1e3:>14.1f} / "
-                         f"{statistics.median(r.rerun_figure_bytes) / 1e3:.1f} kB "
-                         f"({max(r.rerun_ws_bytes) / 1e3:.1f} / {max(r.rerun_figure_bytes) / 1e3:.1f} kB)")
+            lines.append(
+                opened + f"{r.p(0.5):>10.0f} ms {r.p(0.95):>4.0f} ms {max(r.rerun_ms):>4.0f} ms {sizes:>26} "
+                f"{statistics.median(r.rerun_ws_bytes) / 1e3:>14.1f} / "
+                f"{statistics.median(r.rerun_figure_bytes) / 1e3:.1f} kB "
+                f"({max(r.rerun_ws_bytes) / 1e3:.1f} / {max(r.rerun_figure_bytes) / 1e3:.1f} kB)"
+            )
         else:
             lines.append(opened + "  (no σ changes)")
-    lines.append("* σ on the figure: a σ change is the scrubber's settle commit (widget state {level: i}); "
-                 "others: the sidebar σ via the address")
+    lines.append(
+        "* σ on the figure: a σ change is the scrubber's settle commit (widget state {level: i}); "
+        "others: the sidebar σ via the address"
+    )
     return "\n".join(lines)
 
 
@@ -340,8 +383,12 @@ def main() -> int:
     parser.add_argument("--reruns", type=int, default=20)
     parser.add_argument("--views", nargs="+", default=list(VIEWS))
     parser.add_argument("--timeout", type=float, default=300.0)
-    parser.add_argument("--kind", choices=("softmax", "entmax15", "naive"), default="softmax",
-                        help="the map of the default settings (entmax15's first annealing costs most)")
+    parser.add_argument(
+        "--kind",
+        choices=("softmax", "entmax15", "naive"),
+        default="softmax",
+        help="the map of the default settings (entmax15's first annealing costs most)",
+    )
     parser.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args()
     DEFAULTS["kind"] = args.kind
@@ -357,19 +404,27 @@ def main() -> int:
             proc.terminate()
             proc.wait(timeout=30)
 
-    print(f"rbfviz app, real server on loopback (streamlit 1.67), defaults {urlencode(DEFAULTS)}, "
-          f"{args.reruns} σ changes per view\n")
+    print(
+        f"rbfviz app, real server on loopback (streamlit 1.67), defaults {urlencode(DEFAULTS)}, "
+        f"{args.reruns} σ changes per view\n"
+    )
     print(table(results))
     print()
     for r in results:
         if r.view == "Explorer" and r.rerun_ms:
-            print(f"Explorer rerun p50 {r.p(0.5):.0f} ms vs target {TARGET_EXPLORER_MS:.0f} ms: "
-                  f"ratio {r.p(0.5) / TARGET_EXPLORER_MS:.2f}")
-        print(f"{r.view}: first open sends {r.warm_open_ws_bytes / 1e6:.3f} MB (cold caches {r.first_load_ws_bytes / 1e6:.3f}"
-              f" MB) vs {TARGET_FIRST_OPEN_BYTES / 1e6:.0f} MB: ratio {r.warm_open_ws_bytes / TARGET_FIRST_OPEN_BYTES:.2f}")
+            print(
+                f"Explorer rerun p50 {r.p(0.5):.0f} ms vs target {TARGET_EXPLORER_MS:.0f} ms: "
+                f"ratio {r.p(0.5) / TARGET_EXPLORER_MS:.2f}"
+            )
+        print(
+            f"{r.view}: first open sends {r.warm_open_ws_bytes / 1e6:.3f} MB (cold caches {r.first_load_ws_bytes / 1e6:.3f}"
+            f" MB) vs {TARGET_FIRST_OPEN_BYTES / 1e6:.0f} MB: ratio {r.warm_open_ws_bytes / TARGET_FIRST_OPEN_BYTES:.2f}"
+        )
         if r.rerun_figure_bytes:
-            print(f"{r.view}: largest figure payload of a rerun {max(r.rerun_figure_bytes) / 1e6:.3f} MB vs "
-                  f"{TARGET_BYTES / 1e6:.0f} MB budget: ratio {max(r.rerun_figure_bytes) / TARGET_BYTES:.2f}")
+            print(
+                f"{r.view}: largest figure payload of a rerun {max(r.rerun_figure_bytes) / 1e6:.3f} MB vs "
+                f"{TARGET_BYTES / 1e6:.0f} MB budget: ratio {max(r.rerun_figure_bytes) / TARGET_BYTES:.2f}"
+            )
         for problem in sorted(set(r.problems)):
             print(f"  problem on {r.view}: {problem}")
     if args.json:

@@ -33,6 +33,7 @@ What is measured:
    drag give the frame times (p50, max; 16.7 ms = 60 fps) and the plot's data-sigma changes give the
    figure updates (count, interval p50/max).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,11 +53,22 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.load import ServerProcess  # noqa: E402
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 VIEWPORT = {"width": 1400, "height": 1000}
-TARGETS = {"press_p50_ms": 50.0, "press_max_ms": 150.0, "first_open_ws_defaults_bytes": 2_000_000,
-           "first_open_ws_n5000_bytes": 6_000_000}
+TARGETS = {
+    "press_p50_ms": 50.0,
+    "press_max_ms": 150.0,
+    "first_open_ws_defaults_bytes": 2_000_000,
+    "first_open_ws_n5000_bytes": 6_000_000,
+}
 APP = "[data-testid='stApp']"
 
 # In the page: time keydown -> data-sigma changed -> painted; rAF timestamps and σ changes during a drag.
@@ -132,8 +144,12 @@ def pct(values, q: float) -> float | None:
 
 def summary(values) -> dict:
     values = [float(v) for v in values]
-    return {"n": len(values), "p50": statistics.median(values) if values else None, "p95": pct(values, 95),
-            "max": max(values) if values else None}
+    return {
+        "n": len(values),
+        "p50": statistics.median(values) if values else None,
+        "p95": pct(values, 95),
+        "max": max(values) if values else None,
+    }
 
 
 class Traffic:
@@ -156,7 +172,12 @@ class Traffic:
     def _finished(self, request):
         try:
             sizes = request.sizes()
-            self.http.append((request.url, int(sizes.get("responseBodySize", 0)) + int(sizes.get("responseHeadersSize", 0))))
+            self.http.append(
+                (
+                    request.url,
+                    int(sizes.get("responseBodySize", 0)) + int(sizes.get("responseHeadersSize", 0)),
+                )
+            )
         except Exception:  # noqa: BLE001 — a request of a closed page
             pass
 
@@ -194,11 +215,13 @@ def open_view(page, url: str, scrub: bool, timeout_ms: int) -> float:
 
 def first_opens(browser, base: str, timeout_ms: int) -> list[dict]:
     """Bytes of each view's first open, in a fresh context (no cache, no session)."""
-    views = [("Explorer (defaults)", "Explorer", {}, True, TARGETS["first_open_ws_defaults_bytes"]),
-             ("Explorer (n = 5,000)", "Explorer", {"n": "5000"}, True, TARGETS["first_open_ws_n5000_bytes"]),
-             ("Annealing", "Annealing", {}, False, TARGETS["first_open_ws_defaults_bytes"]),
-             ("Stability", "Stability", {}, False, TARGETS["first_open_ws_defaults_bytes"]),
-             ("Equivalence", "Equivalence", {}, False, TARGETS["first_open_ws_defaults_bytes"])]
+    views = [
+        ("Explorer (defaults)", "Explorer", {}, True, TARGETS["first_open_ws_defaults_bytes"]),
+        ("Explorer (n = 5,000)", "Explorer", {"n": "5000"}, True, TARGETS["first_open_ws_n5000_bytes"]),
+        ("Annealing", "Annealing", {}, False, TARGETS["first_open_ws_defaults_bytes"]),
+        ("Stability", "Stability", {}, False, TARGETS["first_open_ws_defaults_bytes"]),
+        ("Equivalence", "Equivalence", {}, False, TARGETS["first_open_ws_defaults_bytes"]),
+    ]
     rows = []
     for label, path, query, scrub, target in views:
         url = f"{base}/{path}" + (f"?{urlencode(query)}" if query else "")
@@ -218,20 +241,35 @@ def first_opens(browser, base: str, timeout_ms: int) -> list[dict]:
                 continue
             ws = traffic.ws_received_bytes()
             http = sum(n for _, n in traffic.http)
-            rows.append({"view": label, "open": attempt, "seconds": round(seconds, 2), "ws_received_bytes": ws,
-                         "ws_sent_bytes": sum(n for _, n in traffic.sent), "ws_frames_received": len(traffic.received),
-                         "http_bytes": http, "http_requests": len(traffic.http), "scrubber": has_scrub,
-                         "target_ws_bytes": target, "ratio_to_target": round(ws / target, 3)})
+            rows.append(
+                {
+                    "view": label,
+                    "open": attempt,
+                    "seconds": round(seconds, 2),
+                    "ws_received_bytes": ws,
+                    "ws_sent_bytes": sum(n for _, n in traffic.sent),
+                    "ws_frames_received": len(traffic.received),
+                    "http_bytes": http,
+                    "http_requests": len(traffic.http),
+                    "scrubber": has_scrub,
+                    "target_ws_bytes": target,
+                    "ratio_to_target": round(ws / target, 3),
+                }
+            )
             context.close()
     return rows
 
 
 def _page_log(page, since: float) -> tuple[list[dict], list[dict]]:
-    return page.evaluate("(since) => [window.__sent.filter((s) => s.t >= since), "
-                         "window.__inputs.filter((s) => s.t >= since)]", since)
+    return page.evaluate(
+        "(since) => [window.__sent.filter((s) => s.t >= since), window.__inputs.filter((s) => s.t >= since)]",
+        since,
+    )
 
 
-def _split(sent: list[dict], inputs: list[dict], release_types: tuple[str, ...]) -> tuple[list[int], list[int]]:
+def _split(
+    sent: list[dict], inputs: list[dict], release_types: tuple[str, ...]
+) -> tuple[list[int], list[int]]:
     """Messages sent while σ moved (before the last input / release + the settle time) and after."""
     last = max((e["t"] for e in inputs if e["type"] in release_types), default=float("inf"))
     during = [s["n"] for s in sent if s["t"] < last + SETTLE_MIN_MS]
@@ -261,22 +299,30 @@ def presses(page, traffic: Traffic, count: int, gap_ms: int, key: str) -> dict:
         later = [t for t, _ in traffic.sent]
         commit_time = later[-len(after)] if len(later) >= len(after) else None
     received = traffic.ws_received_bytes(commit_time) if commit_time else 0
-    return {"presses": results, "key": key, "gap_ms": gap_ms,
-            "drawn_ms": summary([p["drawn"] for p in results]), "painted_ms": summary([p["painted"] for p in results]),
-            "input_ms": summary([p["input"] for p in results if p["input"] is not None]),
-            "react_ms": summary([p["react"] for p in results if p["react"] is not None]),
-            "ws_sent_while_scrubbing": {"messages": len(during), "bytes": sum(during)},
-            "ws_sent_after_last_press": {"messages": len(after), "bytes": sum(after)},
-            "commit": {"sent_bytes": sum(after), "received_bytes": received},
-            "sigma_from": results[0]["from"] if results else None, "sigma_to": results[-1]["to"] if results else None,
-            "url_sigma": dict(p.split("=", 1) for p in page.url.split("?", 1)[-1].split("&")).get("sigma")}
+    return {
+        "presses": results,
+        "key": key,
+        "gap_ms": gap_ms,
+        "drawn_ms": summary([p["drawn"] for p in results]),
+        "painted_ms": summary([p["painted"] for p in results]),
+        "input_ms": summary([p["input"] for p in results if p["input"] is not None]),
+        "react_ms": summary([p["react"] for p in results if p["react"] is not None]),
+        "ws_sent_while_scrubbing": {"messages": len(during), "bytes": sum(during)},
+        "ws_sent_after_last_press": {"messages": len(after), "bytes": sum(after)},
+        "commit": {"sent_bytes": sum(after), "received_bytes": received},
+        "sigma_from": results[0]["from"] if results else None,
+        "sigma_to": results[-1]["to"] if results else None,
+        "url_sigma": dict(p.split("=", 1) for p in page.url.split("?", 1)[-1].split("&")).get("sigma"),
+    }
 
 
 def drag(page, traffic: Traffic, steps: int, step_ms: int) -> dict:
     page.evaluate(_INSTRUMENT_JS)
     box = page.locator("input.scrub-range").bounding_box()
-    value, top = page.evaluate("() => { const r = document.querySelector('input.scrub-range'); "
-                               "return [Number(r.value), Number(r.max)]; }")
+    value, top = page.evaluate(
+        "() => { const r = document.querySelector('input.scrub-range'); "
+        "return [Number(r.value), Number(r.max)]; }"
+    )
     y = box["y"] + box["height"] / 2
     x0 = box["x"] + 8 + (box["width"] - 16) * value / max(top, 1)
     # to the far end on the other side of the track from where the thumb is
@@ -299,11 +345,17 @@ def drag(page, traffic: Traffic, steps: int, step_ms: int) -> dict:
     frame_ms = [b - a for a, b in zip(frames, frames[1:])]
     updates = record["updates"]
     update_ms = [b - a for a, b in zip(updates, updates[1:])]
-    return {"steps": steps, "step_ms": step_ms, "frames": len(frames), "frame_ms": summary(frame_ms),
-            "figure_updates": len(updates), "update_interval_ms": summary(update_ms),
-            "react_ms": summary(record["reacts"]),
-            "ws_sent_while_dragging": {"messages": len(during), "bytes": sum(during)},
-            "ws_sent_after_release": {"messages": len(after), "bytes": sum(after)}}
+    return {
+        "steps": steps,
+        "step_ms": step_ms,
+        "frames": len(frames),
+        "frame_ms": summary(frame_ms),
+        "figure_updates": len(updates),
+        "update_interval_ms": summary(update_ms),
+        "react_ms": summary(record["reacts"]),
+        "ws_sent_while_dragging": {"messages": len(during), "bytes": sum(during)},
+        "ws_sent_after_release": {"messages": len(after), "bytes": sum(after)},
+    }
 
 
 def _fmt(value, unit: str = "") -> str:
@@ -318,59 +370,91 @@ def report(result: dict) -> str:
     out = []
     press = result["press"]
     p50, mx = press["painted_ms"]["p50"], press["painted_ms"]["max"]
-    out.append(f"Explorer at the defaults, {press['painted_ms']['n']} × {press['key']} on the σ slider "
-               f"({press['gap_ms']} ms apart), σ {press['sigma_from']} → {press['sigma_to']} "
-               f"(address after the settle: sigma={press['url_sigma']})")
+    out.append(
+        f"Explorer at the defaults, {press['painted_ms']['n']} × {press['key']} on the σ slider "
+        f"({press['gap_ms']} ms apart), σ {press['sigma_from']} → {press['sigma_to']} "
+        f"(address after the settle: sigma={press['url_sigma']})"
+    )
     out.append("")
     out.append("| measure | p50 | max | target | ratio (p50 / max to target) |")
     out.append("|---|---|---|---|---|")
-    out.append(f"| press → new σ painted | {_fmt(p50, ' ms')} | {_fmt(mx, ' ms')} | p50 ≤ 50 ms, max ≤ 150 ms | "
-               f"{p50 / TARGETS['press_p50_ms']:.2f} / {mx / TARGETS['press_max_ms']:.2f} |")
-    out.append(f"| press → data-sigma set (before paint) | {_fmt(press['drawn_ms']['p50'], ' ms')} | "
-               f"{_fmt(press['drawn_ms']['max'], ' ms')} | | |")
-    out.append(f"| of which: press → input event | {_fmt(press['input_ms']['p50'], ' ms')} | "
-               f"{_fmt(press['input_ms']['max'], ' ms')} | | |")
-    out.append(f"| of which: Plotly.react (synchronous part) | {_fmt(press['react_ms']['p50'], ' ms')} | "
-               f"{_fmt(press['react_ms']['max'], ' ms')} | | |")
+    out.append(
+        f"| press → new σ painted | {_fmt(p50, ' ms')} | {_fmt(mx, ' ms')} | p50 ≤ 50 ms, max ≤ 150 ms | "
+        f"{p50 / TARGETS['press_p50_ms']:.2f} / {mx / TARGETS['press_max_ms']:.2f} |"
+    )
+    out.append(
+        f"| press → data-sigma set (before paint) | {_fmt(press['drawn_ms']['p50'], ' ms')} | "
+        f"{_fmt(press['drawn_ms']['max'], ' ms')} | | |"
+    )
+    out.append(
+        f"| of which: press → input event | {_fmt(press['input_ms']['p50'], ' ms')} | "
+        f"{_fmt(press['input_ms']['max'], ' ms')} | | |"
+    )
+    out.append(
+        f"| of which: Plotly.react (synchronous part) | {_fmt(press['react_ms']['p50'], ' ms')} | "
+        f"{_fmt(press['react_ms']['max'], ' ms')} | | |"
+    )
     d = result["drag"]
-    out.append(f"| mouse drag: frame time ({d['frames']} frames) | {_fmt(d['frame_ms']['p50'], ' ms')} | "
-               f"{_fmt(d['frame_ms']['max'], ' ms')} | 16.7 ms = 60 fps | "
-               f"{(d['frame_ms']['p50'] or 0) / 16.7:.2f} / {(d['frame_ms']['max'] or 0) / 16.7:.2f} |")
-    out.append(f"| mouse drag: between figure updates ({d['figure_updates']} updates, {d['steps']} moves "
-               f"{d['step_ms']} ms apart) | {_fmt(d['update_interval_ms']['p50'], ' ms')} | "
-               f"{_fmt(d['update_interval_ms']['max'], ' ms')} | | |")
-    out.append(f"| mouse drag: Plotly.react per update | {_fmt(d['react_ms']['p50'], ' ms')} | "
-               f"{_fmt(d['react_ms']['max'], ' ms')} | | |")
+    out.append(
+        f"| mouse drag: frame time ({d['frames']} frames) | {_fmt(d['frame_ms']['p50'], ' ms')} | "
+        f"{_fmt(d['frame_ms']['max'], ' ms')} | 16.7 ms = 60 fps | "
+        f"{(d['frame_ms']['p50'] or 0) / 16.7:.2f} / {(d['frame_ms']['max'] or 0) / 16.7:.2f} |"
+    )
+    out.append(
+        f"| mouse drag: between figure updates ({d['figure_updates']} updates, {d['steps']} moves "
+        f"{d['step_ms']} ms apart) | {_fmt(d['update_interval_ms']['p50'], ' ms')} | "
+        f"{_fmt(d['update_interval_ms']['max'], ' ms')} | | |"
+    )
+    out.append(
+        f"| mouse drag: Plotly.react per update | {_fmt(d['react_ms']['p50'], ' ms')} | "
+        f"{_fmt(d['react_ms']['max'], ' ms')} | | |"
+    )
     out.append("")
     out.append("| websocket messages the page sent | messages | bytes | expected |")
     out.append("|---|---|---|---|")
-    out.append(f"| while pressing (until 0.45 s after the last input) | {press['ws_sent_while_scrubbing']['messages']} | "
-               f"{press['ws_sent_while_scrubbing']['bytes']:,} | 0 |")
-    out.append(f"| after the last press (the settle) | {press['ws_sent_after_last_press']['messages']} | "
-               f"{press['ws_sent_after_last_press']['bytes']:,} | 1 commit |")
-    out.append(f"| while dragging (until 0.45 s after the release) | {d['ws_sent_while_dragging']['messages']} | "
-               f"{d['ws_sent_while_dragging']['bytes']:,} | 0 |")
-    out.append(f"| after releasing the drag | {d['ws_sent_after_release']['messages']} | "
-               f"{d['ws_sent_after_release']['bytes']:,} | 1 commit |")
+    out.append(
+        f"| while pressing (until 0.45 s after the last input) | {press['ws_sent_while_scrubbing']['messages']} | "
+        f"{press['ws_sent_while_scrubbing']['bytes']:,} | 0 |"
+    )
+    out.append(
+        f"| after the last press (the settle) | {press['ws_sent_after_last_press']['messages']} | "
+        f"{press['ws_sent_after_last_press']['bytes']:,} | 1 commit |"
+    )
+    out.append(
+        f"| while dragging (until 0.45 s after the release) | {d['ws_sent_while_dragging']['messages']} | "
+        f"{d['ws_sent_while_dragging']['bytes']:,} | 0 |"
+    )
+    out.append(
+        f"| after releasing the drag | {d['ws_sent_after_release']['messages']} | "
+        f"{d['ws_sent_after_release']['bytes']:,} | 1 commit |"
+    )
     out.append("")
-    out.append(f"Per commit (one settled scrub's rerun): sent {press['commit']['sent_bytes']:,} B, "
-               f"received {press['commit']['received_bytes']:,} B over the websocket.")
+    out.append(
+        f"Per commit (one settled scrub's rerun): sent {press['commit']['sent_bytes']:,} B, "
+        f"received {press['commit']['received_bytes']:,} B over the websocket."
+    )
     out.append("")
-    out.append("First opens, each in a fresh browser context. visit 1st = first visitor of that setting on this "
-               "server (the Explorer at the defaults was already built by the warm-up), 2nd = the next one. "
-               "Websocket bytes are what issue 9's caps are about; HTTP is Streamlit's static JavaScript, "
-               "fonts etc., which a browser caches after its first view.")
+    out.append(
+        "First opens, each in a fresh browser context. visit 1st = first visitor of that setting on this "
+        "server (the Explorer at the defaults was already built by the warm-up), 2nd = the next one. "
+        "Websocket bytes are what issue 9's caps are about; HTTP is Streamlit's static JavaScript, "
+        "fonts etc., which a browser caches after its first view."
+    )
     out.append("")
-    out.append("| first open | visit | time | websocket received | target | ratio | "
-               "HTTP (static files etc.) | requests |")
+    out.append(
+        "| first open | visit | time | websocket received | target | ratio | "
+        "HTTP (static files etc.) | requests |"
+    )
     out.append("|---|---|---|---|---|---|---|---|")
     for row in result["first_open"]:
         if "error" in row:
             out.append(f"| {row['view']} | {row['open']} | error: {row['error']} | | | | | |")
             continue
-        out.append(f"| {row['view']} | {row['open']} | {row['seconds']:.2f} s | {row['ws_received_bytes']:,} B | "
-                   f"≤ {row['target_ws_bytes'] / 1e6:.0f} MB | {row['ratio_to_target']:.2f} | "
-                   f"{row['http_bytes']:,} B | {row['http_requests']} |")
+        out.append(
+            f"| {row['view']} | {row['open']} | {row['seconds']:.2f} s | {row['ws_received_bytes']:,} B | "
+            f"≤ {row['target_ws_bytes'] / 1e6:.0f} MB | {row['ratio_to_target']:.2f} | "
+            f"{row['http_bytes']:,} B | {row['http_requests']} |"
+        )
     return "\n".join(out)
 
 
@@ -378,7 +462,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, help="use a server already running on this port (127.0.0.1)")
     parser.add_argument("--presses", type=int, default=12)
-    parser.add_argument("--gap", type=int, default=250, help="ms between presses (below the 0.5 s settle time)")
+    parser.add_argument(
+        "--gap", type=int, default=250, help="ms between presses (below the 0.5 s settle time)"
+    )
     parser.add_argument("--key", default="ArrowLeft", choices=["ArrowLeft", "ArrowRight"])
     parser.add_argument("--drag-steps", type=int, default=30)
     parser.add_argument("--drag-step-ms", type=int, default=16)
@@ -423,8 +509,10 @@ def main(argv=None) -> int:
         if server is not None:
             server.stop()
     press = result["press"]
-    result["ratios"] = {"press_p50": press["painted_ms"]["p50"] / TARGETS["press_p50_ms"],
-                        "press_max": press["painted_ms"]["max"] / TARGETS["press_max_ms"]}
+    result["ratios"] = {
+        "press_p50": press["painted_ms"]["p50"] / TARGETS["press_p50_ms"],
+        "press_max": press["painted_ms"]["max"] / TARGETS["press_max_ms"],
+    }
     result["targets_met"] = {
         "press_p50": press["painted_ms"]["p50"] <= TARGETS["press_p50_ms"],
         "press_max": press["painted_ms"]["max"] <= TARGETS["press_max_ms"],
@@ -436,7 +524,9 @@ def main(argv=None) -> int:
     }
     print(report(result))
     print()
-    print("targets met: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in result["targets_met"].items()))
+    print(
+        "targets met: " + ", ".join(f"{k} {'yes' if v else 'NO'}" for k, v in result["targets_met"].items())
+    )
     if args.json:
         args.json.write_text(json.dumps(result, indent=2, ensure_ascii=False))
         print(f"wrote {args.json}")

@@ -34,6 +34,7 @@ What is timed, exactly:
   working memory. Two steps: the public one, which materialises the full (n, k) responsibilities,
   and the anneal's EM step, which works in blocks of 65,536 points.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -83,6 +84,7 @@ def lloyd_kernel(X: np.ndarray, C: np.ndarray, n_threads: int):
 
     def step():
         lloyd_iter_chunked_dense(X, weights, C, centers_new, weight_in_clusters, labels, shift, n_threads)
+
     return step
 
 
@@ -92,6 +94,7 @@ def kmeans_fit_marginal(X: np.ndarray, C: np.ndarray, repeats: int) -> float:
 
     def fit(m):
         return lambda: KMeans(C.shape[0], init=C, n_init=1, tol=0.0, max_iter=m, algorithm="lloyd").fit(X)
+
     return (best_of(fit(11), repeats, 3) - best_of(fit(1), repeats, 3)) / 10.0
 
 
@@ -99,6 +102,7 @@ def soft_step(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str):
     def step():
         with torch.no_grad():
             soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind))
+
     return step
 
 
@@ -145,7 +149,9 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 10
-    print(f"load average at start: {os.getloadavg()[0]:.2f} (2 shared cores); torch threads: {torch.get_num_threads()}")
+    print(
+        f"load average at start: {os.getloadavg()[0]:.2f} (2 shared cores); torch threads: {torch.get_num_threads()}"
+    )
 
     rows = []  # (what, measured, target, ok)
     rng = np.random.RandomState(0)
@@ -168,7 +174,9 @@ def main(argv=None) -> int:
     for _ in range(repeats):
         for name, (fn, inner) in contenders.items():
             best[name] = min(best[name], best_of(fn, 1, inner))
-    t_soft, t_ent, t_wrap, t_em, t_lloyd1, t_lloyd2 = (best[n] for n in ("soft", "ent", "wrap", "em", "lloyd1", "lloyd2"))
+    t_soft, t_ent, t_wrap, t_em, t_lloyd1, t_lloyd2 = (
+        best[n] for n in ("soft", "ent", "wrap", "em", "lloyd1", "lloyd2")
+    )
     t_fit = kmeans_fit_marginal(X, C, repeats)
     print("N=10,000, k=10, d=2, float64, σ=0.5; milliseconds per step (best of repeats):")
     print(f"  softmax soft step (torch core)        {t_soft * 1e3:8.3f}")
@@ -178,13 +186,30 @@ def main(argv=None) -> int:
     print(f"  sklearn Lloyd kernel, 1 thread        {t_lloyd1 * 1e3:8.3f}")
     print(f"  sklearn Lloyd kernel, 2 threads       {t_lloyd2 * 1e3:8.3f}")
     print(f"  sklearn KMeans.fit marginal/iteration {t_fit * 1e3:8.3f}  (default threads; cross-check)")
-    rows.append(("softmax step / sklearn Lloyd iteration (1 thread each)", f"{t_soft / t_lloyd1:.2f}x", "<= 3x",
-                 t_soft / t_lloyd1 <= 3))
-    rows.append(("softmax step / sklearn Lloyd iteration (sklearn 2 threads)", f"{t_soft / t_lloyd2:.2f}x",
-                 "(info)", None))
+    rows.append(
+        (
+            "softmax step / sklearn Lloyd iteration (1 thread each)",
+            f"{t_soft / t_lloyd1:.2f}x",
+            "<= 3x",
+            t_soft / t_lloyd1 <= 3,
+        )
+    )
+    rows.append(
+        (
+            "softmax step / sklearn Lloyd iteration (sklearn 2 threads)",
+            f"{t_soft / t_lloyd2:.2f}x",
+            "(info)",
+            None,
+        )
+    )
     rows.append(("entmax15 step / softmax step", f"{t_ent / t_soft:.2f}x", "<= 4x", t_ent / t_soft <= 4))
 
-    for (dataset, kind) in (("blobs", "softmax"), ("blobs", "entmax15"), ("moons", "softmax"), ("spiral", "softmax")):
+    for dataset, kind in (
+        ("blobs", "softmax"),
+        ("blobs", "entmax15"),
+        ("moons", "softmax"),
+        ("spiral", "softmax"),
+    ):
         X1k, _ = rbfviz.make_dataset(dataset, n=1000, seed=0)
         grid = default_sigmas(X1k, 5, kind)
         times, result = [], None
@@ -193,20 +218,38 @@ def main(argv=None) -> int:
             result = anneal(X1k, 5, grid, kind=kind)
             times.append(time.perf_counter() - t0)
         its = int(result.iterations.sum())
-        print(f"anneal {dataset} {kind}: N=1,000 k=5, {grid.size} levels, {its} EM iterations "
-              f"(max {int(result.iterations.max())} at one level, {int((~result.converged).sum())} levels "
-              f"unconverged), best {min(times):.3f} s")
-        rows.append((f"full default anneal, {dataset} {kind}, N=1,000 k=5 60 σ", f"{min(times):.3f} s", "<= 0.5 s",
-                     min(times) <= 0.5))
+        print(
+            f"anneal {dataset} {kind}: N=1,000 k=5, {grid.size} levels, {its} EM iterations "
+            f"(max {int(result.iterations.max())} at one level, {int((~result.converged).sum())} levels "
+            f"unconverged), best {min(times):.3f} s"
+        )
+        rows.append(
+            (
+                f"full default anneal, {dataset} {kind}, N=1,000 k=5 60 σ",
+                f"{min(times):.3f} s",
+                "<= 0.5 s",
+                min(times) <= 0.5,
+            )
+        )
 
-    for which, label in (("public", "soft step (resp_torch + soft_centroids_torch)"),
-                         ("anneal", "anneal EM step (blocks of 65,536 points, with F_σ)")):
+    for which, label in (
+        ("public", "soft step (resp_torch + soft_centroids_torch)"),
+        ("anneal", "anneal EM step (blocks of 65,536 points, with F_σ)"),
+    ):
         for kind, dtype in (("softmax", "float64"), ("softmax", "float32"), ("entmax15", "float64")):
             mem = memory_case(kind, dtype, which)
-            print(f"memory, {label}, {kind} {dtype}, N=1,000,000 k=10: baseline {mem['baseline_mb']:.0f} MB, "
-                  f"peak RSS {mem['peak_mb']:.0f} MB, increase {mem['delta_mb']:.0f} MB")
-            rows.append((f"peak RSS, {which} step, {kind} {dtype}, N=1e6 k=10 (increase)",
-                         f"{mem['peak_mb']:.0f} MB ({mem['delta_mb']:.0f})", "< 1024 MB", mem["peak_mb"] < 1024))
+            print(
+                f"memory, {label}, {kind} {dtype}, N=1,000,000 k=10: baseline {mem['baseline_mb']:.0f} MB, "
+                f"peak RSS {mem['peak_mb']:.0f} MB, increase {mem['delta_mb']:.0f} MB"
+            )
+            rows.append(
+                (
+                    f"peak RSS, {which} step, {kind} {dtype}, N=1e6 k=10 (increase)",
+                    f"{mem['peak_mb']:.0f} MB ({mem['delta_mb']:.0f})",
+                    "< 1024 MB",
+                    mem["peak_mb"] < 1024,
+                )
+            )
 
     print("\n| measurement | result | target | met |\n|---|---|---|---|")
     for what, value, target, ok in rows:

@@ -18,6 +18,7 @@ What runs, exactly (all defaults of rbfviz.nn unless stated):
 Seconds are wall time of one call on a shared machine with torch limited to one thread (rbfviz's
 default; --threads changes it): treat them as indicative, not as a benchmark of the hardware.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,28 +42,42 @@ LINEAR_CEILING = 0.9
 
 def bench_deep(seeds, kinds) -> dict:
     print("Deep clustering on digits (k=10, latent 4, λ=3, 100+50 epochs, float32)")
-    print(f"{'map':<9} {'seed':>4} {'NMI':>7} {'ARI':>7} {'AE+KM':>7} {'raw KM':>7} {'PCA KM':>7} {'NaN':>4} {'s':>6}")
+    print(
+        f"{'map':<9} {'seed':>4} {'NMI':>7} {'ARI':>7} {'AE+KM':>7} {'raw KM':>7} {'PCA KM':>7} {'NaN':>4} {'s':>6}"
+    )
     out = {}
     for kind in kinds:
         runs = []
         for seed in seeds:
             r = train_deep_clustering("digits", seed=seed, kind=kind)
             runs.append(r.summary())
-            print(f"{kind:<9} {seed:>4} {r.nmi:7.4f} {r.ari:7.4f} {r.pretrain_nmi:7.4f} {r.kmeans_raw_nmi:7.4f} "
-                  f"{r.kmeans_pca_nmi:7.4f} {r.nan_steps:>4} {r.seconds:6.1f}", flush=True)
+            print(
+                f"{kind:<9} {seed:>4} {r.nmi:7.4f} {r.ari:7.4f} {r.pretrain_nmi:7.4f} {r.kmeans_raw_nmi:7.4f} "
+                f"{r.kmeans_pca_nmi:7.4f} {r.nan_steps:>4} {r.seconds:6.1f}",
+                flush=True,
+            )
         nmi = np.array([run["nmi"] for run in runs])
         raw = np.array([run["kmeans_raw_nmi"] for run in runs])
         pca = np.array([run["kmeans_pca_nmi"] for run in runs])
         pre = np.array([run["pretrain_nmi"] for run in runs])
         margin = nmi.mean() - raw.mean()
-        out[kind] = {"runs": runs, "nmi_mean": nmi.mean(), "nmi_min": nmi.min(), "kmeans_raw_nmi_mean": raw.mean(),
-                     "kmeans_pca_nmi_mean": pca.mean(), "pretrain_nmi_mean": pre.mean(), "margin": margin,
-                     "seconds_mean": float(np.mean([run["seconds"] for run in runs])),
-                     "target_reached": bool(margin >= NMI_MARGIN)}
-        print(f"{kind:<9} mean NMI {nmi.mean():.4f} (all five: {', '.join(f'{v:.4f}' for v in nmi)}); "
-              f"raw K-Means {raw.mean():.4f}; PCA K-Means {pca.mean():.4f}; AE+KM {pre.mean():.4f}; "
-              f"margin over raw {margin:+.4f} (target >= +{NMI_MARGIN}): "
-              f"{'reached' if margin >= NMI_MARGIN else 'NOT reached'}; {out[kind]['seconds_mean']:.1f} s per run")
+        out[kind] = {
+            "runs": runs,
+            "nmi_mean": nmi.mean(),
+            "nmi_min": nmi.min(),
+            "kmeans_raw_nmi_mean": raw.mean(),
+            "kmeans_pca_nmi_mean": pca.mean(),
+            "pretrain_nmi_mean": pre.mean(),
+            "margin": margin,
+            "seconds_mean": float(np.mean([run["seconds"] for run in runs])),
+            "target_reached": bool(margin >= NMI_MARGIN),
+        }
+        print(
+            f"{kind:<9} mean NMI {nmi.mean():.4f} (all five: {', '.join(f'{v:.4f}' for v in nmi)}); "
+            f"raw K-Means {raw.mean():.4f}; PCA K-Means {pca.mean():.4f}; AE+KM {pre.mean():.4f}; "
+            f"margin over raw {margin:+.4f} (target >= +{NMI_MARGIN}): "
+            f"{'reached' if margin >= NMI_MARGIN else 'NOT reached'}; {out[kind]['seconds_mean']:.1f} s per run"
+        )
     return out
 
 
@@ -76,31 +91,46 @@ def bench_classifier(seeds, kinds, datasets=("moons", "circles", "spiral"), k=12
             for seed in seeds:
                 r = train_classifier(dataset, k=k, seed=seed, kind=kind)
                 runs.append(r.summary())
-                print(f"{dataset:<8} {kind:<9} {seed:>4} {r.accuracy:6.3f} {r.linear_accuracy:6.3f} "
-                      f"{r.center_distance_to_lloyd:8.4f} {r.empty_centers:>5} {r.seconds:5.2f}", flush=True)
+                print(
+                    f"{dataset:<8} {kind:<9} {seed:>4} {r.accuracy:6.3f} {r.linear_accuracy:6.3f} "
+                    f"{r.center_distance_to_lloyd:8.4f} {r.empty_centers:>5} {r.seconds:5.2f}",
+                    flush=True,
+                )
             acc = np.array([run["accuracy"] for run in runs])
             lin = np.array([run["linear_accuracy"] for run in runs])
             dist = np.array([run["center_distance_to_lloyd"] for run in runs])
             reached = bool(acc.min() >= ACCURACY_TARGET and lin.max() < LINEAR_CEILING)
-            out[f"{dataset}/{kind}"] = {"runs": runs, "accuracy_min": acc.min(), "accuracy_mean": acc.mean(),
-                                        "linear_max": lin.max(), "lloyd_distance_median": float(np.median(dist)),
-                                        "lloyd_distance_max": dist.max(), "target_reached": reached}
+            out[f"{dataset}/{kind}"] = {
+                "runs": runs,
+                "accuracy_min": acc.min(),
+                "accuracy_mean": acc.mean(),
+                "linear_max": lin.max(),
+                "lloyd_distance_median": float(np.median(dist)),
+                "lloyd_distance_max": dist.max(),
+                "target_reached": reached,
+            }
             target = "" if dataset == "spiral" else f"; target {'reached' if reached else 'NOT reached'}"
-            print(f"{dataset:<8} {kind:<9} accuracy min {acc.min():.3f} mean {acc.mean():.3f}; linear max "
-                  f"{lin.max():.3f}; Lloyd distance median {np.median(dist):.4f} max {dist.max():.4f}{target}")
+            print(
+                f"{dataset:<8} {kind:<9} accuracy min {acc.min():.3f} mean {acc.mean():.3f}; linear max "
+                f"{lin.max():.3f}; Lloyd distance median {np.median(dist):.4f} max {dist.max():.4f}{target}"
+            )
     return out
 
 
 def bench_low_sigma() -> dict:
     c = compare_low_sigma("moons", sigma=0.01, k=12, epochs=60)
     n_train = 350
-    print(f"\nLow σ = {c.sigma} (float32, moons, k=12, 60 epochs; naive NaN predicted below σ = "
-          f"{c.naive_nan_sigma_first:.4f} for the first row)")
+    print(
+        f"\nLow σ = {c.sigma} (float32, moons, k=12, 60 epochs; naive NaN predicted below σ = "
+        f"{c.naive_nan_sigma_first:.4f} for the first row)"
+    )
     for kind, s in c.summary.items():
         h = c.history[kind]
-        print(f"  {kind:<9} NaN steps {s['nan_steps']:>3}; NaN rows at start {h['nan_rows'][0]:>3}/{n_train}; "
-              f"one-hot rows at end {h['one_hot_rows'][-1]:>3}/{n_train}; |∇_C CE| first {h['grad_norm_centers_ce'][0]:.3g} "
-              f"last {h['grad_norm_centers_ce'][-1]:.3g}; test accuracy {s['final_test_accuracy']:.3f}")
+        print(
+            f"  {kind:<9} NaN steps {s['nan_steps']:>3}; NaN rows at start {h['nan_rows'][0]:>3}/{n_train}; "
+            f"one-hot rows at end {h['one_hot_rows'][-1]:>3}/{n_train}; |∇_C CE| first {h['grad_norm_centers_ce'][0]:.3g} "
+            f"last {h['grad_norm_centers_ce'][-1]:.3g}; test accuracy {s['final_test_accuracy']:.3f}"
+        )
     return {"summary": c.summary, "seconds": c.seconds}
 
 

@@ -75,6 +75,7 @@ memory to the OS, so "after" bounds what the sessions left behind (session state
 
 `--check` makes the exit code say whether the mode's targets were met.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -99,21 +100,36 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = "Explorer"                 # url path of pages/1_Explorer.py
+PAGE = "Explorer"  # url path of pages/1_Explorer.py
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
-DOWNLOADS_PREFIX = "**Downloads at σ = "   # pages/1_Explorer.py, written after the scrubber
+DOWNLOADS_PREFIX = "**Downloads at σ = "  # pages/1_Explorer.py, written after the scrubber
 SIDEBAR_MARK = ": move it with the σ slider"  # ui/page.py _sigma_control(on_figure=True)
-TARGET_MEMORY = 1.20              # RSS after / warm baseline
-TARGET_SCRIPT_SECONDS = 0.060     # issue 9 item 4: a first open's script time on a warm server
+TARGET_MEMORY = 1.20  # RSS after / warm baseline
+TARGET_SCRIPT_SECONDS = 0.060  # issue 9 item 4: a first open's script time on a warm server
 
 MODES = {
-    "default": dict(sessions=40, arrival_seconds=10.0, changes=5, think=(0.5, 2.0),
-                    targets=dict(commit_p95=2.0, open_p95=None)),
-    "lecture": dict(sessions=120, arrival_seconds=30.0, changes=3, think=(2.0, 6.0),
-                    targets=dict(commit_p95=1.0, open_p95=3.0)),
-    "classroom": dict(sessions=40, arrival_seconds=5.0, changes=5, think=(0.5, 2.0),
-                      targets=dict(commit_p95=0.5, open_p95=None)),
+    "default": dict(
+        sessions=40,
+        arrival_seconds=10.0,
+        changes=5,
+        think=(0.5, 2.0),
+        targets=dict(commit_p95=2.0, open_p95=None),
+    ),
+    "lecture": dict(
+        sessions=120,
+        arrival_seconds=30.0,
+        changes=3,
+        think=(2.0, 6.0),
+        targets=dict(commit_p95=1.0, open_p95=3.0),
+    ),
+    "classroom": dict(
+        sessions=40,
+        arrival_seconds=5.0,
+        changes=5,
+        think=(0.5, 2.0),
+        targets=dict(commit_p95=0.5, open_p95=None),
+    ),
 }
 
 
@@ -123,9 +139,13 @@ def _load_scrub_codec():
     source tree. If that fails (the module needs more of the package), the normal import."""
     import importlib
     import types
+
     if "rbfviz" not in sys.modules:
-        for name, path in (("rbfviz", ROOT / "rbfviz"), ("rbfviz.views", ROOT / "rbfviz" / "views"),
-                           ("rbfviz.views.figures", ROOT / "rbfviz" / "views" / "figures")):
+        for name, path in (
+            ("rbfviz", ROOT / "rbfviz"),
+            ("rbfviz.views", ROOT / "rbfviz" / "views"),
+            ("rbfviz.views.figures", ROOT / "rbfviz" / "views" / "figures"),
+        ):
             package = types.ModuleType(name)
             package.__path__ = [str(path)]
             sys.modules[name] = package
@@ -139,7 +159,7 @@ def _load_scrub_codec():
 
 
 SCRUB = _load_scrub_codec()
-_GRIDS: dict[str, list[float]] = {}   # payload's message hash → σ grid (decoded once per distinct payload)
+_GRIDS: dict[str, list[float]] = {}  # payload's message hash → σ grid (decoded once per distinct payload)
 
 
 def payload_grid(key: str, payload: bytes) -> list[float]:
@@ -150,6 +170,7 @@ def payload_grid(key: str, payload: bytes) -> list[float]:
 
 
 # --- the server -----------------------------------------------------------------------------------
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -169,10 +190,22 @@ class ServerProcess:
         self._log = open(log_path, "w") if log_path else subprocess.DEVNULL
         self.log_path = log_path
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-             f"--server.port={self.port}", "--server.address=127.0.0.1", "--server.fileWatcherType=none"],
-            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
-            env={"MALLOC_ARENA_MAX": "2", **os.environ})
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless=true",
+                f"--server.port={self.port}",
+                "--server.address=127.0.0.1",
+                "--server.fileWatcherType=none",
+            ],
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env={"MALLOC_ARENA_MAX": "2", **os.environ},
+        )
 
     @property
     def pid(self) -> int:
@@ -182,7 +215,9 @@ class ServerProcess:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with code {self.proc.returncode}; log: {self.log_tail()}")
+                raise RuntimeError(
+                    f"streamlit exited with code {self.proc.returncode}; log: {self.log_tail()}"
+                )
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
                     if r.read() == b"ok":
@@ -298,14 +333,15 @@ class RssMonitor:
 
 # --- one session ----------------------------------------------------------------------------------
 
+
 @dataclass
 class Run:
     """What one script run sent back (times in seconds from sending the rerun_script)."""
 
     to_new_session: float | None = None
-    to_sidebar: float | None = None            # the sidebar's "σ = …: move it with the σ slider" markdown
-    to_downloads: float | None = None          # "**Downloads at σ = …**": the updated page
-    to_component: float | None = None          # the scrubber element
+    to_sidebar: float | None = None  # the sidebar's "σ = …: move it with the σ slider" markdown
+    to_downloads: float | None = None  # "**Downloads at σ = …**": the updated page
+    to_component: float | None = None  # the scrubber element
     to_finished: float | None = None
     sidebar_text: str = ""
     downloads_text: str = ""
@@ -313,9 +349,9 @@ class Run:
     query: dict = field(default_factory=dict)  # the address the server wrote last
     component_id: str = ""
     grid: list[float] = field(default_factory=list)
-    ws_bytes: int = 0                          # every websocket message received in this run
+    ws_bytes: int = 0  # every websocket message received in this run
     messages: int = 0
-    refs: int = 0                              # ref_hash messages (an element the client already holds)
+    refs: int = 0  # ref_hash messages (an element the client already holds)
     problems: list[str] = field(default_factory=list)
 
 
@@ -326,9 +362,9 @@ class Session:
         self.base_url = base_url
         self.timeout = timeout
         self.ws = None
-        self.cache: dict[str, list] = {}   # hash → [raw bytes, run count when last used]
+        self.cache: dict[str, list] = {}  # hash → [raw bytes, run count when last used]
         self.run_count = 0
-        self.max_age = 2                   # new_session.config.max_cached_message_age
+        self.max_age = 2  # new_session.config.max_cached_message_age
 
     async def connect(self) -> None:
         def pings() -> str:
@@ -342,8 +378,12 @@ class Session:
         xsrf = cookie.split("=", 1)[1] if cookie.startswith("_streamlit_xsrf=") else "PLACEHOLDER_AUTH_TOKEN"
         ws_url = self.base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.ws = await websockets.connect(
-            ws_url, subprotocols=["streamlit", xsrf], max_size=None, open_timeout=self.timeout,
-            additional_headers={"Cookie": cookie, "Origin": self.base_url})
+            ws_url,
+            subprotocols=["streamlit", xsrf],
+            max_size=None,
+            open_timeout=self.timeout,
+            additional_headers={"Cookie": cookie, "Origin": self.base_url},
+        )
 
     def _receive(self, raw: bytes, result: Run) -> ForwardMsg:
         """Parse one message; keep it if cacheable; resolve a ref_hash from the cache (ForwardMsgCache)."""
@@ -371,7 +411,9 @@ class Session:
         for key in [k for k, (_, used) in self.cache.items() if self.run_count - used > self.max_age]:
             del self.cache[key]
 
-    async def run(self, query: dict, level: int | None = None, component_id: str = "", page: str = PAGE) -> Run:
+    async def run(
+        self, query: dict, level: int | None = None, component_id: str = "", page: str = PAGE
+    ) -> Run:
         """Rerun ``page`` with this address query (and, for a commit, the scrubber's widget state);
         read until script_finished."""
         msg = BackMsg()
@@ -406,7 +448,8 @@ class Session:
                     self._run_finished(fwd.script_finished)
                     if fwd.script_finished != FINISHED_OK:
                         result.problems.append(
-                            f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}")
+                            f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"
+                        )
                     return result
 
     @staticmethod
@@ -425,8 +468,9 @@ class Session:
             result.component_id = element.bidi_component.id
             if element.bidi_component.WhichOneof("data") == "bytes":
                 try:
-                    result.grid = payload_grid(fwd.hash or str(hash(element.bidi_component.bytes)),
-                                               element.bidi_component.bytes)
+                    result.grid = payload_grid(
+                        fwd.hash or str(hash(element.bidi_component.bytes)), element.bidi_component.bytes
+                    )
                 except Exception as exc:  # noqa: BLE001
                     result.problems.append(f"unreadable scrubber payload: {type(exc).__name__}: {exc}")
         elif kind == "exception":
@@ -457,16 +501,17 @@ def shows_sigma(run: Run, sigma: float) -> list[str]:
 
 # --- one student ----------------------------------------------------------------------------------
 
+
 @dataclass
 class StudentResult:
     index: int
-    open_seconds: float | None = None           # connect + first run until script_finished
+    open_seconds: float | None = None  # connect + first run until script_finished
     open_bytes: int | None = None
-    commit_to_page: list[float] = field(default_factory=list)      # → downloads markdown at the new σ
+    commit_to_page: list[float] = field(default_factory=list)  # → downloads markdown at the new σ
     commit_to_finished: list[float] = field(default_factory=list)
     commit_bytes: list[int] = field(default_factory=list)
     commit_refs: list[int] = field(default_factory=list)
-    commits_ok: int = 0                          # commits answered by a page showing the new σ
+    commits_ok: int = 0  # commits answered by a page showing the new σ
     errors: list[str] = field(default_factory=list)
 
 
@@ -480,8 +525,16 @@ def next_level(count: int, current: int, rng: random.Random) -> int:
     return current + rng.choice(steps)
 
 
-async def student(index: int, base_url: str, start_query: dict, changes: int, think: tuple[float, float],
-                  delay: float, timeout: float, seed: int = 0) -> StudentResult:
+async def student(
+    index: int,
+    base_url: str,
+    start_query: dict,
+    changes: int,
+    think: tuple[float, float],
+    delay: float,
+    timeout: float,
+    seed: int = 0,
+) -> StudentResult:
     """Arrive after ``delay`` s, open the Explorer, commit σ ``changes`` times, leave."""
     await asyncio.sleep(delay)
     result = StudentResult(index)
@@ -495,7 +548,9 @@ async def student(index: int, base_url: str, start_query: dict, changes: int, th
         result.open_bytes = first.ws_bytes
         result.errors += first.problems
         if not first.component_id or not first.grid or "sigma" not in first.query:
-            result.errors.append("the Explorer opened without its σ scrubber, its payload or σ in the address")
+            result.errors.append(
+                "the Explorer opened without its σ scrubber, its payload or σ in the address"
+            )
             return result
         query, grid = first.query, first.grid
         level = nearest_level(grid, float(query["sigma"]))
@@ -542,11 +597,16 @@ async def probe_script_time(base_url: str, opens: int, timeout: float) -> dict:
         finally:
             await session.close()
         await asyncio.sleep(0.3)
-    return {"opens": opens, "new_session_to_finished": summary(script), "send_to_finished": summary(total),
-            "problems": problems}
+    return {
+        "opens": opens,
+        "new_session_to_finished": summary(script),
+        "send_to_finished": summary(total),
+        "problems": problems,
+    }
 
 
 # --- the classroom --------------------------------------------------------------------------------
+
 
 def percentile(values: list[float], q: float) -> float | None:
     """The q-th percentile (0–100) with linear interpolation, None for no values."""
@@ -560,8 +620,12 @@ def percentile(values: list[float], q: float) -> float | None:
 
 
 def summary(values: list[float]) -> dict:
-    return {"n": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95),
-            "max": max(values) if values else None}
+    return {
+        "n": len(values),
+        "p50": percentile(values, 50),
+        "p95": percentile(values, 95),
+        "max": max(values) if values else None,
+    }
 
 
 async def classroom(args, base_url: str, pid: int | None) -> dict:
@@ -588,8 +652,11 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
             number = wave * args.sessions + i
             query = {"seed": str(1000 + number)} if args.distinct_data else {}
             delay = args.arrival_seconds * i / max(args.sessions - 1, 1)
-            tasks.append(student(number, base_url, query, args.changes, tuple(args.think), delay, args.timeout,
-                                 args.seed))
+            tasks.append(
+                student(
+                    number, base_url, query, args.changes, tuple(args.think), delay, args.timeout, args.seed
+                )
+            )
         load_before, cpu_before = os.getloadavg(), cpu_seconds(pid)
         wave_results = await asyncio.gather(*tasks)
         wall = time.perf_counter() - t0
@@ -598,17 +665,28 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         at_close = monitor.now()
         peak = monitor.peak_since(t_load)
         await asyncio.sleep(args.settle)
-        waves.append({"wall_seconds": wall, "peak": peak, "at_close": at_close, "after_settle": monitor.now(),
-                      "cache_after": cache_mb(base_url), "errors": sum(len(r.errors) for r in wave_results),
-                      # the machine's 1-minute load average as the wave began and ended (2 cores: > 2 is
-                      # other work competing with the server and these clients)
-                      "loadavg_1min": [round(load_before[0], 2), round(load_after[0], 2)],
-                      # the server's CPU time during the wave per script run (opens + commits), with
-                      # its post-run GC and websocket work: what a run costs, whatever the machine's noise
-                      "server_cpu_seconds": None if cpu_before is None or cpu_after is None else cpu_after - cpu_before,
-                      "runs": runs,
-                      "server_cpu_per_run": None if cpu_before is None or cpu_after is None or not runs
-                      else (cpu_after - cpu_before) / runs})
+        waves.append(
+            {
+                "wall_seconds": wall,
+                "peak": peak,
+                "at_close": at_close,
+                "after_settle": monitor.now(),
+                "cache_after": cache_mb(base_url),
+                "errors": sum(len(r.errors) for r in wave_results),
+                # the machine's 1-minute load average as the wave began and ended (2 cores: > 2 is
+                # other work competing with the server and these clients)
+                "loadavg_1min": [round(load_before[0], 2), round(load_after[0], 2)],
+                # the server's CPU time during the wave per script run (opens + commits), with
+                # its post-run GC and websocket work: what a run costs, whatever the machine's noise
+                "server_cpu_seconds": None
+                if cpu_before is None or cpu_after is None
+                else cpu_after - cpu_before,
+                "runs": runs,
+                "server_cpu_per_run": None
+                if cpu_before is None or cpu_after is None or not runs
+                else (cpu_after - cpu_before) / runs,
+            }
+        )
         results += wave_results
     # Streamlit keeps a closed tab's session for server.disconnectedSessionTTL seconds (60 in our
     # config) and reaps expired ones lazily, on the next write to its session store. One more short
@@ -625,17 +703,24 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
     after = waves[-1]["after_settle"]
     targets = MODES[args.mode]["targets"]
     report = {
-        "mode": args.mode, "sessions": args.sessions, "waves": args.waves, "changes": args.changes,
-        "arrival_seconds": args.arrival_seconds, "think": list(args.think), "distinct_data": args.distinct_data,
+        "mode": args.mode,
+        "sessions": args.sessions,
+        "waves": args.waves,
+        "changes": args.changes,
+        "arrival_seconds": args.arrival_seconds,
+        "think": list(args.think),
+        "distinct_data": args.distinct_data,
         "warmup_open_seconds": warm.open_seconds,
         "warm_first_open_script": probe,
         "open": summary(opens),
         "commit_to_page": summary(commit),
         "commit_to_finished": summary(finished),
-        "bytes": {"first_open": summary([float(r.open_bytes) for r in results if r.open_bytes is not None]),
-                  "commit": summary([float(b) for r in results for b in r.commit_bytes]),
-                  "commit_refs": summary([float(n) for r in results for n in r.commit_refs]),
-                  "warmup_first_open": warm.open_bytes},
+        "bytes": {
+            "first_open": summary([float(r.open_bytes) for r in results if r.open_bytes is not None]),
+            "commit": summary([float(b) for r in results for b in r.commit_bytes]),
+            "commit_refs": summary([float(n) for r in results for n in r.commit_refs]),
+            "warmup_first_open": warm.open_bytes,
+        },
         "errors": errors,
         "sessions_with_all_commits": sum(r.commits_ok == args.changes for r in results),
         "commits_per_session": [r.commits_ok for r in results],
@@ -644,22 +729,41 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         "change_to_figure": summary(commit),
         "sessions_with_all_figures": sum(r.commits_ok == args.changes for r in results),
         "figures_per_session": [r.commits_ok for r in results],
-        "rss_mb": {"pid": pid, "baseline": baseline, "peak": max((w["peak"] for w in waves if w["peak"]), default=None),
-                   "after_settle": after, "settle_seconds": args.settle, "waves": waves,
-                   "cache_baseline": cache_baseline, "cache_after": waves[-1]["cache_after"],
-                   "after_reap": after_reap, "reap_probe_errors": reaper.errors},
+        "rss_mb": {
+            "pid": pid,
+            "baseline": baseline,
+            "peak": max((w["peak"] for w in waves if w["peak"]), default=None),
+            "after_settle": after,
+            "settle_seconds": args.settle,
+            "waves": waves,
+            "cache_baseline": cache_baseline,
+            "cache_after": waves[-1]["cache_after"],
+            "after_reap": after_reap,
+            "reap_probe_errors": reaper.errors,
+        },
         "rss_samples": [(t, v) for t, v in monitor.samples if t >= t_first],
         "active_sessions_after": active_sessions(base_url),
-        "target_values": {"commit_p95": targets["commit_p95"], "open_p95": targets["open_p95"],
-                          "memory_ratio": TARGET_MEMORY, "script_seconds": TARGET_SCRIPT_SECONDS},
+        "target_values": {
+            "commit_p95": targets["commit_p95"],
+            "open_p95": targets["open_p95"],
+            "memory_ratio": TARGET_MEMORY,
+            "script_seconds": TARGET_SCRIPT_SECONDS,
+        },
     }
     report["targets"] = {
         "zero_errors": not errors,
         "commit_p95": commit != [] and report["commit_to_page"]["p95"] <= targets["commit_p95"],
-        "open_p95": None if targets["open_p95"] is None else (opens != [] and report["open"]["p95"] <= targets["open_p95"]),
-        "memory_within_20pct": (None if baseline is None or after is None else after <= TARGET_MEMORY * baseline),
-        "warm_open_script": (None if not probe or probe["new_session_to_finished"]["p50"] is None
-                             else probe["new_session_to_finished"]["p50"] <= TARGET_SCRIPT_SECONDS),
+        "open_p95": None
+        if targets["open_p95"] is None
+        else (opens != [] and report["open"]["p95"] <= targets["open_p95"]),
+        "memory_within_20pct": (
+            None if baseline is None or after is None else after <= TARGET_MEMORY * baseline
+        ),
+        "warm_open_script": (
+            None
+            if not probe or probe["new_session_to_finished"]["p50"] is None
+            else probe["new_session_to_finished"]["p50"] <= TARGET_SCRIPT_SECONDS
+        ),
     }
     return report
 
@@ -695,26 +799,34 @@ def _kb(x) -> str:
 
 def print_report(r: dict) -> None:
     total = r["sessions"] * r["waves"]
-    print(f"\nmode {r['mode']}: {r['sessions']} sessions arriving over {r['arrival_seconds']:g} s"
-          + (f", {r['waves']} waves" if r["waves"] > 1 else "")
-          + f", {r['changes']} σ commits each, think {r['think'][0]:g}–{r['think'][1]:g} s"
-          + (", every student on their own data set" if r["distinct_data"] else ", the default data set")
-          + f" (warm-up student's open {_fmt(r['warmup_open_seconds'])})")
+    print(
+        f"\nmode {r['mode']}: {r['sessions']} sessions arriving over {r['arrival_seconds']:g} s"
+        + (f", {r['waves']} waves" if r["waves"] > 1 else "")
+        + f", {r['changes']} σ commits each, think {r['think'][0]:g}–{r['think'][1]:g} s"
+        + (", every student on their own data set" if r["distinct_data"] else ", the default data set")
+        + f" (warm-up student's open {_fmt(r['warmup_open_seconds'])})"
+    )
     p = r["warm_first_open_script"]
     if p:
         a, b = p["new_session_to_finished"], p["send_to_finished"]
-        print(f"  warm server, a first open's script time ({p['opens']} opens, payload cached): new_session → "
-              f"script_finished p50 {_fmt(a['p50'])} max {_fmt(a['max'])}; send → script_finished p50 "
-              f"{_fmt(b['p50'])} max {_fmt(b['max'])}")
-    for key, what in (("open", "first open (connect → script_finished)"),
-                      ("commit_to_page", "σ commit → updated page (downloads markdown)"),
-                      ("commit_to_finished", "σ commit → script_finished")):
+        print(
+            f"  warm server, a first open's script time ({p['opens']} opens, payload cached): new_session → "
+            f"script_finished p50 {_fmt(a['p50'])} max {_fmt(a['max'])}; send → script_finished p50 "
+            f"{_fmt(b['p50'])} max {_fmt(b['max'])}"
+        )
+    for key, what in (
+        ("open", "first open (connect → script_finished)"),
+        ("commit_to_page", "σ commit → updated page (downloads markdown)"),
+        ("commit_to_finished", "σ commit → script_finished"),
+    ):
         s = r[key]
         print(f"  {what:<46} n={s['n']:<4} p50 {_fmt(s['p50'])}  p95 {_fmt(s['p95'])}  max {_fmt(s['max'])}")
     by = r["bytes"]
-    print(f"  bytes received: first open p50 {_kb(by['first_open']['p50'])} (max {_kb(by['first_open']['max'])}), "
-          f"commit p50 {_kb(by['commit']['p50'])} (max {_kb(by['commit']['max'])}); "
-          f"ref_hash references per commit p50 {by['commit_refs']['p50']}")
+    print(
+        f"  bytes received: first open p50 {_kb(by['first_open']['p50'])} (max {_kb(by['first_open']['max'])}), "
+        f"commit p50 {_kb(by['commit']['p50'])} (max {_kb(by['commit']['max'])}); "
+        f"ref_hash references per commit p50 {by['commit_refs']['p50']}"
+    )
     print(f"  sessions with all {r['changes']} commits shown: {r['sessions_with_all_commits']} of {total}")
     print(f"  errors: {len(r['errors'])}")
     for e in r["errors"][:20]:
@@ -723,47 +835,79 @@ def print_report(r: dict) -> None:
     base = m["baseline"]
 
     def mb(v):
-        return "n/a" if v is None else f"{v:.1f} MB" + ("" if not base else f" ({100 * (v / base - 1):+.1f} %)")
+        return (
+            "n/a" if v is None else f"{v:.1f} MB" + ("" if not base else f" ({100 * (v / base - 1):+.1f} %)")
+        )
+
     print(f"  server RSS (pid {m['pid']}): warm baseline {'n/a' if base is None else f'{base:.1f} MB'}")
     for n, w in enumerate(m["waves"], 1):
-        print(f"    wave {n}: wall {w['wall_seconds']:.1f} s, peak {mb(w['peak'])}, at close {mb(w['at_close'])}, "
-              f"{m['settle_seconds']:g} s after close {mb(w['after_settle'])}; st.cache entries hold "
-              f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)}); machine load "
-              f"average {w['loadavg_1min'][0]:g} → {w['loadavg_1min'][1]:g}; server CPU {_fmt(w['server_cpu_seconds'])} "
-              f"for {w['runs']} runs = {_fmt(None if w['server_cpu_per_run'] is None else 1000 * w['server_cpu_per_run'], 'ms')} per run")
+        print(
+            f"    wave {n}: wall {w['wall_seconds']:.1f} s, peak {mb(w['peak'])}, at close {mb(w['at_close'])}, "
+            f"{m['settle_seconds']:g} s after close {mb(w['after_settle'])}; st.cache entries hold "
+            f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)}); machine load "
+            f"average {w['loadavg_1min'][0]:g} → {w['loadavg_1min'][1]:g}; server CPU {_fmt(w['server_cpu_seconds'])} "
+            f"for {w['runs']} runs = {_fmt(None if w['server_cpu_per_run'] is None else 1000 * w['server_cpu_per_run'], 'ms')} per run"
+        )
     print(f"  after one more short visit (Streamlit reaps sessions closed > TTL ago): {mb(m['after_reap'])}")
     print(f"  active sessions after: {r['active_sessions_after']}")
     t, v = r["targets"], r["target_values"]
 
     def mark(x):
         return "n/a" if x is None else "✓" if x else "✗"
-    print(f"  targets: zero errors {mark(t['zero_errors'])} · commit p95 ≤ {v['commit_p95']:g} s {mark(t['commit_p95'])}"
-          + ("" if v["open_p95"] is None else f" · first open p95 ≤ {v['open_p95']:g} s {mark(t['open_p95'])}")
-          + f" · memory within 20 % {mark(t['memory_within_20pct'])}"
-          + f" · warm first open script p50 ≤ {1000 * v['script_seconds']:.0f} ms {mark(t['warm_open_script'])}")
+
+    print(
+        f"  targets: zero errors {mark(t['zero_errors'])} · commit p95 ≤ {v['commit_p95']:g} s {mark(t['commit_p95'])}"
+        + ("" if v["open_p95"] is None else f" · first open p95 ≤ {v['open_p95']:g} s {mark(t['open_p95'])}")
+        + f" · memory within 20 % {mark(t['memory_within_20pct'])}"
+        + f" · warm first open script p50 ≤ {1000 * v['script_seconds']:.0f} ms {mark(t['warm_open_script'])}"
+    )
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--mode", choices=sorted(MODES), default="default",
-                   help="lecture (120 over 30 s, 3 commits, think 2–6 s), classroom (40 within 5 s, 5 commits) or "
-                        "default (40 over 10 s, 5 commits); the flags below override its values")
+    p.add_argument(
+        "--mode",
+        choices=sorted(MODES),
+        default="default",
+        help="lecture (120 over 30 s, 3 commits, think 2–6 s), classroom (40 within 5 s, 5 commits) or "
+        "default (40 over 10 s, 5 commits); the flags below override its values",
+    )
     p.add_argument("--sessions", type=int, help="concurrent students")
     p.add_argument("--port", type=int, help="a running server's port on 127.0.0.1 (default: start one)")
     p.add_argument("--pid", type=int, help="the running server's pid (default: found from --port)")
     p.add_argument("--arrival-seconds", type=float, help="students arrive evenly over this many seconds")
     p.add_argument("--changes", type=int, help="σ commits per student")
-    p.add_argument("--think", type=float, nargs=2, metavar=("MIN", "MAX"),
-                   help="think time before each commit, uniform in seconds")
-    p.add_argument("--settle", type=float, default=60.0,
-                   help="seconds after all sessions closed before the last memory sample (default 60)")
-    p.add_argument("--waves", type=int, default=1,
-                   help="repeat the whole class this many times on the same server (a leak grows per wave)")
+    p.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        metavar=("MIN", "MAX"),
+        help="think time before each commit, uniform in seconds",
+    )
+    p.add_argument(
+        "--settle",
+        type=float,
+        default=60.0,
+        help="seconds after all sessions closed before the last memory sample (default 60)",
+    )
+    p.add_argument(
+        "--waves",
+        type=int,
+        default=1,
+        help="repeat the whole class this many times on the same server (a leak grows per wave)",
+    )
     p.add_argument("--timeout", type=float, default=60.0, help="seconds allowed per run (default 60)")
-    p.add_argument("--probe-opens", type=int, default=10,
-                   help="fresh first opens on the idle warm server before the class, for the script time (default 10)")
-    p.add_argument("--distinct-data", action="store_true",
-                   help="each student uses their own data seed (every computation a cache miss)")
+    p.add_argument(
+        "--probe-opens",
+        type=int,
+        default=10,
+        help="fresh first opens on the idle warm server before the class, for the script time (default 10)",
+    )
+    p.add_argument(
+        "--distinct-data",
+        action="store_true",
+        help="each student uses their own data seed (every computation a cache miss)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the students' σ choices")
     p.add_argument("--json", type=Path, help="also write the full report here")
     p.add_argument("--check", action="store_true", help="exit 1 unless every target is met")
@@ -781,8 +925,10 @@ def main(argv=None) -> int:
         server = ServerProcess(log)
         t0 = time.perf_counter()
         server.wait_healthy()
-        print(f"started streamlit (pid {server.pid}) on port {server.port}, healthy after "
-              f"{time.perf_counter() - t0:.1f} s; log {log}")
+        print(
+            f"started streamlit (pid {server.pid}) on port {server.port}, healthy after "
+            f"{time.perf_counter() - t0:.1f} s; log {log}"
+        )
         base_url, pid = server.url, server.pid
     else:
         base_url = f"http://127.0.0.1:{args.port}"

@@ -18,6 +18,7 @@ runs on the same machine and competes for the same 2 cores; its own CPU is repor
 
 Measured numbers and the sizing table built from them are in the README ("A bigger class").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -68,6 +69,7 @@ def children_cpu() -> float:
 
 def free_port() -> int:
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -80,9 +82,24 @@ class RunLocal:
         info.unlink(missing_ok=True)
         self.out = open(log_dir / "run-local.out", "w")
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "deploy" / "run-local"), "--processes", str(processes),
-             "--port", str(free_port()), "--maxconn", str(maxconn), "--log-dir", str(log_dir), "--info", str(info)],
-            cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                str(ROOT / "deploy" / "run-local"),
+                "--processes",
+                str(processes),
+                "--port",
+                str(free_port()),
+                "--maxconn",
+                str(maxconn),
+                "--log-dir",
+                str(log_dir),
+                "--info",
+                str(info),
+            ],
+            cwd=ROOT,
+            stdout=self.out,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 300
         while not info.exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -113,27 +130,69 @@ class RunLocal:
 def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
     report_path = out_dir / f"load-{len(rl.pids)}p-{sessions}.json"
     arrival = args.arrival_seconds
-    cpu0, proxy0, client0, busy0, t0 = (rl.server_cpu(), rl.proxy_cpu(), children_cpu(), machine_busy_seconds(),
-                                        time.monotonic())
+    cpu0, proxy0, client0, busy0, t0 = (
+        rl.server_cpu(),
+        rl.proxy_cpu(),
+        children_cpu(),
+        machine_busy_seconds(),
+        time.monotonic(),
+    )
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--sessions", str(sessions), "--port", str(rl.port),
-         "--pid", str(rl.pids[0]), "--arrival-seconds", f"{arrival:g}", "--changes", str(args.changes),
-         "--think", *map(str, args.think), "--settle", "1", "--timeout", str(args.timeout),
-         "--json", str(report_path)],
-        cwd=ROOT, capture_output=True, text=True)
+        [
+            sys.executable,
+            str(ROOT / "bench" / "load.py"),
+            "--sessions",
+            str(sessions),
+            "--port",
+            str(rl.port),
+            "--pid",
+            str(rl.pids[0]),
+            "--arrival-seconds",
+            f"{arrival:g}",
+            "--changes",
+            str(args.changes),
+            "--think",
+            *map(str, args.think),
+            "--settle",
+            "1",
+            "--timeout",
+            str(args.timeout),
+            "--json",
+            str(report_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     wall = time.monotonic() - t0
-    server_cpu, proxy_cpu, client_cpu = rl.server_cpu() - cpu0, rl.proxy_cpu() - proxy0, children_cpu() - client0
+    server_cpu, proxy_cpu, client_cpu = (
+        rl.server_cpu() - cpu0,
+        rl.proxy_cpu() - proxy0,
+        children_cpu() - client0,
+    )
     other_cpu = machine_busy_seconds() - busy0 - server_cpu - proxy_cpu - client_cpu
     if proc.returncode != 0 or not report_path.exists():
-        return {"processes": len(rl.pids), "sessions": sessions, "failed": proc.stdout[-2000:] + proc.stderr[-2000:]}
+        return {
+            "processes": len(rl.pids),
+            "sessions": sessions,
+            "failed": proc.stdout[-2000:] + proc.stderr[-2000:],
+        }
     r = json.loads(report_path.read_text())
     latency = r.get("commit_to_page") or r.get("change_to_figure")
     row = {
-        "processes": len(rl.pids), "sessions": sessions, "arrival_seconds": arrival, "wall_seconds": round(wall, 1),
-        "errors": len(r["errors"]), "first_errors": r["errors"][:5],
-        "commit_p50": latency["p50"], "commit_p95": latency["p95"], "commit_max": latency["max"],
-        "open_p50": r["open"]["p50"], "open_p95": r["open"]["p95"],
-        "server_cpu_seconds": round(server_cpu, 2), "proxy_cpu_seconds": round(proxy_cpu, 2),
+        "processes": len(rl.pids),
+        "sessions": sessions,
+        "arrival_seconds": arrival,
+        "wall_seconds": round(wall, 1),
+        "errors": len(r["errors"]),
+        "first_errors": r["errors"][:5],
+        "commit_p50": latency["p50"],
+        "commit_p95": latency["p95"],
+        "commit_max": latency["max"],
+        "open_p50": r["open"]["p50"],
+        "open_p95": r["open"]["p95"],
+        "server_cpu_seconds": round(server_cpu, 2),
+        "proxy_cpu_seconds": round(proxy_cpu, 2),
         "client_cpu_seconds": round(client_cpu, 2),
         # everything else the machine ran meanwhile (other people's tests, the browser, ...): a busy
         # machine makes the latencies worse than on a machine of its own
@@ -150,24 +209,37 @@ def fmt(row: dict) -> str:
     if "failed" in row:
         return f"  {row['sessions']:>4} students: load.py failed: {row['failed'][-300:]}"
     if row["commit_p95"] is None or row["open_p95"] is None:
-        return (f"  {row['sessions']:>4} students: errors {row['errors']}, no σ commit or open completed "
-                f"(first errors: {row['first_errors'][:2]}) ✗")
-    return (f"  {row['sessions']:>4} students over {row['arrival_seconds']:.0f} s: errors {row['errors']}, "
-            f"commit → page p50 {row['commit_p50']:.3f} / p95 {row['commit_p95']:.3f} / max {row['commit_max']:.2f} s, "
-            f"first open p95 {row['open_p95']:.2f} s; server CPU {row['server_cpu_seconds']:.1f} s "
-            f"({row['server_cpu_per_student']:.3f} s per student, {row['server_cores_busy']:.2f} cores over "
-            f"{row['wall_seconds']:.0f} s), HAProxy {row['proxy_cpu_seconds']:.1f} s, load client "
-            f"{row['client_cpu_seconds']:.1f} s, other work on the machine {row['other_cpu_seconds']:.0f} s; RSS {[round(m) for m in row['rss_mb'] if m]} MB "
-            f"{'✓' if row['ok'] else '✗'}")
+        return (
+            f"  {row['sessions']:>4} students: errors {row['errors']}, no σ commit or open completed "
+            f"(first errors: {row['first_errors'][:2]}) ✗"
+        )
+    return (
+        f"  {row['sessions']:>4} students over {row['arrival_seconds']:.0f} s: errors {row['errors']}, "
+        f"commit → page p50 {row['commit_p50']:.3f} / p95 {row['commit_p95']:.3f} / max {row['commit_max']:.2f} s, "
+        f"first open p95 {row['open_p95']:.2f} s; server CPU {row['server_cpu_seconds']:.1f} s "
+        f"({row['server_cpu_per_student']:.3f} s per student, {row['server_cores_busy']:.2f} cores over "
+        f"{row['wall_seconds']:.0f} s), HAProxy {row['proxy_cpu_seconds']:.1f} s, load client "
+        f"{row['client_cpu_seconds']:.1f} s, other work on the machine {row['other_cpu_seconds']:.0f} s; RSS {[round(m) for m in row['rss_mb'] if m]} MB "
+        f"{'✓' if row['ok'] else '✗'}"
+    )
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--processes", type=int, nargs="+", default=[1, 2])
-    p.add_argument("--sessions", type=int, nargs="+", default=[40, 80, 120, 160, 240, 320, 400, 480],
-                   help="the ladder of class sizes, tried in order until one misses the target")
-    p.add_argument("--arrival-seconds", type=float, default=10.0,
-                   help="the whole class arrives within this many seconds (default 10)")
+    p.add_argument(
+        "--sessions",
+        type=int,
+        nargs="+",
+        default=[40, 80, 120, 160, 240, 320, 400, 480],
+        help="the ladder of class sizes, tried in order until one misses the target",
+    )
+    p.add_argument(
+        "--arrival-seconds",
+        type=float,
+        default=10.0,
+        help="the whole class arrives within this many seconds (default 10)",
+    )
     p.add_argument("--changes", type=int, default=5, help="σ commits per student (default 5)")
     p.add_argument("--think", type=float, nargs=2, default=(0.5, 2.0), help="seconds between commits")
     p.add_argument("--timeout", type=float, default=120.0)
@@ -187,10 +259,15 @@ def main(argv=None) -> int:
     try:
         for processes in args.processes:
             runs[processes] = RunLocal(processes, out_dir / f"run-local-{processes}p", args.maxconn)
-            print(f"{processes} process(es) behind HAProxy at http://127.0.0.1:{runs[processes].port}", flush=True)
+            print(
+                f"{processes} process(es) behind HAProxy at http://127.0.0.1:{runs[processes].port}",
+                flush=True,
+            )
         for processes, rl in runs.items():
             # warm-up (not counted): every process imports torch and fills its caches on its first runs
-            warm = one_class(rl, 4 * processes, argparse.Namespace(**{**vars(args), "arrival_seconds": 1.0}), out_dir)
+            warm = one_class(
+                rl, 4 * processes, argparse.Namespace(**{**vars(args), "arrival_seconds": 1.0}), out_dir
+            )
             print(f"  {processes}p warm-up:" + fmt(warm)[1:], flush=True)
         active = list(runs)
         for sessions in sorted(args.sessions):
@@ -207,14 +284,22 @@ def main(argv=None) -> int:
     finally:
         for rl in runs.values():
             rl.stop()
-    result = {"arrival_seconds": args.arrival_seconds, "changes": args.changes, "think": list(args.think), "target_p95": args.target,
-              "cores": os.cpu_count(), "rows": rows,
-              "largest_class_within_target": best,
-              "students_per_process": {p: n / p for p, n in best.items()}}
+    result = {
+        "arrival_seconds": args.arrival_seconds,
+        "changes": args.changes,
+        "think": list(args.think),
+        "target_p95": args.target,
+        "cores": os.cpu_count(),
+        "rows": rows,
+        "largest_class_within_target": best,
+        "students_per_process": {p: n / p for p, n in best.items()},
+    }
     args.json.write_text(json.dumps(result, indent=1))
-    print(f"\nlargest class within p95 ≤ {args.target:g} s and 0 errors: "
-          + ", ".join(f"{p} process(es): {n} students ({n / p:.0f} per process)" for p, n in best.items())
-          + f" (ladder {sorted(args.sessions)}); full results in {args.json}")
+    print(
+        f"\nlargest class within p95 ≤ {args.target:g} s and 0 errors: "
+        + ", ".join(f"{p} process(es): {n} students ({n / p:.0f} per process)" for p, n in best.items())
+        + f" (ladder {sorted(args.sessions)}); full results in {args.json}"
+    )
     return 0
 
 

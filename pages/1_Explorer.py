@@ -1,11 +1,12 @@
 """Explorer: the plane at one σ — soft field, Voronoi edges, points coloured by r, both centre sets;
 starting centres picked by clicking points; downloads of the points, the figure and a receipt."""
+
 from dataclasses import replace
 
 import streamlit as st
 
-from rbfviz.views import describe, receipt
 from rbfviz.field import PLANE_ASPECT, plane_extent
+from rbfviz.views import describe, receipt
 from rbfviz.views.figures.picking import picking_figure, picks_traces
 from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
 from rbfviz.views.figures.presenter import presenter_figure
@@ -28,8 +29,11 @@ def update(**changes) -> None:
 def selected_points(event) -> list[int]:
     """Indices of the data points (trace 0) in a plot selection: a click, a box or a lasso."""
     selection = (event or {}).get("selection") or {}
-    return [int(p["point_index"]) for p in selection.get("points", [])
-            if p.get("curve_number") == 0 and "point_index" in p]
+    return [
+        int(p["point_index"])
+        for p in selection.get("points", [])
+        if p.get("curve_number") == 0 and "point_index" in p
+    ]
 
 
 def picked(rows: list[int]) -> None:
@@ -37,7 +41,9 @@ def picked(rows: list[int]) -> None:
     ctrl = st.session_state[state.STATE_KEY]
     picks, dropped = add_picks(ctrl.picks, rows, ctrl.n)
     if dropped:
-        state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} selected point(s) were left out."])
+        state.add_notices(
+            st, [f"At most {MAX_PICKS} points can be picked; {dropped} selected point(s) were left out."]
+        )
     st.session_state[PICK_ROUND] = st.session_state.get(PICK_ROUND, 0) + 1
     if picks != ctrl.picks:
         st.session_state[state.STATE_KEY] = replace(ctrl, picks=picks)
@@ -51,7 +57,9 @@ def typed_picks() -> None:
         numbers = [int(part) for part in text.replace(";", ",").split(",") if part.strip()]
         picks, dropped = add_picks(ctrl.picks, numbers, ctrl.n)
     except ValueError:
-        state.add_notices(st, [f"“{text}” is not a list of point numbers from 0 to {ctrl.n - 1} (e.g. 12, 40, 301)."])
+        state.add_notices(
+            st, [f"“{text}” is not a list of point numbers from 0 to {ctrl.n - 1} (e.g. 12, 40, 301)."]
+        )
         return
     if dropped:
         state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} were left out."])
@@ -63,15 +71,27 @@ ctx = setup_page("Explorer", sigma_on_figure=True)
 ctrl = ctx.ctrl
 st.title("Explorer: one σ, soft vs hard")
 
-quantity = st.radio("Field under the points", ["max", "entropy"], horizontal=True, key="explorer_field",
-                    format_func={"max": "max responsibility  maxⱼ rᵢⱼ", "entropy": "entropy  H(rᵢ)"}.get)
+quantity = st.radio(
+    "Field under the points",
+    ["max", "entropy"],
+    horizontal=True,
+    key="explorer_field",
+    format_func={"max": "max responsibility  maxⱼ rᵢⱼ", "entropy": "entropy  H(rᵢ)"}.get,
+)
 picking = ctrl.init == "custom" and len(ctrl.picks) < ctrl.k
 plot_key = f"plane_{st.session_state.get(PICK_ROUND, 0)}"
 # Clicking a point selects it (Streamlit: drag = pan, click = select); the tool bar offers the box and
 # lasso tools for picking several points at once.
-select = dict(on_select="rerun", selection_mode=("points", "box", "lasso"),
-              config={"displayModeBar": True, "displaylogo": False, "scrollZoom": False,
-                      "modeBarButtonsToRemove": ["toImage", "zoomIn2d", "zoomOut2d", "autoScale2d"]})
+select = dict(
+    on_select="rerun",
+    selection_mode=("points", "box", "lasso"),
+    config={
+        "displayModeBar": True,
+        "displaylogo": False,
+        "scrollZoom": False,
+        "modeBarButtonsToRemove": ["toImage", "zoomIn2d", "zoomOut2d", "autoScale2d"],
+    },
+)
 view = None
 
 with panel("The plane"):
@@ -81,46 +101,82 @@ with panel("The plane"):
         plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
         X, _ = compute.data(ctrl)
         with plot_col:
-            fig = picking_figure(X, ctrl.picks, ctrl.k, plane_extent(X, aspect=PLANE_ASPECT),
-                                 title=f"Pick {ctrl.k} starting centres: {name}, n = {ctrl.n}")
+            fig = picking_figure(
+                X,
+                ctrl.picks,
+                ctrl.k,
+                plane_extent(X, aspect=PLANE_ASPECT),
+                title=f"Pick {ctrl.k} starting centres: {name}, n = {ctrl.n}",
+            )
             if axes:
                 fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
-            fig, event = chart(fig, ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select)
+            fig, event = chart(
+                fig, ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select
+            )
         with numbers_col:
             more = ctrl.k - len(ctrl.picks)
-            st.info(f"**Custom start:** click {more} more point{'s' if more > 1 else ''} on the plot "
-                    f"({len(ctrl.picks)} of k = {ctrl.k} picked). Then the soft fixed point and K-Means from "
-                    "your points appear here.")
+            st.info(
+                f"**Custom start:** click {more} more point{'s' if more > 1 else ''} on the plot "
+                f"({len(ctrl.picks)} of k = {ctrl.k} picked). Then the soft fixed point and K-Means from "
+                "your points appear here."
+            )
     else:
         head = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
         drawn = drawn_points(ctrl.n, ctrl.seed)
 
         def level(v, sigma: float) -> ScrubLevel:
-            fig = explorer_figure(v.X, v.resp, v.centers, v.kmeans_centers, v.field, title=f"{head}, σ = {sigma:.3g}",
-                                  picks_traces=picks_traces(v.X, ctrl.picks, ctrl.k) if ctrl.picks else (),
-                                  axes=axes, drawn=drawn)
-            shown = (f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
-                     f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'}).")
-            return ScrubLevel(presenter_figure(fig) if ctrl.presenter else fig,
-                              plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
-                              describe.plane(v.resp, v.numbers, sigma, ctrl.kind, ctrl.dtype))
+            fig = explorer_figure(
+                v.X,
+                v.resp,
+                v.centers,
+                v.kmeans_centers,
+                v.field,
+                title=f"{head}, σ = {sigma:.3g}",
+                picks_traces=picks_traces(v.X, ctrl.picks, ctrl.k) if ctrl.picks else (),
+                axes=axes,
+                drawn=drawn,
+            )
+            shown = (
+                f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
+                f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'})."
+            )
+            return ScrubLevel(
+                presenter_figure(fig) if ctrl.presenter else fig,
+                plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
+                describe.plane(v.resp, v.numbers, sigma, ctrl.kind, ctrl.dtype),
+            )
 
         def build(progress) -> bytes:
             grid = ctx.scale.grid
             levels = [level(v, float(s)) for v, s in zip(compute.plane_views(ctrl, quantity, progress), grid)]
-            return scrub_payload(levels, grid, config=select["config"], initial=ctx.scale.index(ctx.scale.default),
-                                 select=True, point_ids=drawn, large=ctrl.presenter)
+            return scrub_payload(
+                levels,
+                grid,
+                config=select["config"],
+                initial=ctx.scale.index(ctx.scale.default),
+                select=True,
+                point_ids=drawn,
+                large=ctrl.presenter,
+            )
 
         payload = compute.scrub_payload("explorer", ctrl, (quantity, head, axes, ctrl.picks), build)
-        scrub_figure(payload, key=f"scrub_explorer_{st.session_state.get(PICK_ROUND, 0)}", grid=ctx.scale.grid,
-                     on_select=picked)
+        scrub_figure(
+            payload,
+            key=f"scrub_explorer_{st.session_state.get(PICK_ROUND, 0)}",
+            grid=ctx.scale.grid,
+            on_select=picked,
+        )
         if drawn is not None:
-            st.caption(f"Drawn: a seeded sample of {len(drawn):,} of the {ctrl.n:,} points (the browser stays "
-                       f"responsive); every number beside the plot counts all {ctrl.n:,} points.")
-        st.caption("K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j are "
-                   "cluster j. Hover a point for its number and responsibilities r. Move σ with the slider above "
-                   "the plot (arrow keys work too): the figure follows at once; the address and the downloads "
-                   "follow when you stop.")
+            st.caption(
+                f"Drawn: a seeded sample of {len(drawn):,} of the {ctrl.n:,} points (the browser stays "
+                f"responsive); every number beside the plot counts all {ctrl.n:,} points."
+            )
+        st.caption(
+            "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j are "
+            "cluster j. Hover a point for its number and responsibilities r. Move σ with the slider above "
+            "the plot (arrow keys work too): the figure follows at once; the address and the downloads "
+            "follow when you stop."
+        )
         view = compute.plane_view(ctrl, quantity)  # for the downloads at the committed σ
 
     # a click, box or lasso on the points of the picking plot adds them to the picks
@@ -129,66 +185,105 @@ with panel("The plane"):
         st.rerun()
 
 with panel("Picking starting centres"):
-    with st.expander("Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"):
+    with st.expander(
+        "Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"
+    ):
         picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
         st.markdown(
             f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are numbered in "
             f"the order you make them. **The first k picks are the starting centres** of the *custom* "
             f"initialisation, so changing k never loses picks; pick more than k to keep spares. "
-            f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k}).")
+            f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
+        )
         cols = st.columns(4)
-        cols[0].button("Start from my picks", on_click=update, kwargs=dict(init="custom"),
-                       disabled=ctrl.init == "custom", help="Sets the initialisation to custom (clicked points).")
-        cols[1].button("Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks)
+        cols[0].button(
+            "Start from my picks",
+            on_click=update,
+            kwargs=dict(init="custom"),
+            disabled=ctrl.init == "custom",
+            help="Sets the initialisation to custom (clicked points).",
+        )
+        cols[1].button(
+            "Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks
+        )
         cols[2].button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
-        cols[3].button(f"Set k = {len(ctrl.picks)} (all picks)", on_click=update, kwargs=dict(k=len(ctrl.picks)),
-                       disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k)
-        st.text_input("Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
-                      key="w_typed_picks", on_change=typed_picks)
+        cols[3].button(
+            f"Set k = {len(ctrl.picks)} (all picks)",
+            on_click=update,
+            kwargs=dict(k=len(ctrl.picks)),
+            disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k,
+        )
+        st.text_input(
+            "Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
+            key="w_typed_picks",
+            on_change=typed_picks,
+        )
 
 if view is not None:
     params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
     st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
-    exports.download_row(ctrl, [
-        exports.points_download(view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"),
-        exports.figure_download(lambda v=view, c=ctrl: explorer_figure(
-            v.X, v.resp, v.centers, v.kmeans_centers,
-            compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
-            f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}", axes=axes), "explorer_plane"),
-        exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
-    ], key="explorer")
+    exports.download_row(
+        ctrl,
+        [
+            exports.points_download(
+                view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"
+            ),
+            exports.figure_download(
+                lambda v=view, c=ctrl: explorer_figure(
+                    v.X,
+                    v.resp,
+                    v.centers,
+                    v.kmeans_centers,
+                    compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
+                    f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}",
+                    axes=axes,
+                ),
+                "explorer_plane",
+            ),
+            exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
+        ],
+        key="explorer",
+    )
 
 with panel("The explanation"):
     left, right = st.columns(2, gap="large")
     with left:
         st.markdown("**What the colours are.** Each point i gets a responsibility r_ij for every centre j:")
         st.latex(r"z_{ij} = -\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}")
-        st.latex(r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{or}\; \operatorname{entmax}_{1.5}(z_{i\cdot})")
+        st.latex(
+            r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{or}\; \operatorname{entmax}_{1.5}(z_{i\cdot})"
+        )
         st.markdown(
             "A point's colour mixes the cluster colours with weights r_ij; the background shows the same "
             "map over the whole plane (faded colour of the most responsible centre, white where no centre "
             "dominates; or the entropy H(r)). Dark lines are the hard Voronoi edges of the centres shown. "
             "As σ falls the soft band around each edge narrows (its width scales like σ²/‖c_a − c_b‖) and "
-            "the picture becomes the Voronoi diagram.")
+            "the picture becomes the Voronoi diagram."
+        )
         st.markdown(
             "**Which centres.** With k-means++, random or custom (picked) initialisation the centres are the "
             "soft fixed point at this σ reached by EM (each centre to its responsibility-weighted mean) from "
             "that start; with annealing they are the fixed point tracked from the data mean as σ fell to this "
-            "value. Above the first critical σ_c every soft fixed point is the data mean, so all centres coincide.")
+            "value. Above the first critical σ_c every soft fixed point is the data mean, so all centres coincide."
+        )
     with right:
         st.markdown("**The numbers.** The soft loss and the K-Means distortion at the same centres:")
         st.latex(r"L_\sigma(C) = \sum_i \sum_j r_{ij}\,\lVert x_i - c_j\rVert^2")
         st.latex(r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2")
-        st.latex(r"0 \le L_\sigma - J \le \begin{cases} N(k-1)\,2\sigma^2/e & \text{softmax}\\ "
-                 r"4N\sigma^2 & \text{entmax-1.5}\end{cases}")
+        st.latex(
+            r"0 \le L_\sigma - J \le \begin{cases} N(k-1)\,2\sigma^2/e & \text{softmax}\\ "
+            r"4N\sigma^2 & \text{entmax-1.5}\end{cases}"
+        )
         st.markdown(
             f"These bounds are derived for this project (they hold for any centres), so L_σ → J as σ → 0: "
             f"the Γ-convergence the paper states. entmax-1.5 gives a row exactly one-hot once its squared-"
             f"distance gap is at least 4σ², so below σ* = √g_min/2 = {ctx.scale.sigma_exact_entmax:.3g} "
             f"(for these data) it is K-Means exactly; softmax only gets there in floating point, below "
-            f"≈ {ctx.scale.sigma_exact_softmax:.3g} in float64.")
+            f"≈ {ctx.scale.sigma_exact_softmax:.3g} in float64."
+        )
         st.markdown(
             "**Measured vs claimed.** The bounds are worst cases: the measured gap is usually far smaller. "
             "The paper's abstract speaks of stable polynomial convergence for entmax; on finite samples "
             "we measure an exact zero below σ* (entmax) and an exponential tail (softmax) — see the "
-            "Annealing view for fitted slopes on these data, which vary with the data (≈ 1–3.5).")
+            "Annealing view for fitted slopes on these data, which vary with the data (≈ 1–3.5)."
+        )

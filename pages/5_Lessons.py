@@ -2,6 +2,7 @@
 click, asks for a prediction, checks it, and only then explains, with the equation.
 
 The lesson content (texts, settings, computed answers) is plain data in rbfviz.views.lessons."""
+
 import streamlit as st
 
 from rbfviz.views.lessons import STEPS, check, prepare
@@ -40,14 +41,20 @@ st.title("Lessons: from K-Means to an RBF network and back")
 st.markdown(
     "Seven short steps. In each: **open the view** with one click (it opens in exactly the state the step "
     "needs), **predict** the answer to the question, **check** it, then read why. Every number in a question "
-    "or an answer is computed by the rbfviz library on the step's own data.")
+    "or an answer is computed by the rbfviz library on the step's own data."
+)
 
 index = current_step()
 step = STEPS[index]
 st.session_state["w_lesson"] = index
 nav = st.columns([4, 1, 1], vertical_alignment="bottom")
-nav[0].selectbox("Step", range(len(STEPS)), key="w_lesson", on_change=on_pick,
-                 format_func=lambda i: f"{i + 1} · {STEPS[i].title}")
+nav[0].selectbox(
+    "Step",
+    range(len(STEPS)),
+    key="w_lesson",
+    on_change=on_pick,
+    format_func=lambda i: f"{i + 1} · {STEPS[i].title}",
+)
 nav[1].button("← Previous", on_click=go_to, args=(index - 1,), disabled=index == 0, width="stretch")
 nav[2].button("Next →", on_click=go_to, args=(index + 1,), disabled=index == len(STEPS) - 1, width="stretch")
 
@@ -57,22 +64,42 @@ with panel("This step"):
     with st.container(border=True):
         st.markdown(lesson.task)
         query = state.lesson_query(lesson, ctx.ctrl.presenter)
-        st.page_link(VIEW_PATHS[step.view], label=f"**Open the {step.view} view with these settings**",
-                     icon=":material/open_in_new:", query_params=query)
-        st.caption("Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is part "
-                   "of the exercise. The link is also a lesson link to share: it opens the view in this state.")
+        st.page_link(
+            VIEW_PATHS[step.view],
+            label=f"**Open the {step.view} view with these settings**",
+            icon=":material/open_in_new:",
+            query_params=query,
+        )
+        st.caption(
+            "Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is part "
+            "of the exercise. The link is also a lesson link to share: it opens the view in this state."
+        )
 
     st.subheader("Predict first")
     answer_key = f"lesson_{step.key}_answer"
     verdict_key = f"lesson_{step.key}_verdict"
     if step.question.is_choice:
-        response = st.radio(lesson.prompt, range(len(step.question.options)), index=None, key=answer_key,
-                            format_func=lambda i: step.question.options[i])
+        response = st.radio(
+            lesson.prompt,
+            range(len(step.question.options)),
+            index=None,
+            key=answer_key,
+            format_func=lambda i: step.question.options[i],
+        )
     else:
-        response = st.number_input(lesson.prompt, value=None, min_value=0.0, step=0.01, format="%.4f",
-                                   key=answer_key, help=f"A number{step.question.unit}; within "
-                                   f"{100 * step.question.rel_tol:.0f}% of the exact value counts as right.")
-    if st.button("Check my answer", key=f"lesson_{step.key}_check", type="primary", disabled=response is None):
+        response = st.number_input(
+            lesson.prompt,
+            value=None,
+            min_value=0.0,
+            step=0.01,
+            format="%.4f",
+            key=answer_key,
+            help=f"A number{step.question.unit}; within "
+            f"{100 * step.question.rel_tol:.0f}% of the exact value counts as right.",
+        )
+    if st.button(
+        "Check my answer", key=f"lesson_{step.key}_check", type="primary", disabled=response is None
+    ):
         st.session_state[verdict_key] = check(lesson, response)
 
     verdict = st.session_state.get(verdict_key)
@@ -85,5 +112,9 @@ with panel("This step"):
         for equation in step.equations:
             st.latex(equation)
         if index < len(STEPS) - 1:
-            st.button(f"Next step: {STEPS[index + 1].title} →", on_click=go_to, args=(index + 1,),
-                      key=f"lesson_{step.key}_next")
+            st.button(
+                f"Next step: {STEPS[index + 1].title} →",
+                on_click=go_to,
+                args=(index + 1,),
+                key=f"lesson_{step.key}_next",
+            )

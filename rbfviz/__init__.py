@@ -5,23 +5,47 @@ Convention, everywhere: logits z_ij = -||x_i - c_j||² / (2σ²), σ the Gaussia
 Importing rbfviz changes nothing in the process: a server that runs many sessions calls
 ``rbfviz.tune_for_server()`` once (one torch thread, allocator tuning, a frozen collector).
 """
+
 from ._validate import KINDS
-from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
-from .layer import RBFClusterLayer
-from .maps import logits, responsibilities, sq_distances, temperature
-from .steps import gradient_step, kmeans, lloyd_step, soft_centroid_step
 from .annealing import AnnealResult, anneal, default_sigmas
-from .diagnostics import CollapseStudy, collapse_study, collapse_error, stability_report
+from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
+from .diagnostics import CollapseStudy, collapse_error, collapse_study, stability_report
+from .layer import RBFClusterLayer
 from .loader import MAX_BYTES, MAX_ROWS, DataError, LoadedPoints, csv_safe, load_points, points_to_csv
+from .maps import logits, responsibilities, sq_distances, temperature
 from .server import tune_for_server
+from .steps import gradient_step, kmeans, lloyd_step, soft_centroid_step
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "DataError", "LoadedPoints", "MAX_BYTES", "MAX_ROWS", "csv_safe", "load_points", "points_to_csv",
-    "AnnealResult", "CollapseStudy", "anneal", "collapse_error", "collapse_study", "default_sigmas",
+    "DataError",
+    "LoadedPoints",
+    "MAX_BYTES",
+    "MAX_ROWS",
+    "csv_safe",
+    "load_points",
+    "points_to_csv",
+    "AnnealResult",
+    "CollapseStudy",
+    "anneal",
+    "collapse_error",
+    "collapse_study",
+    "default_sigmas",
     "stability_report",
-    "DATASETS", "DEFAULT_NOISE", "KINDS", "NATURAL_K", "RBFClusterLayer", "gradient_step", "kmeans",
-    "lloyd_step", "logits", "make_dataset", "responsibilities", "soft_centroid_step", "sq_distances",
-    "temperature", "tune_for_server",
+    "DATASETS",
+    "DEFAULT_NOISE",
+    "KINDS",
+    "NATURAL_K",
+    "RBFClusterLayer",
+    "gradient_step",
+    "kmeans",
+    "lloyd_step",
+    "logits",
+    "make_dataset",
+    "responsibilities",
+    "soft_centroid_step",
+    "sq_distances",
+    "temperature",
+    "tune_for_server",
 ]

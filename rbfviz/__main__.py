@@ -1,4 +1,5 @@
 """``python -m rbfviz``: the command line (see rbfviz.cli)."""
+
 import sys
 
 from .cli import main

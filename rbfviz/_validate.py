@@ -4,6 +4,7 @@ Each check either returns a cleaned value or raises ``ValueError`` with a messag
 was wrong and what is allowed. Public functions call these at their boundary, so the numerical
 code behind them can assume well-formed input.
 """
+
 from __future__ import annotations
 
 import math
@@ -74,10 +75,16 @@ def check_points(X, name: str = "X", dtype=None) -> np.ndarray:
         arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr).all(axis=1)))
-        raise ValueError(f"{name} contains NaN or infinite values in {bad} row(s); all values must be finite.")
+        raise ValueError(
+            f"{name} contains NaN or infinite values in {bad} row(s); all values must be finite."
+        )
     # Squared distances between points in [-M, M]^d are at most 4·d·M²; past the dtype's max they
     # become inf, and the maps would compute inf - inf = NaN.
-    limit = math.sqrt(float(np.finfo(arr.dtype).max) / (4 * arr.shape[1])) if arr.dtype in FLOAT_DTYPES else math.inf
+    limit = (
+        math.sqrt(float(np.finfo(arr.dtype).max) / (4 * arr.shape[1]))
+        if arr.dtype in FLOAT_DTYPES
+        else math.inf
+    )
     biggest = max(float(arr.max()), -float(arr.min()))
     if biggest > limit:
         raise ValueError(
@@ -108,9 +115,15 @@ def check_k(k, n: int) -> int:
 
 def check_sigmas(sigmas, name: str = "sigmas") -> np.ndarray:
     """A non-empty 1-D array of positive finite σ values (float64)."""
-    arr = np.asarray(sigmas, dtype=float) if not isinstance(sigmas, (Real, np.floating)) else np.array([sigmas], float)
+    arr = (
+        np.asarray(sigmas, dtype=float)
+        if not isinstance(sigmas, (Real, np.floating))
+        else np.array([sigmas], float)
+    )
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence of positive numbers, got shape {arr.shape}.")
+        raise ValueError(
+            f"{name} must be a non-empty 1-D sequence of positive numbers, got shape {arr.shape}."
+        )
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise ValueError(f"{name} must all be positive finite numbers.")
     return arr

@@ -20,6 +20,7 @@ Two practical points from the theory:
 
 The data scale is the root-mean-square distance of the points to their mean (√trace Cov).
 """
+
 from __future__ import annotations
 
 import math
@@ -28,11 +29,25 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
+from ._validate import (
+    check_centers,
+    check_int,
+    check_k,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+    check_sigmas,
+)
 from .jsonable import jsonable
-from .measures import (SOFTMAX_EXACT_LOGIT_GAP, _critical_sigma_predicted, _min_sq_gap, free_energy_from,
-                       mean_entropy)
 from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
+from .measures import (
+    SOFTMAX_EXACT_LOGIT_GAP,
+    _critical_sigma_predicted,
+    _min_sq_gap,
+    free_energy_from,
+    mean_entropy,
+)
 from .steps import _kmeans, centroids_from_sums, points_with_ones, weighted_sums
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
@@ -47,23 +62,24 @@ _MIN_TOL_EPS = 16.0
 @dataclass(frozen=True, eq=False)
 class AnnealResult:
     """An annealing run: per σ level s (S levels, σ decreasing)."""
-    sigmas: np.ndarray       # (S,) float64, decreasing
-    centers: np.ndarray      # (S, k, d) soft fixed point reached at each σ (X's dtype)
-    loss: np.ndarray         # (S,) L_σ = Σ_i Σ_j r_ij d_ij at that fixed point
-    distortion: np.ndarray   # (S,) hard distortion J = Σ_i min_j d_ij at those centres
-    masses: np.ndarray       # (S, k) N_j = Σ_i r_ij
-    iterations: np.ndarray   # (S,) int, EM iterations used at that level
-    converged: np.ndarray    # (S,) bool, the level's last centre move was <= tol × data_scale
-    entropy: np.ndarray      # (S,) mean Shannon entropy of the finite responsibility rows (nats)
-    nan_rows: np.ndarray     # (S,) int, rows of r that contain NaN (only "naive" can have them)
-    init: np.ndarray         # (k, d) starting centres
+
+    sigmas: np.ndarray  # (S,) float64, decreasing
+    centers: np.ndarray  # (S, k, d) soft fixed point reached at each σ (X's dtype)
+    loss: np.ndarray  # (S,) L_σ = Σ_i Σ_j r_ij d_ij at that fixed point
+    distortion: np.ndarray  # (S,) hard distortion J = Σ_i min_j d_ij at those centres
+    masses: np.ndarray  # (S, k) N_j = Σ_i r_ij
+    iterations: np.ndarray  # (S,) int, EM iterations used at that level
+    converged: np.ndarray  # (S,) bool, the level's last centre move was <= tol × data_scale
+    entropy: np.ndarray  # (S,) mean Shannon entropy of the finite responsibility rows (nats)
+    nan_rows: np.ndarray  # (S,) int, rows of r that contain NaN (only "naive" can have them)
+    init: np.ndarray  # (k, d) starting centres
     kind: str
-    dtype: str               # "float32" | "float64"
-    data_mean: np.ndarray    # (d,) mean of X
-    data_scale: float        # √(mean_i ||x_i - mean||²); tolerance and noise are relative to it
-    tol: float               # relative tolerance used (after the dtype floor)
+    dtype: str  # "float32" | "float64"
+    data_mean: np.ndarray  # (d,) mean of X
+    data_scale: float  # √(mean_i ||x_i - mean||²); tolerance and noise are relative to it
+    tol: float  # relative tolerance used (after the dtype floor)
     max_iter: int
-    noise: float             # symmetry-breaking noise, relative to data_scale
+    noise: float  # symmetry-breaking noise, relative to data_scale
 
     @property
     def final_centers(self) -> np.ndarray:
@@ -142,8 +158,15 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
 
 
 @torch.no_grad()
-def _em(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, tol_abs: float, max_iter: int,
-        accelerate: bool = True):
+def _em(
+    points: np.ndarray,
+    c: np.ndarray,
+    sigma: float,
+    kind: str,
+    tol_abs: float,
+    max_iter: int,
+    accelerate: bool = True,
+):
     """EM at fixed σ from c (k, d) until one EM step moves no coordinate more than tol_abs
     (points: ``points_with_ones(X)``).
 
@@ -200,21 +223,41 @@ def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500, accelerate
     return _fixed_point(X, C, sigma, kind, tol, max_iter, accelerate)
 
 
-def _fixed_point(X: np.ndarray, C: np.ndarray, sigma: float, kind: str, tol: float = 1e-10, max_iter: int = 500,
-                 accelerate: bool = True):
+def _fixed_point(
+    X: np.ndarray,
+    C: np.ndarray,
+    sigma: float,
+    kind: str,
+    tol: float = 1e-10,
+    max_iter: int = 500,
+    accelerate: bool = True,
+):
     """``fixed_point`` on checked arguments (X, C finite in one float dtype, σ a float valid in it)."""
-    return _em(points_with_ones(X), C.copy(), sigma, kind, _tolerance(tol, X.dtype, data_scale(X)), max_iter,
-               bool(accelerate))
+    return _em(
+        points_with_ones(X),
+        C.copy(),
+        sigma,
+        kind,
+        _tolerance(tol, X.dtype, data_scale(X)),
+        max_iter,
+        bool(accelerate),
+    )
 
 
 def _check_tol(tol) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.floating, np.integer)) \
-            or not math.isfinite(tol) or tol <= 0:
+    if (
+        isinstance(tol, bool)
+        or not isinstance(tol, (int, float, np.floating, np.integer))
+        or not math.isfinite(tol)
+        or tol <= 0
+    ):
         raise ValueError(f"tol must be a positive finite number, got {tol!r}.")
     return float(tol)
 
 
-def _break_ties(centers: np.ndarray, rng: np.random.RandomState, amplitude: float, radius: float) -> np.ndarray:
+def _break_ties(
+    centers: np.ndarray, rng: np.random.RandomState, amplitude: float, radius: float
+) -> np.ndarray:
     """Add N(0, amplitude²) noise to every centre that has another centre within ``radius``."""
     if centers.shape[0] < 2 or not np.all(np.isfinite(centers)):
         return centers
@@ -224,12 +267,25 @@ def _break_ties(centers: np.ndarray, rng: np.random.RandomState, amplitude: floa
     if not stacked.any():
         return centers
     centers = centers.copy()
-    centers[stacked] += rng.normal(scale=amplitude, size=(int(stacked.sum()), centers.shape[1])).astype(centers.dtype)
+    centers[stacked] += rng.normal(scale=amplitude, size=(int(stacked.sum()), centers.shape[1])).astype(
+        centers.dtype
+    )
     return centers
 
 
-def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=500,
-           progress=None, noise=NOISE, accelerate=True) -> AnnealResult:
+def anneal(
+    X,
+    k,
+    sigmas,
+    kind="softmax",
+    init=None,
+    seed=0,
+    tol=1e-10,
+    max_iter=500,
+    progress=None,
+    noise=NOISE,
+    accelerate=True,
+) -> AnnealResult:
     """Anneal k centres on X (n, d) down the decreasing grid ``sigmas``.
 
     Parameters
@@ -251,7 +307,9 @@ def anneal(X, k, sigmas, kind="softmax", init=None, seed=0, tol=1e-10, max_iter=
     """
     X = check_points(X, "X")
     k = check_k(k, X.shape[0])
-    return _anneal(X, k, *_anneal_checks(X, k, sigmas, kind, init, seed, tol, max_iter, progress, noise), accelerate)
+    return _anneal(
+        X, k, *_anneal_checks(X, k, sigmas, kind, init, seed, tol, max_iter, progress, noise), accelerate
+    )
 
 
 def _anneal_checks(X: np.ndarray, k: int, sigmas, kind, init, seed, tol, max_iter, progress, noise):
@@ -277,8 +335,19 @@ def _anneal_checks(X: np.ndarray, k: int, sigmas, kind, init, seed, tol, max_ite
     return sigmas, kind, init, seed, tol, max_iter, progress, noise
 
 
-def _anneal(X: np.ndarray, k: int, sigmas: np.ndarray, kind: str, init: np.ndarray | None, seed: int, tol: float,
-            max_iter: int, progress, noise: float, accelerate: bool = True) -> AnnealResult:
+def _anneal(
+    X: np.ndarray,
+    k: int,
+    sigmas: np.ndarray,
+    kind: str,
+    init: np.ndarray | None,
+    seed: int,
+    tol: float,
+    max_iter: int,
+    progress,
+    noise: float,
+    accelerate: bool = True,
+) -> AnnealResult:
     """``anneal`` on checked arguments (see ``_anneal_checks``)."""
     scale = data_scale(X)
     mean = X.astype(np.float64).mean(axis=0)
@@ -315,8 +384,21 @@ def _anneal(X: np.ndarray, k: int, sigmas: np.ndarray, kind: str, init: np.ndarr
             progress(s + 1, S)
 
     return AnnealResult(
-        sigmas=sigmas, centers=centers, loss=loss, distortion=distortion, masses=masses,
-        iterations=iterations, converged=converged, entropy=entropy, nan_rows=nan_rows, init=init,
-        kind=kind, dtype=X.dtype.name, data_mean=mean, data_scale=scale,
-        tol=tol_abs / scale, max_iter=max_iter, noise=noise,
+        sigmas=sigmas,
+        centers=centers,
+        loss=loss,
+        distortion=distortion,
+        masses=masses,
+        iterations=iterations,
+        converged=converged,
+        entropy=entropy,
+        nan_rows=nan_rows,
+        init=init,
+        kind=kind,
+        dtype=X.dtype.name,
+        data_mean=mean,
+        data_scale=scale,
+        tol=tol_abs / scale,
+        max_iter=max_iter,
+        noise=noise,
     )

@@ -2,6 +2,7 @@
 
 Everything is generated or ships with scikit-learn, so nothing is downloaded at run time.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -47,8 +48,12 @@ def make_dataset(name: str, n: int | None = None, noise: float | None = None, se
     seed = check_int(seed, "seed", 0, 2**32 - 1)
     if noise is None:
         noise = DEFAULT_NOISE[name]
-    if isinstance(noise, bool) or not isinstance(noise, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(noise) or not 0 <= noise <= MAX_NOISE:
+    if (
+        isinstance(noise, bool)
+        or not isinstance(noise, (int, float, np.integer, np.floating))
+        or not np.isfinite(noise)
+        or not 0 <= noise <= MAX_NOISE
+    ):
         raise ValueError(f"noise must be a number between 0 and {MAX_NOISE}, got {noise!r}.")
     noise = float(noise)
     if name == "iris":
@@ -57,8 +62,9 @@ def make_dataset(name: str, n: int | None = None, noise: float | None = None, se
     n = DEFAULT_N if n is None else check_int(n, "n", 3, MAX_N)
     rng = np.random.RandomState(seed)
     if name == "blobs":
-        X, y = skd.make_blobs(n_samples=n, centers=4, cluster_std=noise, center_box=(-5.0, 5.0),
-                              random_state=rng)
+        X, y = skd.make_blobs(
+            n_samples=n, centers=4, cluster_std=noise, center_box=(-5.0, 5.0), random_state=rng
+        )
     elif name == "moons":
         X, y = skd.make_moons(n_samples=n, noise=noise, random_state=rng)
     elif name == "circles":

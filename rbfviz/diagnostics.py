@@ -2,6 +2,7 @@
 collapse experiment that runs annealing and measures it (``rbfviz.collapse``). The two live in
 separate modules so that annealing can use the measures without an import cycle.
 """
+
 from .collapse import CollapseStudy, collapse_study
 from .jsonable import jsonable
 from .measures import *  # noqa: F403

@@ -4,6 +4,7 @@ Pixel convention (what ``rbfviz.views.figures.layout.add_field_image`` expects):
 W columns covers extent = (x_min, x_max, y_min, y_max); row 0 is the TOP (y_max), column 0 the
 LEFT (x_min); pixel (i, j) is the cell whose centre is (x_min + (j + ½)·dx, y_max − (i + ½)·dy).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -109,8 +110,16 @@ def boundary_mask(labels: np.ndarray) -> np.ndarray:
     return edge
 
 
-def soft_field(extent, C, sigma: float, kind: str = "softmax", quantity: str = "max", size: int = 200,
-               edge_factor: int = 2, dtype=np.float64) -> Field:
+def soft_field(
+    extent,
+    C,
+    sigma: float,
+    kind: str = "softmax",
+    quantity: str = "max",
+    size: int = 200,
+    edge_factor: int = 2,
+    dtype=np.float64,
+) -> Field:
     """Responsibilities of every pixel of a size×size grid over extent for centres C (k, 2) at σ.
 
     Computed in ``dtype`` (float32 or float64), the same map the points use, so where a dtype
@@ -147,6 +156,13 @@ def soft_field(extent, C, sigma: float, kind: str = "softmax", quantity: str = "
     else:  # NaN centres (a broken naive run) have no Voronoi diagram
         edges = np.zeros((fine, fine), dtype=bool)
     shape = (size, size)
-    return Field(extent=tuple(float(v) for v in extent), quantity=quantity, k=C.shape[0],
-                 value=value.reshape(shape), argmax=argmax.reshape(shape),
-                 exact_zero=exact_zero.reshape(shape), edges=edges, edge_factor=edge_factor)
+    return Field(
+        extent=tuple(float(v) for v in extent),
+        quantity=quantity,
+        k=C.shape[0],
+        value=value.reshape(shape),
+        argmax=argmax.reshape(shape),
+        exact_zero=exact_zero.reshape(shape),
+        edges=edges,
+        edge_factor=edge_factor,
+    )

@@ -1,4 +1,5 @@
 """Numpy and torch values as plain Python, ready for json.dumps (the CLI, receipts, reports)."""
+
 from __future__ import annotations
 
 import math

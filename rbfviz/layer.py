@@ -1,4 +1,5 @@
 """The RBF clustering layer: K-Means as a differentiable torch module."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,8 +10,12 @@ from ._validate import check_int, check_kind, check_sigma, check_sigma_for_dtype
 from .maps import resp_from_sq_distances, sq_distances
 
 # numpy dtype with the same exponent range, for checking that 2σ² is a normal number
-_RANGE_DTYPE = {torch.float16: np.float16, torch.bfloat16: np.float32, torch.float32: np.float32,
-                torch.float64: np.float64}
+_RANGE_DTYPE = {
+    torch.float16: np.float16,
+    torch.bfloat16: np.float32,
+    torch.float32: np.float32,
+    torch.float64: np.float64,
+}
 
 
 class RBFClusterLayer(nn.Module):
@@ -35,8 +40,15 @@ class RBFClusterLayer(nn.Module):
     dtype : torch dtype of the centres (default float32).
     """
 
-    def __init__(self, k: int, d: int, init=None, detach_resp: bool = True, dtype=torch.float32,
-                 seed: int | None = None):
+    def __init__(
+        self,
+        k: int,
+        d: int,
+        init=None,
+        detach_resp: bool = True,
+        dtype=torch.float32,
+        seed: int | None = None,
+    ):
         super().__init__()
         k = check_int(k, "k", 1)
         d = check_int(d, "d", 1)
@@ -68,8 +80,9 @@ class RBFClusterLayer(nn.Module):
         sigma = self._check(x, sigma, kind)
         return resp_from_sq_distances(sq_distances(x, self.centers), sigma, kind)
 
-    def loss(self, x: torch.Tensor, sigma: float, kind: str = "softmax",
-             detach_resp: bool | None = None) -> torch.Tensor:
+    def loss(
+        self, x: torch.Tensor, sigma: float, kind: str = "softmax", detach_resp: bool | None = None
+    ) -> torch.Tensor:
         """L_σ = Σ_i Σ_j r_ij ||x_i - c_j||² (a scalar). ``detach_resp`` overrides the layer's option."""
         sigma = self._check(x, sigma, kind)
         detach = self.detach_resp if detach_resp is None else detach_resp

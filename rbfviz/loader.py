@@ -31,6 +31,7 @@ a spreadsheet would run as a formula (CWE-1236).
 
 Nothing here evaluates or unpickles anything from the file.
 """
+
 from __future__ import annotations
 
 import csv
@@ -61,11 +62,17 @@ _DECIMAL_COMMA = re.compile(r"\s*[+-]?\d+,\d+(?:[eE][+-]?\d+)?\s*")
 # Status of one cell of the table.
 _NUMBER, _EMPTY, _TEXT, _NOT_FINITE = 0, 1, 2, 3
 
-_NO_DATA = ("The file has no data: it contains only blank lines or empty values. "
-            "Upload a CSV file with two columns of numbers, x and y.")
-_TOO_CLOSE = ("The points are too close together to compute their principal components. "
-              "Rescale the data or pick two columns.")
-_SAVE_AS_CSV = "Save it as CSV (in Excel: File → Save As → \"CSV UTF-8 (comma delimited)\") and upload that file."
+_NO_DATA = (
+    "The file has no data: it contains only blank lines or empty values. "
+    "Upload a CSV file with two columns of numbers, x and y."
+)
+_TOO_CLOSE = (
+    "The points are too close together to compute their principal components. "
+    "Rescale the data or pick two columns."
+)
+_SAVE_AS_CSV = (
+    'Save it as CSV (in Excel: File → Save As → "CSV UTF-8 (comma delimited)") and upload that file.'
+)
 
 
 class DataError(ValueError):
@@ -101,8 +108,9 @@ class LoadedPoints:
     notes: tuple[str, ...]
 
 
-def load_points(data, columns=None, project="pca", k=None, *, max_rows: int = MAX_ROWS,
-                max_bytes: int = MAX_BYTES) -> LoadedPoints:
+def load_points(
+    data, columns=None, project="pca", k=None, *, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES
+) -> LoadedPoints:
     """Parse and validate an uploaded CSV file of points.
 
     data      the file's raw bytes (bytes, bytearray or memoryview), e.g. ``uploaded.getvalue()``.
@@ -119,7 +127,9 @@ def load_points(data, columns=None, project="pca", k=None, *, max_rows: int = MA
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)
     if not isinstance(data, bytes):
-        raise TypeError(f"load_points expects the file's bytes (e.g. uploaded_file.getvalue()), got {type(data).__name__}.")
+        raise TypeError(
+            f"load_points expects the file's bytes (e.g. uploaded_file.getvalue()), got {type(data).__name__}."
+        )
     if project not in PROJECTIONS:
         raise ValueError(f"project={project!r} is not allowed; use 'pca' or None.")
     max_rows = check_int(max_rows, "max_rows", 1)
@@ -153,15 +163,21 @@ def load_points(data, columns=None, project="pca", k=None, *, max_rows: int = MA
     _check_core_limits(X)
     X.flags.writeable = False
     return LoadedPoints(
-        X=X, column_names=names, projection=projection,
+        X=X,
+        column_names=names,
+        projection=projection,
         numeric_columns=tuple(table.names[j] for j in table.numeric),
         ignored_columns=tuple(table.names[j] for j in table.ignored),
-        explained_variance=explained, n_rows=X.shape[0], delimiter=delimiter,
-        has_header=table.has_header, notes=tuple(notes),
+        explained_variance=explained,
+        n_rows=X.shape[0],
+        delimiter=delimiter,
+        has_header=table.has_header,
+        notes=tuple(notes),
     )
 
 
 # --- 1-2. bytes to text -------------------------------------------------------------------------
+
 
 def _decode(data: bytes, max_bytes: int) -> str:
     if len(data) > max_bytes:
@@ -174,12 +190,16 @@ def _decode(data: bytes, max_bytes: int) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DataError(f"The file is UTF-16 text, but CSV files must be UTF-8. {_SAVE_AS_CSV}")
     if data.startswith(b"PK\x03\x04"):
-        raise DataError(f"This is an Excel workbook (.xlsx) or another zip file, not a CSV file. {_SAVE_AS_CSV}")
+        raise DataError(
+            f"This is an Excel workbook (.xlsx) or another zip file, not a CSV file. {_SAVE_AS_CSV}"
+        )
     if data.startswith(b"\xd0\xcf\x11\xe0"):
         raise DataError(f"This is an old Excel workbook (.xls), not a CSV file. {_SAVE_AS_CSV}")
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
-        raise DataError(f"The file contains binary data (a zero byte on line {line}); it is not a CSV text file. {_SAVE_AS_CSV}")
+        raise DataError(
+            f"The file contains binary data (a zero byte on line {line}); it is not a CSV text file. {_SAVE_AS_CSV}"
+        )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -200,6 +220,7 @@ def _megabytes(n_bytes: int) -> str:
 
 # --- 3. delimiter -------------------------------------------------------------------------------
 
+
 def _sniff_delimiter(text: str) -> str:
     """The delimiter that splits the first rows most consistently into >= 2 fields, most of them numbers."""
     text = text.lstrip()  # leading blank lines (line numbers do not matter here)
@@ -207,7 +228,7 @@ def _sniff_delimiter(text: str) -> str:
     truncated = len(text) > len(sample)
     if truncated:  # end the sample at a line end (if a line is too long, keep it to report)
         end = max(sample.rfind("\n"), sample.rfind("\r"))
-        sample = sample[:end + 1] if end >= 0 else sample
+        sample = sample[: end + 1] if end >= 0 else sample
     best, best_score, unreadable, blank = None, None, False, True
     for rank, delimiter in enumerate(DELIMITERS):
         rows, broken = _sample_rows(sample, delimiter)
@@ -221,7 +242,9 @@ def _sniff_delimiter(text: str) -> str:
             continue
         consistency = counts.count(width) / len(counts)
         cells = [cell for row in rows for cell in row]
-        numeric = sum(_parse_cell(cell, delimiter != ",")[0] in (_NUMBER, _NOT_FINITE) for cell in cells) / len(cells)
+        numeric = sum(
+            _parse_cell(cell, delimiter != ",")[0] in (_NUMBER, _NOT_FINITE) for cell in cells
+        ) / len(cells)
         score = (consistency, numeric, -rank)
         if best_score is None or score > best_score:
             best, best_score = delimiter, score
@@ -256,8 +279,11 @@ def _sample_rows(sample: str, delimiter: str) -> tuple[list[list[str]], bool]:
 def _raise_single_column(sample: str):
     lines = [line for line in sample.splitlines() if line.strip()][:_SNIFF_ROWS]
     spaced = lines and all(len(line.split()) >= 2 for line in lines[1:] or lines)
-    hint = (" The values seem to be separated by spaces; use commas, semicolons or tabs instead."
-            if spaced else "")
+    hint = (
+        " The values seem to be separated by spaces; use commas, semicolons or tabs instead."
+        if spaced
+        else ""
+    )
     raise DataError(
         "The file has only one column. Each point needs two numbers, x and y, on one line, "
         f"separated by a comma, a semicolon or a tab (for example: 1.5,2.0).{hint}"
@@ -265,6 +291,7 @@ def _raise_single_column(sample: str):
 
 
 # --- 4-6. table ---------------------------------------------------------------------------------
+
 
 def _parse_cell(cell: str, decimal_comma: bool) -> tuple[int, float]:
     """(status, value) of one cell; value is NaN unless the status is _NUMBER or _NOT_FINITE."""
@@ -286,9 +313,9 @@ class _Table:
     names: list[str]
     values: np.ndarray
     status: np.ndarray
-    lines: np.ndarray          # file line number of each point
-    raw: dict                  # (column, status) -> text of the first such cell, for messages
-    numeric: list[int]         # column indices
+    lines: np.ndarray  # file line number of each point
+    raw: dict  # (column, status) -> text of the first such cell, for messages
+    numeric: list[int]  # column indices
     ignored: list[int]
     has_header: bool
     notes: list[str]
@@ -322,7 +349,7 @@ def _records(text: str, delimiter: str, max_rows: int):
         except csv.Error as err:
             raise DataError(
                 f"Line {line} cannot be read as CSV ({err}). Check the quotes there: a value that "
-                "starts with a quote (\") must end with one, followed by the delimiter."
+                'starts with a quote (") must end with one, followed by the delimiter.'
             ) from None
         if not _is_blank(row):
             yield line, row
@@ -395,7 +422,9 @@ def _read_table(text: str, delimiter: str, max_rows: int) -> _Table:
             raw[(j, int(status[0, j]))] = cell
 
     # columns with neither a name nor a value (from trailing delimiters) are dropped
-    keep = [j for j in range(width) if (has_header and first_row[j].strip()) or (status[:, j] != _EMPTY).any()]
+    keep = [
+        j for j in range(width) if (has_header and first_row[j].strip()) or (status[:, j] != _EMPTY).any()
+    ]
     if len(keep) < width:
         names = [names[j] for j in keep]
         values, status = values[:, keep], status[:, keep]
@@ -458,11 +487,16 @@ def _classify_columns(status: np.ndarray) -> tuple[list[int], list[int]]:
 
 # --- 7. the plane -------------------------------------------------------------------------------
 
+
 def _check_column_pick(columns):
     if columns is None:
         return None
-    if isinstance(columns, str) or not hasattr(columns, "__len__") or len(columns) != 2 \
-            or not all(isinstance(c, str) for c in columns):
+    if (
+        isinstance(columns, str)
+        or not hasattr(columns, "__len__")
+        or len(columns) != 2
+        or not all(isinstance(c, str) for c in columns)
+    ):
         raise ValueError(f"columns must be None or two column names, e.g. ('x', 'y'); got {columns!r}.")
     return tuple(columns)
 
@@ -473,7 +507,7 @@ def _choose_columns(table: _Table, columns, project) -> tuple[list[int], str]:
         _raise_too_few_numeric(table)
     if columns is not None:
         if columns[0] == columns[1]:
-            raise DataError(f"Pick two different columns, not \"{columns[0]}\" twice.")
+            raise DataError(f'Pick two different columns, not "{columns[0]}" twice.')
         return [_numeric_column(table, name) for name in columns], "columns"
     if len(table.numeric) == 2:
         return table.numeric, "columns"
@@ -495,12 +529,14 @@ def _raise_too_few_numeric(table: _Table):
     if texts:
         j = texts[0]
         row = int(np.argmax(table.status[:, j] == _TEXT))
-        example = (f" Column \"{table.names[j]}\" holds text, e.g. \"{_shorten(table.raw[(j, _TEXT)].strip())}\" "
-                   f"on line {table.lines[row]}.")
+        example = (
+            f' Column "{table.names[j]}" holds text, e.g. "{_shorten(table.raw[(j, _TEXT)].strip())}" '
+            f"on line {table.lines[row]}."
+        )
     if not table.numeric:
         raise DataError(f"No column of the file contains numbers; two are needed, x and y.{example}")
     raise DataError(
-        f"Only one column (\"{table.names[table.numeric[0]]}\") contains numbers; two are needed, x and y.{example} "
+        f'Only one column ("{table.names[table.numeric[0]]}") contains numbers; two are needed, x and y.{example} '
         "Numbers must use a dot as the decimal point (1.5) and no thousands separators."
     )
 
@@ -508,13 +544,13 @@ def _raise_too_few_numeric(table: _Table):
 def _numeric_column(table: _Table, name: str) -> int:
     if name not in table.names:
         raise DataError(
-            f"There is no column \"{name}\" in the file. Numeric columns: "
+            f'There is no column "{name}" in the file. Numeric columns: '
             f"{', '.join(table.names[j] for j in table.numeric)}."
         )
     j = table.names.index(name)
     if j not in table.numeric:
         raise DataError(
-            f"Column \"{name}\" does not contain numbers. Numeric columns: "
+            f'Column "{name}" does not contain numbers. Numeric columns: '
             f"{', '.join(table.names[j] for j in table.numeric)}."
         )
     return j
@@ -528,11 +564,13 @@ def _check_cells(table: _Table, used: list[int]):
     row, col = np.unravel_index(int(np.argmax(bad)), bad.shape)  # first in reading order
     j = used[col]
     state = int(table.status[row, j])
-    where = f"Line {table.lines[row]}, column \"{table.names[j]}\""
+    where = f'Line {table.lines[row]}, column "{table.names[j]}"'
     if state == _EMPTY:
-        raise DataError(f"{where} is empty. Every point needs a number in this column: fill it in or delete the row.")
+        raise DataError(
+            f"{where} is empty. Every point needs a number in this column: fill it in or delete the row."
+        )
     # the first bad cell of column j is also its first cell in this state: the one kept in raw
-    shown = f"\"{_shorten(table.raw[(j, state)].strip())}\""
+    shown = f'"{_shorten(table.raw[(j, state)].strip())}"'
     if state == _NOT_FINITE:
         raise DataError(
             f"{where}: {shown} is not a finite number (NaN, infinity and numbers beyond ±1.8e308 are not "
@@ -573,7 +611,9 @@ def _check_usable(A: np.ndarray, table: _Table, used: list[int], projection: str
         )
     if (A == A[0]).all():
         if projection == "pca":
-            raise DataError("All points are identical: every row has the same numbers. Clustering needs points in different places.")
+            raise DataError(
+                "All points are identical: every row has the same numbers. Clustering needs points in different places."
+            )
         values = ", ".join(f"{table.names[j]} = {v:g}" for j, v in zip(used, A[0]))
         raise DataError(
             f"All points are identical in the columns used ({values}). Clustering needs points in "
@@ -640,6 +680,8 @@ def points_to_csv(X, resp, labels=None) -> bytes:
         row = [repr(float(v)) for v in X[i]] + [repr(float(v)) for v in resp[i]]
         if labels is not None:
             label = labels[i]
-            row.append(repr(float(label)) if isinstance(label, (float, np.floating)) else csv_safe(str(label)))
+            row.append(
+                repr(float(label)) if isinstance(label, (float, np.floating)) else csv_safe(str(label))
+            )
         writer.writerow(row)
     return out.getvalue().encode("utf-8")

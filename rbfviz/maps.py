@@ -20,6 +20,7 @@ bits), which the anneal's EM loop calls directly. ``responsibilities`` is the nu
 the app and the tests. Work happens in the caller's dtype (float32 or float64), because the point of
 the "naive" map is to show where that dtype breaks.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -233,7 +234,7 @@ def logits(x: torch.Tensor, c: torch.Tensor, sigma: float) -> torch.Tensor:
 
 
 def _naive_or_hard(dt: torch.Tensor, T: float, kind: str) -> torch.Tensor:
-    """"naive" or "hard" responsibilities (k, n) from (k, n) distances dt, in torch (naive is differentiable)."""
+    """ "naive" or "hard" responsibilities (k, n) from (k, n) distances dt, in torch (naive is differentiable)."""
     if kind == "naive":
         phi = torch.exp(dt / -T)
         return phi / phi.sum(dim=0, keepdim=True)

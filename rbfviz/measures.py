@@ -17,6 +17,7 @@ compare it with closed forms. The experiment that runs annealing and measures it
 
 Units: σ and every distance are in the units of X; logits are z = -||x - c||² / (2σ²).
 """
+
 from __future__ import annotations
 
 import math
@@ -26,8 +27,16 @@ import numpy as np
 import torch
 from scipy.optimize import linear_sum_assignment
 
-from ._validate import (FLOAT_DTYPES, check_centers, check_int, check_kind, check_points, check_sigma,
-                        check_sigma_for_dtype, check_sigmas)
+from ._validate import (
+    FLOAT_DTYPES,
+    check_centers,
+    check_int,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+    check_sigmas,
+)
 from .jsonable import jsonable
 from .maps import resp_from_sq_distances, sq_distances
 from .steps import _kmeans, soft_centroids_torch
@@ -82,6 +91,7 @@ def _resp_and_distances(X: np.ndarray, C: np.ndarray, sigma: float, kind: str):
 
 # --- matching, errors, slopes --------------------------------------------------------------------
 
+
 def match_centers(C, C_ref) -> np.ndarray:
     """Permutation ``perm`` (k,) such that C[perm] is the assignment of C's rows to C_ref's rows with the
     smallest total squared distance (Hungarian algorithm, scipy's linear_sum_assignment).
@@ -92,7 +102,9 @@ def match_centers(C, C_ref) -> np.ndarray:
     C = np.asarray(C, dtype=np.float64)
     C_ref = np.asarray(C_ref, dtype=np.float64)
     if C.ndim != 2 or C.shape != C_ref.shape:
-        raise ValueError(f"C and C_ref must both have shape (k, d) and agree, got {C.shape} and {C_ref.shape}.")
+        raise ValueError(
+            f"C and C_ref must both have shape (k, d) and agree, got {C.shape} and {C_ref.shape}."
+        )
     if not np.all(np.isfinite(C)):
         return np.arange(C.shape[0])
     cost = ((C_ref[:, None, :] - C[None, :, :]) ** 2).sum(-1)  # k×k×d: k is small
@@ -122,6 +134,7 @@ class SlopeFit:
     sigma_min, sigma_max: the σ range of those points (NaN if none); n_points: how many.
     slope and intercept are NaN when fewer than 3 points qualify.
     """
+
     slope: float
     intercept: float
     sigma_min: float
@@ -175,6 +188,7 @@ def monotone_violations(errors, rtol: float = 1e-6, atol: float = 0.0) -> int:
 
 # --- thresholds ----------------------------------------------------------------------
 
+
 def min_sq_gap(X, C) -> float:
     """g_min = min_i (d_i(2) - d_i(1)): the smallest gap between a point's nearest and second-nearest
     squared distance to the centres C (k, d). Units: data units squared. inf when k = 1."""
@@ -189,7 +203,9 @@ def _min_sq_gap(X: np.ndarray, C: np.ndarray) -> float:
         return math.inf
     X, C = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(C, dtype=np.float64)
     with torch.no_grad():
-        two = torch.topk(sq_distances(torch.from_numpy(X), torch.from_numpy(C)), 2, dim=1, largest=False).values
+        two = torch.topk(
+            sq_distances(torch.from_numpy(X), torch.from_numpy(C)), 2, dim=1, largest=False
+        ).values
     return float((two[:, 1] - two[:, 0]).min())
 
 
@@ -233,10 +249,12 @@ def sigma_exact_measured(sigmas, errors, atol: float = 0.0):
 
 # --- Γ-convergence --------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class GammaGap:
     """L_σ = Σ r·d, J = Σ_i min_j d_ij (both sums over points), gap = L_σ - J, the uniform bound on the
     gap for that map, and whether 0 <= gap <= bound holds up to rounding."""
+
     loss: float
     distortion: float
     gap: float
@@ -331,6 +349,7 @@ def free_energy(X, C, sigma, kind="softmax") -> float:
 
 # --- annealing -------------------------------------------------------------------------
 
+
 def covariance_lambda_max(X) -> float:
     """Largest eigenvalue of the 1/N covariance of X (units: data units squared)."""
     return _covariance_lambda_max(check_points(X, "X", dtype=np.float64))
@@ -357,8 +376,10 @@ def critical_sigma_predicted(X, kind="softmax", m=None) -> float:
     X = check_points(X, "X", dtype=np.float64)
     if kind == "entmax15":
         if m is None:
-            raise ValueError("critical_sigma_predicted for entmax15 needs m, the number of coincident centres "
-                             "(m = k at the start of an anneal).")
+            raise ValueError(
+                "critical_sigma_predicted for entmax15 needs m, the number of coincident centres "
+                "(m = k at the start of an anneal)."
+            )
         m = check_int(m, "m", 1)
     return _critical_sigma_predicted(X, kind, m)
 
@@ -388,6 +409,7 @@ def critical_sigma_measured(result, threshold: float = 1e-2):
 
 
 # --- responsibilities --------------------------------------------------------------------------
+
 
 def mean_entropy(resp) -> float:
     """Mean Shannon entropy (nats) of the rows of resp (n, k), with 0·log 0 = 0. NaN rows are left out;
@@ -423,8 +445,9 @@ def label_agreement(resp, labels) -> float:
     return float(confusion[rows, cols].sum() / resp.shape[0])
 
 
-def stability_report(X, C, sigmas, kinds=("softmax", "entmax15", "naive", "hard"),
-                     dtypes=("float32", "float64")) -> list[dict]:
+def stability_report(
+    X, C, sigmas, kinds=("softmax", "entmax15", "naive", "hard"), dtypes=("float32", "float64")
+) -> list[dict]:
     """Numerical health of each map at each σ, in each dtype, for points X (n, d) and centres C (k, d).
 
     One dict per (kind, dtype, σ), in that nesting order, with:
@@ -452,14 +475,18 @@ def stability_report(X, C, sigmas, kinds=("softmax", "entmax15", "naive", "hard"
                 loss = (resp * d).sum()
                 (grad,) = torch.autograd.grad(loss, c)
                 r = resp.numpy()
-                rows.append({
-                    "kind": kind, "dtype": dtype, "sigma": float(sigma),
-                    "nan_row_fraction": float(np.isnan(r).any(axis=1).mean()),
-                    "zero_fraction": float((r == 0).mean()),
-                    "grad_norm": float(torch.linalg.vector_norm(grad.double())),
-                    "loss": float(loss.detach().double()),
-                    "loss_finite": bool(torch.isfinite(loss).item()),
-                })
+                rows.append(
+                    {
+                        "kind": kind,
+                        "dtype": dtype,
+                        "sigma": float(sigma),
+                        "nan_row_fraction": float(np.isnan(r).any(axis=1).mean()),
+                        "zero_fraction": float((r == 0).mean()),
+                        "grad_norm": float(torch.linalg.vector_norm(grad.double())),
+                        "loss": float(loss.detach().double()),
+                        "loss_finite": bool(torch.isfinite(loss).item()),
+                    }
+                )
     return rows
 
 
@@ -487,6 +514,7 @@ def _kmeans_reference(X: np.ndarray, start: np.ndarray, X64: np.ndarray | None =
 
 # --- closed forms of floating-point behaviour (the Stability view plots them) ----------------------
 
+
 def underflow_logit(dtype) -> float:
     """Z such that exp(z) == 0.0 in ``dtype`` for z < −Z: half the smallest subnormal, ln(2^-1075) in
     float64 and ln(2^-150) in float32 (round to nearest)."""
@@ -497,7 +525,9 @@ def underflow_logit(dtype) -> float:
 def _sorted_distances(X, C) -> np.ndarray:
     """(n, k) squared distances of X to C in float64, sorted along each row."""
     with torch.no_grad():
-        d = sq_distances(torch.from_numpy(np.asarray(X, np.float64)), torch.from_numpy(np.asarray(C, np.float64)))
+        d = sq_distances(
+            torch.from_numpy(np.asarray(X, np.float64)), torch.from_numpy(np.asarray(C, np.float64))
+        )
     return np.sort(d.numpy(), axis=1)
 
 

@@ -13,6 +13,7 @@ It does three things, each once per process:
 * the objects loaded so far (numpy, torch, scikit-learn, plotly, ...) are frozen out of the garbage
   collector's sight, so Streamlit's full collection after every script run has little to walk.
 """
+
 from __future__ import annotations
 
 import ctypes

@@ -10,13 +10,22 @@
 In all updates a centre whose mass N_j = Σ_i r_ij is below ``MIN_MASS`` keeps its position
 (never 0/0). NaN responsibilities (the "naive" map) are not masked: they make the centres NaN.
 """
+
 from __future__ import annotations
 
 import numpy as np
 import torch
 from sklearn.cluster import KMeans
 
-from ._validate import check_centers, check_int, check_k, check_kind, check_points, check_sigma, check_sigma_for_dtype
+from ._validate import (
+    check_centers,
+    check_int,
+    check_k,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+)
 from .maps import MIN_MASS, resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
 
 
@@ -158,14 +167,29 @@ def kmeans(X, init=None, k: int | None = None, seed: int = 0, max_iter: int = 10
     return _kmeans(X, init=init, k=k, seed=seed, max_iter=max_iter)
 
 
-def _kmeans(X: np.ndarray, init: np.ndarray | None = None, k: int | None = None, seed: int = 0,
-            max_iter: int = 1000):
+def _kmeans(
+    X: np.ndarray, init: np.ndarray | None = None, k: int | None = None, seed: int = 0, max_iter: int = 1000
+):
     """``kmeans`` on checked arguments: X (n, d) float64, finite; init (k, d) float64 or None, then k."""
     if init is None:
-        model = KMeans(n_clusters=k, init="k-means++", n_init=1, algorithm="lloyd", tol=0.0,
-                       max_iter=max_iter, random_state=seed)
+        model = KMeans(
+            n_clusters=k,
+            init="k-means++",
+            n_init=1,
+            algorithm="lloyd",
+            tol=0.0,
+            max_iter=max_iter,
+            random_state=seed,
+        )
     else:
-        model = KMeans(n_clusters=init.shape[0], init=init, n_init=1, algorithm="lloyd", tol=0.0,
-                       max_iter=max_iter, random_state=seed)
+        model = KMeans(
+            n_clusters=init.shape[0],
+            init=init,
+            n_init=1,
+            algorithm="lloyd",
+            tol=0.0,
+            max_iter=max_iter,
+            random_state=seed,
+        )
     model.fit(X)
     return model.cluster_centers_.astype(np.float64), model.labels_.astype(np.int64)

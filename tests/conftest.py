@@ -1,4 +1,5 @@
 """Make the repository root importable, so `pytest` works as well as `python -m pytest`."""
+
 import sys
 from pathlib import Path
 

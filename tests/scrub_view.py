@@ -5,6 +5,7 @@ level the session has committed, and that level's figure and numbers as the brow
     spec = figure_shown(at)              # the figure dict at the committed σ (arrays as numpy)
     numbers = metrics_shown(at)          # {label: value text} beside the plot at the committed σ
 """
+
 from __future__ import annotations
 
 import html

@@ -1,5 +1,6 @@
 """Annealing: the end point is K-Means, the first split happens at the predicted σ_c, runs are
 deterministic, and bad arguments are refused (theory notes §7)."""
+
 import json
 import math
 
@@ -151,6 +152,7 @@ def test_naive_map_breaks_and_its_nan_rows_are_counted():
 
 # --- the first split (theory §7): σ_c² = λ_max (softmax), √m·λ_max (entmax15) -------------------
 
+
 @pytest.fixture(scope="module")
 def anisotropic():
     """Gaussian with covariance diag(4, 1): λ_max ≈ 4, principal axis x₁."""
@@ -178,23 +180,27 @@ def test_first_split_at_the_predicted_critical_sigma(anisotropic, kind, k):
 
 # --- validation ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(sigmas=[1.0, 1.0, 0.5]), "strictly decreasing"),
-    (dict(sigmas=[0.5, 1.0]), "strictly decreasing"),
-    (dict(sigmas=[]), "non-empty"),
-    (dict(sigmas=[1.0, -0.5]), "positive"),
-    (dict(k=0), "k must be"),
-    (dict(k=1000), "k must be"),
-    (dict(kind="gauss"), "kind="),
-    (dict(init=np.zeros((3, 2))), "init has 3 centres"),
-    (dict(init=np.zeros((2, 3))), "feature"),
-    (dict(tol=0.0), "tol"),
-    (dict(tol=float("nan")), "tol"),
-    (dict(max_iter=0), "max_iter"),
-    (dict(seed=-1), "seed"),
-    (dict(noise=-1.0), "noise"),
-    (dict(progress="yes"), "progress"),
-])
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(sigmas=[1.0, 1.0, 0.5]), "strictly decreasing"),
+        (dict(sigmas=[0.5, 1.0]), "strictly decreasing"),
+        (dict(sigmas=[]), "non-empty"),
+        (dict(sigmas=[1.0, -0.5]), "positive"),
+        (dict(k=0), "k must be"),
+        (dict(k=1000), "k must be"),
+        (dict(kind="gauss"), "kind="),
+        (dict(init=np.zeros((3, 2))), "init has 3 centres"),
+        (dict(init=np.zeros((2, 3))), "feature"),
+        (dict(tol=0.0), "tol"),
+        (dict(tol=float("nan")), "tol"),
+        (dict(max_iter=0), "max_iter"),
+        (dict(seed=-1), "seed"),
+        (dict(noise=-1.0), "noise"),
+        (dict(progress="yes"), "progress"),
+    ],
+)
 def test_bad_arguments_raise_clear_errors(moons, kwargs, message):
     args = dict(X=moons, k=2, sigmas=[1.0, 0.5])
     args.update(kwargs)

@@ -1,6 +1,7 @@
 """AppTests of the Annealing view (pages/2_Annealing.py): it loads, every control changes what is
 shown, σ changes only move the markers (the annealing path is computed once per setting), extreme σ
 and the naive map give messages, not exceptions. Small data (n = 120) keep it quick."""
+
 import json
 from pathlib import Path
 
@@ -68,14 +69,18 @@ def test_sigma_commit_moves_the_markers_and_reuses_the_path():
     assert at.query_params["sigma"] == f"{new:.4g}"
 
 
-@pytest.mark.parametrize("key,value", [("dataset", "circles"), ("k", 3), ("kind", "entmax15"),
-                                       ("dtype", "float32")])
+@pytest.mark.parametrize(
+    "key,value", [("dataset", "circles"), ("k", 3), ("kind", "entmax15"), ("dtype", "float32")]
+)
 def test_each_control_changes_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)
     before, before_payload = specs(at), payload(at)
-    widget = at.slider(key="w_k") if key == "k" else (at.radio(key="w_dtype") if key == "dtype"
-                                                      else at.selectbox(key=f"w_{key}"))
+    widget = (
+        at.slider(key="w_k")
+        if key == "k"
+        else (at.radio(key="w_dtype") if key == "dtype" else at.selectbox(key=f"w_{key}"))
+    )
     widget.set_value(value).run()
     ok(at)
     after = specs(at)

@@ -5,6 +5,7 @@ and lessons whose links land in the right state.
 Download data are generated on click (deferred): the tests record AppTest's media-file manager and
 call the generator behind each button, exactly what a click would run.
 """
+
 import base64
 import csv
 import io
@@ -18,24 +19,27 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from streamlit.runtime.media_file_manager import MediaFileManager
 from scrub_view import figure_shown, metrics_shown, payload_bytes
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
-from ui.state import lesson_query
 
 from rbfviz.datasets import make_dataset
-from rbfviz.views.figures.stability import KIND_LABELS
-from rbfviz.views.lessons import STEPS, prepare
 from rbfviz.loader import DataError, load_points
 from rbfviz.maps import responsibilities
-from ui.state import UPLOAD
+from rbfviz.views.figures.stability import KIND_LABELS
+from rbfviz.views.lessons import STEPS, prepare
+from ui.state import UPLOAD, lesson_query
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 TIMEOUT = 120
 EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
-    "pages/1_Explorer.py", "pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py",
-    "pages/5_Lessons.py")
+    "pages/1_Explorer.py",
+    "pages/2_Annealing.py",
+    "pages/3_Stability.py",
+    "pages/4_Equivalence.py",
+    "pages/5_Lessons.py",
+)
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
 
 
@@ -82,8 +86,9 @@ def decode(value):
 
 def figures(at: AppTest) -> list[dict]:
     """Every figure on the page as drawn: the σ-scrubbing ones (at the committed σ), then the others."""
-    return ([figure_shown(at, i) for i in range(len(at.get("bidi_component")))]
-            + [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")])
+    return [figure_shown(at, i) for i in range(len(at.get("bidi_component")))] + [
+        json.loads(chart.proto.spec) for chart in at.get("plotly_chart")
+    ]
 
 
 def figure(at: AppTest, index: int = 0) -> dict:
@@ -130,6 +135,7 @@ def csv_points(n=40, seed=0, columns=2) -> tuple[bytes, np.ndarray]:
 
 
 # --- upload -------------------------------------------------------------------------------------------
+
 
 def test_good_upload_becomes_the_data_of_every_view():
     data, A = csv_points()
@@ -226,6 +232,7 @@ def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb()
 
 # --- picking centres ------------------------------------------------------------------------------------
 
+
 def test_custom_start_asks_for_more_picks_then_starts_from_them():
     at = open_page(EXPLORER, {"init": "custom", "picks": "3,250"})
     assert "click 2 more points" in texts(at.info)
@@ -263,10 +270,16 @@ def test_pick_buttons_and_typed_numbers():
 
 # --- presenter mode -----------------------------------------------------------------------------------
 
+
 def font_and_marker(spec: dict) -> tuple:
     layout = spec["layout"]
-    return (layout["font"]["size"], layout["title"]["font"]["size"], layout["xaxis"]["tickfont"]["size"],
-            spec["data"][0]["marker"]["size"], layout["height"])
+    return (
+        layout["font"]["size"],
+        layout["title"]["font"]["size"],
+        layout["xaxis"]["tickfont"]["size"],
+        spec["data"][0]["marker"]["size"],
+        layout["height"],
+    )
 
 
 @pytest.mark.parametrize("page", [EXPLORER, ANNEALING, STABILITY, EQUIVALENCE])
@@ -281,7 +294,9 @@ def test_presenter_mode_enlarges_every_figure_and_hides_downloads(page):
     if page == EXPLORER:
         assert all(y > x for x, y in zip(font_and_marker(figure(normal)), font_and_marker(figure(big))))
     assert normal.get("download_button") and not big.get("download_button")
-    assert any("More controls" in e.label for e in big.expander) and not any("More controls" in e.label for e in normal.expander)
+    assert any("More controls" in e.label for e in big.expander) and not any(
+        "More controls" in e.label for e in normal.expander
+    )
 
 
 def test_presenter_toggle_writes_the_url_and_links_keep_it():
@@ -294,15 +309,20 @@ def test_presenter_toggle_writes_the_url_and_links_keep_it():
 
 # --- downloads and receipts ------------------------------------------------------------------------------
 
+
 def run_receipt(text: bytes, cwd: Path) -> dict:
     """Run a downloaded receipt in a fresh Python process; return (numbers, SHOWN) as JSON."""
     (cwd / "receipt.py").write_bytes(text)
-    code = ("import json, math, runpy; ns = runpy.run_path('receipt.py');"
-            "clean = lambda v: None if isinstance(v, float) and math.isnan(v) else v;"
-            "fix = lambda d: {k: clean(v) for k, v in d.items()};"
-            "print(json.dumps({'numbers': fix(ns['numbers']), 'shown': fix(ns['SHOWN'])}))")
+    code = (
+        "import json, math, runpy; ns = runpy.run_path('receipt.py');"
+        "clean = lambda v: None if isinstance(v, float) and math.isnan(v) else v;"
+        "fix = lambda d: {k: clean(v) for k, v in d.items()};"
+        "print(json.dumps({'numbers': fix(ns['numbers']), 'shown': fix(ns['SHOWN'])}))"
+    )
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -314,8 +334,9 @@ def assert_reproduced(result: dict) -> None:
         if value is None or isinstance(value, (bool, str)):
             assert numbers[key] == value, key
         else:
-            np.testing.assert_allclose(np.asarray(numbers[key], float), np.asarray(value, float), rtol=1e-12,
-                                       atol=1e-12, err_msg=key)
+            np.testing.assert_allclose(
+                np.asarray(numbers[key], float), np.asarray(value, float), rtol=1e-12, atol=1e-12, err_msg=key
+            )
 
 
 def test_explorer_downloads(media, tmp_path):
@@ -388,7 +409,12 @@ def test_stability_receipt_reproduces_the_table(media, tmp_path):
 
 # --- lessons ------------------------------------------------------------------------------------------
 
-VIEW_PAGES = {"Explorer": EXPLORER, "Annealing": ANNEALING, "Stability": STABILITY, "Equivalence": EQUIVALENCE}
+VIEW_PAGES = {
+    "Explorer": EXPLORER,
+    "Annealing": ANNEALING,
+    "Stability": STABILITY,
+    "Equivalence": EQUIVALENCE,
+}
 
 
 @pytest.mark.parametrize("step", STEPS, ids=[s.key for s in STEPS])

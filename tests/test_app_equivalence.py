@@ -1,4 +1,5 @@
 """AppTests of the Equivalence view: it loads, and each control changes what is shown."""
+
 from pathlib import Path
 
 import pytest
@@ -41,14 +42,17 @@ def test_equivalence_loads_with_four_figures_metrics_and_equations():
     assert len(at.latex) >= 2
 
 
-@pytest.mark.parametrize("widget,key,value", [
-    ("selectbox", "w_dataset", "circles"),
-    ("slider", "w_k", 3),
-    ("selectbox", "w_init", "random"),
-    ("selectbox", "w_kind", "entmax15"),
-    ("radio", "w_dtype", "float32"),
-    ("number_input", "w_seed", 5),
-])
+@pytest.mark.parametrize(
+    "widget,key,value",
+    [
+        ("selectbox", "w_dataset", "circles"),
+        ("slider", "w_k", 3),
+        ("selectbox", "w_init", "random"),
+        ("selectbox", "w_kind", "entmax15"),
+        ("radio", "w_dtype", "float32"),
+        ("number_input", "w_seed", 5),
+    ],
+)
 def test_each_control_changes_what_is_shown(widget, key, value):
     at = equivalence()
     before = shown(at)

@@ -1,4 +1,5 @@
 """AppTests of the Explorer view: it loads, every control changes what is shown, failures stay messages."""
+
 import base64
 from pathlib import Path
 
@@ -10,9 +11,9 @@ from streamlit.testing.v1 import AppTest
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
-from rbfviz.views.figures.scrub import figure_at
-from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.maps import responsibilities
+from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
+from rbfviz.views.figures.scrub import figure_at
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/1_Explorer.py"
@@ -54,9 +55,14 @@ def shown(at) -> dict:
 
 
 def differs(a: dict, b: dict) -> bool:
-    return (a["title"] != b["title"] or a["centres"].shape != b["centres"].shape
-            or not np.array_equal(a["centres"], b["centres"]) or a["colours"] != b["colours"]
-            or a["image"] != b["image"] or a["metrics"] != b["metrics"])
+    return (
+        a["title"] != b["title"]
+        or a["centres"].shape != b["centres"].shape
+        or not np.array_equal(a["centres"], b["centres"])
+        or a["colours"] != b["colours"]
+        or a["image"] != b["image"]
+        or a["metrics"] != b["metrics"]
+    )
 
 
 def test_explorer_loads_with_figure_metrics_and_explanation():
@@ -72,17 +78,20 @@ def test_explorer_loads_with_figure_metrics_and_explanation():
     assert view["payload"] <= 2_000_000  # every σ of the slider included
 
 
-@pytest.mark.parametrize("widget,key,value", [
-    ("selectbox", "w_dataset", "moons"),
-    ("number_input", "w_n", 300),
-    ("number_input", "w_noise", 0.8),
-    ("number_input", "w_seed", 3),
-    ("slider", "w_k", 3),
-    ("selectbox", "w_init", "random"),
-    ("selectbox", "w_kind", "entmax15"),
-    ("radio", "w_dtype", "float32"),
-    ("radio", "explorer_field", "entropy"),
-])
+@pytest.mark.parametrize(
+    "widget,key,value",
+    [
+        ("selectbox", "w_dataset", "moons"),
+        ("number_input", "w_n", 300),
+        ("number_input", "w_noise", 0.8),
+        ("number_input", "w_seed", 3),
+        ("slider", "w_k", 3),
+        ("selectbox", "w_init", "random"),
+        ("selectbox", "w_kind", "entmax15"),
+        ("radio", "w_dtype", "float32"),
+        ("radio", "explorer_field", "entropy"),
+    ],
+)
 def test_each_control_changes_what_is_shown(widget, key, value):
     at = explorer()
     before = shown(at)
@@ -126,8 +135,9 @@ def test_every_level_matches_rbfviz_at_its_sigma():
         got = np.column_stack([decode(fig["data"][1]["x"]), decode(fig["data"][1]["y"])])
         np.testing.assert_allclose(got, centres, rtol=0, atol=1e-12)
         resp = responsibilities(X, centres, sigma, "softmax")
-        np.testing.assert_array_equal(np.asarray(fig["data"][0]["customdata"]),
-                                      np.round(resp, 3).astype(np.float32))
+        np.testing.assert_array_equal(
+            np.asarray(fig["data"][0]["customdata"]), np.round(resp, 3).astype(np.float32)
+        )
         numbers = plane_numbers(X, centres, sigma, "softmax", labels)
         metrics = side(header, i)
         assert metrics["L_σ  (soft loss)"] == f"{numbers['loss']:.5g}"
@@ -177,7 +187,7 @@ def test_a_commit_wins_over_a_stale_address():
     commit(at, first)
     commit(at, second)
     assert at.query_params["sigma"] == f"{second:.4g}"
-    at.query_params["sigma"] = f"{first:.4g}"   # the stale address of the next request
+    at.query_params["sigma"] = f"{first:.4g}"  # the stale address of the next request
     commit(at, third)
     assert at.session_state["_rbfviz_controls"].sigma == third
     assert at.query_params["sigma"] == f"{third:.4g}"

@@ -3,6 +3,7 @@
 AppTest runs the scripts without a browser: paths are relative to this file,
 the timeout covers a cold `import torch`, and caches are cleared between tests.
 """
+
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,13 @@ from ui.page import PAGES as VIEWS
 from ui.state import Controls, changed, parse_query
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGES = ["pages/1_Explorer.py", "pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py",
-         "pages/5_Lessons.py"]
+PAGES = [
+    "pages/1_Explorer.py",
+    "pages/2_Annealing.py",
+    "pages/3_Stability.py",
+    "pages/4_Equivalence.py",
+    "pages/5_Lessons.py",
+]
 TIMEOUT = 60
 
 
@@ -34,6 +40,7 @@ def warnings(at) -> str:
 
 # --- parsing, without Streamlit --------------------------------------------------------------------
 
+
 def test_empty_query_gives_defaults_without_notices():
     ctrl, notices = parse_query({})
     assert ctrl == Controls()
@@ -41,8 +48,17 @@ def test_empty_query_gives_defaults_without_notices():
 
 
 def test_query_round_trip():
-    ctrl = Controls(dataset="moons", n=321, noise=0.125, seed=7, k=3, init="anneal", kind="entmax15",
-                    dtype="float32", sigma=0.0413)
+    ctrl = Controls(
+        dataset="moons",
+        n=321,
+        noise=0.125,
+        seed=7,
+        k=3,
+        init="anneal",
+        kind="entmax15",
+        dtype="float32",
+        sigma=0.0413,
+    )
     back, notices = parse_query(ctrl.to_query())
     assert notices == []
     assert back == ctrl
@@ -55,11 +71,28 @@ def test_dataset_sets_its_own_defaults():
     assert ctrl.n == 150
 
 
-@pytest.mark.parametrize("key,value", [
-    ("dataset", "mnist"), ("n", "abc"), ("n", "2"), ("n", "1e9"), ("noise", "-1"), ("noise", "nan"),
-    ("seed", "-3"), ("seed", "1.5"), ("k", "1"), ("k", "x"), ("init", "kmeans+-"), ("kind", "relu"),
-    ("dtype", "float16"), ("sigma", "0"), ("sigma", "-2"), ("sigma", "inf"), ("sigma", "abc"),
-])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("dataset", "mnist"),
+        ("n", "abc"),
+        ("n", "2"),
+        ("n", "1e9"),
+        ("noise", "-1"),
+        ("noise", "nan"),
+        ("seed", "-3"),
+        ("seed", "1.5"),
+        ("k", "1"),
+        ("k", "x"),
+        ("init", "kmeans+-"),
+        ("kind", "relu"),
+        ("dtype", "float16"),
+        ("sigma", "0"),
+        ("sigma", "-2"),
+        ("sigma", "inf"),
+        ("sigma", "abc"),
+    ],
+)
 def test_bad_value_falls_back_to_default_with_a_notice(key, value):
     ctrl, notices = parse_query({key: value})
     assert len(notices) == 1 and f"`{key}=" in notices[0]
@@ -82,7 +115,12 @@ def test_hand_typed_kmeans_plus_plus_is_understood():
 def test_changing_dataset_resets_dependent_defaults():
     ctrl = Controls(sigma=0.3, seed=5, kind="entmax15")
     new, _ = changed(ctrl, "dataset", "moons")
-    assert (new.dataset, new.noise, new.k, new.sigma) == ("moons", DEFAULT_NOISE["moons"], NATURAL_K["moons"], None)
+    assert (new.dataset, new.noise, new.k, new.sigma) == (
+        "moons",
+        DEFAULT_NOISE["moons"],
+        NATURAL_K["moons"],
+        None,
+    )
     assert (new.seed, new.kind) == (5, "entmax15")
 
 
@@ -92,6 +130,7 @@ def test_lowering_n_below_k_lowers_k_with_a_notice():
 
 
 # --- AppTest ---------------------------------------------------------------------------------------
+
 
 def test_home_and_every_page_load_without_exception():
     at = app()
@@ -114,8 +153,18 @@ def test_defaults_are_written_to_the_url():
 
 
 def test_query_params_round_trip_through_the_app():
-    at = app({"dataset": "moons", "n": "300", "noise": "0.08", "seed": "3", "k": "3", "init": "random",
-              "kind": "entmax15", "dtype": "float32"})
+    at = app(
+        {
+            "dataset": "moons",
+            "n": "300",
+            "noise": "0.08",
+            "seed": "3",
+            "k": "3",
+            "init": "random",
+            "kind": "entmax15",
+            "dtype": "float32",
+        }
+    )
     at.run()
     first = dict(at.query_params)
     assert not at.exception and not at.warning
@@ -137,7 +186,12 @@ def test_bad_query_params_open_with_defaults_and_a_visible_notice():
     for key in ("dataset", "n", "kind", "dtype"):
         assert f"`{key}=" in text
     query = dict(at.query_params)
-    assert (query["dataset"], query["n"], query["kind"], query["dtype"]) == ("blobs", "500", "softmax", "float64")
+    assert (query["dataset"], query["n"], query["kind"], query["dtype"]) == (
+        "blobs",
+        "500",
+        "softmax",
+        "float64",
+    )
 
 
 def test_k_larger_than_n_in_the_url_shows_a_message():

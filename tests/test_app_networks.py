@@ -4,6 +4,7 @@ Lloyd distance; a finished setting is shown at once to a new session; Stop ends 
 the page says so; bad settings give a message, never a traceback; the low-σ comparison and a small
 deep clustering run show their figures and tables. Training runs in a thread, so each test reruns
 the page until the result is there (as the page's progress fragment does once a second)."""
+
 import json
 import time
 from pathlib import Path
@@ -89,11 +90,12 @@ def test_small_classifier_trains_and_shows_accuracy():
     assert 0.0 <= linear <= 1.0 and 0.0 <= accuracy <= 1.0
     assert float(values["distance to Lloyd"]) >= 0.0
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(specs) == 3                                 # result, replay, curves
+    assert len(specs) == 3  # result, replay, curves
     replay = specs[1]
     assert len(replay["frames"]) == len(replay["layout"]["sliders"][0]["steps"]) == 50 // 2 + 1
     # the same numbers as a direct call of the library with the same settings
     from rbfviz.views.networks import train_classifier_view
+
     direct = train_classifier_view("moons", k=6, epochs=50, n=120, noise=0.1, seed=0)
     assert values["test accuracy"] == f"{direct.accuracy:.3f}"
     assert values["logistic regression"] == f"{direct.linear_accuracy:.3f}"
@@ -124,8 +126,11 @@ def test_stop_ends_the_training_early_and_says_so():
     at.select_slider(key="clf_epochs").set_value(500)
     button(at, "Train the classifier").click().run()
     ok(at)
-    rerun_until(at, lambda a: any(b.label.endswith("Stop") for b in a.button) or "test accuracy" in metrics(a),
-                "the start of the training")
+    rerun_until(
+        at,
+        lambda a: any(b.label.endswith("Stop") for b in a.button) or "test accuracy" in metrics(a),
+        "the start of the training",
+    )
     assert "test accuracy" not in metrics(at), "500 epochs finished before Stop could be pressed"
     button(at, "Stop").click().run()
     ok(at)

@@ -1,5 +1,6 @@
 """AppTests of the Stability view (pages/3_Stability.py): it loads, every control changes what is
 shown, σ moves the markers and the table, extreme σ gives a notice, not an exception. n = 120."""
+
 import json
 from pathlib import Path
 
@@ -70,8 +71,11 @@ def test_data_k_and_dtype_change_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)
     before = specs(at)
-    widget = at.slider(key="w_k") if key == "k" else (at.radio(key="w_dtype") if key == "dtype"
-                                                      else at.selectbox(key=f"w_{key}"))
+    widget = (
+        at.slider(key="w_k")
+        if key == "k"
+        else (at.radio(key="w_dtype") if key == "dtype" else at.selectbox(key=f"w_{key}"))
+    )
     widget.set_value(value).run()
     ok(at)
     after = specs(at)
@@ -85,8 +89,11 @@ def test_kind_highlights_its_curves():
     at.selectbox(key="w_kind").set_value("naive").run()
     ok(at)
     curves = specs(at)[0]
-    widths = {tuple(t["meta"][1:]): t["line"]["width"] for t in curves["data"]
-              if t.get("meta") and t["meta"][0] == "nan_row_fraction"}
+    widths = {
+        tuple(t["meta"][1:]): t["line"]["width"]
+        for t in curves["data"]
+        if t.get("meta") and t["meta"][0] == "nan_row_fraction"
+    }
     assert widths[("naive", "float64")] > widths[("softmax", "float64")]
 
 

@@ -1,5 +1,6 @@
 """The layers hold (pyproject.toml [tool.importlinter]): core < views < command line < app, each
 importing only downward, with Plotly and Streamlit only where they belong."""
+
 import subprocess
 import sys
 import tomllib
@@ -13,8 +14,17 @@ def contracts() -> list[dict]:
 
 
 def test_import_contracts_are_kept():
-    proc = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; "
-                           "sys.exit(lint_imports_command())"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
 
@@ -22,8 +32,11 @@ def test_import_contracts_are_kept():
 def test_every_core_module_is_under_the_core_contract():
     """A new module in rbfviz/ or rbfviz/nn/ is core, so the core contract must name it."""
     core = next(c for c in contracts() if "core" in c["name"])
-    found = {"rbfviz"} | {f"rbfviz.{p.stem}" for p in (ROOT / "rbfviz").glob("*.py")
-                          if p.stem not in ("__init__", "__main__")}
-    found |= {"rbfviz.nn"} | {f"rbfviz.nn.{p.stem}" for p in (ROOT / "rbfviz" / "nn").glob("*.py") if p.stem != "__init__"}
+    found = {"rbfviz"} | {
+        f"rbfviz.{p.stem}" for p in (ROOT / "rbfviz").glob("*.py") if p.stem not in ("__init__", "__main__")
+    }
+    found |= {"rbfviz.nn"} | {
+        f"rbfviz.nn.{p.stem}" for p in (ROOT / "rbfviz" / "nn").glob("*.py") if p.stem != "__init__"
+    }
     assert found == set(core["source_modules"]), found ^ set(core["source_modules"])
     assert {"rbfviz.views", "rbfviz.cli", "plotly", "streamlit"} <= set(core["forbidden_modules"])

@@ -1,4 +1,5 @@
 """The command line: JSON keys, human summary, reproduce outputs, exit codes, the command registry."""
+
 import json
 import subprocess
 import sys
@@ -10,14 +11,44 @@ import pytest
 from rbfviz import cli
 
 ROOT = Path(__file__).resolve().parents[1]
-ANNEAL_KEYS = ("sigmas", "centers", "kmeans_centers", "error", "slope", "sigma_exact_predicted",
-               "sigma_exact_measured", "nan_rows")
+ANNEAL_KEYS = (
+    "sigmas",
+    "centers",
+    "kmeans_centers",
+    "error",
+    "slope",
+    "sigma_exact_predicted",
+    "sigma_exact_measured",
+    "nan_rows",
+)
 
 
 def test_anneal_json_via_python_m():
-    out = subprocess.run([sys.executable, "-m", "rbfviz", "anneal", "--dataset", "moons", "--n", "200", "--k", "2",
-                          "--kind", "entmax15", "--seed", "0", "--num-sigmas", "25", "--json"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rbfviz",
+            "anneal",
+            "--dataset",
+            "moons",
+            "--n",
+            "200",
+            "--k",
+            "2",
+            "--kind",
+            "entmax15",
+            "--seed",
+            "0",
+            "--num-sigmas",
+            "25",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     for key in ANNEAL_KEYS:
@@ -31,30 +62,49 @@ def test_anneal_json_via_python_m():
 
 
 def test_anneal_human_summary(capsys):
-    assert cli.main(["anneal", "--dataset", "blobs", "--n", "150", "--num-sigmas", "15", "--dtype", "float32",
-                     "--noise", "2.0"]) == 0
+    assert (
+        cli.main(
+            [
+                "anneal",
+                "--dataset",
+                "blobs",
+                "--n",
+                "150",
+                "--num-sigmas",
+                "15",
+                "--dtype",
+                "float32",
+                "--noise",
+                "2.0",
+            ]
+        )
+        == 0
+    )
     text = capsys.readouterr().out
     assert text.startswith("blobs (n=150, noise 2, seed 0), k=4, softmax, float32")
     for phrase in ("σ_c predicted", "g_min", "√g_min/2", "slope", "NaN rows"):
         assert phrase in text
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["anneal", "--k", "0"], "positive integer"),
-    (["anneal", "--n", "abc"], "positive integer"),
-    (["anneal", "--dataset", "nope"], "invalid choice"),
-    (["anneal", "--kind", "gauss"], "invalid choice"),
-    (["anneal", "--noise", "-1"], ">= 0"),
-    (["anneal", "--noise", "nan"], ">= 0"),
-    (["anneal", "--seed", "-3"], "non-negative"),
-    (["anneal", "--n", "50", "--k", "60"], "k must be between 1 and the number of points"),
-    (["anneal", "--dataset", "iris", "--n", "200"], "at most 150"),
-    (["anneal", "--num-sigmas", "1"], "at least 2"),
-    (["reproduce"], "--out"),
-    (["reproduce", "--out", "x", "--kinds", "softmax,hard"], "subset"),
-    (["frobnicate"], "invalid choice"),
-    ([], "required"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["anneal", "--k", "0"], "positive integer"),
+        (["anneal", "--n", "abc"], "positive integer"),
+        (["anneal", "--dataset", "nope"], "invalid choice"),
+        (["anneal", "--kind", "gauss"], "invalid choice"),
+        (["anneal", "--noise", "-1"], ">= 0"),
+        (["anneal", "--noise", "nan"], ">= 0"),
+        (["anneal", "--seed", "-3"], "non-negative"),
+        (["anneal", "--n", "50", "--k", "60"], "k must be between 1 and the number of points"),
+        (["anneal", "--dataset", "iris", "--n", "200"], "at most 150"),
+        (["anneal", "--num-sigmas", "1"], "at least 2"),
+        (["reproduce"], "--out"),
+        (["reproduce", "--out", "x", "--kinds", "softmax,hard"], "subset"),
+        (["frobnicate"], "invalid choice"),
+        ([], "required"),
+    ],
+)
 def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(argv)
@@ -64,20 +114,47 @@ def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
 
 
 def test_bad_arguments_from_the_shell_exit_2():
-    out = subprocess.run([sys.executable, "-m", "rbfviz", "anneal", "--n", "10", "--k", "11"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "rbfviz", "anneal", "--n", "10", "--k", "11"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 2
     assert "k must be between" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
     out = tmp_path / "repro"
-    assert cli.main(["reproduce", "--out", str(out), "--datasets", "moons", "--kinds", "softmax,entmax15,naive",
-                     "--dtypes", "float64", "--n", "150", "--num-sigmas", "15", "--table"]) == 0
+    assert (
+        cli.main(
+            [
+                "reproduce",
+                "--out",
+                str(out),
+                "--datasets",
+                "moons",
+                "--kinds",
+                "softmax,entmax15,naive",
+                "--dtypes",
+                "float64",
+                "--n",
+                "150",
+                "--num-sigmas",
+                "15",
+                "--table",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     summary = json.loads((out / "summary.json").read_text())
     assert [(s["dataset"], s["kind"], s["dtype"]) for s in summary["studies"]] == [
-        ("moons", "softmax", "float64"), ("moons", "entmax15", "float64"), ("moons", "naive", "float64")]
+        ("moons", "softmax", "float64"),
+        ("moons", "entmax15", "float64"),
+        ("moons", "naive", "float64"),
+    ]
     assert set(summary["reference_errors"]["moons"]) == {"softmax", "entmax15"}
     table = (out / "results.md").read_text()
     assert table.startswith("| data (k) | map | dtype |") and table.count("\n") == 5
@@ -120,9 +197,13 @@ def test_app_command_explains_where_the_app_lives(tmp_path):
     """Installed without the repository, `rbfviz app` says what to do instead of failing obscurely."""
     import shutil
 
-    shutil.copytree(Path(__file__).resolve().parents[1] / "rbfviz", tmp_path / "rbfviz",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    proc = subprocess.run([sys.executable, "-m", "rbfviz", "app"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+    shutil.copytree(
+        Path(__file__).resolve().parents[1] / "rbfviz",
+        tmp_path / "rbfviz",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "rbfviz", "app"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert proc.returncode == 2
     assert "lives in the repository" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,4 +1,5 @@
 """make_dataset: every data set, its shapes and dtypes, determinism, defaults and argument errors."""
+
 import numpy as np
 import pytest
 from sklearn import datasets as skd
@@ -112,29 +113,35 @@ def test_iris_with_zero_noise_ignores_the_seed_at_full_size():
     np.testing.assert_array_equal(make_dataset("iris", seed=0)[0], make_dataset("iris", seed=9)[0])
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(name="gaussians"), "dataset 'gaussians' is unknown; allowed: blobs, moons, circles, spiral, iris"),
-    (dict(name="Moons"), "dataset 'Moons' is unknown"),
-    (dict(name="iris", n=151), "n must be between 3 and 150, got 151"),
-    (dict(name="iris", n=2), "n must be between 3 and 150, got 2"),
-    (dict(name="moons", n=2), "n must be between 3 and 5000000, got 2"),
-    (dict(name="moons", n=0), "n must be between 3"),
-    (dict(name="moons", n=-5), "n must be between 3"),
-    (dict(name="moons", n=10**7), "n must be between 3 and 5000000"),
-    (dict(name="moons", n=100.0), "n must be an integer, got 100.0"),
-    (dict(name="moons", n="100"), "n must be an integer"),
-    (dict(name="moons", n=True), "n must be an integer, got True"),
-    (dict(name="moons", noise=-0.1), "noise must be a number between 0 and 10.0, got -0.1"),
-    (dict(name="moons", noise=11.0), "noise must be a number between 0 and 10.0, got 11.0"),
-    (dict(name="moons", noise=float("nan")), "noise must be a number between 0 and 10.0, got nan"),
-    (dict(name="moons", noise=float("inf")), "noise must be a number between 0 and 10.0, got inf"),
-    (dict(name="moons", noise="0.1"), "noise must be a number"),
-    (dict(name="moons", noise=True), "noise must be a number"),
-    (dict(name="moons", seed=-1), "seed must be between 0 and 4294967295, got -1"),
-    (dict(name="moons", seed=2**32), "seed must be between 0 and 4294967295"),
-    (dict(name="moons", seed=1.5), "seed must be an integer, got 1.5"),
-    (dict(name="moons", seed=None), "seed must be an integer, got None"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (
+            dict(name="gaussians"),
+            "dataset 'gaussians' is unknown; allowed: blobs, moons, circles, spiral, iris",
+        ),
+        (dict(name="Moons"), "dataset 'Moons' is unknown"),
+        (dict(name="iris", n=151), "n must be between 3 and 150, got 151"),
+        (dict(name="iris", n=2), "n must be between 3 and 150, got 2"),
+        (dict(name="moons", n=2), "n must be between 3 and 5000000, got 2"),
+        (dict(name="moons", n=0), "n must be between 3"),
+        (dict(name="moons", n=-5), "n must be between 3"),
+        (dict(name="moons", n=10**7), "n must be between 3 and 5000000"),
+        (dict(name="moons", n=100.0), "n must be an integer, got 100.0"),
+        (dict(name="moons", n="100"), "n must be an integer"),
+        (dict(name="moons", n=True), "n must be an integer, got True"),
+        (dict(name="moons", noise=-0.1), "noise must be a number between 0 and 10.0, got -0.1"),
+        (dict(name="moons", noise=11.0), "noise must be a number between 0 and 10.0, got 11.0"),
+        (dict(name="moons", noise=float("nan")), "noise must be a number between 0 and 10.0, got nan"),
+        (dict(name="moons", noise=float("inf")), "noise must be a number between 0 and 10.0, got inf"),
+        (dict(name="moons", noise="0.1"), "noise must be a number"),
+        (dict(name="moons", noise=True), "noise must be a number"),
+        (dict(name="moons", seed=-1), "seed must be between 0 and 4294967295, got -1"),
+        (dict(name="moons", seed=2**32), "seed must be between 0 and 4294967295"),
+        (dict(name="moons", seed=1.5), "seed must be an integer, got 1.5"),
+        (dict(name="moons", seed=None), "seed must be an integer, got None"),
+    ],
+)
 def test_bad_arguments_raise_value_error_with_a_helpful_message(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         make_dataset(**kwargs)

@@ -14,6 +14,7 @@ No container engine or cluster is involved: these are static checks (the browser
 through a real HAProxy are in tests/e2e/test_e2e_proxy.py). A validator that accepts a broken file
 would make them worthless, so each is also shown one broken file that it must refuse.
 """
+
 from __future__ import annotations
 
 import os
@@ -35,15 +36,24 @@ LESSON_SECONDS = 90 * 60
 
 
 def run(*cmd: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env=None if env is None else {**os.environ, **env})
+    return subprocess.run(
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=None if env is None else {**os.environ, **env},
+    )
 
 
 # --- HAProxy --------------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def haproxy() -> str:
-    path = shutil.which("haproxy") or ("/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None)
+    path = shutil.which("haproxy") or (
+        "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None
+    )
     if path is None:
         if os.environ.get("CI"):
             pytest.fail("CI but no haproxy on PATH (.ci/run installs Debian's haproxy)")
@@ -55,15 +65,29 @@ def _clean_env() -> dict:
     return {k: v for k, v in os.environ.items() if not k.startswith("RBFVIZ_")}
 
 
-@pytest.mark.parametrize("env", [
-    {},                                                                   # the defaults alone
-    {"RBFVIZ_BIND": "127.0.0.1:18080", "RBFVIZ_APP1": "127.0.0.1:18501", "RBFVIZ_APP2": "127.0.0.1:18502",
-     "RBFVIZ_STATS_BIND": "127.0.0.1:18404", "RBFVIZ_MAXCONN": "60"},    # run-local, 2 processes
-    {"RBFVIZ_BIND": ":8080", "RBFVIZ_APP_DNS": "app:8501", "RBFVIZ_STATS_BIND": ":8404"},  # compose
-], ids=["defaults", "run-local", "compose"])
+@pytest.mark.parametrize(
+    "env",
+    [
+        {},  # the defaults alone
+        {
+            "RBFVIZ_BIND": "127.0.0.1:18080",
+            "RBFVIZ_APP1": "127.0.0.1:18501",
+            "RBFVIZ_APP2": "127.0.0.1:18502",
+            "RBFVIZ_STATS_BIND": "127.0.0.1:18404",
+            "RBFVIZ_MAXCONN": "60",
+        },  # run-local, 2 processes
+        {"RBFVIZ_BIND": ":8080", "RBFVIZ_APP_DNS": "app:8501", "RBFVIZ_STATS_BIND": ":8404"},  # compose
+    ],
+    ids=["defaults", "run-local", "compose"],
+)
 def test_haproxy_accepts_the_config(haproxy, env):
-    proc = subprocess.run([haproxy, "-c", "-f", str(HAPROXY_CFG)], capture_output=True, text=True, timeout=60,
-                          env={**_clean_env(), **env})
+    proc = subprocess.run(
+        [haproxy, "-c", "-f", str(HAPROXY_CFG)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**_clean_env(), **env},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Configuration file is valid" in proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
@@ -72,8 +96,9 @@ def test_haproxy_accepts_the_config(haproxy, env):
 def test_haproxy_refuses_a_broken_config(haproxy, tmp_path):
     broken = tmp_path / "broken.cfg"
     broken.write_text(HAPROXY_CFG.read_text().replace("balance leastconn", "balance fewest"))
-    proc = subprocess.run([haproxy, "-c", "-f", str(broken)], capture_output=True, text=True, timeout=60,
-                          env=_clean_env())
+    proc = subprocess.run(
+        [haproxy, "-c", "-f", str(broken)], capture_output=True, text=True, timeout=60, env=_clean_env()
+    )
     assert proc.returncode != 0, proc.stdout + proc.stderr
 
 
@@ -116,6 +141,7 @@ def test_run_local_refuses_bad_arguments():
 
 # --- compose --------------------------------------------------------------------------------------
 
+
 def check_compose_schema(path: Path) -> subprocess.CompletedProcess:
     return run(sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec", str(path))
 
@@ -155,8 +181,10 @@ def test_compose_runs_read_only_replicas_behind_haproxy():
     assert "8501" in [str(p) for p in app["expose"]]
     # HAProxy runs the same config file and finds the replicas by the service's DNS name
     mounts = [v.split(":") for v in proxy["volumes"]]
-    assert any((COMPOSE.parent / src).resolve() == HAPROXY_CFG and dst == "/usr/local/etc/haproxy/haproxy.cfg"
-               for src, dst, *_ in mounts), mounts
+    assert any(
+        (COMPOSE.parent / src).resolve() == HAPROXY_CFG and dst == "/usr/local/etc/haproxy/haproxy.cfg"
+        for src, dst, *_ in mounts
+    ), mounts
     assert proxy["environment"]["RBFVIZ_APP_DNS"] == "app:8501"
     assert proxy["read_only"] is True
     assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
@@ -164,9 +192,17 @@ def test_compose_runs_read_only_replicas_behind_haproxy():
 
 # --- Kubernetes -----------------------------------------------------------------------------------
 
+
 def kubernetes_validate(*paths: Path) -> subprocess.CompletedProcess:
-    return run(sys.executable, "-m", "kubernetes_validate", "--strict", "--kubernetes-version", "1.37.0",
-               *map(str, paths))
+    return run(
+        sys.executable,
+        "-m",
+        "kubernetes_validate",
+        "--strict",
+        "--kubernetes-version",
+        "1.37.0",
+        *map(str, paths),
+    )
 
 
 def test_kubernetes_manifests_match_the_schemas():
@@ -219,8 +255,11 @@ def test_kubernetes_ingress_is_sticky_by_cookie_with_websocket_timeouts():
         assert int(notes[f"nginx.ingress.kubernetes.io/{timeout}"]) >= LESSON_SECONDS, timeout
     backend = ingress["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
     assert backend["name"] == m["Service"]["metadata"]["name"]
-    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment",
-                                             "name": m["Deployment"]["metadata"]["name"]}
+    assert hpa["spec"]["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": m["Deployment"]["metadata"]["name"],
+    }
     (metric,) = hpa["spec"]["metrics"]
     assert metric["resource"]["name"] == "cpu"
     assert 2 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]

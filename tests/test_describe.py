@@ -1,19 +1,22 @@
 """rbfviz.views.describe: each sentence states the numbers of what is drawn, and only those."""
+
 import math
 
 import numpy as np
 import pytest
 
-from rbfviz.views import describe
 from rbfviz.datasets import make_dataset
 from rbfviz.diagnostics import kmeans_reference
+from rbfviz.maps import responsibilities
+from rbfviz.views import describe
 from rbfviz.views.equivalence import gap_curve, one_step, trajectories
 from rbfviz.views.explore import initial_centers, plane_numbers
-from rbfviz.maps import responsibilities
 
 
-@pytest.mark.parametrize("fraction,text", [(1.0, "100%"), (0.0, "0%"), (0.9995, "99.9%"), (0.0004, "0.1%"),
-                                           (0.5, "50.0%"), (float("nan"), "n/a")])
+@pytest.mark.parametrize(
+    "fraction,text",
+    [(1.0, "100%"), (0.0, "0%"), (0.9995, "99.9%"), (0.0004, "0.1%"), (0.5, "50.0%"), (float("nan"), "n/a")],
+)
 def test_percent_never_rounds_to_all_or_nothing(fraction, text):
     assert describe.percent(fraction) == text
 
@@ -34,7 +37,9 @@ def test_plane_sentence_has_the_counts(blobs):
     text = describe.plane(resp, numbers, sigma, "entmax15", "float64")
     one_hot = int(((resp == 0).sum(axis=1) == 3).sum())
     assert text.startswith("4 RBF centres at σ = 0.3 (entmax15, float64) on 300 points")
-    assert f"{one_hot:,} rows are exactly one-hot" in text or (one_hot == 1 and "1 row is exactly one-hot" in text)
+    assert f"{one_hot:,} rows are exactly one-hot" in text or (
+        one_hot == 1 and "1 row is exactly one-hot" in text
+    )
     assert describe.percent(numbers["agreement"]) + " of the points have the same cluster as K-Means" in text
     assert text.count(".") >= 1 and "\n" not in text
 
@@ -45,12 +50,15 @@ def test_plane_sentence_reports_nan_rows(blobs):
     resp = responsibilities(X.astype(np.float32), C.astype(np.float32), sigma, "naive")
     numbers = plane_numbers(X.astype(np.float32), C.astype(np.float32), sigma, "naive", labels)
     assert numbers["nan_rows"] > 0
-    assert f"{numbers['nan_rows']:,} rows of r are NaN" in describe.plane(resp, numbers, sigma, "naive", "float32")
+    assert f"{numbers['nan_rows']:,} rows of r are NaN" in describe.plane(
+        resp, numbers, sigma, "naive", "float32"
+    )
 
 
 def test_picking_sentence():
-    assert describe.picking(500, [3, 9], 4) == ("500 points in grey; 2 of the 4 starting centres picked (#3, #9); "
-                                                "click 2 more to start.")
+    assert describe.picking(500, [3, 9], 4) == (
+        "500 points in grey; 2 of the 4 starting centres picked (#3, #9); click 2 more to start."
+    )
 
 
 def test_equivalence_sentences(blobs):
@@ -80,6 +88,7 @@ class _View:
 
         class Fit:
             slope = 2.0
+
         self.slope = Fit()
 
     def level(self, sigma):
@@ -87,7 +96,9 @@ class _View:
 
 
 def test_annealing_sentences_count_distinct_centres():
-    view = _View([[[0, 0], [0, 0], [0, 0]], [[-1, 0], [1, 0], [1, 0]], [[-1, 0], [1, 0], [0, 2]]], [2.0, 0.5, 0.1])
+    view = _View(
+        [[[0, 0], [0, 0], [0, 0]], [[-1, 0], [1, 0], [1, 0]], [[-1, 0], [1, 0], [0, 2]]], [2.0, 0.5, 0.1]
+    )
     assert "sit at 1 distinct place" in describe.annealing_plane(view, 2.0)
     assert "sit at 2 distinct places" in describe.annealing_plane(view, 0.5)
     assert "sit at 3 distinct places" in describe.annealing_plane(view, 0.1)
@@ -98,6 +109,11 @@ def test_annealing_sentences_count_distinct_centres():
 
 
 def test_stability_sentences():
-    rows = [dict(kind="naive", dtype="float32", sigma=0.2, nan_row_fraction=0.25, hard_row_fraction=0.0),
-            dict(kind="naive", dtype="float64", sigma=0.2, nan_row_fraction=0.0, hard_row_fraction=0.0)]
-    assert describe.stability_curves(rows, 0.2, "float32") == "At σ = 0.2 in float32: naive 25.0% NaN rows and 0% one-hot rows."
+    rows = [
+        dict(kind="naive", dtype="float32", sigma=0.2, nan_row_fraction=0.25, hard_row_fraction=0.0),
+        dict(kind="naive", dtype="float64", sigma=0.2, nan_row_fraction=0.0, hard_row_fraction=0.0),
+    ]
+    assert (
+        describe.stability_curves(rows, 0.2, "float32")
+        == "At σ = 0.2 in float32: naive 25.0% NaN rows and 0% one-hot rows."
+    )

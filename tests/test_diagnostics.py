@@ -1,4 +1,5 @@
 """Diagnostics: each measurement against closed forms, constructed cases and the theory's bounds (§4–§8)."""
+
 import json
 import math
 
@@ -9,15 +10,33 @@ from hypothesis import strategies as st
 
 from rbfviz import make_dataset
 from rbfviz.diagnostics import (
-    GammaGap, SlopeFit, collapse_error, collapse_study, count_exact_zeros, critical_sigma_predicted, free_energy,
-    gamma_gap, gamma_gap_bound, label_agreement, match_centers, mean_entropy, min_sq_gap, monotone_violations,
-    sigma_exact_measured, sigma_exact_predicted, sigma_softmax_exact, stability_report, fit_loglog_slope)
+    GammaGap,
+    SlopeFit,
+    collapse_error,
+    collapse_study,
+    count_exact_zeros,
+    critical_sigma_predicted,
+    fit_loglog_slope,
+    free_energy,
+    gamma_gap,
+    gamma_gap_bound,
+    label_agreement,
+    match_centers,
+    mean_entropy,
+    min_sq_gap,
+    monotone_violations,
+    sigma_exact_measured,
+    sigma_exact_predicted,
+    sigma_softmax_exact,
+    stability_report,
+)
 from rbfviz.maps import responsibilities
 
 SETTINGS = settings(derandomize=True, max_examples=40, deadline=None)
 
 
 # --- matching and errors ------------------------------------------------------------------------
+
 
 def test_match_centers_recovers_a_permutation():
     rng = np.random.RandomState(0)
@@ -31,7 +50,9 @@ def test_match_centers_recovers_a_permutation():
 
 def test_collapse_error_is_zero_for_a_relabelled_copy_and_nan_for_broken_centres():
     C_ref = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
-    levels = np.stack([C_ref[[2, 0, 1]], C_ref + np.array([[0.0, 0.1], [0, 0], [0, 0]]), np.full((3, 2), np.nan)])
+    levels = np.stack(
+        [C_ref[[2, 0, 1]], C_ref + np.array([[0.0, 0.1], [0, 0], [0, 0]]), np.full((3, 2), np.nan)]
+    )
     errors = collapse_error(levels, C_ref)
     assert errors.shape == (3,)
     assert errors[0] == 0.0 and errors[1] == pytest.approx(0.1) and math.isnan(errors[2])
@@ -40,14 +61,17 @@ def test_collapse_error_is_zero_for_a_relabelled_copy_and_nan_for_broken_centres
 
 # --- slope fits ---------------------------------------------------------------------------------
 
+
 def test_slope_of_an_exact_power_law_and_its_window():
     sigmas = np.geomspace(1.0, 0.01, 30)
-    errors = 3.0 * sigmas ** 2
+    errors = 3.0 * sigmas**2
     errors[sigmas < 0.05] = 0.0  # collapsed: left out
     errors[sigmas > 0.5] = 10.0  # above σ_c: left out by sigma_max
     fit = fit_loglog_slope(sigmas, errors, sigma_max=0.5)
     assert isinstance(fit, SlopeFit)
-    assert fit.slope == pytest.approx(2.0, abs=1e-12) and fit.intercept == pytest.approx(math.log(3.0), abs=1e-12)
+    assert fit.slope == pytest.approx(2.0, abs=1e-12) and fit.intercept == pytest.approx(
+        math.log(3.0), abs=1e-12
+    )
     assert fit.sigma_max < 0.5 and fit.sigma_min >= 0.05
     assert fit.n_points == int(np.count_nonzero((sigmas < 0.5) & (sigmas >= 0.05)))
     windowed = fit_loglog_slope(sigmas, errors, sigma_min=0.1, sigma_max=0.5, min_error=0.0)
@@ -76,6 +100,7 @@ def test_monotone_violation_counter():
 
 
 # --- thresholds ---------------------------------------------------------------------------------
+
 
 def test_min_sq_gap_and_sigma_thresholds_on_a_hand_example():
     X = np.array([[0.0, 0.0], [0.9, 0.0], [3.0, 0.0]])
@@ -109,9 +134,11 @@ def test_critical_sigma_predicted_formulas():
 
 # --- Γ-convergence bounds (theory §4) --------------------------------------------------------------
 
+
 def problems():
-    return st.tuples(st.integers(0, 10_000), st.integers(2, 40), st.integers(1, 6), st.integers(1, 3),
-                     st.floats(-3.0, 1.5))
+    return st.tuples(
+        st.integers(0, 10_000), st.integers(2, 40), st.integers(1, 6), st.integers(1, 3), st.floats(-3.0, 1.5)
+    )
 
 
 @SETTINGS
@@ -121,7 +148,7 @@ def test_gamma_gap_within_bounds_for_random_configurations(problem):
     rng = np.random.RandomState(seed)
     X = rng.normal(size=(n, d)) * rng.uniform(0.1, 5.0)
     C = rng.normal(size=(min(k, n), d)) * rng.uniform(0.1, 5.0)
-    sigma = 10.0 ** log_sigma
+    sigma = 10.0**log_sigma
     for kind in ("softmax", "entmax15", "hard"):
         g = gamma_gap(X, C, sigma, kind)
         assert isinstance(g, GammaGap)
@@ -139,14 +166,14 @@ def test_free_energy_bounds(problem):
     X = rng.normal(size=(n, d))
     C = rng.normal(size=(min(k, n), d))
     k = C.shape[0]
-    sigma = 10.0 ** log_sigma
+    sigma = 10.0**log_sigma
     J = gamma_gap(X, C, sigma, "hard").distortion
-    T = 2 * sigma ** 2
+    T = 2 * sigma**2
     slack = 1e-9 * (1 + J)
     F_soft = free_energy(X, C, sigma, "softmax")
     assert J - n * T * math.log(k) - slack <= F_soft <= J + slack
     F_ent = free_energy(X, C, sigma, "entmax15")
-    assert J - n * T * (4 / 3) * (1 - k ** -0.5) - slack <= F_ent <= J + slack
+    assert J - n * T * (4 / 3) * (1 - k**-0.5) - slack <= F_ent <= J + slack
 
 
 def test_gamma_gap_bound_values_and_naive_failure():
@@ -159,6 +186,7 @@ def test_gamma_gap_bound_values_and_naive_failure():
 
 
 # --- responsibilities -----------------------------------------------------------------------------
+
 
 def test_entropy_zeros_and_label_agreement():
     uniform = np.full((4, 3), 1 / 3)
@@ -189,7 +217,9 @@ def test_stability_report_naive_fails_only_where_expected():
         for kind in ("softmax", "entmax15", "hard"):
             for sigma in sigmas:
                 row = by[(kind, dtype, sigma)]
-                assert row["nan_row_fraction"] == 0.0 and row["loss_finite"] and math.isfinite(row["grad_norm"])
+                assert (
+                    row["nan_row_fraction"] == 0.0 and row["loss_finite"] and math.isfinite(row["grad_norm"])
+                )
     assert by[("naive", "float32", 0.021)]["nan_row_fraction"] > 0.5  # performance notes §8: 92 %
     assert by[("naive", "float64", 0.0071)]["nan_row_fraction"] > 0.5  # 94 %
     assert not by[("naive", "float32", 0.021)]["loss_finite"]
@@ -207,6 +237,7 @@ def test_stability_report_naive_fails_only_where_expected():
 
 
 # --- the collapse experiment -----------------------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def moons_studies():
@@ -235,7 +266,9 @@ def test_softmax_error_below_float64_exact_sigma(moons_studies):
     assert below.sum() >= 3
     assert np.all(soft.error[below] < 1e-12)
     # while at σ* (entmax's exact scale) softmax is still measurably soft
-    assert np.max(soft.error[(soft.sigmas > 2 * exact) & (soft.sigmas < soft.sigma_critical_predicted)]) > 1e-6
+    assert (
+        np.max(soft.error[(soft.sigmas > 2 * exact) & (soft.sigmas < soft.sigma_critical_predicted)]) > 1e-6
+    )
 
 
 def test_collapse_study_reports(moons_studies):
@@ -244,15 +277,27 @@ def test_collapse_study_reports(moons_studies):
         assert math.isfinite(study.slope.slope) and study.slope.n_points >= 3  # reported, never asserted
         assert study.label_agreement == 1.0
         assert study.nan_rows.sum() == 0
-        assert study.monotone_violations == monotone_violations(study.error, rtol=1e-6, atol=study.error_floor)
+        assert study.monotone_violations == monotone_violations(
+            study.error, rtol=1e-6, atol=study.error_floor
+        )
         above = study.sigmas >= study.sigma_critical_predicted
         assert np.all(np.isnan(study.error[above])) and np.all(np.isfinite(study.error[~above]))
         assert np.all(np.nan_to_num(study.loss_gap) <= study.loss_gap_bound * (1 + 1e-9))
         assert study.sigma_critical_measured is not None
-        assert abs(study.sigma_critical_measured / study.sigma_critical_predicted - 1) < 0.15  # grid spacing 8 %
+        assert (
+            abs(study.sigma_critical_measured / study.sigma_critical_predicted - 1) < 0.15
+        )  # grid spacing 8 %
         d = study.to_dict()
-        for key in ("sigmas", "centers", "kmeans_centers", "error", "slope", "sigma_exact_predicted",
-                    "sigma_exact_measured", "nan_rows"):
+        for key in (
+            "sigmas",
+            "centers",
+            "kmeans_centers",
+            "error",
+            "slope",
+            "sigma_exact_predicted",
+            "sigma_exact_measured",
+            "nan_rows",
+        ):
             assert key in d
         json.dumps(d, allow_nan=False)
     # both maps share one K-Means reference here

@@ -1,4 +1,5 @@
 """rbfviz.views.equivalence and its figures: GD with η_j = 1/(2N_j) vs EM vs Lloyd, paths, L_σ − J over σ."""
+
 from dataclasses import replace
 
 import numpy as np
@@ -6,13 +7,18 @@ import pytest
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
-from rbfviz.views.equivalence import gap_curve, one_step, trajectories
-from rbfviz.views.explore import initial_centers
-from rbfviz.views.figures.equivalence import difference_figure, gap_sigma_figure, step_figure, trajectory_figure
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.palette import KMEANS_COLOR, cluster_colors
 from rbfviz.maps import responsibilities
 from rbfviz.steps import gradient_step, lloyd_step, soft_centroid_step
+from rbfviz.views.equivalence import gap_curve, one_step, trajectories
+from rbfviz.views.explore import initial_centers
+from rbfviz.views.figures.equivalence import (
+    difference_figure,
+    gap_sigma_figure,
+    step_figure,
+    trajectory_figure,
+)
+from rbfviz.views.figures.layout import validated
+from rbfviz.views.figures.palette import KMEANS_COLOR, cluster_colors
 
 
 @pytest.fixture(scope="module")
@@ -92,6 +98,7 @@ def test_bad_input_is_a_value_error(blobs):
 
 
 # --- figures -----------------------------------------------------------------------------------------
+
 
 def test_step_figure_two_panels_with_arrows(blobs):
     X, C0 = blobs

@@ -1,4 +1,5 @@
 """rbfviz.views.explore: the σ range, starting centres, fixed point and the Explorer's numbers."""
+
 import math
 
 import numpy as np
@@ -7,10 +8,18 @@ from sklearn.cluster import kmeans_plusplus
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
-from rbfviz.views.explore import (BOTTOM_FACTOR, MAX_DECADES, MIN_DECADES, TOP_FACTOR, initial_centers, plane_numbers,
-                            sigma_scale, soft_fixed_point)
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
+from rbfviz.views.explore import (
+    BOTTOM_FACTOR,
+    MAX_DECADES,
+    MIN_DECADES,
+    TOP_FACTOR,
+    initial_centers,
+    plane_numbers,
+    sigma_scale,
+    soft_fixed_point,
+)
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +39,9 @@ def test_sigma_scale_spans_split_to_collapse(moons):
     assert s.sigma_exact_softmax == pytest.approx(diagnostics.sigma_softmax_exact(X, C))
     # from above both first critical σ to below both exact-collapse σ (3 significant digits of rounding)
     assert s.high >= 0.995 * TOP_FACTOR * max(s.sigma_c_softmax, s.sigma_c_entmax)
-    assert s.low <= 1.005 * BOTTOM_FACTOR * s.sigma_exact_entmax < s.sigma_exact_softmax < s.sigma_exact_entmax
+    assert (
+        s.low <= 1.005 * BOTTOM_FACTOR * s.sigma_exact_entmax < s.sigma_exact_softmax < s.sigma_exact_entmax
+    )
     assert s.default in s.grid and s.low < s.default < s.high
     assert all(float(f"{v:.3g}") == v for v in s.grid)
 

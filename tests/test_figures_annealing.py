@@ -3,6 +3,7 @@
 One small collapse study per map (blobs, n = 150, k = 3, float64) is shared by the module; every
 figure is checked against the study's own numbers and against closed forms computed here.
 """
+
 import base64
 import json
 import math
@@ -11,12 +12,12 @@ import numpy as np
 import pytest
 
 from rbfviz import diagnostics
-from rbfviz.views.annealing import annealing_view, level_colors, principal_axis, project
 from rbfviz.datasets import make_dataset
+from rbfviz.maps import responsibilities
+from rbfviz.views.annealing import annealing_view, level_colors, principal_axis, project
 from rbfviz.views.figures import annealing as figs
 from rbfviz.views.figures.layout import validated
 from rbfviz.views.figures.palette import NAN_RGB, cluster_colors, mix_colors
-from rbfviz.maps import responsibilities
 
 K = 3
 
@@ -24,9 +25,12 @@ K = 3
 def values(v) -> np.ndarray:
     """A Plotly data array (typed-array dict, list with None, or array) as float64, None -> NaN."""
     if isinstance(v, dict):
-        return np.frombuffer(base64.b64decode(v["bdata"]), dtype={"f4": np.float32, "f8": np.float64}[v["dtype"]]
-                             ).astype(np.float64)
-    return np.array([np.nan if x is None else x for x in np.asarray(v, dtype=object).ravel()], dtype=np.float64)
+        return np.frombuffer(
+            base64.b64decode(v["bdata"]), dtype={"f4": np.float32, "f8": np.float64}[v["dtype"]]
+        ).astype(np.float64)
+    return np.array(
+        [np.nan if x is None else x for x in np.asarray(v, dtype=object).ravel()], dtype=np.float64
+    )
 
 
 def shape_named(fig, name):
@@ -55,6 +59,7 @@ def study_and_view(request, data, grid):
 
 # --- rbfviz.views.annealing ---------------------------------------------------------------------
 
+
 def test_principal_axis_is_the_top_eigenvector_of_the_1_over_n_covariance(data):
     mean, u, lam = principal_axis(data)
     centred = data - data.mean(axis=0)
@@ -73,7 +78,9 @@ def test_level_colors_are_the_responsibilities_mixed_at_each_level(data):
     colors = level_colors(data, centers, sigmas, "softmax")
     assert colors.shape == (2, len(data), 3) and colors.dtype == np.uint8
     for s in range(2):
-        np.testing.assert_array_equal(colors[s], mix_colors(responsibilities(data, centers[s], sigmas[s], "softmax")))
+        np.testing.assert_array_equal(
+            colors[s], mix_colors(responsibilities(data, centers[s], sigmas[s], "softmax"))
+        )
 
 
 def test_level_colors_grey_out_naive_nan_rows_and_nan_centres(data):
@@ -99,6 +106,7 @@ def test_view_carries_the_study_numbers(study_and_view, data):
 
 
 # --- the animated plane -------------------------------------------------------------------------
+
 
 def test_trajectory_figure_validates_and_has_one_frame_per_level(study_and_view, data):
     _, view = study_and_view
@@ -151,7 +159,9 @@ def test_plane_opens_at_the_current_sigma_with_play_pause_and_slider(study_and_v
     assert play["args"][1]["frame"]["redraw"] is False and play["args"][1]["frame"]["duration"] > 0
     assert pause["args"][0] == [None]
     data_traces = spec["data"]
-    np.testing.assert_allclose(values(data_traces[2 * K + 2]["x"]), view.centers[level, :, 0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        values(data_traces[2 * K + 2]["x"]), view.centers[level, :, 0], rtol=1e-6, atol=1e-6
+    )
     assert data_traces[1]["marker"]["color"] == figs.hex_colors(view.colors[level])
     np.testing.assert_allclose(values(data_traces[2 * K + 3]["x"]), view.kmeans_centers[:, 0], atol=1e-12)
 
@@ -194,6 +204,7 @@ def test_log_ticks_are_1_2_5_inside_the_range():
 
 # --- bifurcation diagram ------------------------------------------------------------------------
 
+
 def test_bifurcation_lines_are_centre_projections(study_and_view, data):
     _, view = study_and_view
     fig = figs.bifurcation_figure(view, float(view.sigmas[3]))
@@ -226,6 +237,7 @@ def test_critical_sigma_line_is_at_the_closed_form(study_and_view, data):
 
 # --- collapse error -----------------------------------------------------------------------------
 
+
 def test_collapse_trace_is_the_diagnostics_error(study_and_view):
     study, view = study_and_view
     fig = figs.collapse_figure(view, float(view.sigmas[5]))
@@ -240,7 +252,9 @@ def test_collapse_trace_is_the_diagnostics_error(study_and_view):
     is_zero = np.isfinite(error) & (error == 0)
     np.testing.assert_array_equal(values(zeros["x"]), study.sigmas[is_zero])
     assert np.all(values(zeros["y"]) == figs.error_axis_floor(view))
-    np.testing.assert_array_equal(values(path["y"])[study.error_path > 0], study.error_path[study.error_path > 0])
+    np.testing.assert_array_equal(
+        values(path["y"])[study.error_path > 0], study.error_path[study.error_path > 0]
+    )
     assert spec["layout"]["yaxis"]["type"] == "log" and spec["layout"]["xaxis"]["type"] == "log"
 
 
@@ -287,4 +301,6 @@ def test_static_trajectory_figure_is_one_level_without_animation(study_and_view,
     validated(static)
     spec = static.to_dict()
     assert "frames" not in spec and "sliders" not in spec["layout"] and "updatemenus" not in spec["layout"]
-    assert json.dumps(spec["data"], default=str) == json.dumps(animated["data"], default=str)  # the same level
+    assert json.dumps(spec["data"], default=str) == json.dumps(
+        animated["data"], default=str
+    )  # the same level

@@ -6,6 +6,7 @@ exactly the snapshots (decision grids, centres, latent codes and labels, Voronoi
 independently), Play/Pause/slider, the Lloyd × drawn over the centres, log-panel markers for exact
 zeros and NaN, and that every figure passes Plotly's validation. Runs are tiny (≈ 0.1 s each).
 """
+
 import base64
 import json
 
@@ -14,23 +15,52 @@ import pytest
 import torch
 
 from rbfviz.field import pixel_centers
-from rbfviz.views.figures.layout import png_data_uri, validated
-from rbfviz.views.figures.networks import (CENTERS, CERTAIN_FADE, CLASS_COLORS, LLOYD, TIE_FADE, MISCLASSIFIED, TRAIN_POINTS,
-                                     _step_colorscale, class_rgb, classifier_animation, classifier_figure,
-                                     classifier_history_figure, curves_figure, decision_lut, decision_rgb,
-                                     deep_history_figure, frame_image, latent_figure, log_tickvals, low_sigma_figure)
-from rbfviz.views.figures.palette import cluster_colors, fade
 from rbfviz.nn import train_classifier, train_deep_clustering
-from rbfviz.views.networks import (CONFIDENCE_LEVELS, center_classes, confidence_codes, deep_table, deep_view,
-                             nearest_center_grid, snapshot_every, train_classifier_view, train_low_sigma_view,
-                             voronoi_cells)
+from rbfviz.views.figures.layout import png_data_uri, validated
+from rbfviz.views.figures.networks import (
+    CENTERS,
+    CERTAIN_FADE,
+    CLASS_COLORS,
+    LLOYD,
+    MISCLASSIFIED,
+    TIE_FADE,
+    TRAIN_POINTS,
+    _step_colorscale,
+    class_rgb,
+    classifier_animation,
+    classifier_figure,
+    classifier_history_figure,
+    curves_figure,
+    decision_lut,
+    decision_rgb,
+    deep_history_figure,
+    frame_image,
+    latent_figure,
+    log_tickvals,
+    low_sigma_figure,
+)
+from rbfviz.views.figures.palette import cluster_colors, fade
+from rbfviz.views.networks import (
+    CONFIDENCE_LEVELS,
+    center_classes,
+    confidence_codes,
+    deep_table,
+    deep_view,
+    nearest_center_grid,
+    snapshot_every,
+    train_classifier_view,
+    train_low_sigma_view,
+    voronoi_cells,
+)
 
 
 def decode(spec):
     """A Plotly typed array ({dtype, bdata[, shape]}) or a plain list → numpy."""
     if isinstance(spec, dict) and "bdata" in spec:
-        arr = np.frombuffer(base64.b64decode(spec["bdata"]), dtype={"u1": np.uint8, "f4": np.float32,
-                                                                     "f8": np.float64, "i1": np.int8}[spec["dtype"]])
+        arr = np.frombuffer(
+            base64.b64decode(spec["bdata"]),
+            dtype={"u1": np.uint8, "f4": np.float32, "f8": np.float64, "i1": np.int8}[spec["dtype"]],
+        )
         if "shape" in spec:
             arr = arr.reshape([int(s) for s in str(spec["shape"]).split(",")])
         return arr
@@ -49,8 +79,17 @@ def spiral():
 
 def small_deep(latent_dim=None, dataset="moons"):
     kwargs = dict(n=200) if dataset != "digits" else {}
-    result = train_deep_clustering(dataset, hidden=(16, 16), pretrain_epochs=3, joint_epochs=4, batch_size=64,
-                                   latent_dim=latent_dim, snapshot_every=2, snapshot_points=80, **kwargs)
+    result = train_deep_clustering(
+        dataset,
+        hidden=(16, 16),
+        pretrain_epochs=3,
+        joint_epochs=4,
+        batch_size=64,
+        latent_dim=latent_dim,
+        snapshot_every=2,
+        snapshot_points=80,
+        **kwargs,
+    )
     return deep_view(result)
 
 
@@ -80,9 +119,9 @@ def spec(fig) -> dict:
 
 # --- arrays ------------------------------------------------------------------------------------------
 
+
 def test_confidence_codes_closed_form():
-    proba = np.array([[[0.5, 0.5], [1.0, 0.0]],
-                      [[0.2, 0.8], [0.74, 0.26]]])   # t = 0, 1 / 0.6, 0.48
+    proba = np.array([[[0.5, 0.5], [1.0, 0.0]], [[0.2, 0.8], [0.74, 0.26]]])  # t = 0, 1 / 0.6, 0.48
     codes = confidence_codes(proba, levels=8)
     assert codes.dtype == np.uint8
     # label·8 + floor(8 t) clipped to 7: tie → band 0; certain → band 7
@@ -118,7 +157,7 @@ def test_nearest_center_grid_orientation():
     extent = (0.0, 4.0, 0.0, 2.0)
     centers = np.array([[1.0, 1.8], [3.0, 0.2]])  # top-left and bottom-right
     grid = nearest_center_grid(extent, centers, 8)
-    assert grid[0, 0] == 0 and grid[-1, -1] == 1     # row 0 is the top (y_max)
+    assert grid[0, 0] == 0 and grid[-1, -1] == 1  # row 0 is the top (y_max)
     pts = pixel_centers(extent, 8, 8)
     expected = ((pts[:, None, :] - centers[None]) ** 2).sum(-1).argmin(1).reshape(8, 8)
     assert np.array_equal(grid, expected)
@@ -143,11 +182,17 @@ def test_classifier_view_arrays(clf):
     # the final extent holds every point and both centre sets
     x0, x1, y0, y1 = v.extent
     for pts in (v.X_train, v.X_test, v.centers, v.lloyd_centers):
-        assert (pts[:, 0] > x0).all() and (pts[:, 0] < x1).all() and (pts[:, 1] > y0).all() and (pts[:, 1] < y1).all()
+        assert (
+            (pts[:, 0] > x0).all()
+            and (pts[:, 0] < x1).all()
+            and (pts[:, 1] > y0).all()
+            and (pts[:, 1] < y1).all()
+        )
 
 
 def test_settings_checks_say_what_is_wrong():
     from rbfviz.views.networks import check_classifier_settings, check_low_sigma_settings
+
     with pytest.raises(ValueError, match="k = 12 centres need at least 12 training points"):
         check_classifier_settings("moons", 12, n=10)
     with pytest.raises(ValueError, match="not offered"):
@@ -159,6 +204,7 @@ def test_settings_checks_say_what_is_wrong():
 
 # --- the classifier figures -----------------------------------------------------------------------
 
+
 def test_decision_rgb_orientation_and_marks(clf):
     rgb = decision_rgb(clf)
     assert rgb.shape == (400, 400, 3)
@@ -167,7 +213,7 @@ def test_decision_rgb_orientation_and_marks(clf):
     i, j = np.unravel_index(np.argmax(np.where(clear, clf.confidence, 0)), clear.shape)
     base = class_rgb(clf.n_classes)[clf.label[i, j]].astype(float)
     pixel = rgb[2 * i + 1, 2 * j + 1].astype(float)
-    t = (255 - pixel) / (255 - base)                 # the same fade toward white in every channel
+    t = (255 - pixel) / (255 - base)  # the same fade toward white in every channel
     assert np.ptp(t[base < 250]) < 0.05
     # corners: the image's row 0 is the grid's row 0 (the top), colour recomputed from label and confidence
     checked = 0
@@ -204,7 +250,7 @@ def test_decision_lut_fades_each_class_from_tie_to_certain():
     lut = decision_lut(3, CONFIDENCE_LEVELS)
     assert lut.shape == (3 * CONFIDENCE_LEVELS, 3) and lut.dtype == np.uint8
     for c in range(3):
-        band = lut[c * CONFIDENCE_LEVELS:(c + 1) * CONFIDENCE_LEVELS].astype(int)
+        band = lut[c * CONFIDENCE_LEVELS : (c + 1) * CONFIDENCE_LEVELS].astype(int)
         assert band[0].tolist() == fade(class_rgb(3)[c], TIE_FADE).tolist()
         assert band[-1].tolist() == fade(class_rgb(3)[c], CERTAIN_FADE).tolist()
         assert (np.diff(band.sum(axis=1)) <= 0).all()  # darker (more saturated) as the network is surer
@@ -240,7 +286,7 @@ def test_classifier_animation_frames(clf):
     frames = d["frames"]
     lut = decision_lut(clf.n_classes, clf.frame_levels)
     assert len(frames) == S == len(d["layout"]["sliders"][0]["steps"])
-    assert d["layout"]["sliders"][0]["active"] == S - 1          # opens at the end of training
+    assert d["layout"]["sliders"][0]["active"] == S - 1  # opens at the end of training
     for s in (0, S // 2, S - 1):
         frame = frames[s]
         assert frame["name"] == str(s) and frame["traces"] == [2]
@@ -276,10 +322,14 @@ def test_classifier_history(clf):
     assert arr(test.y).tolist() == clf.history["test_accuracy"]
     assert {t.legend or "legend" for t in fig.data} == {"legend", "legend2", "legend3", "legend4", "legend5"}
     skipped = [t for t in fig.data if t.name.startswith("skipped:")][0]
-    assert arr(skipped.y).tolist() == clf.history["nan_steps"] and skipped.name == f"skipped: {clf.nan_steps} in total"
+    assert (
+        arr(skipped.y).tolist() == clf.history["nan_steps"]
+        and skipped.name == f"skipped: {clf.nan_steps} in total"
+    )
 
 
 # --- deep clustering ---------------------------------------------------------------------------------
+
 
 def polygon_area(p) -> float:
     x, y = p[:, 0], p[:, 1]
@@ -295,8 +345,8 @@ def test_voronoi_cells_are_exact():
     assert sum(polygon_area(c) for c in cells) == pytest.approx(3.0 * 2.4, rel=1e-12)
     for j, cell in enumerate(cells):
         d = ((cell[:, None, :] - centers[None]) ** 2).sum(-1)
-        assert (d[:, j] <= d.min(axis=1) + 1e-12).all()           # every vertex is nearest to its centre
-        inside = cell.mean(axis=0)                                 # a convex polygon holds its vertex mean
+        assert (d[:, j] <= d.min(axis=1) + 1e-12).all()  # every vertex is nearest to its centre
+        inside = cell.mean(axis=0)  # a convex polygon holds its vertex mean
         assert ((inside - centers) ** 2).sum(-1).argmin() == j
     # against the pixel rule: the cell of each pixel centre is its nearest centre
     grid = nearest_center_grid(extent, centers, 40)
@@ -311,7 +361,8 @@ def test_deep_view_cells_for_2d_codes(deep2):
     for s in range(len(v.frame_epochs)):
         assert len(v.frame_cells[s]) == v.k
         assert sum(polygon_area(c) for c in v.frame_cells[s]) == pytest.approx(
-            (v.extent[1] - v.extent[0]) * (v.extent[3] - v.extent[2]), rel=1e-9)
+            (v.extent[1] - v.extent[0]) * (v.extent[3] - v.extent[2]), rel=1e-9
+        )
     # labels of the shown codes are their nearest centre in the 2-D view (it is the latent space)
     d = ((v.frame_codes[-1][:, None, :] - v.frame_centers[-1][None]) ** 2).sum(-1)
     assert np.array_equal(v.frame_labels[-1], d.argmin(1))
@@ -360,25 +411,41 @@ def test_deep_table_and_history(deep2):
 
 # --- curves, low σ -----------------------------------------------------------------------------------
 
+
 def test_curves_mark_zeros_and_nan_on_log_panels():
-    panels = [{"title": "log", "log": True, "lines": [
-        {"name": "a", "x": [1, 2, 3, 4], "y": [1e-3, 0.0, float("nan"), 1e-1], "color": "#000000"},
-        {"name": "b", "x": [1, 2], "y": [float("nan"), 1.0], "color": "#111111", "mark_nan": False}]},
-        {"title": "lin", "log": False, "lines": [{"name": "c", "x": [1, 2], "y": [0.0, float("nan")],
-                                                  "color": "#222222"}]}]
+    panels = [
+        {
+            "title": "log",
+            "log": True,
+            "lines": [
+                {"name": "a", "x": [1, 2, 3, 4], "y": [1e-3, 0.0, float("nan"), 1e-1], "color": "#000000"},
+                {"name": "b", "x": [1, 2], "y": [float("nan"), 1.0], "color": "#111111", "mark_nan": False},
+            ],
+        },
+        {
+            "title": "lin",
+            "log": False,
+            "lines": [{"name": "c", "x": [1, 2], "y": [0.0, float("nan")], "color": "#222222"}],
+        },
+    ]
     fig = validated(curves_figure(panels))
     metas = {tuple(t.meta) for t in fig.data}
     assert ("zero", "a") in metas and ("nan", "a") in metas
     assert ("nan", "b") not in metas and ("zero", "c") not in metas and ("nan", "c") not in metas
     zero = [t for t in fig.data if tuple(t.meta) == ("zero", "a")][0]
     nan = [t for t in fig.data if tuple(t.meta) == ("nan", "a")][0]
-    assert arr(zero.x).tolist() == [2] and arr(zero.y)[0] == pytest.approx(1e-4)  # a decade below the smallest
-    assert arr(nan.x).tolist() == [3] and arr(nan.y)[0] == pytest.approx(10.0)    # a decade above the largest
+    assert arr(zero.x).tolist() == [2] and arr(zero.y)[0] == pytest.approx(
+        1e-4
+    )  # a decade below the smallest
+    assert arr(nan.x).tolist() == [3] and arr(nan.y)[0] == pytest.approx(10.0)  # a decade above the largest
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type is None
 
 
 def test_log_tickvals():
-    assert log_tickvals(0.05, 2.0) == ([0.05, 0.1, 0.2, 0.5, 1.0, 2.0], ["0.05", "0.1", "0.2", "0.5", "1", "2"])
+    assert log_tickvals(0.05, 2.0) == (
+        [0.05, 0.1, 0.2, 0.5, 1.0, 2.0],
+        ["0.05", "0.1", "0.2", "0.5", "1", "2"],
+    )
     values, labels = log_tickvals(1e-21, 10.0)
     assert len(values) <= 7 and labels[-1] in ("1", "10") and all(np.log10(v) % 1 == 0 for v in values)
     assert "10<sup>-" in labels[0]
@@ -393,7 +460,7 @@ def test_low_sigma_figure(low):
         if t.meta[0] == "line":
             by_name.setdefault(t.name, []).append(t)
     assert set(by_name) == {"naive exp/sum", "softmax", "entmax-1.5"}
-    assert all(len(traces) == 4 for traces in by_name.values())      # one line per panel per map
+    assert all(len(traces) == 4 for traces in by_name.values())  # one line per panel per map
     naive = comp.history["naive"]
     skipped = by_name["naive exp/sum"][3]
     assert arr(skipped.y).tolist() == np.cumsum(naive["nan_steps"]).tolist()
@@ -412,8 +479,17 @@ def test_deep_run_stopped_while_pretraining_still_draws():
         calls.append(1)
         return len(calls) >= 2  # after the second pretraining epoch
 
-    result = train_deep_clustering("moons", n=200, hidden=(16, 16), pretrain_epochs=5, joint_epochs=4, batch_size=64,
-                                   snapshot_every=2, snapshot_points=50, stop=stop)
+    result = train_deep_clustering(
+        "moons",
+        n=200,
+        hidden=(16, 16),
+        pretrain_epochs=5,
+        joint_epochs=4,
+        batch_size=64,
+        snapshot_every=2,
+        snapshot_points=50,
+        stop=stop,
+    )
     view = deep_view(result, pretrain_epochs=5)
     assert view.stopped and view.epochs_run == 2 and view.pretrain_epochs == 5 and view.joint_epochs == 4
     assert len(view.frame_epochs) == 1  # the centres as placed by K-Means on the codes

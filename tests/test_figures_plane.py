@@ -1,4 +1,5 @@
 """Figure builders of the plane: palette, PNG field (orientation!), soft field, the Explorer figure."""
+
 import base64
 import io
 import math
@@ -8,11 +9,19 @@ import pytest
 from PIL import Image
 
 from rbfviz.field import grid_sq_distances, pixel_centers, plane_extent, soft_field
-from rbfviz.views.figures.layout import field_image, png_bytes, png_data_uri, validated
-from rbfviz.views.figures.palette import (MAX_CLUSTERS, NAN_RGB, cluster_colors, cluster_rgb, fade, hex_to_rgb,
-                                    mix_colors, rgb_strings)
-from rbfviz.views.figures.plane import field_rgb, plane_figure
 from rbfviz.maps import responsibilities
+from rbfviz.views.figures.layout import field_image, png_bytes, png_data_uri, validated
+from rbfviz.views.figures.palette import (
+    MAX_CLUSTERS,
+    NAN_RGB,
+    cluster_colors,
+    cluster_rgb,
+    fade,
+    hex_to_rgb,
+    mix_colors,
+    rgb_strings,
+)
+from rbfviz.views.figures.plane import field_rgb, plane_figure
 
 EXTENT = (-2.0, 4.0, -1.0, 3.0)  # deliberately not square and not centred on 0
 
@@ -23,6 +32,7 @@ def decode_uri(uri: str) -> np.ndarray:
 
 
 # --- palette ----------------------------------------------------------------------------------------
+
 
 def test_cluster_colours_are_distinct_and_stable():
     colors = cluster_colors(MAX_CLUSTERS)
@@ -52,6 +62,7 @@ def test_fade_goes_to_white():
 
 # --- PNG and orientation ------------------------------------------------------------------------------
 
+
 def test_png_round_trip():
     rgb = np.random.RandomState(0).randint(0, 256, size=(7, 11, 3)).astype(np.uint8)
     decoded = np.asarray(Image.open(io.BytesIO(png_bytes(rgb))).convert("RGB"))
@@ -73,6 +84,7 @@ def test_grid_distances_equal_the_maps_distances():
     import torch
 
     from rbfviz.maps import sq_distances
+
     C = np.random.RandomState(1).normal(size=(3, 2))
     P = pixel_centers(EXTENT, 9, 13)
     expected = sq_distances(torch.from_numpy(P), torch.from_numpy(C)).numpy()
@@ -102,6 +114,7 @@ def test_field_image_top_left_pixel_is_x_min_y_max():
 
 
 # --- the soft field -------------------------------------------------------------------------------------
+
 
 def test_field_values_match_the_maps_at_pixel_centres():
     C = np.array([[0.0, 0.0], [2.0, 1.0], [1.0, 2.5]])
@@ -164,6 +177,7 @@ def test_plane_extent_pads_the_data():
 
 
 # --- the Explorer figure -----------------------------------------------------------------------------
+
 
 def _plane_inputs(n=60, k=3, seed=0):
     rng = np.random.RandomState(seed)

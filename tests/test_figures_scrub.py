@@ -1,5 +1,6 @@
 """The σ-scrubbing payload (rbfviz.views.figures.scrub): every level rebuilds exactly the figure the server
 built, arrays travel as typed bytes, colours as bytes, and the numbers' HTML is escaped."""
+
 import gzip
 import json
 import struct
@@ -11,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rbfviz.datasets import make_dataset
-from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.field import plane_extent, soft_field
-from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
-from rbfviz.views.figures.scrub import MAGIC, ScrubLevel, figure_at, metrics_html, read_payload, scrub_payload
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
+from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
+from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
+from rbfviz.views.figures.scrub import MAGIC, ScrubLevel, figure_at, metrics_html, read_payload, scrub_payload
 
 
 def plain(value):
@@ -67,10 +68,16 @@ def test_every_level_rebuilds_the_servers_figure():
     sigmas = [1.0, 0.3, 0.1, 0.03]
     _, levels = explorer_levels(sigmas)
     header = read_payload(scrub_payload(levels, sigmas, initial=2))
-    assert header["sigmas"] == sigmas and header["texts"] == ["1", "0.3", "0.1", "0.03"] and header["initial"] == 2
+    assert (
+        header["sigmas"] == sigmas
+        and header["texts"] == ["1", "0.3", "0.1", "0.03"]
+        and header["initial"] == 2
+    )
     for i, level in enumerate(levels):
         assert numeric_equal(plain(figure_at(header, i)), plain(level.figure.to_plotly_json())), i
-        assert header["frames"][i]["side"] == level.side_html and header["frames"][i]["caption"] == level.caption
+        assert (
+            header["frames"][i]["side"] == level.side_html and header["frames"][i]["caption"] == level.caption
+        )
 
 
 def test_only_what_changes_is_stored_per_level():
@@ -89,7 +96,7 @@ def test_arrays_are_typed_blobs_and_colours_bytes():
     raw = gzip.decompress(scrub_payload(levels, sigmas))
     assert raw[:4] == MAGIC
     (length,) = struct.unpack("<I", raw[4:8])
-    header = json.loads(raw[8:8 + length])
+    header = json.loads(raw[8 : 8 + length])
     dtypes = {(b["dtype"], b.get("as")) for b in header["blobs"]}
     assert ("f4", None) in dtypes and ("u1", "rgb") in dtypes and ("f8", None) in dtypes
     assert all(b["offset"] % 8 == 0 for b in header["blobs"])  # the browser views them in place
@@ -100,17 +107,26 @@ def test_arrays_are_typed_blobs_and_colours_bytes():
 
 
 @settings(max_examples=40, deadline=None)
-@given(values=st.lists(st.lists(st.floats(allow_nan=True, allow_infinity=False, width=64), min_size=8, max_size=8),
-                       min_size=2, max_size=4),
-       colours=st.lists(st.tuples(*[st.integers(0, 255)] * 3), min_size=8, max_size=8),
-       hex_form=st.sampled_from(["rgb({},{},{})", "#{:02x}{:02x}{:02x}", "#{:02X}{:02X}{:02X}"]))
+@given(
+    values=st.lists(
+        st.lists(st.floats(allow_nan=True, allow_infinity=False, width=64), min_size=8, max_size=8),
+        min_size=2,
+        max_size=4,
+    ),
+    colours=st.lists(st.tuples(*[st.integers(0, 255)] * 3), min_size=8, max_size=8),
+    hex_form=st.sampled_from(["rgb({},{},{})", "#{:02x}{:02x}{:02x}", "#{:02X}{:02X}{:02X}"]),
+)
 def test_any_values_and_colours_round_trip(values, colours, hex_form):
     """Random arrays (NaN included) and colour lists in either form come back exactly, at every level."""
     form = hex_form
     levels = []
     for i, ys in enumerate(values):
-        trace = dict(type="scatter", x=np.arange(8.0), y=np.array(ys),
-                     marker=dict(color=[form.format(*c) for c in colours[i:] + colours[:i]]))
+        trace = dict(
+            type="scatter",
+            x=np.arange(8.0),
+            y=np.array(ys),
+            marker=dict(color=[form.format(*c) for c in colours[i:] + colours[:i]]),
+        )
         levels.append(ScrubLevel(go.Figure(data=[trace], layout=dict(title=dict(text=str(i)))), "", ""))
     header = read_payload(scrub_payload(levels, np.geomspace(1, 0.1, len(levels))))
     for i, level in enumerate(levels):
@@ -129,7 +145,7 @@ def test_one_level_per_sigma_is_required():
 
 
 def test_metrics_html_escapes_every_string():
-    text = metrics_html([("L <b>", "1 & 2", "say \"hi\""), (None, "<script>x</script>", "")])
+    text = metrics_html([("L <b>", "1 & 2", 'say "hi"'), (None, "<script>x</script>", "")])
     assert "<b>" not in text and "<script>" not in text
     assert "L &lt;b&gt;" in text and "1 &amp; 2" in text and 'title="say &quot;hi&quot;"' in text
     assert 'class="scrub-note"' in text

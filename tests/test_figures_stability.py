@@ -4,6 +4,7 @@ The closed forms of theory §5 are checked against the floating-point maps thems
 are NaN iff min_j d_ij/(2σ²) > Z(dtype), entmax15 rows one-hot iff g_i ≥ 4σ², softmax rows one-hot
 iff g_i/(2σ²) > Z(dtype).
 """
+
 import base64
 import math
 
@@ -12,16 +13,16 @@ import pytest
 import torch
 
 from rbfviz import diagnostics
+from rbfviz._validate import DTYPES  # the table nests in this order
 from rbfviz.datasets import make_dataset
+from rbfviz.maps import responsibilities
+from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions, underflow_logit
+from rbfviz.steps import kmeans
 from rbfviz.views.figures import stability as figs
 from rbfviz.views.figures.annealing import CURRENT, EXACT_PREDICTED
 from rbfviz.views.figures.layout import validated
 from rbfviz.views.figures.palette import cluster_colors
-from rbfviz.maps import responsibilities
-from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions, underflow_logit
 from rbfviz.views.stability import stability_plane, stability_table
-from rbfviz.steps import kmeans
-from rbfviz._validate import DTYPES  # the table nests in this order
 
 K = 3
 
@@ -29,7 +30,9 @@ K = 3
 def values(v) -> np.ndarray:
     if isinstance(v, dict):
         return np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"]).astype(np.float64)
-    return np.array([np.nan if x is None else x for x in np.asarray(v, dtype=object).ravel()], dtype=np.float64)
+    return np.array(
+        [np.nan if x is None else x for x in np.asarray(v, dtype=object).ravel()], dtype=np.float64
+    )
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +51,7 @@ def table(problem):
 
 
 # --- thresholds -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype,approx", [("float64", 745.13), ("float32", 103.97)])
 def test_underflow_logit_is_where_exp_rounds_to_zero(dtype, approx):
@@ -93,16 +97,21 @@ def test_closed_forms_predict_the_measured_fractions(problem, table, dtype):
 
 # --- the table ------------------------------------------------------------------------------------
 
+
 def test_table_order_and_report_numbers(problem, table):
     X, C, sigmas = problem
     kinds = ("softmax", "entmax15", "naive")
     assert [(r["kind"], r["dtype"], r["sigma"]) for r in table] == [
-        (kind, dtype, float(s)) for kind in kinds for dtype in DTYPES for s in sigmas]
+        (kind, dtype, float(s)) for kind in kinds for dtype in DTYPES for s in sigmas
+    ]
     # the report's own numbers, at C* computed in that dtype
     C32, _ = diagnostics.kmeans_reference(X.astype("float32"), C)
-    report = diagnostics.stability_report(X.astype("float32"), C32, sigmas[:3], kinds=("softmax",),
-                                          dtypes=("float32",))
-    for got, want in zip([r for r in table if r["kind"] == "softmax" and r["dtype"] == "float32"][:3], report):
+    report = diagnostics.stability_report(
+        X.astype("float32"), C32, sigmas[:3], kinds=("softmax",), dtypes=("float32",)
+    )
+    for got, want in zip(
+        [r for r in table if r["kind"] == "softmax" and r["dtype"] == "float32"][:3], report
+    ):
         for key in ("nan_row_fraction", "zero_fraction", "grad_norm", "loss"):
             assert got[key] == want[key]
 
@@ -126,14 +135,21 @@ def test_entmax_step_from_c_star_is_exactly_c_star_below_sigma_exact(problem, ta
 
 # --- the figure across σ --------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def curves(problem, table):
     X, C, sigmas = problem
     predicted = {dtype: predicted_fractions(X, C, sigmas, dtype) for dtype in DTYPES}
     nan_sigmas = {dtype: naive_nan_sigmas(X, C, dtype)[0] for dtype in DTYPES}
     sigma = float(sigmas[12])
-    fig = figs.stability_figure(table, predicted, sigma, highlight="entmax15", nan_sigmas=nan_sigmas,
-                                sigma_exact=diagnostics.sigma_exact_predicted(X, C))
+    fig = figs.stability_figure(
+        table,
+        predicted,
+        sigma,
+        highlight="entmax15",
+        nan_sigmas=nan_sigmas,
+        sigma_exact=diagnostics.sigma_exact_predicted(X, C),
+    )
     return fig, predicted, nan_sigmas, sigma
 
 
@@ -167,8 +183,11 @@ def test_exact_zeros_are_marked_at_the_floor(curves, table):
     zero_marks = [t for t in spec["data"] if t["meta"][0] == "zero"]
     assert zero_marks, "entmax's one-step error is exactly 0 below σ*"
     entmax64 = [t for t in zero_marks if t["meta"][1:] == ["entmax15", "float64"]]
-    want = [r["sigma"] for r in table if r["kind"] == "entmax15" and r["dtype"] == "float64"
-            and r["error_to_kmeans"] == 0]
+    want = [
+        r["sigma"]
+        for r in table
+        if r["kind"] == "entmax15" and r["dtype"] == "float64" and r["error_to_kmeans"] == 0
+    ]
     assert sorted(np.concatenate([values(t["x"]) for t in entmax64])) == pytest.approx(sorted(want))
 
 
@@ -176,8 +195,9 @@ def test_predicted_bands_and_threshold_lines(curves):
     fig, predicted, nan_sigmas, sigma = curves
     spec = fig.to_dict()
     bands = [t for t in spec["data"] if t["meta"][0] == "predicted"]
-    assert {(t["meta"][1], t["meta"][2]) for t in bands} == {(k, d) for k in ("naive", "entmax15", "softmax")
-                                                             for d in DTYPES}
+    assert {(t["meta"][1], t["meta"][2]) for t in bands} == {
+        (k, d) for k in ("naive", "entmax15", "softmax") for d in DTYPES
+    }
     for t in bands:
         key = {"naive": "naive_nan", "entmax15": "entmax15_hard", "softmax": "softmax_hard"}[t["meta"][1]]
         np.testing.assert_allclose(values(t["y"]), 100 * predicted[t["meta"][2]][key])
@@ -191,6 +211,7 @@ def test_predicted_bands_and_threshold_lines(curves):
 
 
 # --- the plane at σ -------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_stability_plane_matches_the_maps(problem, dtype):

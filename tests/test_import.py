@@ -1,4 +1,5 @@
 """Importing rbfviz leaves the process as it was; the server tuning is one explicit call."""
+
 import json
 import subprocess
 import sys
@@ -22,8 +23,14 @@ print(json.dumps(dict(before=before, after_import=after_import, tuned=tuned)))
 
 def probe(threads: str = "2") -> dict:
     env = {"OMP_NUM_THREADS": threads, "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-c", PROBE.format(root=str(ROOT))], capture_output=True, text=True,
-                         env=env, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE.format(root=str(ROOT))],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -4,6 +4,7 @@ Gradient references (theory §3), with d_ij = ||x_i - c_j||²:
 * detached r:  ∇_{c_l} L_σ = -2 Σ_i r_il (x_i - c_l)
 * full autograd, softmax:  ∇_{c_l} L_σ = -2 Σ_i r_il [1 - (d_il - d̄_i)/(2σ²)] (x_i - c_l),  d̄_i = Σ_j r_ij d_ij
 """
+
 import numpy as np
 import pytest
 import torch
@@ -29,6 +30,7 @@ def centre_grad(layer, x, sigma, kind, **kw):
 
 
 # --- forward and loss ----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -63,6 +65,7 @@ def test_loss_at_small_sigma_is_the_kmeans_objective():
 
 
 # --- gradients ---------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", ["softmax", "entmax15", "naive", "hard"])
 @pytest.mark.parametrize("detach", [True, False])
@@ -120,10 +123,12 @@ def test_loss_detach_override_beats_the_layer_option():
     x = torch.from_numpy(X)
     full = RBFClusterLayer(4, 2, init=C, dtype=torch.float64, detach_resp=False)
     detached = RBFClusterLayer(4, 2, init=C, dtype=torch.float64, detach_resp=True)
-    np.testing.assert_array_equal(centre_grad(full, x, 0.7, "softmax", detach_resp=True),
-                                  centre_grad(detached, x, 0.7, "softmax"))
-    np.testing.assert_array_equal(centre_grad(detached, x, 0.7, "softmax", detach_resp=False),
-                                  centre_grad(full, x, 0.7, "softmax"))
+    np.testing.assert_array_equal(
+        centre_grad(full, x, 0.7, "softmax", detach_resp=True), centre_grad(detached, x, 0.7, "softmax")
+    )
+    np.testing.assert_array_equal(
+        centre_grad(detached, x, 0.7, "softmax", detach_resp=False), centre_grad(full, x, 0.7, "softmax")
+    )
 
 
 def test_one_step_with_eta_one_over_two_n_lands_on_the_soft_centroid():
@@ -173,6 +178,7 @@ def test_gradcheck_float64(kind):
 
 # --- construction and validation ----------------------------------------------------------------
 
+
 def test_seeded_init_is_deterministic_and_small():
     a = RBFClusterLayer(5, 3, seed=42)
     b = RBFClusterLayer(5, 3, seed=42)
@@ -202,29 +208,35 @@ def test_centers_are_a_parameter_an_optimizer_can_move():
     assert layer.loss(torch.from_numpy(X), 0.5).item() < before
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(k=0, d=2), "k must be >= 1"),
-    (dict(k=2, d=0), "d must be >= 1"),
-    (dict(k=2.5, d=2), "k must be an integer"),
-    (dict(k=2, d=2, init=np.zeros((3, 2))), r"init must have shape \(2, 2\)"),
-    (dict(k=2, d=2, init=np.array([[0.0, np.nan], [1.0, 1.0]])), "init contains NaN"),
-    (dict(k=2, d=2, init=np.array([[0.0, np.inf], [1.0, 1.0]])), "init contains NaN or infinite"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(k=0, d=2), "k must be >= 1"),
+        (dict(k=2, d=0), "d must be >= 1"),
+        (dict(k=2.5, d=2), "k must be an integer"),
+        (dict(k=2, d=2, init=np.zeros((3, 2))), r"init must have shape \(2, 2\)"),
+        (dict(k=2, d=2, init=np.array([[0.0, np.nan], [1.0, 1.0]])), "init contains NaN"),
+        (dict(k=2, d=2, init=np.array([[0.0, np.inf], [1.0, 1.0]])), "init contains NaN or infinite"),
+    ],
+)
 def test_constructor_rejects_bad_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         RBFClusterLayer(**kwargs)
 
 
 @pytest.mark.parametrize("method", ["forward", "loss"])
-@pytest.mark.parametrize("args, message", [
-    ((torch.zeros(5, 3), 1.0, "softmax"), r"x must have shape \(n, 2\)"),
-    ((torch.zeros(5), 1.0, "softmax"), r"x must have shape \(n, 2\)"),
-    ((torch.zeros(5, 2), 1.0, "sparsemax"), "kind='sparsemax' is not a known map"),
-    ((torch.zeros(5, 2), 0.0, "softmax"), "sigma must be a positive finite number"),
-    ((torch.zeros(5, 2), -1.0, "softmax"), "sigma must be a positive finite number"),
-    ((torch.zeros(5, 2), float("nan"), "softmax"), "sigma must be a positive finite number"),
-    ((torch.zeros(5, 2), True, "softmax"), "sigma must be a positive finite number"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((torch.zeros(5, 3), 1.0, "softmax"), r"x must have shape \(n, 2\)"),
+        ((torch.zeros(5), 1.0, "softmax"), r"x must have shape \(n, 2\)"),
+        ((torch.zeros(5, 2), 1.0, "sparsemax"), "kind='sparsemax' is not a known map"),
+        ((torch.zeros(5, 2), 0.0, "softmax"), "sigma must be a positive finite number"),
+        ((torch.zeros(5, 2), -1.0, "softmax"), "sigma must be a positive finite number"),
+        ((torch.zeros(5, 2), float("nan"), "softmax"), "sigma must be a positive finite number"),
+        ((torch.zeros(5, 2), True, "softmax"), "sigma must be a positive finite number"),
+    ],
+)
 def test_calls_reject_bad_arguments(method, args, message):
     layer = RBFClusterLayer(2, 2, seed=0)
     with pytest.raises(ValueError, match=message):

@@ -1,5 +1,6 @@
 """rbfviz.views.lessons: every step prepares, its link lands in a valid state of the app's URL code, its
 answer is what the maths says (checked against independent numpy references), and answers are checked."""
+
 import math
 import re
 from dataclasses import replace
@@ -8,8 +9,8 @@ import numpy as np
 import pytest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.views.lessons import STEPS, VIEWS, check, prepare, step_data
 from rbfviz.steps import kmeans
+from rbfviz.views.lessons import STEPS, VIEWS, check, prepare, step_data
 from ui.page import resolve_sigma
 from ui.state import Controls, lesson_query, parse_query
 
@@ -17,7 +18,15 @@ PREPARED = {step.key: prepare(step) for step in STEPS}
 
 
 def test_the_seven_steps_in_order():
-    assert [s.key for s in STEPS] == ["voronoi", "soften", "anneal", "gradient", "underflow", "entmax", "moons"]
+    assert [s.key for s in STEPS] == [
+        "voronoi",
+        "soften",
+        "anneal",
+        "gradient",
+        "underflow",
+        "entmax",
+        "moons",
+    ]
     assert all(s.view in VIEWS for s in STEPS)
     assert len({s.key for s in STEPS}) == len(STEPS)
 
@@ -36,8 +45,17 @@ def test_link_parses_into_the_step_settings_without_notices(key):
     ctrl, notices = parse_query(lesson_query(p))
     assert notices == []
     s = p.step.settings
-    expected = Controls(dataset=s["dataset"], n=s["n"], noise=s["noise"], seed=s["seed"], k=s["k"], init=s["init"],
-                        kind=s["kind"], dtype=s["dtype"], sigma=p.sigma)
+    expected = Controls(
+        dataset=s["dataset"],
+        n=s["n"],
+        noise=s["noise"],
+        seed=s["seed"],
+        k=s["k"],
+        init=s["init"],
+        kind=s["kind"],
+        dtype=s["dtype"],
+        sigma=p.sigma,
+    )
     assert ctrl == expected
     # σ is a value of the view's own σ grid: the page keeps it as it is, with no notice
     scale = step_data(s).scale
@@ -46,10 +64,10 @@ def test_link_parses_into_the_step_settings_without_notices(key):
 
 
 def test_choice_answers():
-    assert PREPARED["voronoi"].answer == 1      # one-hot
-    assert PREPARED["soften"].answer == 3       # a quarter as wide
-    assert PREPARED["gradient"].answer == 0     # the soft centroid
-    assert PREPARED["moons"].answer == 1        # most but not all
+    assert PREPARED["voronoi"].answer == 1  # one-hot
+    assert PREPARED["soften"].answer == 3  # a quarter as wide
+    assert PREPARED["gradient"].answer == 0  # the soft centroid
+    assert PREPARED["moons"].answer == 1  # most but not all
 
 
 def test_band_width_scales_like_sigma_squared():

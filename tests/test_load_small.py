@@ -18,6 +18,7 @@ of the Explorer's 200×200 fields, 0.84 MB each in /_stcore/metrics) over these 
 top and fails. Smaller leaks are the job of bench/load.py's waves: several classes of 40 students,
 one after another on one server, where a per-session leak grows from wave to wave (README figures).
 """
+
 import json
 import subprocess
 import sys
@@ -31,9 +32,30 @@ NON_CACHE_GROWTH_MB = 80.0
 def test_five_students_commit_sigma_without_errors_or_leaks(tmp_path):
     report_path = tmp_path / "load.json"
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--sessions", str(SESSIONS), "--changes", str(CHANGES),
-         "--arrival-seconds", "2", "--think", "0.2", "0.6", "--settle", "5", "--probe-opens", "2", "--json", str(report_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=240)
+        [
+            sys.executable,
+            str(ROOT / "bench" / "load.py"),
+            "--sessions",
+            str(SESSIONS),
+            "--changes",
+            str(CHANGES),
+            "--arrival-seconds",
+            "2",
+            "--think",
+            "0.2",
+            "0.6",
+            "--settle",
+            "5",
+            "--probe-opens",
+            "2",
+            "--json",
+            str(report_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads(report_path.read_text())
 
@@ -50,4 +72,5 @@ def test_five_students_commit_sigma_without_errors_or_leaks(tmp_path):
     cache_growth = rss["cache_after"] - rss["cache_baseline"]
     assert growth - cache_growth <= NON_CACHE_GROWTH_MB, (
         f"RSS grew {growth:.1f} MB after {SESSIONS} sessions closed, {cache_growth:.1f} MB of it in st.cache "
-        f"entries: {growth - cache_growth:.1f} MB unexplained > {NON_CACHE_GROWTH_MB} MB\n{proc.stdout}")
+        f"entries: {growth - cache_growth:.1f} MB unexplained > {NON_CACHE_GROWTH_MB} MB\n{proc.stdout}"
+    )

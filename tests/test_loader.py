@@ -5,6 +5,7 @@ the limits hold at their edges, and the export round-trips.
 References: the numbers written into each file, Python's repr (exact float round trip) and
 scikit-learn's PCA for the projection.
 """
+
 import csv
 import io
 import string
@@ -73,8 +74,10 @@ BAD_FILES = {
     "xls": (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(40), ["Excel", "Save"]),
     "zero byte": (b"x,y\n1,2\n3,\x004\n", ["binary", "line 3"]),
     "text cell": (b"x,y\n1,2\n3,abc\n5,6\n7,8\n", ['Line 3, column "y"', '"abc" is not a number', "dot"]),
-    "first bad cell in reading order": (b"x,y\n1,2\n3,4\n5,oops\nbad,8\n9,1\n10,2\n",
-                                        ['Line 4, column "y"', '"oops"']),
+    "first bad cell in reading order": (
+        b"x,y\n1,2\n3,4\n5,oops\nbad,8\n9,1\n10,2\n",
+        ['Line 4, column "y"', '"oops"'],
+    ),
     "bad cell in x before y": (b"x,y\n1,2\n3,4\nbad,6\n7,oops\n9,1\n10,2\n", ['Line 4, column "x"', '"bad"']),
     "thousands separator": (b'x,y\n"1,234",2\n5,6\n7,8\n', ['Line 2, column "x"', '"1,234"', "thousands"]),
     "nan": (b"x,y\n1,2\n3,nan\n5,6\n", ['Line 3, column "y"', '"nan" is not a finite number']),
@@ -85,7 +88,10 @@ BAD_FILES = {
     "single column": (b"x\n1\n2\n3\n", ["only one column", "comma, a semicolon or a tab"]),
     "single column no header": (b"1\n2\n3\n", ["only one column"]),
     "space separated": (b"1 2\n3 4\n5 6\n", ["only one column", "separated by spaces"]),
-    "one numeric column": (b"name,y\na,1\nb,2\nc,3\n", ['Only one column ("y")', 'Column "name" holds text', "line 2"]),
+    "one numeric column": (
+        b"name,y\na,1\nb,2\nc,3\n",
+        ['Only one column ("y")', 'Column "name" holds text', "line 2"],
+    ),
     "no numbers": (b"a,b\nc,d\ne,f\n", ["No column", "contains numbers"]),
     "all identical": (b"x,y\n1,2\n1,2\n1.0,2.0\n", ["identical", "x = 1, y = 2"]),
     "one point": (b"x,y\n1,2\n", ["only one point", "line 2", "at least 2"]),
@@ -96,7 +102,10 @@ BAD_FILES = {
     "huge values": (b"x,y\n1e300,1\n-1e300,2\n", ["too large", "Rescale"]),
     "values past the core's limit": (b"x,y\n1e154,1\n1.0000001e154,2\n", ["too large", "4.74e+153"]),
     "line too long": (b"x,y\n1," + b"1" * MAX_LINE_CHARS + b"\n", ["Line 2 is longer than 100,000"]),
-    "line too long after blank lines": (b"\n\r\nx,y\n1," + b"1" * (2 * MAX_LINE_CHARS) + b"\n", ["Line 4 is longer"]),
+    "line too long after blank lines": (
+        b"\n\r\nx,y\n1," + b"1" * (2 * MAX_LINE_CHARS) + b"\n",
+        ["Line 4 is longer"],
+    ),
     "too many columns": (csv_bytes([list(range(MAX_COLUMNS + 1))] * 3), ["1,001 columns", "at most 1,000"]),
 }
 
@@ -155,6 +164,7 @@ def test_wrong_arguments_are_not_data_errors():
 
 # --- limits, exactly at and just over -----------------------------------------------------------------
 
+
 def rows_file(n: int, header: bool) -> bytes:
     body = b"".join(b"%d,%d\n" % (i, i % 7) for i in range(n))
     return (b"x,y\n" if header else b"") + body
@@ -195,6 +205,7 @@ def test_limits_can_be_lowered_by_the_caller():
 
 # --- good files -------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("delimiter", [",", ";", "\t"])
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 @pytest.mark.parametrize("bom", [False, True])
@@ -214,18 +225,22 @@ def test_header_is_optional():
 
 
 def test_header_names_blank_and_repeated():
-    result = load_points(csv_bytes([["a", "", "a"], [1, 2, 3], [4, 5, 7]]), project=None, columns=("a (2)", "column 2"))
+    result = load_points(
+        csv_bytes([["a", "", "a"], [1, 2, 3], [4, 5, 7]]), project=None, columns=("a (2)", "column 2")
+    )
     assert result.numeric_columns == ("a", "column 2", "a (2)")
     np.testing.assert_array_equal(result.X, [[3, 2], [7, 5]])
 
 
 def test_layout_variations():
-    data = (b"\n\n  x , y \r\n"         # leading blank lines, spaces around names
-            b'"1.5", "-2"\r\n'          # quoted fields, a space after the delimiter
-            b"\r\n"                     # a blank line inside
-            b"3, 4.25  \r\n"
-            b"-0.5,0,\r\n"              # a trailing delimiter
-            b"1e1,7.0")                 # no newline at the end
+    data = (
+        b"\n\n  x , y \r\n"  # leading blank lines, spaces around names
+        b'"1.5", "-2"\r\n'  # quoted fields, a space after the delimiter
+        b"\r\n"  # a blank line inside
+        b"3, 4.25  \r\n"
+        b"-0.5,0,\r\n"  # a trailing delimiter
+        b"1e1,7.0"
+    )  # no newline at the end
     result = load_points(data + b"\n\n\n")
     np.testing.assert_array_equal(result.X, XY)
     assert result.column_names == ("x", "y")
@@ -296,6 +311,7 @@ def test_result_is_read_only_and_exported():
 
 # --- garbage in: only DataError may escape -------------------------------------------------------------
 
+
 @GARBAGE
 @given(st.binary(max_size=3000))
 def test_random_bytes(data):
@@ -311,12 +327,37 @@ def test_random_text(text, bom):
 NUMBER_CELL = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False).map(repr),
     st.floats(-100, 100).map(lambda v: f"{v:.3f}"),
-    st.integers(-10**6, 10**6).map(str),
+    st.integers(-(10**6), 10**6).map(str),
 )
 JUNK_CELL = st.one_of(
     st.floats().map(repr),  # nan, inf and extremes
-    st.sampled_from(["", " ", "nan", "-inf", "1e999", "1,5", "-0,25", '"', '""', '"1"', "=1+1", "\ufeff1",
-                     "x", "y", "1.2.3", "1_000", "\x00", "\u00a0", "\u0663", "1e-320", "-0", "\r", "\n"]),
+    st.sampled_from(
+        [
+            "",
+            " ",
+            "nan",
+            "-inf",
+            "1e999",
+            "1,5",
+            "-0,25",
+            '"',
+            '""',
+            '"1"',
+            "=1+1",
+            "\ufeff1",
+            "x",
+            "y",
+            "1.2.3",
+            "1_000",
+            "\x00",
+            "\u00a0",
+            "\u0663",
+            "1e-320",
+            "-0",
+            "\r",
+            "\n",
+        ]
+    ),
     st.text(alphabet=string.printable + "\u00e9\u20ac\u2028\x0b", max_size=8),
 )
 
@@ -356,13 +397,21 @@ FINITE = st.floats(min_value=-1e100, max_value=1e100, allow_nan=False, allow_inf
 
 
 @settings(derandomize=True, max_examples=150, deadline=None)
-@given(st.integers(2, 5).flatmap(lambda w: st.lists(st.lists(FINITE, min_size=w, max_size=w), min_size=2, max_size=30)),
-       st.sampled_from([",", ";", "\t"]), st.sampled_from(["\n", "\r\n"]), st.booleans())
+@given(
+    st.integers(2, 5).flatmap(
+        lambda w: st.lists(st.lists(FINITE, min_size=w, max_size=w), min_size=2, max_size=30)
+    ),
+    st.sampled_from([",", ";", "\t"]),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
 def test_numbers_written_exactly_are_read_exactly(rows, delimiter, newline, header):
     A = np.array(rows)
     assume(not (A[:, :2] == A[0, :2]).all())
     names = [f"c{j}" for j in range(A.shape[1])]
-    data = csv_bytes(([names] if header else []) + [[repr(v) for v in row] for row in rows], delimiter, newline)
+    data = csv_bytes(
+        ([names] if header else []) + [[repr(v) for v in row] for row in rows], delimiter, newline
+    )
     pick = (names[0], names[1]) if header else ("x", "y")
     result = load_points(data, columns=pick)
     np.testing.assert_array_equal(result.X, A[:, :2])
@@ -370,6 +419,7 @@ def test_numbers_written_exactly_are_read_exactly(rows, delimiter, newline, head
 
 
 # --- export -------------------------------------------------------------------------------------------
+
 
 def test_export_round_trip_is_exact():
     rng = np.random.default_rng(0)
@@ -398,9 +448,9 @@ def test_export_without_labels_and_from_float32():
 
 def test_export_escapes_formula_labels():
     X = np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 1.0]])
-    data = points_to_csv(X, np.ones((3, 1)), labels=["=HYPERLINK(\"http://x\")", "-2", "@SUM(A1)"])
+    data = points_to_csv(X, np.ones((3, 1)), labels=['=HYPERLINK("http://x")', "-2", "@SUM(A1)"])
     labels = [row[-1] for row in csv.reader(io.StringIO(data.decode()))][1:]
-    assert labels == ["'=HYPERLINK(\"http://x\")", "-2", "'@SUM(A1)"]
+    assert labels == ['\'=HYPERLINK("http://x")', "-2", "'@SUM(A1)"]
     back = load_points(data, columns=("x", "y"))
     assert back.ignored_columns == ("label",)
     np.testing.assert_array_equal(back.X, X)
@@ -417,13 +467,46 @@ def test_export_checks_shapes():
         points_to_csv(np.array([[np.nan, 0.0]]), np.ones((1, 1)))
 
 
-@pytest.mark.parametrize("text", ["=1+1", "+cmd|' /C calc'!A0", "-2+3", "-cmd", "@SUM(A1:A2)", "\tx", "\rx",
-                                  "  =1+1", "\uff1d1+1", "\uff0bcmd", "\uff0dcmd", "\uff20SUM(A1)"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "=1+1",
+        "+cmd|' /C calc'!A0",
+        "-2+3",
+        "-cmd",
+        "@SUM(A1:A2)",
+        "\tx",
+        "\rx",
+        "  =1+1",
+        "\uff1d1+1",
+        "\uff0bcmd",
+        "\uff0dcmd",
+        "\uff20SUM(A1)",
+    ],
+)
 def test_csv_safe_neutralises_formulas(text):
     assert csv_safe(text) == "'" + text
 
 
-@pytest.mark.parametrize("value", ["-1.5", "+2", "1e-5", "-.5", "3.", "-7E+10", "abc", "", "a=b", "x-1",
-                                   -1.5, 2, np.float64(-3.0), None, True])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "-1.5",
+        "+2",
+        "1e-5",
+        "-.5",
+        "3.",
+        "-7E+10",
+        "abc",
+        "",
+        "a=b",
+        "x-1",
+        -1.5,
+        2,
+        np.float64(-3.0),
+        None,
+        True,
+    ],
+)
 def test_csv_safe_leaves_numbers_and_plain_text(value):
     assert csv_safe(value) is value

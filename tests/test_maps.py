@@ -5,6 +5,7 @@ Every expectation is computed here, in numpy, from the theory note (/work/shared
 exact sort-based entmax-1.5 algorithm, the two-centre closed form, and the entmax package's own
 bisection solver as a second, differently built reference.
 """
+
 import math
 
 import numpy as np
@@ -25,6 +26,7 @@ SUM_TOL = {np.float32: 1e-6, np.float64: 1e-13}
 
 
 # --- independent numpy references -------------------------------------------------------------
+
 
 def sq_dist_np(X, C):
     """d_ij = Σ_f (x_if - c_jf)², summed feature by feature in the arrays' dtype."""
@@ -78,6 +80,7 @@ def two_centre_off_weight(u):
 
 # --- random problems --------------------------------------------------------------------------
 
+
 @st.composite
 def problems(draw, log_sigma=(-8.0, 8.0), max_k=5, span=100.0):
     """(X, C, σ): a few points and centres in 1-3 dimensions, float64 values in [-span, span].
@@ -100,6 +103,7 @@ def problems(draw, log_sigma=(-8.0, 8.0), max_k=5, span=100.0):
 
 
 # --- the stable maps: simplex rows, never NaN ---------------------------------------------------
+
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("kind", ["softmax", "entmax15"])
@@ -155,10 +159,10 @@ def test_stable_maps_are_one_hot_far_below_the_gap_and_uniform_far_above(kind):
 
 # --- shift invariance ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("kind", ["softmax", "entmax15"])
 @SETTINGS
-@given(problem=problems(log_sigma=(-1.0, 1.0), span=10.0),
-       shift=st.floats(-1e3, 1e3, allow_nan=False))
+@given(problem=problems(log_sigma=(-1.0, 1.0), span=10.0), shift=st.floats(-1e3, 1e3, allow_nan=False))
 def test_adding_a_constant_to_a_rows_distances_changes_nothing(problem, shift, kind):
     """Adding a_i to every d_ij shifts row i's logits by -a_i/(2σ²): the map must not see it."""
     X, C, sigma = problem
@@ -176,8 +180,12 @@ def test_translating_points_and_centres_together_changes_nothing(kind):
     rng = np.random.default_rng(3)
     X, C = rng.normal(size=(50, 2)), rng.normal(size=(4, 2))
     offset = np.array([123.0, -45.5])
-    np.testing.assert_allclose(responsibilities(X + offset, C + offset, 0.4, kind),
-                               responsibilities(X, C, 0.4, kind), rtol=0, atol=1e-11)
+    np.testing.assert_allclose(
+        responsibilities(X + offset, C + offset, 0.4, kind),
+        responsibilities(X, C, 0.4, kind),
+        rtol=0,
+        atol=1e-11,
+    )
 
 
 # --- naive: NaN exactly where exp underflows in every entry of a row ---------------------------
@@ -194,12 +202,15 @@ def test_underflow_thresholds_are_what_the_tests_assume(dtype):
     assert torch.exp(torch.tensor(lo + 0.01, dtype=getattr(torch, np.dtype(dtype).name))) > 0
 
 
-@pytest.mark.parametrize("dtype, finite_z, nan_z", [
-    # float64: exp is normal down to -708.4, subnormal down to -745.13, then 0.
-    (np.float64, [-1.0, -300.0, -700.0, -740.0], [-750.0, -800.0, -5000.0]),
-    # float32: normal down to -87.3, subnormal (torch keeps subnormals by default) down to -103.97.
-    (np.float32, [-1.0, -50.0, -85.0, -100.0], [-106.0, -120.0, -1000.0]),
-])
+@pytest.mark.parametrize(
+    "dtype, finite_z, nan_z",
+    [
+        # float64: exp is normal down to -708.4, subnormal down to -745.13, then 0.
+        (np.float64, [-1.0, -300.0, -700.0, -740.0], [-750.0, -800.0, -5000.0]),
+        # float32: normal down to -87.3, subnormal (torch keeps subnormals by default) down to -103.97.
+        (np.float32, [-1.0, -50.0, -85.0, -100.0], [-106.0, -120.0, -1000.0]),
+    ],
+)
 def test_naive_rows_are_nan_exactly_beyond_the_underflow_threshold(dtype, finite_z, nan_z):
     """One point per row; centres at 0 and -1 so the nearest centre's logit is z_min = -x²/(2σ²)."""
     sigma = math.sqrt(0.5)  # 2σ² = 1, so z_min = -x²
@@ -272,11 +283,16 @@ def test_naive_equals_softmax_in_the_normal_range():
     rng = np.random.default_rng(11)
     X, C = rng.normal(size=(200, 2)), rng.normal(size=(5, 2))
     for sigma in (0.1, 0.5, 2.0):
-        np.testing.assert_allclose(responsibilities(X, C, sigma, "naive"),
-                                   responsibilities(X, C, sigma, "softmax"), rtol=0, atol=1e-13)
+        np.testing.assert_allclose(
+            responsibilities(X, C, sigma, "naive"),
+            responsibilities(X, C, sigma, "softmax"),
+            rtol=0,
+            atol=1e-13,
+        )
 
 
 # --- entmax15 ------------------------------------------------------------------------------------
+
 
 def test_entmax15_sanity_value():
     """entmax15([-2, 0, .5]) = [0, .3260, .6740] (softmax: [.049, .359, .592])."""
@@ -288,7 +304,9 @@ def test_entmax15_sanity_value():
     np.testing.assert_allclose(r, [[0.0, 0.3260, 0.6740]] * 3, atol=5e-5)
     assert np.all(r[:, 0] == 0.0)
     np.testing.assert_allclose(r[0], entmax15_np(np.array([-2.0, 0.0, 0.5])), atol=1e-12)
-    np.testing.assert_allclose(responsibilities(X, C, sigma, "softmax"), [[0.049, 0.359, 0.592]] * 3, atol=5e-4)
+    np.testing.assert_allclose(
+        responsibilities(X, C, sigma, "softmax"), [[0.049, 0.359, 0.592]] * 3, atol=5e-4
+    )
 
 
 def test_numpy_port_reproduces_the_sanity_value_by_itself():
@@ -376,6 +394,7 @@ def test_entmax15_bisection_reference_on_a_larger_problem():
 
 # --- hard ------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @SETTINGS
 @given(problem=problems())
@@ -405,6 +424,7 @@ def test_hard_does_not_depend_on_sigma():
 
 
 # --- dtypes ----------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -436,6 +456,7 @@ def test_temperature_is_two_sigma_squared():
 
 
 # --- Γ-convergence bounds (theory §4) --------------------------------------------------------------
+
 
 @SETTINGS
 @given(problem=problems(log_sigma=(-2.0, 1.5), max_k=6, span=10.0))
@@ -476,8 +497,11 @@ def test_many_features_use_the_gram_expansion_and_still_agree(kind):
     d = sq_dist_np(X, C)
     for sigma in (0.5, 2.0, 8.0):
         z = d / -(2 * sigma**2)
-        expected = {"softmax": softmax_np(z), "entmax15": entmax15_np(z),
-                    "hard": np.eye(5)[d.argmin(axis=1)]}[kind]
+        expected = {
+            "softmax": softmax_np(z),
+            "entmax15": entmax15_np(z),
+            "hard": np.eye(5)[d.argmin(axis=1)],
+        }[kind]
         r = responsibilities(X, C, sigma, kind)
         assert np.isfinite(r).all()
         np.testing.assert_allclose(r, expected, rtol=0, atol=1e-10)
@@ -491,12 +515,13 @@ def test_many_features_use_the_gram_expansion_and_still_agree(kind):
 @pytest.mark.parametrize("k", [1, 2, 3, 7, 10, 33, 50])
 def test_entmax15_kernel_equals_the_entmax_package(dtype, k):
     import entmax
+
     from rbfviz.maps import _Entmax15Columns
 
     gen = torch.Generator().manual_seed(k)
     z = 3.0 * torch.randn(257, k, generator=gen, dtype=dtype)
-    z[:20] = torch.round(z[:20])          # many exact ties
-    z[20:25] = 0.0                        # all-equal rows
+    z[:20] = torch.round(z[:20])  # many exact ties
+    z[20:25] = 0.0  # all-equal rows
     z_ours = z.clone().requires_grad_(True)
     z_pkg = z.clone().requires_grad_(True)
     ours = _Entmax15Columns.apply(z_ours.T.contiguous()).T

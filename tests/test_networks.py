@@ -8,6 +8,7 @@ recomputation, the decision grid's pixel convention, progress/stop/snapshots, an
 Runs are kept small (a few hundred points, few epochs); the targets on digits are in
 bench/bench_networks.py.
 """
+
 import io
 import json
 import math
@@ -28,8 +29,18 @@ from rbfviz import RBFClusterLayer, kmeans
 from rbfviz.cli import main as cli_main
 from rbfviz.diagnostics import covariance_lambda_max
 from rbfviz.field import pixel_centers
-from rbfviz.nn import (Autoencoder, RBFNetwork, clustering_baselines, compare_low_sigma, decision_grid,
-                       load_deep_data, sigma_schedule, split_dataset, train_classifier, train_deep_clustering)
+from rbfviz.nn import (
+    Autoencoder,
+    RBFNetwork,
+    clustering_baselines,
+    compare_low_sigma,
+    decision_grid,
+    load_deep_data,
+    sigma_schedule,
+    split_dataset,
+    train_classifier,
+    train_deep_clustering,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("softmax", "entmax15")
@@ -45,13 +56,14 @@ def moons_softmax():
 
 # --- σ schedule ------------------------------------------------------------------------------------
 
+
 def test_sigma_schedule_exact_values():
     s = sigma_schedule(1.0, 0.1, 6, anneal_epochs=4)
     expected = [1.0, 10 ** (-1 / 3), 10 ** (-2 / 3), 0.1, 0.1, 0.1]
     np.testing.assert_allclose(s, expected, rtol=1e-15, atol=0)
     assert s[3:].tolist() == [0.1, 0.1, 0.1]  # held exactly, not up to rounding
     s = sigma_schedule(2.0, 0.02, 5)  # anneal over every epoch: σ_{e+1}/σ_e = (0.01)^(1/4)
-    np.testing.assert_allclose(s[1:] / s[:-1], 0.01 ** 0.25, rtol=1e-14)
+    np.testing.assert_allclose(s[1:] / s[:-1], 0.01**0.25, rtol=1e-14)
     assert s[0] == 2.0 and s[-1] == 0.02
 
 
@@ -81,7 +93,9 @@ def test_deep_follows_documented_schedule():
     r = train_deep_clustering(**SMALL_DEEP, sigma_start=0.8, sigma_end=0.05, baselines=False)
     joint = [s for s, phase in zip(r.history["sigma"], r.history["phase"]) if phase == "joint"]
     assert joint == sigma_schedule(0.8, 0.05, 4).tolist()
-    assert all(math.isnan(s) for s, phase in zip(r.history["sigma"], r.history["phase"]) if phase == "pretrain")
+    assert all(
+        math.isnan(s) for s, phase in zip(r.history["sigma"], r.history["phase"]) if phase == "pretrain"
+    )
     # default: σ_start = √(median squared distance of a code to its nearest K-Means centre), end = start/10
     r = train_deep_clustering(**SMALL_DEEP, baselines=False, snapshot_every=100)
     first = r.snapshots[0]  # taken right after the centres are placed, on a subsample
@@ -93,6 +107,7 @@ def test_deep_follows_documented_schedule():
 
 
 # --- gradients through the RBF layer -------------------------------------------------------------
+
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_cluster_loss_gradient_reaches_the_encoder(kind):
@@ -124,16 +139,26 @@ def test_cross_entropy_reaches_readout_centres_and_an_upstream_encoder(kind):
 
 # --- numerics at low σ ---------------------------------------------------------------------------
 
+
 def test_entmax15_float64_no_nan_down_to_1e4():
-    deep = train_deep_clustering(**SMALL_DEEP, kind="entmax15", dtype="float64", sigma_start=1e-2, sigma_end=1e-4,
-                                 baselines=False)
+    deep = train_deep_clustering(
+        **SMALL_DEEP, kind="entmax15", dtype="float64", sigma_start=1e-2, sigma_end=1e-4, baselines=False
+    )
     assert deep.sigma_final == 1e-4 and deep.nan_steps == 0
     for key in ("loss", "recon", "grad_norm_encoder", "grad_norm_decoder"):
         assert np.all(np.isfinite(deep.history[key])), key
     joint = [i for i, phase in enumerate(deep.history["phase"]) if phase == "joint"]
     assert all(math.isfinite(deep.history["grad_norm_centers"][i]) for i in joint)
-    cls = train_classifier("moons", k=8, epochs=30, kind="entmax15", dtype="float64", sigma_start=1e-2,
-                           sigma_end=1e-4, anneal_epochs=10)
+    cls = train_classifier(
+        "moons",
+        k=8,
+        epochs=30,
+        kind="entmax15",
+        dtype="float64",
+        sigma_start=1e-2,
+        sigma_end=1e-4,
+        anneal_epochs=10,
+    )
     assert cls.sigma_final == 1e-4 and cls.nan_steps == 0
     assert np.all(np.isfinite(cls.history["loss"])) and np.all(np.isfinite(cls.history["grad_norm_centers"]))
 
@@ -142,7 +167,11 @@ def test_naive_map_is_counted_as_nan_and_stable_maps_train():
     c = compare_low_sigma("moons", sigma=0.01, k=12, epochs=6)
     naive, soft, ent = (c.history[kind] for kind in ("naive", "softmax", "entmax15"))
     assert c.naive_nan_sigma_first > 0.01  # the closed form says: some naive rows are NaN at this σ
-    assert naive["nan_rows"][0] > 0 and sum(naive["nan_steps"]) == 6 and c.summary["naive"]["first_nan_epoch"] == 1
+    assert (
+        naive["nan_rows"][0] > 0
+        and sum(naive["nan_steps"]) == 6
+        and c.summary["naive"]["first_nan_epoch"] == 1
+    )
     assert len(set(naive["loss"])) <= 1 or all(math.isnan(v) for v in naive["loss"])  # nothing moves
     for rows in (soft, ent):
         assert sum(rows["nan_steps"]) == 0 and sum(rows["nan_rows"]) == 0
@@ -156,6 +185,7 @@ def test_naive_map_is_counted_as_nan_and_stable_maps_train():
 
 
 # --- determinism -------------------------------------------------------------------------------------
+
 
 def test_classifier_is_deterministic_and_leaves_global_rng_alone():
     state = torch.get_rng_state()
@@ -177,6 +207,7 @@ def test_deep_clustering_is_deterministic(kind):
 
 
 # --- the classifier ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("dataset", ["moons", "circles"])
 def test_classifier_beats_linear_baseline(dataset, moons_softmax):
@@ -200,6 +231,7 @@ def test_lloyd_distance_matches_independent_recomputation(moons_softmax):
 
 def test_linear_baseline_is_logistic_regression():
     from sklearn.linear_model import LogisticRegression
+
     X_train, X_test, y_train, y_test = split_dataset("circles", seed=1)
     r = train_classifier("circles", k=4, seed=1, epochs=5)
     assert r.linear_accuracy == LogisticRegression().fit(X_train, y_train).score(X_test, y_test)
@@ -221,8 +253,15 @@ def test_decision_grid_pixel_convention(moons_softmax):
 
 def test_classifier_progress_stop_and_snapshots():
     calls = []
-    r = train_classifier("moons", k=5, epochs=20, progress=lambda done, total: calls.append((done, total)),
-                         stop=lambda: len(calls) >= 7, snapshot_every=3, snapshot_grid=6)
+    r = train_classifier(
+        "moons",
+        k=5,
+        epochs=20,
+        progress=lambda done, total: calls.append((done, total)),
+        stop=lambda: len(calls) >= 7,
+        snapshot_every=3,
+        snapshot_grid=6,
+    )
     assert calls == [(e, 20) for e in range(1, 8)]
     assert r.stopped and r.epochs_run == 7 and len(r.history["epoch"]) == 7
     assert r.sigma_final == r.sigmas[6]
@@ -232,6 +271,7 @@ def test_classifier_progress_stop_and_snapshots():
 
 
 # --- deep clustering ---------------------------------------------------------------------------------
+
 
 def test_deep_result_fields_and_baselines():
     r = train_deep_clustering(**SMALL_DEEP, k=3, seed=1)
@@ -254,35 +294,61 @@ def test_deep_result_fields_and_baselines():
 def test_deep_digits_data_and_latent_projection():
     X, y = load_deep_data("digits")
     assert X.shape == (1797, 64) and X.min() == 0.0 and X.max() == 1.0 and set(np.unique(y)) == set(range(10))
-    r = train_deep_clustering("digits", pretrain_epochs=1, joint_epochs=1, hidden=(32,), baselines=False,
-                              snapshot_every=1, snapshot_points=50)
+    r = train_deep_clustering(
+        "digits",
+        pretrain_epochs=1,
+        joint_epochs=1,
+        hidden=(32,),
+        baselines=False,
+        snapshot_every=1,
+        snapshot_points=50,
+    )
     assert r.latent_dim == 4 and r.k == 10 and r.embedding.shape == (1797, 4)
     assert r.embedding_2d.shape == (1797, 2) and r.centers_2d.shape == (10, 2)
     # every code has mean squared norm 1 (the batch normalisation of the codes, whole data = one batch)
-    assert np.mean((r.embedding ** 2).sum(1)) == pytest.approx(1.0, rel=1e-5)
+    assert np.mean((r.embedding**2).sum(1)) == pytest.approx(1.0, rel=1e-5)
     snap = r.snapshots[-1]
-    assert snap.codes.shape == (50, 4) and snap.codes_2d.shape == (50, 2) and np.array_equal(snap.codes, r.embedding[r.indices])
+    assert (
+        snap.codes.shape == (50, 4)
+        and snap.codes_2d.shape == (50, 2)
+        and np.array_equal(snap.codes, r.embedding[r.indices])
+    )
     with pytest.raises(ValueError, match="digits"):
         load_deep_data("digits", n=100)
 
 
 def test_deep_progress_and_stop():
     calls = []
-    r = train_deep_clustering(**SMALL_DEEP, baselines=False, progress=lambda d, t: calls.append((d, t)),
-                              stop=lambda: len(calls) >= 2)
+    r = train_deep_clustering(
+        **SMALL_DEEP,
+        baselines=False,
+        progress=lambda d, t: calls.append((d, t)),
+        stop=lambda: len(calls) >= 2,
+    )
     assert calls == [(1, 7), (2, 7)] and r.stopped and r.epochs_run == 2
     assert math.isnan(r.sigma_final) and r.history["phase"] == ["pretrain", "pretrain"]
     assert r.labels.shape == (200,)  # centres are still placed on the codes as they are
     calls.clear()
-    r = train_deep_clustering(**SMALL_DEEP, baselines=False, progress=lambda d, t: calls.append((d, t)),
-                              stop=lambda: len(calls) >= 5)
+    r = train_deep_clustering(
+        **SMALL_DEEP,
+        baselines=False,
+        progress=lambda d, t: calls.append((d, t)),
+        stop=lambda: len(calls) >= 5,
+    )
     assert r.stopped and r.epochs_run == 5 and r.sigma_final == r.sigmas[1]
 
 
-@pytest.mark.parametrize("bad, match", [
-    (dict(kind="naive"), "kind"), (dict(kind="hard"), "kind"), (dict(dtype="float16"), "dtype"),
-    (dict(lam=-1.0), "lam"), (dict(dataset="mnist"), "unknown"), (dict(k=0), "k must"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(kind="naive"), "kind"),
+        (dict(kind="hard"), "kind"),
+        (dict(dtype="float16"), "dtype"),
+        (dict(lam=-1.0), "lam"),
+        (dict(dataset="mnist"), "unknown"),
+        (dict(k=0), "k must"),
+    ],
+)
 def test_bad_arguments_raise_value_error(bad, match):
     with pytest.raises(ValueError, match=match):
         train_deep_clustering(**{**SMALL_DEEP, **bad})
@@ -293,6 +359,7 @@ def test_bad_arguments_raise_value_error(bad, match):
 
 # --- command line --------------------------------------------------------------------------------
 
+
 def run_cli(argv):
     out = io.StringIO()
     with redirect_stdout(out):
@@ -301,7 +368,9 @@ def run_cli(argv):
 
 
 def test_cli_classify_json():
-    code, out = run_cli(["classify", "--dataset", "circles", "--k", "6", "--seed", "1", "--epochs", "30", "--json"])
+    code, out = run_cli(
+        ["classify", "--dataset", "circles", "--k", "6", "--seed", "1", "--epochs", "30", "--json"]
+    )
     data = json.loads(out)
     assert code == 0
     for key in ("accuracy", "linear_accuracy", "center_distance_to_lloyd", "seconds", "nan_steps"):
@@ -310,9 +379,31 @@ def test_cli_classify_json():
 
 
 def test_cli_deep_json_through_python_m():
-    proc = subprocess.run([sys.executable, "-m", "rbfviz", "deep", "--dataset", "moons", "--k", "2", "--seed", "0",
-                           "--n", "200", "--pretrain-epochs", "2", "--joint-epochs", "2", "--json"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rbfviz",
+            "deep",
+            "--dataset",
+            "moons",
+            "--k",
+            "2",
+            "--seed",
+            "0",
+            "--n",
+            "200",
+            "--pretrain-epochs",
+            "2",
+            "--joint-epochs",
+            "2",
+            "--json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert set(data) == {"softmax", "entmax15"}

@@ -1,6 +1,7 @@
 """rbfviz.nn.jobs: training in background threads — progress, results stored per key (only complete
 runs, bounded), one job per key shared by its watchers, Stop (only when nobody else watches), errors
 kept, at most max_parallel trainings at once and Stop while queued; and a real trainer stopped early."""
+
 import threading
 import time
 
@@ -19,6 +20,7 @@ class Result:
 
 def counting(steps=5, release: threading.Event | None = None, calls: list | None = None):
     """A fake trainer: `steps` epochs, each reported; waits for `release` before the last one; honours stop."""
+
     def fn(progress, stop):
         if calls is not None:
             calls.append(1)
@@ -31,6 +33,7 @@ def counting(steps=5, release: threading.Event | None = None, calls: list | None
             if stop() and epoch < steps:
                 return Result(epoch, stopped=True)
         return Result(steps)
+
     return fn
 
 
@@ -50,12 +53,12 @@ def test_same_key_is_one_job_and_stop_waits_for_the_last_watcher():
     first = reg.start("k", counting(3, release, calls), "alice")
     second = reg.start("k", counting(3, release, calls), "bob")
     assert second is first and first.watchers == 2
-    assert reg.stop(first, "alice") is False          # bob still watches: it goes on
+    assert reg.stop(first, "alice") is False  # bob still watches: it goes on
     assert not first.stop_event.is_set()
     assert reg.stop(first, "bob", wait=WAIT) is True  # nobody left: it stops and ends
     assert first.finished and first.result.stopped
     assert len(calls) == 1
-    assert reg.result("k") is None                    # a stopped run is never stored under the key
+    assert reg.result("k") is None  # a stopped run is never stored under the key
 
 
 def test_failure_is_kept_not_stored():
@@ -119,6 +122,7 @@ def test_real_classifier_stops_early_and_says_so():
             progress(done, total)
             if done == stop_at:
                 job.stop_event.set()
+
         return train_classifier_view("moons", k=4, epochs=200, n=120, progress=progress_then_stop, stop=stop)
 
     job = TrainingJob("clf", fn)

@@ -1,4 +1,5 @@
 """rbfviz.views.picks: picks accumulate in order without repeats, up to a cap; the first k are the start."""
+
 import numpy as np
 import pytest
 

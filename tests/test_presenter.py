@@ -1,14 +1,15 @@
 """Presenter mode: every font, marker and line of a figure gets larger, frames too; nothing else changes."""
+
 import json
 
 import numpy as np
 import pytest
 
 from rbfviz.datasets import make_dataset
+from rbfviz.maps import responsibilities
 from rbfviz.views.figures.layout import validated
 from rbfviz.views.figures.plane import plane_figure
 from rbfviz.views.figures.presenter import FONT_SCALE, HEIGHT_SCALE, MARK_SCALE, presenter_figure
-from rbfviz.maps import responsibilities
 
 
 @pytest.fixture(scope="module")
@@ -56,15 +57,19 @@ def test_the_original_is_untouched(plane):
 def test_per_point_size_arrays_scale():
     import plotly.graph_objects as go
 
-    fig = go.Figure(go.Scatter(x=[0, 1, 2], y=[0, 1, 2], mode="markers", marker=dict(size=np.array([4.0, 8.0, 12.0]))))
+    fig = go.Figure(
+        go.Scatter(x=[0, 1, 2], y=[0, 1, 2], mode="markers", marker=dict(size=np.array([4.0, 8.0, 12.0])))
+    )
     assert np.allclose(presenter_figure(fig).data[0].marker.size, np.array([4.0, 8.0, 12.0]) * MARK_SCALE)
 
 
 def test_frames_and_default_sizes_scale():
     import plotly.graph_objects as go
 
-    fig = go.Figure(data=[go.Scatter(x=[0, 1], y=[0, 1], mode="lines+markers")],
-                    frames=[go.Frame(data=[go.Scatter(x=[1, 0], y=[0, 1], mode="markers", marker=dict(size=10))])])
+    fig = go.Figure(
+        data=[go.Scatter(x=[0, 1], y=[0, 1], mode="lines+markers")],
+        frames=[go.Frame(data=[go.Scatter(x=[1, 0], y=[0, 1], mode="markers", marker=dict(size=10))])],
+    )
     big = presenter_figure(fig)
     assert big.data[0].marker.size == pytest.approx(6 * MARK_SCALE)  # Plotly's default, scaled
     assert big.data[0].line.width == pytest.approx(2 * MARK_SCALE)

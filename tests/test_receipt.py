@@ -1,21 +1,32 @@
 """rbfviz.views.receipt: receipts are valid Python whose snippet recomputes the numbers, for every view."""
+
 import ast
 import math
 
 import numpy as np
 import pytest
 
-from rbfviz.views import receipt
 from rbfviz.datasets import make_dataset
 from rbfviz.diagnostics import collapse_study, kmeans_reference
+from rbfviz.loader import load_points, points_to_csv
+from rbfviz.steps import kmeans
+from rbfviz.views import receipt
 from rbfviz.views.equivalence import one_step, trajectories
 from rbfviz.views.explore import initial_centers, plane_numbers, sigma_scale, soft_fixed_point
-from rbfviz.loader import load_points, points_to_csv
 from rbfviz.views.stability import stability_table
-from rbfviz.steps import kmeans
 
-PARAMS = dict(dataset="moons", n=120, noise=0.1, seed=1, k=3, init="kmeans++", picks=(), kind="softmax",
-              dtype="float64", sigma=0.2)
+PARAMS = dict(
+    dataset="moons",
+    n=120,
+    noise=0.1,
+    seed=1,
+    k=3,
+    init="kmeans++",
+    picks=(),
+    kind="softmax",
+    dtype="float64",
+    sigma=0.2,
+)
 
 
 def run(rec: receipt.Receipt) -> dict:
@@ -37,12 +48,32 @@ def assert_same(got: dict, want: dict, tol: float = 1e-12) -> None:
         elif tol == 0.0:
             np.testing.assert_array_equal(np.asarray(a, float), np.asarray(b, float), err_msg=key)
         else:
-            np.testing.assert_allclose(np.asarray(a, float), np.asarray(b, float), rtol=tol, atol=tol, err_msg=key)
+            np.testing.assert_allclose(
+                np.asarray(a, float), np.asarray(b, float), rtol=tol, atol=tol, err_msg=key
+            )
 
 
-@pytest.mark.parametrize("value", [0.1, 1e-300, -2.5, 7, True, None, "a'b\"c", float("nan"), float("inf"),
-                                   -float("inf"), (1,), (1, 2.5), [1, [2, None]], {"a": [0.1, float("nan")]},
-                                   np.float32(0.1), np.arange(3)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        0.1,
+        1e-300,
+        -2.5,
+        7,
+        True,
+        None,
+        "a'b\"c",
+        float("nan"),
+        float("inf"),
+        -float("inf"),
+        (1,),
+        (1, 2.5),
+        [1, [2, None]],
+        {"a": [0.1, float("nan")]},
+        np.float32(0.1),
+        np.arange(3),
+    ],
+)
 def test_literal_round_trips(value):
     back = eval(receipt.literal(value))  # noqa: S307
     expected = value.tolist() if isinstance(value, np.ndarray) else value
@@ -73,9 +104,15 @@ def _explorer_reference(X, p, C0):
     return plane_numbers(X, centers, p["sigma"], p["kind"], labels)
 
 
-@pytest.mark.parametrize("changes", [{}, {"init": "random", "kind": "entmax15", "dtype": "float32"},
-                                     {"init": "custom", "picks": (5, 60, 100, 7)},
-                                     {"kind": "naive", "dtype": "float32", "sigma": 0.01}])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"init": "random", "kind": "entmax15", "dtype": "float32"},
+        {"init": "custom", "picks": (5, 60, 100, 7)},
+        {"kind": "naive", "dtype": "float32", "sigma": 0.01},
+    ],
+)
 def test_explorer_snippet_reproduces(changes):
     p = dict(PARAMS, **changes)
     X, _ = make_dataset(p["dataset"], p["n"], p["noise"], p["seed"])
@@ -102,7 +139,9 @@ def test_explorer_snippet_with_annealing_reproduces():
 def test_equivalence_snippet_reproduces():
     X, _ = make_dataset("moons", 120, 0.1, 1)
     C0 = initial_centers(X, 3, "kmeans++", 1)
-    want = receipt.equivalence_numbers(one_step(X, C0, 0.2, "softmax"), trajectories(X, C0, 0.2, "softmax", 7))
+    want = receipt.equivalence_numbers(
+        one_step(X, C0, 0.2, "softmax"), trajectories(X, C0, 0.2, "softmax", 7)
+    )
     assert_same(run(receipt.equivalence_receipt(dict(PARAMS, steps=7), want)), want)
 
 
@@ -112,10 +151,15 @@ def test_annealing_snippet_reproduces():
     study = collapse_study(X, 3, kind="softmax", dtype="float64", sigmas=grid, seed=1)
     sigma = float(grid[5])
     level = int(np.argmin(np.abs(np.log(grid) - math.log(sigma))))
-    want = {"sigma_critical_predicted": study.sigma_critical_predicted,
-            "sigma_critical_measured": study.sigma_critical_measured, "slope": study.slope.slope,
-            "sigma_exact_predicted": study.sigma_exact_predicted, "sigma_exact_measured": study.sigma_exact_measured,
-            "error_at_sigma": float(study.error[level]), "centers_at_sigma": study.path.centers[level].tolist()}
+    want = {
+        "sigma_critical_predicted": study.sigma_critical_predicted,
+        "sigma_critical_measured": study.sigma_critical_measured,
+        "slope": study.slope.slope,
+        "sigma_exact_predicted": study.sigma_exact_predicted,
+        "sigma_exact_measured": study.sigma_exact_measured,
+        "error_at_sigma": float(study.error[level]),
+        "centers_at_sigma": study.path.centers[level].tolist(),
+    }
     assert_same(run(receipt.annealing_receipt(dict(PARAMS, sigma=sigma), want)), want)
 
 

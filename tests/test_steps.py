@@ -3,6 +3,7 @@
 References: the soft centroid Σ_i r_ij x_i / N_j computed here in numpy from ``responsibilities``,
 and scikit-learn's KMeans(algorithm="lloyd") run for a fixed number of iterations from the same start.
 """
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -46,8 +47,12 @@ def blobs():
 
 # --- one step = the soft centroid -------------------------------------------------------------
 
-@pytest.mark.parametrize("kind, sigma", [(kind, sigma) for kind in STABLE for sigma in (0.05, 0.3, 1.0, 3.0, 10.0)]
-                         + [("naive", sigma) for sigma in (0.3, 1.0, 3.0)])  # below, naive has NaN rows
+
+@pytest.mark.parametrize(
+    "kind, sigma",
+    [(kind, sigma) for kind in STABLE for sigma in (0.05, 0.3, 1.0, 3.0, 10.0)]
+    + [("naive", sigma) for sigma in (0.3, 1.0, 3.0)],
+)  # below, naive has NaN rows
 def test_gradient_step_is_the_soft_centroid_float64(blobs, kind, sigma):
     X, C0 = blobs
     r = responsibilities(X, C0, sigma, kind)
@@ -115,6 +120,7 @@ def test_steps_do_not_modify_their_inputs(blobs):
 
 # --- empty centres stay; NaN is never hidden ---------------------------------------------------
 
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("kind", STABLE)
 def test_a_centre_far_from_all_data_stays_exactly_where_it_is(blobs, kind, dtype):
@@ -128,8 +134,12 @@ def test_a_centre_far_from_all_data_stays_exactly_where_it_is(blobs, kind, dtype
         new = step(X, C, 1.0, kind)
         assert np.isfinite(new).all()
         np.testing.assert_array_equal(new[-1], C[-1])
-        np.testing.assert_allclose(new[:-1], soft_centroids_np(X.astype(np.float64), C0, r[:, :-1].astype(np.float64)),
-                                   rtol=0, atol=1e-12 if dtype == np.float64 else 2e-5)
+        np.testing.assert_allclose(
+            new[:-1],
+            soft_centroids_np(X.astype(np.float64), C0, r[:, :-1].astype(np.float64)),
+            rtol=0,
+            atol=1e-12 if dtype == np.float64 else 2e-5,
+        )
 
 
 def test_softmax_mass_that_underflows_leaves_the_centre_in_place():
@@ -234,6 +244,7 @@ def test_lloyd_step_trajectory_equals_rbfviz_kmeans_with_max_iter(blobs, lloyd_p
 
 
 # --- kmeans -------------------------------------------------------------------------------------
+
 
 def test_kmeans_from_init_is_a_fixed_point_of_lloyd(blobs):
     X, C0 = blobs

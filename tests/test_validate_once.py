@@ -4,6 +4,7 @@ Counted with a profiler hook on the check functions' code (so a check is counted
 imported), the checks a call makes do not grow with the σ grid, the number of steps or the levels of
 an experiment; and the private functions give the public ones' numbers bit for bit.
 """
+
 import sys
 from collections import Counter
 from contextlib import contextmanager
@@ -56,11 +57,14 @@ def test_plane_at_checks_the_points_once_and_matches_the_public_functions(blobs)
     assert numbers == plane_numbers(X, C, 0.4, "entmax15", labels)
 
 
-@pytest.mark.parametrize("kind, sigma, message", [
-    ("sparsemax", -1.0, "kind='sparsemax' is not a known map"),  # kind before sigma, as before
-    ("softmax", 0.0, "sigma must be a positive finite number, got 0.0."),
-    ("softmax", 1e-160, "sigma=1e-160 is out of range for float64"),
-])
+@pytest.mark.parametrize(
+    "kind, sigma, message",
+    [
+        ("sparsemax", -1.0, "kind='sparsemax' is not a known map"),  # kind before sigma, as before
+        ("softmax", 0.0, "sigma must be a positive finite number, got 0.0."),
+        ("softmax", 1e-160, "sigma=1e-160 is out of range for float64"),
+    ],
+)
 def test_plane_at_keeps_the_public_messages(blobs, kind, sigma, message):
     X, C, labels = blobs
     for fn in (plane_at, plane_numbers):
@@ -106,14 +110,17 @@ def test_collapse_study_checks_its_data_a_fixed_number_of_times(blobs):
     assert counts_by_levels[0] == counts_by_levels[1] <= 3
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(sigmas=[0.1, 0.5]), "sigmas must be strictly decreasing"),
-    (dict(tol=0.0), "tol must be a positive finite number, got 0.0."),
-    (dict(max_iter=0), "max_iter must be >= 1, got 0."),
-    (dict(seed=-1), "seed must be between 0 and 4294967295, got -1."),
-    (dict(init=np.zeros((2, 2))), "init has 2 centres but k=3; they must agree."),
-    (dict(dtype="float32", sigmas=[1.0, 1e-20]), "sigma=1e-20 is out of range for float32"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(sigmas=[0.1, 0.5]), "sigmas must be strictly decreasing"),
+        (dict(tol=0.0), "tol must be a positive finite number, got 0.0."),
+        (dict(max_iter=0), "max_iter must be >= 1, got 0."),
+        (dict(seed=-1), "seed must be between 0 and 4294967295, got -1."),
+        (dict(init=np.zeros((2, 2))), "init has 2 centres but k=3; they must agree."),
+        (dict(dtype="float32", sigmas=[1.0, 1e-20]), "sigma=1e-20 is out of range for float32"),
+    ],
+)
 def test_collapse_study_still_checks_what_anneal_checks(blobs, kwargs, message):
     X, _, _ = blobs
     with pytest.raises(ValueError, match=message):
@@ -145,14 +152,20 @@ def test_the_app_cache_keys_are_hashed_by_value(fresh_streamlit_caches):
 
     key = DataKey("blobs", 300, 0.5, 0)
     assert cached(key, "float64") == cached(DataKey("blobs", 300, 0.5, 0), "float64") == 1
-    for other in (DataKey("moons", 300, 0.5, 0), DataKey("blobs", 301, 0.5, 0), DataKey("blobs", 300, 0.25, 0),
-                  DataKey("blobs", 300, 0.5, 1)):
+    for other in (
+        DataKey("moons", 300, 0.5, 0),
+        DataKey("blobs", 301, 0.5, 0),
+        DataKey("blobs", 300, 0.25, 0),
+        DataKey("blobs", 300, 0.5, 1),
+    ):
         cached(other, "float64")
     cached(key, "float32")
     assert len(calls) == 6
 
     start = StartKey(key, 3, "custom", "float64", (4, 8, 15))
-    assert cached(start, "") == cached(StartKey(DataKey("blobs", 300, 0.5, 0), 3, "custom", "float64", (4, 8, 15)), "")
+    assert cached(start, "") == cached(
+        StartKey(DataKey("blobs", 300, 0.5, 0), 3, "custom", "float64", (4, 8, 15)), ""
+    )
     cached(StartKey(key, 3, "custom", "float64", (4, 8, 16)), "")
     cached(StartKey(key, 3, "random", "float64"), "")
     assert len(calls) == 9

@@ -17,6 +17,7 @@ slowly, sample large ones, or refuse tensors), and builds its arrays inside. Cac
 * ``field_now(...)``        the soft field over the plane (rbfviz.field.Field), uncached
 * ``scrub_payload(...)``    a scrubbing view's payload at every σ, once per setting, shared
 """
+
 from __future__ import annotations
 
 import threading
@@ -27,14 +28,13 @@ import numpy as np
 import streamlit as st
 
 from rbfviz import diagnostics
-
-from rbfviz.views import explore
 from rbfviz import field as fieldmod
 from rbfviz._validate import check_points
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
-from rbfviz.views.picks import picked_centers
 from rbfviz.steps import kmeans
+from rbfviz.views import explore
+from rbfviz.views.picks import picked_centers
 
 from .state import UPLOAD, UPLOAD_KEY
 
@@ -118,14 +118,16 @@ def _key(ctrl) -> DataKey:
     if ctrl.dataset == UPLOAD:
         upload = st.session_state.get(UPLOAD_KEY)
         if upload is None or upload.digest != ctrl.upload:
-            raise ValueError("the uploaded points are not in this session any more; upload the file again "
-                             "under Your own data in the sidebar.")
+            raise ValueError(
+                "the uploaded points are not in this session any more; upload the file again "
+                "under Your own data in the sidebar."
+            )
         _upload_store().put(upload.digest, upload.X)
     return DataKey(*ctrl.data_key())
 
 
 def _uploaded(dataset: str) -> np.ndarray:
-    X = _upload_store().get(dataset[len(UPLOAD_PREFIX):])
+    X = _upload_store().get(dataset[len(UPLOAD_PREFIX) :])
     if X is None:
         raise ValueError("the uploaded points are no longer in the server's memory; upload the file again.")
     return X
@@ -135,7 +137,9 @@ def _uploaded(dataset: str) -> np.ndarray:
 def _data(key: DataKey, dtype: str):
     if key.dataset.startswith(UPLOAD_PREFIX):
         # a writable copy in the view's dtype (the stored points are read-only and shared)
-        X = check_points(np.array(_uploaded(key.dataset), dtype=dtype, order="C"), "the uploaded points in " + dtype)
+        X = check_points(
+            np.array(_uploaded(key.dataset), dtype=dtype, order="C"), "the uploaded points in " + dtype
+        )
         return X, np.zeros(X.shape[0], dtype=np.int64)
     X, y = make_dataset(key.dataset, key.n, key.noise, key.seed)
     return np.ascontiguousarray(X, dtype=dtype), y
@@ -180,6 +184,7 @@ def start(ctrl):
 
 
 # --- the annealing path: computed once per setting, with a progress bar ----------------------------
+
 
 class _BoundedStore:
     """A small thread-safe LRU dict with one lock per key (100 students asking at once compute once).
@@ -266,13 +271,16 @@ def annealing(ctrl):
         grid = scale(ctrl).grid
         return _with_progress_bar(
             "Annealing from the data mean, once per setting: σ level",
-            lambda progress: _freeze(anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed,
-                                            progress=progress)))
+            lambda progress: _freeze(
+                anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress)
+            ),
+        )
 
     return _annealing_store().get_or_compute(key, compute)
 
 
 # --- the centres at σ ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class CentersAtSigma:
@@ -319,24 +327,38 @@ def centers_at(ctrl) -> CentersAtSigma:
         level = scale(ctrl).index(ctrl.sigma)
         end = np.asarray(path.centers[-1], dtype=np.float64)
         if not np.isfinite(end).all():
-            raise ValueError("the annealing path ended in NaN centres (the naive map broke at small σ), so there "
-                             "is no K-Means start at its end; pick softmax or entmax15, or another init.")
+            raise ValueError(
+                "the annealing path ended in NaN centres (the naive map broke at small σ), so there "
+                "is no K-Means start at its end; pick softmax or entmax15, or another init."
+            )
         km_centers, km_labels = _kmeans_from(_key(ctrl), ctrl.dtype, end.tobytes())
         return CentersAtSigma(
-            centers=np.array(path.centers[level]), kmeans_centers=km_centers, kmeans_labels=km_labels, start=None,
-            iterations=int(path.iterations[level]), converged=bool(path.converged[level]),
-            source=f"annealing path from the data mean, level {level + 1} of {len(path.sigmas)}")
+            centers=np.array(path.centers[level]),
+            kmeans_centers=km_centers,
+            kmeans_labels=km_labels,
+            start=None,
+            iterations=int(path.iterations[level]),
+            converged=bool(path.converged[level]),
+            source=f"annealing path from the data mean, level {level + 1} of {len(path.sigmas)}",
+        )
     key = StartKey.of(ctrl)
     C0 = _start(key)
     centers, iterations, converged = _fixed_point(key, ctrl.kind, float(ctrl.sigma))
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
-    return CentersAtSigma(centers=centers, kmeans_centers=km_centers, kmeans_labels=km_labels, start=C0,
-                          iterations=iterations, converged=converged,
-                          source=f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft "
-                                 "fixed point at this σ")
+    return CentersAtSigma(
+        centers=centers,
+        kmeans_centers=km_centers,
+        kmeans_labels=km_labels,
+        start=C0,
+        iterations=iterations,
+        converged=converged,
+        source=f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft "
+        "fixed point at this σ",
+    )
 
 
 # --- the plane ------------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PlaneView:
@@ -359,12 +381,22 @@ def _plane_at(ctrl, X, field_of) -> PlaneView:
     if not np.isfinite(centers).all():
         if info.start is not None:
             centers = info.start
-            note = (f"With the naive map at σ = {ctrl.sigma:.3g} the EM centres became NaN (0/0 after every "
-                    f"exp(z) of a row underflowed in {ctrl.dtype}), after {info.iterations} iteration(s). "
-                    f"The plane shows the naive map at the starting centres instead: grey = NaN.")
+            note = (
+                f"With the naive map at σ = {ctrl.sigma:.3g} the EM centres became NaN (0/0 after every "
+                f"exp(z) of a row underflowed in {ctrl.dtype}), after {info.iterations} iteration(s). "
+                f"The plane shows the naive map at the starting centres instead: grey = NaN."
+            )
         else:
-            return PlaneView(X, centers, info.kmeans_centers, np.full((X.shape[0], ctrl.k), np.nan), None, None,
-                             info, "The annealing path's centres are NaN at this σ (the naive map broke).")
+            return PlaneView(
+                X,
+                centers,
+                info.kmeans_centers,
+                np.full((X.shape[0], ctrl.k), np.nan),
+                None,
+                None,
+                info,
+                "The annealing path's centres are NaN at this σ (the naive map broke).",
+            )
     resp, numbers = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
     return PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers), numbers, info, note)
 
@@ -378,7 +410,9 @@ def plane_view(ctrl, quantity: str = "max") -> PlaneView:
 
 def field_now(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
     """The soft field at ctrl.sigma, computed now and not cached (no session needed)."""
-    return fieldmod.soft_field(extent, centers, ctrl.sigma, kind=ctrl.kind, quantity=quantity, dtype=ctrl.dtype)
+    return fieldmod.soft_field(
+        extent, centers, ctrl.sigma, kind=ctrl.kind, quantity=quantity, dtype=ctrl.dtype
+    )
 
 
 def plane_views(ctrl, quantity: str = "max", progress=None):
@@ -401,6 +435,7 @@ def plane_views(ctrl, quantity: str = "max", progress=None):
 
 # --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------
 
+
 @st.cache_resource(ttl=TTL, show_spinner=False)
 def _scrub_store() -> "_BoundedStore":
     return _BoundedStore(max_entries=16)
@@ -412,11 +447,16 @@ def scrub_payload(view: str, ctrl, extra: tuple, build) -> bytes:
     ``build(progress) -> bytes``, and shared read-only by every session on that setting. ``extra``:
     whatever else the figure depends on (a field quantity, titles)."""
     key = (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, extra)
-    return _scrub_store().get_or_compute(key, lambda: _with_progress_bar(
-        "Drawing the figure at every σ of the slider, once per setting: σ level", build))
+    return _scrub_store().get_or_compute(
+        key,
+        lambda: _with_progress_bar(
+            "Drawing the figure at every σ of the slider, once per setting: σ level", build
+        ),
+    )
 
 
 # --- the Equivalence view ---------------------------------------------------------------------------
+
 
 def _step_key(ctrl) -> StartKey:
     """The start the Equivalence view steps from: ctrl's, k-means++ in place of "anneal" (``step_start``)."""
@@ -428,20 +468,30 @@ def step_start(ctrl):
 
     Annealing has no single start to step from (all centres begin at the data mean, where a Lloyd
     step cannot separate them), so that init uses k-means++ seeding from the same seed here."""
-    note = ("Annealing starts every centre at the data mean, where one step shows nothing; this view "
-            "starts from k-means++ seeding (same data seed) instead.") if ctrl.init == "anneal" else None
+    note = (
+        (
+            "Annealing starts every centre at the data mean, where one step shows nothing; this view "
+            "starts from k-means++ seeding (same data seed) instead."
+        )
+        if ctrl.init == "anneal"
+        else None
+    )
     return _start(_step_key(ctrl)), note
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner="Running gradient descent and Lloyd…")
 def _equivalence(start: StartKey, kind: str, sigma: float, steps: int):
-    from rbfviz.views import equivalence
     from rbfviz.maps import responsibilities
+    from rbfviz.views import equivalence
 
     X, _ = start.data.points(start.dtype)
     C0 = _start(start)
     resp = responsibilities(X, C0, sigma, kind)
-    return (equivalence.one_step(X, C0, sigma, kind), equivalence.trajectories(X, C0, sigma, kind, steps), resp)
+    return (
+        equivalence.one_step(X, C0, sigma, kind),
+        equivalence.trajectories(X, C0, sigma, kind, steps),
+        resp,
+    )
 
 
 def equivalence_runs(ctrl, steps: int = 25):
@@ -453,15 +503,18 @@ def equivalence_runs(ctrl, steps: int = 25):
 
 def steps_at_every_sigma(ctrl, progress=None):
     """(OneStep, resp at the start (n, k)) at every σ of the grid from ``step_start``, one at a time."""
-    from rbfviz.views import equivalence
     from rbfviz.maps import responsibilities
+    from rbfviz.views import equivalence
 
     key = _step_key(ctrl)
     X, _ = key.data.points(key.dtype)
     C0 = _start(key)
     grid = scale(ctrl).grid
     for i, sigma in enumerate(grid):
-        yield equivalence.one_step(X, C0, float(sigma), ctrl.kind), responsibilities(X, C0, float(sigma), ctrl.kind)
+        yield (
+            equivalence.one_step(X, C0, float(sigma), ctrl.kind),
+            responsibilities(X, C0, float(sigma), ctrl.kind),
+        )
         if progress:
             progress(i + 1, len(grid))
 
@@ -483,6 +536,7 @@ def gap_curve(ctrl):
 
 # --- the Annealing and Stability views ------------------------------------------------------------
 
+
 @st.cache_resource(ttl=TTL, show_spinner=False)
 def _collapse_store() -> _BoundedStore:
     return _BoundedStore(max_entries=24)
@@ -494,8 +548,8 @@ def annealing_view(ctrl):
     the end point, E(σ) from C*), computed once per setting with a progress bar and shared read-only
     between sessions. Its annealing path is the one ``annealing(ctrl)`` computes (same call), so it is
     handed to that store too."""
-    from rbfviz.views.annealing import annealing_view as build_view
     from rbfviz.diagnostics import collapse_study
+    from rbfviz.views.annealing import annealing_view as build_view
 
     key = (_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
 
@@ -504,8 +558,10 @@ def annealing_view(ctrl):
         grid = scale(ctrl).grid
         study = _with_progress_bar(
             "Annealing and measuring the collapse, once per setting: step",
-            lambda progress: collapse_study(X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid,
-                                            seed=ctrl.seed, progress=progress))
+            lambda progress: collapse_study(
+                X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed, progress=progress
+            ),
+        )
         _annealing_store().get_or_compute(key, lambda: _freeze(study.path))
         return _freeze(build_view(study, X))
 
@@ -527,7 +583,9 @@ def _stability(key: DataKey, k: int):
     centers, _ = _kmeans_pp(key, k)
     grid = _scale(key, k).grid
     rows = stability_views.stability_table(X, centers, grid)
-    predicted = {dtype: measures.predicted_fractions(X, centers, grid, dtype) for dtype in ("float64", "float32")}
+    predicted = {
+        dtype: measures.predicted_fractions(X, centers, grid, dtype) for dtype in ("float64", "float32")
+    }
     nan_sigmas = {dtype: measures.naive_nan_sigmas(X, centers, dtype) for dtype in ("float64", "float32")}
     return rows, predicted, nan_sigmas
 

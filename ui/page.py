@@ -24,6 +24,7 @@ measurement rules out ``bind="query-params"`` for the sidebar controls (see ui.s
 tests/e2e/test_e2e_streamlit_multipage.py repeats both measurements on tiny apps. If it fails after a
 Streamlit upgrade, the reason is gone, and the switch can be made.
 """
+
 from __future__ import annotations
 
 import logging
@@ -50,7 +51,11 @@ PAGES = (
     ("pages/3_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
     ("pages/4_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
     ("pages/5_Lessons.py", "Lessons", "a guided tour in seven steps: predict, then see"),
-    ("pages/6_Neural_network.py", "Neural network", "K-Means as a layer: a classifier, deep clustering, low σ, trained live"),
+    (
+        "pages/6_Neural_network.py",
+        "Neural network",
+        "K-Means as a layer: a classifier, deep clustering, low σ, trained live",
+    ),
 )
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 # Presenter mode: page text and metrics readable from the back of a room. Only sizes change:
@@ -68,7 +73,6 @@ PRESENTER_CSS = """<style>
 </style>"""
 
 
-
 @dataclass(frozen=True)
 class PageContext:
     """What a page gets from ``setup_page``: the controls (σ resolved to a grid value) and the σ range."""
@@ -79,12 +83,15 @@ class PageContext:
 
 # --- error boundary ------------------------------------------------------------------------------
 
+
 def error_message(what: str, exc: BaseException) -> str:
     """A short message for users: our ValueErrors say what was wrong; anything else shows its type only."""
     if isinstance(exc, ValueError):
         return f"{what}: {exc}"
-    return (f"{what} could not be computed ({type(exc).__name__}). The rest of the page still works; "
-            f"try another setting.")
+    return (
+        f"{what} could not be computed ({type(exc).__name__}). The rest of the page still works; "
+        f"try another setting."
+    )
 
 
 @contextmanager
@@ -101,6 +108,7 @@ def panel(what: str):
 
 
 # --- sidebar ---------------------------------------------------------------------------------------
+
 
 def _on_change(field: str) -> None:
     """Widget callback (runs before the script): fold the widget's value into the shared controls."""
@@ -127,17 +135,41 @@ def _data_controls(ctrl: Controls, more) -> None:
     _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=list(labels), format_func=labels.get)
     with more:
         if ctrl.dataset == UPLOAD:
-            _widget(st.number_input, "Seed (for the starting centres)", "seed", int(ctrl.seed), min_value=0,
-                    max_value=SEED_MAX, step=1)
+            _widget(
+                st.number_input,
+                "Seed (for the starting centres)",
+                "seed",
+                int(ctrl.seed),
+                min_value=0,
+                max_value=SEED_MAX,
+                step=1,
+            )
             return
         cols = st.columns(2)
         with cols[0]:
-            _widget(st.number_input, "Points n", "n", int(ctrl.n), min_value=N_MIN,
-                    max_value=state.n_max(ctrl.dataset), step=50)
+            _widget(
+                st.number_input,
+                "Points n",
+                "n",
+                int(ctrl.n),
+                min_value=N_MIN,
+                max_value=state.n_max(ctrl.dataset),
+                step=50,
+            )
         with cols[1]:
-            _widget(st.number_input, "Data seed", "seed", int(ctrl.seed), min_value=0, max_value=SEED_MAX, step=1)
-        _widget(st.number_input, "Noise (generator units)", "noise", float(ctrl.noise), min_value=0.0,
-                max_value=float(MAX_NOISE), step=0.05, format="%.3f")
+            _widget(
+                st.number_input, "Data seed", "seed", int(ctrl.seed), min_value=0, max_value=SEED_MAX, step=1
+            )
+        _widget(
+            st.number_input,
+            "Noise (generator units)",
+            "noise",
+            float(ctrl.noise),
+            min_value=0.0,
+            max_value=float(MAX_NOISE),
+            step=0.05,
+            format="%.3f",
+        )
 
 
 def _model_controls(ctrl: Controls, more) -> None:
@@ -146,8 +178,14 @@ def _model_controls(ctrl: Controls, more) -> None:
     _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=state.k_max(ctrl.n))
     _widget(st.selectbox, "Map", "kind", ctrl.kind, options=KINDS, format_func=KIND_CONTROL_LABELS.get)
     with more:
-        _widget(st.selectbox, "Initialisation", "init", ctrl.init, options=list(INIT_LABELS),
-                format_func=INIT_LABELS.get)
+        _widget(
+            st.selectbox,
+            "Initialisation",
+            "init",
+            ctrl.init,
+            options=list(INIT_LABELS),
+            format_func=INIT_LABELS.get,
+        )
         _widget(st.radio, "Precision", "dtype", ctrl.dtype, options=DTYPES, horizontal=True)
 
 
@@ -157,12 +195,23 @@ def _sidebar_controls(ctrl: Controls) -> Controls:
     In presenter mode the controls a class does not need fold into a "More controls" expander.
     """
     with st.sidebar:
-        _widget(st.toggle, "Presenter mode", "presenter", bool(ctrl.presenter),
-                help="Large text, markers and figures for a projector; fewer controls. Also ?presenter=1 in the URL.")
+        _widget(
+            st.toggle,
+            "Presenter mode",
+            "presenter",
+            bool(ctrl.presenter),
+            help="Large text, markers and figures for a projector; fewer controls. Also ?presenter=1 in the URL.",
+        )
         data_slot = st.container()
-    ctrl = uploads.upload_section(ctrl)  # before the data controls are drawn: a new file switches the data set
+    ctrl = uploads.upload_section(
+        ctrl
+    )  # before the data controls are drawn: a new file switches the data set
     with st.sidebar:
-        more = st.expander("More controls (n, noise, seed, start, precision)") if ctrl.presenter else nullcontext()
+        more = (
+            st.expander("More controls (n, noise, seed, start, precision)")
+            if ctrl.presenter
+            else nullcontext()
+        )
         with data_slot:
             _data_controls(ctrl, more if ctrl.presenter else nullcontext())
         _model_controls(ctrl, more)
@@ -177,8 +226,10 @@ def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
     nearest = scale.nearest(sigma)
     step = math.log(scale.grid[0] / scale.grid[1]) if len(scale.grid) > 1 else 0.0
     if abs(math.log(sigma / nearest)) > step:  # further out than one grid step: outside the range
-        return nearest, [f"σ = {sigma:.3g} is outside this data set's range [{scale.low:.3g}, {scale.high:.3g}] "
-                         f"(from above the first critical σ to below the exact collapse); using σ = {nearest:.3g}."]
+        return nearest, [
+            f"σ = {sigma:.3g} is outside this data set's range [{scale.low:.3g}, {scale.high:.3g}] "
+            f"(from above the first critical σ to below the exact collapse); using σ = {nearest:.3g}."
+        ]
     return nearest, []
 
 
@@ -186,16 +237,25 @@ def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
     with st.sidebar:
         st.markdown("**Temperature** (logits z = −‖x − c‖² / (2σ²))")
         if on_figure:
-            st.markdown(f"σ = {ctrl.sigma:.3g}: move it with the σ slider above the figure; the figure follows "
-                        "at once, this page's other panels when you stop.")
+            st.markdown(
+                f"σ = {ctrl.sigma:.3g}: move it with the σ slider above the figure; the figure follows "
+                "at once, this page's other panels when you stop."
+            )
         else:
             options = [float(s) for s in scale.grid[::-1]]  # small σ on the left
-            _widget(st.select_slider, "σ (log scale)", "sigma", float(ctrl.sigma), options=options,
-                    format_func=lambda s: f"{s:.3g}")
+            _widget(
+                st.select_slider,
+                "σ (log scale)",
+                "sigma",
+                float(ctrl.sigma),
+                options=options,
+                format_func=lambda s: f"{s:.3g}",
+            )
         st.caption(
             f"First split σ_c: softmax {scale.sigma_c_softmax:.3g}, entmax15 {scale.sigma_c_entmax:.3g} · "
             f"entmax exact below σ* = √g_min/2 = {scale.sigma_exact_entmax:.3g} · "
-            f"softmax float64-exact below {scale.sigma_exact_softmax:.3g}.")
+            f"softmax float64-exact below {scale.sigma_exact_softmax:.3g}."
+        )
         st.caption("The URL holds every control: copy it to share exactly this view.")
 
 

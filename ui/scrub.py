@@ -12,6 +12,7 @@ Moving σ costs no script run. When it settles (ui/scrub.js: 0.5 s without input
 the component commits the level once: the callback here sets the controls' σ before the rerun,
 and the page's usual URL sync writes it into the address.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -83,7 +84,12 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None) -> None:
     """Draw a scrubbable figure. payload: rbfviz.views.figures.scrub.scrub_payload bytes (the same
     bytes for every σ, so reruns resend nothing). grid: the σ values of its levels, in order.
     on_select(rows): called with the data rows a click, box or lasso selected (payload select=True)."""
-    _component(key=key, data=payload, default={"level": None},
-               on_level_change=lambda: _committed(key, tuple(float(s) for s in grid)),
-               on_selected_change=(lambda: on_select(list((st.session_state.get(key) or {}).get("selected") or [])))
-               if on_select else (lambda: None))
+    _component(
+        key=key,
+        data=payload,
+        default={"level": None},
+        on_level_change=lambda: _committed(key, tuple(float(s) for s in grid)),
+        on_selected_change=(lambda: on_select(list((st.session_state.get(key) or {}).get("selected") or [])))
+        if on_select
+        else (lambda: None),
+    )

@@ -27,6 +27,7 @@ Streamlit 1.67 with our layout (pages in ``pages/``; tests/e2e/test_e2e_streamli
 The dependent resets (a new dataset resets n, noise and k; a smaller n lowers k) would have to
 be written into the bound widgets' session state, as ``changed`` does for the controls now.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,8 +35,8 @@ from dataclasses import asdict, dataclass, replace
 
 from rbfviz._validate import COMPARED_KINDS, DTYPES
 from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
-from rbfviz.views.figures.palette import MAX_CLUSTERS
 from rbfviz.loader import MAX_ROWS
+from rbfviz.views.figures.palette import MAX_CLUSTERS
 from rbfviz.views.picks import MAX_PICKS
 
 KINDS = COMPARED_KINDS  # the maps the app offers (rbfviz._validate.DTYPES: its precisions)
@@ -53,11 +54,25 @@ QUERY_KEYS = ("dataset", "n", "noise", "seed", "k", "init", "picks", "kind", "dt
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
 _INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal", "custom": "custom"}
-_INIT_ALIASES = {"kmeanspp": "kmeans++", "kmeans++": "kmeans++", "k-means++": "kmeans++", "kmeans": "kmeans++",
-                 "k-means": "kmeans++", "random": "random", "anneal": "anneal", "annealing": "anneal",
-                 "custom": "custom", "clicked": "custom", "picked": "custom"}
-INIT_LABELS = {"kmeans++": "k-means++ seeding", "random": "k random points",
-               "anneal": "anneal from the data mean", "custom": "custom (points clicked on the Explorer plot)"}
+_INIT_ALIASES = {
+    "kmeanspp": "kmeans++",
+    "kmeans++": "kmeans++",
+    "k-means++": "kmeans++",
+    "kmeans": "kmeans++",
+    "k-means": "kmeans++",
+    "random": "random",
+    "anneal": "anneal",
+    "annealing": "anneal",
+    "custom": "custom",
+    "clicked": "custom",
+    "picked": "custom",
+}
+INIT_LABELS = {
+    "kmeans++": "k-means++ seeding",
+    "random": "k random points",
+    "anneal": "anneal from the data mean",
+    "custom": "custom (points clicked on the Explorer plot)",
+}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 STATE_KEY = "_rbfviz_controls"
@@ -109,7 +124,9 @@ class Controls:
         if dataset == UPLOAD:
             base = cls(dataset=dataset, n=n_default(dataset), noise=0.0, k=UPLOAD_K_DEFAULT)
         else:
-            base = cls(dataset=dataset, n=n_default(dataset), noise=DEFAULT_NOISE[dataset], k=NATURAL_K[dataset])
+            base = cls(
+                dataset=dataset, n=n_default(dataset), noise=DEFAULT_NOISE[dataset], k=NATURAL_K[dataset]
+            )
         return replace(base, **overrides)
 
     def data_key(self) -> tuple:
@@ -123,8 +140,16 @@ class Controls:
 
     def to_query(self) -> dict[str, str]:
         """Every control as a query-string value (sigma only once resolved; picks and presenter only if set)."""
-        query = dict(dataset=self.dataset, n=str(self.n), noise=_fmt(self.noise), seed=str(self.seed),
-                     k=str(self.k), init=_INIT_TO_URL[self.init], kind=self.kind, dtype=self.dtype)
+        query = dict(
+            dataset=self.dataset,
+            n=str(self.n),
+            noise=_fmt(self.noise),
+            seed=str(self.seed),
+            k=str(self.k),
+            init=_INIT_TO_URL[self.init],
+            kind=self.kind,
+            dtype=self.dtype,
+        )
         if self.picks:
             query["picks"] = ",".join(str(i) for i in self.picks)
         if self.sigma is not None:
@@ -190,34 +215,62 @@ def parse_query(query) -> tuple[Controls, list[str]]:
             return default
         return value
 
-    n = read("n", _as_int, lambda v: N_MIN <= v <= n_max(dataset),
-             f"an integer from {N_MIN} to {n_max(dataset)}", ctrl.n)
-    noise = read("noise", _as_float, lambda v: 0 <= v <= MAX_NOISE, f"a number from 0 to {MAX_NOISE:g}", ctrl.noise)
+    n = read(
+        "n",
+        _as_int,
+        lambda v: N_MIN <= v <= n_max(dataset),
+        f"an integer from {N_MIN} to {n_max(dataset)}",
+        ctrl.n,
+    )
+    noise = read(
+        "noise", _as_float, lambda v: 0 <= v <= MAX_NOISE, f"a number from 0 to {MAX_NOISE:g}", ctrl.noise
+    )
     seed = read("seed", _as_int, lambda v: 0 <= v <= SEED_MAX, f"an integer from 0 to {SEED_MAX}", ctrl.seed)
     k_default = min(ctrl.k, n)
     k = read("k", _as_int, lambda v: v >= K_MIN, f"an integer from {K_MIN} to {k_max(n)}", k_default)
     if k > n:
-        notices.append(f"URL parameter `k={query['k']}` asks for more clusters than points: k must be at most "
-                       f"the number of points n = {n}; using k={k_default}.")
+        notices.append(
+            f"URL parameter `k={query['k']}` asks for more clusters than points: k must be at most "
+            f"the number of points n = {n}; using k={k_default}."
+        )
         k = k_default
     elif k > MAX_CLUSTERS:
-        notices.append(f"URL parameter `k={query['k']}` is too large: the app shows at most {MAX_CLUSTERS} "
-                       f"clusters (one distinct colour each); using k={k_default}.")
+        notices.append(
+            f"URL parameter `k={query['k']}` is too large: the app shows at most {MAX_CLUSTERS} "
+            f"clusters (one distinct colour each); using k={k_default}."
+        )
         k = k_default
     init_text = str(query.get("init", "kmeanspp")).strip().lower()
     init = _INIT_ALIASES.get(init_text)
     if init is None:
         init = "kmeans++"
         bad("init", "one of kmeanspp, random, anneal, custom", _INIT_TO_URL[init])
-    picks = read("picks", _as_picks, lambda v: len(v) <= MAX_PICKS and all(0 <= i < n for i in v)
-                 and len(set(v)) == len(v),
-                 f"at most {MAX_PICKS} different point numbers from 0 to {n - 1}, separated by commas", ())
+    picks = read(
+        "picks",
+        _as_picks,
+        lambda v: len(v) <= MAX_PICKS and all(0 <= i < n for i in v) and len(set(v)) == len(v),
+        f"at most {MAX_PICKS} different point numbers from 0 to {n - 1}, separated by commas",
+        (),
+    )
     kind = read("kind", lambda s: s.lower(), lambda v: v in KINDS, f"one of {', '.join(KINDS)}", ctrl.kind)
-    dtype = read("dtype", lambda s: s.lower(), lambda v: v in DTYPES, f"one of {', '.join(DTYPES)}", ctrl.dtype)
+    dtype = read(
+        "dtype", lambda s: s.lower(), lambda v: v in DTYPES, f"one of {', '.join(DTYPES)}", ctrl.dtype
+    )
     sigma = read("sigma", _as_float, lambda v: v > 0, "a positive number", None)
     presenter = read("presenter", _as_flag, lambda v: v is not None, "1 or 0", False)
-    return replace(ctrl, n=n, noise=noise, seed=seed, k=k, init=init, picks=picks, kind=kind, dtype=dtype,
-                   sigma=sigma, presenter=presenter), notices
+    return replace(
+        ctrl,
+        n=n,
+        noise=noise,
+        seed=seed,
+        k=k,
+        init=init,
+        picks=picks,
+        kind=kind,
+        dtype=dtype,
+        sigma=sigma,
+        presenter=presenter,
+    ), notices
 
 
 def _as_picks(text: str) -> tuple[int, ...]:
@@ -244,12 +297,19 @@ def resolve_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
     if ctrl.dataset != UPLOAD:
         return (replace(ctrl, upload=None) if ctrl.upload is not None else ctrl), []
     if upload is None:
-        fallback = Controls.for_dataset("blobs", seed=ctrl.seed, init="kmeans++" if ctrl.init == "custom" else ctrl.init,
-                                        kind=ctrl.kind, dtype=ctrl.dtype, presenter=ctrl.presenter)
+        fallback = Controls.for_dataset(
+            "blobs",
+            seed=ctrl.seed,
+            init="kmeans++" if ctrl.init == "custom" else ctrl.init,
+            kind=ctrl.kind,
+            dtype=ctrl.dtype,
+            presenter=ctrl.presenter,
+        )
         return fallback, [
             "This link asks for uploaded data (`dataset=upload`), but an uploaded file stays in the browser "
             "session that uploaded it: links and bookmarks cannot carry it. Showing the built-in blobs data "
-            "instead. To see your own points, upload the CSV file under **Your own data** in the sidebar."]
+            "instead. To see your own points, upload the CSV file under **Your own data** in the sidebar."
+        ]
     if ctrl.upload == upload.digest and ctrl.n == upload.n:
         return ctrl, []
     return with_upload(ctrl, upload)
@@ -266,8 +326,16 @@ def with_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
     # the same upload (or a link to "the upload" opened in the session that has it) keeps picks and σ
     same = ctrl.dataset == UPLOAD and ctrl.upload in (None, upload.digest)
     picks = ctrl.picks if same and all(i < upload.n for i in ctrl.picks) else ()
-    return replace(ctrl, dataset=UPLOAD, upload=upload.digest, n=upload.n, noise=0.0, k=k, picks=picks,
-                   sigma=ctrl.sigma if same else None), notices
+    return replace(
+        ctrl,
+        dataset=UPLOAD,
+        upload=upload.digest,
+        n=upload.n,
+        noise=0.0,
+        k=k,
+        picks=picks,
+        sigma=ctrl.sigma if same else None,
+    ), notices
 
 
 def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
@@ -279,19 +347,23 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
     """
     notices: list[str] = []
     if field == "dataset":
-        return Controls.for_dataset(value, seed=ctrl.seed, init=ctrl.init, kind=ctrl.kind, dtype=ctrl.dtype,
-                                    presenter=ctrl.presenter), notices
+        return Controls.for_dataset(
+            value, seed=ctrl.seed, init=ctrl.init, kind=ctrl.kind, dtype=ctrl.dtype, presenter=ctrl.presenter
+        ), notices
     new = replace(ctrl, **{field: value})
     if field in ("n", "noise", "seed") and new.picks:
         new = replace(new, picks=())  # picks are rows of the old data
         notices.append("The picked points were cleared: they belonged to the previous data.")
     if field == "n" and new.k > k_max(new.n):
-        notices.append(f"k lowered from {new.k} to {k_max(new.n)}: k must be at most the number of points n = {new.n}.")
+        notices.append(
+            f"k lowered from {new.k} to {k_max(new.n)}: k must be at most the number of points n = {new.n}."
+        )
         new = replace(new, k=k_max(new.n))
     return new, notices
 
 
 # --- session glue (Streamlit) -----------------------------------------------------------------------
+
 
 def _url_query(st) -> dict[str, str]:
     return {key: st.query_params[key] for key in QUERY_KEYS if key in st.query_params}

@@ -13,6 +13,7 @@
   second (not an animation: each tick would be a rerun per student); when the job ends it reruns the whole page once.
 * Stop leaves the job; the job stops when nobody is left watching it (``JobRegistry.stop``).
 """
+
 from __future__ import annotations
 
 import uuid
@@ -113,18 +114,27 @@ def progress_panel(section: str, job: TrainingJob, what: str, left: bool = False
         if job.finished:
             st.rerun()  # the whole page, once: it now shows the result
         if job.state == "queued":
-            text = (f"{what}: waiting for a free slot (at most {MAX_PARALLEL} trainings run at once on "
-                    "this server)…")
+            text = (
+                f"{what}: waiting for a free slot (at most {MAX_PARALLEL} trainings run at once on "
+                "this server)…"
+            )
         else:
             text = f"{what}: epoch {job.done} of {job.total or '…'} · {job.seconds:.1f} s"
         st.progress(job.fraction, text=text)
         if left:
-            st.info(f"You left this training, but {job.watchers} other session(s) still watch it, so it goes "
-                    "on for them; its result appears here when it is done.")
+            st.info(
+                f"You left this training, but {job.watchers} other session(s) still watch it, so it goes "
+                "on for them; its result appears here when it is done."
+            )
         else:
-            st.button("■ Stop", key=f"stop_{section}", on_click=stop, args=(section,),
-                      help="Stop after the current epoch and show the model as it is then. If other sessions "
-                           "watch the same training, it goes on for them.")
+            st.button(
+                "■ Stop",
+                key=f"stop_{section}",
+                on_click=stop,
+                args=(section,),
+                help="Stop after the current epoch and show the model as it is then. If other sessions "
+                "watch the same training, it goes on for them.",
+            )
             if job.watchers > 1:
                 st.caption(f"{job.watchers} sessions are watching this same training (same settings).")
 

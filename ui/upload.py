@@ -9,6 +9,7 @@ With more than two numeric columns the user chooses between the first two princi
 (the loader's default) and two columns of their choice; the raw bytes are kept in the session so
 the choice can change on any page.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,8 @@ from rbfviz.loader import MAX_BYTES, MAX_ROWS, LoadedPoints
 from . import compute, state
 from .state import UPLOAD, UPLOAD_KEY, Controls
 
-ERROR_KEY = "_rbfviz_upload_error"      # (file hash, file name, message) of the rejected file in the uploader
-SEEN_KEY = "_rbfviz_upload_seen"        # hash of the file in the uploader that was already handled
+ERROR_KEY = "_rbfviz_upload_error"  # (file hash, file name, message) of the rejected file in the uploader
+SEEN_KEY = "_rbfviz_upload_seen"  # hash of the file in the uploader that was already handled
 COLUMN_ERROR_KEY = "_rbfviz_upload_column_error"
 SUCCESS_KEY = "_rbfviz_upload_success"  # a one-time message after a file was loaded
 
@@ -53,12 +54,14 @@ class Upload:
         return int(self.loaded.X.shape[0])
 
     def describe(self) -> str:
-        """"name: 300 points, x = a, y = b" or "... first two principal components (87% of the variance)"."""
+        """ "name: 300 points, x = a, y = b" or "... first two principal components (87% of the variance)"."""
         loaded = self.loaded
         if loaded.projection == "pca":
             share = sum(loaded.explained_variance or (0.0, 0.0))
-            plane = f"the first two principal components of {len(loaded.numeric_columns)} columns " \
-                    f"({100 * share:.0f}% of the variance)"
+            plane = (
+                f"the first two principal components of {len(loaded.numeric_columns)} columns "
+                f"({100 * share:.0f}% of the variance)"
+            )
         else:
             plane = f"x = {loaded.column_names[0]}, y = {loaded.column_names[1]}"
         return f"{self.name}: {self.n:,} points, {plane}"
@@ -113,7 +116,9 @@ def _on_columns() -> None:
         st.session_state[COLUMN_ERROR_KEY] = result
         return
     st.session_state.pop(COLUMN_ERROR_KEY, None)
-    new = Upload(upload.name, upload.file_digest, upload.data, result, columns, compute.points_digest(result.X))
+    new = Upload(
+        upload.name, upload.file_digest, upload.data, result, columns, compute.points_digest(result.X)
+    )
     _accept(st.session_state.get(state.STATE_KEY) or Controls(), new)
 
 
@@ -123,9 +128,14 @@ def _column_choice(upload: Upload) -> None:
         return
     mode = "pca" if upload.columns is None else "columns"
     st.session_state["w_upload_mode"] = mode
-    st.radio("Plane", ["pca", "columns"], key="w_upload_mode", on_change=_on_columns,
-             format_func={"pca": "first two principal components", "columns": "two columns I choose"}.get,
-             help=f"The file has {len(numeric)} numeric columns; the plane needs two.")
+    st.radio(
+        "Plane",
+        ["pca", "columns"],
+        key="w_upload_mode",
+        on_change=_on_columns,
+        format_func={"pca": "first two principal components", "columns": "two columns I choose"}.get,
+        help=f"The file has {len(numeric)} numeric columns; the plane needs two.",
+    )
     if mode == "columns":
         x, y = upload.columns
         st.session_state["w_upload_x"], st.session_state["w_upload_y"] = x, y
@@ -141,13 +151,17 @@ def upload_section(ctrl: Controls) -> Controls:
     """The sidebar's "Your own data" section. Returns the controls, switched to the file when a new
     good file arrived; a rejected file's message is kept for ``show_messages``."""
     upload = current()
-    with st.sidebar.expander("Your own data (CSV)", expanded=ctrl.dataset == UPLOAD
-                             or ERROR_KEY in st.session_state):
+    with st.sidebar.expander(
+        "Your own data (CSV)", expanded=ctrl.dataset == UPLOAD or ERROR_KEY in st.session_state
+    ):
         file = st.file_uploader(
-            "Points as a CSV file", type=["csv", "txt", "tsv"], key="upload_file",
+            "Points as a CSV file",
+            type=["csv", "txt", "tsv"],
+            key="upload_file",
             help=f"Two numeric columns (x, y), or more: then pick two or use principal components. Comma, "
-                 f"semicolon or tab separated, optional header, at most {MAX_ROWS:,} rows and "
-                 f"{MAX_BYTES // 2**20} MB. The file stays in this browser session: a shared link cannot carry it.")
+            f"semicolon or tab separated, optional header, at most {MAX_ROWS:,} rows and "
+            f"{MAX_BYTES // 2**20} MB. The file stays in this browser session: a shared link cannot carry it.",
+        )
         if file is None:
             # the same file chosen again later is handled again (and its message shown again)
             st.session_state.pop(SEEN_KEY, None)
@@ -164,8 +178,9 @@ def upload_section(ctrl: Controls) -> Controls:
                     st.session_state.pop(ERROR_KEY, None)
                     upload = Upload(file.name, digest, raw, result, None, compute.points_digest(result.X))
                     ctrl = _accept(ctrl, upload)
-                    st.session_state[SUCCESS_KEY] = (f"Loaded {upload.describe()}. "
-                                                     + " ".join(result.notes)).strip()
+                    st.session_state[SUCCESS_KEY] = (
+                        f"Loaded {upload.describe()}. " + " ".join(result.notes)
+                    ).strip()
         if upload is not None:
             in_use = "in use" if ctrl.dataset == UPLOAD else "kept: choose it under Dataset"
             st.caption(f"**{upload.describe()}** ({in_use}).")
@@ -182,12 +197,16 @@ def show_messages(ctrl: Controls) -> None:
     if error is not None:
         _, name, message = error
         shown = current().describe() if ctrl.dataset == UPLOAD and current() else f"the {ctrl.dataset} data"
-        st.error(f"**{name} was not loaded.** {message}\n\nNothing else changed: the view still shows {shown}.",
-                 icon=":material/block:")
+        st.error(
+            f"**{name} was not loaded.** {message}\n\nNothing else changed: the view still shows {shown}.",
+            icon=":material/block:",
+        )
     success = st.session_state.pop(SUCCESS_KEY, None)
     if success:
         st.success(success)
     if ctrl.dataset == UPLOAD:
-        st.caption("These are your uploaded points: they stay in this browser session. A copied link opens "
-                   "the same settings, but not the file (the link says dataset=upload); share the CSV file "
-                   "with it.")
+        st.caption(
+            "These are your uploaded points: they stay in this browser session. A copied link opens "
+            "the same settings, but not the file (the link says dataset=upload); share the CSV file "
+            "with it."
+        )

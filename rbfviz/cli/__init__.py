@@ -21,6 +21,7 @@ skipped; any other error while importing it is raised, so a broken module is nev
 Exit codes: 0 success; 2 bad arguments (argparse's usage error, or a ValueError from rbfviz's
 argument checks, printed as one line without a traceback).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -31,8 +32,8 @@ import os
 import sys
 
 from .._validate import COMPARED_KINDS, DTYPES, KINDS
-from ..server import tune_for_server
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
+from ..server import tune_for_server
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
 COMMAND_MODULES = ("networks",)
@@ -40,6 +41,7 @@ COMMAND_MODULES = ("networks",)
 
 def _int_at_least(low: int, what: str):
     """An argparse type: an integer >= low; errors say ``expected <what>``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -48,6 +50,7 @@ def _int_at_least(low: int, what: str):
         if value < low:
             raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
         return value
+
     return parse
 
 
@@ -70,28 +73,50 @@ def _csv_choices(allowed):
         items = tuple(item.strip() for item in text.split(",") if item.strip())
         bad = [item for item in items if item not in allowed]
         if not items or bad:
-            raise argparse.ArgumentTypeError(f"expected a comma-separated subset of {', '.join(allowed)}, got {text!r}")
+            raise argparse.ArgumentTypeError(
+                f"expected a comma-separated subset of {', '.join(allowed)}, got {text!r}"
+            )
         return items
+
     return parse
 
 
 # --- anneal ------------------------------------------------------------------------------------
 
+
 def _add_anneal(subparsers) -> None:
     parser = subparsers.add_parser(
-        "anneal", help="one collapse experiment: anneal, K-Means reference, E(σ) and its thresholds",
+        "anneal",
+        help="one collapse experiment: anneal, K-Means reference, E(σ) and its thresholds",
         description="Anneal k centres on a data set from the data mean down a σ grid, then measure how "
-                    "the soft fixed point collapses onto K-Means.")
+        "the soft fixed point collapses onto K-Means.",
+    )
     parser.add_argument("--dataset", choices=DATASETS, default="moons", help="data set (default: moons)")
-    parser.add_argument("--n", type=_positive_int, default=600, help="number of points (default 600; iris: at most 150)")
-    parser.add_argument("--k", type=_positive_int, default=None, help="number of centres (default: the data set's natural k)")
-    parser.add_argument("--kind", choices=KINDS, default="softmax", help="responsibility map (default: softmax)")
-    parser.add_argument("--dtype", choices=("float64", "float32"), default="float64", help="working dtype (default float64)")
-    parser.add_argument("--noise", type=_nonnegative_float, default=None,
-                        help="generator noise in data units (default: the data set's default)")
-    parser.add_argument("--seed", type=_nonnegative_int, default=0, help="data and annealing seed (default 0)")
+    parser.add_argument(
+        "--n", type=_positive_int, default=600, help="number of points (default 600; iris: at most 150)"
+    )
+    parser.add_argument(
+        "--k", type=_positive_int, default=None, help="number of centres (default: the data set's natural k)"
+    )
+    parser.add_argument(
+        "--kind", choices=KINDS, default="softmax", help="responsibility map (default: softmax)"
+    )
+    parser.add_argument(
+        "--dtype", choices=("float64", "float32"), default="float64", help="working dtype (default float64)"
+    )
+    parser.add_argument(
+        "--noise",
+        type=_nonnegative_float,
+        default=None,
+        help="generator noise in data units (default: the data set's default)",
+    )
+    parser.add_argument(
+        "--seed", type=_nonnegative_int, default=0, help="data and annealing seed (default 0)"
+    )
     parser.add_argument("--num-sigmas", type=_positive_int, default=60, help="σ levels (default 60)")
-    parser.add_argument("--max-iter", type=_positive_int, default=500, help="EM steps per level at most (default 500)")
+    parser.add_argument(
+        "--max-iter", type=_positive_int, default=500, help="EM steps per level at most (default 500)"
+    )
     parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
     parser.set_defaults(handler=_run_anneal)
 
@@ -108,8 +133,9 @@ def _run_anneal(args) -> int:
     X, _ = make_dataset(args.dataset, n=args.n, noise=args.noise, seed=args.seed)
     k = NATURAL_K[args.dataset] if args.k is None else args.k
     sigmas = default_sigmas(X.astype(args.dtype), k, args.kind, num=args.num_sigmas)
-    study = collapse_study(X, k, kind=args.kind, dtype=args.dtype, sigmas=sigmas, seed=args.seed,
-                           max_iter=args.max_iter)
+    study = collapse_study(
+        X, k, kind=args.kind, dtype=args.dtype, sigmas=sigmas, seed=args.seed, max_iter=args.max_iter
+    )
     noise = DEFAULT_NOISE[args.dataset] if args.noise is None else args.noise
     if args.json:
         result = study.to_dict()
@@ -122,7 +148,11 @@ def _run_anneal(args) -> int:
 
 
 def _g(value, spec=".4g") -> str:
-    return "none" if value is None or (isinstance(value, float) and not math.isfinite(value)) else format(value, spec)
+    return (
+        "none"
+        if value is None or (isinstance(value, float) and not math.isfinite(value))
+        else format(value, spec)
+    )
 
 
 def summary_text(study, dataset: str, noise: float, seed: int) -> str:
@@ -149,22 +179,42 @@ def summary_text(study, dataset: str, noise: float, seed: int) -> str:
 
 # --- reproduce ---------------------------------------------------------------------------------
 
+
 def _add_reproduce(subparsers) -> None:
     from .reproduce import DEFAULT_N
 
     parser = subparsers.add_parser(
-        "reproduce", help="the collapse experiment on every data set × map × dtype (JSON, HTML, table)",
+        "reproduce",
+        help="the collapse experiment on every data set × map × dtype (JSON, HTML, table)",
         description="Run the collapse experiment on blobs, moons, circles, spiral and iris with softmax, "
-                    "entmax15 and naive maps in float64 and float32. Writes OUT/summary.json, "
-                    "OUT/results.md (markdown table) and one standalone HTML figure per data set.")
+        "entmax15 and naive maps in float64 and float32. Writes OUT/summary.json, "
+        "OUT/results.md (markdown table) and one standalone HTML figure per data set.",
+    )
     parser.add_argument("--out", required=True, help="output directory (created if missing)")
-    parser.add_argument("--datasets", type=_csv_choices(DATASETS), default=DATASETS,
-                        help="comma-separated subset (default: all)")
-    parser.add_argument("--kinds", type=_csv_choices(COMPARED_KINDS), default=COMPARED_KINDS,
-                        help="comma-separated subset of softmax,entmax15,naive (default: all)")
-    parser.add_argument("--dtypes", type=_csv_choices(DTYPES), default=DTYPES,
-                        help="comma-separated subset of float64,float32 (default: both)")
-    parser.add_argument("--n", type=_positive_int, default=DEFAULT_N, help=f"points per data set (default {DEFAULT_N}; iris: 150)")
+    parser.add_argument(
+        "--datasets",
+        type=_csv_choices(DATASETS),
+        default=DATASETS,
+        help="comma-separated subset (default: all)",
+    )
+    parser.add_argument(
+        "--kinds",
+        type=_csv_choices(COMPARED_KINDS),
+        default=COMPARED_KINDS,
+        help="comma-separated subset of softmax,entmax15,naive (default: all)",
+    )
+    parser.add_argument(
+        "--dtypes",
+        type=_csv_choices(DTYPES),
+        default=DTYPES,
+        help="comma-separated subset of float64,float32 (default: both)",
+    )
+    parser.add_argument(
+        "--n",
+        type=_positive_int,
+        default=DEFAULT_N,
+        help=f"points per data set (default {DEFAULT_N}; iris: 150)",
+    )
     parser.add_argument("--seed", type=_nonnegative_int, default=0, help="seed (default 0)")
     parser.add_argument("--num-sigmas", type=_positive_int, default=60, help="σ levels (default 60)")
     parser.add_argument("--no-figures", action="store_true", help="skip the HTML figures")
@@ -179,8 +229,16 @@ def _run_reproduce(args) -> int:
         raise ValueError("--num-sigmas must be at least 2.")
     if args.n < 3:
         raise ValueError("--n must be at least 3.")
-    result = run(args.out, datasets=args.datasets, kinds=args.kinds, dtypes=args.dtypes, n=args.n,
-                 seed=args.seed, num_sigmas=args.num_sigmas, figures=not args.no_figures)
+    result = run(
+        args.out,
+        datasets=args.datasets,
+        kinds=args.kinds,
+        dtypes=args.dtypes,
+        n=args.n,
+        seed=args.seed,
+        num_sigmas=args.num_sigmas,
+        figures=not args.no_figures,
+    )
     if args.table:
         print(result["table"])
     return 0
@@ -188,15 +246,21 @@ def _run_reproduce(args) -> int:
 
 # --- app ------------------------------------------------------------------------------------------
 
+
 def _add_app(subparsers) -> None:
     parser = subparsers.add_parser(
-        "app", help="start the web app (Streamlit) on this machine",
+        "app",
+        help="start the web app (Streamlit) on this machine",
         description="Start the web app: `streamlit run app.py` from the repository this rbfviz belongs to. "
-                    "The app's scripts (app.py, pages/, ui/) live in the repository, not in the installed "
-                    "package: run it from a clone (pip install -e \".[app]\" there).")
+        "The app's scripts (app.py, pages/, ui/) live in the repository, not in the installed "
+        'package: run it from a clone (pip install -e ".[app]" there).',
+    )
     parser.add_argument("--port", type=_positive_int, default=8501, help="port (default 8501)")
-    parser.add_argument("--address", default="localhost",
-                        help="address to listen on (default localhost; 0.0.0.0 for a classroom network)")
+    parser.add_argument(
+        "--address",
+        default="localhost",
+        help="address to listen on (default localhost; 0.0.0.0 for a classroom network)",
+    )
     parser.set_defaults(handler=_run_app)
 
 
@@ -207,20 +271,34 @@ def _run_app(args) -> int:
 
     entry = Path(__file__).resolve().parents[1] / "app.py"
     if not entry.is_file():
-        raise ValueError(f"the web app is not next to this rbfviz ({entry} is missing): it lives in the "
-                         "repository. Clone it and run `pip install -e \".[app]\"` there, then `rbfviz app`.")
+        raise ValueError(
+            f"the web app is not next to this rbfviz ({entry} is missing): it lives in the "
+            'repository. Clone it and run `pip install -e ".[app]"` there, then `rbfviz app`.'
+        )
     if importlib.util.find_spec("streamlit") is None:
-        raise ValueError("Streamlit is not installed: `pip install \".[app]\"` (or -r requirements.txt) first.")
-    return subprocess.call([sys.executable, "-m", "streamlit", "run", str(entry), f"--server.port={args.port}",
-                            f"--server.address={args.address}"], cwd=entry.parent)
+        raise ValueError('Streamlit is not installed: `pip install ".[app]"` (or -r requirements.txt) first.')
+    return subprocess.call(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(entry),
+            f"--server.port={args.port}",
+            f"--server.address={args.address}",
+        ],
+        cwd=entry.parent,
+    )
 
 
 # --- entry point -------------------------------------------------------------------------------
 
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rbfviz",
-        description="K-Means as the σ → 0 limit of a differentiable RBF network: experiments from the command line.")
+        description="K-Means as the σ → 0 limit of a differentiable RBF network: experiments from the command line.",
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="command", required=True)
     _add_anneal(subparsers)
     _add_reproduce(subparsers)

@@ -10,6 +10,7 @@ plus E at the paper's reference σ values), one standalone HTML figure per data 
 embedded, works offline; ``figures.collapse.reproduce_figure``), and ``results.md`` with the
 markdown table of ``markdown_table``.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,20 +34,35 @@ REFERENCE_SIGMAS = (0.71, 0.21, 0.071, 0.021)
 _HEAVY = ("centers", "fixed_point_centers")
 
 
-def run_dataset(dataset: str, n: int = DEFAULT_N, seed: int = 0, num_sigmas: int = 60, kinds=COMPARED_KINDS,
-                dtypes=DTYPES, log=None):
+def run_dataset(
+    dataset: str,
+    n: int = DEFAULT_N,
+    seed: int = 0,
+    num_sigmas: int = 60,
+    kinds=COMPARED_KINDS,
+    dtypes=DTYPES,
+    log=None,
+):
     """All studies of one data set: returns (X, reference C* (k, d) float64, list of CollapseStudy)."""
     X, _ = make_dataset(dataset, n=None if dataset == "iris" else n, seed=seed)
     k = NATURAL_K[dataset]
     studies = []
     reference = None
     # The reference run goes first whatever the requested order.
-    order = [("softmax", "float64")] + [(kind, dtype) for kind in kinds for dtype in dtypes
-                                         if (kind, dtype) != ("softmax", "float64")]
+    order = [("softmax", "float64")] + [
+        (kind, dtype) for kind in kinds for dtype in dtypes if (kind, dtype) != ("softmax", "float64")
+    ]
     for kind, dtype in order:
         t0 = time.perf_counter()
-        study = collapse_study(X, k, kind=kind, dtype=dtype, seed=seed, kmeans_init=reference,
-                               sigmas=_grid(studies, kind, X, k, num_sigmas))
+        study = collapse_study(
+            X,
+            k,
+            kind=kind,
+            dtype=dtype,
+            seed=seed,
+            kmeans_init=reference,
+            sigmas=_grid(studies, kind, X, k, num_sigmas),
+        )
         if log is not None:
             log(f"{dataset:8s} {kind:9s} {dtype}: {time.perf_counter() - t0:5.2f} s")
         if reference is None:
@@ -101,19 +117,32 @@ def markdown_table(summaries: list[dict]) -> str:
     ]
     for s in summaries:
         slope = s["slope"]
-        window = (f"{_fmt(slope['slope'], '.2f')} [{_fmt(slope['sigma_min'], '.2g')}, {_fmt(slope['sigma_max'], '.2g')}]"
-                  if slope["slope"] is not None else f"– ({slope['n_points']} pts)")
+        window = (
+            f"{_fmt(slope['slope'], '.2f')} [{_fmt(slope['sigma_min'], '.2g')}, {_fmt(slope['sigma_max'], '.2g')}]"
+            if slope["slope"] is not None
+            else f"– ({slope['n_points']} pts)"
+        )
         lines.append(
             f"| {s['dataset']} ({s['k']}) | {s['kind']} | {s['dtype']} | {_fmt(s['g_min'], '.2e')} "
             f"| {_fmt(s['sigma_exact_predicted'], '.3f')} | {_fmt(s['sigma_exact_measured'], '.3f')} "
             f"| {_fmt(s['sigma_softmax_exact'], '.4f')} | {window} "
             f"| {_fmt(s['sigma_critical_predicted'], '.3f')} / {_fmt(s['sigma_critical_measured'], '.3f')} "
-            f"| {s['max_nan_rows']} / {s['n']} | {s['monotone_violations']} | {_fmt(s['label_agreement'], '.3f')} |")
+            f"| {s['max_nan_rows']} / {s['n']} | {s['monotone_violations']} | {_fmt(s['label_agreement'], '.3f')} |"
+        )
     return "\n".join(lines)
 
 
-def run(out_dir, datasets=DATASETS, kinds=COMPARED_KINDS, dtypes=DTYPES, n: int = DEFAULT_N, seed: int = 0,
-        num_sigmas: int = 60, figures: bool = True, log=None) -> dict:
+def run(
+    out_dir,
+    datasets=DATASETS,
+    kinds=COMPARED_KINDS,
+    dtypes=DTYPES,
+    n: int = DEFAULT_N,
+    seed: int = 0,
+    num_sigmas: int = 60,
+    figures: bool = True,
+    log=None,
+) -> dict:
     """Run everything and write summary.json, results.md and (with ``figures``) <dataset>.html to out_dir."""
     from ..views.figures.collapse import reproduce_figure
 
@@ -123,19 +152,28 @@ def run(out_dir, datasets=DATASETS, kinds=COMPARED_KINDS, dtypes=DTYPES, n: int 
     t0 = time.perf_counter()
     summaries, references = [], {}
     for dataset in datasets:
-        X, C_star, studies = run_dataset(dataset, n=n, seed=seed, num_sigmas=num_sigmas, kinds=kinds,
-                                         dtypes=dtypes, log=log)
+        X, C_star, studies = run_dataset(
+            dataset, n=n, seed=seed, num_sigmas=num_sigmas, kinds=kinds, dtypes=dtypes, log=log
+        )
         summaries.extend(study_summary(dataset, study) for study in studies)
         if dataset in ("moons", "circles", "spiral"):
-            references[dataset] = {kind: reference_errors(X, C_star, kind) for kind in ("softmax", "entmax15")}
+            references[dataset] = {
+                kind: reference_errors(X, C_star, kind) for kind in ("softmax", "entmax15")
+            }
         if figures:
             path = out / f"{dataset}.html"
             reproduce_figure(dataset, studies).write_html(path, include_plotlyjs=True, full_html=True)
             log(f"{dataset:8s} figure -> {path}")
     table = markdown_table(summaries)
-    result = {"n": n, "seed": seed, "num_sigmas": num_sigmas, "seconds": time.perf_counter() - t0,
-              "reference_sigmas": list(REFERENCE_SIGMAS), "reference_errors": references,
-              "studies": summaries}
+    result = {
+        "n": n,
+        "seed": seed,
+        "num_sigmas": num_sigmas,
+        "seconds": time.perf_counter() - t0,
+        "reference_sigmas": list(REFERENCE_SIGMAS),
+        "reference_errors": references,
+        "studies": summaries,
+    }
     (out / "summary.json").write_text(json.dumps(jsonable(result), indent=1))
     (out / "results.md").write_text(table + "\n")
     log(f"done in {result['seconds']:.1f} s -> {out / 'summary.json'}, {out / 'results.md'}")

@@ -27,6 +27,7 @@ raw inputs (``linear_accuracy``); and the Hungarian-matched Frobenius distance b
 centres and scikit-learn's Lloyd fixed point started from them (``rbfviz.kmeans(X_train, init=C)``)
 — 0 means the trained centres are themselves a K-Means fixed point of the training data.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,8 +47,20 @@ from ..diagnostics import covariance_lambda_max, jsonable, match_centers
 from ..field import pixel_centers, plane_extent
 from ..layer import RBFClusterLayer
 from ..steps import kmeans
-from .training import (ProgressFn, StopFn, append_row, check_callbacks, check_dtype, check_lam, check_positive,
-                       check_train_kind, guarded_step, seeded, should_stop, sigma_schedule)
+from .training import (
+    ProgressFn,
+    StopFn,
+    append_row,
+    check_callbacks,
+    check_dtype,
+    check_lam,
+    check_positive,
+    check_train_kind,
+    guarded_step,
+    seeded,
+    should_stop,
+    sigma_schedule,
+)
 
 TEST_FRACTION = 0.3
 ANNEAL_FRACTION = 0.7
@@ -75,9 +88,9 @@ class ClassifierSnapshot:
 
     epoch: int
     sigma: float
-    centers: np.ndarray        # (k, d) float64, data units
-    accuracy: float            # test accuracy at this σ
-    proba: np.ndarray | None   # (H, W, classes) float32 on ``extent`` (field pixel convention), or None
+    centers: np.ndarray  # (k, d) float64, data units
+    accuracy: float  # test accuracy at this σ
+    proba: np.ndarray | None  # (H, W, classes) float32 on ``extent`` (field pixel convention), or None
 
 
 @dataclass
@@ -100,12 +113,12 @@ class ClassifierResult:
     train_accuracy: float
     linear_accuracy: float
     centers: np.ndarray
-    lloyd_centers: np.ndarray          # Lloyd's fixed point from ``centers``, rows matched to them
+    lloyd_centers: np.ndarray  # Lloyd's fixed point from ``centers``, rows matched to them
     center_distance_to_lloyd: float
-    center_distances: np.ndarray       # (k,) per matched centre
-    empty_centers: int                 # centres that own no training point (nearest-centre rule)
-    sigmas: np.ndarray                 # the planned schedule, one σ per epoch
-    sigma_final: float                 # σ of the last epoch run; the model is evaluated there
+    center_distances: np.ndarray  # (k,) per matched centre
+    empty_centers: int  # centres that own no training point (nearest-centre rule)
+    sigmas: np.ndarray  # the planned schedule, one σ per epoch
+    sigma_final: float  # σ of the last epoch run; the model is evaluated there
     history: dict
     nan_steps: int
     epochs_run: int
@@ -116,7 +129,7 @@ class ClassifierResult:
     X_test: np.ndarray
     y_test: np.ndarray
     snapshots: list = field(default_factory=list)
-    extent: tuple | None = None        # plane extent of the snapshots' proba grids
+    extent: tuple | None = None  # plane extent of the snapshots' proba grids
     model: RBFNetwork | None = field(default=None, repr=False)
 
     def predict_proba(self, X) -> np.ndarray:
@@ -126,9 +139,24 @@ class ClassifierResult:
 
     def summary(self) -> dict:
         """The scalar results (what the CLI prints), JSON-ready."""
-        keys = ("dataset", "kind", "dtype", "k", "seed", "lam", "accuracy", "train_accuracy", "linear_accuracy",
-                "center_distance_to_lloyd", "empty_centers", "sigma_final", "nan_steps", "epochs_run", "stopped",
-                "seconds")
+        keys = (
+            "dataset",
+            "kind",
+            "dtype",
+            "k",
+            "seed",
+            "lam",
+            "accuracy",
+            "train_accuracy",
+            "linear_accuracy",
+            "center_distance_to_lloyd",
+            "empty_centers",
+            "sigma_final",
+            "nan_steps",
+            "epochs_run",
+            "stopped",
+            "seconds",
+        )
         return jsonable({key: getattr(self, key) for key in keys})
 
 
@@ -181,12 +209,25 @@ def linear_baseline(X_train, y_train, X_test, y_test) -> float:
     return float(LogisticRegression().fit(X_train, y_train).score(X_test, y_test))
 
 
-def train_classifier(dataset: str = "moons", k: int = 12, seed: int = 0, kind: str = "softmax",
-                     epochs: int = 200, lam: float = 2.0, lr: float = 0.05, dtype="float32",
-                     sigma_start: float | None = None, sigma_end: float | None = None,
-                     anneal_epochs: int | None = None, n: int | None = None, noise: float | None = None,
-                     progress: ProgressFn | None = None, stop: StopFn | None = None,
-                     snapshot_every: int = 0, snapshot_grid: int = 48) -> ClassifierResult:
+def train_classifier(
+    dataset: str = "moons",
+    k: int = 12,
+    seed: int = 0,
+    kind: str = "softmax",
+    epochs: int = 200,
+    lam: float = 2.0,
+    lr: float = 0.05,
+    dtype="float32",
+    sigma_start: float | None = None,
+    sigma_end: float | None = None,
+    anneal_epochs: int | None = None,
+    n: int | None = None,
+    noise: float | None = None,
+    progress: ProgressFn | None = None,
+    stop: StopFn | None = None,
+    snapshot_every: int = 0,
+    snapshot_grid: int = 48,
+) -> ClassifierResult:
     """Train the RBF network classifier on a labelled 2-D data set (see the module docstring).
 
     Parameters
@@ -250,11 +291,29 @@ def train_classifier(dataset: str = "moons", k: int = 12, seed: int = 0, kind: s
         if X_train.shape[1] == 2:
             grid = _proba(model, pixel_centers(extent, snapshot_grid, snapshot_grid), sigma, kind)
             proba = grid.reshape(snapshot_grid, snapshot_grid, -1).astype(np.float32)
-        return ClassifierSnapshot(epoch=epoch, sigma=float(sigma), accuracy=acc, proba=proba,
-                                  centers=model.rbf.centers.detach().double().numpy().copy())
+        return ClassifierSnapshot(
+            epoch=epoch,
+            sigma=float(sigma),
+            accuracy=acc,
+            proba=proba,
+            centers=model.rbf.centers.detach().double().numpy().copy(),
+        )
 
-    history = {key: [] for key in ("epoch", "sigma", "loss", "ce", "cluster", "train_accuracy", "test_accuracy",
-                                   "nan_steps", "grad_norm_centers", "grad_norm_readout")}
+    history = {
+        key: []
+        for key in (
+            "epoch",
+            "sigma",
+            "loss",
+            "ce",
+            "cluster",
+            "train_accuracy",
+            "test_accuracy",
+            "nan_steps",
+            "grad_norm_centers",
+            "grad_norm_readout",
+        )
+    }
     snapshots = [snapshot(0, sigmas[0])] if snapshot_every else []
     stopped = False
     epochs_run = 0
@@ -268,10 +327,19 @@ def train_classifier(dataset: str = "moons", k: int = 12, seed: int = 0, kind: s
         with torch.no_grad():
             test_acc = _accuracy(model(x_te, sigma, kind), t_te)
         epochs_run = epoch
-        append_row(history, epoch=epoch, sigma=sigma, loss=float(loss.detach()), ce=float(ce.detach()),
-                cluster=float(cluster.detach()), train_accuracy=_accuracy(logits.detach(), t_tr),
-                test_accuracy=test_acc, nan_steps=int(not finite), grad_norm_centers=norms["centers"],
-                grad_norm_readout=norms["readout"])
+        append_row(
+            history,
+            epoch=epoch,
+            sigma=sigma,
+            loss=float(loss.detach()),
+            ce=float(ce.detach()),
+            cluster=float(cluster.detach()),
+            train_accuracy=_accuracy(logits.detach(), t_tr),
+            test_accuracy=test_acc,
+            nan_steps=int(not finite),
+            grad_norm_centers=norms["centers"],
+            grad_norm_readout=norms["readout"],
+        )
         if progress is not None:
             progress(epoch, epochs)
         stopped = should_stop(stop) and epoch < epochs
@@ -288,14 +356,35 @@ def train_classifier(dataset: str = "moons", k: int = 12, seed: int = 0, kind: s
         train_accuracy = _accuracy(model(x_tr, sigma_final, kind), t_tr)
     distance, per_center, lloyd, empty = _lloyd_comparison(X_train, centers)
     return ClassifierResult(
-        dataset=dataset, kind=kind, dtype=str(torch_dtype).removeprefix("torch."), k=k, seed=seed, lam=lam,
-        accuracy=accuracy, train_accuracy=train_accuracy,
+        dataset=dataset,
+        kind=kind,
+        dtype=str(torch_dtype).removeprefix("torch."),
+        k=k,
+        seed=seed,
+        lam=lam,
+        accuracy=accuracy,
+        train_accuracy=train_accuracy,
         linear_accuracy=linear_baseline(X_train, y_train, X_test, y_test),
-        centers=centers, lloyd_centers=lloyd, center_distance_to_lloyd=distance, center_distances=per_center,
-        empty_centers=empty, sigmas=sigmas, sigma_final=sigma_final, history=history,
-        nan_steps=int(sum(history["nan_steps"])), epochs_run=epochs_run, stopped=stopped,
-        seconds=time.perf_counter() - started, X_train=X_train, y_train=y_train, X_test=X_test, y_test=y_test,
-        snapshots=snapshots, extent=extent, model=model)
+        centers=centers,
+        lloyd_centers=lloyd,
+        center_distance_to_lloyd=distance,
+        center_distances=per_center,
+        empty_centers=empty,
+        sigmas=sigmas,
+        sigma_final=sigma_final,
+        history=history,
+        nan_steps=int(sum(history["nan_steps"])),
+        epochs_run=epochs_run,
+        stopped=stopped,
+        seconds=time.perf_counter() - started,
+        X_train=X_train,
+        y_train=y_train,
+        X_test=X_test,
+        y_test=y_test,
+        snapshots=snapshots,
+        extent=extent,
+        model=model,
+    )
 
 
 def _lloyd_comparison(X_train: np.ndarray, centers: np.ndarray):

@@ -47,6 +47,7 @@ with 2).
 Baselines (same k, n_init=10, random_state=seed): K-Means on the model's input features
 (``kmeans_raw_nmi``) and on their PCA to the latent width (``kmeans_pca_nmi``).
 """
+
 from __future__ import annotations
 
 import functools
@@ -66,12 +67,24 @@ from .._validate import check_int, check_k, check_sigma
 from ..datasets import DATASETS, NATURAL_K, make_dataset
 from ..diagnostics import jsonable
 from ..layer import RBFClusterLayer
-from .training import (ProgressFn, StopFn, append_row, check_callbacks, check_dtype, check_lam, check_positive,
-                       check_train_kind, guarded_step, seeded, should_stop, sigma_schedule)
+from .training import (
+    ProgressFn,
+    StopFn,
+    append_row,
+    check_callbacks,
+    check_dtype,
+    check_lam,
+    check_positive,
+    check_train_kind,
+    guarded_step,
+    seeded,
+    should_stop,
+    sigma_schedule,
+)
 
 DEEP_DATASETS = ("digits",) + DATASETS
 DIGITS_K = 10
-DEFAULT_LATENT = {"digits": 4}   # the 2-D sets: 2, so the latent Voronoi diagram can be drawn exactly
+DEFAULT_LATENT = {"digits": 4}  # the 2-D sets: 2, so the latent Voronoi diagram can be drawn exactly
 DEFAULT_HIDDEN = (256, 128)
 SIGMA_END_RATIO = 10.0
 
@@ -130,9 +143,9 @@ class DeepSnapshot:
     epoch: int
     sigma: float
     nmi: float
-    centers: np.ndarray                # (k, h) float64
-    codes: np.ndarray                  # (m, h) float64
-    labels: np.ndarray                 # (m,) nearest centre
+    centers: np.ndarray  # (k, h) float64
+    codes: np.ndarray  # (m, h) float64
+    labels: np.ndarray  # (m,) nearest centre
     centers_2d: np.ndarray | None = None
     codes_2d: np.ndarray | None = None
 
@@ -156,42 +169,60 @@ class DeepClusterResult:
     seed: int
     lam: float
     latent_dim: int
-    labels: np.ndarray                 # (n,) nearest centre of each final code
-    y: np.ndarray                      # (n,) true classes
-    embedding: np.ndarray              # (n, h) final codes, float64
-    embedding_2d: np.ndarray           # (n, 2) identity for h = 2, else PCA of the embedding
-    centers: np.ndarray                # (k, h)
-    centers_2d: np.ndarray             # (k, 2) in the same 2-D view
+    labels: np.ndarray  # (n,) nearest centre of each final code
+    y: np.ndarray  # (n,) true classes
+    embedding: np.ndarray  # (n, h) final codes, float64
+    embedding_2d: np.ndarray  # (n, 2) identity for h = 2, else PCA of the embedding
+    centers: np.ndarray  # (k, h)
+    centers_2d: np.ndarray  # (k, 2) in the same 2-D view
     nmi: float
     ari: float
-    pretrain_nmi: float                # K-Means (step 4) on the pretrained codes: AE + K-Means
+    pretrain_nmi: float  # K-Means (step 4) on the pretrained codes: AE + K-Means
     kmeans_raw_nmi: float | None
     kmeans_pca_nmi: float | None
-    cluster_sizes: np.ndarray          # (k,)
-    sigmas: np.ndarray                 # planned joint schedule
-    sigma_final: float                 # σ of the last joint epoch run (NaN if none ran)
+    cluster_sizes: np.ndarray  # (k,)
+    sigmas: np.ndarray  # planned joint schedule
+    sigma_final: float  # σ of the last joint epoch run (NaN if none ran)
     history: dict
     nan_steps: int
     epochs_run: int
     stopped: bool
     seconds: float
-    indices: np.ndarray                # (m,) the points whose codes the snapshots hold
+    indices: np.ndarray  # (m,) the points whose codes the snapshots hold
     snapshots: list = field(default_factory=list)
     model: Autoencoder | None = field(default=None, repr=False)
     layer: RBFClusterLayer | None = field(default=None, repr=False)
 
     def summary(self) -> dict:
         """The scalar results (what the CLI prints), JSON-ready."""
-        keys = ("dataset", "kind", "dtype", "k", "seed", "lam", "latent_dim", "nmi", "ari", "pretrain_nmi",
-                "kmeans_raw_nmi", "kmeans_pca_nmi", "sigma_final", "nan_steps", "epochs_run", "stopped", "seconds")
+        keys = (
+            "dataset",
+            "kind",
+            "dtype",
+            "k",
+            "seed",
+            "lam",
+            "latent_dim",
+            "nmi",
+            "ari",
+            "pretrain_nmi",
+            "kmeans_raw_nmi",
+            "kmeans_pca_nmi",
+            "sigma_final",
+            "nan_steps",
+            "epochs_run",
+            "stopped",
+            "seconds",
+        )
         out = {key: getattr(self, key) for key in keys}
         out["cluster_sizes"] = self.cluster_sizes
         return jsonable(out)
 
 
 @functools.lru_cache(maxsize=32)
-def clustering_baselines(dataset: str, k: int, width: int, seed: int = 0, n: int | None = None,
-                         noise: float | None = None) -> tuple[float, float]:
+def clustering_baselines(
+    dataset: str, k: int, width: int, seed: int = 0, n: int | None = None, noise: float | None = None
+) -> tuple[float, float]:
     """(kmeans_raw_nmi, kmeans_pca_nmi): KMeans(k, n_init=10, random_state=seed) on the model's inputs,
     and on their PCA (random_state=seed) to ``width`` components; NMI against the true classes. Cached."""
     X, y = load_deep_data(dataset, n=n, noise=noise, seed=seed)
@@ -203,13 +234,29 @@ def clustering_baselines(dataset: str, k: int, width: int, seed: int = 0, n: int
     return float(normalized_mutual_info_score(y, raw)), float(normalized_mutual_info_score(y, pca))
 
 
-def train_deep_clustering(dataset: str = "digits", k: int | None = None, seed: int = 0, kind: str = "softmax",
-                          dtype="float32", latent_dim: int | None = None, hidden=DEFAULT_HIDDEN,
-                          pretrain_epochs: int = 100, joint_epochs: int = 50, lam: float = 3.0, lr: float = 1e-3,
-                          batch_size: int = 128, sigma_start: float | None = None, sigma_end: float | None = None,
-                          n: int | None = None, noise: float | None = None, baselines: bool = True,
-                          progress: ProgressFn | None = None, stop: StopFn | None = None,
-                          snapshot_every: int = 0, snapshot_points: int = 500) -> DeepClusterResult:
+def train_deep_clustering(
+    dataset: str = "digits",
+    k: int | None = None,
+    seed: int = 0,
+    kind: str = "softmax",
+    dtype="float32",
+    latent_dim: int | None = None,
+    hidden=DEFAULT_HIDDEN,
+    pretrain_epochs: int = 100,
+    joint_epochs: int = 50,
+    lam: float = 3.0,
+    lr: float = 1e-3,
+    batch_size: int = 128,
+    sigma_start: float | None = None,
+    sigma_end: float | None = None,
+    n: int | None = None,
+    noise: float | None = None,
+    baselines: bool = True,
+    progress: ProgressFn | None = None,
+    stop: StopFn | None = None,
+    snapshot_every: int = 0,
+    snapshot_points: int = 500,
+) -> DeepClusterResult:
     """Pretrain an autoencoder, put K-Means centres on its codes, train both jointly (module docstring).
 
     Parameters
@@ -256,15 +303,34 @@ def train_deep_clustering(dataset: str = "digits", k: int | None = None, seed: i
     x_all = torch.as_tensor(X, dtype=torch_dtype)
     n_batches = max(1, round(X.shape[0] / batch_size))
     total = pretrain_epochs + joint_epochs
-    indices = np.sort(np.random.RandomState(seed).choice(X.shape[0], min(snapshot_points, X.shape[0]), replace=False))
+    indices = np.sort(
+        np.random.RandomState(seed).choice(X.shape[0], min(snapshot_points, X.shape[0]), replace=False)
+    )
 
-    history = {key: [] for key in ("epoch", "phase", "sigma", "loss", "recon", "cluster", "nmi", "nan_steps",
-                                   "grad_norm_encoder", "grad_norm_decoder", "grad_norm_centers")}
+    history = {
+        key: []
+        for key in (
+            "epoch",
+            "phase",
+            "sigma",
+            "loss",
+            "recon",
+            "cluster",
+            "nmi",
+            "nan_steps",
+            "grad_norm_encoder",
+            "grad_norm_decoder",
+            "grad_norm_centers",
+        )
+    }
     groups = {"encoder": list(model.encoder.parameters()), "decoder": list(model.decoder.parameters())}
 
-    def run_epoch(optimizer, step_groups: dict, epoch: int, sigma: float | None, layer: RBFClusterLayer | None) -> None:
-        sums = dict.fromkeys(("loss", "recon", "cluster", "grad_norm_encoder", "grad_norm_decoder",
-                              "grad_norm_centers"), 0.0)
+    def run_epoch(
+        optimizer, step_groups: dict, epoch: int, sigma: float | None, layer: RBFClusterLayer | None
+    ) -> None:
+        sums = dict.fromkeys(
+            ("loss", "recon", "cluster", "grad_norm_encoder", "grad_norm_decoder", "grad_norm_centers"), 0.0
+        )
         skipped = 0
         for batch in torch.tensor_split(torch.randperm(x_all.shape[0], generator=generator), n_batches):
             xb = x_all[batch]
@@ -282,11 +348,20 @@ def train_deep_clustering(dataset: str = "digits", k: int | None = None, seed: i
         means = {key: value / n_batches for key, value in sums.items()}
         joint = layer is not None
         nmi = normalized_mutual_info_score(y, _assign(model, layer, x_all)[1]) if joint else math.nan
-        append_row(history, epoch=epoch, phase="joint" if joint else "pretrain", sigma=sigma if joint else math.nan,
-                loss=means["loss"], recon=means["recon"], cluster=means["cluster"] if joint else math.nan, nmi=nmi,
-                nan_steps=skipped, grad_norm_encoder=means["grad_norm_encoder"],
-                grad_norm_decoder=means["grad_norm_decoder"],
-                grad_norm_centers=means["grad_norm_centers"] if joint else math.nan)
+        append_row(
+            history,
+            epoch=epoch,
+            phase="joint" if joint else "pretrain",
+            sigma=sigma if joint else math.nan,
+            loss=means["loss"],
+            recon=means["recon"],
+            cluster=means["cluster"] if joint else math.nan,
+            nmi=nmi,
+            nan_steps=skipped,
+            grad_norm_encoder=means["grad_norm_encoder"],
+            grad_norm_decoder=means["grad_norm_decoder"],
+            grad_norm_centers=means["grad_norm_centers"] if joint else math.nan,
+        )
         if progress is not None:
             progress(epoch, total)
 
@@ -316,9 +391,14 @@ def train_deep_clustering(dataset: str = "digits", k: int | None = None, seed: i
 
     def snapshot(epoch: int, sigma: float) -> DeepSnapshot:
         z, labels = _assign(model, layer, x_all)
-        return DeepSnapshot(epoch=epoch, sigma=float(sigma), nmi=float(normalized_mutual_info_score(y, labels)),
-                            centers=layer.centers.detach().double().numpy().copy(), codes=z[indices],
-                            labels=labels[indices])
+        return DeepSnapshot(
+            epoch=epoch,
+            sigma=float(sigma),
+            nmi=float(normalized_mutual_info_score(y, labels)),
+            centers=layer.centers.detach().double().numpy().copy(),
+            codes=z[indices],
+            labels=labels[indices],
+        )
 
     # 5. joint training
     snapshots = [snapshot(epochs_run, sigmas[0])] if snapshot_every else []
@@ -326,7 +406,9 @@ def train_deep_clustering(dataset: str = "digits", k: int | None = None, seed: i
     joint_run = 0
     if not stopped:
         for j, sigma in enumerate(sigmas, start=1):
-            run_epoch(optimizer, {**groups, "centers": [layer.centers]}, pretrain_epochs + j, float(sigma), layer)
+            run_epoch(
+                optimizer, {**groups, "centers": [layer.centers]}, pretrain_epochs + j, float(sigma), layer
+            )
             joint_run, epochs_run = j, pretrain_epochs + j
             stopped = should_stop(stop) and j < joint_epochs
             if snapshot_every and (j % snapshot_every == 0 or j == joint_epochs or stopped):
@@ -340,17 +422,41 @@ def train_deep_clustering(dataset: str = "digits", k: int | None = None, seed: i
     project = _projection(embedding)
     for snap in snapshots:
         snap.codes_2d, snap.centers_2d = project(snap.codes), project(snap.centers)
-    raw_nmi, pca_nmi = (clustering_baselines(dataset, k, latent_dim, seed, n, noise) if baselines
-                        else (None, None))
+    raw_nmi, pca_nmi = (
+        clustering_baselines(dataset, k, latent_dim, seed, n, noise) if baselines else (None, None)
+    )
     return DeepClusterResult(
-        dataset=dataset, kind=kind, dtype=str(torch_dtype).removeprefix("torch."), k=k, seed=seed, lam=lam,
-        latent_dim=latent_dim, labels=labels, y=y, embedding=embedding, embedding_2d=project(embedding),
-        centers=centers, centers_2d=project(centers), nmi=float(normalized_mutual_info_score(y, labels)),
-        ari=float(adjusted_rand_score(y, labels)), pretrain_nmi=pretrain_nmi, kmeans_raw_nmi=raw_nmi,
-        kmeans_pca_nmi=pca_nmi, cluster_sizes=np.bincount(labels, minlength=k), sigmas=sigmas,
-        sigma_final=float(sigmas[joint_run - 1]) if joint_run else math.nan, history=history,
-        nan_steps=int(sum(history["nan_steps"])), epochs_run=epochs_run, stopped=stopped,
-        seconds=time.perf_counter() - started, indices=indices, snapshots=snapshots, model=model, layer=layer)
+        dataset=dataset,
+        kind=kind,
+        dtype=str(torch_dtype).removeprefix("torch."),
+        k=k,
+        seed=seed,
+        lam=lam,
+        latent_dim=latent_dim,
+        labels=labels,
+        y=y,
+        embedding=embedding,
+        embedding_2d=project(embedding),
+        centers=centers,
+        centers_2d=project(centers),
+        nmi=float(normalized_mutual_info_score(y, labels)),
+        ari=float(adjusted_rand_score(y, labels)),
+        pretrain_nmi=pretrain_nmi,
+        kmeans_raw_nmi=raw_nmi,
+        kmeans_pca_nmi=pca_nmi,
+        cluster_sizes=np.bincount(labels, minlength=k),
+        sigmas=sigmas,
+        sigma_final=float(sigmas[joint_run - 1]) if joint_run else math.nan,
+        history=history,
+        nan_steps=int(sum(history["nan_steps"])),
+        epochs_run=epochs_run,
+        stopped=stopped,
+        seconds=time.perf_counter() - started,
+        indices=indices,
+        snapshots=snapshots,
+        model=model,
+        layer=layer,
+    )
 
 
 def _assign(model: Autoencoder, layer: RBFClusterLayer, x_all: torch.Tensor):

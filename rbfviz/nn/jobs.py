@@ -19,6 +19,7 @@ same default setting should cause one training, not thirty. So:
 
 Nothing here imports Streamlit; ``ui.training`` is the page glue.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -41,8 +42,13 @@ class TrainingJob:
     a run that was stopped early), "failed" (``error`` set). done/total: the last progress report.
     """
 
-    def __init__(self, key: Hashable, fn: Callable, slots: threading.Semaphore | None = None,
-                 on_finish: Callable[["TrainingJob"], None] | None = None):
+    def __init__(
+        self,
+        key: Hashable,
+        fn: Callable,
+        slots: threading.Semaphore | None = None,
+        on_finish: Callable[["TrainingJob"], None] | None = None,
+    ):
         self.key = key
         self.id = next(_ids)
         self.stop_event = threading.Event()
@@ -84,7 +90,9 @@ class TrainingJob:
             self.state = FINISHED
         except _StoppedInQueue:
             self.state = FAILED
-            self.error = _StoppedInQueue("stopped while waiting for a free training slot; nothing was trained.")
+            self.error = _StoppedInQueue(
+                "stopped while waiting for a free training slot; nothing was trained."
+            )
         except Exception as exc:  # noqa: BLE001 — kept for the page to show, and logged
             log.exception("training job %s failed", self.key)
             self.error = exc
@@ -94,7 +102,9 @@ class TrainingJob:
                 self._slots.release()
             self.finished_at = time.perf_counter()
             try:
-                if self._on_finish is not None:  # first, so whoever sees `finished` also finds the stored result
+                if (
+                    self._on_finish is not None
+                ):  # first, so whoever sees `finished` also finds the stored result
                     self._on_finish(self)
             finally:
                 self._finished.set()

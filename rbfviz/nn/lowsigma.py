@@ -30,6 +30,7 @@ grad_norm_centers (full objective), grad_norm_centers_ce (the cross-entropy's gr
 centres alone: the part that flows through r), grad_norm_readout, test_accuracy (a test point whose
 logits are NaN counts as an error), test_nan_rows.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,8 +46,16 @@ from .._validate import check_int, check_k, check_kind, check_sigma, check_sigma
 from ..diagnostics import jsonable
 from ..measures import naive_nan_sigmas
 from .classifier import RBFNetwork, split_dataset
-from .training import (append_row, check_callbacks, check_dtype, check_lam, check_positive, grad_norm, seeded,
-                       should_stop)
+from .training import (
+    append_row,
+    check_callbacks,
+    check_dtype,
+    check_lam,
+    check_positive,
+    grad_norm,
+    seeded,
+    should_stop,
+)
 
 LOW_SIGMA_KINDS = ("naive", "softmax", "entmax15")
 
@@ -80,9 +89,19 @@ class LowSigmaComparison:
         return jsonable({name: getattr(self, name) for name in self.__dataclass_fields__})
 
 
-def compare_low_sigma(dataset: str = "moons", sigma: float = 0.01, k: int = 12, seed: int = 0, epochs: int = 60,
-                      kinds=LOW_SIGMA_KINDS, dtype="float32", lam: float = 2.0, lr: float = 0.05,
-                      progress=None, stop=None) -> LowSigmaComparison:
+def compare_low_sigma(
+    dataset: str = "moons",
+    sigma: float = 0.01,
+    k: int = 12,
+    seed: int = 0,
+    epochs: int = 60,
+    kinds=LOW_SIGMA_KINDS,
+    dtype="float32",
+    lam: float = 2.0,
+    lr: float = 0.05,
+    progress=None,
+    stop=None,
+) -> LowSigmaComparison:
     """Train the RBF classifier at fixed σ (data units) once per map in ``kinds``; same start for all.
 
     progress(done, total) is called after every epoch of every map (total = epochs · len(kinds));
@@ -117,9 +136,23 @@ def compare_low_sigma(dataset: str = "moons", sigma: float = 0.01, k: int = 12, 
         with seeded(seed):  # the same read-out weights for every map
             model = RBFNetwork(init, n_classes, dtype=torch_dtype)
         optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-        rows = {key: [] for key in ("epoch", "loss", "ce", "cluster", "nan_steps", "nan_rows", "one_hot_rows",
-                                    "grad_norm_centers", "grad_norm_centers_ce", "grad_norm_readout",
-                                    "test_accuracy", "test_nan_rows")}
+        rows = {
+            key: []
+            for key in (
+                "epoch",
+                "loss",
+                "ce",
+                "cluster",
+                "nan_steps",
+                "nan_rows",
+                "one_hot_rows",
+                "grad_norm_centers",
+                "grad_norm_centers_ce",
+                "grad_norm_readout",
+                "test_accuracy",
+                "test_nan_rows",
+            )
+        }
         for epoch in range(1, epochs + 1):
             resp = model.rbf(x_tr, sigma, kind)
             ce = nn.functional.cross_entropy(model.readout(resp), t_tr)
@@ -128,7 +161,10 @@ def compare_low_sigma(dataset: str = "moons", sigma: float = 0.01, k: int = 12, 
             optimizer.zero_grad(set_to_none=True)
             (ce_grad,) = torch.autograd.grad(ce, model.rbf.centers, retain_graph=True)
             loss.backward()
-            norms = {"centers": grad_norm([model.rbf.centers]), "readout": grad_norm(model.readout.parameters())}
+            norms = {
+                "centers": grad_norm([model.rbf.centers]),
+                "readout": grad_norm(model.readout.parameters()),
+            }
             finite = math.isfinite(float(loss.detach())) and all(math.isfinite(v) for v in norms.values())
             if finite:
                 optimizer.step()
@@ -137,12 +173,21 @@ def compare_low_sigma(dataset: str = "moons", sigma: float = 0.01, k: int = 12, 
                 logits = model(x_te, sigma, kind)
                 bad = ~torch.isfinite(logits).all(dim=1)
                 acc = float(((logits.argmax(1) == t_te) & ~bad).double().mean())  # a NaN row is an error
-            append_row(rows, epoch=epoch, loss=float(loss.detach()), ce=float(ce.detach()),
-                       cluster=float(cluster.detach()), nan_steps=int(not finite),
-                       nan_rows=int(torch.isnan(r).any(dim=1).sum()),
-                       one_hot_rows=int(((r == 1).any(dim=1) & ((r == 0).sum(dim=1) == k - 1)).sum()),
-                       grad_norm_centers=norms["centers"], grad_norm_centers_ce=float(ce_grad.double().norm()),
-                       grad_norm_readout=norms["readout"], test_accuracy=acc, test_nan_rows=int(bad.sum()))
+            append_row(
+                rows,
+                epoch=epoch,
+                loss=float(loss.detach()),
+                ce=float(ce.detach()),
+                cluster=float(cluster.detach()),
+                nan_steps=int(not finite),
+                nan_rows=int(torch.isnan(r).any(dim=1).sum()),
+                one_hot_rows=int(((r == 1).any(dim=1) & ((r == 0).sum(dim=1) == k - 1)).sum()),
+                grad_norm_centers=norms["centers"],
+                grad_norm_centers_ce=float(ce_grad.double().norm()),
+                grad_norm_readout=norms["readout"],
+                test_accuracy=acc,
+                test_nan_rows=int(bad.sum()),
+            )
             if progress is not None:
                 progress(m * epochs + epoch, len(kinds) * epochs)
             if should_stop(stop):
@@ -151,14 +196,26 @@ def compare_low_sigma(dataset: str = "moons", sigma: float = 0.01, k: int = 12, 
         history[kind] = rows
         nan_epochs = [e for e, bad in zip(rows["epoch"], rows["nan_steps"]) if bad]
         summary[kind] = {
-            "final_test_accuracy": rows["test_accuracy"][-1], "nan_steps": int(sum(rows["nan_steps"])),
+            "final_test_accuracy": rows["test_accuracy"][-1],
+            "nan_steps": int(sum(rows["nan_steps"])),
             "first_nan_epoch": nan_epochs[0] if nan_epochs else None,
             "final_one_hot_fraction": rows["one_hot_rows"][-1] / X_train.shape[0],
             "final_grad_norm_centers_ce": rows["grad_norm_centers_ce"][-1],
         }
         if stopped:
             break
-    return LowSigmaComparison(dataset=dataset, sigma=sigma, dtype=dtype_name, k=k, seed=seed, kinds=kinds,
-                              history=history, summary=summary, naive_nan_sigma_first=nan_first,
-                              naive_nan_sigma_all=nan_all, init_centers=init, stopped=stopped,
-                              seconds=time.perf_counter() - started)
+    return LowSigmaComparison(
+        dataset=dataset,
+        sigma=sigma,
+        dtype=dtype_name,
+        k=k,
+        seed=seed,
+        kinds=kinds,
+        history=history,
+        summary=summary,
+        naive_nan_sigma_first=nan_first,
+        naive_nan_sigma_all=nan_all,
+        init_centers=init,
+        stopped=stopped,
+        seconds=time.perf_counter() - started,
+    )

@@ -14,6 +14,7 @@
 * ``seeded``: a context in which torch's global generator is seeded for building modules, then
   restored, so a trainer call is deterministic for its seed and leaves the caller's RNG alone.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -49,7 +50,7 @@ def sigma_schedule(start: float, end: float, epochs: int, anneal_epochs: int | N
         return np.full(epochs, end)
     t = np.minimum(np.arange(epochs) / (anneal_epochs - 1), 1.0)
     sigmas = start * (end / start) ** t
-    sigmas[anneal_epochs - 1:] = end  # exactly end, not end up to rounding
+    sigmas[anneal_epochs - 1 :] = end  # exactly end, not end up to rounding
     return sigmas
 
 
@@ -58,7 +59,7 @@ def check_train_kind(kind: str, allowed=TRAIN_KINDS) -> str:
 
 
 def check_dtype(dtype) -> torch.dtype:
-    """"float32"/"float64" (or the torch dtypes) → torch dtype."""
+    """ "float32"/"float64" (or the torch dtypes) → torch dtype."""
     if isinstance(dtype, torch.dtype) and dtype in DTYPES.values():
         return dtype
     if dtype in DTYPES:
@@ -67,17 +68,27 @@ def check_dtype(dtype) -> torch.dtype:
 
 
 def check_positive(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}.")
     return float(value)
 
 
 def check_lam(lam) -> float:
     """λ, the weight of the clustering loss: a finite number >= 0."""
-    if isinstance(lam, bool) or not isinstance(lam, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(lam) or lam < 0:
-        raise ValueError(f"lam (λ, the weight of the clustering loss) must be a finite number >= 0, got {lam!r}.")
+    if (
+        isinstance(lam, bool)
+        or not isinstance(lam, (int, float, np.integer, np.floating))
+        or not math.isfinite(lam)
+        or lam < 0
+    ):
+        raise ValueError(
+            f"lam (λ, the weight of the clustering loss) must be a finite number >= 0, got {lam!r}."
+        )
     return float(lam)
 
 
@@ -85,7 +96,9 @@ def check_callbacks(progress, stop) -> None:
     if progress is not None and not callable(progress):
         raise ValueError("progress must be a callable progress(done, total) or None.")
     if stop is not None and not callable(stop):
-        raise ValueError("stop must be a callable returning True to stop (e.g. threading.Event().is_set) or None.")
+        raise ValueError(
+            "stop must be a callable returning True to stop (e.g. threading.Event().is_set) or None."
+        )
 
 
 @contextlib.contextmanager

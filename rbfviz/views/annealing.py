@@ -13,6 +13,7 @@ module turns it into the arrays the figures need:
 
 Convention: logits z = -||x - c||² / (2σ²); σ and distances in data units.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..collapse import CollapseStudy
 from .._validate import check_points
+from ..collapse import CollapseStudy
 from ..maps import responsibilities
 from .explore import nearest_index
 from .figures.palette import mix_colors
@@ -78,6 +79,7 @@ class AnnealingView:
     along it, kmeans_along (k,). From the annealed path: centers (S, k, 2), nan_rows (S,) and
     converged (S,).
     """
+
     study: CollapseStudy
     colors: np.ndarray
     mean: np.ndarray
@@ -119,6 +121,12 @@ def annealing_view(study, X) -> AnnealingView:
     X = check_points(X, "X")
     mean, u, lam = principal_axis(X)
     centers = np.asarray(study.path.centers)
-    return AnnealingView(study=study, colors=level_colors(X, centers, study.sigmas, study.kind), mean=mean, axis=u,
-                         lambda_max=lam, along=project(centers, mean, u),
-                         kmeans_along=project(study.kmeans_centers, mean, u))
+    return AnnealingView(
+        study=study,
+        colors=level_colors(X, centers, study.sigmas, study.kind),
+        mean=mean,
+        axis=u,
+        lambda_max=lam,
+        along=project(centers, mean, u),
+        kmeans_along=project(study.kmeans_centers, mean, u),
+    )

@@ -10,6 +10,7 @@ same arrays/results the figure was drawn from and returns one plain sentence (no
 * ``annealing_plane``, ``bifurcation``, ``collapse``       the Annealing view's three figures.
 * ``stability_curves``, ``stability_plane``               the Stability view's two figures.
 """
+
 from __future__ import annotations
 
 import math
@@ -57,8 +58,10 @@ def plane(resp, numbers: dict | None, sigma: float, kind: str, dtype: str) -> st
         parts.append(f"{percent(numbers['agreement'])} of the points have the same cluster as K-Means")
     hard = int(one_hot_rows(resp).sum())
     parts.append(f"{_count(hard, 'row')} {'is' if hard == 1 else 'are'} exactly one-hot")
-    parts.append(f"the mean entropy of r is {number(numbers['mean_entropy'])} nats (0 = hard, ln k = "
-                 f"{number(math.log(k))} = uniform)")
+    parts.append(
+        f"the mean entropy of r is {number(numbers['mean_entropy'])} nats (0 = hard, ln k = "
+        f"{number(math.log(k))} = uniform)"
+    )
     return head + ": " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
 
 
@@ -66,16 +69,20 @@ def picking(n: int, picks, k: int) -> str:
     """The Explorer while the custom start has fewer than k picked points."""
     picks = list(picks)
     shown = ", ".join(f"#{i}" for i in picks[:k]) if picks else "none yet"
-    return (f"{_count(n, 'point')} in grey; {len(picks)} of the {k} starting centres picked ({shown}); "
-            f"click {k - len(picks)} more to start.")
+    return (
+        f"{_count(n, 'point')} in grey; {len(picks)} of the {k} starting centres picked ({shown}); "
+        f"click {k - len(picks)} more to start."
+    )
 
 
 def equivalence_step(step, sigma: float, kind: str) -> str:
     """One gradient step next to one Lloyd step (``equivalence.OneStep``)."""
     k = step.start.shape[0]
-    return (f"From the same {_count(k, 'starting centre')} at σ = {number(sigma)} ({kind}), one gradient step with "
-            f"η_j = 1/(2N_j) lands on the soft centroids (largest difference {number(step.gd_vs_em, 2)}) and "
-            f"differs from one Lloyd step by at most {number(step.gd_vs_lloyd)} data units.")
+    return (
+        f"From the same {_count(k, 'starting centre')} at σ = {number(sigma)} ({kind}), one gradient step with "
+        f"η_j = 1/(2N_j) lands on the soft centroids (largest difference {number(step.gd_vs_em, 2)}) and "
+        f"differs from one Lloyd step by at most {number(step.gd_vs_lloyd)} data units."
+    )
 
 
 def trajectories(traj) -> str:
@@ -83,8 +90,10 @@ def trajectories(traj) -> str:
     steps = traj.gd.shape[0] - 1
     final = float(traj.difference[-1])
     tail = "NaN (the map broke)" if math.isnan(final) else f"{number(final)} data units apart"
-    return (f"{steps} gradient-descent steps and {steps} Lloyd steps from the same start at σ = "
-            f"{number(traj.sigma)} ({traj.kind}): after the last step the two paths are {tail}.")
+    return (
+        f"{steps} gradient-descent steps and {steps} Lloyd steps from the same start at σ = "
+        f"{number(traj.sigma)} ({traj.kind}): after the last step the two paths are {tail}."
+    )
 
 
 def path_difference(traj) -> str:
@@ -94,8 +103,10 @@ def path_difference(traj) -> str:
     zeros = int(np.count_nonzero(diff[1:] == 0))
     zero_text = f"; exactly 0 after {_count(zeros, 'step')}" if zeros else ""
     peak = number(finite.max()) if finite.size else "NaN"
-    return (f"The largest coordinate difference between the two paths over {len(diff) - 1} steps: at most {peak}, "
-            f"{number(diff[-1])} after the last step{zero_text}.")
+    return (
+        f"The largest coordinate difference between the two paths over {len(diff) - 1} steps: at most {peak}, "
+        f"{number(diff[-1])} after the last step{zero_text}."
+    )
 
 
 def gap_curve(curve, sigma: float, kind: str) -> str:
@@ -104,11 +115,17 @@ def gap_curve(curve, sigma: float, kind: str) -> str:
     zeros = int(np.count_nonzero(curve.gap == 0))
     within = int(np.count_nonzero(curve.within))
     total = len(curve.sigmas)
-    bound_text = "inside its bound at every σ" if within == total else f"inside its bound at {within} of {total} σ values"
+    bound_text = (
+        "inside its bound at every σ"
+        if within == total
+        else f"inside its bound at {within} of {total} σ values"
+    )
     zero_text = f", exactly 0 at {_count(zeros, 'σ value')}" if zeros else ""
-    return (f"L_σ − J at the K-Means centroids ({kind}) over {total} σ values from {number(curve.sigmas.max())} "
-            f"to {number(curve.sigmas.min())}: {bound_text}{zero_text}; at the current σ = {number(sigma)} it is "
-            f"{number(curve.gap[i])} against a bound of {number(curve.bound[i])}.")
+    return (
+        f"L_σ − J at the K-Means centroids ({kind}) over {total} σ values from {number(curve.sigmas.max())} "
+        f"to {number(curve.sigmas.min())}: {bound_text}{zero_text}; at the current σ = {number(sigma)} it is "
+        f"{number(curve.gap[i])} against a bound of {number(curve.bound[i])}."
+    )
 
 
 def _distinct_centres(centers: np.ndarray, scale: float) -> int:
@@ -128,32 +145,46 @@ def annealing_plane(view, sigma: float) -> str:
     k = view.centers.shape[1]
     scale = math.sqrt(max(view.lambda_max, 1e-300))
     distinct = _distinct_centres(np.asarray(view.centers[s], np.float64), scale)
-    state = ("the centres are NaN (the map broke)" if distinct == 0 else
-             f"the {k} centres sit at {_count(distinct, 'distinct place')}")
-    return (f"Annealing {k} centres from the data mean over {len(view.sigmas)} σ levels ({view.kind}, {view.dtype}); "
-            f"shown at level {s + 1}, σ = {number(view.sigmas[s])}, where {state}.")
+    state = (
+        "the centres are NaN (the map broke)"
+        if distinct == 0
+        else f"the {k} centres sit at {_count(distinct, 'distinct place')}"
+    )
+    return (
+        f"Annealing {k} centres from the data mean over {len(view.sigmas)} σ levels ({view.kind}, {view.dtype}); "
+        f"shown at level {s + 1}, σ = {number(view.sigmas[s])}, where {state}."
+    )
 
 
 def bifurcation(view) -> str:
     """The bifurcation diagram: predicted and measured first split."""
     measured = view.sigma_critical_measured
-    split = "the centres never split on this grid" if measured is None else \
-        f"the centres first split at σ = {number(measured)} (measured on the grid)"
-    return (f"Centre positions along the principal axis against σ: predicted first split σ_c = "
-            f"{number(view.sigma_critical_predicted)}; {split}.")
+    split = (
+        "the centres never split on this grid"
+        if measured is None
+        else f"the centres first split at σ = {number(measured)} (measured on the grid)"
+    )
+    return (
+        f"Centre positions along the principal axis against σ: predicted first split σ_c = "
+        f"{number(view.sigma_critical_predicted)}; {split}."
+    )
 
 
 def collapse(view, sigma: float) -> str:
     """E(σ) on log-log axes with the fitted slope."""
     s = view.level(sigma)
     error = float(view.error[s])
-    here = ("not computed above σ_c" if math.isnan(error) else "exactly 0" if error == 0 else number(error))
+    here = "not computed above σ_c" if math.isnan(error) else "exactly 0" if error == 0 else number(error)
     slope = view.slope.slope
     fit = f"fitted log-log slope {slope:.2f}" if math.isfinite(slope) else "too few points for a slope fit"
     exact = view.sigma_exact_measured
-    zero = "E never reaches 0 on this grid" if exact is None else f"E = 0 exactly from σ = {number(exact)} down"
-    return (f"Distance E(σ) from the soft fixed point to K-Means: {fit}; {zero}; at the current σ = "
-            f"{number(view.sigmas[s])} E is {here}.")
+    zero = (
+        "E never reaches 0 on this grid" if exact is None else f"E = 0 exactly from σ = {number(exact)} down"
+    )
+    return (
+        f"Distance E(σ) from the soft fixed point to K-Means: {fit}; {zero}; at the current σ = "
+        f"{number(view.sigmas[s])} E is {here}."
+    )
 
 
 def stability_curves(rows, sigma: float, dtype: str) -> str:
@@ -163,8 +194,10 @@ def stability_curves(rows, sigma: float, dtype: str) -> str:
         return f"Every map across σ in float32 and float64; no row at σ = {number(sigma)}."
     parts = []
     for r in here:
-        parts.append(f"{r['kind']} {percent(r['nan_row_fraction'])} NaN rows and "
-                     f"{percent(r['hard_row_fraction'])} one-hot rows")
+        parts.append(
+            f"{r['kind']} {percent(r['nan_row_fraction'])} NaN rows and "
+            f"{percent(r['hard_row_fraction'])} one-hot rows"
+        )
     return f"At σ = {number(sigma)} in {dtype}: " + "; ".join(parts) + "."
 
 
@@ -173,6 +206,8 @@ def stability_plane(plane, sigma: float, dtype: str) -> str:
     n = len(plane.point_label)
     nan = int(np.count_nonzero(plane.point_naive_nan))
     hard = int(np.count_nonzero(plane.point_entmax_hard))
-    return (f"At σ = {number(sigma)} in {dtype}: the naive map is NaN for {nan:,} of {n:,} points "
-            f"({percent(np.mean(plane.naive_nan))} of the plane) and entmax-1.5 is exactly one-hot for {hard:,} of "
-            f"{n:,} points ({percent(np.mean(plane.entmax_hard))} of the plane).")
+    return (
+        f"At σ = {number(sigma)} in {dtype}: the naive map is NaN for {nan:,} of {n:,} points "
+        f"({percent(np.mean(plane.naive_nan))} of the plane) and entmax-1.5 is exactly one-hot for {hard:,} of "
+        f"{n:,} points ({percent(np.mean(plane.entmax_hard))} of the plane)."
+    )

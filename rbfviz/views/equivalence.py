@@ -10,6 +10,7 @@ responsibilities become hard and that step is Lloyd's. This module measures both
 
 Every function computes in X's dtype; results are float64 numpy arrays for display.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,9 +18,17 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..measures import _gamma_gap
-from .._validate import check_centers, check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
+from .._validate import (
+    check_centers,
+    check_int,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+    check_sigmas,
+)
 from ..maps import resp_torch
+from ..measures import _gamma_gap
 from ..steps import gradient_step_torch, soft_centroids_torch
 
 
@@ -69,8 +78,15 @@ def one_step(X, C0, sigma: float, kind: str = "softmax") -> OneStep:
         masses = resp.sum(0).numpy()
         lloyd = _lloyd_torch(x, c).numpy()
     f64 = lambda a: np.asarray(a, dtype=np.float64)  # noqa: E731
-    return OneStep(start=f64(C0), gd=f64(gd), em=f64(em), lloyd=f64(lloyd), masses=f64(masses),
-                   gd_vs_em=_max_abs_diff(gd, em), gd_vs_lloyd=_max_abs_diff(gd, lloyd))
+    return OneStep(
+        start=f64(C0),
+        gd=f64(gd),
+        em=f64(em),
+        lloyd=f64(lloyd),
+        masses=f64(masses),
+        gd_vs_em=_max_abs_diff(gd, em),
+        gd_vs_lloyd=_max_abs_diff(gd, lloyd),
+    )
 
 
 @dataclass(frozen=True)
@@ -111,8 +127,15 @@ def trajectories(X, C0, sigma: float, kind: str = "softmax", steps: int = 25) ->
         else:
             loss.append(np.nan)
         distortion.append(_gamma_gap(X, c_lloyd.numpy(), sigma, "hard").distortion)
-    return Trajectories(sigma=sigma, kind=kind, gd=gd_np, lloyd=lloyd_np, difference=difference,
-                        loss=np.array(loss, dtype=np.float64), distortion=np.array(distortion, dtype=np.float64))
+    return Trajectories(
+        sigma=sigma,
+        kind=kind,
+        gd=gd_np,
+        lloyd=lloyd_np,
+        difference=difference,
+        loss=np.array(loss, dtype=np.float64),
+        distortion=np.array(distortion, dtype=np.float64),
+    )
 
 
 @dataclass(frozen=True)
@@ -137,5 +160,11 @@ def gap_curve(X, C, sigmas, kind: str = "softmax") -> GapCurve:
         check_sigma_for_dtype(float(s), X.dtype)
     rows = [_gamma_gap(X, C, float(s), kind) for s in sigmas]
     get = lambda name: np.array([getattr(r, name) for r in rows], dtype=np.float64)  # noqa: E731
-    return GapCurve(sigmas=sigmas.astype(np.float64), loss=get("loss"), distortion=get("distortion"),
-                    gap=get("gap"), bound=get("bound"), within=np.array([r.within_bound for r in rows]))
+    return GapCurve(
+        sigmas=sigmas.astype(np.float64),
+        loss=get("loss"),
+        distortion=get("distortion"),
+        gap=get("gap"),
+        bound=get("bound"),
+        within=np.array([r.within_bound for r in rows]),
+    )

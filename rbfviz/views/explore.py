@@ -12,6 +12,7 @@
 
 Convention: logits z = -||x - c||² / (2σ²); all σ values are in data units.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,8 +22,15 @@ import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
 from .. import diagnostics
-from .._validate import (check_centers, check_int, check_k, check_kind, check_points, check_sigma,
-                         check_sigma_for_dtype)
+from .._validate import (
+    check_centers,
+    check_int,
+    check_k,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+)
 from ..annealing import fixed_point
 from ..maps import _responsibilities
 from ..measures import _critical_sigma_predicted, _gamma_gap, _min_sq_gap, _sigma_exact, _sigma_softmax_exact
@@ -114,8 +122,14 @@ def sigma_scale(X, C_km) -> SigmaScale:
     # Open between the split and the exact collapse: the soft band is wide enough to see.
     target = math.sqrt(max(s_exact, bottom) * sc_soft)
     default = float(grid[nearest_index(grid, target)])
-    return SigmaScale(grid=grid, sigma_c_softmax=sc_soft, sigma_c_entmax=sc_ent,
-                      sigma_exact_entmax=s_exact, sigma_exact_softmax=s_soft_exact, default=default)
+    return SigmaScale(
+        grid=grid,
+        sigma_c_softmax=sc_soft,
+        sigma_c_entmax=sc_ent,
+        sigma_exact_entmax=s_exact,
+        sigma_exact_softmax=s_soft_exact,
+        default=default,
+    )
 
 
 def initial_centers(X, k: int, init: str, seed: int = 0):
@@ -174,10 +188,14 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
     gap = _gamma_gap(X, C, sigma, kind)
     finite = resp[np.isfinite(resp).all(axis=1)]
     return resp, dict(
-        loss=float(gap.loss), distortion=float(gap.distortion), gap=float(gap.gap), bound=float(gap.bound),
+        loss=float(gap.loss),
+        distortion=float(gap.distortion),
+        gap=float(gap.gap),
+        bound=float(gap.bound),
         within_bound=bool(gap.within_bound),
         agreement=float(diagnostics.label_agreement(resp, kmeans_labels)) if nan_rows == 0 else float("nan"),
         mean_entropy=float(diagnostics.mean_entropy(finite)) if len(finite) else float("nan"),
-        exact_zeros=int(diagnostics.count_exact_zeros(resp)), entries=int(resp.size), nan_rows=nan_rows,
+        exact_zeros=int(diagnostics.count_exact_zeros(resp)),
+        entries=int(resp.size),
+        nan_rows=nan_rows,
     )
-

@@ -13,6 +13,7 @@ own data (``prepare``), never typed in: change a data set's defaults and the les
 A step's settings use the names of the app's controls (dataset, n, noise, seed, k, init, kind,
 dtype); the app turns settings and σ into a link with its own URL code (ui.state.lesson_query).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,11 +24,11 @@ import numpy as np
 
 from .. import diagnostics
 from ..datasets import DEFAULT_NOISE, make_dataset
-from .equivalence import one_step
 from ..maps import responsibilities
 from ..measures import naive_nan_sigmas, one_hot_rows, underflow_logit
 from ..steps import kmeans
 from .describe import percent
+from .equivalence import one_step
 from .explore import SigmaScale, initial_centers, nearest_index, sigma_scale
 
 VIEWS = ("Explorer", "Annealing", "Stability", "Equivalence")
@@ -57,10 +58,10 @@ class Step:
     title: str
     view: str
     settings: dict
-    task: str                     # what to do and look at in the linked view (Markdown, {facts})
+    task: str  # what to do and look at in the linked view (Markdown, {facts})
     question: Question
-    explanation: str              # revealed after answering (Markdown, {facts})
-    equations: tuple[str, ...]    # LaTeX, shown with the explanation
+    explanation: str  # revealed after answering (Markdown, {facts})
+    equations: tuple[str, ...]  # LaTeX, shown with the explanation
     facts: Callable[["StepData"], dict] = field(repr=False)
 
 
@@ -98,6 +99,7 @@ class Verdict:
 
 # --- helpers ------------------------------------------------------------------------------------------
 
+
 def grid_at_or_below(scale: SigmaScale, sigma: float) -> float:
     """The largest σ of the grid that is <= sigma (the smallest grid value if none is)."""
     below = scale.grid[scale.grid <= sigma]
@@ -111,11 +113,16 @@ def step_data(settings: dict) -> StepData:
     return StepData(X, y, centers, labels, sigma_scale(X, centers), settings)
 
 
-def _settings(dataset: str, k: int, kind: str = "softmax", dtype: str = "float64", init: str = "kmeans++") -> dict:
-    return dict(dataset=dataset, n=500, noise=DEFAULT_NOISE[dataset], seed=0, k=k, init=init, kind=kind, dtype=dtype)
+def _settings(
+    dataset: str, k: int, kind: str = "softmax", dtype: str = "float64", init: str = "kmeans++"
+) -> dict:
+    return dict(
+        dataset=dataset, n=500, noise=DEFAULT_NOISE[dataset], seed=0, k=k, init=init, kind=kind, dtype=dtype
+    )
 
 
 # --- the facts of each step (all computed) -----------------------------------------------------------
+
 
 def _voronoi(d: StepData) -> dict:
     sigma = d.scale.low
@@ -128,13 +135,24 @@ def _voronoi(d: StepData) -> dict:
         answer = 0
     else:
         answer = 2
-    return dict(sigma=sigma, answer=answer, k=k, n=len(d.X), smallest_max=smallest_max,
-                hard_share=percent(float(np.mean(resp.max(axis=1) == 1.0))),
-                agreement=percent(diagnostics.label_agreement(resp, d.labels)),
-                sigma_exact_softmax=d.scale.sigma_exact_softmax)
+    return dict(
+        sigma=sigma,
+        answer=answer,
+        k=k,
+        n=len(d.X),
+        smallest_max=smallest_max,
+        hard_share=percent(float(np.mean(resp.max(axis=1) == 1.0))),
+        agreement=percent(diagnostics.label_agreement(resp, d.labels)),
+        sigma_exact_softmax=d.scale.sigma_exact_softmax,
+    )
 
 
-BAND_OPTIONS = (("twice as wide", 2.0), ("unchanged", 1.0), ("half as wide", 0.5), ("a quarter as wide", 0.25))
+BAND_OPTIONS = (
+    ("twice as wide", 2.0),
+    ("unchanged", 1.0),
+    ("half as wide", 0.5),
+    ("a quarter as wide", 0.25),
+)
 
 
 def band_width(centers: np.ndarray, sigma: float, samples: int = 20_001) -> float:
@@ -155,8 +173,14 @@ def _soften(d: StepData) -> dict:
     sigma = d.scale.default
     wide, narrow = band_width(d.centers, sigma), band_width(d.centers, sigma / 2)
     ratio = narrow / wide
-    return dict(sigma=sigma, answer=nearest_index([v for _, v in BAND_OPTIONS], ratio), width=wide,
-                width_half=narrow, ratio=ratio, sigma_half=sigma / 2)
+    return dict(
+        sigma=sigma,
+        answer=nearest_index([v for _, v in BAND_OPTIONS], ratio),
+        width=wide,
+        width_half=narrow,
+        ratio=ratio,
+        sigma_half=sigma / 2,
+    )
 
 
 def _anneal(d: StepData) -> dict:
@@ -165,8 +189,12 @@ def _anneal(d: StepData) -> dict:
     return dict(sigma=grid_at_or_below(d.scale, sigma_c), answer=sigma_c, lam=lam, sigma_c=sigma_c)
 
 
-GRADIENT_OPTIONS = ("to the soft centroid x̄_j = Σ_i r_ij x_i / N_j", "halfway from c_j to the soft centroid x̄_j",
-                    "to the mean of all the data", "to the data point nearest to c_j")
+GRADIENT_OPTIONS = (
+    "to the soft centroid x̄_j = Σ_i r_ij x_i / N_j",
+    "halfway from c_j to the soft centroid x̄_j",
+    "to the mean of all the data",
+    "to the data point nearest to c_j",
+)
 
 
 def _gradient(d: StepData) -> dict:
@@ -178,8 +206,14 @@ def _gradient(d: StepData) -> dict:
     candidates = (step.em, (step.start + step.em) / 2, np.broadcast_to(d.X.mean(axis=0), C0.shape), nearest)
     distance = [float(np.abs(step.gd - c).max()) for c in candidates]
     low = one_step(d.X, C0, d.scale.low, s["kind"])
-    return dict(sigma=sigma, answer=int(np.argmin(distance)), gd_vs_em=step.gd_vs_em, gd_vs_lloyd=step.gd_vs_lloyd,
-                sigma_low=d.scale.low, gd_vs_lloyd_low=low.gd_vs_lloyd)
+    return dict(
+        sigma=sigma,
+        answer=int(np.argmin(distance)),
+        gd_vs_em=step.gd_vs_em,
+        gd_vs_lloyd=step.gd_vs_lloyd,
+        sigma_low=d.scale.low,
+        gd_vs_lloyd_low=low.gd_vs_lloyd,
+    )
 
 
 def _underflow(d: StepData) -> dict:
@@ -190,9 +224,16 @@ def _underflow(d: StepData) -> dict:
     C32, _ = diagnostics.kmeans_reference(X32, d.centers)  # C* in float32, as the Stability view
     naive = responsibilities(X32, C32, sigma, "naive")
     stable = responsibilities(X32, C32, sigma, "softmax")
-    return dict(sigma=sigma, answer=first, Z=Z, d_max=2.0 * Z * first**2, sigma_first=first,
-                nan_rows=int(np.isnan(naive).any(axis=1).sum()), n=len(d.X),
-                stable_nan_rows=int(np.isnan(stable).any(axis=1).sum()))
+    return dict(
+        sigma=sigma,
+        answer=first,
+        Z=Z,
+        d_max=2.0 * Z * first**2,
+        sigma_first=first,
+        nan_rows=int(np.isnan(naive).any(axis=1).sum()),
+        n=len(d.X),
+        stable_nan_rows=int(np.isnan(stable).any(axis=1).sum()),
+    )
 
 
 def _entmax(d: StepData) -> dict:
@@ -203,12 +244,25 @@ def _entmax(d: StepData) -> dict:
     C32, _ = diagnostics.kmeans_reference(X32, d.centers)
     resp = responsibilities(X32, C32, sigma, "entmax15")
     k = d.centers.shape[0]
-    return dict(sigma=sigma, answer=sigma_star, g_min=g_min, sigma_star=sigma_star, n=len(d.X), k=k,
-                one_hot=int(one_hot_rows(resp).sum()), zeros=int(diagnostics.count_exact_zeros(resp)),
-                zeros_expected=len(d.X) * (k - 1), nan_rows=int(np.isnan(resp).any(axis=1).sum()))
+    return dict(
+        sigma=sigma,
+        answer=sigma_star,
+        g_min=g_min,
+        sigma_star=sigma_star,
+        n=len(d.X),
+        k=k,
+        one_hot=int(one_hot_rows(resp).sum()),
+        zeros=int(diagnostics.count_exact_zeros(resp)),
+        zeros_expected=len(d.X) * (k - 1),
+        nan_rows=int(np.isnan(resp).any(axis=1).sum()),
+    )
 
 
-MOONS_OPTIONS = ("all of them: 100%", "most, but not all: the cut is a straight line", "about half, like a coin flip")
+MOONS_OPTIONS = (
+    "all of them: 100%",
+    "most, but not all: the cut is a straight line",
+    "about half, like a coin flip",
+)
 
 
 def _agreement_bucket(fraction: float) -> int:
@@ -220,136 +274,207 @@ def _moons(d: StepData) -> dict:
     agreement = diagnostics.label_agreement(np.eye(k)[d.labels], d.y)
     # at fixed centres the argmax of r is the nearest centre at every σ: a straight cut
     distances = ((d.X[:, None] - d.centers[None]) ** 2).sum(-1)
-    linear = all(np.array_equal(responsibilities(d.X, d.centers, float(s), "softmax").argmax(axis=1),
-                                distances.argmin(axis=1)) for s in d.scale.grid[::4])
+    linear = all(
+        np.array_equal(
+            responsibilities(d.X, d.centers, float(s), "softmax").argmax(axis=1), distances.argmin(axis=1)
+        )
+        for s in d.scale.grid[::4]
+    )
     circles = step_data(_settings("circles", 2))
     circles_agreement = diagnostics.label_agreement(np.eye(2)[circles.labels], circles.y)
-    return dict(sigma=d.scale.default, answer=_agreement_bucket(agreement), agreement=percent(agreement),
-                circles_agreement=percent(circles_agreement), linear="yes" if linear else "no",
-                sigmas_checked=len(d.scale.grid[::4]))
+    return dict(
+        sigma=d.scale.default,
+        answer=_agreement_bucket(agreement),
+        agreement=percent(agreement),
+        circles_agreement=percent(circles_agreement),
+        linear="yes" if linear else "no",
+        sigmas_checked=len(d.scale.grid[::4]),
+    )
 
 
 # --- the steps ----------------------------------------------------------------------------------------
 
 STEPS: tuple[Step, ...] = (
     Step(
-        key="voronoi", title="Hard K-Means and its Voronoi cells", view="Explorer",
+        key="voronoi",
+        title="Hard K-Means and its Voronoi cells",
+        view="Explorer",
         settings=_settings("blobs", 4),
         task="The link opens the Explorer at the smallest σ on the slider (σ = {sigma:.3g}). Look at the "
-             "plane: every point has one colour, and dark lines cut the plane into k = {k} cells, one per centre.",
-        question=Question("At this tiny σ, what does each point's responsibility vector r_i look like?",
-                          options=("spread evenly: every r_ij ≈ 1/k",
-                                   "one-hot: all of r_i on its nearest centre, the cell it lies in",
-                                   "shared between its two nearest centres")),
+        "plane: every point has one colour, and dark lines cut the plane into k = {k} cells, one per centre.",
+        question=Question(
+            "At this tiny σ, what does each point's responsibility vector r_i look like?",
+            options=(
+                "spread evenly: every r_ij ≈ 1/k",
+                "one-hot: all of r_i on its nearest centre, the cell it lies in",
+                "shared between its two nearest centres",
+            ),
+        ),
         explanation="With σ far below every distance gap, each row of r puts (to float64 rounding) all its "
-                    "weight on the nearest centre: at the K-Means centroids {hard_share} of the rows have "
-                    "max_j r_ij == 1.0 exactly (σ is below softmax's float64-exact σ ≈ "
-                    "{sigma_exact_softmax:.3g}). So argmax r is the Voronoi cell: "
-                    "{agreement} of the points agree with K-Means. K-Means minimises the distortion J; Lloyd's "
-                    "algorithm alternates assigning each point to its cell and moving each centre to its cell's mean.",
-        equations=(r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2",
-                   r"V_j = \{x : \lVert x - c_j\rVert \le \lVert x - c_l\rVert \ \forall l\}, \qquad "
-                   r"c_j \leftarrow \frac{1}{|V_j|}\sum_{x_i \in V_j} x_i"),
-        facts=_voronoi),
+        "weight on the nearest centre: at the K-Means centroids {hard_share} of the rows have "
+        "max_j r_ij == 1.0 exactly (σ is below softmax's float64-exact σ ≈ "
+        "{sigma_exact_softmax:.3g}). So argmax r is the Voronoi cell: "
+        "{agreement} of the points agree with K-Means. K-Means minimises the distortion J; Lloyd's "
+        "algorithm alternates assigning each point to its cell and moving each centre to its cell's mean.",
+        equations=(
+            r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2",
+            r"V_j = \{x : \lVert x - c_j\rVert \le \lVert x - c_l\rVert \ \forall l\}, \qquad "
+            r"c_j \leftarrow \frac{1}{|V_j|}\sum_{x_i \in V_j} x_i",
+        ),
+        facts=_voronoi,
+    ),
     Step(
-        key="soften", title="Soften with σ", view="Explorer", settings=_settings("blobs", 4),
+        key="soften",
+        title="Soften with σ",
+        view="Explorer",
+        settings=_settings("blobs", 4),
         task="The link opens the Explorer at σ = {sigma:.3g}. Along each Voronoi edge the colours blend: there "
-             "points belong partly to both neighbouring centres. Move the σ slider and watch the band.",
-        question=Question("If you halve σ, the band where two centres share a point (10%–90%) becomes…",
-                          options=tuple(label for label, _ in BAND_OPTIONS)),
+        "points belong partly to both neighbouring centres. Move the σ slider and watch the band.",
+        question=Question(
+            "If you halve σ, the band where two centres share a point (10%–90%) becomes…",
+            options=tuple(label for label, _ in BAND_OPTIONS),
+        ),
         explanation="For two centres a and b the logits differ by a linear function of x, so the share of a is a "
-                    "logistic curve across the edge whose width scales like σ². Measured along the segment "
-                    "between the two closest K-Means centroids: the band is {width:.4g} wide at σ = {sigma:.3g} "
-                    "and {width_half:.4g} at σ = {sigma_half:.3g}, a ratio of {ratio:.4f}.",
-        equations=(r"z_{ia} - z_{ib} = \frac{\lVert x_i - c_b\rVert^2 - \lVert x_i - c_a\rVert^2}{2\sigma^2} = "
-                   r"\frac{\lVert c_a - c_b\rVert}{\sigma^2}\, s_i",
-                   r"\frac{r_{ia}}{r_{ia} + r_{ib}} = \frac{1}{1 + e^{-\lVert c_a - c_b\rVert s_i/\sigma^2}}, \qquad "
-                   r"\text{band } |s| < \frac{\sigma^2 \ln 9}{\lVert c_a - c_b\rVert}"),
-        facts=_soften),
+        "logistic curve across the edge whose width scales like σ². Measured along the segment "
+        "between the two closest K-Means centroids: the band is {width:.4g} wide at σ = {sigma:.3g} "
+        "and {width_half:.4g} at σ = {sigma_half:.3g}, a ratio of {ratio:.4f}.",
+        equations=(
+            r"z_{ia} - z_{ib} = \frac{\lVert x_i - c_b\rVert^2 - \lVert x_i - c_a\rVert^2}{2\sigma^2} = "
+            r"\frac{\lVert c_a - c_b\rVert}{\sigma^2}\, s_i",
+            r"\frac{r_{ia}}{r_{ia} + r_{ib}} = \frac{1}{1 + e^{-\lVert c_a - c_b\rVert s_i/\sigma^2}}, \qquad "
+            r"\text{band } |s| < \frac{\sigma^2 \ln 9}{\lVert c_a - c_b\rVert}",
+        ),
+        facts=_soften,
+    ),
     Step(
-        key="anneal", title="Anneal and watch the splits", view="Annealing", settings=_settings("blobs", 4),
+        key="anneal",
+        title="Anneal and watch the splits",
+        view="Annealing",
+        settings=_settings("blobs", 4),
         task="The link opens the Annealing view. Press ▶ Play: all centres start at the data mean and stay "
-             "there while σ is large. Watch where they first move apart, in the animation and in the "
-             "bifurcation diagram.",
-        question=Question("The covariance matrix of the data (divided by N) has largest eigenvalue "
-                          "λ_max = {lam:.4g} (data units²). At which σ do the centres first split away from the "
-                          "data mean (softmax)?", unit=" (data units)", rel_tol=0.03),
+        "there while σ is large. Watch where they first move apart, in the animation and in the "
+        "bifurcation diagram.",
+        question=Question(
+            "The covariance matrix of the data (divided by N) has largest eigenvalue "
+            "λ_max = {lam:.4g} (data units²). At which σ do the centres first split away from the "
+            "data mean (softmax)?",
+            unit=" (data units)",
+            rel_tol=0.03,
+        ),
         explanation="Linearise EM at the data mean: a small offset δ of a centre grows by the factor "
-                    "λ/σ² per step along an eigenvector of the covariance with eigenvalue λ. Above σ_c the "
-                    "mean is stable; below it the centres split along the principal axis, at σ_c = √λ_max = "
-                    "{sigma_c:.4g}. The view's bifurcation diagram marks the first split measured on its σ grid "
-                    "(it lags by up to one grid step); later splits follow at smaller σ.",
-        equations=(r"\delta \mapsto \frac{\Sigma}{\sigma^2}\,\delta \quad\Rightarrow\quad "
-                   r"\sigma_c^2 = \lambda_{\max}(\Sigma), \qquad \Sigma = \frac{1}{N}\sum_i (x_i - \bar x)(x_i - \bar x)^\top",),
-        facts=_anneal),
+        "λ/σ² per step along an eigenvector of the covariance with eigenvalue λ. Above σ_c the "
+        "mean is stable; below it the centres split along the principal axis, at σ_c = √λ_max = "
+        "{sigma_c:.4g}. The view's bifurcation diagram marks the first split measured on its σ grid "
+        "(it lags by up to one grid step); later splits follow at smaller σ.",
+        equations=(
+            r"\delta \mapsto \frac{\Sigma}{\sigma^2}\,\delta \quad\Rightarrow\quad "
+            r"\sigma_c^2 = \lambda_{\max}(\Sigma), \qquad \Sigma = \frac{1}{N}\sum_i (x_i - \bar x)(x_i - \bar x)^\top",
+        ),
+        facts=_anneal,
+    ),
     Step(
-        key="gradient", title="The gradient step is Lloyd's step", view="Equivalence", settings=_settings("blobs", 4),
+        key="gradient",
+        title="The gradient step is Lloyd's step",
+        view="Equivalence",
+        settings=_settings("blobs", 4),
         task="The link opens the Equivalence view at σ = {sigma:.3g}: one gradient step on the RBF loss L_σ "
-             "next to one Lloyd step, from the same start.",
-        question=Question("With the per-centre step size η_j = 1/(2N_j), where N_j = Σ_i r_ij, where does one "
-                          "gradient step on L_σ move centre c_j?", options=GRADIENT_OPTIONS),
+        "next to one Lloyd step, from the same start.",
+        question=Question(
+            "With the per-centre step size η_j = 1/(2N_j), where N_j = Σ_i r_ij, where does one "
+            "gradient step on L_σ move centre c_j?",
+            options=GRADIENT_OPTIONS,
+        ),
         explanation="The gradient of L_σ (responsibilities held fixed) is −2N_j(x̄_j − c_j), so the step lands "
-                    "exactly on the soft centroid x̄_j at every σ: measured here, the largest difference is "
-                    "{gd_vs_em:.2g} (rounding). As σ → 0 the soft centroid becomes the mean of the Voronoi cell, "
-                    "Lloyd's update: the distance to Lloyd's step is {gd_vs_lloyd:.3g} at σ = {sigma:.3g} and "
-                    "{gd_vs_lloyd_low:.3g} at σ = {sigma_low:.3g}.",
-        equations=(r"\nabla_{c_j} L_\sigma = -2\sum_i r_{ij}(x_i - c_j) = -2N_j(\bar x_j - c_j)",
-                   r"c_j - \frac{1}{2N_j}\nabla_{c_j} L_\sigma = \bar x_j = \frac{\sum_i r_{ij} x_i}{\sum_i r_{ij}}"),
-        facts=_gradient),
+        "exactly on the soft centroid x̄_j at every σ: measured here, the largest difference is "
+        "{gd_vs_em:.2g} (rounding). As σ → 0 the soft centroid becomes the mean of the Voronoi cell, "
+        "Lloyd's update: the distance to Lloyd's step is {gd_vs_lloyd:.3g} at σ = {sigma:.3g} and "
+        "{gd_vs_lloyd_low:.3g} at σ = {sigma_low:.3g}.",
+        equations=(
+            r"\nabla_{c_j} L_\sigma = -2\sum_i r_{ij}(x_i - c_j) = -2N_j(\bar x_j - c_j)",
+            r"c_j - \frac{1}{2N_j}\nabla_{c_j} L_\sigma = \bar x_j = \frac{\sum_i r_{ij} x_i}{\sum_i r_{ij}}",
+        ),
+        facts=_gradient,
+    ),
     Step(
-        key="underflow", title="Naive softmax underflows in float32", view="Stability",
+        key="underflow",
+        title="Naive softmax underflows in float32",
+        view="Stability",
         settings=_settings("blobs", 4, kind="naive", dtype="float32"),
         task="The link opens the Stability view in float32 at σ = {sigma:.3g}. The naive map computes "
-             "exp(z) / Σ exp(z) exactly as written; look at its NaN rows and at the grey region of the plane.",
-        question=Question("In float32, exp(z) rounds to 0 once z < −{Z:.1f}. The point farthest from its nearest "
-                          "K-Means centroid is at squared distance d = {d_max:.4g}. Below which σ does that "
-                          "point's naive row become 0/0 = NaN?", unit=" (data units)", rel_tol=0.03),
+        "exp(z) / Σ exp(z) exactly as written; look at its NaN rows and at the grey region of the plane.",
+        question=Question(
+            "In float32, exp(z) rounds to 0 once z < −{Z:.1f}. The point farthest from its nearest "
+            "K-Means centroid is at squared distance d = {d_max:.4g}. Below which σ does that "
+            "point's naive row become 0/0 = NaN?",
+            unit=" (data units)",
+            rel_tol=0.03,
+        ),
         explanation="The row breaks when even its largest term underflows: d/(2σ²) > Z, i.e. σ < √(d/(2Z)) = "
-                    "{sigma_first:.4g}. At the linked σ = {sigma:.3g}, {nan_rows} of the {n} naive rows are NaN in "
-                    "float32, while the stable softmax, which subtracts the largest logit before exponentiating, "
-                    "has {stable_nan_rows}. (On hardware that flushes subnormal numbers to zero the naive map "
-                    "breaks a little earlier, at Z ≈ 87.3.)",
-        equations=(r"r_{ij} = \frac{e^{z_{ij}}}{\sum_l e^{z_{il}}}, \quad z_{ij} = -\frac{d_{ij}}{2\sigma^2}: "
-                   r"\quad \min_j \frac{d_{ij}}{2\sigma^2} > Z \;\Rightarrow\; r_i = \frac{0}{0}",
-                   r"\text{stable: } r_{ij} = \frac{e^{z_{ij} - \max_l z_{il}}}{\sum_l e^{z_{il} - \max_l z_{il}}}"),
-        facts=_underflow),
+        "{sigma_first:.4g}. At the linked σ = {sigma:.3g}, {nan_rows} of the {n} naive rows are NaN in "
+        "float32, while the stable softmax, which subtracts the largest logit before exponentiating, "
+        "has {stable_nan_rows}. (On hardware that flushes subnormal numbers to zero the naive map "
+        "breaks a little earlier, at Z ≈ 87.3.)",
+        equations=(
+            r"r_{ij} = \frac{e^{z_{ij}}}{\sum_l e^{z_{il}}}, \quad z_{ij} = -\frac{d_{ij}}{2\sigma^2}: "
+            r"\quad \min_j \frac{d_{ij}}{2\sigma^2} > Z \;\Rightarrow\; r_i = \frac{0}{0}",
+            r"\text{stable: } r_{ij} = \frac{e^{z_{ij} - \max_l z_{il}}}{\sum_l e^{z_{il} - \max_l z_{il}}}",
+        ),
+        facts=_underflow,
+    ),
     Step(
-        key="entmax", title="Entmax-1.5 stays exact and sparse", view="Explorer",
+        key="entmax",
+        title="Entmax-1.5 stays exact and sparse",
+        view="Explorer",
         settings=_settings("blobs", 4, kind="entmax15", dtype="float32"),
         task="The link opens the Explorer with entmax-1.5 in float32 at σ = {sigma:.3g}. Look at the number of "
-             "exactly-zero responsibilities and at the agreement with K-Means.",
-        question=Question("An entmax-1.5 row is exactly one-hot when the gap between its two smallest squared "
-                          "distances is at least 4σ². At the K-Means centroids the smallest gap over all points is "
-                          "g_min = {g_min:.4g}. Below which σ is every row exactly one-hot?",
-                          unit=" (data units)", rel_tol=0.03),
+        "exactly-zero responsibilities and at the agreement with K-Means.",
+        question=Question(
+            "An entmax-1.5 row is exactly one-hot when the gap between its two smallest squared "
+            "distances is at least 4σ². At the K-Means centroids the smallest gap over all points is "
+            "g_min = {g_min:.4g}. Below which σ is every row exactly one-hot?",
+            unit=" (data units)",
+            rel_tol=0.03,
+        ),
         explanation="Every row is one-hot once g_min ≥ 4σ², i.e. σ ≤ σ* = √g_min / 2 = {sigma_star:.4g}. At the "
-                    "linked σ = {sigma:.3g}, in float32: {one_hot} of {n} rows are exactly one-hot and {zeros} of "
-                    "the {n}·({k}−1) = {zeros_expected} off-weights are exactly 0, with {nan_rows} NaN rows. Entmax "
-                    "thresholds instead of exponentiating, so it never underflows, and below σ* it is K-Means "
-                    "exactly, not approximately.",
-        equations=(r"\operatorname{entmax}_{1.5}(z)_j = \left[\tfrac{z_j}{2} - \tau\right]_+^2, \qquad "
-                   r"r_i \text{ one-hot} \iff d_{i(2)} - d_{i(1)} \ge 4\sigma^2",),
-        facts=_entmax),
+        "linked σ = {sigma:.3g}, in float32: {one_hot} of {n} rows are exactly one-hot and {zeros} of "
+        "the {n}·({k}−1) = {zeros_expected} off-weights are exactly 0, with {nan_rows} NaN rows. Entmax "
+        "thresholds instead of exponentiating, so it never underflows, and below σ* it is K-Means "
+        "exactly, not approximately.",
+        equations=(
+            r"\operatorname{entmax}_{1.5}(z)_j = \left[\tfrac{z_j}{2} - \tau\right]_+^2, \qquad "
+            r"r_i \text{ one-hot} \iff d_{i(2)} - d_{i(1)} \ge 4\sigma^2",
+        ),
+        facts=_entmax,
+    ),
     Step(
-        key="moons", title="Why moons and circles defeat K-Means at any σ", view="Explorer",
+        key="moons",
+        title="Why moons and circles defeat K-Means at any σ",
+        view="Explorer",
         settings=_settings("moons", 2),
         task="The link opens the Explorer on two moons with k = 2 at σ = {sigma:.3g}. Move σ up and down: "
-             "the boundary between the two colours stays a straight line.",
-        question=Question("With k = 2, how many points can K-Means (or the RBF layer at any σ) put in the same "
-                          "cluster as their own moon?", options=MOONS_OPTIONS),
+        "the boundary between the two colours stays a straight line.",
+        question=Question(
+            "With k = 2, how many points can K-Means (or the RBF layer at any σ) put in the same "
+            "cluster as their own moon?",
+            options=MOONS_OPTIONS,
+        ),
         explanation="The log-ratio of two responsibilities is linear in x, so the boundary between two clusters "
-                    "is a straight line at every σ (checked here: at {sigmas_checked} σ values the argmax of r is "
-                    "exactly the nearest centre: {linear}). The moons interlock, so no line separates them: "
-                    "K-Means puts {agreement} of the points with their own moon; on two rings (circles) it gets "
-                    "{circles_agreement}. Separating them needs more than the clustering layer: e.g. a trained "
-                    "read-out on top of r, which is the RBF network.",
-        equations=(r"\log\frac{r_{ia}}{r_{ib}} = \frac{(c_a - c_b)^\top x_i}{\sigma^2} + "
-                   r"\frac{\lVert c_b\rVert^2 - \lVert c_a\rVert^2}{2\sigma^2}",),
-        facts=_moons),
+        "is a straight line at every σ (checked here: at {sigmas_checked} σ values the argmax of r is "
+        "exactly the nearest centre: {linear}). The moons interlock, so no line separates them: "
+        "K-Means puts {agreement} of the points with their own moon; on two rings (circles) it gets "
+        "{circles_agreement}. Separating them needs more than the clustering layer: e.g. a trained "
+        "read-out on top of r, which is the RBF network.",
+        equations=(
+            r"\log\frac{r_{ia}}{r_{ib}} = \frac{(c_a - c_b)^\top x_i}{\sigma^2} + "
+            r"\frac{\lVert c_b\rVert^2 - \lVert c_a\rVert^2}{2\sigma^2}",
+        ),
+        facts=_moons,
+    ),
 )
 
 
 # --- preparing and checking ---------------------------------------------------------------------------
+
 
 def prepare(step: Step) -> Prepared:
     """The step with its facts computed: link, texts filled in, answer."""
@@ -359,20 +484,31 @@ def prepare(step: Step) -> Prepared:
         answer_text = f"the answer is “{step.question.options[int(answer)]}”"
     else:
         answer_text = f"the answer is {answer:.4g}{step.question.unit}"
-    return Prepared(step=step, sigma=float(facts["sigma"]), task=step.task.format(**facts),
-                    prompt=step.question.prompt.format(**facts), explanation=step.explanation.format(**facts),
-                    answer=float(answer), answer_text=answer_text, facts=facts)
+    return Prepared(
+        step=step,
+        sigma=float(facts["sigma"]),
+        task=step.task.format(**facts),
+        prompt=step.question.prompt.format(**facts),
+        explanation=step.explanation.format(**facts),
+        answer=float(answer),
+        answer_text=answer_text,
+        facts=facts,
+    )
 
 
 def check(prepared: Prepared, response) -> Verdict:
     """The verdict on a response: an option index for a choice question, a number otherwise (None = not answered)."""
     question = prepared.step.question
     if response is None:
-        return Verdict(False, False, "Choose an answer first." if question.is_choice else "Enter a number first.")
+        return Verdict(
+            False, False, "Choose an answer first." if question.is_choice else "Enter a number first."
+        )
     if question.is_choice:
         index = int(response)
         if not 0 <= index < len(question.options):
-            raise ValueError(f"response must be an option index from 0 to {len(question.options) - 1}, got {response!r}.")
+            raise ValueError(
+                f"response must be an option index from 0 to {len(question.options) - 1}, got {response!r}."
+            )
         correct = index == int(prepared.answer)
         said = f"you chose “{question.options[index]}”"
     else:

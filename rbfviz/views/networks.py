@@ -11,6 +11,7 @@
 Grids follow ``rbfviz.field``: an (H, W) array covers extent = (x_min, x_max, y_min, y_max), row 0 at
 the top (y_max), column 0 at the left (x_min).
 """
+
 from __future__ import annotations
 
 import math
@@ -28,11 +29,11 @@ from ..nn.lowsigma import LowSigmaComparison, compare_low_sigma
 
 CLASSIFIER_DATASETS = ("moons", "circles", "spiral")
 DEEP_VIEW_DATASETS = ("digits", "moons", "circles", "spiral", "blobs")
-CONFIDENCE_LEVELS = 8          # confidence bands per class in the animation frames (uint8 codes)
-CLASSIFIER_FRAMES = 40         # about this many animation frames (plus the start)
+CONFIDENCE_LEVELS = 8  # confidence bands per class in the animation frames (uint8 codes)
+CLASSIFIER_FRAMES = 40  # about this many animation frames (plus the start)
 DEEP_FRAMES = 25
-FINAL_GRID = 200               # pixels per side of the final decision regions
-SNAPSHOT_GRID = 48             # per side of each frame's decision grid: 48² bytes a frame
+FINAL_GRID = 200  # pixels per side of the final decision regions
+SNAPSHOT_GRID = 48  # per side of each frame's decision grid: 48² bytes a frame
 
 
 def snapshot_every(epochs: int, frames: int) -> int:
@@ -88,7 +89,7 @@ def voronoi_cells(extent, centers) -> list[np.ndarray]:
     centers = np.asarray(centers, dtype=np.float64)
     x0, x1, y0, y1 = (float(v) for v in extent)
     box = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
-    sq = (centers ** 2).sum(axis=1)
+    sq = (centers**2).sum(axis=1)
     cells = []
     for j, c in enumerate(centers):
         cell = box
@@ -172,63 +173,119 @@ def classifier_view(result: ClassifierResult, grid: int = FINAL_GRID) -> Classif
     X_all = np.vstack([result.X_train, result.X_test])
     extent = plane_extent(X_all, np.vstack([result.centers, result.lloyd_centers]), aspect=PLANE_ASPECT)
     final = decision_grid(result, size=grid, extent=extent)
-    voronoi = nearest_center_grid(extent, result.centers, 2 * grid) if np.isfinite(result.centers).all() \
+    voronoi = (
+        nearest_center_grid(extent, result.centers, 2 * grid)
+        if np.isfinite(result.centers).all()
         else np.zeros((2 * grid, 2 * grid), dtype=np.int64)
+    )
     snaps = [s for s in result.snapshots if s.proba is not None]
     codes = np.stack([confidence_codes(s.proba) for s in snaps]) if snaps else np.zeros((0, 1, 1), np.uint8)
     test_pred = result.predict_proba(result.X_test).argmax(axis=1)
     return ClassifierView(
-        dataset=result.dataset, kind=result.kind, k=result.k, n_classes=final.proba.shape[2],
-        X_train=result.X_train, y_train=result.y_train, X_test=result.X_test, y_test=result.y_test,
+        dataset=result.dataset,
+        kind=result.kind,
+        k=result.k,
+        n_classes=final.proba.shape[2],
+        X_train=result.X_train,
+        y_train=result.y_train,
+        X_test=result.X_test,
+        y_test=result.y_test,
         # small dtypes: finished views are kept per setting for every session (≈ 0.5 MB each, pickled)
-        test_pred=test_pred, extent=extent, label=final.label.astype(np.uint8),
+        test_pred=test_pred,
+        extent=extent,
+        label=final.label.astype(np.uint8),
         confidence=final.proba.max(axis=2).astype(np.float32),
-        decision_edges=boundary_mask(final.label), voronoi_edges=boundary_mask(voronoi),
-        centers=result.centers, center_class=center_classes(result.model), lloyd_centers=result.lloyd_centers,
-        center_distances=result.center_distances, center_distance_to_lloyd=result.center_distance_to_lloyd,
-        empty_centers=result.empty_centers, accuracy=result.accuracy, train_accuracy=result.train_accuracy,
-        linear_accuracy=result.linear_accuracy, sigma_start=float(result.sigmas[0]), sigma_final=result.sigma_final,
-        epochs=len(result.sigmas), epochs_run=result.epochs_run, stopped=result.stopped,
-        nan_steps=result.nan_steps, seconds=result.seconds, history=result.history,
-        frame_extent=tuple(result.extent) if result.extent is not None else extent, frame_levels=CONFIDENCE_LEVELS,
-        frame_codes=codes, frame_centers=np.stack([s.centers for s in snaps]) if snaps else np.zeros((0, result.k, 2)),
+        decision_edges=boundary_mask(final.label),
+        voronoi_edges=boundary_mask(voronoi),
+        centers=result.centers,
+        center_class=center_classes(result.model),
+        lloyd_centers=result.lloyd_centers,
+        center_distances=result.center_distances,
+        center_distance_to_lloyd=result.center_distance_to_lloyd,
+        empty_centers=result.empty_centers,
+        accuracy=result.accuracy,
+        train_accuracy=result.train_accuracy,
+        linear_accuracy=result.linear_accuracy,
+        sigma_start=float(result.sigmas[0]),
+        sigma_final=result.sigma_final,
+        epochs=len(result.sigmas),
+        epochs_run=result.epochs_run,
+        stopped=result.stopped,
+        nan_steps=result.nan_steps,
+        seconds=result.seconds,
+        history=result.history,
+        frame_extent=tuple(result.extent) if result.extent is not None else extent,
+        frame_levels=CONFIDENCE_LEVELS,
+        frame_codes=codes,
+        frame_centers=np.stack([s.centers for s in snaps]) if snaps else np.zeros((0, result.k, 2)),
         frame_epochs=np.array([s.epoch for s in snaps], dtype=np.int64),
         frame_sigmas=np.array([s.sigma for s in snaps], dtype=np.float64),
-        frame_accuracy=np.array([s.accuracy for s in snaps], dtype=np.float64))
+        frame_accuracy=np.array([s.accuracy for s in snaps], dtype=np.float64),
+    )
 
 
-def check_classifier_settings(dataset: str, k: int, n: int | None = None, noise: float | None = None,
-                              seed: int = 0) -> None:
+def check_classifier_settings(
+    dataset: str, k: int, n: int | None = None, noise: float | None = None, seed: int = 0
+) -> None:
     """Raise ValueError, saying what is wrong, if the classifier cannot train on these settings: an
     unknown data set, a data set too small to split, or more centres than training points."""
     if dataset not in CLASSIFIER_DATASETS:
-        raise ValueError(f"dataset {dataset!r} is not offered for the classifier; allowed: "
-                         f"{', '.join(CLASSIFIER_DATASETS)}.")
+        raise ValueError(
+            f"dataset {dataset!r} is not offered for the classifier; allowed: "
+            f"{', '.join(CLASSIFIER_DATASETS)}."
+        )
     try:
         X_train = split_dataset(dataset, n=n, noise=noise, seed=seed)[0]
     except ValueError as err:
-        raise ValueError(f"{n} points are too few to split 70/30 into training and test points with every "
-                         f"class in both ({err}). Use more points.") from err
+        raise ValueError(
+            f"{n} points are too few to split 70/30 into training and test points with every "
+            f"class in both ({err}). Use more points."
+        ) from err
     if not 1 <= k <= X_train.shape[0]:
-        raise ValueError(f"k = {k} centres need at least {k} training points, but the 70 % training split of "
-                         f"{n or DEFAULT_N} points has only {X_train.shape[0]}. Use fewer centres or more points.")
+        raise ValueError(
+            f"k = {k} centres need at least {k} training points, but the 70 % training split of "
+            f"{n or DEFAULT_N} points has only {X_train.shape[0]}. Use fewer centres or more points."
+        )
 
 
-def train_classifier_view(dataset: str = "moons", k: int = 12, seed: int = 0, kind: str = "softmax",
-                          epochs: int = 200, lam: float = 2.0, n: int | None = None, noise: float | None = None,
-                          progress=None, stop=None) -> ClassifierView:
+def train_classifier_view(
+    dataset: str = "moons",
+    k: int = 12,
+    seed: int = 0,
+    kind: str = "softmax",
+    epochs: int = 200,
+    lam: float = 2.0,
+    n: int | None = None,
+    noise: float | None = None,
+    progress=None,
+    stop=None,
+) -> ClassifierView:
     """``train_classifier`` with about ``CLASSIFIER_FRAMES`` snapshots on a SNAPSHOT_GRID² grid, then
     ``classifier_view``. Only the three labelled sets a line cannot separate are offered."""
     if dataset not in CLASSIFIER_DATASETS:
-        raise ValueError(f"dataset {dataset!r} is not offered for the classifier; allowed: "
-                         f"{', '.join(CLASSIFIER_DATASETS)}.")
-    result = train_classifier(dataset, k=k, seed=seed, kind=kind, epochs=epochs, lam=lam, n=n, noise=noise,
-                              progress=progress, stop=stop, snapshot_every=snapshot_every(epochs, CLASSIFIER_FRAMES),
-                              snapshot_grid=SNAPSHOT_GRID)
+        raise ValueError(
+            f"dataset {dataset!r} is not offered for the classifier; allowed: "
+            f"{', '.join(CLASSIFIER_DATASETS)}."
+        )
+    result = train_classifier(
+        dataset,
+        k=k,
+        seed=seed,
+        kind=kind,
+        epochs=epochs,
+        lam=lam,
+        n=n,
+        noise=noise,
+        progress=progress,
+        stop=stop,
+        snapshot_every=snapshot_every(epochs, CLASSIFIER_FRAMES),
+        snapshot_grid=SNAPSHOT_GRID,
+    )
     return classifier_view(result)
 
 
 # --- deep clustering ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, eq=False)
 class DeepView:
@@ -263,7 +320,7 @@ class DeepView:
     kmeans_pca_nmi: float | None
     cluster_sizes: np.ndarray
     sigma_final: float
-    pretrain_epochs: int               # planned (the history may hold fewer if stopped while pretraining)
+    pretrain_epochs: int  # planned (the history may hold fewer if stopped while pretraining)
     joint_epochs: int
     epochs_run: int
     stopped: bool
@@ -288,20 +345,42 @@ def deep_view(result: DeepClusterResult, pretrain_epochs: int | None = None) -> 
     exact = result.latent_dim == 2
     cells = None
     if exact:
-        cells = [voronoi_cells(extent, s.centers_2d) if np.isfinite(s.centers_2d).all() else [] for s in snaps]
+        cells = [
+            voronoi_cells(extent, s.centers_2d) if np.isfinite(s.centers_2d).all() else [] for s in snaps
+        ]
     pretrain = sum(1 for phase in result.history["phase"] if phase == "pretrain")
     pretrain = pretrain if pretrain_epochs is None else int(pretrain_epochs)
     return DeepView(
-        dataset=result.dataset, kind=result.kind, k=result.k, latent_dim=result.latent_dim,
-        n_points=int(result.y.shape[0]), exact_voronoi=exact, extent=extent, point_class=result.y[result.indices],
-        frame_codes=codes, frame_labels=np.stack([s.labels for s in snaps]), frame_centers=centers,
-        frame_cells=cells, frame_epochs=np.array([s.epoch for s in snaps], dtype=np.int64),
+        dataset=result.dataset,
+        kind=result.kind,
+        k=result.k,
+        latent_dim=result.latent_dim,
+        n_points=int(result.y.shape[0]),
+        exact_voronoi=exact,
+        extent=extent,
+        point_class=result.y[result.indices],
+        frame_codes=codes,
+        frame_labels=np.stack([s.labels for s in snaps]),
+        frame_centers=centers,
+        frame_cells=cells,
+        frame_epochs=np.array([s.epoch for s in snaps], dtype=np.int64),
         frame_sigmas=np.array([s.sigma for s in snaps], dtype=np.float64),
-        frame_nmi=np.array([s.nmi for s in snaps], dtype=np.float64), nmi=result.nmi, ari=result.ari,
-        pretrain_nmi=result.pretrain_nmi, kmeans_raw_nmi=result.kmeans_raw_nmi, kmeans_pca_nmi=result.kmeans_pca_nmi,
-        cluster_sizes=result.cluster_sizes, sigma_final=result.sigma_final, pretrain_epochs=pretrain,
-        joint_epochs=len(result.sigmas), epochs_run=result.epochs_run, stopped=result.stopped,
-        nan_steps=result.nan_steps, seconds=result.seconds, history=result.history)
+        frame_nmi=np.array([s.nmi for s in snaps], dtype=np.float64),
+        nmi=result.nmi,
+        ari=result.ari,
+        pretrain_nmi=result.pretrain_nmi,
+        kmeans_raw_nmi=result.kmeans_raw_nmi,
+        kmeans_pca_nmi=result.kmeans_pca_nmi,
+        cluster_sizes=result.cluster_sizes,
+        sigma_final=result.sigma_final,
+        pretrain_epochs=pretrain,
+        joint_epochs=len(result.sigmas),
+        epochs_run=result.epochs_run,
+        stopped=result.stopped,
+        nan_steps=result.nan_steps,
+        seconds=result.seconds,
+        history=result.history,
+    )
 
 
 def deep_table(view: DeepView) -> list[dict]:
@@ -323,20 +402,40 @@ def deep_k(dataset: str) -> int:
     return 10 if dataset == "digits" else NATURAL_K[dataset]
 
 
-def train_deep_view(dataset: str = "digits", seed: int = 0, kind: str = "softmax", pretrain_epochs: int = 100,
-                    joint_epochs: int = 50, lam: float = 3.0, progress=None, stop=None) -> DeepView:
+def train_deep_view(
+    dataset: str = "digits",
+    seed: int = 0,
+    kind: str = "softmax",
+    pretrain_epochs: int = 100,
+    joint_epochs: int = 50,
+    lam: float = 3.0,
+    progress=None,
+    stop=None,
+) -> DeepView:
     """``train_deep_clustering`` (k = ``deep_k``, other settings the library's defaults) with about
     ``DEEP_FRAMES`` snapshots of 500 codes, then ``deep_view``."""
     if dataset not in DEEP_VIEW_DATASETS:
-        raise ValueError(f"dataset {dataset!r} is not offered for deep clustering; allowed: "
-                         f"{', '.join(DEEP_VIEW_DATASETS)}.")
-    result = train_deep_clustering(dataset, k=deep_k(dataset), seed=seed, kind=kind, pretrain_epochs=pretrain_epochs,
-                                   joint_epochs=joint_epochs, lam=lam, progress=progress, stop=stop,
-                                   snapshot_every=snapshot_every(joint_epochs, DEEP_FRAMES))
+        raise ValueError(
+            f"dataset {dataset!r} is not offered for deep clustering; allowed: "
+            f"{', '.join(DEEP_VIEW_DATASETS)}."
+        )
+    result = train_deep_clustering(
+        dataset,
+        k=deep_k(dataset),
+        seed=seed,
+        kind=kind,
+        pretrain_epochs=pretrain_epochs,
+        joint_epochs=joint_epochs,
+        lam=lam,
+        progress=progress,
+        stop=stop,
+        snapshot_every=snapshot_every(joint_epochs, DEEP_FRAMES),
+    )
     return deep_view(result, pretrain_epochs=pretrain_epochs)
 
 
 # --- training at low σ ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True, eq=False)
 class LowSigmaView:
@@ -357,11 +456,22 @@ def check_low_sigma_settings(dataset: str, k: int, sigma: float, dtype: str, see
     check_sigma_for_dtype(check_sigma(sigma), np.dtype(dtype))
 
 
-def train_low_sigma_view(dataset: str = "moons", sigma: float = 0.01, k: int = 12, seed: int = 0, epochs: int = 60,
-                         dtype: str = "float32", progress=None, stop=None) -> LowSigmaView:
+def train_low_sigma_view(
+    dataset: str = "moons",
+    sigma: float = 0.01,
+    k: int = 12,
+    seed: int = 0,
+    epochs: int = 60,
+    dtype: str = "float32",
+    progress=None,
+    stop=None,
+) -> LowSigmaView:
     """``compare_low_sigma`` for naive, softmax and entmax15 (same start for each), with the split size."""
     if dataset not in CLASSIFIER_DATASETS:
-        raise ValueError(f"dataset {dataset!r} is not offered here; allowed: {', '.join(CLASSIFIER_DATASETS)}.")
-    comparison = compare_low_sigma(dataset, sigma=sigma, k=k, seed=seed, epochs=epochs, dtype=dtype,
-                                   progress=progress, stop=stop)
+        raise ValueError(
+            f"dataset {dataset!r} is not offered here; allowed: {', '.join(CLASSIFIER_DATASETS)}."
+        )
+    comparison = compare_low_sigma(
+        dataset, sigma=sigma, k=k, seed=seed, epochs=epochs, dtype=dtype, progress=progress, stop=stop
+    )
     return LowSigmaView(comparison=comparison, n_train=int(split_dataset(dataset, seed=seed)[0].shape[0]))

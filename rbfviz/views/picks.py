@@ -7,6 +7,7 @@ centres, so changing k never loses picks.
 * ``add_picks(picks, new, n)``     – the picks followed by the new indices not yet picked, capped.
 * ``picked_centers(X, picks, k)``  – X[picks[:k]], or a ValueError saying how many more to pick.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,18 +49,24 @@ def picked_centers(X, picks, k: int) -> np.ndarray:
     picks = tuple(int(i) for i in picks)
     if len(picks) < k:
         more = k - len(picks)
-        raise ValueError(f"the custom start needs k = {k} picked points; {len(picks)} picked so far. "
-                         f"Click {more} more point{'s' if more > 1 else ''} on the Explorer's plot, or lower k.")
+        raise ValueError(
+            f"the custom start needs k = {k} picked points; {len(picks)} picked so far. "
+            f"Click {more} more point{'s' if more > 1 else ''} on the Explorer's plot, or lower k."
+        )
     rows = picks[:k]
     bad = [i for i in rows if not 0 <= i < X.shape[0]]
     if bad:
-        raise ValueError(f"picked point #{bad[0]} does not exist: the data have {X.shape[0]} points (#0 to "
-                         f"#{X.shape[0] - 1}). Clear the picks and pick again.")
+        raise ValueError(
+            f"picked point #{bad[0]} does not exist: the data have {X.shape[0]} points (#0 to "
+            f"#{X.shape[0] - 1}). Clear the picks and pick again."
+        )
     centers = X[list(rows)]
     for a in range(k):
-        same = np.flatnonzero((centers[a + 1:] == centers[a]).all(axis=1))
+        same = np.flatnonzero((centers[a + 1 :] == centers[a]).all(axis=1))
         if same.size:
             b = rows[a + 1 + int(same[0])]
-            raise ValueError(f"picked points #{rows[a]} and #{b} are at the same place, so their centres would "
-                             "never separate. Pick points at different places.")
+            raise ValueError(
+                f"picked points #{rows[a]} and #{b} are at the same place, so their centres would "
+                "never separate. Pick points at different places."
+            )
     return np.ascontiguousarray(centers)

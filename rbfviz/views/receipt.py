@@ -16,6 +16,7 @@ receipt and require ``numbers`` to equal ``SHOWN`` to 1e-12 (float64).
 uploaded file also file_name, file_sha256 and columns (None: the loader's default, two numeric
 columns or the first two principal components).
 """
+
 from __future__ import annotations
 
 import math
@@ -25,8 +26,22 @@ from datetime import datetime, timezone
 from importlib import metadata
 
 PACKAGES = ("rbfviz", "numpy", "torch", "scikit-learn", "scipy", "entmax", "plotly", "streamlit")
-PARAMETER_ORDER = ("dataset", "n", "noise", "seed", "file_name", "file_sha256", "columns", "k", "init", "picks",
-                   "kind", "dtype", "sigma", "steps")
+PARAMETER_ORDER = (
+    "dataset",
+    "n",
+    "noise",
+    "seed",
+    "file_name",
+    "file_sha256",
+    "columns",
+    "k",
+    "init",
+    "picks",
+    "kind",
+    "dtype",
+    "sigma",
+    "steps",
+)
 
 
 def package_versions() -> dict[str, str]:
@@ -38,6 +53,7 @@ def package_versions() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             if name == "rbfviz":  # run from a source tree, not installed
                 from .. import __version__
+
                 versions[name] = __version__ + " (source tree)"
             else:
                 versions[name] = "not installed"
@@ -84,13 +100,18 @@ class Receipt:
         return f"rbfviz_receipt_{self.view.lower()}.py"
 
     def to_python(self) -> str:
-        params = "\n".join(f"    {key} = {literal(self.parameters[key])}" for key in PARAMETER_ORDER
-                           if key in self.parameters)
+        params = "\n".join(
+            f"    {key} = {literal(self.parameters[key])}"
+            for key in PARAMETER_ORDER
+            if key in self.parameters
+        )
         versions = "\n".join(f"    {name} {version}" for name, version in self.versions.items())
         upload = ""
         if self.parameters.get("dataset") == "upload":
-            upload = (f"\nThe data are the uploaded file {self.parameters.get('file_name')!r} "
-                      f"(SHA-256 {self.parameters.get('file_sha256')}): put it next to this script.\n")
+            upload = (
+                f"\nThe data are the uploaded file {self.parameters.get('file_name')!r} "
+                f"(SHA-256 {self.parameters.get('file_sha256')}): put it next to this script.\n"
+            )
         return (
             f'"""rbfviz reproducibility receipt: the {self.view} view, {self.created}.\n\n'
             f"Run it with rbfviz and the package versions below installed:\n\n"
@@ -108,31 +129,44 @@ class Receipt:
 
 # --- the snippets -----------------------------------------------------------------------------------
 
+
 def _data_lines(p: dict) -> tuple[list[str], list[str]]:
     """(imports, lines building X in the view's dtype) for generated or uploaded data."""
     if p["dataset"] == "upload":
         columns = p.get("columns")
         pick = f", columns={literal(tuple(columns))}" if columns else ""
-        return (["from pathlib import Path", "from rbfviz import load_points"],
-                [f"X = load_points(Path({p['file_name']!r}).read_bytes(){pick}).X.astype({p['dtype']!r})"])
-    return (["from rbfviz import make_dataset"],
-            [f"X, _ = make_dataset({p['dataset']!r}, n={int(p['n'])}, noise={literal(float(p['noise']))}, "
-             f"seed={int(p['seed'])})",
-             f"X = X.astype({p['dtype']!r})"])
+        return (
+            ["from pathlib import Path", "from rbfviz import load_points"],
+            [f"X = load_points(Path({p['file_name']!r}).read_bytes(){pick}).X.astype({p['dtype']!r})"],
+        )
+    return (
+        ["from rbfviz import make_dataset"],
+        [
+            f"X, _ = make_dataset({p['dataset']!r}, n={int(p['n'])}, noise={literal(float(p['noise']))}, "
+            f"seed={int(p['seed'])})",
+            f"X = X.astype({p['dtype']!r})",
+        ],
+    )
 
 
 def _start_lines(p: dict, init: str) -> tuple[list[str], list[str]]:
     """(imports, lines making the starting centres C0) for init "kmeans++", "random" or "custom"."""
     if init == "custom":
         picks = list(p.get("picks") or ())[: int(p["k"])]
-        return (["from rbfviz.views.picks import picked_centers"],
-                [f"C0 = picked_centers(X, {literal(picks)}, k)  # the points picked on the plot"])
-    return (["from rbfviz.views.explore import initial_centers"], [f"C0 = initial_centers(X, k, {init!r}, seed)"])
+        return (
+            ["from rbfviz.views.picks import picked_centers"],
+            [f"C0 = picked_centers(X, {literal(picks)}, k)  # the points picked on the plot"],
+        )
+    return (
+        ["from rbfviz.views.explore import initial_centers"],
+        [f"C0 = initial_centers(X, k, {init!r}, seed)"],
+    )
 
 
 def _settings(p: dict) -> str:
-    return (f"k, seed, kind, sigma = {int(p['k'])}, {int(p['seed'])}, {p['kind']!r}, "
-            f"{literal(float(p['sigma']))}")
+    return (
+        f"k, seed, kind, sigma = {int(p['k'])}, {int(p['seed'])}, {p['kind']!r}, {literal(float(p['sigma']))}"
+    )
 
 
 def _assemble(imports: list[str], body: list[str]) -> str:
@@ -143,9 +177,13 @@ def _assemble(imports: list[str], body: list[str]) -> str:
         module, _, items = line.removeprefix("from ").partition(" import ")
         names.setdefault(module, set()).update(item.strip() for item in items.split(","))
     head = ["import math"] if "math." in code else []
-    head += [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names) if not m.startswith("rbfviz")]
+    head += [
+        f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names) if not m.startswith("rbfviz")
+    ]
     head += ["", "import numpy as np"]
-    head += [f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names) if m.startswith("rbfviz")]
+    head += [
+        f"from {m} import {', '.join(sorted(names[m]))}" for m in sorted(names) if m.startswith("rbfviz")
+    ]
     return "\n".join(head).lstrip("\n") + "\n\n" + code + "\n"
 
 
@@ -154,7 +192,10 @@ def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
     p = params
     imports, body = _data_lines(p)
     body = body + [_settings(p)]
-    imports = imports + ["from rbfviz.diagnostics import kmeans_reference", "from rbfviz.views.explore import plane_numbers"]
+    imports = imports + [
+        "from rbfviz.diagnostics import kmeans_reference",
+        "from rbfviz.views.explore import plane_numbers",
+    ]
     if p["init"] == "anneal":
         imports += ["from rbfviz import anneal, kmeans", "from rbfviz.views.explore import sigma_scale"]
         body += [
@@ -180,8 +221,12 @@ def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
 
 def equivalence_numbers(step, paths) -> dict:
     """The Equivalence view's numbers from ``equivalence.one_step`` and ``equivalence.trajectories``."""
-    return {"gd_vs_lloyd": float(step.gd_vs_lloyd), "gd_vs_em": float(step.gd_vs_em),
-            "masses": [float(m) for m in step.masses], "final_difference": float(paths.difference[-1])}
+    return {
+        "gd_vs_lloyd": float(step.gd_vs_lloyd),
+        "gd_vs_em": float(step.gd_vs_em),
+        "masses": [float(m) for m in step.masses],
+        "final_difference": float(paths.difference[-1]),
+    }
 
 
 def equivalence_receipt(params: dict, numbers: dict) -> Receipt:
@@ -191,51 +236,64 @@ def equivalence_receipt(params: dict, numbers: dict) -> Receipt:
     imports, body = _data_lines(p)
     more, start = _start_lines(p, init)
     imports = imports + more + ["from rbfviz.views.equivalence import one_step, trajectories"]
-    body = body + [_settings(p)] + start + [
-        "step = one_step(X, C0, sigma, kind)  # gradient step with η_j = 1/(2N_j), EM step, Lloyd step",
-        f"paths = trajectories(X, C0, sigma, kind, steps={int(p.get('steps', 25))})",
-        "numbers = {",
-        '    "gd_vs_lloyd": step.gd_vs_lloyd,  # max |GD step − Lloyd step|',
-        '    "gd_vs_em": step.gd_vs_em,  # max |GD step − soft centroid|: rounding only',
-        '    "masses": step.masses.tolist(),  # N_j at the start',
-        '    "final_difference": float(paths.difference[-1]),  # max |c_GD − c_Lloyd| after the last step',
-        "}",
-    ]
+    body = (
+        body
+        + [_settings(p)]
+        + start
+        + [
+            "step = one_step(X, C0, sigma, kind)  # gradient step with η_j = 1/(2N_j), EM step, Lloyd step",
+            f"paths = trajectories(X, C0, sigma, kind, steps={int(p.get('steps', 25))})",
+            "numbers = {",
+            '    "gd_vs_lloyd": step.gd_vs_lloyd,  # max |GD step − Lloyd step|',
+            '    "gd_vs_em": step.gd_vs_em,  # max |GD step − soft centroid|: rounding only',
+            '    "masses": step.masses.tolist(),  # N_j at the start',
+            '    "final_difference": float(paths.difference[-1]),  # max |c_GD − c_Lloyd| after the last step',
+            "}",
+        ]
+    )
     return Receipt("Equivalence", dict(params), dict(numbers), _assemble(imports, body))
 
 
 def annealing_numbers(view, sigma: float) -> dict:
     """The Annealing view's numbers (``rbfviz.views.annealing.AnnealingView``) at the level nearest σ."""
     s = view.level(sigma)
-    return {"sigma_critical_predicted": float(view.sigma_critical_predicted),
-            "sigma_critical_measured": view.sigma_critical_measured,
-            "slope": float(view.slope.slope),
-            "sigma_exact_predicted": float(view.sigma_exact_predicted),
-            "sigma_exact_measured": view.sigma_exact_measured,
-            "error_at_sigma": float(view.error[s]),
-            "centers_at_sigma": [[float(v) for v in c] for c in view.centers[s]]}
+    return {
+        "sigma_critical_predicted": float(view.sigma_critical_predicted),
+        "sigma_critical_measured": view.sigma_critical_measured,
+        "slope": float(view.slope.slope),
+        "sigma_exact_predicted": float(view.sigma_exact_predicted),
+        "sigma_exact_measured": view.sigma_exact_measured,
+        "error_at_sigma": float(view.error[s]),
+        "centers_at_sigma": [[float(v) for v in c] for c in view.centers[s]],
+    }
 
 
 def annealing_receipt(params: dict, numbers: dict) -> Receipt:
     """The Annealing view: the collapse study on the view's σ grid."""
     p = params
     imports, body = _data_lines(p)
-    imports = imports + ["from rbfviz import collapse_study, kmeans", "from rbfviz.views.explore import sigma_scale"]
-    body = body + [_settings(p), f"dtype = {p['dtype']!r}",
-                   "# the σ grid of the view: from the data and their k-means++-seeded K-Means centroids",
-                   "X64 = X.astype(np.float64)",
-                   "grid = sigma_scale(X64, kmeans(X64, k=k, seed=seed)[0]).grid",
-                   "study = collapse_study(X, k, kind=kind, dtype=dtype, sigmas=grid, seed=seed)",
-                   "level = int(np.argmin(np.abs(np.log(study.sigmas) - math.log(sigma))))",
-                   "numbers = {",
-                   '    "sigma_critical_predicted": study.sigma_critical_predicted,',
-                   '    "sigma_critical_measured": study.sigma_critical_measured,  # first split on the grid',
-                   '    "slope": study.slope.slope,  # log-log slope of E(σ) on its window',
-                   '    "sigma_exact_predicted": study.sigma_exact_predicted,  # √g_min / 2',
-                   '    "sigma_exact_measured": study.sigma_exact_measured,  # E == 0 from here down',
-                   '    "error_at_sigma": float(study.error[level]),',
-                   '    "centers_at_sigma": study.path.centers[level].tolist(),',
-                   "}"]
+    imports = imports + [
+        "from rbfviz import collapse_study, kmeans",
+        "from rbfviz.views.explore import sigma_scale",
+    ]
+    body = body + [
+        _settings(p),
+        f"dtype = {p['dtype']!r}",
+        "# the σ grid of the view: from the data and their k-means++-seeded K-Means centroids",
+        "X64 = X.astype(np.float64)",
+        "grid = sigma_scale(X64, kmeans(X64, k=k, seed=seed)[0]).grid",
+        "study = collapse_study(X, k, kind=kind, dtype=dtype, sigmas=grid, seed=seed)",
+        "level = int(np.argmin(np.abs(np.log(study.sigmas) - math.log(sigma))))",
+        "numbers = {",
+        '    "sigma_critical_predicted": study.sigma_critical_predicted,',
+        '    "sigma_critical_measured": study.sigma_critical_measured,  # first split on the grid',
+        '    "slope": study.slope.slope,  # log-log slope of E(σ) on its window',
+        '    "sigma_exact_predicted": study.sigma_exact_predicted,  # √g_min / 2',
+        '    "sigma_exact_measured": study.sigma_exact_measured,  # E == 0 from here down',
+        '    "error_at_sigma": float(study.error[level]),',
+        '    "centers_at_sigma": study.path.centers[level].tolist(),',
+        "}",
+    ]
     return Receipt("Annealing", dict(params), dict(numbers), _assemble(imports, body))
 
 
@@ -244,8 +302,12 @@ STABILITY_KEYS = ("nan_row_fraction", "hard_row_fraction", "zero_fraction", "gra
 
 def stability_numbers(rows, sigma: float) -> dict:
     """The Stability view's table at σ: "kind/dtype/quantity" -> value, from stability_table rows."""
-    return {f"{r['kind']}/{r['dtype']}/{key}": float(r[key]) for r in rows
-            if math.isclose(r["sigma"], sigma, rel_tol=1e-12) for key in STABILITY_KEYS}
+    return {
+        f"{r['kind']}/{r['dtype']}/{key}": float(r[key])
+        for r in rows
+        if math.isclose(r["sigma"], sigma, rel_tol=1e-12)
+        for key in STABILITY_KEYS
+    }
 
 
 def stability_receipt(params: dict, numbers: dict) -> Receipt:
@@ -253,9 +315,11 @@ def stability_receipt(params: dict, numbers: dict) -> Receipt:
     p = dict(params, dtype="float64")  # the view measures both precisions from float64 points
     imports, body = _data_lines(p)
     imports = imports + ["from rbfviz import kmeans", "from rbfviz.views.stability import stability_table"]
-    body = body + [_settings(p),
-                   "centers, _ = kmeans(X, k=k, seed=seed)  # K-Means, k-means++ seeded: the view's C*",
-                   "rows = stability_table(X, centers, [sigma])  # every map, float32 and float64",
-                   "numbers = {f\"{r['kind']}/{r['dtype']}/{key}\": r[key] for r in rows",
-                   f"           for key in {literal(STABILITY_KEYS)}}}"]
+    body = body + [
+        _settings(p),
+        "centers, _ = kmeans(X, k=k, seed=seed)  # K-Means, k-means++ seeded: the view's C*",
+        "rows = stability_table(X, centers, [sigma])  # every map, float32 and float64",
+        "numbers = {f\"{r['kind']}/{r['dtype']}/{key}\": r[key] for r in rows",
+        f"           for key in {literal(STABILITY_KEYS)}}}",
+    ]
     return Receipt("Stability", dict(params), dict(numbers), _assemble(imports, body))

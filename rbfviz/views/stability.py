@@ -19,6 +19,7 @@ one soft-centroid step from C* lands exactly on C* iff the map is exactly hard o
 
 Convention: z_ij = −d_ij/(2σ²) with d_ij = ||x_i − c_j||²; g_i = d_i(2) − d_i(1).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,13 +28,20 @@ import numpy as np
 import torch
 
 from .. import diagnostics
-from .._validate import (COMPARED_KINDS, DTYPES, check_centers, check_int, check_points, check_sigma,
-                         check_sigma_for_dtype, check_sigmas)
+from .._validate import (
+    COMPARED_KINDS,
+    DTYPES,
+    check_centers,
+    check_int,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+    check_sigmas,
+)
 from ..field import grid_sq_distances, plane_extent
 from ..maps import resp_from_sq_distances, sq_distances
 from ..measures import one_hot_rows
 from ..steps import soft_centroid_step
-
 
 
 def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[dict]:
@@ -65,7 +73,9 @@ def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[d
                 resp = resp_from_sq_distances(d, sigma, row["kind"]).numpy()
             moved = soft_centroid_step(Xd, C_star, sigma, row["kind"])
             row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
-            row["error_to_kmeans"] = float(np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64)))
+            row["error_to_kmeans"] = float(
+                np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64))
+            )
             found[(row["kind"], dtype, sigma)] = row
     return [found[(kind, dtype, float(sigma))] for kind in kinds for dtype in dtypes for sigma in sigmas]
 
@@ -78,6 +88,7 @@ class StabilityPlane:
     label (nearest centre), naive_nan (the naive row is NaN), entmax_hard (the entmax15 row is
     exactly one-hot). Point arrays (n,): point_label, point_naive_nan, point_entmax_hard.
     """
+
     extent: tuple
     sigma: float
     dtype: str
@@ -108,11 +119,15 @@ def stability_plane(X, C, sigma: float, dtype="float64", size: int = 160) -> Sta
     with torch.no_grad():
         d_pix = torch.from_numpy(grid_sq_distances(extent, size, size, Cd))
         d_pts = sq_distances(torch.from_numpy(X.astype(dtype)), torch.from_numpy(Cd))
-        maps = {where: {kind: resp_from_sq_distances(d, sigma, kind).numpy() for kind in ("naive", "entmax15")}
-                for where, d in (("pixels", d_pix), ("points", d_pts))}
+        maps = {
+            where: {kind: resp_from_sq_distances(d, sigma, kind).numpy() for kind in ("naive", "entmax15")}
+            for where, d in (("pixels", d_pix), ("points", d_pts))
+        }
     shape = (size, size)
     return StabilityPlane(
-        extent=extent, sigma=sigma, dtype=dtype,
+        extent=extent,
+        sigma=sigma,
+        dtype=dtype,
         label=d_pix.numpy().argmin(axis=1).reshape(shape),
         naive_nan=np.isnan(maps["pixels"]["naive"]).any(axis=1).reshape(shape),
         entmax_hard=one_hot_rows(maps["pixels"]["entmax15"]).reshape(shape),

@@ -9,6 +9,7 @@ Chromium comes from the system (`apt-get install chromium`), never from Playwrig
 If it is missing the tests are skipped with the reason, unless RBFVIZ_REQUIRE_BROWSER=1 (CI),
 where a missing browser is an error: a browser test must never pass without a browser.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,26 +17,36 @@ import re
 from pathlib import Path
 
 import pytest
+from student import Student
 
 from bench.load import ServerProcess
-from student import Student
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 STARTUP_TIMEOUT = 90  # seconds to healthy (the first `import torch` on a busy 2-core machine)
 
 
 # --- the browser ----------------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        reason = (f"no Chromium at {path} (set CHROMIUM_PATH, or `apt-get install -y chromium`); "
-                  "Playwright's own browser download is not used")
+        reason = (
+            f"no Chromium at {path} (set CHROMIUM_PATH, or `apt-get install -y chromium`); "
+            "Playwright's own browser download is not used"
+        )
         if os.environ.get("RBFVIZ_REQUIRE_BROWSER") == "1":
             pytest.fail(f"RBFVIZ_REQUIRE_BROWSER=1 but {reason}")
         pytest.skip(reason)
@@ -54,6 +65,7 @@ def browser_context_args(browser_context_args):
 
 
 # --- the server -----------------------------------------------------------------------------------
+
 
 def _start(name: str) -> ServerProcess:
     """`streamlit run app.py` on a free port (bench/load.py's ServerProcess), healthy, logging to artifacts/."""
@@ -84,6 +96,7 @@ def fresh_server(chromium_path, request):
 
 
 # --- the student ----------------------------------------------------------------------------------
+
 
 @pytest.fixture
 def student(page, request):

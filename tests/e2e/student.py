@@ -5,6 +5,7 @@ Waiting follows Streamlit's own e2e suite: a short pause for the rerun to start,
 ``[data-test-script-state='notRunning']``. A test then polls for the change it expects (the figure
 title, a slider value), because a fast rerun can finish before the first check runs.
 """
+
 from __future__ import annotations
 
 import re
@@ -101,8 +102,12 @@ class Student:
         page.on("pageerror", lambda exc: self.page_errors.append(str(exc)))
         # every websocket frame the page sends (a BackMsg: a rerun request, a widget or component value)
         self.sent_frames: list[int] = []
-        page.on("websocket", lambda ws: ws.on(
-            "framesent", lambda frame: self.sent_frames.append(len(frame) if frame is not None else 0)))
+        page.on(
+            "websocket",
+            lambda ws: ws.on(
+                "framesent", lambda frame: self.sent_frames.append(len(frame) if frame is not None else 0)
+            ),
+        )
         page.add_init_script(_SEND_LOG_JS)
 
     # --- waiting --------------------------------------------------------------------------------
@@ -135,17 +140,22 @@ class Student:
             """([sel, i, parts]) => { const el = document.querySelectorAll(sel)[i];
                  const t = el && el._fullLayout && el._fullLayout.title ? el._fullLayout.title.text : "";
                  return parts.every((p) => t.includes(p)); }""",
-            arg=[PLOT, index, list(parts)])
+            arg=[PLOT, index, list(parts)],
+        )
         return plain(self.figures()[index]["title"])
 
     def points(self, index: int = 0) -> list[tuple[float, float]]:
         """The (x, y) of every data point drawn in figure ``index`` (its traces named "points…"),
         read from Plotly's decoded data."""
-        return [tuple(p) for p in self.page.evaluate(
-            """([sel, i]) => { const el = document.querySelectorAll(sel)[i];
+        return [
+            tuple(p)
+            for p in self.page.evaluate(
+                """([sel, i]) => { const el = document.querySelectorAll(sel)[i];
                  return (el._fullData || []).filter((t) => (t.name || "").startsWith("points"))
                    .flatMap((t) => Array.from(t.x).map((x, j) => [x, t.y[j]])); }""",
-            [PLOT, index])]
+                [PLOT, index],
+            )
+        ]
 
     def path(self) -> str:
         return urlsplit(self.page.url).path
@@ -171,15 +181,22 @@ class Student:
         return found[0]
 
     def nav_labels(self) -> list[str]:
-        return [t.strip() for t in
-                self.page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").all_inner_texts()]
+        return [
+            t.strip()
+            for t in self.page.locator(
+                "[data-testid='stSidebar'] [data-testid='stPageLink']"
+            ).all_inner_texts()
+        ]
 
     def problems(self) -> list[str]:
         """Exception boxes, error boxes and uncaught JavaScript errors on the page (empty = fine)."""
-        found = [f"exception box: {t}" for t in
-                 self.page.locator("[data-testid='stException']").all_inner_texts()]
-        found += [f"error box: {t}" for t in
-                  self.page.locator("[data-testid='stAlertContentError']").all_inner_texts()]
+        found = [
+            f"exception box: {t}" for t in self.page.locator("[data-testid='stException']").all_inner_texts()
+        ]
+        found += [
+            f"error box: {t}"
+            for t in self.page.locator("[data-testid='stAlertContentError']").all_inner_texts()
+        ]
         found += [f"JavaScript error: {e}" for e in self.page_errors]
         return found
 
@@ -190,8 +207,11 @@ class Student:
     # --- sidebar controls -----------------------------------------------------------------------
     def _sidebar_widget(self, testid: str, label: str) -> Locator:
         widget = self.page.locator(f"[data-testid='stSidebar'] [data-testid='{testid}']").filter(
-            has=self.page.locator("[data-testid='stWidgetLabel']", has_text=label))
-        assert widget.count() == 1, f"expected one sidebar {testid} labelled {label!r}, found {widget.count()}"
+            has=self.page.locator("[data-testid='stWidgetLabel']", has_text=label)
+        )
+        assert widget.count() == 1, (
+            f"expected one sidebar {testid} labelled {label!r}, found {widget.count()}"
+        )
         return widget
 
     def select(self, label: str, option: str) -> None:
@@ -216,12 +236,15 @@ class Student:
     def upload(self, section: str, name: str, data: bytes, mime: str = "text/csv") -> None:
         """Open the sidebar expander ``section`` (if closed) and choose a file ``name`` with content
         ``data`` in its file uploader, as if picked in the file dialog; wait for the rerun."""
-        expander = self.page.locator("[data-testid='stSidebar'] [data-testid='stExpander']").filter(has_text=section)
+        expander = self.page.locator("[data-testid='stSidebar'] [data-testid='stExpander']").filter(
+            has_text=section
+        )
         assert expander.count() == 1, f"expected one sidebar section {section!r}, found {expander.count()}"
         if expander.locator("details").get_attribute("open") is None:
             expander.locator("summary").click()
         expander.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
-            {"name": name, "mimeType": mime, "buffer": data})
+            {"name": name, "mimeType": mime, "buffer": data}
+        )
         self.wait_for_run()
 
     # --- the σ scrubber (ui/scrub.py, ui/scrub.js) ------------------------------------------------
@@ -234,7 +257,8 @@ class Student:
         self.page.wait_for_function(
             """(sigma) => { const p = document.querySelector("div.scrub-plot");
                  return p && p.dataset.sigma !== undefined && p._fullLayout && (sigma === null || p.dataset.sigma === sigma); }""",
-            arg=sigma)
+            arg=sigma,
+        )
         return self.scrub()
 
     def scrub_sigma(self) -> str:
@@ -251,7 +275,9 @@ class Student:
         from streamlit.proto.BackMsg_pb2 import BackMsg
 
         out = []
-        for item in self.page.evaluate("(since) => (window.__rbfvizSent || []).filter((s) => s.t >= since)", since):
+        for item in self.page.evaluate(
+            "(since) => (window.__rbfvizSent || []).filter((s) => s.t >= since)", since
+        ):
             kind = "?"
             if item["n"] <= 4096:
                 try:
@@ -263,7 +289,9 @@ class Student:
 
     def inputs_log(self, since: float = 0.0) -> list[dict]:
         """keydown / input / pointerdown events on the σ slider and pointerup anywhere, since ``since``."""
-        return self.page.evaluate("(since) => (window.__rbfvizInputs || []).filter((s) => s.t >= since)", since)
+        return self.page.evaluate(
+            "(since) => (window.__rbfvizInputs || []).filter((s) => s.t >= since)", since
+        )
 
     def scrub_traces(self) -> list[dict]:
         return self.page.evaluate(_SCRUB_TRACES_JS)
@@ -285,7 +313,9 @@ class Student:
         x = box["x"] + thumb / 2 + (box["width"] - thumb) * state["value"] / max(state["max"], 1)
         return x, box["y"] + box["height"] / 2
 
-    def drag_scrub(self, to_fraction: float, steps: int = 30, step_ms: int = 30, release: bool = True) -> list[str]:
+    def drag_scrub(
+        self, to_fraction: float, steps: int = 30, step_ms: int = 30, release: bool = True
+    ) -> list[str]:
         """Drag the σ slider's thumb with the mouse to ``to_fraction`` of the track (0 = left end,
         smallest σ) in ``steps`` moves ``step_ms`` apart; return the drawn σ after each move.
         With release=False the button stays down (the caller calls page.mouse.up())."""
@@ -306,13 +336,15 @@ class Student:
     def wait_for_settle(self, sigma: str) -> None:
         """After a scrub: wait until the committed σ is in the address and its rerun has finished."""
         self.page.wait_for_function(
-            "(s) => new URLSearchParams(window.location.search).get('sigma') === s", arg=sigma, timeout=30_000)
+            "(s) => new URLSearchParams(window.location.search).get('sigma') === s", arg=sigma, timeout=30_000
+        )
         self.wait_for_run()
 
     def go_to(self, view: str) -> None:
         """Click the sidebar's link to ``view``."""
         self.page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").filter(
-            has_text=re.compile(rf"^\s*{re.escape(view)}\s*$")).click()
+            has_text=re.compile(rf"^\s*{re.escape(view)}\s*$")
+        ).click()
         self.wait_for_run()
 
     def screenshot(self, label: str | None = None) -> Path | None:
@@ -325,8 +357,11 @@ class Student:
         # the viewport to the content's height (capped) to capture the whole view, then restore it.
         size = self.page.viewport_size
         height = self.page.evaluate(
-            "() => (document.querySelector(\"[data-testid='stMain']\") || document.body).scrollHeight")
-        self.page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height) + 40, 4000))})
+            "() => (document.querySelector(\"[data-testid='stMain']\") || document.body).scrollHeight"
+        )
+        self.page.set_viewport_size(
+            {"width": size["width"], "height": max(size["height"], min(int(height) + 40, 4000))}
+        )
         self.page.wait_for_timeout(300)
         self.page.screenshot(path=str(path), full_page=True)
         self.page.set_viewport_size(size)

@@ -1,5 +1,6 @@
 """A classroom's two paths: a student uploads their own CSV file (then a broken one), and a student
 follows a lesson step's link into a view and answers the step's question."""
+
 import re
 
 import numpy as np
@@ -39,7 +40,8 @@ def test_upload_a_good_file_then_a_bad_one(server, student):
     assert sorted(drawn) == sorted(map(tuple, X.tolist())), "the drawn points are not the file's rows"
     assert student.query()["dataset"] == "upload", student.page.url
     expect(student.page.locator("[data-testid='stAlertContentSuccess']")).to_contain_text(
-        f"Loaded classroom.csv: {len(X)} points, x = x, y = y")
+        f"Loaded classroom.csv: {len(X)} points, x = x, y = y"
+    )
     student.assert_no_problems()
     student.screenshot("good")
     figure = student.figures()[0]
@@ -74,15 +76,18 @@ def test_lesson_step_link_opens_its_view_in_its_state(server, student):
     main.locator("[data-testid='stSelectbox']").filter(has_text="Step").click()
     student.page.locator("[role='option']").filter(has_text=f"{ENTMAX + 1} · {step.title}").click()
     student.wait_for_run()
-    expect(student.page.locator("h2").filter(has_text=f"Step {ENTMAX + 1} of {len(STEPS)}")).to_contain_text(step.title)
+    expect(student.page.locator("h2").filter(has_text=f"Step {ENTMAX + 1} of {len(STEPS)}")).to_contain_text(
+        step.title
+    )
     student.assert_no_problems()
 
     student.page.get_by_role("link", name=re.compile(r"Open the Explorer view with these settings")).click()
     student.wait_for_run()
     expect(student.page.locator("h1").first).to_contain_text("Explorer")
     sigma = float(query["sigma"])
-    title = student.wait_for_title(f"blobs, n = {query['n']}, k = {query['k']}, entmax15, float32",
-                                   f"σ = {sigma:.3g}")
+    title = student.wait_for_title(
+        f"blobs, n = {query['n']}, k = {query['k']}, entmax15, float32", f"σ = {sigma:.3g}"
+    )
     assert student.path().endswith("/Explorer"), student.page.url
     assert student.query() == query, (student.query(), query)
     sidebar = student.page.locator("[data-testid='stSidebar']")
@@ -91,13 +96,17 @@ def test_lesson_step_link_opens_its_view_in_its_state(server, student):
     expect(sidebar.get_by_role("radio", name="float32")).to_be_checked()
     assert student.slider_value("Clusters k") == query["k"]
     assert student.scrub_sigma() == f"{sigma:.3g}", title  # the σ slider on the Explorer's figure
-    assert student.page.locator("[data-testid='stAlertContentWarning']").count() == 0, "notices for a lesson link"
+    assert student.page.locator("[data-testid='stAlertContentWarning']").count() == 0, (
+        "notices for a lesson link"
+    )
     student.assert_no_problems()
     student.screenshot("view")
 
     # back on the Lessons page, the same step; answer it and the verdict and the explanation appear
     student.go_to("Lessons")
-    expect(student.page.locator("h2").filter(has_text=f"Step {ENTMAX + 1} of {len(STEPS)}")).to_contain_text(step.title)
+    expect(student.page.locator("h2").filter(has_text=f"Step {ENTMAX + 1} of {len(STEPS)}")).to_contain_text(
+        step.title
+    )
     box = student.page.locator("[data-testid='stMain']").get_by_role("spinbutton")
     box.fill(f"{lesson.answer:.4f}")
     box.press("Enter")
@@ -105,6 +114,7 @@ def test_lesson_step_link_opens_its_view_in_its_state(server, student):
     student.page.get_by_role("button", name="Check my answer").click()
     student.wait_for_run()
     expect(student.page.locator("[data-testid='stAlertContentSuccess']")).to_contain_text(
-        f"Right: {lesson.answer_text}.")
+        f"Right: {lesson.answer_text}."
+    )
     expect(student.page.get_by_role("heading", name="Why")).to_be_visible()
     student.assert_no_problems()

@@ -1,6 +1,7 @@
 """A student changes the controls and watches the figures respond: dataset, k and map in the sidebar,
 the Explorer's σ slider (on its figure) with the keyboard, and the Annealing plane's Play button
 (levels drawn in the browser)."""
+
 import math
 
 import pytest
@@ -32,7 +33,9 @@ def test_dataset_k_and_map_change_the_figure(server, student):
     assert student.figures()[0]["data"] != more_k["data"], "the colours did not change with the map"
 
     query = student.query()
-    assert (query["dataset"], query["k"], query["kind"]) == ("moons", str(k + 1), "entmax15"), student.page.url
+    assert (query["dataset"], query["k"], query["kind"]) == ("moons", str(k + 1), "entmax15"), (
+        student.page.url
+    )
     student.assert_no_problems()
 
 
@@ -54,20 +57,25 @@ def test_sigma_slider_changes_the_figure_and_the_numbers(server, student):
 
     # two steps to smaller σ (the slider's left end is the smallest σ)
     student.press_scrub("ArrowLeft", times=2)
-    student.page.wait_for_function("(s) => document.querySelector('div.scrub-plot').dataset.sigma !== s", arg=sigma0)
+    student.page.wait_for_function(
+        "(s) => document.querySelector('div.scrub-plot').dataset.sigma !== s", arg=sigma0
+    )
     sigma1 = student.scrub_sigma()
     assert float(sigma1) < float(sigma0), (sigma0, sigma1)
     student.wait_for_title(f"σ = {sigma1}")
     after = student.figures()[0]
     assert after["data"] != before["data"], "the figure did not change with σ"
     student.wait_for_settle(sigma1)
-    assert dict(student.scrub()["metrics"])["L_σ  (soft loss)"] != loss0, "the soft loss did not change with σ"
+    assert dict(student.scrub()["metrics"])["L_σ  (soft loss)"] != loss0, (
+        "the soft loss did not change with σ"
+    )
     assert student.query()["sigma"] == sigma1
 
     # all the way to the smallest σ: the assignments are (almost) hard, so the entropy collapses
     student.press_scrub("Home")
-    student.page.wait_for_function("(s) => document.querySelector('div.scrub-plot').dataset.level === s",
-                                   arg=str(start["max"]))
+    student.page.wait_for_function(
+        "(s) => document.querySelector('div.scrub-plot').dataset.level === s", arg=str(start["max"])
+    )
     sigma2 = student.scrub_sigma()
     assert float(sigma2) < float(sigma1)
     student.wait_for_title(f"σ = {sigma2}")
@@ -96,7 +104,10 @@ def test_annealing_animation_plays_in_the_browser(server, student):
     # Play runs from the current level towards small σ (from the largest σ if already at the end)
     target = start["level"] + 3 if start["level"] + 3 <= start["max"] else 3
     student.page.wait_for_function(
-        "(n) => Number(document.querySelector('div.scrub-plot').dataset.level) >= n", arg=target, timeout=30_000)
+        "(n) => Number(document.querySelector('div.scrub-plot').dataset.level) >= n",
+        arg=target,
+        timeout=30_000,
+    )
     expect(play).to_have_attribute("aria-pressed", "true")
     assert student.sent_log(since) == [], "the page sent a message while the animation played"
     playing = student.figures()[0]

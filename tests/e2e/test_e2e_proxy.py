@@ -20,6 +20,7 @@ Assertions avoid the figure's type (the Explorer's σ control is changing): the 
 running without exception or error boxes, the address carries the state, the file's name shows,
 the downloaded CSV has the file's points.
 """
+
 from __future__ import annotations
 
 import csv
@@ -39,7 +40,6 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 from playwright.sync_api import expect
-
 from student import Student
 
 pytestmark = pytest.mark.e2e
@@ -54,8 +54,10 @@ STARTUP_TIMEOUT = 240  # seconds: two first imports of torch on a busy 2-core ma
 
 # --- run-local ------------------------------------------------------------------------------------
 
+
 def _free_port() -> int:
     import socket
+
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -72,9 +74,22 @@ class RunLocal:
         info_path.unlink(missing_ok=True)
         self.out = open(self.log_dir / "run-local.out", "w")
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "deploy" / "run-local"), "--processes", str(processes),
-             "--port", str(_free_port()), "--log-dir", str(self.log_dir), "--info", str(info_path)],
-            cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                str(ROOT / "deploy" / "run-local"),
+                "--processes",
+                str(processes),
+                "--port",
+                str(_free_port()),
+                "--log-dir",
+                str(self.log_dir),
+                "--info",
+                str(info_path),
+            ],
+            cwd=ROOT,
+            stdout=self.out,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while not info_path.exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -104,7 +119,9 @@ class RunLocal:
 @pytest.fixture(scope="module")
 def haproxy_path() -> str:
     """Debian's haproxy (run-local needs it); missing: skipped, or an error in CI."""
-    path = shutil.which("haproxy") or ("/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None)
+    path = shutil.which("haproxy") or (
+        "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None
+    )
     if path is None:
         if os.environ.get("CI") or os.environ.get("RBFVIZ_REQUIRE_BROWSER") == "1":
             pytest.fail("no haproxy (apt-get install haproxy; .ci/run installs it)")
@@ -159,10 +176,12 @@ def wait_for(condition, what: str, timeout: float = 30.0):
 
 def home_replica(rl: RunLocal, before: list[int]) -> int:
     """The index of the one replica whose active sessions rose by one since ``before``."""
+
     def changed():
         now = active(rl)
         rises = [i for i, (a, b) in enumerate(zip(before, now)) if b == a + 1]
         return rises if len(rises) == 1 and sum(now) == sum(before) + 1 else None
+
     return wait_for(changed, f"one new session on one replica (before {before})")[0]
 
 
@@ -173,6 +192,7 @@ def replica_cookie(student: Student) -> str:
 
 
 # --- what a student does --------------------------------------------------------------------------
+
 
 def class_csv(name_seed: int, rows: int = 29) -> tuple[bytes, set[tuple[float, float]]]:
     """A small x,y file: three loose groups (4 decimals), different per seed."""
@@ -195,8 +215,9 @@ def upload_and_check(student: Student, name: str, data: bytes) -> None:
 def put_elsewhere(url: str, student: Student) -> tuple[int, str]:
     """The browser's upload PUT (same path, same XSRF cookie and header) sent straight to ``url``."""
     xsrf = next(c["value"] for c in student.page.context.cookies() if c["name"] == "_streamlit_xsrf")
-    request = urllib.request.Request(url, data=b"", method="PUT",
-                                     headers={"X-Xsrftoken": xsrf, "Cookie": f"_streamlit_xsrf={xsrf}"})
+    request = urllib.request.Request(
+        url, data=b"", method="PUT", headers={"X-Xsrftoken": xsrf, "Cookie": f"_streamlit_xsrf={xsrf}"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as r:
             return r.status, r.read().decode()
@@ -206,7 +227,9 @@ def put_elsewhere(url: str, student: Student) -> tuple[int, str]:
 
 def download_points(student: Student) -> list[dict]:
     """Press "Points and r (CSV)" and read the downloaded file's rows."""
-    button = student.page.locator("[data-testid='stMain']").get_by_role("button", name=POINTS_BUTTON, exact=True)
+    button = student.page.locator("[data-testid='stMain']").get_by_role(
+        "button", name=POINTS_BUTTON, exact=True
+    )
     expect(button).to_have_count(1)
     with student.page.expect_download(timeout=60_000) as download:
         button.click()
@@ -238,8 +261,10 @@ def new_student(browser, browser_context_args, name: str) -> Student:
 
 # --- the tests ------------------------------------------------------------------------------------
 
-def test_a_student_through_the_proxy_upload_sigma_download_shared_link(proxy, student, browser,
-                                                                       browser_context_args):
+
+def test_a_student_through_the_proxy_upload_sigma_download_shared_link(
+    proxy, student, browser, browser_context_args
+):
     before = active(proxy)
     first = open_explorer(student, proxy.url, "0.8")
     home = home_replica(proxy, before)
@@ -255,8 +280,10 @@ def test_a_student_through_the_proxy_upload_sigma_download_shared_link(proxy, st
 
     # upload: a plain HTTP PUT that must reach the replica holding this session's websocket
     puts = []
-    student.page.on("request", lambda r: puts.append(r.url) if r.method == "PUT" and "/_stcore/upload_file/" in r.url
-                    else None)
+    student.page.on(
+        "request",
+        lambda r: puts.append(r.url) if r.method == "PUT" and "/_stcore/upload_file/" in r.url else None,
+    )
     data, points = class_csv(11)
     upload_and_check(student, "through-proxy.csv", data)
     # the same PUT sent to the other replica is refused: without the cookie's affinity it would fail
@@ -276,7 +303,9 @@ def test_a_student_through_the_proxy_upload_sigma_download_shared_link(proxy, st
         friend.assert_no_problems()
         assert friend.query()["sigma"] == changed["sigma"], (friend.page.url, shared_link)
         other = home_replica(proxy, before)
-        assert other != home, f"the second browser landed on the same replica ({proxy.replicas[home]['name']})"
+        assert other != home, (
+            f"the second browser landed on the same replica ({proxy.replicas[home]['name']})"
+        )
         assert replica_cookie(friend) != cookie
         friend.screenshot()
     finally:
@@ -294,10 +323,34 @@ def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
     port = proxy.url.rsplit(":", 1)[1]
     t0 = time.monotonic()
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--sessions", str(sessions), "--port", port,
-         "--pid", str(proxy.replicas[0]["pid"]), "--arrival-seconds", "20", "--changes", "3",
-         "--think", "0.5", "1.5", "--settle", "1", "--timeout", "120", "--json", str(report_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=900)
+        [
+            sys.executable,
+            str(ROOT / "bench" / "load.py"),
+            "--sessions",
+            str(sessions),
+            "--port",
+            port,
+            "--pid",
+            str(proxy.replicas[0]["pid"]),
+            "--arrival-seconds",
+            "20",
+            "--changes",
+            "3",
+            "--think",
+            "0.5",
+            "1.5",
+            "--settle",
+            "1",
+            "--timeout",
+            "120",
+            "--json",
+            str(report_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     wall = time.monotonic() - t0
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads(report_path.read_text())
@@ -306,9 +359,13 @@ def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
     # "change_to_figure" before it
     latency = report.get("commit_to_page") or report.get("change_to_figure")
     complete = report.get("sessions_with_all_commits", report.get("sessions_with_all_figures"))
-    print(f"\n{sessions} students through HAProxy in {wall:.0f} s: sessions per replica {per_replica} "
-          f"(warm-up and probe students included), σ change → updated page {latency}, first open {report['open']}")
-    (ARTIFACTS / "proxy-load-80.json").write_text(json.dumps({**report, "sessions_per_replica": per_replica}, indent=1))
+    print(
+        f"\n{sessions} students through HAProxy in {wall:.0f} s: sessions per replica {per_replica} "
+        f"(warm-up and probe students included), σ change → updated page {latency}, first open {report['open']}"
+    )
+    (ARTIFACTS / "proxy-load-80.json").write_text(
+        json.dumps({**report, "sessions_per_replica": per_replica}, indent=1)
+    )
 
     assert report["errors"] == [], report["errors"][:20]
     assert complete == sessions, report
@@ -318,8 +375,9 @@ def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
     assert min(per_replica) >= 0.35 * total, f"uneven: {per_replica}"
 
 
-def test_a_stopped_replica_leaves_the_other_replicas_students_working(haproxy_path, browser,
-                                                                       browser_context_args):
+def test_a_stopped_replica_leaves_the_other_replicas_students_working(
+    haproxy_path, browser, browser_context_args
+):
     rl = RunLocal("failover")
     stayer = leaver = None
     try:
@@ -353,8 +411,11 @@ def test_a_stopped_replica_leaves_the_other_replicas_students_working(haproxy_pa
         stayer.screenshot()
 
         # the leaver's browser reconnects by itself, to the remaining replica, in a new session
-        wait_for(lambda: active(rl)[stay_home] == 2, "the leaver's browser to reconnect to the other replica",
-                 timeout=60)
+        wait_for(
+            lambda: active(rl)[stay_home] == 2,
+            "the leaver's browser to reconnect to the other replica",
+            timeout=60,
+        )
         leaver.wait_for_run()
         leaver.assert_no_problems()
         leaver.screenshot()
@@ -365,5 +426,7 @@ def test_a_stopped_replica_leaves_the_other_replicas_students_working(haproxy_pa
         code = rl.stop()
     assert code == 0, rl.output()
     for r in rl.replicas:
-        assert not Path(f"/proc/{r['pid']}").exists() or "zombie" in Path(f"/proc/{r['pid']}/status").read_text(), r
+        assert (
+            not Path(f"/proc/{r['pid']}").exists() or "zombie" in Path(f"/proc/{r['pid']}/status").read_text()
+        ), r
     assert not Path(f"/proc/{rl.info['haproxy_pid']}").exists()

@@ -13,6 +13,7 @@ After each scrub the test checks, in the browser:
 * that the address then names the new σ and that opening it in a fresh browser context shows the
   same σ and the same numbers.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,26 +23,27 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
+from student import Student
 
 from rbfviz import diagnostics
-
-from rbfviz.views import describe
 from rbfviz.datasets import make_dataset
-from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.maps import responsibilities
-from student import Student
+from rbfviz.views import describe
+from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from ui import compute
 from ui.state import parse_query
 
 pytestmark = pytest.mark.e2e
 
-DEFAULTS = dict(dataset="blobs", n="500", noise="1.5", seed="0", k="4", init="kmeanspp", kind="softmax",
-                dtype="float64")
+DEFAULTS = dict(
+    dataset="blobs", n="500", noise="1.5", seed="0", k="4", init="kmeanspp", kind="softmax", dtype="float64"
+)
 SETTLE_WAIT_MS = 900  # > the scrubber's 0.5 s settle time: long enough for a commit to have been sent
 SETTLE_MIN_MS = 450  # the commit comes 0.5 s after the last input (timer granularity allowed for)
 
 
 # --- rbfviz at one σ ----------------------------------------------------------------------------------
+
 
 @lru_cache(maxsize=None)
 def grid(kind: str = "softmax", dtype: str = "float64") -> tuple[float, ...]:
@@ -74,13 +76,18 @@ def expected(level: int, kind: str = "softmax", dtype: str = "float64") -> dict:
         metrics.append(("NaN rows of r", f"{numbers['nan_rows']:,}"))
     resp = responsibilities(X, C, sigma, kind)
     return dict(
-        sigma=sigma, text=f"{sigma:.3g}", numbers=numbers, metrics=metrics,
+        sigma=sigma,
+        text=f"{sigma:.3g}",
+        numbers=numbers,
+        metrics=metrics,
         bound=f"bound for {kind}: {numbers['bound']:.3g} — "
-              + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"),
+        + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"),
         caption="In words: " + describe.plane(resp, numbers, sigma, kind, dtype),
         centres=f"({iterations} EM iteration(s), {'converged' if converged else 'NOT converged'}",
-        C=np.asarray(C, dtype=np.float64), km=np.asarray(km_centers, dtype=np.float64),
-        r_shown=np.round(np.asarray(resp, dtype=np.float64), 3).astype(np.float32).astype(np.float64))
+        C=np.asarray(C, dtype=np.float64),
+        km=np.asarray(km_centers, dtype=np.float64),
+        r_shown=np.round(np.asarray(resp, dtype=np.float64), 3).astype(np.float32).astype(np.float64),
+    )
 
 
 def _rel(a, b) -> float:
@@ -110,18 +117,24 @@ def check_drawn(student: Student, kind: str = "softmax", dtype: str = "float64",
 
     # the numbers beside the plot: the strings exactly, and each parsed back within half a unit of
     # its last shown digit of rbfviz's float (the strings carry 3-5 significant digits)
-    assert [(" ".join(label.split()), value) for label, value in shown["metrics"]] == \
-        [(" ".join(label.split()), value) for label, value in want["metrics"]], shown["metrics"]
+    assert [(" ".join(label.split()), value) for label, value in shown["metrics"]] == [
+        (" ".join(label.split()), value) for label, value in want["metrics"]
+    ], shown["metrics"]
     numbers, metrics = want["numbers"], dict(want["metrics"])
-    for key, label, digits in (("loss", "L_σ  (soft loss)", 5), ("distortion", "J  (K-Means distortion at these "
-                                                                          "centres)", 5), ("gap", "L_σ − J", 3)):
+    for key, label, digits in (
+        ("loss", "L_σ  (soft loss)", 5),
+        ("distortion", "J  (K-Means distortion at these centres)", 5),
+        ("gap", "L_σ − J", 3),
+    ):
         value = float(metrics[label])
         assert value == float(f"{numbers[key]:.{digits}g}")
-        assert abs(value - numbers[key]) <= 0.5 * 10 ** (math.floor(math.log10(abs(numbers[key]) or 1)) - digits + 1) \
-            * (1 + 1e-9), (key, value, numbers[key])
+        assert abs(value - numbers[key]) <= 0.5 * 10 ** (
+            math.floor(math.log10(abs(numbers[key]) or 1)) - digits + 1
+        ) * (1 + 1e-9), (key, value, numbers[key])
     assert shown["notes"][0] == want["bound"], shown["notes"]
-    assert shown["notes"][-1].startswith("Centres shown: EM from the kmeans++ start to the soft fixed point"), \
-        shown["notes"]
+    assert shown["notes"][-1].startswith(
+        "Centres shown: EM from the kmeans++ start to the soft fixed point"
+    ), shown["notes"]
     assert want["centres"] in shown["notes"][-1], (shown["notes"][-1], want["centres"])
     assert shown["caption"] == want["caption"], (shown["caption"], want["caption"])
     assert f"σ = {s} ({kind}, {dtype})" in shown["caption"]
@@ -167,13 +180,15 @@ def settle(student: Student, since: float, sigma: str) -> None:
     assert len(sent) == 1, f"expected exactly one message (the commit) for one settle, the page sent {sent}"
     assert sent[0]["type"] == "rerun_script", sent
     assert sent[0]["t"] >= last + SETTLE_MIN_MS, (
-        f"the commit was sent {sent[0]['t'] - last:.0f} ms after the last input: while σ was still moving")
+        f"the commit was sent {sent[0]['t'] - last:.0f} ms after the last input: while σ was still moving"
+    )
     assert student.query()["sigma"] == sigma, student.page.url
     sidebar = student.page.locator("[data-testid='stSidebar']").inner_text()
     assert f"σ = {sigma}: move it with the σ slider above the figure" in sidebar, sidebar
 
 
 # --- the tests -------------------------------------------------------------------------------------
+
 
 def test_keyboard_scrub(server, student, browser, browser_context_args):
     student.open(f"{server.url}/Explorer")
@@ -240,8 +255,10 @@ def test_touch_drag_scrub(server, browser, browser_context_args):
         cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y}]})
         seen = []
         for i in range(1, 16):
-            cdp.send("Input.dispatchTouchEvent",
-                     {"type": "touchMove", "touchPoints": [{"x": x0 + (x1 - x0) * i / 15, "y": y}]})
+            cdp.send(
+                "Input.dispatchTouchEvent",
+                {"type": "touchMove", "touchPoints": [{"x": x0 + (x1 - x0) * i / 15, "y": y}]},
+            )
             student.page.wait_for_timeout(40)
             seen.append(student.scrub()["sigma"])
         student.page.wait_for_timeout(SETTLE_WAIT_MS)

@@ -1,6 +1,7 @@
 """The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
 holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the level's pairs) equals
 rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
+
 import re
 from pathlib import Path
 
@@ -14,8 +15,12 @@ pytestmark = pytest.mark.e2e
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 QUERY = {"dataset": "moons", "n": "150", "k": "3", "seed": "0"}
-VIEWS = {"Explorer": "pages/1_Explorer.py", "Annealing": "pages/2_Annealing.py",
-         "Stability": "pages/3_Stability.py", "Equivalence": "pages/4_Equivalence.py"}
+VIEWS = {
+    "Explorer": "pages/1_Explorer.py",
+    "Annealing": "pages/2_Annealing.py",
+    "Stability": "pages/3_Stability.py",
+    "Equivalence": "pages/4_Equivalence.py",
+}
 
 # Plotly's own copy of the figure (gd.data / gd.layout) as plain JSON: typed arrays become lists.
 GRAPH_JS = """() => {
@@ -91,8 +96,10 @@ def test_the_hover_and_the_drawn_colours_follow_the_scrubbed_level(server, stude
     level = int(page.locator("div.scrub-plot").get_attribute("data-level"))
     assert level != start
     # the points whose r changed most: a stale hover or colour would show there
-    change = np.abs(np.asarray(figure_at(header, level)["data"][0]["customdata"], float)
-                    - np.asarray(figure_at(header, start)["data"][0]["customdata"], float)).sum(axis=1)
+    change = np.abs(
+        np.asarray(figure_at(header, level)["data"][0]["customdata"], float)
+        - np.asarray(figure_at(header, start)["data"][0]["customdata"], float)
+    ).sum(axis=1)
     assert change.max() > 0.05
     for index in np.argsort(change)[-3:].tolist():
         point = page.evaluate(POINT_JS, index)

@@ -1,6 +1,7 @@
 """A teacher shares a link with every control in the address; a student opens it as the first visitor
 of a freshly started server (the multipage set-up must not depend on somebody having opened the home
 page first: see ui/page.py on st.navigation) and lands on the right view in the right state."""
+
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -12,9 +13,13 @@ from ui.state import parse_query
 
 pytestmark = pytest.mark.e2e
 
-SHARED = dict(dataset="moons", n="300", noise="0.1", seed="3", k="3", init="kmeanspp", kind="entmax15",
-              dtype="float32")
-VIEWS = [p.stem.split("_", 1)[1] for p in sorted((Path(__file__).resolve().parents[2] / "pages").glob("[0-9]*_*.py"))]
+SHARED = dict(
+    dataset="moons", n="300", noise="0.1", seed="3", k="3", init="kmeanspp", kind="entmax15", dtype="float32"
+)
+VIEWS = [
+    p.stem.split("_", 1)[1]
+    for p in sorted((Path(__file__).resolve().parents[2] / "pages").glob("[0-9]*_*.py"))
+]
 
 
 def shared_sigma() -> str:
@@ -48,7 +53,9 @@ def test_shared_link_opens_the_right_view_on_a_fresh_server(fresh_server, studen
     assert student.wait_for_scrub(sigma)["output"] == f"σ = {sigma}"  # the σ slider on the Explorer's figure
     student.wait_for_title("moons, n = 300, k = 3, entmax15, float32", f"σ = {sigma}")
     assert student.query() == query, student.page.url
-    assert student.page.locator("[data-testid='stAlertContentWarning']").count() == 0, "notices for a valid link"
+    assert student.page.locator("[data-testid='stAlertContentWarning']").count() == 0, (
+        "notices for a valid link"
+    )
     student.assert_no_problems()
     student.screenshot("explorer")
 

@@ -12,6 +12,7 @@ folder) in a real server and Chromium.
 If either test fails after a Streamlit upgrade, the reason it records is gone: switch to the
 Streamlit feature (see ui/page.py's docstring) and delete the test.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -22,24 +23,24 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from student import Student
 
 from bench.load import free_port
-from student import Student
 
 pytestmark = pytest.mark.e2e
 
 MENU = ("Home", "Explorer", "Stability")
 
-NAVIGATION_APP = '''
+NAVIGATION_APP = """
 import streamlit as st
 st.sidebar.markdown("entry script ran")
 pg = st.navigation([st.Page(lambda: st.title("Home"), title="Home", url_path="", default=True),
                     st.Page("pages/1_Explorer.py", title="Explorer"),
                     st.Page("pages/2_Stability.py", title="Stability")])
 pg.run()
-'''
+"""
 
-BOUND_SIDEBAR = '''
+BOUND_SIDEBAR = """
 import streamlit as st
 def draw():
     st.sidebar.selectbox("Dataset", ["blobs", "moons"], key="dataset", bind="query-params")
@@ -47,7 +48,7 @@ def draw():
     query = {"dataset": st.session_state.dataset, "n": str(st.session_state.n)}
     st.sidebar.page_link("pages/2_Stability.py", label="Stability", query_params=query)
     st.markdown(f"dataset={st.session_state.dataset} n={st.session_state.n}")
-'''
+"""
 
 
 class TinyServer:
@@ -57,10 +58,22 @@ class TinyServer:
         self.url = f"http://127.0.0.1:{free_port()}"
         self.log = open(folder / "server.log", "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
-             f"--server.port={self.url.rsplit(':', 1)[1]}", "--server.address=127.0.0.1",
-             "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"],
-            cwd=folder, stdout=self.log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                "app.py",
+                "--server.headless=true",
+                f"--server.port={self.url.rsplit(':', 1)[1]}",
+                "--server.address=127.0.0.1",
+                "--server.fileWatcherType=none",
+                "--browser.gatherUsageStats=false",
+            ],
+            cwd=folder,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -100,9 +113,13 @@ def menu(student: Student) -> list[str]:
 
 
 def test_navigation_with_a_pages_folder_skips_the_entry_script_on_a_fresh_server(tiny_app, student):
-    server = tiny_app({"app.py": NAVIGATION_APP,
-                       "pages/1_Explorer.py": 'import streamlit as st\nst.title("Explorer page")\n',
-                       "pages/2_Stability.py": 'import streamlit as st\nst.title("Stability page")\n'})
+    server = tiny_app(
+        {
+            "app.py": NAVIGATION_APP,
+            "pages/1_Explorer.py": 'import streamlit as st\nst.title("Explorer page")\n',
+            "pages/2_Stability.py": 'import streamlit as st\nst.title("Stability page")\n',
+        }
+    )
     entry = student.page.get_by_text("entry script ran")
 
     for visitor in (1, 2):  # every deep link, until somebody opens the home page
@@ -120,9 +137,14 @@ def test_navigation_with_a_pages_folder_skips_the_entry_script_on_a_fresh_server
 
 def test_bound_widgets_lose_their_values_on_a_page_switch(tiny_app, student):
     page = 'import streamlit as st, sidebar\nst.title("{}")\nsidebar.draw()\n'
-    server = tiny_app({"app.py": page.format("Home"), "sidebar.py": BOUND_SIDEBAR,
-                       "pages/1_Explorer.py": page.format("Explorer"),
-                       "pages/2_Stability.py": page.format("Stability")})
+    server = tiny_app(
+        {
+            "app.py": page.format("Home"),
+            "sidebar.py": BOUND_SIDEBAR,
+            "pages/1_Explorer.py": page.format("Explorer"),
+            "pages/2_Stability.py": page.format("Stability"),
+        }
+    )
     student.open(f"{server.url}/Explorer?dataset=moons&n=9")
     assert student.page.get_by_text("dataset=moons n=9").count() == 1
 

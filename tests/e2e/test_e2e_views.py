@@ -1,5 +1,6 @@
 """A student opens the app and every view from the sidebar: each loads with its own title, keeps
 the controls in the address, draws its figures, and shows no exception or error box."""
+
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,8 @@ VIEWS = [p.stem.split("_", 1)[1] for p in sorted(PAGES.glob("[0-9]*_*.py"))]
 
 def label(view: str) -> str:
     return view.replace("_", " ")
+
+
 # the views whose job is a figure (the others, e.g. Lessons, are text and links)
 FIGURE_VIEWS = {"Explorer", "Annealing", "Stability", "Equivalence"}
 
@@ -30,7 +33,9 @@ def test_home_page_links_to_every_view(server, student):
     assert "σ → 0 limit" in student.heading()
     nav = student.nav_labels()
     assert all(label(view) in nav for view in VIEWS), nav
-    links = student.page.locator("[data-testid='stMainBlockContainer'] [data-testid='stPageLink']").all_inner_texts()
+    links = student.page.locator(
+        "[data-testid='stMainBlockContainer'] [data-testid='stPageLink']"
+    ).all_inner_texts()
     for view in FIGURE_VIEWS:
         assert any(view in link for link in links), (view, links)
     student.assert_no_problems()

@@ -16,4 +16,5 @@ return a ``go.Figure``; mark RBF centres with ``CENTER_MARKER`` and K-Means cent
 ``KMEANS_MARKER`` (plane.py) so symbols mean the same thing everywhere; colour cluster j with
 ``cluster_colors(k)[j]``.
 """
+
 from . import layout, palette  # noqa: F401

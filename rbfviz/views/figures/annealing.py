@@ -17,6 +17,7 @@ small σ on the right: the direction of cooling.
 
 Vertical σ lines are layout shapes with legend entries (``sigma_line``); tests find them by name.
 """
+
 from __future__ import annotations
 
 import base64
@@ -53,8 +54,17 @@ EXACT_PREDICTED = "σ* = √g_min/2 predicted"
 EXACT_MEASURED = "E = 0 from here (measured)"
 SOFTMAX_EXACT = "softmax f64-exact √(g_min/73.4)"
 # Horizontal legends laid out in columns (entries are long; one per row would squash the plot).
-GRID_LEGEND = dict(orientation="h", yanchor="bottom", y=1.02, xanchor="left", x=0.0, font=dict(size=12),
-                   entrywidth=0.33, entrywidthmode="fraction", bgcolor="rgba(255,255,255,0.85)")
+GRID_LEGEND = dict(
+    orientation="h",
+    yanchor="bottom",
+    y=1.02,
+    xanchor="left",
+    x=0.0,
+    font=dict(size=12),
+    entrywidth=0.33,
+    entrywidthmode="fraction",
+    bgcolor="rgba(255,255,255,0.85)",
+)
 
 
 def hex_colors(rgb) -> list[str]:
@@ -65,8 +75,19 @@ def hex_colors(rgb) -> list[str]:
 
 def sigma_line(sigma: float, name: str, color: str, dash: str = "dash", width: float = 2.0) -> dict:
     """A full-height vertical line at σ (data x, paper y) with its own legend entry."""
-    return dict(type="line", xref="x", yref="paper", x0=float(sigma), x1=float(sigma), y0=0.0, y1=1.0,
-                line=dict(color=color, dash=dash, width=width), name=name, showlegend=True, layer="above")
+    return dict(
+        type="line",
+        xref="x",
+        yref="paper",
+        x0=float(sigma),
+        x1=float(sigma),
+        y0=0.0,
+        y1=1.0,
+        line=dict(color=color, dash=dash, width=width),
+        name=name,
+        showlegend=True,
+        layer="above",
+    )
 
 
 def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
@@ -79,8 +100,11 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     if not (low > 0 and math.isfinite(high)):
         return [], []
     mantissas = (1.0, 2.0, 5.0) if high / low <= 1e3 else (1.0, 3.0)
-    values = [m * 10.0**e for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
-              for m in mantissas]
+    values = [
+        m * 10.0**e
+        for e in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+        for m in mantissas
+    ]
     values = [v for v in values if low <= v <= high]
     return values, [f"{v:g}" for v in values]
 
@@ -90,9 +114,19 @@ def sigma_axis(sigmas, title: str = "σ  (log scale; cooling →)") -> dict:
     sigmas = np.asarray(sigmas, dtype=np.float64)
     sigmas = sigmas[np.isfinite(sigmas) & (sigmas > 0)]
     values, labels = log_ticks(sigmas.min(), sigmas.max()) if sigmas.size else ([], [])
-    return dict(type="log", autorange="reversed", title=dict(text=title, font=dict(size=14)),
-                tickfont=dict(size=12), gridcolor="#e6e6e6", linecolor="#888888", showline=True, mirror=True,
-                zeroline=False, tickvals=values, ticktext=labels)
+    return dict(
+        type="log",
+        autorange="reversed",
+        title=dict(text=title, font=dict(size=14)),
+        tickfont=dict(size=12),
+        gridcolor="#e6e6e6",
+        linecolor="#888888",
+        showline=True,
+        mirror=True,
+        zeroline=False,
+        tickvals=values,
+        ticktext=labels,
+    )
 
 
 def _finite(values) -> list:
@@ -116,6 +150,7 @@ def _level_sigma_label(sigma: float) -> str:
 
 # --- the animated plane -------------------------------------------------------------------------
 
+
 def animated_subset(n: int, limit: int = MAX_ANIMATED_POINTS, seed: int = 0) -> np.ndarray:
     """Indices of the points recoloured in the animation: all of them up to ``limit``, else a fixed
     random subset of ``limit`` (sorted)."""
@@ -124,8 +159,15 @@ def animated_subset(n: int, limit: int = MAX_ANIMATED_POINTS, seed: int = 0) -> 
     return np.sort(np.random.RandomState(seed).choice(n, size=limit, replace=False))
 
 
-def trajectory_figure(view, X, sigma: float, title: str | None = None, height: int = 700,
-                      frame_ms: int = FRAME_MS, static: bool = False) -> go.Figure:
+def trajectory_figure(
+    view,
+    X,
+    sigma: float,
+    title: str | None = None,
+    height: int = 700,
+    frame_ms: int = FRAME_MS,
+    static: bool = False,
+) -> go.Figure:
     """The annealing in the plane, animated client-side, opening at the level nearest to σ.
 
     static=True: the same figure at that level only, without frames, Play buttons or slider (for
@@ -140,46 +182,113 @@ def trajectory_figure(view, X, sigma: float, title: str | None = None, height: i
     centers = np.asarray(view.centers, dtype=np.float64)
     S, k = centers.shape[0], centers.shape[1]
     if X.ndim != 2 or X.shape[1] != 2 or view.colors.shape[:2] != (S, X.shape[0]):
-        raise ValueError(f"X must be the (n, 2) points of the view; got {X.shape} for colours {view.colors.shape}.")
+        raise ValueError(
+            f"X must be the (n, 2) points of the view; got {X.shape} for colours {view.colors.shape}."
+        )
     current = view.level(sigma)
     colors = cluster_colors(k)
     shown = animated_subset(X.shape[0])
     frame_colors = [hex_colors(view.colors[s, shown]) for s in range(S)]
 
     def points(s):
-        return dict(type="scatter", x=_coords(X[shown, 0]), y=_coords(X[shown, 1]), mode="markers", name="points (colour mixed by r)",
-                    marker=dict(color=frame_colors[s], size=6, opacity=0.7), hoverinfo="skip")
+        return dict(
+            type="scatter",
+            x=_coords(X[shown, 0]),
+            y=_coords(X[shown, 1]),
+            mode="markers",
+            name="points (colour mixed by r)",
+            marker=dict(color=frame_colors[s], size=6, opacity=0.7),
+            hoverinfo="skip",
+        )
 
     def trail(s, j):
-        return dict(type="scatter", x=_coords(centers[: s + 1, j, 0]), y=_coords(centers[: s + 1, j, 1]),
-                    mode="lines", line=dict(color=colors[j], width=3.5), showlegend=False, hoverinfo="skip",
-                    name=f"trail of centre {j}")
+        return dict(
+            type="scatter",
+            x=_coords(centers[: s + 1, j, 0]),
+            y=_coords(centers[: s + 1, j, 1]),
+            mode="lines",
+            line=dict(color=colors[j], width=3.5),
+            showlegend=False,
+            hoverinfo="skip",
+            name=f"trail of centre {j}",
+        )
 
     def centres(s):
-        return dict(type="scatter", x=_coords(centers[s, :, 0]), y=_coords(centers[s, :, 1]), mode="markers",
-                    name="RBF centres c_j at σ", marker=dict(color=colors, **CENTER_MARKER),
-                    customdata=np.arange(k), hovertemplate="centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
+        return dict(
+            type="scatter",
+            x=_coords(centers[s, :, 0]),
+            y=_coords(centers[s, :, 1]),
+            mode="markers",
+            name="RBF centres c_j at σ",
+            marker=dict(color=colors, **CENTER_MARKER),
+            customdata=np.arange(k),
+            hovertemplate="centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+        )
 
-    background = dict(type="scatter", x=_coords(X[:, 0]), y=_coords(X[:, 1]), mode="markers", name="data", showlegend=False,
-                      marker=dict(color="#c8c8c8", size=4), hoverinfo="skip")
-    paths = [dict(type="scatter", x=_coords(centers[:, j, 0]), y=_coords(centers[:, j, 1]), mode="lines",
-                  line=dict(color=colors[j], width=1.5, dash="dot"), opacity=0.6, hoverinfo="skip",
-                  name="whole path as σ falls" if j == 0 else f"path {j}", showlegend=j == 0, legendgroup="paths")
-             for j in range(k)]
-    kmeans = dict(type="scatter", x=view.kmeans_centers[:, 0], y=view.kmeans_centers[:, 1], mode="markers",
-                  name="K-Means centroids C*", marker=KMEANS_MARKER, customdata=np.arange(k),
-                  hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
-    data = [background, points(current), *paths, *[trail(current, j) for j in range(k)], centres(current), kmeans]
+    background = dict(
+        type="scatter",
+        x=_coords(X[:, 0]),
+        y=_coords(X[:, 1]),
+        mode="markers",
+        name="data",
+        showlegend=False,
+        marker=dict(color="#c8c8c8", size=4),
+        hoverinfo="skip",
+    )
+    paths = [
+        dict(
+            type="scatter",
+            x=_coords(centers[:, j, 0]),
+            y=_coords(centers[:, j, 1]),
+            mode="lines",
+            line=dict(color=colors[j], width=1.5, dash="dot"),
+            opacity=0.6,
+            hoverinfo="skip",
+            name="whole path as σ falls" if j == 0 else f"path {j}",
+            showlegend=j == 0,
+            legendgroup="paths",
+        )
+        for j in range(k)
+    ]
+    kmeans = dict(
+        type="scatter",
+        x=view.kmeans_centers[:, 0],
+        y=view.kmeans_centers[:, 1],
+        mode="markers",
+        name="K-Means centroids C*",
+        marker=KMEANS_MARKER,
+        customdata=np.arange(k),
+        hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+    )
+    data = [
+        background,
+        points(current),
+        *paths,
+        *[trail(current, j) for j in range(k)],
+        centres(current),
+        kmeans,
+    ]
     animated = [1, *range(k + 2, 2 * k + 2), 2 * k + 2]
-    frames = [dict(name=str(s), traces=animated,
-                   data=[dict(type="scatter", marker=dict(color=frame_colors[s], size=6, opacity=0.7)),
-                         *[dict(type="scatter", x=_coords(centers[: s + 1, j, 0]), y=_coords(centers[: s + 1, j, 1]))
-                           for j in range(k)],
-                         dict(type="scatter", x=_coords(centers[s, :, 0]), y=_coords(centers[s, :, 1]))])
-              for s in range(S)]
+    frames = [
+        dict(
+            name=str(s),
+            traces=animated,
+            data=[
+                dict(type="scatter", marker=dict(color=frame_colors[s], size=6, opacity=0.7)),
+                *[
+                    dict(type="scatter", x=_coords(centers[: s + 1, j, 0]), y=_coords(centers[: s + 1, j, 1]))
+                    for j in range(k)
+                ],
+                dict(type="scatter", x=_coords(centers[s, :, 0]), y=_coords(centers[s, :, 1])),
+            ],
+        )
+        for s in range(S)
+    ]
 
     still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
-    play = dict(frame=dict(duration=int(frame_ms), redraw=False), transition=dict(duration=0), mode="immediate")
+    play = dict(
+        frame=dict(duration=int(frame_ms), redraw=False), transition=dict(duration=0), mode="immediate"
+    )
     layout = base_layout(title, height)
     extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
     layout.update(plane_axes(extent))
@@ -189,19 +298,48 @@ def trajectory_figure(view, X, sigma: float, title: str | None = None, height: i
         layout["height"] = height - 90
         return figure(data, layout)
     layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
-    layout["updatemenus"] = [dict(
-        type="buttons", direction="left", showactive=False, x=0.0, xanchor="left", y=-0.11, yanchor="top",
-        pad=dict(t=0, r=10), font=dict(size=13),
-        buttons=[dict(label="▶ Play from the top", method="animate", args=[None, {**play, "fromcurrent": False}]),
-                 dict(label="❚❚ Pause", method="animate", args=[[None], still]),
-                 dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}])])]
-    layout["sliders"] = [dict(
-        active=current, x=0.0, len=1.0, y=-0.17, yanchor="top", pad=dict(t=10, b=0),
-        currentvalue=dict(prefix="σ = ", visible=True, xanchor="right", font=dict(size=14, color="#222222")),
-        font=dict(size=1, color="rgba(0,0,0,0)"),  # 40–80 step labels would overlap; the current value shows σ
-        ticklen=3, minorticklen=0,
-        steps=[dict(method="animate", label=_level_sigma_label(view.sigmas[s]), args=[[str(s)], still])
-               for s in range(S)])]
+    layout["updatemenus"] = [
+        dict(
+            type="buttons",
+            direction="left",
+            showactive=False,
+            x=0.0,
+            xanchor="left",
+            y=-0.11,
+            yanchor="top",
+            pad=dict(t=0, r=10),
+            font=dict(size=13),
+            buttons=[
+                dict(
+                    label="▶ Play from the top", method="animate", args=[None, {**play, "fromcurrent": False}]
+                ),
+                dict(label="❚❚ Pause", method="animate", args=[[None], still]),
+                dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}]),
+            ],
+        )
+    ]
+    layout["sliders"] = [
+        dict(
+            active=current,
+            x=0.0,
+            len=1.0,
+            y=-0.17,
+            yanchor="top",
+            pad=dict(t=10, b=0),
+            currentvalue=dict(
+                prefix="σ = ", visible=True, xanchor="right", font=dict(size=14, color="#222222")
+            ),
+            font=dict(
+                size=1, color="rgba(0,0,0,0)"
+            ),  # 40–80 step labels would overlap; the current value shows σ
+            ticklen=3,
+            minorticklen=0,
+            steps=[
+                dict(method="animate", label=_level_sigma_label(view.sigmas[s]), args=[[str(s)], still])
+                for s in range(S)
+            ],
+        )
+    ]
     return figure_with_frames(data, layout, frames)
 
 
@@ -220,6 +358,7 @@ def figure_with_frames(data: list[dict], layout: dict, frames: list[dict]) -> go
 
 # --- bifurcation diagram ------------------------------------------------------------------------
 
+
 def bifurcation_figure(view, sigma: float, title: str | None = None, height: int = 460) -> go.Figure:
     """Centre coordinates along the principal axis u₁ (data units, from the data mean) against σ.
 
@@ -231,13 +370,30 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
     along = np.asarray(view.along, dtype=np.float64)
     k = along.shape[1]
     colors = cluster_colors(k)
-    data = [dict(type="scatter", x=sigmas, y=_finite(along[:, j]), mode="lines+markers", name=f"centre {j}",
-                 line=dict(color=colors[j], width=2.5), marker=dict(color=colors[j], size=5),
-                 hovertemplate=f"centre {j}" + "<br>σ = %{x:.3g}<br>u₁·(c − mean) = %{y:.3f}<extra></extra>")
-            for j in range(k)]
-    data.append(dict(type="scatter", x=[float(sigmas[-1])] * k, y=_finite(view.kmeans_along), mode="markers",
-                     name="K-Means centroids C*", marker=dict(KMEANS_MARKER, size=14),
-                     hovertemplate="K-Means centroid<br>u₁·(c − mean) = %{y:.3f}<extra></extra>"))
+    data = [
+        dict(
+            type="scatter",
+            x=sigmas,
+            y=_finite(along[:, j]),
+            mode="lines+markers",
+            name=f"centre {j}",
+            line=dict(color=colors[j], width=2.5),
+            marker=dict(color=colors[j], size=5),
+            hovertemplate=f"centre {j}" + "<br>σ = %{x:.3g}<br>u₁·(c − mean) = %{y:.3f}<extra></extra>",
+        )
+        for j in range(k)
+    ]
+    data.append(
+        dict(
+            type="scatter",
+            x=[float(sigmas[-1])] * k,
+            y=_finite(view.kmeans_along),
+            mode="markers",
+            name="K-Means centroids C*",
+            marker=dict(KMEANS_MARKER, size=14),
+            hovertemplate="K-Means centroid<br>u₁·(c − mean) = %{y:.3f}<extra></extra>",
+        )
+    )
     layout = base_layout(title, height, y_title="position along principal axis u₁")
     layout["xaxis"] = sigma_axis(sigmas)
     shapes = [sigma_line(view.sigma_critical_predicted, CRITICAL_PREDICTED, CRITICAL_COLOR, "dash")]
@@ -251,6 +407,7 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
 
 
 # --- collapse error -----------------------------------------------------------------------------
+
 
 def error_axis_floor(view) -> float:
     """Where exact zeros of E are drawn on the log axis: a decade below the smallest positive E."""
@@ -274,26 +431,65 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
     positive = np.where(np.isfinite(error) & (error > 0), error, np.nan)
     zero = np.isfinite(error) & (error == 0)
     data = [
-        dict(type="scatter", x=sigmas, y=_finite(positive), mode="lines+markers", name="E(σ), fixed point from C*",
-             line=dict(color="#000000", width=2.5), marker=dict(size=6, color="#000000"),
-             hovertemplate="σ = %{x:.3g}<br>E = %{y:.3g}<extra></extra>"),
-        dict(type="scatter", x=sigmas[zero], y=[floor] * int(zero.sum()), mode="markers",
-             name="E = 0 exactly (at axis floor)", marker=dict(symbol="triangle-down", size=10,
-                                                                          color=EXACT_COLOR),
-             hovertemplate="σ = %{x:.3g}<br>E = 0 exactly<extra></extra>"),
-        dict(type="scatter", x=sigmas, y=_finite(np.where(path > 0, path, np.nan)), mode="lines",
-             name="annealed path vs C*", line=dict(color="#888888", width=1.5, dash="dot"),
-             hovertemplate="σ = %{x:.3g}<br>path error = %{y:.3g}<extra></extra>"),
+        dict(
+            type="scatter",
+            x=sigmas,
+            y=_finite(positive),
+            mode="lines+markers",
+            name="E(σ), fixed point from C*",
+            line=dict(color="#000000", width=2.5),
+            marker=dict(size=6, color="#000000"),
+            hovertemplate="σ = %{x:.3g}<br>E = %{y:.3g}<extra></extra>",
+        ),
+        dict(
+            type="scatter",
+            x=sigmas[zero],
+            y=[floor] * int(zero.sum()),
+            mode="markers",
+            name="E = 0 exactly (at axis floor)",
+            marker=dict(symbol="triangle-down", size=10, color=EXACT_COLOR),
+            hovertemplate="σ = %{x:.3g}<br>E = 0 exactly<extra></extra>",
+        ),
+        dict(
+            type="scatter",
+            x=sigmas,
+            y=_finite(np.where(path > 0, path, np.nan)),
+            mode="lines",
+            name="annealed path vs C*",
+            line=dict(color="#888888", width=1.5, dash="dot"),
+            hovertemplate="σ = %{x:.3g}<br>path error = %{y:.3g}<extra></extra>",
+        ),
     ]
     fit = view.slope
     shapes = []
     if math.isfinite(fit.slope):
         xs = np.geomspace(fit.sigma_max, fit.sigma_min, 20)
-        data.append(dict(type="scatter", x=xs, y=np.exp(fit.intercept) * xs ** fit.slope, mode="lines",
-                         name=f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
-                         line=dict(color=CRITICAL_COLOR, width=3, dash="dash"), hoverinfo="skip"))
-        shapes.append(dict(type="rect", xref="x", yref="paper", x0=fit.sigma_max, x1=fit.sigma_min, y0=0, y1=1,
-                           fillcolor=WINDOW_FILL, line=dict(width=0), layer="below", name="fit window"))
+        data.append(
+            dict(
+                type="scatter",
+                x=xs,
+                y=np.exp(fit.intercept) * xs**fit.slope,
+                mode="lines",
+                name=f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
+                line=dict(color=CRITICAL_COLOR, width=3, dash="dash"),
+                hoverinfo="skip",
+            )
+        )
+        shapes.append(
+            dict(
+                type="rect",
+                xref="x",
+                yref="paper",
+                x0=fit.sigma_max,
+                x1=fit.sigma_min,
+                y0=0,
+                y1=1,
+                fillcolor=WINDOW_FILL,
+                line=dict(width=0),
+                layer="below",
+                name="fit window",
+            )
+        )
     shapes.append(sigma_line(view.sigma_exact_predicted, EXACT_PREDICTED, EXACT_COLOR, "dash"))
     if view.sigma_exact_measured is not None:
         shapes.append(sigma_line(view.sigma_exact_measured, EXACT_MEASURED, EXACT_COLOR, "dot"))

@@ -18,6 +18,7 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 A field is an image instead of a Heatmap because a 400² picture then costs tens of kB instead of
 ~0.5 MB of floats per rerun (see the performance notes).
 """
+
 from __future__ import annotations
 
 import base64
@@ -42,14 +43,26 @@ def validated(fig: go.Figure) -> go.Figure:
 
 
 def _axis(title: str | None = None, **extra) -> dict:
-    axis = dict(title=dict(text=title, font=dict(size=14)) if title else None, tickfont=dict(size=12),
-                zeroline=False, gridcolor=GRID_COLOR, linecolor="#888888", showline=True, mirror=True)
+    axis = dict(
+        title=dict(text=title, font=dict(size=14)) if title else None,
+        tickfont=dict(size=12),
+        zeroline=False,
+        gridcolor=GRID_COLOR,
+        linecolor="#888888",
+        showline=True,
+        mirror=True,
+    )
     axis.update(extra)
     return axis
 
 
-def base_layout(title: str | None = None, height: int = 560, x_title: str | None = None,
-                y_title: str | None = None, legend: str = "above") -> dict:
+def base_layout(
+    title: str | None = None,
+    height: int = 560,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    legend: str = "above",
+) -> dict:
     """The house layout: fonts, margins, white background, a horizontal legend.
 
     legend="above" puts it between the title and the plot; "below" under the x axis (better when
@@ -68,21 +81,32 @@ def base_layout(title: str | None = None, height: int = 560, x_title: str | None
         title=dict(text=title, x=0.0, xanchor="left", font=dict(size=17)) if title else None,
         height=height,
         margin=margin,
-        paper_bgcolor="white", plot_bgcolor="white",
-        legend=dict(orientation="h", xanchor="left", x=0.0, font=dict(size=13), bgcolor="rgba(255,255,255,0.85)",
-                    **legend_pos),
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        legend=dict(
+            orientation="h",
+            xanchor="left",
+            x=0.0,
+            font=dict(size=13),
+            bgcolor="rgba(255,255,255,0.85)",
+            **legend_pos,
+        ),
         hoverlabel=dict(font=dict(size=13)),
         uirevision="constant",  # keep the user's zoom across reruns
-        xaxis=_axis(x_title), yaxis=_axis(y_title),
+        xaxis=_axis(x_title),
+        yaxis=_axis(y_title),
     )
 
 
 def plane_axes(extent, x_title: str = "x₁", y_title: str = "x₂") -> dict:
     """xaxis/yaxis fixed to extent = (x_min, x_max, y_min, y_max), one data unit equal on both axes."""
     x_min, x_max, y_min, y_max = (float(v) for v in extent)
-    return dict(xaxis=_axis(x_title, range=[x_min, x_max], constrain="domain", showgrid=False),
-                yaxis=_axis(y_title, range=[y_min, y_max], scaleanchor="x", scaleratio=1, constrain="domain",
-                            showgrid=False))
+    return dict(
+        xaxis=_axis(x_title, range=[x_min, x_max], constrain="domain", showgrid=False),
+        yaxis=_axis(
+            y_title, range=[y_min, y_max], scaleanchor="x", scaleratio=1, constrain="domain", showgrid=False
+        ),
+    )
 
 
 def png_bytes(rgb) -> bytes:
@@ -98,8 +122,12 @@ def png_bytes(rgb) -> bytes:
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6)) + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+        + chunk(b"IEND", b"")
+    )
 
 
 def png_data_uri(rgb) -> str:
@@ -109,8 +137,19 @@ def png_data_uri(rgb) -> str:
 def field_image(uri: str, extent, xref: str = "x", yref: str = "y") -> dict:
     """A layout image stretched over extent = (x_min, x_max, y_min, y_max), below every trace."""
     x_min, x_max, y_min, y_max = (float(v) for v in extent)
-    return dict(source=uri, xref=xref, yref=yref, x=x_min, y=y_max, sizex=x_max - x_min, sizey=y_max - y_min,
-                xanchor="left", yanchor="top", sizing="stretch", layer="below")
+    return dict(
+        source=uri,
+        xref=xref,
+        yref=yref,
+        x=x_min,
+        y=y_max,
+        sizex=x_max - x_min,
+        sizey=y_max - y_min,
+        xanchor="left",
+        yanchor="top",
+        sizing="stretch",
+        layer="below",
+    )
 
 
 def legend_only(name: str, mode: str = "markers", **style) -> dict:

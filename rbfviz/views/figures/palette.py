@@ -10,6 +10,7 @@ Black is left out of the cluster colours: it marks K-Means centroids and Voronoi
                              NaN, i.e. a broken "naive" map, become ``NAN_RGB`` grey).
 * ``rgb_strings(rgb)``    -> ["rgb(r,g,b)", ...] for Plotly marker colours.
 """
+
 from __future__ import annotations
 
 import numpy as np

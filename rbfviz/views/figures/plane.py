@@ -5,6 +5,7 @@
 every view: ``CENTER_MARKER`` (RBF centres, filled in their cluster colour, black outline) and
 ``KMEANS_MARKER`` (K-Means centroids, black ×).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,16 @@ import plotly.graph_objects as go
 
 from ...field import Field, plane_extent
 from .layout import base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
-from .palette import (EDGE_RGB, KMEANS_COLOR, NAN_RGB, cluster_colors, cluster_rgb, fade, mix_colors,
-                      rgb_strings)
+from .palette import (
+    EDGE_RGB,
+    KMEANS_COLOR,
+    NAN_RGB,
+    cluster_colors,
+    cluster_rgb,
+    fade,
+    mix_colors,
+    rgb_strings,
+)
 
 # RBF centres are drawn larger than the K-Means ×, so a centre sitting on its centroid still shows
 # its cluster colour around the ×.
@@ -63,36 +72,72 @@ def points_trace(X, resp, name: str = "points (colour mixed by r)") -> dict:
     """Points coloured by their responsibilities, hover = r vector. NaN rows grey."""
     n, k = resp.shape
     return dict(
-        type="scattergl" if n > WEBGL_ABOVE else "scatter", x=X[:, 0], y=X[:, 1], mode="markers", name=name,
-        marker=dict(color=rgb_strings(mix_colors(resp)), size=7 if n <= 2000 else 5,
-                    line=dict(color="rgba(0,0,0,0.55)", width=0.6)),
-        customdata=np.round(resp, 4), hovertemplate=resp_hovertemplate(k))
+        type="scattergl" if n > WEBGL_ABOVE else "scatter",
+        x=X[:, 0],
+        y=X[:, 1],
+        mode="markers",
+        name=name,
+        marker=dict(
+            color=rgb_strings(mix_colors(resp)),
+            size=7 if n <= 2000 else 5,
+            line=dict(color="rgba(0,0,0,0.55)", width=0.6),
+        ),
+        customdata=np.round(resp, 4),
+        hovertemplate=resp_hovertemplate(k),
+    )
 
 
 def centers_trace(centers, name: str = "RBF centres c_j") -> dict:
     k = centers.shape[0]
-    return dict(type="scatter", x=centers[:, 0], y=centers[:, 1], mode="markers", name=name,
-                marker=dict(color=cluster_colors(k), **CENTER_MARKER), customdata=np.arange(k),
-                hovertemplate="RBF centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
+    return dict(
+        type="scatter",
+        x=centers[:, 0],
+        y=centers[:, 1],
+        mode="markers",
+        name=name,
+        marker=dict(color=cluster_colors(k), **CENTER_MARKER),
+        customdata=np.arange(k),
+        hovertemplate="RBF centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+    )
 
 
 def kmeans_trace(kmeans_centers, name: str = "K-Means centroids") -> dict:
     k = kmeans_centers.shape[0]
-    return dict(type="scatter", x=kmeans_centers[:, 0], y=kmeans_centers[:, 1], mode="markers", name=name,
-                marker=KMEANS_MARKER, customdata=np.arange(k),
-                hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>")
+    return dict(
+        type="scatter",
+        x=kmeans_centers[:, 0],
+        y=kmeans_centers[:, 1],
+        mode="markers",
+        name=name,
+        marker=KMEANS_MARKER,
+        customdata=np.arange(k),
+        hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+    )
 
 
 def entropy_colorbar_trace(k: int) -> dict:
     """An invisible trace whose only job is the colour bar of the entropy field (0 to ln k nats)."""
-    return dict(type="scatter", x=[None], y=[None], mode="markers", showlegend=False, hoverinfo="skip",
-                marker=dict(color=[0.0], cmin=0.0, cmax=float(np.log(k)), showscale=True,
-                            colorscale=[[0, "rgb(255,255,255)"], [1, "rgb(%d,%d,%d)" % ENTROPY_DARK]],
-                            colorbar=dict(title=dict(text="H(r), nats", side="right"), thickness=14, len=0.6)))
+    return dict(
+        type="scatter",
+        x=[None],
+        y=[None],
+        mode="markers",
+        showlegend=False,
+        hoverinfo="skip",
+        marker=dict(
+            color=[0.0],
+            cmin=0.0,
+            cmax=float(np.log(k)),
+            showscale=True,
+            colorscale=[[0, "rgb(255,255,255)"], [1, "rgb(%d,%d,%d)" % ENTROPY_DARK]],
+            colorbar=dict(title=dict(text="H(r), nats", side="right"), thickness=14, len=0.6),
+        ),
+    )
 
 
-def plane_figure(X, resp, centers, kmeans_centers, field: Field | None = None, title: str | None = None,
-                 height: int = 640) -> go.Figure:
+def plane_figure(
+    X, resp, centers, kmeans_centers, field: Field | None = None, title: str | None = None, height: int = 640
+) -> go.Figure:
     """Points X (n, 2) coloured by responsibilities resp (n, k), over the field image.
 
     centers (k, 2): the RBF centres, in cluster colours (centre j = cluster j).
@@ -112,15 +157,20 @@ def plane_figure(X, resp, centers, kmeans_centers, field: Field | None = None, t
     if X.shape != (n, 2):
         raise ValueError(f"X must have shape ({n}, 2) to match resp {resp.shape}, got {X.shape}.")
     if centers.shape != (k, 2) or kmeans_centers.shape != (k, 2):
-        raise ValueError(f"centers and kmeans_centers must have shape ({k}, 2), got {centers.shape} "
-                         f"and {kmeans_centers.shape}.")
+        raise ValueError(
+            f"centers and kmeans_centers must have shape ({k}, 2), got {centers.shape} "
+            f"and {kmeans_centers.shape}."
+        )
     data = [points_trace(X, resp), centers_trace(centers), kmeans_trace(kmeans_centers)]
     layout = base_layout(title, height, legend="below")
     if field is not None:
         extent = field.extent
         layout["images"] = [field_image(png_data_uri(field_rgb(field)), extent)]
-        data.append(legend_only("Voronoi edges (hard)", mode="lines", line=dict(color="rgb(%d,%d,%d)" % EDGE_RGB,
-                                                                               width=2)))
+        data.append(
+            legend_only(
+                "Voronoi edges (hard)", mode="lines", line=dict(color="rgb(%d,%d,%d)" % EDGE_RGB, width=2)
+            )
+        )
         if field.quantity == "entropy":
             data.append(entropy_colorbar_trace(k))
     else:
@@ -142,8 +192,17 @@ def drawn_points(n: int, seed: int = 0, limit: int = MAX_DRAWN_POINTS) -> np.nda
     return np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
 
 
-def explorer_figure(X, resp, centers, kmeans_centers, field: Field | None, title: str, picks_traces=(),
-                    axes: tuple[str, str] | None = None, drawn: np.ndarray | None = None) -> go.Figure:
+def explorer_figure(
+    X,
+    resp,
+    centers,
+    kmeans_centers,
+    field: Field | None,
+    title: str,
+    picks_traces=(),
+    axes: tuple[str, str] | None = None,
+    drawn: np.ndarray | None = None,
+) -> go.Figure:
     """The Explorer's plane: ``plane_figure`` with point numbers in the hover, extra traces (the
     picked points), axis titles of uploaded columns, and only the ``drawn`` rows when given."""
     if drawn is not None:
@@ -151,9 +210,13 @@ def explorer_figure(X, resp, centers, kmeans_centers, field: Field | None, title
     fig = plane_figure(X, resp, centers, kmeans_centers, field, title=title)
     numbers = np.arange(len(X)) if drawn is None else drawn
     # r rounded as shown (3 decimals) and in float32: half the bytes for every σ the browser keeps
-    fig.data[0].update(customdata=np.round(np.asarray(resp, dtype=np.float64), 3).astype(np.float32),
-                       text=[str(i) for i in numbers], hovertemplate="point #%{text}<br>" + fig.data[0].hovertemplate,
-                       selected=dict(marker=dict(opacity=1.0)), unselected=dict(marker=dict(opacity=1.0)))
+    fig.data[0].update(
+        customdata=np.round(np.asarray(resp, dtype=np.float64), 3).astype(np.float32),
+        text=[str(i) for i in numbers],
+        hovertemplate="point #%{text}<br>" + fig.data[0].hovertemplate,
+        selected=dict(marker=dict(opacity=1.0)),
+        unselected=dict(marker=dict(opacity=1.0)),
+    )
     if picks_traces:
         fig.add_traces(list(picks_traces))
     if axes:
@@ -161,8 +224,9 @@ def explorer_figure(X, resp, centers, kmeans_centers, field: Field | None, title
     return fig
 
 
-def plane_side_html(numbers: dict | None, kind: str, k: int, note: str | None = None,
-                    centres: str | None = None) -> str:
+def plane_side_html(
+    numbers: dict | None, kind: str, k: int, note: str | None = None, centres: str | None = None
+) -> str:
     """HTML of the Explorer's numbers at one σ (``rbfviz.views.explore.plane_numbers``), then the notes."""
     import math
 
@@ -176,12 +240,27 @@ def plane_side_html(numbers: dict | None, kind: str, k: int, note: str | None = 
         rows += [
             ("L_σ  (soft loss)", f"{numbers['loss']:.5g}", ""),
             ("J  (K-Means distortion at these centres)", f"{numbers['distortion']:.5g}", ""),
-            ("L_σ − J", f"{numbers['gap']:.3g}", "Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres."),
-            (None, f"bound for {kind}: {numbers['bound']:.3g} — "
-                   + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"), ""),
-            ("argmax r = K-Means label", "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %", ""),
-            ("mean entropy of r", f"{numbers['mean_entropy'] + 0.0:.3g} nats",
-             f"0 = hard assignments; ln k = {math.log(k):.3g} = uniform."),
+            (
+                "L_σ − J",
+                f"{numbers['gap']:.3g}",
+                "Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres.",
+            ),
+            (
+                None,
+                f"bound for {kind}: {numbers['bound']:.3g} — "
+                + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"),
+                "",
+            ),
+            (
+                "argmax r = K-Means label",
+                "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %",
+                "",
+            ),
+            (
+                "mean entropy of r",
+                f"{numbers['mean_entropy'] + 0.0:.3g} nats",
+                f"0 = hard assignments; ln k = {math.log(k):.3g} = uniform.",
+            ),
             ("exactly-zero r_ij", f"{numbers['exact_zeros']:,} of {numbers['entries']:,}", ""),
         ]
         if numbers["nan_rows"]:

@@ -11,6 +11,7 @@ Marker sizes and line widths the builder did not set fall back to Plotly's defau
 line 2), which are scaled too; fonts without a size inherit the (scaled) layout font. Arrays of
 per-point sizes are scaled element-wise.
 """
+
 from __future__ import annotations
 
 import base64
@@ -73,8 +74,10 @@ def _scale_trace(trace: dict, font: float, mark: float) -> None:
 
 def _panels(layout: dict) -> int:
     """How many subplots the layout has (x or y axes beyond the first)."""
-    return max(sum(1 for key in layout if key.startswith(prefix) and isinstance(layout[key], dict))
-               for prefix in ("xaxis", "yaxis"))
+    return max(
+        sum(1 for key in layout if key.startswith(prefix) and isinstance(layout[key], dict))
+        for prefix in ("xaxis", "yaxis")
+    )
 
 
 def _scale_layout(layout: dict, font: float, mark: float, height: float) -> None:
@@ -108,8 +111,9 @@ def _scale_layout(layout: dict, font: float, mark: float, height: float) -> None
             shape["line"]["width"] = _times(shape["line"]["width"], mark)
 
 
-def presenter_figure(fig: go.Figure, font: float = FONT_SCALE, mark: float = MARK_SCALE,
-                     height: float = HEIGHT_SCALE) -> go.Figure:
+def presenter_figure(
+    fig: go.Figure, font: float = FONT_SCALE, mark: float = MARK_SCALE, height: float = HEIGHT_SCALE
+) -> go.Figure:
     """A copy of fig with fonts × font, markers and lines × mark, margins × font, height × height.
 
     The copy is built without Plotly's validation (like every builder's figure, see layout.figure).

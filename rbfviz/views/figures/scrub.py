@@ -22,6 +22,7 @@ section (each blob starts on an 8-byte boundary, so the browser can view it as a
 without copying). A list of "rgb(r,g,b)" (or "#rrggbb", "#RRGGBB") colours becomes a uint8 (n, 3) blob with "as":
 "rgb" (or "hex", "HEX").
 """
+
 from __future__ import annotations
 
 import gzip
@@ -44,8 +45,16 @@ MIN_BLOB = 8
 _RGB = re.compile(r"^rgb\((\d{1,3}),(\d{1,3}),(\d{1,3})\)$")
 _HEX = re.compile(r"^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$")
 _HEX_UPPER = re.compile(r"^#([0-9A-F]{2})([0-9A-F]{2})([0-9A-F]{2})$")
-_DTYPES = {"float64": "f8", "float32": "f4", "uint8": "u1", "uint16": "u2", "uint32": "u4", "int8": "i1",
-           "int16": "i2", "int32": "i4"}
+_DTYPES = {
+    "float64": "f8",
+    "float32": "f4",
+    "uint8": "u1",
+    "uint16": "u2",
+    "uint32": "u4",
+    "int8": "i1",
+    "int16": "i2",
+    "int32": "i4",
+}
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,7 @@ class ScrubLevel:
 
 # --- encoding ---------------------------------------------------------------------------------------
 
+
 def _plain(value):
     """A figure's to_plotly_json() value with numpy arrays and scalars kept as arrays / made plain."""
     if isinstance(value, dict):
@@ -66,8 +76,10 @@ def _plain(value):
             return _decoded(value)
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        if len(value) >= MIN_BLOB and all(isinstance(item, (int, float, np.integer, np.floating))
-                                          and not isinstance(item, bool) for item in value):
+        if len(value) >= MIN_BLOB and all(
+            isinstance(item, (int, float, np.integer, np.floating)) and not isinstance(item, bool)
+            for item in value
+        ):
             return np.asarray(value, dtype=np.float64)
         return [_plain(item) for item in value]
     if isinstance(value, np.ndarray):
@@ -83,7 +95,9 @@ def _same(a, b) -> bool:
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
             return False
-        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        return (
+            a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
+        )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
     if isinstance(a, list) and isinstance(b, list):
@@ -104,8 +118,12 @@ def _diff(base, other, path: list, out: list) -> None:
             if key not in other:
                 out.append((path + [key], None))
         return
-    if (isinstance(base, list) and isinstance(other, list) and len(base) == len(other)
-            and all(isinstance(item, dict) for item in base + other)):
+    if (
+        isinstance(base, list)
+        and isinstance(other, list)
+        and len(base) == len(other)
+        and all(isinstance(item, dict) for item in base + other)
+    ):
         for index, (a, b) in enumerate(zip(base, other)):
             if not _same(a, b):
                 _diff(a, b, path + [index], out)
@@ -141,7 +159,9 @@ class _Blobs:
 def _color_array(value) -> tuple[np.ndarray, str] | None:
     """A list of colours all written "rgb(r,g,b)", all "#rrggbb" or all "#RRGGBB" as ((n, 3) uint8,
     "rgb" | "hex" | "HEX"), or None if it is anything else (the browser writes them back in the same form)."""
-    if not (isinstance(value, list) and len(value) >= MIN_BLOB and all(isinstance(item, str) for item in value)):
+    if not (
+        isinstance(value, list) and len(value) >= MIN_BLOB and all(isinstance(item, str) for item in value)
+    ):
         return None
     for form, pattern, base in (("rgb", _RGB, 10), ("hex", _HEX, 16), ("HEX", _HEX_UPPER, 16)):
         matches = [pattern.match(item) for item in value]
@@ -169,9 +189,17 @@ def _encode(value, blobs: _Blobs):
     return value
 
 
-def scrub_payload(levels: list[ScrubLevel], sigmas, label: str = "σ (log scale)", config: dict | None = None,
-                  initial: int = 0, select: bool = False, point_ids=None, large: bool = False,
-                  play_ms: int | None = None) -> bytes:
+def scrub_payload(
+    levels: list[ScrubLevel],
+    sigmas,
+    label: str = "σ (log scale)",
+    config: dict | None = None,
+    initial: int = 0,
+    select: bool = False,
+    point_ids=None,
+    large: bool = False,
+    play_ms: int | None = None,
+) -> bytes:
     """The gzip-compressed payload of a scrubbable figure (format in the module docstring).
 
     levels: one ScrubLevel per σ, in the order of ``sigmas`` (a decreasing grid; the browser's
@@ -191,13 +219,28 @@ def scrub_payload(levels: list[ScrubLevel], sigmas, label: str = "σ (log scale)
     for level, fig in zip(levels, figures):
         pairs: list = []
         _diff(base, fig, [], pairs)
-        frames.append({"set": [[path, _encode(value, blobs)] for path, value in pairs],
-                       "side": level.side_html, "caption": level.caption})
-    header = {"version": VERSION, "label": label, "sigmas": sigmas.tolist(),
-              "texts": [f"{s:.3g}" for s in sigmas], "figure": _encode(base, blobs),
-              "config": config or {}, "frames": frames, "initial": int(initial), "select": bool(select),
-              "point_ids": None if point_ids is None else [int(i) for i in point_ids], "large": bool(large),
-              "play_ms": None if play_ms is None else int(play_ms), "blobs": blobs.entries}
+        frames.append(
+            {
+                "set": [[path, _encode(value, blobs)] for path, value in pairs],
+                "side": level.side_html,
+                "caption": level.caption,
+            }
+        )
+    header = {
+        "version": VERSION,
+        "label": label,
+        "sigmas": sigmas.tolist(),
+        "texts": [f"{s:.3g}" for s in sigmas],
+        "figure": _encode(base, blobs),
+        "config": config or {},
+        "frames": frames,
+        "initial": int(initial),
+        "select": bool(select),
+        "point_ids": None if point_ids is None else [int(i) for i in point_ids],
+        "large": bool(large),
+        "play_ms": None if play_ms is None else int(play_ms),
+        "blobs": blobs.entries,
+    }
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     head = MAGIC + struct.pack("<I", len(text)) + text
     head += b"\0" * (-len(head) % 8)
@@ -206,6 +249,7 @@ def scrub_payload(levels: list[ScrubLevel], sigmas, label: str = "σ (log scale)
 
 # --- decoding (what the browser does, for tests and tools) ----------------------------------------
 
+
 def read_payload(payload: bytes) -> dict:
     """The header of a payload with every blob reference replaced by its array (rgb blobs by
     "rgb(r,g,b)" strings), as the browser sees it."""
@@ -213,14 +257,16 @@ def read_payload(payload: bytes) -> dict:
     if raw[:4] != MAGIC:
         raise ValueError("not a scrub payload (bad magic bytes).")
     (length,) = struct.unpack("<I", raw[4:8])
-    header = json.loads(raw[8:8 + length])
+    header = json.loads(raw[8 : 8 + length])
     start = 8 + length + (-(8 + length) % 8)
 
     def array(ref: dict):
         entry = header["blobs"][ref["$blob"]]
         dtype = np.dtype("<" + entry["dtype"])
         count = int(np.prod(entry["shape"])) if entry["shape"] else 1
-        values = np.frombuffer(raw, dtype=dtype, count=count, offset=start + entry["offset"]).reshape(entry["shape"])
+        values = np.frombuffer(raw, dtype=dtype, count=count, offset=start + entry["offset"]).reshape(
+            entry["shape"]
+        )
         if entry.get("as") == "rgb":
             return [f"rgb({r},{g},{b})" for r, g, b in values.tolist()]
         if entry.get("as") == "hex":
@@ -231,7 +277,11 @@ def read_payload(payload: bytes) -> dict:
 
     def decode(value):
         if isinstance(value, dict):
-            return array(value) if set(value) == {"$blob"} else {key: decode(item) for key, item in value.items()}
+            return (
+                array(value)
+                if set(value) == {"$blob"}
+                else {key: decode(item) for key, item in value.items()}
+            )
         if isinstance(value, list):
             return [decode(item) for item in value]
         return value
@@ -257,6 +307,7 @@ def figure_at(header: dict, level: int) -> dict:
 
 # --- the numbers beside the plot ------------------------------------------------------------------
 
+
 def metrics_html(rows) -> str:
     """HTML of the numbers beside a plot, styled by ui/scrub.js like Streamlit's st.metric.
 
@@ -269,6 +320,8 @@ def metrics_html(rows) -> str:
         if label is None:
             out.append(f'<p class="scrub-note"{title}>{html.escape(value)}</p>')
         else:
-            out.append(f'<div class="scrub-metric"{title}><div class="scrub-metric-label">{html.escape(label)}</div>'
-                       f'<div class="scrub-metric-value">{html.escape(value)}</div></div>')
+            out.append(
+                f'<div class="scrub-metric"{title}><div class="scrub-metric-label">{html.escape(label)}</div>'
+                f'<div class="scrub-metric-value">{html.escape(value)}</div></div>'
+            )
     return "".join(out)

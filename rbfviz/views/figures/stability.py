@@ -10,6 +10,7 @@
 Map colours (not cluster colours: these lines are maps, and no cluster colour is reused):
 ``KIND_COLORS``, Paul Tol's high-contrast scheme, colour-blind safe and distinct in greyscale.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,7 +26,11 @@ from .plane import KMEANS_MARKER
 KIND_COLORS = {"softmax": "#004488", "entmax15": "#BB5566", "naive": "#DDAA33"}
 # How each map is named on screen: in figures and tables, and in the controls (with what it is for).
 KIND_LABELS = {"softmax": "softmax", "entmax15": "entmax-1.5", "naive": "naive exp/sum"}
-KIND_CONTROL_LABELS = {"softmax": "softmax (stable)", "entmax15": "entmax-1.5 (sparse)", "naive": "naive exp/sum"}
+KIND_CONTROL_LABELS = {
+    "softmax": "softmax (stable)",
+    "entmax15": "entmax-1.5 (sparse)",
+    "naive": "naive exp/sum",
+}
 DTYPE_DASH = {"float64": "solid", "float32": "dot"}
 PREDICTED_BAND = "rgba(120, 120, 120, 0.35)"
 
@@ -36,8 +41,11 @@ PANELS = (  # (key in the rows, panel title, log y?)
     ("error_to_kmeans", "one EM step from C*: ‖x̄ − C*‖ (log)", True),
 )
 # (panel key, kind whose closed form is drawn under it, key of predicted_fractions)
-PREDICTED = (("nan_row_fraction", "naive", "naive_nan"), ("hard_row_fraction", "entmax15", "entmax15_hard"),
-             ("hard_row_fraction", "softmax", "softmax_hard"))
+PREDICTED = (
+    ("nan_row_fraction", "naive", "naive_nan"),
+    ("hard_row_fraction", "entmax15", "entmax15_hard"),
+    ("hard_row_fraction", "softmax", "softmax_hard"),
+)
 NAN_THRESHOLD = "naive: first NaN row below"
 ZERO_MARK = "exactly 0 (drawn at the axis floor)"
 
@@ -68,16 +76,38 @@ def _axis_names(i: int) -> tuple[str, str]:
     return "x" + suffix, "y" + suffix
 
 
-def _vline(sigma: float, panel: int, name: str, color: str, dash: str, showlegend: bool, width: float = 2.0) -> dict:
+def _vline(
+    sigma: float, panel: int, name: str, color: str, dash: str, showlegend: bool, width: float = 2.0
+) -> dict:
     xref, yref = _axis_names(panel)
-    return dict(type="line", xref=xref, yref=f"{yref} domain", x0=float(sigma), x1=float(sigma), y0=0, y1=1,
-                line=dict(color=color, dash=dash, width=width), name=name, showlegend=showlegend,
-                legendgroup=name, layer="above")
+    return dict(
+        type="line",
+        xref=xref,
+        yref=f"{yref} domain",
+        x0=float(sigma),
+        x1=float(sigma),
+        y0=0,
+        y1=1,
+        line=dict(color=color, dash=dash, width=width),
+        name=name,
+        showlegend=showlegend,
+        legendgroup=name,
+        layer="above",
+    )
 
 
-def stability_figure(rows, predicted: dict, sigma: float, kinds=("softmax", "entmax15", "naive"),
-                     dtypes=("float64", "float32"), highlight: str | None = None, nan_sigmas: dict | None = None,
-                     sigma_exact: float | None = None, title: str | None = None, height: int = 780) -> go.Figure:
+def stability_figure(
+    rows,
+    predicted: dict,
+    sigma: float,
+    kinds=("softmax", "entmax15", "naive"),
+    dtypes=("float64", "float32"),
+    highlight: str | None = None,
+    nan_sigmas: dict | None = None,
+    sigma_exact: float | None = None,
+    title: str | None = None,
+    height: int = 780,
+) -> go.Figure:
     """Four panels of ``stability_table`` rows against σ.
 
     predicted: {dtype: rbfviz.views.stability.predicted_fractions(...)} (grey bands under the
@@ -88,8 +118,12 @@ def stability_figure(rows, predicted: dict, sigma: float, kinds=("softmax", "ent
     """
     data: list[dict] = []
     shapes: list[dict] = []
-    domains = [((0.0, 0.46), (0.56, 1.0)), ((0.54, 1.0), (0.56, 1.0)), ((0.0, 0.46), (0.0, 0.42)),
-               ((0.54, 1.0), (0.0, 0.42))]
+    domains = [
+        ((0.0, 0.46), (0.56, 1.0)),
+        ((0.54, 1.0), (0.56, 1.0)),
+        ((0.0, 0.46), (0.0, 0.42)),
+        ((0.54, 1.0), (0.0, 0.42)),
+    ]
     layout = base_layout(title, height)
     layout.pop("xaxis"), layout.pop("yaxis")
     layout["annotations"] = []
@@ -98,29 +132,58 @@ def stability_figure(rows, predicted: dict, sigma: float, kinds=("softmax", "ent
     for i, (key, label, log) in enumerate(PANELS):
         xref, yref = _axis_names(i)
         (x0, x1), (y0, y1) = domains[i]
-        axis = dict(tickfont=dict(size=11), gridcolor=GRID_COLOR, linecolor="#888888", showline=True, mirror=True,
-                    zeroline=False)
+        axis = dict(
+            tickfont=dict(size=11),
+            gridcolor=GRID_COLOR,
+            linecolor="#888888",
+            showline=True,
+            mirror=True,
+            zeroline=False,
+        )
         all_sigmas = [r["sigma"] for r in rows]
-        layout["xaxis" + xref[1:]] = dict(sigma_axis(all_sigmas, "σ (log; cooling →)"), domain=[x0, x1],
-                                          anchor=yref, tickfont=dict(size=11))
+        layout["xaxis" + xref[1:]] = dict(
+            sigma_axis(all_sigmas, "σ (log; cooling →)"), domain=[x0, x1], anchor=yref, tickfont=dict(size=11)
+        )
         yaxis = dict(axis, domain=[y0, y1], anchor=xref)
         if log:
             yaxis.update(type="log", exponentformat="power")
         else:
             yaxis.update(range=[-4, 104])
         layout["yaxis" + yref[1:]] = yaxis
-        layout["annotations"].append(dict(text=f"<b>{label}</b>", xref="paper", yref="paper", x=(x0 + x1) / 2, y=y1,
-                                          yanchor="bottom", xanchor="center", showarrow=False, font=dict(size=14)))
+        layout["annotations"].append(
+            dict(
+                text=f"<b>{label}</b>",
+                xref="paper",
+                yref="paper",
+                x=(x0 + x1) / 2,
+                y=y1,
+                yanchor="bottom",
+                xanchor="center",
+                showarrow=False,
+                font=dict(size=14),
+            )
+        )
         for panel_key, kind, pkey in PREDICTED:
             if panel_key != key or kind not in kinds:
                 continue
             for dtype in dtypes:
                 s, _ = series(rows, kind, dtype, key)
-                data.append(dict(type="scatter", x=s, y=100.0 * np.asarray(predicted[dtype][pkey]), mode="lines",
-                                 xaxis=xref, yaxis=yref, line=dict(color=PREDICTED_BAND, width=9),
-                                 name="closed form (grey band)", legendgroup="closed form",
-                                 showlegend=not band_legend_shown, hoverinfo="skip",
-                                 meta=["predicted", kind, dtype]))
+                data.append(
+                    dict(
+                        type="scatter",
+                        x=s,
+                        y=100.0 * np.asarray(predicted[dtype][pkey]),
+                        mode="lines",
+                        xaxis=xref,
+                        yaxis=yref,
+                        line=dict(color=PREDICTED_BAND, width=9),
+                        name="closed form (grey band)",
+                        legendgroup="closed form",
+                        showlegend=not band_legend_shown,
+                        hoverinfo="skip",
+                        meta=["predicted", kind, dtype],
+                    )
+                )
                 band_legend_shown = True
         floor = _log_floor(rows, key) if log else None
         for kind in kinds:
@@ -128,31 +191,65 @@ def stability_figure(rows, predicted: dict, sigma: float, kinds=("softmax", "ent
                 s, v = series(rows, kind, dtype, key)
                 y = 100.0 * v if not log else np.where(v > 0, v, np.nan)
                 width = 3.5 if kind == highlight else 2.0
-                data.append(dict(
-                    type="scatter", x=s, y=_finite_list(y), mode="lines+markers", xaxis=xref, yaxis=yref,
-                    name=f"{KIND_LABELS[kind]} · {dtype}", legendgroup=f"{kind}-{dtype}", showlegend=i == 0,
-                    line=dict(color=KIND_COLORS[kind], dash=DTYPE_DASH[dtype], width=width),
-                    marker=dict(color=KIND_COLORS[kind], size=4), meta=[key, kind, dtype],
-                    hovertemplate=f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>%{{y:.4g}}<extra></extra>"))
+                data.append(
+                    dict(
+                        type="scatter",
+                        x=s,
+                        y=_finite_list(y),
+                        mode="lines+markers",
+                        xaxis=xref,
+                        yaxis=yref,
+                        name=f"{KIND_LABELS[kind]} · {dtype}",
+                        legendgroup=f"{kind}-{dtype}",
+                        showlegend=i == 0,
+                        line=dict(color=KIND_COLORS[kind], dash=DTYPE_DASH[dtype], width=width),
+                        marker=dict(color=KIND_COLORS[kind], size=4),
+                        meta=[key, kind, dtype],
+                        hovertemplate=f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>%{{y:.4g}}<extra></extra>",
+                    )
+                )
                 zero = np.isfinite(v) & (v == 0)
                 if log and zero.any():
-                    data.append(dict(type="scatter", x=s[zero], y=[floor] * int(zero.sum()), mode="markers",
-                                     xaxis=xref, yaxis=yref, marker=dict(symbol="triangle-down", size=8,
-                                                                         color=KIND_COLORS[kind]),
-                                     name=ZERO_MARK, legendgroup="zero", showlegend=not zero_legend_shown,
-                                     hovertemplate=f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>exactly 0"
-                                                   "<extra></extra>", meta=["zero", kind, dtype]))
+                    data.append(
+                        dict(
+                            type="scatter",
+                            x=s[zero],
+                            y=[floor] * int(zero.sum()),
+                            mode="markers",
+                            xaxis=xref,
+                            yaxis=yref,
+                            marker=dict(symbol="triangle-down", size=8, color=KIND_COLORS[kind]),
+                            name=ZERO_MARK,
+                            legendgroup="zero",
+                            showlegend=not zero_legend_shown,
+                            hovertemplate=f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>exactly 0"
+                            "<extra></extra>",
+                            meta=["zero", kind, dtype],
+                        )
+                    )
                     zero_legend_shown = True
         if nan_sigmas and key == "nan_row_fraction":
             for dtype, value in nan_sigmas.items():
-                shapes.append(_vline(value, i, f"{NAN_THRESHOLD} ({dtype})", KIND_COLORS["naive"],
-                                     DTYPE_DASH[dtype] if dtype == "float32" else "dash", True))
+                shapes.append(
+                    _vline(
+                        value,
+                        i,
+                        f"{NAN_THRESHOLD} ({dtype})",
+                        KIND_COLORS["naive"],
+                        DTYPE_DASH[dtype] if dtype == "float32" else "dash",
+                        True,
+                    )
+                )
         if sigma_exact is not None and key in ("hard_row_fraction", "error_to_kmeans"):
-            shapes.append(_vline(sigma_exact, i, EXACT_PREDICTED, EXACT_COLOR, "dash", key == "hard_row_fraction"))
+            shapes.append(
+                _vline(sigma_exact, i, EXACT_PREDICTED, EXACT_COLOR, "dash", key == "hard_row_fraction")
+            )
         shapes.append(_vline(sigma, i, CURRENT, CURRENT_COLOR, "solid", i == 0, 1.5))
     layout["shapes"] = shapes
     layout["margin"] = dict(l=60, r=20, t=150 if title else 110, b=55)
-    layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.05, entrywidth=0.25, entrywidthmode="fraction")
+    layout["legend"] = dict(
+        layout["legend"], font=dict(size=12), y=1.05, entrywidth=0.25, entrywidthmode="fraction"
+    )
     return figure(data, layout)
 
 
@@ -179,8 +276,9 @@ def entmax_rgb(plane) -> np.ndarray:
     return rgb
 
 
-def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 520,
-                           drawn: np.ndarray | None = None) -> go.Figure:
+def stability_plane_figure(
+    plane, X, C, title: str | None = None, height: int = 520, drawn: np.ndarray | None = None
+) -> go.Figure:
     """Two planes at ``plane.sigma``: left, naive rows NaN (grey) or finite; right, entmax15 rows exactly
     one-hot (cluster colour) or soft (white). Points on top in the same code; K-Means centroids ×.
     drawn: indices of the points to draw (a subsample of large data); the counts in the panel titles
@@ -198,10 +296,18 @@ def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 
     layout = base_layout(title, height)
     layout.pop("xaxis"), layout.pop("yaxis")
     panels = (
-        ("naive", f"naive exp/sum ({plane.dtype}): {int(plane.point_naive_nan.sum())} of {len(X)} rows NaN",
-         naive_rgb(plane), (0.0, 0.48)),
-        ("entmax15", f"entmax-1.5 ({plane.dtype}): {int(plane.point_entmax_hard.sum())} of {len(X)} rows one-hot",
-         entmax_rgb(plane), (0.52, 1.0)),
+        (
+            "naive",
+            f"naive exp/sum ({plane.dtype}): {int(plane.point_naive_nan.sum())} of {len(X)} rows NaN",
+            naive_rgb(plane),
+            (0.0, 0.48),
+        ),
+        (
+            "entmax15",
+            f"entmax-1.5 ({plane.dtype}): {int(plane.point_entmax_hard.sum())} of {len(X)} rows one-hot",
+            entmax_rgb(plane),
+            (0.52, 1.0),
+        ),
     )
     data, images, annotations = [], [], []
     keep = np.ones(len(X), dtype=bool)
@@ -210,44 +316,102 @@ def stability_plane_figure(plane, X, C, title: str | None = None, height: int = 
         keep[drawn] = True
     for i, (kind, label, rgb, (d0, d1)) in enumerate(panels):
         xref, yref = _axis_names(i)
-        axis = dict(tickfont=dict(size=11), showgrid=False, zeroline=False, linecolor="#888888", showline=True,
-                    mirror=True)
-        layout["xaxis" + xref[1:]] = dict(axis, range=[x_min, x_max], domain=[d0, d1], anchor=yref,
-                                          constrain="domain")
-        layout["yaxis" + yref[1:]] = dict(axis, range=[y_min, y_max], anchor=xref, scaleanchor=xref, scaleratio=1,
-                                          constrain="domain")
+        axis = dict(
+            tickfont=dict(size=11),
+            showgrid=False,
+            zeroline=False,
+            linecolor="#888888",
+            showline=True,
+            mirror=True,
+        )
+        layout["xaxis" + xref[1:]] = dict(
+            axis, range=[x_min, x_max], domain=[d0, d1], anchor=yref, constrain="domain"
+        )
+        layout["yaxis" + yref[1:]] = dict(
+            axis, range=[y_min, y_max], anchor=xref, scaleanchor=xref, scaleratio=1, constrain="domain"
+        )
         images.append(field_image(png_data_uri(rgb), extent, xref=xref, yref=yref))
-        annotations.append(dict(text=f"<b>{label}</b>", xref="paper", yref="paper", x=(d0 + d1) / 2, y=1.0,
-                                yanchor="bottom", xanchor="center", showarrow=False, font=dict(size=14)))
+        annotations.append(
+            dict(
+                text=f"<b>{label}</b>",
+                xref="paper",
+                yref="paper",
+                x=(d0 + d1) / 2,
+                y=1.0,
+                yanchor="bottom",
+                xanchor="center",
+                showarrow=False,
+                font=dict(size=14),
+            )
+        )
         if kind == "naive":
-            groups = (("nan", plane.point_naive_nan, "row NaN (0/0)"), ("finite", ~plane.point_naive_nan, "row finite"))
+            groups = (
+                ("nan", plane.point_naive_nan, "row NaN (0/0)"),
+                ("finite", ~plane.point_naive_nan, "row finite"),
+            )
         else:
-            groups = (("hard", plane.point_entmax_hard, "row exactly one-hot"),
-                      ("soft", ~plane.point_entmax_hard, "row soft (≥ 2 nonzero)"))
+            groups = (
+                ("hard", plane.point_entmax_hard, "row exactly one-hot"),
+                ("soft", ~plane.point_entmax_hard, "row soft (≥ 2 nonzero)"),
+            )
         for state, mask, text in groups:
             mask = mask & keep  # float32 positions below: only drawn, never hovered, half the bytes per σ
             if state == "nan":
                 # white crosses read on the grey NaN region they sit in
-                marker = dict(color=NAN_POINT_COLOR, size=8, symbol="x", line=dict(color="#000000", width=0.8))
+                marker = dict(
+                    color=NAN_POINT_COLOR, size=8, symbol="x", line=dict(color="#000000", width=0.8)
+                )
             elif state == "soft":
                 marker = dict(color="#ffffff", size=7, line=dict(color="#000000", width=1.2))
             else:
-                marker = dict(color=list(colors[plane.point_label[mask]]), size=6,
-                              line=dict(color="rgba(0,0,0,0.5)", width=0.5))
-            data.append(dict(type="scatter", x=X[mask, 0].astype(np.float32), y=X[mask, 1].astype(np.float32), mode="markers", xaxis=xref, yaxis=yref,
-                             name=f"{KIND_LABELS[kind]}: {text}", marker=marker, meta=[kind, state],
-                             hoverinfo="skip"))
-        data.append(dict(type="scatter", x=C[:, 0], y=C[:, 1], mode="markers", xaxis=xref, yaxis=yref,
-                         marker=dict(KMEANS_MARKER, size=14), name="K-Means centroids C*", showlegend=i == 0,
-                         legendgroup="kmeans", meta=["kmeans"],
-                         hovertemplate="K-Means centroid<br>(%{x:.3f}, %{y:.3f})<extra></extra>"))
-    data.append(legend_only("naive NaN region (grey)", marker=dict(color="rgb(%d,%d,%d)" % NAN_RGB, size=12,
-                                                                    symbol="square")))
-    data.append(legend_only("entmax soft band (white)", marker=dict(color="#ffffff", size=12, symbol="square",
-                                                                     line=dict(color="#000000", width=1))))
+                marker = dict(
+                    color=list(colors[plane.point_label[mask]]),
+                    size=6,
+                    line=dict(color="rgba(0,0,0,0.5)", width=0.5),
+                )
+            data.append(
+                dict(
+                    type="scatter",
+                    x=X[mask, 0].astype(np.float32),
+                    y=X[mask, 1].astype(np.float32),
+                    mode="markers",
+                    xaxis=xref,
+                    yaxis=yref,
+                    name=f"{KIND_LABELS[kind]}: {text}",
+                    marker=marker,
+                    meta=[kind, state],
+                    hoverinfo="skip",
+                )
+            )
+        data.append(
+            dict(
+                type="scatter",
+                x=C[:, 0],
+                y=C[:, 1],
+                mode="markers",
+                xaxis=xref,
+                yaxis=yref,
+                marker=dict(KMEANS_MARKER, size=14),
+                name="K-Means centroids C*",
+                showlegend=i == 0,
+                legendgroup="kmeans",
+                meta=["kmeans"],
+                hovertemplate="K-Means centroid<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+            )
+        )
+    data.append(
+        legend_only(
+            "naive NaN region (grey)", marker=dict(color="rgb(%d,%d,%d)" % NAN_RGB, size=12, symbol="square")
+        )
+    )
+    data.append(
+        legend_only(
+            "entmax soft band (white)",
+            marker=dict(color="#ffffff", size=12, symbol="square", line=dict(color="#000000", width=1)),
+        )
+    )
     layout["images"] = images
     layout["annotations"] = annotations
     layout["margin"] = dict(l=50, r=20, t=130 if title else 110, b=40)
     layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.08)
     return figure(data, layout)
-
