@@ -38,8 +38,9 @@ then reads ForwardMsgs until ``script_finished``.
   new session on the warm server (what a student's first open costs on the wire), and per σ change.
 
 Targets: issue 3, rerun after a σ change p50 ≤ 150 ms for the Explorer, ≤ 1 MB of figure data per
-rerun on every view; issue 9, a view's first open sends at most 2 MB at the defaults, all σ included. The machine is shared (2 cores, several engineers): numbers vary by ±30 % or
-more between runs; read them as orders of magnitude and compare views within one run.
+rerun on every view; issue 9, a view's first open sends at most 2 MB at the defaults, all σ
+included. The machine is shared (2 cores, several engineers): numbers vary by ±30 % or more between
+runs; read them as orders of magnitude and compare views within one run.
 """
 
 from __future__ import annotations
@@ -354,12 +355,14 @@ async def measure(base: str, views, reruns: int, timeout: float) -> list[ViewRes
 
 def table(results: list[ViewResult]) -> str:
     head = (
-        f"{'view':<13} {'first load (cold)':>17} {'warm open':>10} {'σ change p50':>13} {'p95':>7} {'max':>7} "
+        f"{'view':<13} {'first load (cold)':>17} {'warm open':>10} {'σ change p50':>13} {'p95':>7} "
+        f"{'max':>7} "
         f"{'first open ws / figure kB':>26} {'per change ws / figure kB (median, max)':>40}"
     )
     lines = [head, "-" * len(head)]
     for r in results:
-        opened = f"{r.view + (' *' if r.change == 'scrubber commit' else ''):<13} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s "
+        name = r.view + (" *" if r.change == "scrubber commit" else "")
+        opened = f"{name:<13} {r.first_load_s:>16.2f} s {r.warm_open_s:>8.2f} s "
         sizes = f"{r.warm_open_ws_bytes / 1e3:>12.0f} / {r.warm_open_figure_bytes / 1e3:>6.0f} kB"
         if r.rerun_ms:
             lines.append(
@@ -417,8 +420,10 @@ def main() -> int:
                 f"ratio {r.p(0.5) / TARGET_EXPLORER_MS:.2f}"
             )
         print(
-            f"{r.view}: first open sends {r.warm_open_ws_bytes / 1e6:.3f} MB (cold caches {r.first_load_ws_bytes / 1e6:.3f}"
-            f" MB) vs {TARGET_FIRST_OPEN_BYTES / 1e6:.0f} MB: ratio {r.warm_open_ws_bytes / TARGET_FIRST_OPEN_BYTES:.2f}"
+            f"{r.view}: first open sends {r.warm_open_ws_bytes / 1e6:.3f} MB (cold caches "
+            f"{r.first_load_ws_bytes / 1e6:.3f}"
+            f" MB) vs {TARGET_FIRST_OPEN_BYTES / 1e6:.0f} MB: ratio "
+            f"{r.warm_open_ws_bytes / TARGET_FIRST_OPEN_BYTES:.2f}"
         )
         if r.rerun_figure_bytes:
             print(

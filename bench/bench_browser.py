@@ -75,7 +75,9 @@ APP = "[data-testid='stApp']"
 _INSTRUMENT_JS = """() => {
   if (window.__bench) return;
   const plot = document.querySelector("div.scrub-plot");
-  const B = window.__bench = { presses: [], pending: null, frames: [], updates: [], recording: false, reacts: [] };
+  const B = window.__bench = {
+    presses: [], pending: null, frames: [], updates: [], recording: false, reacts: [],
+  };
   document.addEventListener("keydown", (e) => {
     if (e.target && e.target.classList && e.target.classList.contains("scrub-range")) {
       B.pending = { t0: e.timeStamp, from: plot.dataset.sigma, key: e.key, input: null, react: null };
@@ -110,7 +112,10 @@ _INSTRUMENT_JS = """() => {
     const tick = (ts) => { if (!B.recording) return; B.frames.push(ts); requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
   };
-  B.stopFrames = () => { B.recording = false; return { frames: B.frames, updates: B.updates, reacts: B.reacts }; };
+  B.stopFrames = () => {
+    B.recording = false;
+    return { frames: B.frames, updates: B.updates, reacts: B.reacts };
+  };
 }"""
 
 # Before any page script: every websocket message the page sends, and every input on the σ slider
@@ -413,7 +418,8 @@ def report(result: dict) -> str:
     out.append("| websocket messages the page sent | messages | bytes | expected |")
     out.append("|---|---|---|---|")
     out.append(
-        f"| while pressing (until 0.45 s after the last input) | {press['ws_sent_while_scrubbing']['messages']} | "
+        "| while pressing (until 0.45 s after the last input) | "
+        f"{press['ws_sent_while_scrubbing']['messages']} | "
         f"{press['ws_sent_while_scrubbing']['bytes']:,} | 0 |"
     )
     out.append(

@@ -150,7 +150,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 10
     print(
-        f"load average at start: {os.getloadavg()[0]:.2f} (2 shared cores); torch threads: {torch.get_num_threads()}"
+        f"load average at start: {os.getloadavg()[0]:.2f} (2 shared cores); torch threads: "
+        f"{torch.get_num_threads()}"
     )
 
     rows = []  # (what, measured, target, ok)

@@ -43,7 +43,8 @@ LINEAR_CEILING = 0.9
 def bench_deep(seeds, kinds) -> dict:
     print("Deep clustering on digits (k=10, latent 4, λ=3, 100+50 epochs, float32)")
     print(
-        f"{'map':<9} {'seed':>4} {'NMI':>7} {'ARI':>7} {'AE+KM':>7} {'raw KM':>7} {'PCA KM':>7} {'NaN':>4} {'s':>6}"
+        f"{'map':<9} {'seed':>4} {'NMI':>7} {'ARI':>7} {'AE+KM':>7} {'raw KM':>7} {'PCA KM':>7} {'NaN':>4} "
+        f"{'s':>6}"
     )
     out = {}
     for kind in kinds:
@@ -52,7 +53,8 @@ def bench_deep(seeds, kinds) -> dict:
             r = train_deep_clustering("digits", seed=seed, kind=kind)
             runs.append(r.summary())
             print(
-                f"{kind:<9} {seed:>4} {r.nmi:7.4f} {r.ari:7.4f} {r.pretrain_nmi:7.4f} {r.kmeans_raw_nmi:7.4f} "
+                f"{kind:<9} {seed:>4} {r.nmi:7.4f} {r.ari:7.4f} {r.pretrain_nmi:7.4f} "
+                f"{r.kmeans_raw_nmi:7.4f} "
                 f"{r.kmeans_pca_nmi:7.4f} {r.nan_steps:>4} {r.seconds:6.1f}",
                 flush=True,
             )
@@ -76,7 +78,8 @@ def bench_deep(seeds, kinds) -> dict:
             f"{kind:<9} mean NMI {nmi.mean():.4f} (all five: {', '.join(f'{v:.4f}' for v in nmi)}); "
             f"raw K-Means {raw.mean():.4f}; PCA K-Means {pca.mean():.4f}; AE+KM {pre.mean():.4f}; "
             f"margin over raw {margin:+.4f} (target >= +{NMI_MARGIN}): "
-            f"{'reached' if margin >= NMI_MARGIN else 'NOT reached'}; {out[kind]['seconds_mean']:.1f} s per run"
+            f"{'reached' if margin >= NMI_MARGIN else 'NOT reached'}; {out[kind]['seconds_mean']:.1f} s "
+            "per run"
         )
     return out
 
@@ -128,7 +131,8 @@ def bench_low_sigma() -> dict:
         h = c.history[kind]
         print(
             f"  {kind:<9} NaN steps {s['nan_steps']:>3}; NaN rows at start {h['nan_rows'][0]:>3}/{n_train}; "
-            f"one-hot rows at end {h['one_hot_rows'][-1]:>3}/{n_train}; |∇_C CE| first {h['grad_norm_centers_ce'][0]:.3g} "
+            f"one-hot rows at end {h['one_hot_rows'][-1]:>3}/{n_train}; |∇_C CE| first "
+            f"{h['grad_norm_centers_ce'][0]:.3g} "
             f"last {h['grad_norm_centers_ce'][-1]:.3g}; test accuracy {s['final_test_accuracy']:.3f}"
         )
     return {"summary": c.summary, "seconds": c.seconds}

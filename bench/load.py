@@ -9,7 +9,7 @@ Modes (every flag given explicitly overrides the mode's value):
 
 | mode | students | arrive within | commits each | think | targets |
 |---|---|---|---|---|---|
-| lecture | 120 | 30 s | 3 | 2–6 s | first open p95 ≤ 3 s, commit → updated page p95 ≤ 1 s, 0 errors, RSS 60 s later ≤ +20 % |
+| lecture | 120 | 30 s | 3 | 2–6 s | first open p95 ≤ 3 s, commit → page p95 ≤ 1 s, 0 errors, RSS ≤ +20 % |
 | classroom | 40 | 5 s | 5 | 0.5–2 s | commit → updated page p95 ≤ 0.5 s (and 0 errors, RSS ≤ +20 %) |
 | default | 40 | 10 s | 5 | 0.5–2 s | the old issue 4 targets: commit p95 ≤ 2 s, 0 errors, RSS ≤ +20 % |
 
@@ -823,7 +823,8 @@ def print_report(r: dict) -> None:
         print(f"  {what:<46} n={s['n']:<4} p50 {_fmt(s['p50'])}  p95 {_fmt(s['p95'])}  max {_fmt(s['max'])}")
     by = r["bytes"]
     print(
-        f"  bytes received: first open p50 {_kb(by['first_open']['p50'])} (max {_kb(by['first_open']['max'])}), "
+        f"  bytes received: first open p50 {_kb(by['first_open']['p50'])} (max "
+        f"{_kb(by['first_open']['max'])}), "
         f"commit p50 {_kb(by['commit']['p50'])} (max {_kb(by['commit']['max'])}); "
         f"ref_hash references per commit p50 {by['commit_refs']['p50']}"
     )
@@ -842,11 +843,16 @@ def print_report(r: dict) -> None:
     print(f"  server RSS (pid {m['pid']}): warm baseline {'n/a' if base is None else f'{base:.1f} MB'}")
     for n, w in enumerate(m["waves"], 1):
         print(
-            f"    wave {n}: wall {w['wall_seconds']:.1f} s, peak {mb(w['peak'])}, at close {mb(w['at_close'])}, "
+            f"    wave {n}: wall {w['wall_seconds']:.1f} s, peak {mb(w['peak'])}, at close "
+            f"{mb(w['at_close'])}, "
             f"{m['settle_seconds']:g} s after close {mb(w['after_settle'])}; st.cache entries hold "
-            f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)}); machine load "
-            f"average {w['loadavg_1min'][0]:g} → {w['loadavg_1min'][1]:g}; server CPU {_fmt(w['server_cpu_seconds'])} "
-            f"for {w['runs']} runs = {_fmt(None if w['server_cpu_per_run'] is None else 1000 * w['server_cpu_per_run'], 'ms')} per run"
+            f"{_fmt(w['cache_after'], 'MB', 3)} (baseline {_fmt(m['cache_baseline'], 'MB', 3)}); machine "
+            "load "
+            f"average {w['loadavg_1min'][0]:g} → {w['loadavg_1min'][1]:g}; server CPU "
+            f"{_fmt(w['server_cpu_seconds'])} "
+            f"for {w['runs']} runs = "
+            f"{_fmt(None if w['server_cpu_per_run'] is None else 1000 * w['server_cpu_per_run'], 'ms')} "
+            "per run"
         )
     print(f"  after one more short visit (Streamlit reaps sessions closed > TTL ago): {mb(m['after_reap'])}")
     print(f"  active sessions after: {r['active_sessions_after']}")
@@ -856,7 +862,8 @@ def print_report(r: dict) -> None:
         return "n/a" if x is None else "✓" if x else "✗"
 
     print(
-        f"  targets: zero errors {mark(t['zero_errors'])} · commit p95 ≤ {v['commit_p95']:g} s {mark(t['commit_p95'])}"
+        f"  targets: zero errors {mark(t['zero_errors'])} · commit p95 ≤ {v['commit_p95']:g} s "
+        f"{mark(t['commit_p95'])}"
         + ("" if v["open_p95"] is None else f" · first open p95 ≤ {v['open_p95']:g} s {mark(t['open_p95'])}")
         + f" · memory within 20 % {mark(t['memory_within_20pct'])}"
         + f" · warm first open script p50 ≤ {1000 * v['script_seconds']:.0f} ms {mark(t['warm_open_script'])}"

@@ -215,11 +215,13 @@ def fmt(row: dict) -> str:
         )
     return (
         f"  {row['sessions']:>4} students over {row['arrival_seconds']:.0f} s: errors {row['errors']}, "
-        f"commit → page p50 {row['commit_p50']:.3f} / p95 {row['commit_p95']:.3f} / max {row['commit_max']:.2f} s, "
+        f"commit → page p50 {row['commit_p50']:.3f} / p95 {row['commit_p95']:.3f} / max "
+        f"{row['commit_max']:.2f} s, "
         f"first open p95 {row['open_p95']:.2f} s; server CPU {row['server_cpu_seconds']:.1f} s "
         f"({row['server_cpu_per_student']:.3f} s per student, {row['server_cores_busy']:.2f} cores over "
         f"{row['wall_seconds']:.0f} s), HAProxy {row['proxy_cpu_seconds']:.1f} s, load client "
-        f"{row['client_cpu_seconds']:.1f} s, other work on the machine {row['other_cpu_seconds']:.0f} s; RSS {[round(m) for m in row['rss_mb'] if m]} MB "
+        f"{row['client_cpu_seconds']:.1f} s, other work on the machine {row['other_cpu_seconds']:.0f} s; "
+        f"RSS {[round(m) for m in row['rss_mb'] if m]} MB "
         f"{'✓' if row['ok'] else '✗'}"
     )
 

@@ -218,13 +218,13 @@ def test_decision_rgb_orientation_and_marks(clf):
     # corners: the image's row 0 is the grid's row 0 (the top), colour recomputed from label and confidence
     checked = 0
     for i, j in ((0, 0), (0, -1), (-1, 0), (-1, -1)):
-        I, J = (2 * i + 1 if i >= 0 else -1), (2 * j + 1 if j >= 0 else -1)
-        if clf.decision_edges[i, j] or clf.voronoi_edges[I, J]:
+        row, col = (2 * i + 1 if i >= 0 else -1), (2 * j + 1 if j >= 0 else -1)
+        if clf.decision_edges[i, j] or clf.voronoi_edges[row, col]:
             continue
         checked += 1
         t = np.clip((clf.confidence[i, j] - 0.5) / 0.5, 0, 1)
         expected = fade(class_rgb(2)[clf.label[i, j]], TIE_FADE + (CERTAIN_FADE - TIE_FADE) * t)
-        assert rgb[I, J].tolist() == expected.tolist()
+        assert rgb[row, col].tolist() == expected.tolist()
     assert checked >= 2
     assert (rgb[np.repeat(np.repeat(clf.decision_edges, 2, 0), 2, 1)] == (40, 40, 40)).all()
 

@@ -2,7 +2,8 @@
 
 Gradient references (theory §3), with d_ij = ||x_i - c_j||²:
 * detached r:  ∇_{c_l} L_σ = -2 Σ_i r_il (x_i - c_l)
-* full autograd, softmax:  ∇_{c_l} L_σ = -2 Σ_i r_il [1 - (d_il - d̄_i)/(2σ²)] (x_i - c_l),  d̄_i = Σ_j r_ij d_ij
+* full autograd, softmax:  ∇_{c_l} L_σ = -2 Σ_i r_il [1 - (d_il - d̄_i)/(2σ²)] (x_i - c_l),
+  with d̄_i = Σ_j r_ij d_ij
 """
 
 import numpy as np

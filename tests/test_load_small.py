@@ -13,10 +13,11 @@ st.cache entries the students added (reported by the server itself, /_stcore/met
 cache_memory_bytes; bounded by the caches' max_entries, not a leak) and (b) memory the process keeps:
 glibc's malloc arenas (capped at 2 by MALLOC_ARENA_MAX, as in the Dockerfile) and garbage not yet
 returned. (b) measured 25–36 MB for this run with the post-run GC off and no arena cap (3 runs,
-2-core machine), less with the deployed settings; we allow 80 MB. That catches gross leaks: keeping 2 MB per run (about two
-of the Explorer's 200×200 fields, 0.84 MB each in /_stcore/metrics) over these 30 runs adds 60 MB on
-top and fails. Smaller leaks are the job of bench/load.py's waves: several classes of 40 students,
-one after another on one server, where a per-session leak grows from wave to wave (README figures).
+2-core machine), less with the deployed settings; we allow 80 MB. That catches gross leaks: keeping
+2 MB per run (about two of the Explorer's 200×200 fields, 0.84 MB each in /_stcore/metrics) over
+these 30 runs adds 60 MB on top and fails. Smaller leaks are the job of bench/load.py's waves:
+several classes of 40 students, one after another on one server, where a per-session leak grows
+from wave to wave (README figures).
 """
 
 import json

@@ -286,7 +286,10 @@ def test_more_columns_default_to_pca_like_scikit_learn():
 
 
 def test_text_column_without_header_is_ignored_not_taken_as_header():
-    iris_like = b"5.1,3.5,1.4,0.2,setosa\n4.9,3.0,1.4,0.2,setosa\n7.0,3.2,4.7,1.4,versicolor\n6.3,3.3,6.0,2.5,virginica\n"
+    iris_like = (
+        b"5.1,3.5,1.4,0.2,setosa\n4.9,3.0,1.4,0.2,setosa\n"
+        b"7.0,3.2,4.7,1.4,versicolor\n6.3,3.3,6.0,2.5,virginica\n"
+    )
     result = load_points(iris_like)
     assert not result.has_header and result.n_rows == 4
     assert result.numeric_columns == ("x", "y", "x3", "x4") and result.ignored_columns == ("x5",)

@@ -19,7 +19,8 @@ class Result:
 
 
 def counting(steps=5, release: threading.Event | None = None, calls: list | None = None):
-    """A fake trainer: `steps` epochs, each reported; waits for `release` before the last one; honours stop."""
+    """A fake trainer: `steps` epochs, each reported; waits for `release` before the last one;
+    honours stop."""
 
     def fn(progress, stop):
         if calls is not None:

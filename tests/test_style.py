@@ -1,4 +1,5 @@
 """The code is formatted and linted as pyproject.toml's [tool.ruff] says (line length 110)."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -7,7 +8,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_ruff_lint_is_clean():

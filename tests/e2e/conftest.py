@@ -68,7 +68,8 @@ def browser_context_args(browser_context_args):
 
 
 def _start(name: str) -> ServerProcess:
-    """`streamlit run app.py` on a free port (bench/load.py's ServerProcess), healthy, logging to artifacts/."""
+    """`streamlit run app.py` on a free port (bench/load.py's ServerProcess), healthy, logging to
+    artifacts/."""
     ARTIFACTS.mkdir(exist_ok=True)
     server = ServerProcess(ARTIFACTS / f"e2e-server-{name}.log")
     try:

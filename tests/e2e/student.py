@@ -67,8 +67,11 @@ _SEND_LOG_JS = """(() => {
 # (Plotly's decoded _fullData: typed arrays, so float64 values arrive unrounded).
 _SCRUB_TRACES_JS = """() => {
   const plot = document.querySelector("div.scrub-plot");
-  const arr = (a) => (a == null ? null : Array.from(a, (v) => (v != null && typeof v === "object" ? Array.from(v) : v)));
-  return (plot._fullData || []).map((t) => ({ name: t.name || "", x: arr(t.x), y: arr(t.y), customdata: arr(t.customdata) }));
+  const arr = (a) => (a == null ? null
+    : Array.from(a, (v) => (v != null && typeof v === "object" ? Array.from(v) : v)));
+  return (plot._fullData || []).map((t) => ({
+    name: t.name || "", x: arr(t.x), y: arr(t.y), customdata: arr(t.customdata),
+  }));
 }"""
 
 # Everything the browser knows about each Plotly figure on the page: the drawn title, a fingerprint
@@ -256,7 +259,8 @@ class Student:
         """Wait until the scrubber has drawn (at ``sigma``, its 3-digit text, if given); return scrub()."""
         self.page.wait_for_function(
             """(sigma) => { const p = document.querySelector("div.scrub-plot");
-                 return p && p.dataset.sigma !== undefined && p._fullLayout && (sigma === null || p.dataset.sigma === sigma); }""",
+                 return p && p.dataset.sigma !== undefined && p._fullLayout
+                   && (sigma === null || p.dataset.sigma === sigma); }""",
             arg=sigma,
         )
         return self.scrub()

@@ -361,7 +361,8 @@ def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
     complete = report.get("sessions_with_all_commits", report.get("sessions_with_all_figures"))
     print(
         f"\n{sessions} students through HAProxy in {wall:.0f} s: sessions per replica {per_replica} "
-        f"(warm-up and probe students included), σ change → updated page {latency}, first open {report['open']}"
+        f"(warm-up and probe students included), σ change → updated page {latency}, first open "
+        f"{report['open']}"
     )
     (ARTIFACTS / "proxy-load-80.json").write_text(
         json.dumps({**report, "sessions_per_replica": per_replica}, indent=1)

@@ -5,7 +5,8 @@ After each scrub the test checks, in the browser:
 * the numbers beside the plot, against rbfviz recomputed here at that σ. The shown strings are
   compared exactly (the page's formats: L_σ and J ``.5g``, L_σ − J ``.3g`` …), and full-precision
   values that the figure carries (the RBF centres and the K-Means centroids: float64 in the figure)
-  to 1e-9 relative; the "In words" sentence against rbfviz.views.describe at that σ; the responsibilities in the hover are r rounded to 3 decimals (float32);
+  to 1e-9 relative; the "In words" sentence against rbfviz.views.describe at that σ; the
+  responsibilities in the hover are r rounded to 3 decimals (float32);
 * that no script runs while σ moves: the page sends no websocket message (a BackMsg) during the
   scrub, and exactly one, a rerun_script, when it settles (0.5 s after the last key, or after the
   pointer is released). Messages and input events are timestamped in the page itself

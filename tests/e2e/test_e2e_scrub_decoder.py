@@ -28,7 +28,8 @@ GRAPH_JS = """() => {
   const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain)
     : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
   return { level: Number(gd.dataset.level), data: plain(gd.data),
-           images: (gd.layout.images || []).map((i) => i.source), title: gd.layout.title && gd.layout.title.text };
+           images: (gd.layout.images || []).map((i) => i.source),
+           title: gd.layout.title && gd.layout.title.text };
 }"""
 
 
