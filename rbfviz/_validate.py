@@ -2,7 +2,8 @@
 
 Each check either returns a cleaned value or raises ``ValueError`` with a message that says what
 was wrong and what is allowed. Public functions call these at their boundary, so the numerical
-code behind them can assume well-formed input.
+code behind them can assume well-formed input: the library's own inner calls go to the ``_private``
+twin of a public function (``responsibilities`` → ``_responsibilities``), which trusts its arguments.
 """
 
 from __future__ import annotations
