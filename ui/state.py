@@ -2,8 +2,9 @@
 
 The whole state lives in the query string (``?dataset=moons&n=500&...&sigma=0.21``) so a link opens
 exactly the same view; the one exception is an uploaded file (dataset=upload), which stays in the
-session that uploaded it (``resolve_upload``). Query values are strings typed by people: ``parse_query`` never raises; a
-bad value falls back to its default and adds a notice naming the parameter.
+session that uploaded it (``resolve_upload``). Query values are strings typed by people:
+``parse_query`` never raises; a bad value falls back to its default and adds a notice naming the
+parameter.
 
 Where the state is kept during a session (pages run one at a time, and widgets are dropped when
 the user leaves a page):
@@ -139,7 +140,7 @@ class Controls:
         return tuple(self.picks[: self.k]) if self.init == "custom" else ()
 
     def to_query(self) -> dict[str, str]:
-        """Every control as a query-string value (sigma only once resolved; picks and presenter only if set)."""
+        """Every control as a query-string value (sigma once resolved; picks and presenter if set)."""
         query = dict(
             dataset=self.dataset,
             n=str(self.n),
@@ -288,7 +289,7 @@ def lesson_query(lesson, presenter: bool = False) -> dict[str, str]:
 
 
 def resolve_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
-    """Controls whose dataset "upload" points at the session's uploaded points, or the defaults if there are none.
+    """Controls whose dataset "upload" points at the session's uploaded points, or the defaults if none.
 
     upload: the session's ``ui.upload.Upload`` (anything with ``digest`` and ``n``) or None. A link
     can say dataset=upload, but the file itself never travels in a URL: without an upload in this
@@ -339,7 +340,9 @@ def with_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
 
 
 def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
-    """Controls after the user set ``field`` to ``value``, with the dependent resets. Returns (controls, notices).
+    """Controls after the user set ``field`` to ``value``, with the dependent resets.
+
+    Returns (controls, notices).
 
     A new dataset takes that dataset's noise, k, size and default σ (the previous noise may be
     meaningless for it: blobs 1.5 vs moons 0.1). A new n below k lowers k. Any change of the data
