@@ -150,10 +150,15 @@ def _load_scrub_codec():
             package.__path__ = [str(path)]
             sys.modules[name] = package
         try:
-            return importlib.import_module("rbfviz.views.figures.scrub")
+            module = importlib.import_module("rbfviz.views.figures.scrub")
         except Exception:  # noqa: BLE001 — fall back to the real package
-            for name in [n for n in sys.modules if n == "rbfviz" or n.startswith("rbfviz.")]:
-                del sys.modules[name]
+            module = None
+        # the stand-ins must not outlive the load: a later `import rbfviz` (ui/__init__.py) needs the
+        # real package
+        for name in [n for n in sys.modules if n == "rbfviz" or n.startswith("rbfviz.")]:
+            del sys.modules[name]
+        if module is not None:
+            return module
     sys.path.insert(0, str(ROOT))
     return importlib.import_module("rbfviz.views.figures.scrub")
 
