@@ -190,9 +190,9 @@ with panel("Picking starting centres"):
     ):
         picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
         st.markdown(
-            f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are numbered in "
-            f"the order you make them. **The first k picks are the starting centres** of the *custom* "
-            f"initialisation, so changing k never loses picks; pick more than k to keep spares. "
+            f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are "
+            f"numbered in the order you make them. **The first k picks are the starting centres** of the "
+            f"*custom* initialisation, so changing k never loses picks; pick more than k to keep spares. "
             f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
         )
         cols = st.columns(4)
@@ -251,7 +251,8 @@ with panel("The explanation"):
         st.markdown("**What the colours are.** Each point i gets a responsibility r_ij for every centre j:")
         st.latex(r"z_{ij} = -\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}")
         st.latex(
-            r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{or}\; \operatorname{entmax}_{1.5}(z_{i\cdot})"
+            r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{or}\; "
+            r"\operatorname{entmax}_{1.5}(z_{i\cdot})"
         )
         st.markdown(
             "A point's colour mixes the cluster colours with weights r_ij; the background shows the same "
@@ -263,8 +264,9 @@ with panel("The explanation"):
         st.markdown(
             "**Which centres.** With k-means++, random or custom (picked) initialisation the centres are the "
             "soft fixed point at this σ reached by EM (each centre to its responsibility-weighted mean) from "
-            "that start; with annealing they are the fixed point tracked from the data mean as σ fell to this "
-            "value. Above the first critical σ_c every soft fixed point is the data mean, so all centres coincide."
+            "that start; with annealing they are the fixed point tracked from the data mean as σ fell to "
+            "this value. Above the first critical σ_c every soft fixed point is the data mean, so all "
+            "centres coincide."
         )
     with right:
         st.markdown("**The numbers.** The soft loss and the K-Means distortion at the same centres:")

@@ -86,10 +86,10 @@ if view is not None:
         )
         st.caption(
             "**▶ Play** runs the whole annealing in your browser, one frame per σ level (no server round "
-            "trip); the σ slider scrubs through the levels (arrow keys too), and the diagrams below follow when "
-            "you stop. Points take the colours of their responsibilities at that level (grey = a NaN row of the "
-            "naive map); dotted lines are each centre's whole path, solid lines its trail so far; × are the "
-            "K-Means centroids C*." + sample
+            "trip); the σ slider scrubs through the levels (arrow keys too), and the diagrams below follow "
+            "when you stop. Points take the colours of their responsibilities at that level (grey = a NaN "
+            "row of the naive map); dotted lines are each centre's whole path, solid lines its trail so far; "
+            "× are the K-Means centroids C*." + sample
         )
     with text_col:
         st.markdown("**At each σ, EM to the soft fixed point:**")
@@ -120,7 +120,8 @@ if view is not None:
             st.warning(
                 f"The {ctrl.kind} map breaks on this path at σ = {view.sigmas[first_nan[0]]:.3g}: "
                 f"{int(view.nan_rows[first_nan[0]])} of {X.shape[0]} rows of r are NaN there in {ctrl.dtype} "
-                "(every exp(z) of such a row underflowed: 0/0), and NaN centres follow. See the Stability view."
+                "(every exp(z) of such a row underflowed: 0/0), and NaN centres follow. See the Stability "
+                "view."
             )
 
     # --- 2. bifurcation diagram ------------------------------------------------------------------

@@ -97,11 +97,11 @@ with panel("One step"):
         "With the responsibilities r held fixed during the step (detached), one gradient step with the "
         "per-centre rate η_j = 1/(2N_j) lands exactly on the soft centroid x̄_j at **every** σ — the second "
         "number above is rounding only. As σ → 0 the responsibilities become one-hot (the Voronoi cells), "
-        "x̄_j becomes the mean of cell j, and the step is Lloyd's: the first number goes to 0. With entmax-1.5 "
-        "the responsibilities are exactly one-hot once every point's squared-distance gap is at least 4σ², "
-        "and the difference drops to rounding (~1e-15 in float64); with softmax the off-weights only "
-        "underflow to 0 in floating point. A single global learning rate (or Adam) keeps the fixed points "
-        "but not this step-by-step identity."
+        "x̄_j becomes the mean of cell j, and the step is Lloyd's: the first number goes to 0. With "
+        "entmax-1.5 the responsibilities are exactly one-hot once every point's squared-distance gap is at "
+        "least 4σ², and the difference drops to rounding (~1e-15 in float64); with softmax the off-weights "
+        "only underflow to 0 in floating point. A single global learning rate (or Adam) keeps the fixed "
+        "points but not this step-by-step identity."
     )
 
 if traj is not None:  # else the step panel has already said why
@@ -128,9 +128,10 @@ if traj is not None:  # else the step panel has already said why
                 f"after {STEPS} steps: max |c_GD − c_Lloyd|", "NaN" if math.isnan(final) else f"{final:.3g}"
             )
             st.markdown(
-                "The paper states that the two trajectories become identical in the limit σ → 0. At finite σ the "
-                "soft path is pulled toward the other clusters and may even settle in a different partition; lower "
-                "σ with the slider above the step figure and watch the distance collapse (to rounding for entmax-1.5 below "
+                "The paper states that the two trajectories become identical in the limit σ → 0. At finite σ "
+                "the soft path is pulled toward the other clusters and may even settle in a different "
+                "partition; lower σ with the slider above the step figure and watch the distance collapse "
+                "(to rounding for entmax-1.5 below "
                 f"σ* ≈ {ctx.scale.sigma_exact_entmax:.3g} for these data, to rounding for softmax below "
                 f"≈ {ctx.scale.sigma_exact_softmax:.3g})."
             )
@@ -153,12 +154,12 @@ with panel("L_σ − J against σ"):
         downloads.append(exports.figure_download(fig, "equivalence_gap", "L_σ − J figure (HTML)"))
     with text_col:
         st.markdown(
-            "Both bounds are derived for this project and hold for any centres C, so L_σ → J uniformly: "
-            "the Γ-convergence the paper states. The curve is measured at the K-Means centroids. It lies "
-            "far below the O(σ²) bound at small σ: a finite sample has an empty margin g_min > 0 around "
-            "every Voronoi edge, so the softmax gap falls exponentially and the entmax gap reaches rounding "
-            "level below σ* (every row exactly one-hot; what is left, ~1e-13 of J or exactly 0, comes from "
-            "summing L_σ and J in different orders). Green triangles mark σ where the measured gap is exactly 0."
+            "Both bounds are derived for this project and hold for any centres C, so L_σ → J uniformly: the "
+            "Γ-convergence the paper states. The curve is measured at the K-Means centroids. It lies far "
+            "below the O(σ²) bound at small σ: a finite sample has an empty margin g_min > 0 around every "
+            "Voronoi edge, so the softmax gap falls exponentially and the entmax gap reaches rounding level "
+            "below σ* (every row exactly one-hot; what is left, ~1e-13 of J or exactly 0, comes from summing "
+            "L_σ and J in different orders). Green triangles mark σ where the measured gap is exactly 0."
         )
         if not curve.within.all():
             st.warning(

@@ -202,7 +202,9 @@ with tab_clf:
                 classifier_history_figure(view),
                 ctrl,
                 "clf_history",
-                description="Loss, accuracy, σ, gradient norms and skipped (NaN) steps after every epoch of the run.",
+                description=(
+                    "Loss, accuracy, σ, gradient norms and skipped (NaN) steps after every epoch of the run."
+                ),
             )
     with st.expander("What is trained, and what the numbers mean", expanded=view is None):
         st.markdown(
@@ -211,9 +213,9 @@ with tab_clf:
         )
         st.latex(
             r"r_{ij} = \operatorname{map}_j\Big(-\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}\Big), \qquad "
-            r"\text{loss} = \underbrace{\tfrac{1}{n}\sum_i \mathrm{CE}\big(W r_i + b,\; y_i\big)}_{\text{classify}}"
-            r" + \lambda\,\underbrace{\tfrac{1}{n}\sum_i\sum_j r_{ij}\,\lVert x_i - c_j\rVert^2}_{L_\sigma/n"
-            r"\text{ (K-Means)}}"
+            r"\text{loss} = \underbrace{\tfrac{1}{n}\sum_i \mathrm{CE}\big(W r_i + b,\; y_i\big)}"
+            r"_{\text{classify}} + \lambda\,\underbrace{\tfrac{1}{n}\sum_i\sum_j r_{ij}\,"
+            r"\lVert x_i - c_j\rVert^2}_{L_\sigma/n\text{ (K-Means)}}"
         )
         st.markdown(
             "Full-batch Adam (learning rate 0.05) on centres and read-out. The clustering term uses r "
@@ -227,14 +229,14 @@ with tab_clf:
             r"E_a = \operatorname{round}(0.7\,E)"
         )
         st.markdown(
-            "**The numbers.** *Test accuracy* is measured on the 30 % of points the network never saw, next to "
-            "a logistic regression on the raw inputs (a straight line): on moons and circles the line cannot "
-            "pass 0.9, the RBF network reaches ≥ 0.97 with k ≤ 12 (bench/bench_networks.py, seeds 0–4). "
-            "*Distance to Lloyd*: run scikit-learn's K-Means (Lloyd's algorithm) from the trained centres; if "
-            "they barely move, the layer has converged to a K-Means solution of the training points, which is "
-            "what σ → 0 predicts. It is not exactly 0: the cross-entropy also pulls the centres, and σ stops at "
-            "σ₀/10. As σ → 0 each centre's whole Voronoi cell gets one class (the centre's colour), so the "
-            "decision regions become unions of Voronoi cells."
+            "**The numbers.** *Test accuracy* is measured on the 30 % of points the network never saw, next "
+            "to a logistic regression on the raw inputs (a straight line): on moons and circles the line "
+            "cannot pass 0.9, the RBF network reaches ≥ 0.97 with k ≤ 12 (bench/bench_networks.py, seeds "
+            "0–4). *Distance to Lloyd*: run scikit-learn's K-Means (Lloyd's algorithm) from the trained "
+            "centres; if they barely move, the layer has converged to a K-Means solution of the training "
+            "points, which is what σ → 0 predicts. It is not exactly 0: the cross-entropy also pulls the "
+            "centres, and σ stops at σ₀/10. As σ → 0 each centre's whole Voronoi cell gets one class (the "
+            "centre's colour), so the decision regions become unions of Voronoi cells."
         )
 
 # --- 2. deep clustering ----------------------------------------------------------------------------
@@ -312,8 +314,9 @@ with tab_deep:
             where = (
                 "the latent space itself (2-D): the coloured cells are the exact Voronoi cells of the centres"
                 if dview.exact_voronoi
-                else f"a 2-D PCA view of the {dview.latent_dim}-D codes: Voronoi cells of {dview.latent_dim}-D codes "
-                "do not project to cells in 2-D, so none are drawn; colours are the clusters in the full space"
+                else f"a 2-D PCA view of the {dview.latent_dim}-D codes: Voronoi cells of "
+                f"{dview.latent_dim}-D codes do not project to cells in 2-D, so none are drawn; colours are "
+                "the clusters in the full space"
             )
             st.markdown(
                 f"**Latent codes during the joint phase: {dview.dataset}, k = {dview.k}, {dview.kind}**"
@@ -350,20 +353,22 @@ with tab_deep:
             )
             st.caption(
                 "NMI/ARI compare cluster labels with the true classes, which training never sees (ARI is "
-                "measured for the joint model only). *AE alone*: the same autoencoder after pretraining, before the joint phase. K-Means baselines: scikit-learn KMeans with the same "
-                "k and seed, n_init = 10."
+                "measured for the joint model only). *AE alone*: the same autoencoder after pretraining, "
+                "before the joint phase. K-Means baselines: scikit-learn KMeans with the same k and seed, "
+                "n_init = 10."
             )
             if dview.dataset == "digits":
                 st.markdown(
                     "**Honest limits.** On digits the joint model beats K-Means on the raw pixels (mean NMI "
-                    "0.806 vs 0.742 over seeds 0–4, bench/bench_networks.py), but the latent width (4) and λ (3) "
-                    "were chosen by looking at this same NMI on seeds 0–2, so the margin is optimistic. About "
-                    "a third of it is the autoencoder alone (AE + K-Means row); the joint phase adds ≈ 0.04."
+                    "0.806 vs 0.742 over seeds 0–4, bench/bench_networks.py), but the latent width (4) and λ "
+                    "(3) were chosen by looking at this same NMI on seeds 0–2, so the margin is optimistic. "
+                    "About a third of it is the autoencoder alone (AE + K-Means row); the joint phase adds "
+                    "≈ 0.04."
                 )
             else:
                 st.markdown(
-                    "**Honest limits.** On a 2-D set the autoencoder has nothing to compress: its codes are a "
-                    "warped copy of the plane, and deep clustering does **not** beat K-Means on the raw "
+                    "**Honest limits.** On a 2-D set the autoencoder has nothing to compress: its codes are "
+                    "a warped copy of the plane, and deep clustering does **not** beat K-Means on the raw "
                     "points (moons, seed 0: NMI 0.16 vs 0.37). It is here to show the exact latent Voronoi "
                     "cells, not as a better clustering."
                 )
@@ -408,9 +413,9 @@ with tab_deep:
 with tab_low:
     low_dataset = dataset
     st.markdown(
-        f"The classifier of tab 1 ({low_dataset}, 500 points, default noise, seed {ctrl.seed}; same k-means++ "
-        "start and read-out weights for every map) is trained at **one fixed low σ**, without annealing, once "
-        "with each map. What breaks, and what keeps training?"
+        f"The classifier of tab 1 ({low_dataset}, 500 points, default noise, seed {ctrl.seed}; "
+        "same k-means++ start and read-out weights for every map) is trained at **one fixed low σ**, without "
+        "annealing, once with each map. What breaks, and what keeps training?"
     )
     with st.form("low_form", border=True):
         c1, c2, c3, c4 = st.columns(4)
@@ -496,9 +501,9 @@ with tab_low:
             "nearest centre's φ underflows, the row is 0/0:"
         )
         st.latex(
-            r"r_{ij} = \frac{e^{-d_{ij}/2\sigma^2}}{\sum_l e^{-d_{il}/2\sigma^2}} = \frac{0}{0} = "
-            r"\text{NaN} \quad\text{when}\quad \min_j \frac{d_{ij}}{2\sigma^2} \gtrsim 103 \;(\text{float32}),"
-            r"\; 745 \;(\text{float64})"
+            r"r_{ij} = \frac{e^{-d_{ij}/2\sigma^2}}{\sum_l e^{-d_{il}/2\sigma^2}} = \frac{0}{0} = \text{NaN} "
+            r"\quad\text{when}\quad \min_j \frac{d_{ij}}{2\sigma^2} \gtrsim 103 \;(\text{float32}),\; 745 "
+            r"\;(\text{float64})"
         )
         st.markdown(
             "A NaN loss or gradient makes the step be skipped (and counted), so the naive network stops "

@@ -89,8 +89,9 @@ def check_points(X, name: str = "X", dtype=None) -> np.ndarray:
     biggest = max(float(arr.max()), -float(arr.min()))
     if biggest > limit:
         raise ValueError(
-            f"{name} has a value of magnitude {biggest:.3g}; in {arr.dtype.name} with {arr.shape[1]} feature(s) "
-            f"values must be at most {limit:.3g} so that squared distances stay finite. Rescale the data."
+            f"{name} has a value of magnitude {biggest:.3g}; in {arr.dtype.name} with {arr.shape[1]} "
+            f"feature(s) values must be at most {limit:.3g} so that squared distances stay finite. "
+            "Rescale the data."
         )
     return np.ascontiguousarray(arr)
 

@@ -75,7 +75,8 @@ def make_dataset(name: str, n: int | None = None, noise: float | None = None, se
 
 
 def _spiral(n: int, noise: float, rng: np.random.RandomState, arms: int = 3):
-    """Three interleaved arms: radius t in [0.5, 3], angle 1.6·t + 2πa/3 for arm a; isotropic Gaussian noise."""
+    """Three interleaved arms: radius t in [0.5, 3], angle 1.6·t + 2πa/3 for arm a; isotropic Gaussian
+    noise."""
     y = np.arange(n) % arms
     t = 0.5 + 2.5 * np.sqrt(rng.uniform(size=n))  # sqrt: even density along the arm's length
     angle = 1.6 * t + 2 * np.pi * y / arms

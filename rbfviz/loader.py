@@ -18,9 +18,9 @@ How a file is read, in order:
 5. Header: optional. The first row is column names when it has a non-number in a column whose
    other rows are numbers (so a header-less file with a text column, like iris with its species,
    is still read as data). Without a header the columns are named x, y, x3, x4, ...
-6. Columns: a column is numeric when at least half of its non-empty values are numbers; other
-   columns (labels, names) are ignored and listed in the result. Every value in a numeric column must then be a
-   finite number: text, empty cells, NaN and infinity are errors naming the first bad line.
+6. Columns: a column is numeric when at least half of its non-empty values are numbers; other columns
+   (labels, names) are ignored and listed in the result. Every value in a numeric column must then be
+   a finite number: text, empty cells, NaN and infinity are errors naming the first bad line.
 7. The plane: two numeric columns are used as they are; with more, the caller names two
    (``columns=("a", "b")``) or, by default, the data are projected onto their first two principal
    components (PCA on the raw, unscaled values).
@@ -128,7 +128,8 @@ def load_points(
         data = bytes(data)
     if not isinstance(data, bytes):
         raise TypeError(
-            f"load_points expects the file's bytes (e.g. uploaded_file.getvalue()), got {type(data).__name__}."
+            f"load_points expects the file's bytes (e.g. uploaded_file.getvalue()), got "
+            f"{type(data).__name__}."
         )
     if project not in PROJECTIONS:
         raise ValueError(f"project={project!r} is not allowed; use 'pca' or None.")
@@ -198,7 +199,8 @@ def _decode(data: bytes, max_bytes: int) -> str:
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
         raise DataError(
-            f"The file contains binary data (a zero byte on line {line}); it is not a CSV text file. {_SAVE_AS_CSV}"
+            f"The file contains binary data (a zero byte on line {line}); it is not a CSV text file. "
+            f"{_SAVE_AS_CSV}"
         )
     try:
         text = data.decode("utf-8-sig")
@@ -536,8 +538,8 @@ def _raise_too_few_numeric(table: _Table):
     if not table.numeric:
         raise DataError(f"No column of the file contains numbers; two are needed, x and y.{example}")
     raise DataError(
-        f'Only one column ("{table.names[table.numeric[0]]}") contains numbers; two are needed, x and y.{example} '
-        "Numbers must use a dot as the decimal point (1.5) and no thousands separators."
+        f'Only one column ("{table.names[table.numeric[0]]}") contains numbers; two are needed, '
+        f"x and y.{example} Numbers must use a dot as the decimal point (1.5) and no thousands separators."
     )
 
 
@@ -612,7 +614,8 @@ def _check_usable(A: np.ndarray, table: _Table, used: list[int], projection: str
     if (A == A[0]).all():
         if projection == "pca":
             raise DataError(
-                "All points are identical: every row has the same numbers. Clustering needs points in different places."
+                "All points are identical: every row has the same numbers. Clustering needs points in "
+                "different places."
             )
         values = ", ".join(f"{table.names[j]} = {v:g}" for j, v in zip(used, A[0]))
         raise DataError(

@@ -43,14 +43,16 @@ _DIRECT_DISTANCE_MAX_FEATURES = 16
 
 # Without autograd, the maps run as numpy code on the tensors' own memory (no copies). On this CPU
 # numpy's SIMD exp is about twice as fast as torch's, and a numpy call on a small array costs a
-# fraction of torch's dispatch, which is most of a step at n = 1,000 (bench/bench_core.py). With autograd, each stable map is a torch.autograd.Function whose forward runs the same
-# numpy kernel and whose backward is written in torch; the operations before the kernel are the same
-# IEEE operations in both libraries, so the two paths give the same bits.
+# fraction of torch's dispatch, which is most of a step at n = 1,000 (bench/bench_core.py). With
+# autograd, each stable map is a torch.autograd.Function whose forward runs the same numpy kernel
+# and whose backward is written in torch; the operations before the kernel are the same IEEE
+# operations in both libraries, so the two paths give the same bits.
 _KERNEL_DTYPES = (torch.float32, torch.float64)
 
 
 def _numpy_path(*tensors: torch.Tensor) -> bool:
-    """True when no gradient is needed through ``tensors`` and numpy holds their dtype (not bfloat16/float16)."""
+    """True when no gradient is needed through ``tensors`` and numpy holds their dtype (not
+    bfloat16/float16)."""
     tracked = torch.is_grad_enabled() and any(t.requires_grad for t in tensors)
     return not tracked and all(t.dtype in _KERNEL_DTYPES for t in tensors)
 
@@ -193,7 +195,8 @@ def sq_distance_columns(X: np.ndarray, C: np.ndarray) -> np.ndarray:
 
     X (n, d), C (k, d), float32 or float64. Few features: summed feature by feature in place on one
     buffer (the same operations as the torch branch); fastest when each feature's values are
-    contiguous (as in ``steps.points_with_ones``; about a third faster than a row-major X). Many features: the torch Gram expansion.
+    contiguous (as in ``steps.points_with_ones``; about a third faster than a row-major X). Many
+    features: the torch Gram expansion.
     """
     if X.shape[1] > _DIRECT_DISTANCE_MAX_FEATURES:
         return _gram_sq_distances(torch.from_numpy(X), torch.from_numpy(C)).T.numpy()
@@ -234,7 +237,8 @@ def logits(x: torch.Tensor, c: torch.Tensor, sigma: float) -> torch.Tensor:
 
 
 def _naive_or_hard(dt: torch.Tensor, T: float, kind: str) -> torch.Tensor:
-    """ "naive" or "hard" responsibilities (k, n) from (k, n) distances dt, in torch (naive is differentiable)."""
+    """ "naive" or "hard" responsibilities (k, n) from (k, n) distances dt, in torch (naive is
+    differentiable)."""
     if kind == "naive":
         phi = torch.exp(dt / -T)
         return phi / phi.sum(dim=0, keepdim=True)

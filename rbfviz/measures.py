@@ -300,7 +300,8 @@ def gamma_gap(X, C, sigma, kind) -> GammaGap:
 
 
 def _gamma_gap(X: np.ndarray, C: np.ndarray, sigma: float, kind: str) -> GammaGap:
-    """``gamma_gap`` on checked arguments (X, C finite in one float dtype, σ a float valid in it, kind known)."""
+    """``gamma_gap`` on checked arguments (X, C finite in one float dtype, σ a float valid in it, kind
+    known)."""
     resp, d = _resp_and_distances(X, C, sigma, kind)
     d = d.astype(np.float64)
     # Row sums first, then the same sum over rows as J: a one-hot row then gives exactly min_j d_ij.

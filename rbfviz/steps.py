@@ -39,7 +39,8 @@ def _checked(X, C, sigma, kind):
 
 
 def keep_empty(c_old: np.ndarray, c_new: np.ndarray, mass: np.ndarray) -> np.ndarray:
-    """c_new where the centre has mass, c_old where it is empty (mass < MIN_MASS). Arrays (k, d), (k, d), (k,).
+    """c_new where the centre has mass, c_old where it is empty (mass < MIN_MASS).
+    Arrays (k, d), (k, d), (k,).
 
     A NaN mass is not "empty": it leaves c_new (NaN) in place, so a broken map stays visible.
     """
@@ -78,14 +79,16 @@ def weighted_sums(points: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def centroids_from_sums(c: np.ndarray, sums: np.ndarray) -> np.ndarray:
-    """x̄_j = (Σ_i r_ij x_i) / N_j from ``weighted_sums`` (k, d + 1); centres with N_j < MIN_MASS stay at c (k, d)."""
+    """x̄_j = (Σ_i r_ij x_i) / N_j from ``weighted_sums`` (k, d + 1); centres with N_j < MIN_MASS
+    stay at c (k, d)."""
     mass = sums[:, -1]
     safe_mass = np.where(mass < MIN_MASS, 1, mass)
     return keep_empty(c, sums[:, :-1] / safe_mass[:, None], mass)
 
 
 def soft_centroids_torch(x: torch.Tensor, c: torch.Tensor, resp: torch.Tensor) -> torch.Tensor:
-    """x̄_j = Σ_i r_ij x_i / N_j for centres with mass; empty centres stay at c. Shapes: x (n,d), c, result (k,d), resp (n,k).
+    """x̄_j = Σ_i r_ij x_i / N_j for centres with mass; empty centres stay at c.
+    Shapes: x (n,d), c, result (k,d), resp (n,k).
 
     No autograd (the gradient step is ``gradient_step_torch``).
     """
@@ -94,7 +97,8 @@ def soft_centroids_torch(x: torch.Tensor, c: torch.Tensor, resp: torch.Tensor) -
 
 
 def soft_centroid_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
-    """One EM step: responsibilities at σ, then every centre to its soft centroid. Returns (k, d) in X's dtype.
+    """One EM step: responsibilities at σ, then every centre to its soft centroid.
+    Returns (k, d) in X's dtype.
 
     The same functions, hence the same bits, as ``soft_centroids_torch(x, c, resp_torch(x, c, σ, kind))``
     and as one EM step of ``anneal``, called on numpy arrays.

@@ -60,9 +60,11 @@ PAGES = (
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 # Presenter mode: page text and metrics readable from the back of a room. Only sizes change:
 # focus outlines and every keyboard path stay as Streamlit draws them.
-PRESENTER_CSS = """<style>
+PRESENTER_CSS = (
+    """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
-[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li { font-size: 1.3rem; line-height: 1.5; }
+[data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li """
+    """{ font-size: 1.3rem; line-height: 1.5; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2.8rem; }
 [data-testid="stMainBlockContainer"] h3 { font-size: 1.9rem; }
@@ -71,6 +73,7 @@ PRESENTER_CSS = """<style>
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] p { font-size: 2.6rem; line-height: 1.25; }
 [data-testid="stMainBlockContainer"] .katex { font-size: 1.45em; }
 </style>"""
+)
 
 
 @dataclass(frozen=True)
@@ -200,7 +203,10 @@ def _sidebar_controls(ctrl: Controls) -> Controls:
             "Presenter mode",
             "presenter",
             bool(ctrl.presenter),
-            help="Large text, markers and figures for a projector; fewer controls. Also ?presenter=1 in the URL.",
+            help=(
+                "Large text, markers and figures for a projector; fewer controls. Also ?presenter=1 in the "
+                "URL."
+            ),
         )
         data_slot = st.container()
     ctrl = uploads.upload_section(

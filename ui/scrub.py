@@ -35,7 +35,8 @@ def _plotly_chunk() -> str:
 
 
 # Contrast: text colours are at least 4.5:1 on white (WCAG AA).
-CSS = """
+CSS = (
+    """
 .scrub { font-family: "Source Sans", sans-serif; }
 .scrub-control { display: flex; align-items: center; gap: 0.8rem; margin: 0 0 0.4rem 0; flex-wrap: wrap; }
 .scrub-label { font-weight: 600; }
@@ -50,7 +51,8 @@ CSS = """
 .scrub-side:empty { display: none; }
 .scrub-metric { margin: 0 0 0.9rem 0; }
 .scrub-metric-label { font-size: 0.875rem; color: #31333f; }
-.scrub-metric-value { font-size: 1.9rem; line-height: 1.25; color: #31333f; font-variant-numeric: tabular-nums; }
+.scrub-metric-value { font-size: 1.9rem; line-height: 1.25; color: #31333f; """
+    """font-variant-numeric: tabular-nums; }
 .scrub-note { font-size: 0.875rem; color: #555867; margin: -0.5rem 0 0.9rem 0; }
 .scrub-caption { font-size: 0.875rem; color: #555867; margin: 0.3rem 0 0 0; }
 .scrub-error { color: #a4161a; font-weight: 600; }
@@ -60,6 +62,7 @@ CSS = """
 .scrub-large .scrub-note, .scrub-large .scrub-caption { font-size: 1.15rem; }
 @media (max-width: 900px) { .scrub-body { flex-direction: column; } .scrub-side { min-width: 0; } }
 """
+)
 
 _component = st.components.v2.component(
     "rbfviz_sigma_scrub",

@@ -10,7 +10,8 @@
 * A session remembers the job it watches per section (``st.session_state``), so a run it stopped
   early still shows its partial result there (partial results are never shared).
 * ``progress_panel`` is an ``st.fragment(run_every=1.0)``: only it reruns while training, once a
-  second (not an animation: each tick would be a rerun per student); when the job ends it reruns the whole page once.
+  second (not an animation: each tick would be a rerun per student); when the job ends it reruns the
+  whole page once.
 * Stop leaves the job; the job stops when nobody is left watching it (``JobRegistry.stop``).
 """
 

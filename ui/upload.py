@@ -160,7 +160,8 @@ def upload_section(ctrl: Controls) -> Controls:
             key="upload_file",
             help=f"Two numeric columns (x, y), or more: then pick two or use principal components. Comma, "
             f"semicolon or tab separated, optional header, at most {MAX_ROWS:,} rows and "
-            f"{MAX_BYTES // 2**20} MB. The file stays in this browser session: a shared link cannot carry it.",
+            f"{MAX_BYTES // 2**20} MB. The file stays in this browser session: a shared link cannot "
+            "carry it.",
         )
         if file is None:
             # the same file chosen again later is handled again (and its message shown again)

@@ -162,15 +162,17 @@ def summary_text(study, dataset: str, noise: float, seed: int) -> str:
     lines = [
         f"{dataset} (n={study.n}, noise {noise:g}, seed {seed}), k={study.k}, {study.kind}, {study.dtype}; "
         f"{study.sigmas.size} σ levels from {study.sigmas[0]:.4g} down to {study.sigmas[-1]:.4g}",
-        f"  first split      σ_c predicted {_g(study.sigma_critical_predicted)}, measured {_g(study.sigma_critical_measured)}",
+        f"  first split      σ_c predicted {_g(study.sigma_critical_predicted)}, measured "
+        f"{_g(study.sigma_critical_measured)}",
         f"  K-Means C*       from the {study.kmeans_start}; g_min = {study.g_min:.4g}",
         f"  exact collapse   σ* = √g_min/2 = {_g(study.sigma_exact_predicted)}; E == 0 from σ = "
         f"{_g(study.sigma_exact_measured)} down (measured)",
         f"  softmax exact    √(g_min/73.4) = {_g(study.sigma_softmax_exact)}",
-        f"  log-log slope    {_g(fit.slope, '.3g')} on σ ∈ [{_g(fit.sigma_min, '.3g')}, {_g(fit.sigma_max, '.3g')}] "
-        f"({fit.n_points} points)",
+        f"  log-log slope    {_g(fit.slope, '.3g')} on σ ∈ [{_g(fit.sigma_min, '.3g')}, "
+        f"{_g(fit.sigma_max, '.3g')}] ({fit.n_points} points)",
         f"  NaN rows         at most {int(study.nan_rows.max())} of {study.n} (at C*)",
-        f"  E increases      {study.monotone_violations} as σ falls; label agreement {study.label_agreement:.3f}",
+        f"  E increases      {study.monotone_violations} as σ falls; label agreement "
+        f"{study.label_agreement:.3f}",
         f"  anneal           {int(path.iterations.sum())} EM steps; "
         + ("every level converged" if unconverged == 0 else f"{unconverged} level(s) hit --max-iter"),
     ]
@@ -297,7 +299,9 @@ def _run_app(args) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rbfviz",
-        description="K-Means as the σ → 0 limit of a differentiable RBF network: experiments from the command line.",
+        description=(
+            "K-Means as the σ → 0 limit of a differentiable RBF network: experiments from the command line."
+        ),
     )
     subparsers = parser.add_subparsers(dest="command", metavar="command", required=True)
     _add_anneal(subparsers)

@@ -57,9 +57,9 @@ def _add_deep(subparsers) -> None:
     parser = subparsers.add_parser(
         "deep",
         help="deep clustering: autoencoder + RBF layer on its codes, against K-Means baselines",
-        description="Pretrain an MLP autoencoder, place K-Means centres on its codes, then train reconstruction "
-        "+ λ·L_σ jointly with σ annealed (rbfviz.nn.deep). Once per map; NMI/ARI against the true "
-        "classes next to K-Means on the raw inputs and on their PCA to the latent width.",
+        description="Pretrain an MLP autoencoder, place K-Means centres on its codes, then train "
+        "reconstruction + λ·L_σ jointly with σ annealed (rbfviz.nn.deep). Once per map; NMI/ARI against the "
+        "true classes next to K-Means on the raw inputs and on their PCA to the latent width.",
     )
     _add_common(parser, "digits", DEEP_DATASETS)
     parser.add_argument(
@@ -171,7 +171,8 @@ def run_classify(args) -> int:
         return 0
     print(f"{args.dataset}, k={args.k}, {args.kind}, seed {args.seed}, λ={summary['lam']:g}, {args.dtype}")
     print(
-        f"  RBF network         test accuracy {summary['accuracy']:.4f} (train {summary['train_accuracy']:.4f})"
+        f"  RBF network         test accuracy {summary['accuracy']:.4f} (train "
+        f"{summary['train_accuracy']:.4f})"
     )
     print(f"  logistic regression test accuracy {summary['linear_accuracy']:.4f}")
     print(
@@ -179,7 +180,8 @@ def run_classify(args) -> int:
         f"(Frobenius, data units); {summary['empty_centers']} empty centre(s)"
     )
     print(
-        f"  σ_final {summary['sigma_final']:.4g}; {summary['nan_steps']} NaN steps; {summary['seconds']:.1f} s"
+        f"  σ_final {summary['sigma_final']:.4g}; {summary['nan_steps']} NaN steps; "
+        f"{summary['seconds']:.1f} s"
     )
     return 0
 

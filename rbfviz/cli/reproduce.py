@@ -1,4 +1,5 @@
-"""Reproduce the paper's collapse experiment on every data set, map and dtype (``python -m rbfviz reproduce``).
+"""Reproduce the paper's collapse experiment on every data set, map and dtype
+(``python -m rbfviz reproduce``).
 
 For each data set (blobs, moons, circles, spiral, iris; k = its natural number of groups) one K-Means
 reference C* is fixed first: the float64 softmax anneal's end point run to scikit-learn's Lloyd fixed
@@ -111,14 +112,15 @@ def _fmt(value, spec=".3g") -> str:
 def markdown_table(summaries: list[dict]) -> str:
     """The README table: one row per (data set, map, dtype)."""
     lines = [
-        "| data (k) | map | dtype | g_min | σ* = √g_min/2 | first σ with E = 0 | softmax exact σ | slope [σ window] "
-        "| σ_c pred. / meas. | max NaN rows | E increases | label agr. |",
+        "| data (k) | map | dtype | g_min | σ* = √g_min/2 | first σ with E = 0 | softmax exact σ "
+        "| slope [σ window] | σ_c pred. / meas. | max NaN rows | E increases | label agr. |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
         slope = s["slope"]
         window = (
-            f"{_fmt(slope['slope'], '.2f')} [{_fmt(slope['sigma_min'], '.2g')}, {_fmt(slope['sigma_max'], '.2g')}]"
+            f"{_fmt(slope['slope'], '.2f')} [{_fmt(slope['sigma_min'], '.2g')}, "
+            f"{_fmt(slope['sigma_max'], '.2g')}]"
             if slope["slope"] is not None
             else f"– ({slope['n_points']} pts)"
         )
@@ -127,7 +129,8 @@ def markdown_table(summaries: list[dict]) -> str:
             f"| {_fmt(s['sigma_exact_predicted'], '.3f')} | {_fmt(s['sigma_exact_measured'], '.3f')} "
             f"| {_fmt(s['sigma_softmax_exact'], '.4f')} | {window} "
             f"| {_fmt(s['sigma_critical_predicted'], '.3f')} / {_fmt(s['sigma_critical_measured'], '.3f')} "
-            f"| {s['max_nan_rows']} / {s['n']} | {s['monotone_violations']} | {_fmt(s['label_agreement'], '.3f')} |"
+            f"| {s['max_nan_rows']} / {s['n']} | {s['monotone_violations']} "
+            f"| {_fmt(s['label_agreement'], '.3f')} |"
         )
     return "\n".join(lines)
 

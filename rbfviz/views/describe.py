@@ -79,9 +79,9 @@ def equivalence_step(step, sigma: float, kind: str) -> str:
     """One gradient step next to one Lloyd step (``equivalence.OneStep``)."""
     k = step.start.shape[0]
     return (
-        f"From the same {_count(k, 'starting centre')} at σ = {number(sigma)} ({kind}), one gradient step with "
-        f"η_j = 1/(2N_j) lands on the soft centroids (largest difference {number(step.gd_vs_em, 2)}) and "
-        f"differs from one Lloyd step by at most {number(step.gd_vs_lloyd)} data units."
+        f"From the same {_count(k, 'starting centre')} at σ = {number(sigma)} ({kind}), one gradient step "
+        f"with η_j = 1/(2N_j) lands on the soft centroids (largest difference {number(step.gd_vs_em, 2)}) "
+        f"and differs from one Lloyd step by at most {number(step.gd_vs_lloyd)} data units."
     )
 
 
@@ -104,8 +104,8 @@ def path_difference(traj) -> str:
     zero_text = f"; exactly 0 after {_count(zeros, 'step')}" if zeros else ""
     peak = number(finite.max()) if finite.size else "NaN"
     return (
-        f"The largest coordinate difference between the two paths over {len(diff) - 1} steps: at most {peak}, "
-        f"{number(diff[-1])} after the last step{zero_text}."
+        f"The largest coordinate difference between the two paths over {len(diff) - 1} steps: at most "
+        f"{peak}, {number(diff[-1])} after the last step{zero_text}."
     )
 
 
@@ -151,8 +151,8 @@ def annealing_plane(view, sigma: float) -> str:
         else f"the {k} centres sit at {_count(distinct, 'distinct place')}"
     )
     return (
-        f"Annealing {k} centres from the data mean over {len(view.sigmas)} σ levels ({view.kind}, {view.dtype}); "
-        f"shown at level {s + 1}, σ = {number(view.sigmas[s])}, where {state}."
+        f"Annealing {k} centres from the data mean over {len(view.sigmas)} σ levels ({view.kind}, "
+        f"{view.dtype}); shown at level {s + 1}, σ = {number(view.sigmas[s])}, where {state}."
     )
 
 
@@ -208,6 +208,6 @@ def stability_plane(plane, sigma: float, dtype: str) -> str:
     hard = int(np.count_nonzero(plane.point_entmax_hard))
     return (
         f"At σ = {number(sigma)} in {dtype}: the naive map is NaN for {nan:,} of {n:,} points "
-        f"({percent(np.mean(plane.naive_nan))} of the plane) and entmax-1.5 is exactly one-hot for {hard:,} of "
-        f"{n:,} points ({percent(np.mean(plane.entmax_hard))} of the plane)."
+        f"({percent(np.mean(plane.naive_nan))} of the plane) and entmax-1.5 is exactly one-hot for {hard:,} "
+        f"of {n:,} points ({percent(np.mean(plane.entmax_hard))} of the plane)."
     )

@@ -140,7 +140,8 @@ def trajectories(X, C0, sigma: float, kind: str = "softmax", steps: int = 25) ->
 
 @dataclass(frozen=True)
 class GapCurve:
-    """L_σ − J at fixed centres over a σ grid: sigmas (S,), loss, distortion, gap, bound (S,), within (S,) bool."""
+    """L_σ − J at fixed centres over a σ grid: sigmas (S,), loss, distortion, gap, bound (S,), within (S,)
+    bool."""
 
     sigmas: np.ndarray
     loss: np.ndarray

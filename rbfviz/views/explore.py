@@ -166,10 +166,10 @@ def plane_numbers(X, C, sigma: float, kind: str, kmeans_labels) -> dict:
     """The Explorer's numbers for points X (n, d), centres C (k, d) at σ.
 
     kmeans_labels (n,) are K-Means labels in C's centre indices (K-Means run from the same start
-    keeps centre j as cluster j). Returns a dict of plain floats/ints: loss L_σ, distortion J, gap L_σ − J, bound
-    (the Γ-convergence bound for this map), within_bound, agreement (fraction of argmax r equal to
-    the K-Means label), mean_entropy (nats), exact_zeros (count of r_ij == 0), entries (n·k),
-    nan_rows (rows of r that are NaN; only "naive").
+    keeps centre j as cluster j). Returns a dict of plain floats/ints: loss L_σ, distortion J, gap
+    L_σ − J, bound (the Γ-convergence bound for this map), within_bound, agreement (fraction of
+    argmax r equal to the K-Means label), mean_entropy (nats), exact_zeros (count of r_ij == 0),
+    entries (n·k), nan_rows (rows of r that are NaN; only "naive").
     """
     return plane_at(X, C, sigma, kind, kmeans_labels)[1]
 

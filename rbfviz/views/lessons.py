@@ -328,21 +328,21 @@ STEPS: tuple[Step, ...] = (
         title="Soften with σ",
         view="Explorer",
         settings=_settings("blobs", 4),
-        task="The link opens the Explorer at σ = {sigma:.3g}. Along each Voronoi edge the colours blend: there "
-        "points belong partly to both neighbouring centres. Move the σ slider and watch the band.",
+        task="The link opens the Explorer at σ = {sigma:.3g}. Along each Voronoi edge the colours blend: "
+        "there points belong partly to both neighbouring centres. Move the σ slider and watch the band.",
         question=Question(
             "If you halve σ, the band where two centres share a point (10%–90%) becomes…",
             options=tuple(label for label, _ in BAND_OPTIONS),
         ),
-        explanation="For two centres a and b the logits differ by a linear function of x, so the share of a is a "
-        "logistic curve across the edge whose width scales like σ². Measured along the segment "
-        "between the two closest K-Means centroids: the band is {width:.4g} wide at σ = {sigma:.3g} "
-        "and {width_half:.4g} at σ = {sigma_half:.3g}, a ratio of {ratio:.4f}.",
+        explanation="For two centres a and b the logits differ by a linear function of x, so the share of a "
+        "is a logistic curve across the edge whose width scales like σ². Measured along the segment between "
+        "the two closest K-Means centroids: the band is {width:.4g} wide at σ = {sigma:.3g} and "
+        "{width_half:.4g} at σ = {sigma_half:.3g}, a ratio of {ratio:.4f}.",
         equations=(
             r"z_{ia} - z_{ib} = \frac{\lVert x_i - c_b\rVert^2 - \lVert x_i - c_a\rVert^2}{2\sigma^2} = "
             r"\frac{\lVert c_a - c_b\rVert}{\sigma^2}\, s_i",
-            r"\frac{r_{ia}}{r_{ia} + r_{ib}} = \frac{1}{1 + e^{-\lVert c_a - c_b\rVert s_i/\sigma^2}}, \qquad "
-            r"\text{band } |s| < \frac{\sigma^2 \ln 9}{\lVert c_a - c_b\rVert}",
+            r"\frac{r_{ia}}{r_{ia} + r_{ib}} = \frac{1}{1 + e^{-\lVert c_a - c_b\rVert s_i/\sigma^2}}, "
+            r"\qquad \text{band } |s| < \frac{\sigma^2 \ln 9}{\lVert c_a - c_b\rVert}",
         ),
         facts=_soften,
     ),
@@ -367,8 +367,8 @@ STEPS: tuple[Step, ...] = (
         "{sigma_c:.4g}. The view's bifurcation diagram marks the first split measured on its σ grid "
         "(it lags by up to one grid step); later splits follow at smaller σ.",
         equations=(
-            r"\delta \mapsto \frac{\Sigma}{\sigma^2}\,\delta \quad\Rightarrow\quad "
-            r"\sigma_c^2 = \lambda_{\max}(\Sigma), \qquad \Sigma = \frac{1}{N}\sum_i (x_i - \bar x)(x_i - \bar x)^\top",
+            r"\delta \mapsto \frac{\Sigma}{\sigma^2}\,\delta \quad\Rightarrow\quad \sigma_c^2 = "
+            r"\lambda_{\max}(\Sigma), \qquad \Sigma = \frac{1}{N}\sum_i (x_i - \bar x)(x_i - \bar x)^\top",
         ),
         facts=_anneal,
     ),
@@ -384,10 +384,10 @@ STEPS: tuple[Step, ...] = (
             "gradient step on L_σ move centre c_j?",
             options=GRADIENT_OPTIONS,
         ),
-        explanation="The gradient of L_σ (responsibilities held fixed) is −2N_j(x̄_j − c_j), so the step lands "
-        "exactly on the soft centroid x̄_j at every σ: measured here, the largest difference is "
-        "{gd_vs_em:.2g} (rounding). As σ → 0 the soft centroid becomes the mean of the Voronoi cell, "
-        "Lloyd's update: the distance to Lloyd's step is {gd_vs_lloyd:.3g} at σ = {sigma:.3g} and "
+        explanation="The gradient of L_σ (responsibilities held fixed) is −2N_j(x̄_j − c_j), so the step "
+        "lands exactly on the soft centroid x̄_j at every σ: measured here, the largest difference is "
+        "{gd_vs_em:.2g} (rounding). As σ → 0 the soft centroid becomes the mean of the Voronoi cell, Lloyd's "
+        "update: the distance to Lloyd's step is {gd_vs_lloyd:.3g} at σ = {sigma:.3g} and "
         "{gd_vs_lloyd_low:.3g} at σ = {sigma_low:.3g}.",
         equations=(
             r"\nabla_{c_j} L_\sigma = -2\sum_i r_{ij}(x_i - c_j) = -2N_j(\bar x_j - c_j)",
@@ -426,8 +426,8 @@ STEPS: tuple[Step, ...] = (
         title="Entmax-1.5 stays exact and sparse",
         view="Explorer",
         settings=_settings("blobs", 4, kind="entmax15", dtype="float32"),
-        task="The link opens the Explorer with entmax-1.5 in float32 at σ = {sigma:.3g}. Look at the number of "
-        "exactly-zero responsibilities and at the agreement with K-Means.",
+        task="The link opens the Explorer with entmax-1.5 in float32 at σ = {sigma:.3g}. Look at the number "
+        "of exactly-zero responsibilities and at the agreement with K-Means.",
         question=Question(
             "An entmax-1.5 row is exactly one-hot when the gap between its two smallest squared "
             "distances is at least 4σ². At the K-Means centroids the smallest gap over all points is "
@@ -435,11 +435,11 @@ STEPS: tuple[Step, ...] = (
             unit=" (data units)",
             rel_tol=0.03,
         ),
-        explanation="Every row is one-hot once g_min ≥ 4σ², i.e. σ ≤ σ* = √g_min / 2 = {sigma_star:.4g}. At the "
-        "linked σ = {sigma:.3g}, in float32: {one_hot} of {n} rows are exactly one-hot and {zeros} of "
+        explanation="Every row is one-hot once g_min ≥ 4σ², i.e. σ ≤ σ* = √g_min / 2 = {sigma_star:.4g}. At "
+        "the linked σ = {sigma:.3g}, in float32: {one_hot} of {n} rows are exactly one-hot and {zeros} of "
         "the {n}·({k}−1) = {zeros_expected} off-weights are exactly 0, with {nan_rows} NaN rows. Entmax "
-        "thresholds instead of exponentiating, so it never underflows, and below σ* it is K-Means "
-        "exactly, not approximately.",
+        "thresholds instead of exponentiating, so it never underflows, and below σ* it is K-Means exactly, "
+        "not approximately.",
         equations=(
             r"\operatorname{entmax}_{1.5}(z)_j = \left[\tfrac{z_j}{2} - \tau\right]_+^2, \qquad "
             r"r_i \text{ one-hot} \iff d_{i(2)} - d_{i(1)} \ge 4\sigma^2",
@@ -458,12 +458,12 @@ STEPS: tuple[Step, ...] = (
             "cluster as their own moon?",
             options=MOONS_OPTIONS,
         ),
-        explanation="The log-ratio of two responsibilities is linear in x, so the boundary between two clusters "
-        "is a straight line at every σ (checked here: at {sigmas_checked} σ values the argmax of r is "
-        "exactly the nearest centre: {linear}). The moons interlock, so no line separates them: "
-        "K-Means puts {agreement} of the points with their own moon; on two rings (circles) it gets "
-        "{circles_agreement}. Separating them needs more than the clustering layer: e.g. a trained "
-        "read-out on top of r, which is the RBF network.",
+        explanation="The log-ratio of two responsibilities is linear in x, so the boundary between two "
+        "clusters is a straight line at every σ (checked here: at {sigmas_checked} σ values the argmax of r "
+        "is exactly the nearest centre: {linear}). The moons interlock, so no line separates them: K-Means "
+        "puts {agreement} of the points with their own moon; on two rings (circles) it gets "
+        "{circles_agreement}. Separating them needs more than the clustering layer: e.g. a trained read-out "
+        "on top of r, which is the RBF network.",
         equations=(
             r"\log\frac{r_{ia}}{r_{ib}} = \frac{(c_a - c_b)^\top x_i}{\sigma^2} + "
             r"\frac{\lVert c_b\rVert^2 - \lVert c_a\rVert^2}{2\sigma^2}",
@@ -497,7 +497,8 @@ def prepare(step: Step) -> Prepared:
 
 
 def check(prepared: Prepared, response) -> Verdict:
-    """The verdict on a response: an option index for a choice question, a number otherwise (None = not answered)."""
+    """The verdict on a response: an option index for a choice question, a number otherwise (None = not
+    answered)."""
     question = prepared.step.question
     if response is None:
         return Verdict(

@@ -5,8 +5,9 @@
   for, the Lloyd comparison, and per snapshot a coarse decision grid and the centres (the frames).
 * ``deep_view(result)``        → ``DeepView``: the latent codes in a 2-D view with their clusters, the
   centres, exact Voronoi cells when the latent space is 2-D, per snapshot; the baseline table.
-* ``train_classifier_view`` / ``train_deep_view`` / ``train_low_sigma_view`` are what the page runs in a background thread (``rbfviz.nn.jobs``): training plus the view arrays, so the
-  page's script only builds figures.
+* ``train_classifier_view`` / ``train_deep_view`` / ``train_low_sigma_view`` are what the page runs
+  in a background thread (``rbfviz.nn.jobs``): training plus the view arrays, so the page's script
+  only builds figures.
 
 Grids follow ``rbfviz.field``: an (H, W) array covers extent = (x_min, x_max, y_min, y_max), row 0 at
 the top (y_max), column 0 at the left (x_min).
@@ -93,10 +94,10 @@ def voronoi_cells(extent, centers) -> list[np.ndarray]:
     cells = []
     for j, c in enumerate(centers):
         cell = box
-        for l, other in enumerate(centers):
-            if l == j or cell.size == 0 or np.array_equal(other, c):
+        for other_index, other in enumerate(centers):
+            if other_index == j or cell.size == 0 or np.array_equal(other, c):
                 continue
-            cell = clip_half_plane(cell, 2.0 * (other - c), sq[l] - sq[j])
+            cell = clip_half_plane(cell, 2.0 * (other - c), sq[other_index] - sq[j])
         cells.append(cell)
     return cells
 
@@ -118,10 +119,11 @@ class ClassifierView:
     """The classifier panel's arrays. Shapes: k centres, C classes, S snapshots, G = SNAPSHOT_GRID.
 
     label (uint8), confidence (float32): (FINAL_GRID, FINAL_GRID) the final decision (most probable
-    class and its probability) over ``extent``; decision_edges: (same) True on the class boundary; voronoi_edges:
-    (2·FINAL_GRID)² True on the Voronoi edges of the final centres. center_class (k,): the class of
-    each centre's cell at σ → 0 (``center_classes``). frame_codes (S, G, G) uint8 ``confidence_codes``
-    with ``frame_levels`` bands per class over ``frame_extent``; frame_centers (S, k, 2); frame_epochs, frame_sigmas, frame_accuracy (S,).
+    class and its probability) over ``extent``; decision_edges: (same) True on the class boundary;
+    voronoi_edges: (2·FINAL_GRID)² True on the Voronoi edges of the final centres. center_class
+    (k,): the class of each centre's cell at σ → 0 (``center_classes``). frame_codes (S, G, G) uint8
+    ``confidence_codes`` with ``frame_levels`` bands per class over ``frame_extent``; frame_centers
+    (S, k, 2); frame_epochs, frame_sigmas, frame_accuracy (S,).
     """
 
     dataset: str

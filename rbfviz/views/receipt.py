@@ -45,7 +45,8 @@ PARAMETER_ORDER = (
 
 
 def package_versions() -> dict[str, str]:
-    """{"python": ..., package: version} for the packages the numbers depend on ("not installed" if absent)."""
+    """{"python": ..., package: version} for the packages the numbers depend on ("not installed" if
+    absent)."""
     versions = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
@@ -210,10 +211,16 @@ def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
         more, start = _start_lines(p, p["init"])
         imports += more + ["from rbfviz.views.explore import soft_fixed_point"]
         body += start + [
-            "centers, iterations, converged = soft_fixed_point(X, C0, sigma, kind=kind)  # EM to the fixed point",
+            (
+                "centers, iterations, converged = soft_fixed_point(X, C0, sigma, kind=kind)  "
+                "# EM to the fixed point"
+            ),
             "if not np.isfinite(centers).all():  # the naive map broke: the view shows the start instead",
             "    centers = C0",
-            "km_centers, km_labels = kmeans_reference(X, C0.astype(np.float64))  # K-Means from the same start",
+            (
+                "km_centers, km_labels = kmeans_reference(X, C0.astype(np.float64))  "
+                "# K-Means from the same start"
+            ),
         ]
     body += ["numbers = plane_numbers(X, centers, sigma, kind, km_labels)  # L_σ, J, agreement, ..."]
     return Receipt("Explorer", dict(params), dict(numbers or {}), _assemble(imports, body))
@@ -247,7 +254,10 @@ def equivalence_receipt(params: dict, numbers: dict) -> Receipt:
             '    "gd_vs_lloyd": step.gd_vs_lloyd,  # max |GD step − Lloyd step|',
             '    "gd_vs_em": step.gd_vs_em,  # max |GD step − soft centroid|: rounding only',
             '    "masses": step.masses.tolist(),  # N_j at the start',
-            '    "final_difference": float(paths.difference[-1]),  # max |c_GD − c_Lloyd| after the last step',
+            (
+                '    "final_difference": float(paths.difference[-1]),  '
+                "# max |c_GD − c_Lloyd| after the last step"
+            ),
             "}",
         ]
     )

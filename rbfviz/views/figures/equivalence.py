@@ -171,7 +171,9 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
                 line=dict(color=colors[j], width=3.5),
                 marker=dict(size=6, color=colors[j]),
                 customdata=steps,
-                hovertemplate=f"GD centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>",
+                hovertemplate=(
+                    f"GD centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>"
+                ),
             )
         )
         data.append(
@@ -186,7 +188,9 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
                 line=dict(color=KMEANS_COLOR, width=2, dash="dash"),
                 marker=dict(size=4, color=KMEANS_COLOR),
                 customdata=steps,
-                hovertemplate=f"Lloyd centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>",
+                hovertemplate=(
+                    f"Lloyd centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>"
+                ),
             )
         )
     data.append(

@@ -177,7 +177,9 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
             name=LLOYD,
             marker=KMEANS_MARKER,
             customdata=np.column_stack([np.arange(len(lloyd)), view.center_distances]),
-            hovertemplate="Lloyd point of centre %{customdata[0]}<br>distance %{customdata[1]:.3g}<extra></extra>",
+            hovertemplate=(
+                "Lloyd point of centre %{customdata[0]}<br>distance %{customdata[1]:.3g}<extra></extra>"
+            ),
         ),
         legend_only("class boundary", mode="lines", line=dict(color=_rgb_string(EDGE_RGB), width=3)),
         legend_only("Voronoi edges", mode="lines", line=dict(color=_rgb_string(VORONOI_RGB), width=3)),
@@ -237,7 +239,8 @@ def _play_buttons(frame_ms: int, redraw: bool) -> list[dict]:
 
 
 def frame_image(codes, lut: np.ndarray, extent) -> dict:
-    """A frame's decision grid (G, G) of codes as a layout image over extent (row 0 = top), coloured by lut."""
+    """A frame's decision grid (G, G) of codes as a layout image over extent (row 0 = top), coloured by
+    lut."""
     return field_image(png_data_uri(lut[np.asarray(codes)]), extent)
 
 

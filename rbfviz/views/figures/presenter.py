@@ -3,9 +3,10 @@
 ``presenter_figure(fig)`` returns a scaled copy of a finished figure, so no builder needs a
 presenter argument: every font size (title, axes, ticks, legend, hover, annotations, colour bars,
 animation buttons and sliders) is multiplied by ``FONT_SCALE``, marker sizes and line widths by
-``MARK_SCALE``, margins by ``FONT_SCALE`` (room for the larger labels; controls below the plot
-and legends below the plot move down by the same factor; legend columns widen) and the height by
-``HEIGHT_SCALE`` (by ``FONT_SCALE`` for figures with several panels). Animation frames are scaled the same way, so a played frame keeps the sizes.
+``MARK_SCALE``, margins by ``FONT_SCALE`` (room for the larger labels; controls below the plot and
+legends below the plot move down by the same factor; legend columns widen) and the height by
+``HEIGHT_SCALE`` (by ``FONT_SCALE`` for figures with several panels). Animation frames are scaled
+the same way, so a played frame keeps the sizes.
 
 Marker sizes and line widths the builder did not set fall back to Plotly's defaults (marker 6,
 line 2), which are scaled too; fonts without a size inherit the (scaled) layout font. Arrays of

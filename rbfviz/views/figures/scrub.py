@@ -18,9 +18,9 @@ Binary layout (then gzip-compressed as a whole; the browser inflates it with Dec
 
 Arrays are not written into the JSON. A numeric array becomes {"$blob": i} with the i-th entry of
 header["blobs"] = {"offset", "dtype" ("f8", "f4", "u1", ...), "shape"} pointing into the blob
-section (each blob starts on an 8-byte boundary, so the browser can view it as a typed array
-without copying). A list of "rgb(r,g,b)" (or "#rrggbb", "#RRGGBB") colours becomes a uint8 (n, 3) blob with "as":
-"rgb" (or "hex", "HEX").
+section (each blob starts on an 8-byte boundary, so the browser can view it as a typed array without
+copying). A list of "rgb(r,g,b)" (or "#rrggbb", "#RRGGBB") colours becomes a uint8 (n, 3) blob with
+"as": "rgb" (or "hex", "HEX").
 """
 
 from __future__ import annotations

@@ -205,7 +205,9 @@ def stability_figure(
                         line=dict(color=KIND_COLORS[kind], dash=DTYPE_DASH[dtype], width=width),
                         marker=dict(color=KIND_COLORS[kind], size=4),
                         meta=[key, kind, dtype],
-                        hovertemplate=f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>%{{y:.4g}}<extra></extra>",
+                        hovertemplate=(
+                            f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>%{{y:.4g}}<extra></extra>"
+                        ),
                     )
                 )
                 zero = np.isfinite(v) & (v == 0)
