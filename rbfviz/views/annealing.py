@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.decomposition import PCA
 
 from .._validate import check_points
 from ..collapse import CollapseStudy
@@ -31,17 +32,13 @@ from .figures.palette import mix_colors
 def principal_axis(X) -> tuple[np.ndarray, np.ndarray, float]:
     """(mean (d,), u (d,) unit principal direction, λ_max) of X (n, d), from the 1/N covariance.
 
-    The sign of u is fixed so that its largest-magnitude component is positive (a stable picture
-    across reruns and dtypes).
+    scikit-learn's PCA; the sign of u makes its largest-magnitude component positive (a stable
+    picture across reruns and dtypes).
     """
     X = check_points(X, "X", dtype=np.float64)
-    mean = X.mean(axis=0)
-    centred = X - mean
-    values, vectors = np.linalg.eigh(centred.T @ centred / X.shape[0])
-    u = vectors[:, -1]
-    if u[np.argmax(np.abs(u))] < 0:
-        u = -u
-    return mean, u, float(values[-1])
+    pca = PCA(n_components=1, svd_solver="full").fit(X)
+    n = X.shape[0]
+    return pca.mean_, pca.components_[0], float(pca.explained_variance_[0] * (n - 1) / n)
 
 
 def project(points, mean, u) -> np.ndarray:
