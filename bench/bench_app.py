@@ -37,8 +37,8 @@ then reads ForwardMsgs until ``script_finished``.
   (the sum of the ForwardMsg sizes). Reported for a first open with cold caches, a first open of a
   new session on the warm server (what a student's first open costs on the wire), and per σ change.
 
-Targets: issue 3, rerun after a σ change p50 ≤ 150 ms for the Explorer, ≤ 1 MB of figure data per
-rerun on every view; issue 9, a view's first open sends at most 2 MB at the defaults, all σ
+Targets: rerun after a σ change p50 ≤ 150 ms for the Explorer, ≤ 1 MB of figure data per
+rerun on every view; a view's first open sends at most 2 MB at the defaults, all σ
 included. The machine is shared (2 cores, several engineers): numbers vary by ±30 % or more between
 runs; read them as orders of magnitude and compare views within one run.
 """
@@ -71,7 +71,7 @@ DEFAULTS = {"dataset": "blobs", "n": "500", "k": "4", "kind": "softmax", "dtype"
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 TARGET_EXPLORER_MS = 150.0
 TARGET_BYTES = 1_000_000
-TARGET_FIRST_OPEN_BYTES = 2_000_000  # issue 9: a view's first open at the defaults, all σ included
+TARGET_FIRST_OPEN_BYTES = 2_000_000  # a view's first open at the defaults, all σ included
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
 
 

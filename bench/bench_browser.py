@@ -4,7 +4,7 @@
     .venv/bin/python bench/bench_browser.py --port 8501          # against a running server
     .venv/bin/python bench/bench_browser.py --json out.json
 
-A benchmark, not a test (issue 9's browser targets). Playwright drives Debian's Chromium
+A benchmark, not a test (the browser targets in the README). Playwright drives Debian's Chromium
 (/usr/bin/chromium, or --chromium / $CHROMIUM_PATH); Playwright's own browser download is not used.
 
 What is measured:
@@ -25,7 +25,7 @@ What is measured:
    websocket frames received (Streamlit's ForwardMsgs: the page, the σ payload) and, separately,
    of the HTTP response bodies as transferred (the app's static JavaScript, fonts, …), with the
    time until the view has drawn. Views: Explorer at the defaults and at n = 5,000, Annealing,
-   Stability and Equivalence at the defaults (issue 9: ≤ 2 MB at the defaults, ≤ 6 MB at
+   Stability and Equivalence at the defaults (targets: ≤ 2 MB at the defaults, ≤ 6 MB at
    n = 5,000, websocket bytes; static files are cached by a browser after the first view).
    **Per commit**: the websocket bytes sent and received for one settled scrub's rerun.
 4. **mouse-drag frame times**: the thumb dragged across the track with page.mouse in ``--drag-steps``
@@ -443,7 +443,7 @@ def report(result: dict) -> str:
     out.append(
         "First opens, each in a fresh browser context. visit 1st = first visitor of that setting on this "
         "server (the Explorer at the defaults was already built by the warm-up), 2nd = the next one. "
-        "Websocket bytes are what issue 9's caps are about; HTTP is Streamlit's static JavaScript, "
+        "Websocket bytes are what the caps are about; HTTP is Streamlit's static JavaScript, "
         "fonts etc., which a browser caches after its first view."
     )
     out.append("")

@@ -1,7 +1,7 @@
 """A classroom's load: N students, each in a real Streamlit session, open the Explorer and commit σ.
 
-    .venv/bin/python bench/load.py --mode lecture                 # 120 students over 30 s (issue 9)
-    .venv/bin/python bench/load.py --mode classroom               # 40 students within 5 s (issue 9)
+    .venv/bin/python bench/load.py --mode lecture                 # 120 students over 30 s
+    .venv/bin/python bench/load.py --mode classroom               # 40 students within 5 s
     .venv/bin/python bench/load.py --sessions 40 --port 8501      # against a running server
     .venv/bin/python bench/load.py --sessions 5 --settle 5 --json out.json
 
@@ -11,7 +11,7 @@ Modes (every flag given explicitly overrides the mode's value):
 |---|---|---|---|---|---|
 | lecture | 120 | 30 s | 3 | 2–6 s | first open p95 ≤ 3 s, commit → page p95 ≤ 1 s, 0 errors, RSS ≤ +20 % |
 | classroom | 40 | 5 s | 5 | 0.5–2 s | commit → updated page p95 ≤ 0.5 s (and 0 errors, RSS ≤ +20 %) |
-| default | 40 | 10 s | 5 | 0.5–2 s | the old issue 4 targets: commit p95 ≤ 2 s, 0 errors, RSS ≤ +20 % |
+| default | 40 | 10 s | 5 | 0.5–2 s | the first classroom targets: commit p95 ≤ 2 s, 0 errors, RSS ≤ +20 % |
 
 Each simulated student speaks Streamlit's own protocol, as the browser does (streamlit 1.67,
 frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
@@ -48,7 +48,7 @@ What is timed:
   "**Downloads at σ = <σ:.3g>**" for the committed σ. It comes after the sidebar's "σ = <σ:.3g>: …"
   and after the scrubber in script order, so everything above it is already updated; also reported
   up to `script_finished` (the explanation panel below included).
-* **server script time of a first open on a warm server** (issue 9 item 4, target ≤ 60 ms): before the
+* **server script time of a first open on a warm server** (target ≤ 60 ms): before the
   class, `--probe-opens` fresh sessions open the Explorer one after another on the idle server with
   the payload already cached (the warm-up student built it). Streamlit writes no per-run timing to
   its log, so this is measured from the client: `new_session` (sent when the script starts) →
@@ -106,7 +106,7 @@ FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN
 DOWNLOADS_PREFIX = "**Downloads at σ = "  # pages/1_Explorer.py, written after the scrubber
 SIDEBAR_MARK = ": move it with the σ slider"  # ui/page.py _sigma_control(on_figure=True)
 TARGET_MEMORY = 1.20  # RSS after / warm baseline
-TARGET_SCRIPT_SECONDS = 0.060  # issue 9 item 4: a first open's script time on a warm server
+TARGET_SCRIPT_SECONDS = 0.060  # a first open's script time on a warm server
 
 MODES = {
     "default": dict(
