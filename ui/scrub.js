@@ -105,14 +105,15 @@ function build(parent) {
     </div>`;
   return {
     range: root.querySelector(".scrub-range"), label: root.querySelector(".scrub-label"),
-    value: root.querySelector(".scrub-value"), play: root.querySelector(".scrub-play"), plot: root.querySelector(".scrub-plot"),
+    value: root.querySelector(".scrub-value"), play: root.querySelector(".scrub-play"),
+    plot: root.querySelector(".scrub-plot"),
     side: root.querySelector(".scrub-side"), caption: root.querySelector(".scrub-caption"),
     error: root.querySelector(".scrub-error"),
   };
 }
 
 export default function (component) {
-  const { data, parentElement, setStateValue, setTriggerValue, key } = component;
+  const { data, parentElement, setStateValue, setTriggerValue } = component;
   let inst = instances.get(parentElement);
   if (!inst) {
     inst = { els: build(parentElement), bytes: null, payload: null, level: null, timer: null, pointer: false };
