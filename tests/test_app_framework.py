@@ -242,3 +242,14 @@ def test_home_links_carry_the_current_state():
     assert [link.proto.label for link in menu] == ["Home", *[label for _, label, _ in VIEWS]]
     assert all("dataset=spiral" in link.proto.query_string for link in menu)
     assert all("dataset=spiral" in str(link.proto) for link in links)
+
+
+def test_every_sidebar_control_explains_itself():
+    """Each sidebar control has a tooltip (help=), presenter toggle and upload included."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.switch_page("pages/1_Explorer.py").run()
+    kinds = ("selectbox", "number_input", "slider", "radio", "toggle", "select_slider", "file_uploader")
+    controls = [w for kind in kinds for w in at.sidebar.get(kind)]
+    assert len(controls) >= 8, [c.proto.label for c in controls]
+    missing = [c.proto.label for c in controls if not c.proto.help.strip()]
+    assert not missing, missing
