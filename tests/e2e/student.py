@@ -257,13 +257,14 @@ class Student:
 
     def wait_for_scrub(self, sigma: str | None = None) -> dict:
         """Wait until the scrubber has drawn (at ``sigma``, its 3-digit text, if given); return scrub()."""
-        self.page.wait_for_function(
-            """(sigma) => { const p = document.querySelector("div.scrub-plot");
-                 return p && p.dataset.sigma !== undefined && p._fullLayout
-                   && (sigma === null || p.dataset.sigma === sigma); }""",
+        # read in the same call that finds it drawn: a rerun may replace the element in between
+        handle = self.page.wait_for_function(
+            f"""(sigma) => {{ const s = ({_SCRUB_JS})(); const p = document.querySelector("div.scrub-plot");
+                 return s && s.sigma !== null && p._fullLayout
+                   && (sigma === null || s.sigma === sigma) ? s : null; }}""",
             arg=sigma,
         )
-        return self.scrub()
+        return handle.json_value()
 
     def scrub_sigma(self) -> str:
         """The σ the scrubber draws now (3 significant digits, as on screen)."""

@@ -116,7 +116,7 @@ def test_annealing_animation_plays_in_the_browser(server, student):
 
     play.click()  # pause: the σ on screen is committed once
     expect(play).to_have_text("▶ Play")
-    shown = student.scrub()
+    shown = student.wait_for_scrub()  # the commit's rerun may be redrawing the page at this moment
     student.wait_for_settle(shown["sigma"])
     student.page.wait_for_timeout(900)
     sent = student.sent_log(since)
