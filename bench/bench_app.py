@@ -72,11 +72,10 @@ FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 TARGET_EXPLORER_MS = 150.0
 TARGET_BYTES = 1_000_000
 TARGET_FIRST_OPEN_BYTES = 2_000_000  # a view's first open at the defaults, all σ included
-FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import SCRUB  # noqa: E402  rbfviz.views.figures.scrub without torch (see there)
+from load import SCRUB, MessageCache  # noqa: E402  rbfviz.views.figures.scrub without torch (see there)
 
 
 def free_port() -> int:
@@ -138,8 +137,7 @@ class Session:
 
     def __init__(self, base: str, timeout: float):
         self.base, self.timeout, self.ws = base, timeout, None
-        self.cache: dict[str, list] = {}  # the browser's ForwardMsgCache: hash → [raw, run count last used]
-        self.run_count, self.max_age = 0, 2
+        self.cache = MessageCache()  # the browser's, as bench/load.py's students keep it
 
     async def connect(self) -> None:
         def ping() -> str:
@@ -160,21 +158,11 @@ class Session:
         await self.ws.send(msg.SerializeToString())
 
     def _receive(self, raw: bytes, result: Run) -> ForwardMsg:
-        fwd = ForwardMsg()
-        fwd.ParseFromString(raw)
-        if fwd.WhichOneof("type") == "ref_hash":
+        fwd, ref = self.cache.receive(raw)
+        if ref is not None:
             result.refs += 1
-            entry = self.cache.get(fwd.ref_hash)
-            if entry is None:
+            if not ref:
                 result.problems.append(f"ref_hash {fwd.ref_hash} not in the client's cache")
-                return fwd
-            entry[1] = self.run_count
-            cached = ForwardMsg()
-            cached.ParseFromString(entry[0])
-            cached.metadata.CopyFrom(fwd.metadata)
-            return cached
-        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self.cache:
-            self.cache[fwd.hash] = [raw, self.run_count]
         return fwd
 
     async def run(self, page: str, query: dict, widget: tuple[str, dict] | None = None) -> Run:
@@ -182,7 +170,7 @@ class Session:
         msg = BackMsg()
         msg.rerun_script.query_string = urlencode(query)
         msg.rerun_script.page_name = page
-        msg.rerun_script.cached_message_hashes.extend(self.cache)
+        msg.rerun_script.cached_message_hashes.extend(self.cache.entries)
         if widget is not None:
             state = msg.rerun_script.widget_states.widgets.add()
             state.id, state.json_value = widget[0], json.dumps(widget[1])
@@ -197,7 +185,7 @@ class Session:
                 fwd = self._receive(raw, result)
                 kind = fwd.WhichOneof("type")
                 if kind == "new_session" and fwd.new_session.config.max_cached_message_age:
-                    self.max_age = fwd.new_session.config.max_cached_message_age
+                    self.cache.max_age = fwd.new_session.config.max_cached_message_age
                 elif kind == "page_info_changed":
                     result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
                 elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -226,12 +214,7 @@ class Session:
                         result.problems.append(f"error box: {element.alert.body[:120]}")
                 elif kind == "script_finished":
                     result.seconds = time.perf_counter() - t0
-                    if fwd.script_finished != FINISHED_EARLY:
-                        self.run_count += 1
-                        for key in [
-                            k for k, (_, used) in self.cache.items() if self.run_count - used > self.max_age
-                        ]:
-                            del self.cache[key]
+                    self.cache.run_finished(fwd.script_finished)
                     if fwd.script_finished != FINISHED_OK:
                         result.problems.append(
                             f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"

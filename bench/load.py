@@ -360,6 +360,42 @@ class Run:
     problems: list[str] = field(default_factory=list)
 
 
+class MessageCache:
+    """The browser's ForwardMsgCache: big messages are kept by hash and listed in every rerun request,
+    a reference (ref_hash) is answered from here, and an entry unused for ``max_age`` finished runs
+    is dropped (Streamlit's frontend does the same)."""
+
+    def __init__(self):
+        self.entries: dict[str, list] = {}  # hash → [raw bytes, run count when last used]
+        self.run_count = 0
+        self.max_age = 2  # new_session.config.max_cached_message_age
+
+    def receive(self, raw: bytes) -> tuple[ForwardMsg, bool | None]:
+        """(the message, with a reference resolved; None if it was no reference, else whether the
+        cache held what it refers to)."""
+        fwd = ForwardMsg()
+        fwd.ParseFromString(raw)
+        if fwd.WhichOneof("type") == "ref_hash":
+            entry = self.entries.get(fwd.ref_hash)
+            if entry is None:
+                return fwd, False
+            entry[1] = self.run_count
+            cached = ForwardMsg()
+            cached.ParseFromString(entry[0])
+            cached.metadata.CopyFrom(fwd.metadata)  # the reference carries the delta's place
+            return cached, True
+        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self.entries:
+            self.entries[fwd.hash] = [raw, self.run_count]
+        return fwd, None
+
+    def run_finished(self, status: int) -> None:
+        if status == FINISHED_EARLY:
+            return
+        self.run_count += 1
+        for key in [k for k, (_, used) in self.entries.items() if self.run_count - used > self.max_age]:
+            del self.entries[key]
+
+
 class Session:
     """One browser tab's worth of Streamlit protocol over one websocket, with the browser's message cache."""
 
@@ -367,9 +403,7 @@ class Session:
         self.base_url = base_url
         self.timeout = timeout
         self.ws = None
-        self.cache: dict[str, list] = {}  # hash → [raw bytes, run count when last used]
-        self.run_count = 0
-        self.max_age = 2  # new_session.config.max_cached_message_age
+        self.cache = MessageCache()
 
     async def connect(self) -> None:
         def pings() -> str:
@@ -391,30 +425,13 @@ class Session:
         )
 
     def _receive(self, raw: bytes, result: Run) -> ForwardMsg:
-        """Parse one message; keep it if cacheable; resolve a ref_hash from the cache (ForwardMsgCache)."""
-        fwd = ForwardMsg()
-        fwd.ParseFromString(raw)
-        if fwd.WhichOneof("type") == "ref_hash":
+        """Parse one message through the message cache; count references, report unknown ones."""
+        fwd, ref = self.cache.receive(raw)
+        if ref is not None:
             result.refs += 1
-            entry = self.cache.get(fwd.ref_hash)
-            if entry is None:
+            if not ref:
                 result.problems.append(f"ref_hash {fwd.ref_hash} not in this client's cache")
-                return fwd
-            entry[1] = self.run_count
-            cached = ForwardMsg()
-            cached.ParseFromString(entry[0])
-            cached.metadata.CopyFrom(fwd.metadata)  # the reference carries the delta's place
-            return cached
-        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self.cache:
-            self.cache[fwd.hash] = [raw, self.run_count]
         return fwd
-
-    def _run_finished(self, status: int) -> None:
-        if status == FINISHED_EARLY:
-            return
-        self.run_count += 1
-        for key in [k for k, (_, used) in self.cache.items() if self.run_count - used > self.max_age]:
-            del self.cache[key]
 
     async def run(
         self, query: dict, level: int | None = None, component_id: str = "", page: str = PAGE
@@ -424,7 +441,7 @@ class Session:
         msg = BackMsg()
         msg.rerun_script.query_string = urlencode(query)
         msg.rerun_script.page_name = page
-        msg.rerun_script.cached_message_hashes.extend(self.cache)
+        msg.rerun_script.cached_message_hashes.extend(self.cache.entries)
         if level is not None:
             widget = msg.rerun_script.widget_states.widgets.add()
             widget.id = component_id
@@ -442,7 +459,7 @@ class Session:
                 if kind == "new_session":
                     result.to_new_session = time.perf_counter() - t0
                     if fwd.new_session.config.max_cached_message_age:
-                        self.max_age = fwd.new_session.config.max_cached_message_age
+                        self.cache.max_age = fwd.new_session.config.max_cached_message_age
                 elif kind == "page_info_changed":
                     result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
                 elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
@@ -450,7 +467,7 @@ class Session:
                 elif kind == "script_finished":
                     result.to_finished = time.perf_counter() - t0
                     result.status = fwd.script_finished
-                    self._run_finished(fwd.script_finished)
+                    self.cache.run_finished(fwd.script_finished)
                     if fwd.script_finished != FINISHED_OK:
                         result.problems.append(
                             f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"
