@@ -2,14 +2,23 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import datasets as skd
+from sklearn.cluster import KMeans
+from sklearn.discriminant_analysis import QuadraticDiscriminantAnalysis
+from sklearn.metrics import adjusted_rand_score
 
 from rbfviz import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
+from rbfviz.datasets import DATASET_LABELS, uneven_sizes
+
+FAILURES = ("sheared", "varied", "uneven")
 
 
 def test_the_documented_names():
-    assert DATASETS == ("blobs", "moons", "circles", "spiral", "iris")
-    assert set(DEFAULT_NOISE) == set(DATASETS) == set(NATURAL_K)
+    assert DATASETS == ("blobs", "moons", "circles", "spiral", "iris", "sheared", "varied", "uneven")
+    assert set(DEFAULT_NOISE) == set(DATASETS) == set(NATURAL_K) == set(DATASET_LABELS)
+    assert len(set(DATASET_LABELS.values())) == len(DATASETS)
 
 
 @pytest.mark.parametrize("name", DATASETS)
@@ -118,7 +127,8 @@ def test_iris_with_zero_noise_ignores_the_seed_at_full_size():
     [
         (
             dict(name="gaussians"),
-            "dataset 'gaussians' is unknown; allowed: blobs, moons, circles, spiral, iris",
+            "dataset 'gaussians' is unknown; allowed: blobs, moons, circles, spiral, iris, sheared, varied, "
+            "uneven",
         ),
         (dict(name="Moons"), "dataset 'Moons' is unknown"),
         (dict(name="iris", n=151), "n must be between 3 and 150, got 151"),
@@ -150,3 +160,121 @@ def test_bad_arguments_raise_value_error_with_a_helpful_message(kwargs, message)
 def test_numpy_integer_arguments_are_accepted():
     X, _ = make_dataset("spiral", n=np.int64(50), noise=np.float32(0.1), seed=np.uint32(3))
     assert X.shape == (50, 2)
+
+
+# --- the K-Means failures: scikit-learn's "Demonstration of k-means assumptions" ---------------------
+# The example's own code, written out here: n_samples=1500, random_state=170, its shear matrix, its
+# three standard deviations and its 500 / 100 / 10 cut.
+EXAMPLE_SHEAR = [[0.60834549, -0.63667341], [-0.40887718, 0.85253229]]
+
+
+def _example():
+    X, y = skd.make_blobs(n_samples=1500, random_state=170)
+    X_aniso = np.dot(X, EXAMPLE_SHEAR)
+    X_varied, y_varied = skd.make_blobs(n_samples=1500, cluster_std=[1.0, 2.5, 0.5], random_state=170)
+    X_filtered = np.vstack((X[y == 0][:500], X[y == 1][:100], X[y == 2][:10]))
+    y_filtered = [0] * 500 + [1] * 100 + [2] * 10
+    return dict(
+        sheared=(1500, X_aniso, y), varied=(1500, X_varied, y_varied), uneven=(610, X_filtered, y_filtered)
+    )
+
+
+@pytest.mark.parametrize("name", FAILURES)
+def test_seed_zero_at_the_example_size_is_the_scikit_learn_example(name):
+    n, X_ref, y_ref = _example()[name]
+    X, y = make_dataset(name, n=n, seed=0)
+    np.testing.assert_array_equal(X, X_ref)
+    np.testing.assert_array_equal(y, y_ref)
+
+
+@pytest.mark.parametrize("seed", [1, 7, 2**32 - 1])
+def test_other_seeds_and_noise_follow_make_blobs(seed):
+    random_state = (170 + seed) % 2**32
+    X, y = make_dataset("sheared", n=300, noise=0.4, seed=seed)
+    X_ref, y_ref = skd.make_blobs(n_samples=300, cluster_std=0.4, random_state=random_state)
+    np.testing.assert_allclose(X, X_ref @ np.array(EXAMPLE_SHEAR), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(y, y_ref)
+    X, y = make_dataset("varied", n=301, noise=0.4, seed=seed)
+    X_ref, y_ref = skd.make_blobs(n_samples=301, cluster_std=[0.4, 1.0, 0.2], random_state=random_state)
+    np.testing.assert_array_equal(X, X_ref)
+    np.testing.assert_array_equal(y, y_ref)
+
+
+def test_sheared_clusters_have_the_sheared_covariance():
+    """x = u A with u isotropic (std s): each cluster's covariance is s² AᵀA, elongated."""
+    A = np.array(EXAMPLE_SHEAR)
+    X, y = make_dataset("sheared", n=60_000, noise=0.8, seed=3)
+    expected = 0.8**2 * A.T @ A
+    for label in range(3):
+        np.testing.assert_allclose(np.cov(X[y == label].T), expected, atol=0.02)
+    eigenvalues = np.linalg.eigvalsh(A.T @ A)
+    assert eigenvalues[1] / eigenvalues[0] > 10  # long and thin: the axis ratio is above 3
+
+
+def test_varied_standard_deviations_are_noise_times_1_2_5_and_0_5():
+    X, y = make_dataset("varied", n=60_000, noise=0.6, seed=2)
+    for label, std in enumerate([0.6, 1.5, 0.3]):
+        np.testing.assert_allclose(X[y == label].std(axis=0), std, rtol=0.03)
+
+
+@pytest.mark.parametrize("name", FAILURES)
+def test_natural_k_is_three_generating_groups(name):
+    X, y = make_dataset(name, seed=4)
+    assert NATURAL_K[name] == 3
+    assert set(np.unique(y)) == {0, 1, 2} and X.shape == (500, 2)
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(3, 200_000))
+def test_uneven_sizes_keep_the_ratio_500_100_10(n):
+    sizes = np.array(uneven_sizes(n))
+    assert sizes.sum() == n and (sizes >= 1).all()
+    share = n * np.array([500, 100, 10]) / 610
+    if share.min() >= 1:  # nobody needed a borrowed point: every size within one point of its share
+        assert np.abs(sizes - share).max() < 1
+    assert sizes[0] >= sizes[1] >= sizes[2]
+
+
+@pytest.mark.parametrize("n", [5, 61, 500, 1220, 5000])
+def test_uneven_data_have_those_sizes_and_come_from_equal_blobs(n):
+    X, y = make_dataset("uneven", n=n, noise=0.7, seed=5)
+    sizes = uneven_sizes(n)
+    np.testing.assert_array_equal(np.bincount(y, minlength=3), sizes)
+    # the first points of each of three equal make_blobs clusters, in its order
+    X_all, y_all = skd.make_blobs(n_samples=3 * max(sizes), cluster_std=0.7, random_state=175)
+    expected = np.vstack([X_all[y_all == j][: sizes[j]] for j in range(3)])
+    np.testing.assert_array_equal(X, expected)
+
+
+def test_uneven_ratio_at_the_app_default_size():
+    _, y = make_dataset("uneven")
+    np.testing.assert_array_equal(np.bincount(y), [410, 82, 8])  # 500 · (500, 100, 10) / 610, rounded
+
+
+def _within_sum_of_squares(X, labels):
+    return sum(((X[labels == j] - X[labels == j].mean(axis=0)) ** 2).sum() for j in np.unique(labels))
+
+
+@pytest.mark.parametrize("name", FAILURES)
+def test_at_the_default_settings_the_groups_are_separable(name):
+    """A quadratic classifier trained on the generating labels recovers them: the groups are there."""
+    X, y = make_dataset(name)
+    assert np.mean(QuadraticDiscriminantAnalysis().fit(X, y).predict(X) == y) > 0.97
+
+
+@pytest.mark.parametrize("name", ["sheared", "varied"])
+def test_sheared_and_varied_k_means_objective_prefers_a_wrong_partition(name):
+    """The best K-Means partition (scikit-learn, 10 starts) has a smaller J than the true groups, and
+    it is not them: no start can fix this."""
+    X, y = make_dataset(name)
+    best = KMeans(n_clusters=3, n_init=10, random_state=0).fit(X)
+    assert best.inertia_ < 0.9 * _within_sum_of_squares(X, y)
+    assert adjusted_rand_score(y, best.labels_) < 0.9
+
+
+def test_uneven_the_objective_is_right_but_single_starts_often_miss_it():
+    X, y = make_dataset("uneven")
+    best = KMeans(n_clusters=3, n_init=10, random_state=0).fit(X)
+    assert best.inertia_ == pytest.approx(_within_sum_of_squares(X, y), rel=1e-9)
+    single = [KMeans(n_clusters=3, n_init=1, random_state=r).fit_predict(X) for r in range(20)]
+    assert sum(adjusted_rand_score(y, labels) < 0.9 for labels in single) >= 5
