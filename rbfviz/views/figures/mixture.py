@@ -1,0 +1,183 @@
+"""The Gaussian-mixture view: the mixture scikit-learn learns next to the RBF network at a fixed σ.
+
+``mixture_figure`` draws two planes on the same axes. Left: a spherical Gaussian mixture fitted by
+EM (``rbfviz.mixture.fit_mixture``), the points coloured by its posterior, a circle of radius σ_j and
+one of 2σ_j around each learned mean μ_j, each labelled with its π_j and σ_j. Right: the RBF network
+at σ, the points coloured by the softmax responsibilities, circles of radius σ and 2σ around every
+centre c_j (every weight 1/k). Component j and centre j started from the same point, so they share a
+colour. In 2-D a circle of radius σ holds 1 − e^(−1/2) ≈ 39 % of a component's mass and one of 2σ
+about 86 %.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from ...field import plane_extent
+from ...mixture import MixtureFit
+from .layout import base_layout, figure, legend_only, plane_axes
+from .palette import cluster_colors, mix_colors, rgb_strings
+from .plane import CENTER_MARKER, resp_hovertemplate
+
+ONE_SIGMA = dict(width=2.5, dash="solid")
+TWO_SIGMA = dict(width=1.5, dash="dot")
+LABEL_FONT = dict(size=12, color="#222222")
+CIRCLE_LEGEND_COLOR = "#555555"
+LABEL_OFFSET = 45  # pixels from the circle to its label
+# width / height of each panel's data range, so that an equal-aspect plane fills its half of the figure
+PANEL_ASPECT = 1.15
+
+
+def _circles(centers: np.ndarray, radii: np.ndarray, colors: list[str], xref: str, yref: str) -> list[dict]:
+    """Layout shapes: a circle of radius r_j and one of 2·r_j around each centre, in its colour."""
+    shapes = []
+    for (cx, cy), radius, color in zip(centers, radii, colors):
+        for factor, style in ((1.0, ONE_SIGMA), (2.0, TWO_SIGMA)):
+            r = factor * float(radius)
+            shapes.append(
+                dict(
+                    type="circle",
+                    xref=xref,
+                    yref=yref,
+                    x0=float(cx) - r,
+                    x1=float(cx) + r,
+                    y0=float(cy) - r,
+                    y1=float(cy) + r,
+                    line=dict(color=color, **style),
+                    layer="above",
+                )
+            )
+    return shapes
+
+
+def _labels(means: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -> list[dict]:
+    """Each component's "π, σ" label on its 1σ circle, on the side facing away from the other means and
+    pushed out by LABEL_OFFSET pixels with a short leader line, so labels of overlapping components
+    spread apart instead of stacking."""
+    middle = means.mean(axis=0)
+    labels = []
+    for j, (mean, radius, weight) in enumerate(zip(means, sigmas, weights)):
+        away = mean - middle
+        norm = float(np.hypot(*away))
+        # a lone component (or one at the middle) is labelled straight above its mean
+        ux, uy = (away / norm) if norm > 1e-12 * (1.0 + float(np.abs(means).max())) else (0.0, 1.0)
+        labels.append(
+            dict(
+                x=float(mean[0] + radius * ux),
+                y=float(mean[1] + radius * uy),
+                xref="x",
+                yref="y",
+                text=f"π<sub>{j}</sub>={weight:.2f}, σ<sub>{j}</sub>={radius:.2g}",
+                showarrow=True,
+                arrowhead=0,
+                arrowwidth=1,
+                arrowcolor="#555555",
+                ax=LABEL_OFFSET * ux,
+                ay=-LABEL_OFFSET * uy,  # pixels grow downwards
+                font=LABEL_FONT,
+                bgcolor="rgba(255,255,255,0.85)",
+                borderpad=2,
+            )
+        )
+    return labels
+
+
+def _points(X: np.ndarray, resp: np.ndarray, xa: str, ya: str, name: str, first: bool) -> dict:
+    return dict(
+        type="scatter",
+        x=X[:, 0],
+        y=X[:, 1],
+        mode="markers",
+        xaxis=xa,
+        yaxis=ya,
+        name=name,
+        showlegend=first,
+        legendgroup="points",
+        marker=dict(color=rgb_strings(mix_colors(resp)), size=6, opacity=0.8),
+        customdata=np.round(resp, 4),
+        hovertemplate=resp_hovertemplate(resp.shape[1]),
+    )
+
+
+def _centres(centers, text: list[str], xa: str, ya: str, name: str) -> dict:
+    k = centers.shape[0]
+    return dict(
+        type="scatter",
+        x=centers[:, 0],
+        y=centers[:, 1],
+        mode="markers",
+        xaxis=xa,
+        yaxis=ya,
+        name=name,
+        marker=dict(CENTER_MARKER, color=cluster_colors(k), size=16),
+        text=text,
+        hovertemplate="%{text}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+    )
+
+
+def mixture_figure(
+    X, fit: MixtureFit, centers, resp, sigma: float, title: str | None = None, height: int = 560
+) -> go.Figure:
+    """Two planes side by side on the same axes: the learned mixture (left) and the RBF network (right).
+
+    X (n, 2): the points. fit: the fitted spherical mixture (means (k, 2), sigmas (k,), weights (k,),
+    resp (n, k)). centers (k, 2): the RBF centres at σ; resp (n, k): their softmax responsibilities.
+    sigma: the RBF width (data units). Component j and centre j share cluster colour j.
+    Traces: left points, learned means, right points, RBF centres, then two legend-only circle entries.
+    Shapes: per component (1σ_j, 2σ_j) on x/y, then per centre (σ, 2σ) on x2/y2.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    centers = np.asarray(centers, dtype=np.float64)
+    resp = np.asarray(resp, dtype=np.float64)
+    means, sigmas, weights = (np.asarray(a, dtype=np.float64) for a in (fit.means, fit.sigmas, fit.weights))
+    k = means.shape[0]
+    if X.ndim != 2 or X.shape[1] != 2:
+        raise ValueError(f"X must have shape (n, 2), got {X.shape}.")
+    if centers.shape != (k, 2) or resp.shape != (X.shape[0], k) or fit.resp.shape != (X.shape[0], k):
+        raise ValueError(
+            f"centers must be ({k}, 2) and both responsibilities ({X.shape[0]}, {k}); got {centers.shape}, "
+            f"{resp.shape} and {fit.resp.shape}."
+        )
+    colors = cluster_colors(k)
+    learned = [f"component {j}: π = {weights[j]:.3f}, σ_j = {sigmas[j]:.3g}, μ_j" for j in range(k)]
+    fixed = [f"RBF centre {j}: σ = {sigma:.3g}, weight 1/k = {1 / k:.3f}, c_j" for j in range(k)]
+    data = [
+        _points(X, np.asarray(fit.resp, dtype=np.float64), "x", "y", "points (colour mixed by r)", True),
+        _centres(means, learned, "x", "y", "learned means μ_j"),
+        _points(X, resp, "x2", "y2", "points (colour mixed by r)", False),
+        _centres(centers, fixed, "x2", "y2", "RBF centres c_j"),
+        legend_only("circle of radius σ", mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **ONE_SIGMA)),
+        legend_only("radius 2σ", mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **TWO_SIGMA)),
+    ]
+    shapes = _circles(means, sigmas, colors, "x", "y") + _circles(
+        centers, np.full(k, sigma), colors, "x2", "y2"
+    )
+    annotations = _labels(means, sigmas, weights)
+    for xa, text in (
+        ("x domain", "Gaussian mixture (EM learns μ_j, σ_j, π_j)"),
+        ("x2 domain", f"RBF network (σ = {sigma:.3g} and 1/k = {1 / k:.2f} fixed)"),
+    ):
+        annotations.append(
+            dict(
+                xref=xa,
+                yref="paper",
+                x=0.5,
+                y=1.0,
+                yanchor="bottom",
+                yshift=6,
+                showarrow=False,
+                text=f"<b>{text}</b>",
+                font=dict(size=14),
+            )
+        )
+    layout = base_layout(title, height, legend="below")
+    axes = plane_axes(plane_extent(X, aspect=PANEL_ASPECT))
+    layout["xaxis"] = dict(axes["xaxis"], domain=[0.0, 0.48])
+    layout["yaxis"] = axes["yaxis"]
+    layout["xaxis2"] = dict(axes["xaxis"], domain=[0.52, 1.0], anchor="y2")
+    layout["yaxis2"] = dict(axes["yaxis"], scaleanchor="x2", anchor="x2", title=None)
+    layout["shapes"] = shapes
+    layout["annotations"] = annotations
+    layout["margin"]["t"] = 95 if title else 50  # room for the two panel titles
+    return figure(data, layout)
