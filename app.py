@@ -39,7 +39,7 @@ with panel("Links to the views"):
 
 st.subheader("In a classroom")
 st.markdown(
-    "- **Lessons** walk through the result in seven steps: each opens a view in the right state, asks for a "
+    "- **Lessons** walk through the result in eight steps: each opens a view in the right state, asks for a "
     "prediction, checks it, then explains.\n"
     "- **Presenter mode** (sidebar toggle, or `?presenter=1` in the address) enlarges text, markers and "
     "figures for a projector and folds away the controls a class does not need.\n"

@@ -440,9 +440,28 @@ def test_lessons_page_reveals_the_explanation_only_after_an_answer():
     assert "Not quite" in texts(at.warning) and lesson.answer_text in texts(at.warning)
     assert len(at.latex) == len(STEPS[0].equations)
     at.button(key="lesson_voronoi_next").click().run()
-    assert at.query_params["lesson"] == "2" and "Step 2 of 7" in texts(at.header)
+    assert at.query_params["lesson"] == "2" and f"Step 2 of {len(STEPS)}" in texts(at.header)
     at.query_params["lesson"] = "3"
     at.run()
     at.number_input(key="lesson_anneal_answer").set_value(round(prepare(STEPS[2]).answer, 2)).run()
     at.button(key="lesson_anneal_check").click().run()
     assert "Right" in texts(at.success)
+
+
+def test_the_last_lesson_sheared_blobs_is_checked_and_links_to_the_explorer():
+    at = open_page(LESSONS, {"lesson": str(len(STEPS))})
+    lesson = prepare(STEPS[-1])
+    assert lesson.step.key == "sheared"
+    assert f"Step {len(STEPS)} of {len(STEPS)}" in texts(at.header)
+    link = at.main.get("page_link")[-1].proto
+    assert link.page == "Explorer"
+    query = dict(pair.split("=") for pair in link.query_string.split("&"))
+    assert query == lesson_query(lesson) and query["dataset"] == "sheared"
+    at.radio(key="lesson_sheared_answer").set_value(0).run()
+    at.button(key="lesson_sheared_check").click().run()
+    assert "Not quite" in texts(at.warning) and "straight across the long groups" in texts(at.warning)
+    at.radio(key="lesson_sheared_answer").set_value(int(lesson.answer)).run()
+    at.button(key="lesson_sheared_check").click().run()
+    assert "Right" in texts(at.success)
+    assert len(at.latex) == len(lesson.step.equations) and lesson.facts["cut_share"] in texts(at.markdown)
+    assert "lesson_sheared_next" not in [button.key for button in at.button]  # the last step

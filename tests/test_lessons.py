@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from sklearn.cluster import KMeans
 
 from rbfviz.datasets import make_dataset
 from rbfviz.steps import kmeans
@@ -17,7 +18,7 @@ from ui.state import Controls, lesson_query, parse_query
 PREPARED = {step.key: prepare(step) for step in STEPS}
 
 
-def test_the_seven_steps_in_order():
+def test_the_eight_steps_in_order():
     assert [s.key for s in STEPS] == [
         "voronoi",
         "soften",
@@ -26,6 +27,7 @@ def test_the_seven_steps_in_order():
         "underflow",
         "entmax",
         "moons",
+        "sheared",
     ]
     assert all(s.view in VIEWS for s in STEPS)
     assert len({s.key for s in STEPS}) == len(STEPS)
@@ -68,6 +70,7 @@ def test_choice_answers():
     assert PREPARED["soften"].answer == 3  # a quarter as wide
     assert PREPARED["gradient"].answer == 0  # the soft centroid
     assert PREPARED["moons"].answer == 1  # most but not all
+    assert PREPARED["sheared"].answer == 1  # straight across the long groups
 
 
 def test_band_width_scales_like_sigma_squared():
@@ -153,3 +156,52 @@ def test_answers_follow_the_data():
     step = STEPS[2]
     moved = replace(step, settings=dict(step.settings, seed=3))
     assert prepare(moved).answer != PREPARED["anneal"].answer
+
+
+def test_sheared_step_opens_the_sheared_data_at_the_smallest_sigma():
+    p = PREPARED["sheared"]
+    s = p.step.settings
+    assert p.step.view == "Explorer" and s["dataset"] == "sheared" and s["k"] == 3
+    assert p.sigma == step_data(s).scale.low
+
+
+def test_sheared_facts_against_scikit_learn_and_numpy():
+    """K-Means' cells from scikit-learn (started at our centroids, so the same fixed point), the cut,
+    the angle and the distortions recomputed here with numpy."""
+    p = PREPARED["sheared"]
+    f = p.facts
+    X, y = make_dataset("sheared", 500, 1.0, 0)
+    centers, _ = kmeans(X, k=3, seed=0)
+    km = KMeans(n_clusters=3, init=centers, n_init=1).fit(X)
+    np.testing.assert_allclose(km.cluster_centers_, centers, atol=1e-9)
+    assert f["J_kmeans"] == pytest.approx(km.inertia_, rel=1e-9)
+    J_groups = sum(((X[y == g] - X[y == g].mean(axis=0)) ** 2).sum() for g in range(3))
+    assert f["J_groups"] == pytest.approx(J_groups, rel=1e-12)
+    assert f["J_kmeans"] < f["J_groups"]  # K-Means prefers its cut: the failure is in the objective
+    table = np.array([[np.sum((y == g) & (km.labels_ == c)) for c in range(3)] for g in range(3)])
+    share = table.max(axis=1) / table.sum(axis=1)
+    g = int(np.argmin(share))
+    assert share.min() < 0.99  # some group is split between cells: the answer is not "whole cells"
+    assert f["group_size"] == table[g].sum() and f["cut"] == np.sort(table[g])[-2]
+    # the edge between the group's two cells, against the group's long axis (from the SVD)
+    a, b = np.argsort(-table[g])[:2]
+    normal = centers[a] - centers[b]
+    _, _, vt = np.linalg.svd(X[y == g] - X[y == g].mean(axis=0))
+    cos_to_normal = abs(normal @ vt[0]) / np.linalg.norm(normal)
+    assert f["angle"] == pytest.approx(90 - math.degrees(math.acos(cos_to_normal)), abs=1e-6)
+    assert f["angle"] > 45  # across the group, not along it
+    assert f["linear"] == "yes"
+    best = max(
+        np.mean(km.labels_ == np.array(perm)[y])
+        for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))
+    )
+    assert f["agreement"] == f"{100 * best:.1f}%"
+
+
+def test_sheared_answer_follows_the_data():
+    """On three well-separated round blobs (unequal sizes, seed 0) K-Means' cells are the groups."""
+    step = next(s for s in STEPS if s.key == "sheared")
+    round_blobs = replace(step, settings=dict(step.settings, dataset="uneven"))
+    p = prepare(round_blobs)
+    assert p.answer == 0 and p.facts["agreement"] == "100%"
+    assert check(p, 0).correct and not check(PREPARED["sheared"], 0).correct
