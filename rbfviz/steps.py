@@ -1,6 +1,8 @@
 """One step of each centre update, and K-Means itself.
 
 * ``soft_centroid_step``: the EM / soft K-Means update c_j ← x̄_j = Σ_i r_ij x_i / N_j.
+* ``e_step`` and ``m_step``: the same update in its two halves, for showing one half at a time:
+  responsibilities at the current centres, then every centre to its soft centroid under given r.
 * ``gradient_step``: one autograd step on L_σ = Σ_i Σ_j r_ij ||x_i - c_j||² with r detached and
   per-centre step η_j = 1/(2N_j). Since ∇_{c_j} L_σ = -2 N_j (x̄_j - c_j), this lands exactly on x̄_j:
   gradient descent on the RBF loss *is* the soft centroid update, and with hard r it is Lloyd's.
@@ -26,7 +28,14 @@ from ._validate import (
     check_sigma,
     check_sigma_for_dtype,
 )
-from .maps import MIN_MASS, resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
+from .maps import (
+    MIN_MASS,
+    _responsibilities,
+    resp_columns,
+    resp_from_sq_distances,
+    sq_distance_columns,
+    sq_distances,
+)
 
 
 def _checked(X, C, sigma, kind):
@@ -113,6 +122,55 @@ def _soft_centroid_step(X: np.ndarray, C: np.ndarray, sigma: float, kind: str) -
     with torch.no_grad():  # "naive" and "hard" are computed in torch
         resp = resp_columns(sq_distance_columns(points[:-1].T, C), sigma, kind, overwrite=True)
     return centroids_from_sums(C, weighted_sums(points, resp))
+
+
+def e_step(X, C, sigma, kind: str = "softmax") -> np.ndarray:
+    """The E-step: responsibilities r (n, k) of points X (n, d) for centres C (k, d) at width σ.
+
+    ``rbfviz.responsibilities`` under the name of its role in EM; with kind="hard" it is Lloyd's
+    assignment step (one-hot nearest centre). Returns (n, k) in X's dtype.
+    """
+    X, C, sigma = _checked(X, C, sigma, kind)
+    return _responsibilities(X, C, sigma, kind)
+
+
+def _check_resp(resp, X: np.ndarray, C: np.ndarray, name: str = "resp") -> np.ndarray:
+    """Responsibilities (n, k) for points X (n, d) and centres C (k, d), cast to X's dtype.
+
+    Entries must be >= 0 and not infinite; NaN is allowed, because the "naive" map produces NaN rows
+    and the centres they reach must show it (see the module docstring).
+    """
+    arr = np.asarray(resp)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or np.iscomplexobj(arr):
+        raise ValueError(f"{name} must be a real numeric array, got dtype {arr.dtype}.")
+    expected = (X.shape[0], C.shape[0])
+    if arr.shape != expected:
+        raise ValueError(
+            f"{name} must have shape (n, k) = {expected} for {expected[0]} points and {expected[1]} "
+            f"centres, got {arr.shape}."
+        )
+    arr = np.ascontiguousarray(arr, dtype=X.dtype)
+    if np.isinf(arr).any() or (arr < 0).any():
+        raise ValueError(f"{name} must hold non-negative finite weights (NaN rows allowed), got inf or < 0.")
+    return arr
+
+
+def m_step(X, resp, C) -> np.ndarray:
+    """The M-step: every centre to its soft centroid x̄_j = Σ_i r_ij x_i / N_j under responsibilities r.
+
+    X (n, d); resp (n, k), e.g. from ``e_step``; C (k, d) the current centres, kept where a centre's
+    mass N_j = Σ_i r_ij is below ``MIN_MASS`` (``keep_empty``). Returns (k, d) in X's dtype.
+    ``m_step(X, e_step(X, C, σ, kind), C)`` is ``soft_centroid_step(X, C, σ, kind)``, bit for bit.
+    """
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    resp = _check_resp(resp, X, C)
+    return _m_step(X, resp, C)
+
+
+def _m_step(X: np.ndarray, resp: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """``m_step`` on checked arguments (X, C, resp in one float dtype; resp (n, k))."""
+    return centroids_from_sums(C, weighted_sums(points_with_ones(X), np.ascontiguousarray(resp.T)))
 
 
 def gradient_step_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str) -> torch.Tensor:

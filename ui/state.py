@@ -39,6 +39,7 @@ from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATUR
 from rbfviz.loader import MAX_ROWS
 from rbfviz.views.figures.palette import MAX_CLUSTERS
 from rbfviz.views.picks import MAX_PICKS
+from rbfviz.views.stepper import MAX_STEPS, check_steps
 
 KINDS = COMPARED_KINDS  # the maps the app offers (rbfviz._validate.DTYPES: its precisions)
 N_MIN, N_MAX, N_DEFAULT = 5, 5000, 500
@@ -51,7 +52,24 @@ UPLOAD = "upload"
 DATASET_CHOICES = DATASETS + (UPLOAD,)
 UPLOAD_N_DEFAULT, UPLOAD_K_DEFAULT = N_DEFAULT, 3
 
-QUERY_KEYS = ("dataset", "n", "noise", "seed", "k", "init", "picks", "kind", "dtype", "sigma", "presenter")
+QUERY_KEYS = (
+    "dataset",
+    "n",
+    "noise",
+    "seed",
+    "k",
+    "init",
+    "picks",
+    "kind",
+    "dtype",
+    "sigma",
+    "steps",
+    "presenter",
+)
+# The step sequence belongs to the Step-by-step view: a change that gives other data or another start
+# ends it, while σ, the map and presenter mode keep it (the same steps replay at the new σ, which is how
+# the view shows soft steps turning into Lloyd steps). Other views drop it (``without_steps``).
+_KEEP_STEPS = ("sigma", "kind", "presenter")
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
 _INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal", "custom": "custom"}
@@ -104,6 +122,8 @@ class Controls:
     picks: indices of data points clicked on the Explorer's plot; init "custom" starts from the
     first k of them. upload: for dataset "upload", the content hash of the session's uploaded points
     (never in the URL: a link cannot carry the file). presenter: large fonts and markers, fewer controls.
+    steps: the Step-by-step view's sequence of E-, M- and Lloyd steps from the start, as letters E, M, L
+    (rbfviz.views.stepper); empty on every other view.
     """
 
     dataset: str = "blobs"
@@ -118,6 +138,7 @@ class Controls:
     picks: tuple[int, ...] = ()
     upload: str | None = None
     presenter: bool = False
+    steps: str = ""
 
     @classmethod
     def for_dataset(cls, dataset: str, **overrides) -> "Controls":
@@ -140,7 +161,7 @@ class Controls:
         return tuple(self.picks[: self.k]) if self.init == "custom" else ()
 
     def to_query(self) -> dict[str, str]:
-        """Every control as a query-string value (sigma once resolved; picks and presenter if set)."""
+        """Every control as a query-string value (sigma once resolved; picks, steps and presenter if set)."""
         query = dict(
             dataset=self.dataset,
             n=str(self.n),
@@ -155,6 +176,8 @@ class Controls:
             query["picks"] = ",".join(str(i) for i in self.picks)
         if self.sigma is not None:
             query["sigma"] = _fmt(self.sigma)
+        if self.steps:
+            query["steps"] = self.steps
         if self.presenter:
             query["presenter"] = "1"
         return query
@@ -258,6 +281,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         "dtype", lambda s: s.lower(), lambda v: v in DTYPES, f"one of {', '.join(DTYPES)}", ctrl.dtype
     )
     sigma = read("sigma", _as_float, lambda v: v > 0, "a positive number", None)
+    steps = _read_steps(query.get("steps"), notices)
     presenter = read("presenter", _as_flag, lambda v: v is not None, "1 or 0", False)
     return replace(
         ctrl,
@@ -270,8 +294,40 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         kind=kind,
         dtype=dtype,
         sigma=sigma,
+        steps=steps,
         presenter=presenter,
     ), notices
+
+
+def _read_steps(text, notices: list[str]) -> str:
+    """The step sequence of a URL: letters E, M, L (any case). Other letters drop the whole sequence;
+    one longer than MAX_STEPS keeps its first MAX_STEPS steps. Either way a notice says why."""
+    if text is None:
+        return ""
+    text = str(text)
+    letters = text.strip().upper()
+    shown = text if len(text) <= 40 else text[:40] + "…"
+    if len(letters) > MAX_STEPS:
+        try:
+            check_steps(letters[:MAX_STEPS])
+        except ValueError:
+            pass
+        else:
+            notices.append(
+                f"URL parameter `steps={shown}` has {len(letters)} steps; the Step-by-step view replays "
+                f"at most {MAX_STEPS}, so it shows the first {MAX_STEPS}."
+            )
+            return letters[:MAX_STEPS]
+    try:
+        return check_steps(letters)
+    except ValueError as err:
+        notices.append(f"URL parameter `steps={shown}` is not valid ({err}); starting with no steps taken.")
+        return ""
+
+
+def without_steps(ctrl: Controls) -> Controls:
+    """ctrl without a step sequence: what every view but Step by step shows, links to and keeps."""
+    return replace(ctrl, steps="") if ctrl.steps else ctrl
 
 
 def _as_picks(text: str) -> tuple[int, ...]:
@@ -336,6 +392,7 @@ def with_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
         k=k,
         picks=picks,
         sigma=ctrl.sigma if same else None,
+        steps=ctrl.steps if same and ctrl.n == upload.n else "",
     ), notices
 
 
@@ -346,7 +403,8 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
 
     A new dataset takes that dataset's noise, k, size and default σ (the previous noise may be
     meaningless for it: blobs 1.5 vs moons 0.1). A new n below k lowers k. Any change of the data
-    or of k re-derives the σ range, so σ is re-snapped later (ui.page).
+    or of k re-derives the σ range, so σ is re-snapped later (ui.page). Any change but σ, the map and
+    presenter mode ends the Step-by-step view's sequence (its steps belong to the old data and start).
     """
     notices: list[str] = []
     if field == "dataset":
@@ -354,6 +412,8 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
             value, seed=ctrl.seed, init=ctrl.init, kind=ctrl.kind, dtype=ctrl.dtype, presenter=ctrl.presenter
         ), notices
     new = replace(ctrl, **{field: value})
+    if field not in _KEEP_STEPS and new.steps:
+        new = replace(new, steps="")  # other data or another start: the old steps belong to the old one
     if field in ("n", "noise", "seed") and new.picks:
         new = replace(new, picks=())  # picks are rows of the old data
         notices.append("The picked points were cleared: they belonged to the previous data.")
