@@ -621,3 +621,27 @@ def stability_planes(ctrl, progress=None):
 def stability_plane(ctrl):
     """rbfviz.views.stability.StabilityPlane at ctrl.sigma in ctrl.dtype, at ``kmeans_centroids(ctrl)``."""
     return _stability_plane(_key(ctrl), ctrl.k, ctrl.dtype, float(ctrl.sigma))
+
+
+# --- the Step-by-step view --------------------------------------------------------------------------
+
+
+@st.cache_data(max_entries=32, ttl=TTL, show_spinner=False)
+def _stepper(start: StartKey, kind: str, sigma: float, steps: str, sigmas: tuple):
+    from rbfviz.views import stepper
+
+    X, _ = start.data.points(start.dtype)
+    run = stepper.replay(X, _start(start), sigma, kind, steps)
+    return run, stepper.compare_with_lloyd(X, run, sigma, kind, sigmas)
+
+
+def stepper_replay(ctrl, sigmas):
+    """(rbfviz.views.stepper.Replay of ctrl.steps from ``step_start`` at ctrl.sigma, its
+    LloydComparison at σ and at each σ of ``sigmas``, note or None). Cached per (start, map, σ, steps,
+    sigmas), so a shared link is replayed once per server; each click replays its sequence from the
+    start (at most rbfviz.views.stepper.MAX_STEPS steps)."""
+    _, note = step_start(ctrl)
+    run, comparison = _stepper(
+        _step_key(ctrl), ctrl.kind, float(ctrl.sigma), ctrl.steps, tuple(float(s) for s in sigmas)
+    )
+    return run, comparison, note
