@@ -75,3 +75,8 @@ def test_uneven_at_a_small_n_keeps_every_blob(n):
     at = open_page(EXPLORER, {"dataset": "uneven", "n": n})
     assert at.session_state["_rbfviz_controls"].n == int(n)
     assert len(decode(figure_shown(at)["data"][0]["x"])) == int(n)
+
+
+def test_the_figure_title_names_the_data_set_by_its_menu_label():
+    at = open_page(EXPLORER, {"dataset": "varied", "n": "200"})
+    assert figure_shown(at)["layout"]["title"]["text"].startswith(DATASET_LABELS["varied"])

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from rbfviz.datasets import DATASET_LABELS
 from rbfviz.loader import MAX_BYTES, MAX_ROWS, LoadedPoints
 
 from . import compute, state
@@ -68,9 +69,13 @@ class Upload:
 
 
 def data_name(ctrl: Controls) -> str:
-    """The data set's name for titles: the uploaded file's name, or the generator's name."""
+    """The data set's name for titles: the uploaded file's name, or the generator's menu label."""
     upload = current()
-    return upload.name if ctrl.dataset == UPLOAD and upload is not None else ctrl.dataset
+    return (
+        upload.name
+        if ctrl.dataset == UPLOAD and upload is not None
+        else DATASET_LABELS.get(ctrl.dataset, ctrl.dataset)
+    )
 
 
 def axis_titles(ctrl: Controls) -> tuple[str, str] | None:
