@@ -6,6 +6,7 @@ import numpy as np
 import streamlit as st
 
 from rbfviz.views import describe, receipt
+from rbfviz.views.annealing import split_rows, splits_in_words
 from rbfviz.views.figures.annealing import (
     FRAME_MS,
     MAX_ANIMATED_POINTS,
@@ -132,12 +133,14 @@ if view is not None:
             bifurcation_figure(view, ctrl.sigma),
             ctrl,
             "annealing_bifurcation",
-            description=describe.bifurcation(view),
+            description=describe.bifurcation(view) + " " + splits_in_words(view),
         )
         downloads.append(exports.figure_download(fig, "annealing_bifurcation", "Bifurcations (HTML)"))
         st.caption(
             "Each centre's coordinate along the principal axis u₁ of the data (from the data mean), "
-            "against σ; × are the K-Means centroids. σ decreases to the right."
+            "against σ; × are the K-Means centroids. σ decreases to the right. Diamonds: the predicted σ "
+            "of every split, on the branch that splits; circles: the first level where it was seen. A "
+            "stack that splits across u₁ stays one line here, but its markers still show."
         )
     with text_col:
         st.markdown(
@@ -165,6 +168,31 @@ if view is not None:
                 "the measured split lags the true one by up to one cooling step. These "
                 "thresholds are derived for this project, not quoted from the paper."
             )
+
+    st.markdown(
+        "**Every later split predicted.** A stack of m coincident centres at c_y splits when σ² reaches "
+        "the top eigenvalue of its cluster's responsibility-weighted covariance (Rose 1998), the same "
+        "derivation as the first split:"
+    )
+    st.latex(
+        r"C_{x|y} = \sum_i \frac{r_{iy}}{N_y}(x_i - c_y)(x_i - c_y)^{\top},\qquad "
+        r"\sigma^2 = \lambda_{\max}(C_{x|y})\ \text{(softmax)},\qquad "
+        r"\sigma^2 = \sqrt{m}\,\lambda_{\max}(C_{x|y})\ \text{(entmax-1.5)}"
+    )
+    rows = split_rows(view)
+    if rows:
+        st.dataframe(rows, hide_index=True, width="stretch")
+        step = float(np.exp(np.mean(np.abs(np.diff(np.log(view.sigmas)))))) - 1.0
+        st.caption(
+            "The covariance C(x|y) is taken where σ² = f·λ_max(C(x|y) at σ) on the branch that keeps "
+            "the stack together. The measured split lies between two grid levels; error = predicted / "
+            f"first level seen − 1, so up to one grid step (here {100 * step:.0f} %) is the grid, not the "
+            "theory. For entmax-1.5 the formula is exact only where the stack's points belong to it alone "
+            "(r_iy = 1); the same linearisation with √r_iy weights is the column 'σ linearised (√r)'. "
+            "Later splits are approximate in the literature: the table says by how much, here."
+        )
+    else:
+        st.caption("The centres never split on this σ grid: nothing to predict.")
 
     # --- 3. the collapse error -------------------------------------------------------------------
     st.subheader("3 · The collapse onto K-Means: E(σ)")

@@ -9,7 +9,7 @@ import pytest
 from scrub_view import as_json, commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT
+from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/2_Annealing.py"
@@ -106,3 +106,34 @@ def test_extreme_sigma_shows_a_notice_and_valid_figures(sigma):
     assert any("outside this data set's range" in w.value for w in at.warning)
     header = payload(at)
     assert level(at, header) == (len(header["sigmas"]) - 1 if sigma == "1e-6" else 0)
+
+
+def test_every_split_is_predicted_on_the_diagram_and_in_the_table():
+    at = run({"dataset": "blobs", "n": "150", "k": "4", "kind": "entmax15"})
+    ok(at)
+    _, bifurcation, _ = specs(at)
+    markers = [t for t in bifurcation["data"] if t.get("name") == SPLIT_PREDICTED]
+    assert len(markers) == 1
+    xs = markers[0]["x"]
+    assert len(xs) >= 2  # the first split and at least one later split
+    # split 1's marker is on the first-split line
+    assert xs[0] == pytest.approx(shape_x(bifurcation, CRITICAL_PREDICTED)[0], rel=1e-12)
+    table = at.dataframe[0].value
+    assert list(table.columns)[:5] == [
+        "split",
+        "stack (m)",
+        "σ predicted",
+        "σ measured (between levels)",
+        "error",
+    ]
+    assert "σ linearised (√r)" in table.columns  # entmax: the √r-weighted prediction beside it
+    assert len(table) == len(xs)
+    assert [float(v) for v in table["σ predicted"]] == pytest.approx(xs, rel=5e-3)  # shown to 3 digits
+    assert any("splits on this path" in c.value for c in at.caption)
+
+
+def test_a_softmax_run_shows_its_split_table_without_the_entmax_columns():
+    at = run(SMALL)
+    ok(at)
+    table = at.dataframe[0].value
+    assert len(table) >= 1 and "σ linearised (√r)" not in table.columns

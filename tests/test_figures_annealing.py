@@ -235,6 +235,51 @@ def test_critical_sigma_line_is_at_the_closed_form(study_and_view, data):
     assert expected / step**1.5 <= measured <= expected * step
 
 
+def trace_named(spec, name):
+    found = [t for t in spec["data"] if t.get("name") == name]
+    assert len(found) == 1, f"expected one trace named {name!r}, got {len(found)}"
+    return found[0]
+
+
+def test_every_split_has_a_predicted_marker_on_its_branch(study_and_view, data):
+    study, view = study_and_view
+    assert len(view.splits) >= (2 if study.kind == "entmax15" else 1)  # coarse grid: softmax splits 3 at once
+    spec = figs.bifurcation_figure(view, float(view.sigmas[3])).to_dict()
+    predicted = trace_named(spec, figs.SPLIT_PREDICTED)
+    measured = trace_named(spec, figs.SPLIT_MEASURED)
+    mean, u, _ = principal_axis(data)
+    lam = np.linalg.eigvalsh(np.cov(data.T, bias=True))[-1]
+    first = math.sqrt(lam) if study.kind == "softmax" else math.sqrt(math.sqrt(K) * lam)
+    # split 1 sits on the critical line's closed form; every marker at its record's σ
+    assert values(predicted["x"])[0] == pytest.approx(first, rel=1e-10)
+    np.testing.assert_allclose(values(predicted["x"]), [r.sigma_predicted for r in view.splits], rtol=1e-12)
+    np.testing.assert_allclose(values(measured["x"]), [r.sigma_measured for r in view.splits], rtol=1e-12)
+    np.testing.assert_array_equal(values(measured["x"]), [view.sigmas[r.level] for r in view.splits])
+    # on the branch that splits: the stack's coordinate along u₁ one level above its split
+    branch = [((study.path.centers[r.level - 1, list(r.parent)] - mean) @ u).mean() for r in view.splits]
+    np.testing.assert_allclose(values(predicted["y"]), branch, atol=1e-9)
+    # each later prediction from numpy: the splitting stack's responsibilities, weighted covariance
+    X = data
+    for record in view.splits[1:]:
+        resp = responsibilities(
+            X, study.path.centers[record.level - 1], float(view.sigmas[record.level - 1]), study.kind
+        )
+        weights = resp[:, list(record.parent)].sum(axis=1)
+        at_level = np.linalg.eigvalsh(np.cov(X.T, aweights=weights, bias=True))[-1]
+        factor = 1.0 if study.kind == "softmax" else math.sqrt(record.m)
+        # evaluated self-consistently, not at that level: the two agree to what C_{x|y} changes in a step
+        assert record.sigma_predicted == pytest.approx(math.sqrt(factor * at_level), rel=0.1)
+    validated(figs.bifurcation_figure(view, float(view.sigmas[3])))
+
+
+def test_no_split_markers_without_splits(study_and_view):
+    _, view = study_and_view
+    from dataclasses import replace
+
+    spec = figs.bifurcation_figure(replace(view, splits=()), float(view.sigmas[3])).to_dict()
+    assert not [t for t in spec["data"] if t.get("name") in (figs.SPLIT_PREDICTED, figs.SPLIT_MEASURED)]
+
+
 # --- collapse error -----------------------------------------------------------------------------
 
 

@@ -9,7 +9,9 @@ module turns it into the arrays the figures need:
 * ``project(points, mean, u)``  – coordinates along u₁, for the bifurcation diagram.
 * ``level_colors(X, path)``     – per σ level, each point's colour mixed by its responsibilities at
                                   that level's centres (the animation's point colours).
-* ``AnnealingView`` / ``annealing_view(study, X)`` – everything above in one frozen object.
+* ``AnnealingView`` / ``annealing_view(study, X)`` – everything above in one frozen object, with
+                                  every split of the path, measured and predicted (``rbfviz.splits``).
+* ``split_rows(view)`` / ``splits_in_words(view)`` – the splits as table rows and as one sentence.
 
 Convention: logits z = -||x - c||² / (2σ²); σ and distances in data units.
 """
@@ -25,6 +27,7 @@ from sklearn.decomposition import PCA
 from .._validate import check_points
 from ..collapse import CollapseStudy
 from ..maps import responsibilities
+from ..splits import predict_splits
 from .explore import nearest_index
 from .figures.palette import mix_colors
 
@@ -74,7 +77,7 @@ class AnnealingView:
     ``view.sigma_critical_predicted``, ...). What the view adds: colors (S, n, 3) uint8 point colours
     per level; mean, axis (2,) and lambda_max: the principal axis; along (S, k) centre coordinates
     along it, kmeans_along (k,). From the annealed path: centers (S, k, 2), nan_rows (S,) and
-    converged (S,).
+    converged (S,). splits: one ``rbfviz.splits.SplitRecord`` per split of the path, in σ order.
     """
 
     study: CollapseStudy
@@ -84,6 +87,11 @@ class AnnealingView:
     lambda_max: float
     along: np.ndarray
     kmeans_along: np.ndarray
+    splits: tuple = ()
+
+    def split_along(self, record) -> float:
+        """The splitting stack's coordinate along u₁ at the last level before its split."""
+        return float(np.mean(self.along[record.level - 1, list(record.parent)]))
 
     @property
     def centers(self) -> np.ndarray:
@@ -126,4 +134,51 @@ def annealing_view(study, X) -> AnnealingView:
         lambda_max=lam,
         along=project(centers, mean, u),
         kmeans_along=project(study.kmeans_centers, mean, u),
+        splits=tuple(predict_splits(study.path, X)),
     )
+
+
+def _error_text(error: float) -> str:
+    return f"{100 * error:+.1f} %" if math.isfinite(error) else "–"
+
+
+def split_rows(view) -> list[dict]:
+    """One row per split: number, the stack that splits (its size m), predicted σ, the grid interval
+    in which it was measured, and the relative error predicted / measured − 1 (also for the √r-weighted
+    entmax-1.5 linearisation when the view's map is entmax15)."""
+    rows = []
+    for record in view.splits:
+        row = {
+            "split": record.number,
+            "stack (m)": f"{len(record.parent)} centres → {len(record.children)}",
+            "σ predicted": f"{record.sigma_predicted:.3g}",
+            "σ measured (between levels)": f"{record.sigma_measured:.3g} – {record.sigma_above:.3g}",
+            "error": _error_text(record.relative_error),
+        }
+        if view.kind == "entmax15":
+            row["σ linearised (√r)"] = f"{record.sigma_linearised:.3g}"
+            row["error (√r)"] = _error_text(record.linearised_error)
+        rows.append(row)
+    return rows
+
+
+def splits_in_words(view) -> str:
+    """One plain sentence: how many splits, and how close their predictions came."""
+    records = view.splits
+    if not records:
+        return "The centres never split on this σ grid, so there is no split to predict."
+    worst = max(records, key=lambda r: abs(r.relative_error))
+    inside = sum(r.within_step for r in records)
+    text = (
+        f"{len(records)} split{'s' if len(records) > 1 else ''} on this path; each diamond marks where "
+        f"the theory predicts that stack to split. {inside} of {len(records)} predictions fall inside the "
+        f"grid step where the split was seen; the largest error is {_error_text(worst.relative_error)} "
+        f"(split {worst.number})."
+    )
+    if view.kind == "entmax15" and len(records) > 1:
+        best = max(records, key=lambda r: abs(r.linearised_error))
+        text += (
+            f" With √r weights (the exact linearisation for entmax-1.5) the largest error is "
+            f"{_error_text(best.linearised_error)}."
+        )
+    return text

@@ -10,7 +10,7 @@ small σ on the right: the direction of cooling.
   run the animation in the browser with no server rerun. The static traces are sent once, not per
   frame. It opens at the current σ.
 * ``bifurcation_figure(view, sigma)``    – centre positions along the principal axis u₁ against σ,
-  with the predicted and measured first critical σ.
+  with the predicted and measured first critical σ and a marker at every split's predicted σ.
 * ``collapse_figure(view, sigma)``       – E(σ) = ||C_σ − C*||_F on log-log axes with the fitted
   slope and the σ window of the fit, entmax's exact-collapse σ* = √g_min/2 (predicted and
   measured) and softmax's float64-exact σ √(g_min/73.4).
@@ -53,6 +53,10 @@ CRITICAL_MEASURED = "first split measured"
 EXACT_PREDICTED = "σ* = √g_min/2 predicted"
 EXACT_MEASURED = "E = 0 from here (measured)"
 SOFTMAX_EXACT = "softmax f64-exact √(g_min/73.4)"
+# Legend names of the per-split markers on the bifurcation diagram (tests look them up).
+SPLIT_PREDICTED = "predicted σ of each split"
+SPLIT_LINEARISED = "entmax: √r-weighted prediction"
+SPLIT_MEASURED = "split seen (first level)"
 # Horizontal legends laid out in columns (entries are long; one per row would squash the plot).
 GRID_LEGEND = dict(
     orientation="h",
@@ -365,6 +369,11 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
     One line per centre j in cluster colour j; K-Means centroids (×) at the smallest σ; vertical
     lines: predicted first critical σ (softmax √λ_max, entmax15 (√k·λ_max)^½), the measured split
     (first grid σ where a centre leaves the mean; lags by up to one step), and the current σ.
+
+    Every split of ``view.splits`` gets a diamond at its predicted σ on the branch that splits (the
+    stack's coordinate along u₁ at the last level before it), a hollow circle where the split was
+    first seen, and for entmax15, when it differs, a hollow diamond at the √r-weighted prediction.
+    A stack that splits across u₁ keeps one line here: its markers still show where it split.
     """
     sigmas = np.asarray(view.sigmas, dtype=np.float64)
     along = np.asarray(view.along, dtype=np.float64)
@@ -394,6 +403,7 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
             hovertemplate="K-Means centroid<br>u₁·(c − mean) = %{y:.3f}<extra></extra>",
         )
     )
+    data.extend(split_markers(view))
     layout = base_layout(title, height, y_title="position along principal axis u₁")
     layout["xaxis"] = sigma_axis(sigmas)
     shapes = [sigma_line(view.sigma_critical_predicted, CRITICAL_PREDICTED, CRITICAL_COLOR, "dash")]
@@ -404,6 +414,59 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
     layout["legend"] = dict(GRID_LEGEND, entrywidth=0.5)  # long entries ("σ_c predicted …"): two columns
     layout["margin"] = dict(layout["margin"], t=130 if title else 110)
     return figure(data, layout)
+
+
+def split_markers(view) -> list[dict]:
+    """The bifurcation diagram's split markers (see ``bifurcation_figure``); none without splits."""
+    records = [r for r in getattr(view, "splits", ()) if math.isfinite(r.sigma_predicted)]
+    if not records:
+        return []
+    along = [view.split_along(r) for r in records]
+    hover = [
+        f"split {r.number}: a stack of {r.m} centres<br>σ predicted {r.sigma_predicted:.3g}"
+        f"<br>seen between σ = {r.sigma_measured:.3g} and {r.sigma_above:.3g}"
+        f"<br>error {100 * r.relative_error:+.1f} %"
+        for r in records
+    ]
+    traces = [
+        dict(
+            type="scatter",
+            x=[r.sigma_predicted for r in records],
+            y=along,
+            mode="markers",
+            name=SPLIT_PREDICTED,
+            marker=dict(
+                symbol="diamond", size=13, color=CRITICAL_COLOR, line=dict(color="#ffffff", width=1.5)
+            ),
+            text=hover,
+            hovertemplate="%{text}<extra></extra>",
+        ),
+        dict(
+            type="scatter",
+            x=[r.sigma_measured for r in records],
+            y=along,
+            mode="markers",
+            name=SPLIT_MEASURED,
+            marker=dict(symbol="circle-open", size=12, color=CRITICAL_COLOR, line=dict(width=2)),
+            text=hover,
+            hovertemplate="%{text}<extra></extra>",
+        ),
+    ]
+    differs = [r for r in records if abs(r.sigma_linearised / r.sigma_predicted - 1) > 1e-3]
+    if view.kind == "entmax15" and differs:
+        traces.append(
+            dict(
+                type="scatter",
+                x=[r.sigma_linearised for r in differs],
+                y=[view.split_along(r) for r in differs],
+                mode="markers",
+                name=SPLIT_LINEARISED,
+                marker=dict(symbol="diamond-open", size=13, color=EXACT_COLOR, line=dict(width=2)),
+                text=[f"split {r.number}: √r-weighted σ {r.sigma_linearised:.3g}" for r in differs],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    return traces
 
 
 # --- collapse error -----------------------------------------------------------------------------
