@@ -3,7 +3,7 @@ best silhouette, next to the data set's natural k."""
 
 import streamlit as st
 
-from rbfviz.datasets import NATURAL_K
+from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
 from rbfviz.views.figures.choose_k import elbow_figure, silhouette_figure, staircase_figure
 from ui import how_many
 from ui import upload as uploads
@@ -155,7 +155,9 @@ if result is not None:
         "precise, and a smooth J(k) has no sharp corner. **Annealing** asks at which length scale σ "
         "the data hold still: groups far apart compared with their own spread give a long plateau, "
         "but groups inside groups give several plateaus, and the widest may be the coarse level "
-        "(2 pairs of blobs) rather than the fine one (4 blobs). When all three agree, the number is "
-        "robust; when they do not, the data have no single scale, and the choice depends on what the "
-        "clusters are for."
+        "(2 pairs of blobs) rather than the fine one (4 blobs). Groups that overlap, like the default "
+        f"blobs at noise {DEFAULT_NOISE['blobs']:g}, have no scale at which the count holds still, "
+        "and the staircase climbs almost straight to k_max: lower the noise and watch a long step "
+        "appear. When all three agree, the number is robust; when they do not, the data have no "
+        "single scale, and the choice depends on what the clusters are for."
     )

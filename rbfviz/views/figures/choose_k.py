@@ -24,10 +24,19 @@ ANSWER_FILL = "rgba(213, 94, 0, 0.16)"
 CHORD_COLOR = "#777777"
 NATURAL_COLOR = "#009E73"
 ANSWER_MARKER = dict(symbol="star", size=20, color=ANSWER_COLOR, line=dict(color="#222222", width=1))
-HEIGHT = 420
+HEIGHT = 440
 # Names of the marks, shared with the tests.
 ANSWER = "answer"
 NATURAL = "natural k of the data set"
+
+
+def _layout(height: int, y_title: str) -> dict:
+    """The house layout with the legend under the x axis title (three figures side by side are narrow:
+    a legend above would wrap into the plot)."""
+    layout = base_layout(None, height, y_title=y_title, legend="below")
+    layout["legend"]["y"] = -0.24
+    layout["margin"] = dict(layout["margin"], b=150, r=10)
+    return layout
 
 
 def _natural_line(natural_k, axis: str = "x") -> dict:
@@ -135,7 +144,7 @@ def staircase_figure(answer, natural_k: int | None = None, height: int = HEIGHT)
     if natural_k is not None:
         shapes.append(_natural_line(natural_k, axis="y"))
         data += _natural_legend(natural_k)
-    layout = base_layout(None, height, y_title="distinct centres", legend="below")
+    layout = _layout(height, "distinct centres")
     layout["xaxis"] = sigma_axis(sigmas)
     layout["yaxis"]["range"] = [0.5, answer.k_max + 0.5]
     layout["yaxis"]["tickvals"] = list(range(1, answer.k_max + 1))
@@ -181,7 +190,7 @@ def elbow_figure(ks, inertia, elbow_k: int | None, natural_k: int | None = None,
                 hovertemplate=f"elbow k = {elbow_k}<br>J = {inertia[i]:.4g}<extra></extra>",
             )
         )
-    layout = base_layout(None, height, y_title="J(k)  (sum of squared distances)", legend="below")
+    layout = _layout(height, "J(k)  (sum of squared distances)")
     layout["xaxis"] = _k_axis(ks)
     if natural_k is not None:
         layout["shapes"] = [_natural_line(natural_k)]
@@ -219,7 +228,7 @@ def silhouette_figure(ks, scores, best_k: int | None, natural_k: int | None = No
                 hovertemplate=f"best k = {best_k}<br>silhouette = {scores[i]:.3f}<extra></extra>",
             )
         )
-    layout = base_layout(None, height, y_title="mean silhouette (−1 … 1)", legend="below")
+    layout = _layout(height, "mean silhouette (−1 … 1)")
     layout["xaxis"] = _k_axis(ks)
     if natural_k is not None:
         layout["shapes"] = [_natural_line(natural_k)]
