@@ -157,8 +157,37 @@ def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
     ]
     assert set(summary["reference_errors"]["moons"]) == {"softmax", "entmax15"}
     table = (out / "results.md").read_text()
-    assert table.startswith("| data (k) | map | dtype |") and table.count("\n") == 5
+    collapse, splits = table.split("\n\n")
+    assert collapse.startswith("| data (k) | map | dtype |") and collapse.count("\n") == 4
     assert captured.out.strip() == table.strip()
+    # the split table: one row per split of the float64 softmax and entmax15 paths (not naive)
+    header, rule, *rows = splits.strip().split("\n")
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "data (k)",
+        "map",
+        "split",
+        "stack m →",
+        "σ predicted",
+        "σ measured in",
+        "error",
+        "in step",
+        "σ √r-linearised",
+        "error (√r)",
+    ]
+    records = summary["splits"]
+    assert len(rows) == len(records) >= 2 and {r["kind"] for r in records} == {"softmax", "entmax15"}
+    for row, record in zip(rows, records):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[:3] == [f"moons ({record['k']})", record["kind"], str(record["number"])]
+        assert float(cells[4]) == pytest.approx(record["sigma_predicted"], abs=5e-4)
+        low, high = (float(v) for v in cells[5].strip("(]").split(","))
+        assert low < high and low == pytest.approx(record["sigma_measured"], abs=5e-4)
+        error = 100 * (record["sigma_predicted"] / record["sigma_measured"] - 1)
+        assert float(cells[6].rstrip(" %")) == pytest.approx(error, abs=0.05)
+    # moons with k = 2: split 1 is the first split, predicted by the first-split formula
+    first = next(s for s in summary["studies"] if s["kind"] == "softmax")
+    assert records[0]["sigma_predicted"] == pytest.approx(first["sigma_critical_predicted"], rel=1e-12)
+    assert records[0]["sigma_measured"] == pytest.approx(first["sigma_critical_measured"], rel=1e-12)
     html = (out / "moons.html").read_text()
     assert "<html>" in html and "plotly" in html.lower()
     assert 'src="https://cdn' not in html  # plotly.js is embedded: the page works offline

@@ -6,10 +6,14 @@ reference C* is fixed first: the float64 softmax anneal's end point run to sciki
 point. Then ``collapse_study`` runs for every map × dtype with that same reference
 (``kmeans_init=C*``), so all curves of a data set measure the distance to the same partition.
 
+Every split of the annealed paths of both maps (softmax, entmax15; float64, or the first dtype asked
+for) is also predicted from the splitting stack's weighted covariance (``rbfviz.splits``) and set
+against the grid interval in which it was seen: ``split_table``.
+
 Outputs (``run``): ``summary.json`` (every study's ``to_dict()`` without the per-level centre arrays,
-plus E at the paper's reference σ values), one standalone HTML figure per data set (plotly.js
-embedded, works offline; ``figures.collapse.reproduce_figure``), and ``results.md`` with the
-markdown table of ``markdown_table``.
+plus E at the paper's reference σ values and every split record), one standalone HTML figure per
+data set (plotly.js embedded, works offline; ``figures.collapse.reproduce_figure``), and
+``results.md`` with the markdown tables of ``markdown_table`` and ``split_table``.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from .._validate import COMPARED_KINDS, DTYPES
 from ..annealing import fixed_point
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
 from ..diagnostics import collapse_error, collapse_study, jsonable
+from ..splits import predict_splits
 
 DEFAULT_N = 600
 # the paper reports E at these σ (converted to our convention) for moons, circles and spiral.
@@ -135,6 +140,42 @@ def markdown_table(summaries: list[dict]) -> str:
     return "\n".join(lines)
 
 
+SPLIT_KINDS = ("softmax", "entmax15")
+
+
+def split_summaries(dataset: str, X, studies, dtypes=DTYPES) -> list[dict]:
+    """Every split of the annealed path of each study of ``SPLIT_KINDS`` in one dtype (float64 if
+    run, else the first): ``SplitRecord.to_dict()`` plus the data set, k and dtype."""
+    dtype = "float64" if "float64" in dtypes else dtypes[0]
+    rows = []
+    for study in studies:
+        if study.kind not in SPLIT_KINDS or study.dtype != dtype:
+            continue
+        for record in predict_splits(study.path, np.asarray(X, dtype=dtype)):
+            rows.append({"dataset": dataset, "k": study.k, "dtype": dtype, **record.to_dict()})
+    return rows
+
+
+def split_table(rows: list[dict]) -> str:
+    """The README's split table: one row per split, predicted against measured σ."""
+    lines = [
+        "| data (k) | map | split | stack m → | σ predicted | σ measured in | error | in step "
+        "| σ √r-linearised | error (√r) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        entmax = r["kind"] == "entmax15"
+        lines.append(
+            f"| {r['dataset']} ({r['k']}) | {r['kind']} | {r['number']} | {r['m']} → {len(r['children'])} "
+            f"| {_fmt(r['sigma_predicted'], '.3f')} "
+            f"| ({_fmt(r['sigma_measured'], '.3f')}, {_fmt(r['sigma_above'], '.3f')}] "
+            f"| {_fmt(100 * r['relative_error'], '+.1f')} % | {'yes' if r['within_step'] else 'no'} "
+            f"| {_fmt(r['sigma_linearised'], '.3f') if entmax else '='} "
+            f"| {_fmt(100 * r['linearised_error'], '+.1f') + ' %' if entmax else '='} |"
+        )
+    return "\n".join(lines)
+
+
 def run(
     out_dir,
     datasets=DATASETS,
@@ -153,12 +194,13 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     log = log or (lambda message: print(message, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
-    summaries, references = [], {}
+    summaries, references, splits = [], {}, []
     for dataset in datasets:
         X, C_star, studies = run_dataset(
             dataset, n=n, seed=seed, num_sigmas=num_sigmas, kinds=kinds, dtypes=dtypes, log=log
         )
         summaries.extend(study_summary(dataset, study) for study in studies)
+        splits.extend(split_summaries(dataset, X, studies, dtypes))
         if dataset in ("moons", "circles", "spiral"):
             references[dataset] = {
                 kind: reference_errors(X, C_star, kind) for kind in ("softmax", "entmax15")
@@ -167,7 +209,7 @@ def run(
             path = out / f"{dataset}.html"
             reproduce_figure(dataset, studies).write_html(path, include_plotlyjs=True, full_html=True)
             log(f"{dataset:8s} figure -> {path}")
-    table = markdown_table(summaries)
+    table = markdown_table(summaries) + "\n\n" + split_table(splits)
     result = {
         "n": n,
         "seed": seed,
@@ -176,6 +218,7 @@ def run(
         "reference_sigmas": list(REFERENCE_SIGMAS),
         "reference_errors": references,
         "studies": summaries,
+        "splits": splits,
     }
     (out / "summary.json").write_text(json.dumps(jsonable(result), indent=1))
     (out / "results.md").write_text(table + "\n")
