@@ -300,19 +300,20 @@ def test_figure_draws_both_models_with_their_circles():
     fig = mixture_figure(X, fit, centers, resp, 0.6, title="t")
     validated(fig)  # every property valid for Plotly
     names = [t.name for t in fig.data]
-    assert names[:4] == [
-        "points (colour mixed by r)",
-        "learned means μ_j",
-        "points (colour mixed by r)",
-        "RBF centres c_j",
-    ]
-    np.testing.assert_allclose(np.column_stack([fig.data[1].x, fig.data[1].y]), fit.means)
+    assert names[:3] == ["points (colour mixed by r)", "points (colour mixed by r)", names[2]]
+    assert names[2].startswith("RBF centres c_j (each σ = 0.6")
+    np.testing.assert_allclose(np.column_stack([fig.data[2].x, fig.data[2].y]), centers)
+    learned = fig.data[5:]
+    assert len(learned) == 4
+    for j, trace in enumerate(learned):
+        np.testing.assert_allclose([trace.x[0], trace.y[0]], fit.means[j])
+        # each learned mean's legend entry labels it with its weight and spread
+        assert f"= {fit.weights[j]:.2f}" in trace.name and f"= {fit.sigmas[j]:.2g}" in trace.name
     radii = [(s.x1 - s.x0) / 2 for s in fig.layout.shapes]
     expected = [f * s for s in fit.sigmas for f in (1, 2)] + [f * 0.6 for _ in range(4) for f in (1, 2)]
     np.testing.assert_allclose(radii, expected, rtol=1e-12)
+    centres = [((s.x0 + s.x1) / 2, (s.y0 + s.y1) / 2) for s in fig.layout.shapes]
+    np.testing.assert_allclose(centres, np.vstack([np.repeat(fit.means, 2, 0), np.repeat(centers, 2, 0)]))
     assert [s.xref for s in fig.layout.shapes] == ["x"] * 8 + ["x2"] * 8
-    labels = [a.text for a in fig.layout.annotations[:4]]
-    for j, text in enumerate(labels):
-        assert f"={fit.weights[j]:.2f}" in text and f"={fit.sigmas[j]:.2g}" in text
     with pytest.raises(ValueError, match="must be"):
         mixture_figure(X, fit, centers[:3], resp, 0.6)

@@ -2,11 +2,11 @@
 
 ``mixture_figure`` draws two planes on the same axes. Left: a spherical Gaussian mixture fitted by
 EM (``rbfviz.mixture.fit_mixture``), the points coloured by its posterior, a circle of radius σ_j and
-one of 2σ_j around each learned mean μ_j, each labelled with its π_j and σ_j. Right: the RBF network
-at σ, the points coloured by the softmax responsibilities, circles of radius σ and 2σ around every
-centre c_j (every weight 1/k). Component j and centre j started from the same point, so they share a
-colour. In 2-D a circle of radius σ holds 1 − e^(−1/2) ≈ 39 % of a component's mass and one of 2σ
-about 86 %.
+one of 2σ_j around each learned mean μ_j, each mean labelled with its π_j and σ_j in the legend.
+Right: the RBF network at σ, the points coloured by the softmax responsibilities, circles of radius
+σ and 2σ around every centre c_j (every weight 1/k). Component j and centre j started from the same
+point, so they share a colour. In 2-D a circle of radius σ holds 1 − e^(−1/2) ≈ 39 % of a
+component's mass and one of 2σ about 86 %.
 """
 
 from __future__ import annotations
@@ -22,9 +22,7 @@ from .plane import CENTER_MARKER, resp_hovertemplate
 
 ONE_SIGMA = dict(width=2.5, dash="solid")
 TWO_SIGMA = dict(width=1.5, dash="dot")
-LABEL_FONT = dict(size=12, color="#222222")
 CIRCLE_LEGEND_COLOR = "#555555"
-LABEL_OFFSET = 45  # pixels from the circle to its label
 # width / height of each panel's data range, so that an equal-aspect plane fills its half of the figure
 PANEL_ASPECT = 1.15
 
@@ -49,38 +47,6 @@ def _circles(centers: np.ndarray, radii: np.ndarray, colors: list[str], xref: st
                 )
             )
     return shapes
-
-
-def _labels(means: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -> list[dict]:
-    """Each component's "π, σ" label on its 1σ circle, on the side facing away from the other means and
-    pushed out by LABEL_OFFSET pixels with a short leader line, so labels of overlapping components
-    spread apart instead of stacking."""
-    middle = means.mean(axis=0)
-    labels = []
-    for j, (mean, radius, weight) in enumerate(zip(means, sigmas, weights)):
-        away = mean - middle
-        norm = float(np.hypot(*away))
-        # a lone component (or one at the middle) is labelled straight above its mean
-        ux, uy = (away / norm) if norm > 1e-12 * (1.0 + float(np.abs(means).max())) else (0.0, 1.0)
-        labels.append(
-            dict(
-                x=float(mean[0] + radius * ux),
-                y=float(mean[1] + radius * uy),
-                xref="x",
-                yref="y",
-                text=f"π<sub>{j}</sub>={weight:.2f}, σ<sub>{j}</sub>={radius:.2g}",
-                showarrow=True,
-                arrowhead=0,
-                arrowwidth=1,
-                arrowcolor="#555555",
-                ax=LABEL_OFFSET * ux,
-                ay=-LABEL_OFFSET * uy,  # pixels grow downwards
-                font=LABEL_FONT,
-                bgcolor="rgba(255,255,255,0.85)",
-                borderpad=2,
-            )
-        )
-    return labels
 
 
 def _points(X: np.ndarray, resp: np.ndarray, xa: str, ya: str, name: str, first: bool) -> dict:
@@ -116,6 +82,29 @@ def _centres(centers, text: list[str], xa: str, ya: str, name: str) -> dict:
     )
 
 
+def _learned_means(means: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -> list[dict]:
+    """One trace per learned mean, so that each has a legend entry in its colour that labels it with
+    its π_j and σ_j (labels on the plane would cover each other where components overlap)."""
+    colors = cluster_colors(means.shape[0])
+    return [
+        dict(
+            type="scatter",
+            x=[float(mean[0])],
+            y=[float(mean[1])],
+            mode="markers",
+            xaxis="x",
+            yaxis="y",
+            name=f"μ<sub>{j}</sub>: π<sub>{j}</sub> = {weight:.2f}, σ<sub>{j}</sub> = {radius:.2g}",
+            marker=dict(CENTER_MARKER, color=colors[j], size=16),
+            hovertemplate=(
+                f"component {j}: π = {weight:.3f}, σ = {radius:.3g}"
+                "<br>μ = (%{x:.3f}, %{y:.3f})<extra></extra>"
+            ),
+        )
+        for j, (mean, radius, weight) in enumerate(zip(means, sigmas, weights))
+    ]
+
+
 def mixture_figure(
     X, fit: MixtureFit, centers, resp, sigma: float, title: str | None = None, height: int = 560
 ) -> go.Figure:
@@ -124,7 +113,8 @@ def mixture_figure(
     X (n, 2): the points. fit: the fitted spherical mixture (means (k, 2), sigmas (k,), weights (k,),
     resp (n, k)). centers (k, 2): the RBF centres at σ; resp (n, k): their softmax responsibilities.
     sigma: the RBF width (data units). Component j and centre j share cluster colour j.
-    Traces: left points, learned means, right points, RBF centres, then two legend-only circle entries.
+    Traces: left points, right points, RBF centres, two legend-only circle entries, then one trace per
+    learned mean, whose legend entry reads "μ_j: π_j = …, σ_j = …".
     Shapes: per component (1σ_j, 2σ_j) on x/y, then per centre (σ, 2σ) on x2/y2.
     """
     X = np.asarray(X, dtype=np.float64)
@@ -140,20 +130,19 @@ def mixture_figure(
             f"{resp.shape} and {fit.resp.shape}."
         )
     colors = cluster_colors(k)
-    learned = [f"component {j}: π = {weights[j]:.3f}, σ_j = {sigmas[j]:.3g}, μ_j" for j in range(k)]
-    fixed = [f"RBF centre {j}: σ = {sigma:.3g}, weight 1/k = {1 / k:.3f}, c_j" for j in range(k)]
+    fixed = [f"RBF centre {j}: σ = {sigma:.3g}, weight 1/k = {1 / k:.3f}" for j in range(k)]
     data = [
         _points(X, np.asarray(fit.resp, dtype=np.float64), "x", "y", "points (colour mixed by r)", True),
-        _centres(means, learned, "x", "y", "learned means μ_j"),
         _points(X, resp, "x2", "y2", "points (colour mixed by r)", False),
-        _centres(centers, fixed, "x2", "y2", "RBF centres c_j"),
+        _centres(centers, fixed, "x2", "y2", f"RBF centres c_j (each σ = {sigma:.2g}, 1/k = {1 / k:.2f})"),
         legend_only("circle of radius σ", mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **ONE_SIGMA)),
         legend_only("radius 2σ", mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **TWO_SIGMA)),
+        *_learned_means(means, sigmas, weights),
     ]
     shapes = _circles(means, sigmas, colors, "x", "y") + _circles(
         centers, np.full(k, sigma), colors, "x2", "y2"
     )
-    annotations = _labels(means, sigmas, weights)
+    annotations = []
     for xa, text in (
         ("x domain", "Gaussian mixture (EM learns μ_j, σ_j, π_j)"),
         ("x2 domain", f"RBF network (σ = {sigma:.3g} and 1/k = {1 / k:.2f} fixed)"),
