@@ -447,7 +447,7 @@ def split_markers(view) -> list[dict]:
             y=along,
             mode="markers",
             name=SPLIT_MEASURED,
-            marker=dict(symbol="circle-open", size=12, color=CRITICAL_COLOR, line=dict(width=2)),
+            marker=dict(symbol="circle-open", size=17, color=CRITICAL_COLOR, line=dict(width=2)),
             text=hover,
             hovertemplate="%{text}<extra></extra>",
         ),
