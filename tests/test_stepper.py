@@ -214,6 +214,25 @@ def test_replay_is_deterministic_and_empty_replay_is_the_start(blobs):
     np.testing.assert_allclose(start.resp, softmax_resp_np(X, C0, 0.4), atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_continuing_a_prefix_gives_the_same_bits(blobs, dtype):
+    X, C0 = (a.astype(dtype) for a in blobs)
+    steps = "EMLEMMLE"
+    whole = replay(X, C0, 0.5, "entmax15", steps)
+    for cut in (0, 1, 4, 7, 8):
+        part = replay(X, C0, 0.5, "entmax15", steps[:cut])
+        continued = replay(X, C0, 0.5, "entmax15", steps, prefix=part)
+        for field in ("centers", "resp", "loss", "distortion"):
+            np.testing.assert_array_equal(getattr(continued, field), getattr(whole, field))
+        assert (continued.resp_by, continued.resp_index) == (whole.resp_by, whole.resp_index)
+    part = replay(X, C0, 0.5, "entmax15", "EMM")
+    for args in [(0.5, "entmax15", "EML"), (0.4, "entmax15", "EMML"), (0.5, "softmax", "EMML")]:
+        with pytest.raises(ValueError, match="prefix"):
+            replay(X, C0, *args, prefix=part)
+    with pytest.raises(ValueError, match="prefix"):
+        replay(X, C0[::-1], 0.5, "entmax15", "EMML", prefix=part)
+
+
 def test_naive_failure_gives_nan_not_an_error(blobs):
     X, C0 = (a.astype("float32") for a in blobs)
     run = replay(X, C0, 0.02, "naive", "EMEML")

@@ -626,22 +626,29 @@ def stability_plane(ctrl):
 # --- the Step-by-step view --------------------------------------------------------------------------
 
 
+# The session's last replay: a click adds one step to it, so the replay continues from there instead of
+# from the start (rbfviz.views.stepper.replay's prefix; the same result either way).
+LAST_REPLAY_KEY = "_rbfviz_last_replay"
+
+
 @st.cache_data(max_entries=32, ttl=TTL, show_spinner=False)
-def _stepper(start: StartKey, kind: str, sigma: float, steps: str, sigmas: tuple):
+def _stepper(start: StartKey, kind: str, sigma: float, steps: str, sigmas: tuple, _prefix=None):
     from rbfviz.views import stepper
 
     X, _ = start.data.points(start.dtype)
-    run = stepper.replay(X, _start(start), sigma, kind, steps)
+    run = stepper.replay(X, _start(start), sigma, kind, steps, prefix=_prefix)
     return run, stepper.compare_with_lloyd(X, run, sigma, kind, sigmas)
 
 
 def stepper_replay(ctrl, sigmas):
     """(rbfviz.views.stepper.Replay of ctrl.steps from ``step_start`` at ctrl.sigma, its
     LloydComparison at σ and at each σ of ``sigmas``, note or None). Cached per (start, map, σ, steps,
-    sigmas), so a shared link is replayed once per server; each click replays its sequence from the
-    start (at most rbfviz.views.stepper.MAX_STEPS steps)."""
+    sigmas), so a shared link is replayed once per server; a new step continues the session's last
+    replay when it is a beginning of this one."""
     _, note = step_start(ctrl)
-    run, comparison = _stepper(
-        _step_key(ctrl), ctrl.kind, float(ctrl.sigma), ctrl.steps, tuple(float(s) for s in sigmas)
-    )
+    setting = (_step_key(ctrl), ctrl.kind, float(ctrl.sigma))
+    last_setting, last = st.session_state.get(LAST_REPLAY_KEY, (None, None))
+    prefix = last if last_setting == setting and ctrl.steps.startswith(last.steps) else None
+    run, comparison = _stepper(*setting, ctrl.steps, tuple(float(s) for s in sigmas), _prefix=prefix)
+    st.session_state[LAST_REPLAY_KEY] = (setting, run)
     return run, comparison, note

@@ -321,7 +321,10 @@ def _read_steps(text, notices: list[str]) -> str:
     try:
         return check_steps(letters)
     except ValueError as err:
-        notices.append(f"URL parameter `steps={shown}` is not valid ({err}); starting with no steps taken.")
+        reason = str(err).rstrip(".")
+        notices.append(
+            f"URL parameter `steps={shown}` is not valid ({reason}); starting with no steps taken."
+        )
         return ""
 
 

@@ -62,20 +62,22 @@ def check_steps(steps) -> str:
 class Replay:
     """A replayed sequence, all float64.
 
-    steps: the letters; centers (s + 1, k, d): the start, then the centres after each step;
-    resp (n, k): the responsibilities after the last step; loss, distortion (s + 1,): L_σ and J at
-    centers[t]; resp_by: the step that computed resp ("E", "L": the hard assignment of a Lloyd step,
-    "" for the start's E-step); resp_current: whether resp was computed at the current centres (False
-    once an M-step or a Lloyd step moved them).
+    steps: the letters; sigma, kind: the width and map of its E-steps; centers (s + 1, k, d): the
+    start, then the centres after each step; resp (n, k): the responsibilities after the last step;
+    loss, distortion (s + 1,): L_σ and J at centers[t]; resp_by: the step that computed resp ("E",
+    "L": the hard assignment of a Lloyd step, "" for the start's E-step); resp_index: the t of the
+    centres it was computed at.
     """
 
     steps: str
+    sigma: float
+    kind: str
     centers: np.ndarray
     resp: np.ndarray
     loss: np.ndarray
     distortion: np.ndarray
     resp_by: str
-    resp_current: bool
+    resp_index: int
 
     @property
     def count(self) -> int:
@@ -90,6 +92,12 @@ class Replay:
         """The centres before the last step (the start when no step was taken)."""
         return self.centers[-2] if self.count else self.centers[0]
 
+    @property
+    def resp_current(self) -> bool:
+        """Whether resp was computed at the current centres (False once an M-step or a Lloyd step
+        moved them)."""
+        return bool(np.array_equal(self.centers[self.resp_index], self.current, equal_nan=True))
+
     def pair_start(self) -> tuple[np.ndarray, bool]:
         """(centres, after_pair): the centres before the last E+M pair if the sequence ends with one,
         else the current centres. ``soft_vs_lloyd`` from there compares the pair just taken (or the
@@ -99,11 +107,14 @@ class Replay:
         return self.current, False
 
 
-def replay(X, C0, sigma, kind: str, steps: str) -> Replay:
+def replay(X, C0, sigma, kind: str, steps: str, prefix: Replay | None = None) -> Replay:
     """Replay ``steps`` (letters E, M, L) from centres C0 (k, d) on points X (n, d) at width σ.
 
     kind: the map of the E-steps ("softmax", "entmax15", "naive", "hard"); Lloyd steps are always hard.
     Computed in X's dtype. A "naive" map that fails (NaN rows) gives NaN centres, shown, never hidden.
+    prefix: a replay of the first steps of ``steps`` on the same X from the same C0, σ and map; the
+    replay then continues from where it ended (the same bits as replaying from the start, since its
+    float64 arrays hold X's dtype exactly). One more step then costs one step, not the whole sequence.
     """
     X = check_points(X, "X")
     C = check_centers(C0, X, "C0")
@@ -111,37 +122,54 @@ def replay(X, C0, sigma, kind: str, steps: str) -> Replay:
     kind = check_kind(kind)
     check_sigma_for_dtype(sigma, X.dtype)
     steps = check_steps(steps)
-    resp = _responsibilities(X, C, sigma, kind)
-    resp_at, resp_by = C, ""  # the centres r was computed at, and the step that computed it
-    centers = [C]
-    for letter in steps:
+    if prefix is None:
+        resp = _responsibilities(X, C, sigma, kind)
+        resp_index, resp_by = 0, ""  # the start's E-step
+        centers = [C]
+        gaps = [_loss_and_distortion(X, C, sigma, kind)]
+    else:
+        same_start = np.array_equal(prefix.centers[0], C.astype(np.float64), equal_nan=True)
+        if not (
+            steps.startswith(prefix.steps) and prefix.sigma == sigma and prefix.kind == kind and same_start
+        ):
+            raise ValueError(
+                "prefix must be a replay of the first steps of this sequence from the same start, σ and map."
+            )
+        resp = prefix.resp.astype(X.dtype)
+        resp_index, resp_by = prefix.resp_index, prefix.resp_by
+        centers = list(prefix.centers.astype(X.dtype))
+        gaps = list(zip(prefix.loss, prefix.distortion))
+        C = centers[-1]
+    for letter in steps[len(centers) - 1 :]:
         if letter == "E":
             resp = _responsibilities(X, C, sigma, kind)
-            resp_at, resp_by = C, letter
+            resp_index, resp_by = len(centers) - 1, letter
         elif letter == "M":
             C = _m_step(X, resp, C)
         else:
             resp = _responsibilities(X, C, sigma, "hard")
-            resp_at, resp_by = C, letter
+            resp_index, resp_by = len(centers) - 1, letter
             C = _m_step(X, resp, C)
         centers.append(C)
-    with np.errstate(invalid="ignore"):
-        gaps = [_loss_and_distortion(X, c, sigma, kind) for c in centers]
+        gaps.append(_loss_and_distortion(X, C, sigma, kind))
     return Replay(
         steps=steps,
+        sigma=sigma,
+        kind=kind,
         centers=np.stack(centers).astype(np.float64),
         resp=resp.astype(np.float64),
-        loss=np.array([g[0] for g in gaps]),
-        distortion=np.array([g[1] for g in gaps]),
+        loss=np.array([float(g[0]) for g in gaps]),
+        distortion=np.array([float(g[1]) for g in gaps]),
         resp_by=resp_by,
-        resp_current=bool(np.array_equal(resp_at, C, equal_nan=True)),
+        resp_index=resp_index,
     )
 
 
 def _loss_and_distortion(X: np.ndarray, C: np.ndarray, sigma: float, kind: str) -> tuple[float, float]:
     if not np.isfinite(C).all():  # a failed naive map: no loss to measure
         return float("nan"), float("nan")
-    gap = _gamma_gap(X, C, sigma, kind)
+    with np.errstate(invalid="ignore"):  # NaN responsibilities (naive) give a NaN loss, shown as such
+        gap = _gamma_gap(X, C, sigma, kind)
     return gap.loss, gap.distortion
 
 
