@@ -340,6 +340,7 @@ def predict_splits(
         else []
     )
     X64 = X.astype(np.float64)
+    birth = {child: split.level for split in measured for child in split.children}
     records = []
     for number, split in enumerate(measured, start=1):
         above = split.level - 1
@@ -361,9 +362,20 @@ def predict_splits(
             linearised = _sigma_of(stats, formula, m, linearised=True)
             if evaluate == "self-consistent" and kind != "hard":
                 run = (X, X64, intact, stacks, split.parent, kind, formula, max_iter)
-                predicted, stats, evaluated, settled = _self_consistent(*run, predicted, stats, False)
-                linearised, _, _, settled_too = _self_consistent(*run, linearised, stats, True)
-                settled = settled and settled_too
+                solved = _self_consistent(*run, predicted, stats, False)
+                solved_linearised = _self_consistent(*run, linearised, stats, True)
+                # A solution at or above the σ where this stack was first seen is not on its branch
+                # (above it the stack's centres were still merged with others, down to the trivial
+                # all-at-the-mean state): keep the last-level value there, marked unsettled.
+                born = float(sigmas[birth[split.parent]]) if split.parent in birth else math.inf
+                if solved[0] < born:
+                    predicted, stats, evaluated, settled = solved
+                else:
+                    how, settled = "last_level", False
+                if solved_linearised[0] < born:
+                    linearised, settled = solved_linearised[0], settled and solved_linearised[3]
+                else:
+                    settled = False
         sigma_measured = float(sigmas[split.level])
         records.append(
             SplitRecord(

@@ -253,3 +253,32 @@ def test_a_run_that_never_splits_has_no_records():
     result = anneal(X, 2, np.geomspace(3 * top, 1.5 * top, 5))
     assert predict_splits(result, X) == []
     assert SPLIT_THRESHOLD > result.noise  # the symmetry-breaking noise is below "distinct"
+
+
+def test_a_split_right_after_the_one_that_made_its_stack_keeps_the_last_level_value(two_blobs):
+    # A hand-built path on the two blobs: split 1 at σ = 4.9 (just below σ_c ≈ 5), and one stack
+    # splitting again at the very next level. On the stacked branch just below σ_c the stacks sit
+    # near the mean, their covariance is nearly the whole data's, and the self-consistent solve climbs
+    # back to σ_c, above the σ where the stack was first seen: the last-level value is kept instead.
+    from types import SimpleNamespace
+
+    X = two_blobs
+    sigma_c = math.sqrt(np.linalg.eigvalsh(np.cov(X.T, bias=True))[-1])
+    sigmas = np.array([1.2, 0.975, 0.97]) * sigma_c
+    centers = np.zeros((3, 4, 2))
+    centers[1:, :2, 0], centers[1:, 2:, 0] = -1.0, 1.0
+    centers[2, 0, 1], centers[2, 1, 1] = 0.5, -0.5
+    result = SimpleNamespace(
+        centers=centers, sigmas=sigmas, masses=np.full((3, 4), 150.0), kind="softmax", data_scale=5.0
+    )
+    records = predict_splits(result, X)
+    assert [(r.m, r.level) for r in records] == [(4, 1), (2, 2)]
+    later = records[1]
+    assert later.evaluation == "last_level" and not later.converged
+    assert later.sigma_evaluated == pytest.approx(sigmas[1])
+    # the last-level value: numpy's weighted covariance of the stack at the level above, as given
+    resp = np.exp(-((X[:, None, :] - centers[1][None]) ** 2).sum(-1) / (2 * sigmas[1] ** 2))
+    resp /= resp.sum(axis=1, keepdims=True)
+    weights = resp[:, :2].sum(axis=1)
+    expected = math.sqrt(np.linalg.eigvalsh(np.cov(X.T, aweights=weights, bias=True))[-1])
+    assert later.sigma_predicted == pytest.approx(expected, rel=1e-9)
