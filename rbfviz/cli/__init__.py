@@ -188,7 +188,8 @@ def _add_reproduce(subparsers) -> None:
     parser = subparsers.add_parser(
         "reproduce",
         help="the collapse experiment on every data set × map × dtype (JSON, HTML, table)",
-        description="Run the collapse experiment on blobs, moons, circles, spiral and iris with softmax, "
+        description="Run the collapse experiment on every data set (blobs, moons, circles, spiral, iris, "
+        "and the K-Means failures sheared, varied, uneven) with softmax, "
         "entmax15 and naive maps in float64 and float32. Writes OUT/summary.json, "
         "OUT/results.md (markdown table) and one standalone HTML figure per data set.",
     )

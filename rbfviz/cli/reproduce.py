@@ -1,7 +1,7 @@
 """Reproduce the paper's collapse experiment on every data set, map and dtype
 (``python -m rbfviz reproduce``).
 
-For each data set (blobs, moons, circles, spiral, iris; k = its natural number of groups) one K-Means
+For each data set (``DATASETS``; k = its natural number of groups) one K-Means
 reference C* is fixed first: the float64 softmax anneal's end point run to scikit-learn's Lloyd fixed
 point. Then ``collapse_study`` runs for every map × dtype with that same reference
 (``kmeans_init=C*``), so all curves of a data set measure the distance to the same partition.
