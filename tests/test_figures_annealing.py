@@ -349,3 +349,20 @@ def test_static_trajectory_figure_is_one_level_without_animation(study_and_view,
     assert json.dumps(spec["data"], default=str) == json.dumps(
         animated["data"], default=str
     )  # the same level
+
+
+def test_splits_in_words_counts_the_predictions_inside_their_grid_step(study_and_view):
+    from rbfviz.views.annealing import split_rows, splits_in_words
+
+    study, view = study_and_view
+    records = view.splits
+    inside = sum(view.sigmas[r.level] <= r.sigma_predicted <= view.sigmas[r.level - 1] for r in records)
+    text = splits_in_words(view)
+    assert f"{len(records)} split" in text and f"{inside} of {len(records)} predictions" in text
+    rows = split_rows(view)
+    assert [row["split"] for row in rows] == list(range(1, len(records) + 1))
+    for row, r in zip(rows, records):
+        low, high = (float(v) for v in row["σ measured (between levels)"].split(" – "))
+        assert low == pytest.approx(view.sigmas[r.level], rel=5e-3)
+        assert high == pytest.approx(view.sigmas[r.level - 1], rel=5e-3)
+        assert ("σ linearised (√r)" in row) == (study.kind == "entmax15")

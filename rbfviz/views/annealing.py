@@ -177,8 +177,9 @@ def splits_in_words(view) -> str:
     )
     if view.kind == "entmax15" and len(records) > 1:
         best = max(records, key=lambda r: abs(r.linearised_error))
+        inside_sqrt = sum(r.sigma_measured <= r.sigma_linearised <= r.sigma_above for r in records)
         text += (
-            f" With √r weights (the exact linearisation for entmax-1.5) the largest error is "
-            f"{_error_text(best.linearised_error)}."
+            f" With √r weights (the exact linearisation for entmax-1.5) {inside_sqrt} of {len(records)} fall "
+            f"inside their step; the largest error is {_error_text(best.linearised_error)}."
         )
     return text
