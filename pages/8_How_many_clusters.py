@@ -84,6 +84,7 @@ if result is not None:
             if annealing.sigma_all_apart is not None
             else "the bottom of the grid (the centres never all came apart on it)"
         )
+        unconverged = int((~annealing.converged).sum())
         split = f"{annealing.sigma_split:.3g}" if annealing.sigma_split is not None else "never"
         st.caption(
             f"Softmax annealing on {len(annealing.sigmas)} σ levels. Centres closer than "
@@ -91,6 +92,11 @@ if result is not None:
             f"2 … {k_max - 1} compete: 1 lasts for ever above the first split (σ = {split}) and {k_max} "
             f"for ever as σ → 0. So the window runs from the first split down to {all_apart}. "
             "Ties go to the smaller count."
+            + (
+                f" {unconverged} level(s) hit the cap of EM iterations (critical slowing near a split)."
+                if unconverged
+                else ""
+            )
         )
 
     with middle, panel("The elbow of J(k)"):
