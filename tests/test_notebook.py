@@ -115,3 +115,14 @@ def test_k_means_failures_are_shown(executed):
     for name in ("sheared", "varied", "uneven"):
         assert re.search(rf"{name} +sizes \[\d+, \d+, \d+\]: K-Means agrees", text), name
     assert "sizes [410, 82, 8]" in text  # uneven keeps 500 : 100 : 10 at n = 500
+
+
+def test_splits_how_many_clusters_and_the_mixture_link(executed):
+    text = _text(executed)
+    assert re.search(r"split 1: stack of m = 4 centres, predicted σ = [\d.]+, seen between", text)
+    for name in ("blobs", "varied"):
+        assert re.search(rf"{name}: generated with k = \d; annealing answer k = \d+, elbow k = \d+, ", text)
+    differences = _floats(r"max \|p\(j\|x\) − r_ij\| = (\S+)\n", text)
+    assert len(differences) == 3 and max(differences) < 1e-12  # the mixture's E-step is softmax
+    weights = re.search(r"learned π_j: \[([^\]]+)\]", text).group(1).split()
+    assert sum(float(w) for w in weights) == pytest.approx(1.0, abs=2e-3)  # four weights rounded to 3 digits
