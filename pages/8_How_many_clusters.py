@@ -10,6 +10,24 @@ from ui import upload as uploads
 from ui.page import chart, panel, setup_page
 
 K_MAX_KEY = "how_many_k_max"
+# Each rule in one sentence.
+RULES = (
+    (
+        "1 · Annealing: the widest plateau",
+        "Cool k_max centres from the data mean: stacked centres split as σ falls, and the answer is the "
+        "number of distinct centres that survives the widest range of log σ.",
+    ),
+    (
+        "2 · The elbow of J(k)",
+        "J(k), the K-Means inertia, always falls as k grows; the elbow is the k where it stops falling "
+        "fast, found as the point farthest below the chord between the curve's ends.",
+    ),
+    (
+        "3 · The silhouette over k",
+        "The silhouette compares each point's mean distance to its own cluster with that to the nearest "
+        "other cluster; the answer is the k whose K-Means clusters score highest on average.",
+    ),
+)
 
 ctx = setup_page("How many clusters")
 ctrl = ctx.ctrl
@@ -59,13 +77,13 @@ if result is not None:
     )
     st.markdown(f"**{name}, n = {ctrl.n}, {ctrl.dtype}, k_max = {k_max}**")
 
+    # headings and one-sentence rules in one row, figures in the next, so the three plots line up
+    for column, (heading, rule) in zip(st.columns(3, gap="medium"), RULES):
+        with column:
+            st.subheader(heading)
+            st.markdown(rule)
     left, middle, right = st.columns(3, gap="medium")
     with left, panel("The annealing answer"):
-        st.subheader("1 · Annealing: the widest plateau")
-        st.markdown(
-            "Cool k_max centres from the data mean: stacked centres split as σ falls, and the answer "
-            "is the number of distinct centres that survives the widest range of log σ."
-        )
         if plateau.count is None:
             words = (
                 "No count between 2 and k_max − 1 appears on the grid: the centres went straight from "
@@ -100,11 +118,6 @@ if result is not None:
         )
 
     with middle, panel("The elbow of J(k)"):
-        st.subheader("2 · The elbow of J(k)")
-        st.markdown(
-            "J(k), the K-Means inertia, always falls as k grows; the elbow is the k where it stops "
-            "falling fast, found as the point farthest below the chord between the curve's ends."
-        )
         sweep = result.sweep
         if result.elbow is None:
             words = "J(k) falls in a straight line or bends the other way: it has no elbow."
@@ -126,11 +139,6 @@ if result is not None:
         )
 
     with right, panel("The silhouette"):
-        st.subheader("3 · The silhouette over k")
-        st.markdown(
-            "The silhouette compares each point's mean distance to its own cluster with that to the "
-            "nearest other cluster; the answer is the k whose K-Means clusters score highest on average."
-        )
         ks, scores = result.sweep.ks[1:], result.silhouette[1:]
         if result.best is None:
             words = "No silhouette could be computed for these clusterings."

@@ -99,7 +99,7 @@ def staircase_figure(answer, natural_k: int | None = None, height: int = HEIGHT)
             x=sigmas,
             y=counts,
             mode="lines+markers",
-            line=dict(color=LINE_COLOR, width=2.5, shape="hv"),
+            line=dict(color=LINE_COLOR, width=2.5, shape="hvh"),  # steps at the geometric midpoints
             marker=dict(
                 color=[LINE_COLOR if 2 <= c <= answer.k_max - 1 else "#999999" for c in counts],
                 size=6,
@@ -190,7 +190,7 @@ def elbow_figure(ks, inertia, elbow_k: int | None, natural_k: int | None = None,
                 hovertemplate=f"elbow k = {elbow_k}<br>J = {inertia[i]:.4g}<extra></extra>",
             )
         )
-    layout = _layout(height, "J(k)  (sum of squared distances)")
+    layout = _layout(height, "J(k), sum of squares")
     layout["xaxis"] = _k_axis(ks)
     if natural_k is not None:
         layout["shapes"] = [_natural_line(natural_k)]
