@@ -367,11 +367,14 @@ def _check_curve(ks, values, name: str):
 def elbow_distances(ks, inertia) -> np.ndarray:
     """(K,) how far each point of J(k) lies below the chord joining its two ends, with k and J each
     scaled to [0, 1] (k_max → 1, J(1) → 1, J(k_max) → 0): 1 − k̃ − J̃. Zero at both ends; positive
-    where the curve bends below the chord. (The perpendicular distance is this over √2.)"""
+    where the curve bends below the chord; zero everywhere for a flat curve. (The perpendicular
+    distance is this over √2.)"""
     ks, inertia = _check_curve(ks, inertia, "inertia")
     span = inertia[0] - inertia[-1]
-    if not span > 0:
-        raise ValueError("inertia must fall from its first to its last value (J(1) > J(k_max)).")
+    if span < 0:
+        raise ValueError("inertia must fall from its first to its last value (J(1) >= J(k_max)).")
+    if span == 0:  # a flat curve (e.g. every point the same): nothing lies below its chord
+        return np.zeros(ks.size)
     k_scaled = (ks - ks[0]) / (ks[-1] - ks[0])
     j_scaled = (inertia - inertia[-1]) / span
     return 1.0 - k_scaled - j_scaled

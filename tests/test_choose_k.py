@@ -98,6 +98,19 @@ def test_no_elbow_on_a_straight_or_concave_curve():
     ks = np.arange(1, 7)
     assert ck.elbow(ks, 60.0 - 10.0 * ks) is None
     assert ck.elbow(ks, 100.0 - ks.astype(float) ** 2) is None
+    assert ck.elbow(ks, np.full(ks.size, 3.0)) is None  # flat: every point the same
+
+
+def test_identical_points_give_no_elbow_and_no_silhouette():
+    X = np.ones((12, 2))
+    sweep = ck.kmeans_sweep(X, 4)
+    assert np.all(sweep.inertia == 0)
+    assert ck.elbow(sweep.ks, sweep.inertia) is None
+    scores = ck.silhouette_curve(X, sweep.ks, sweep.labels)
+    for row, score in zip(sweep.labels, scores):  # one label in use: no silhouette (NaN), no error
+        assert np.isnan(score) == (np.unique(row).size < 2)
+    answer = ck.annealing_answer(X, 4)
+    assert answer.k is None and answer.counts.max() == 1
 
 
 def test_elbow_ties_go_to_the_smaller_k():
