@@ -301,10 +301,13 @@ def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
         st.caption("The URL holds every control: copy it to share exactly this view.")
 
 
-def setup_page(title: str, icon: str = "◎", sigma_on_figure: bool = False) -> PageContext:
+def setup_page(
+    title: str, icon: str = "◎", sigma_on_figure: bool = False, steps: bool = False
+) -> PageContext:
     """Page config, the shared sidebar, the URL state and its notices. Call first on every page.
 
     sigma_on_figure: the page scrubs σ on its figure (ui.scrub), so the sidebar only states σ.
+    steps: the page replays a step sequence (ctrl.steps); every other page drops it from its URL.
 
     Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
     cannot be computed, shows an error and stops the page (no traceback).
@@ -312,6 +315,8 @@ def setup_page(title: str, icon: str = "◎", sigma_on_figure: bool = False) -> 
     st.set_page_config(page_title=f"{title} · rbfviz", page_icon=icon, layout="wide")
     nav_slot = st.sidebar.container()  # filled last, when the links' state is known
     ctrl = state.load_controls(st)
+    if not steps:
+        ctrl = state.without_steps(ctrl)
     ctrl = _sidebar_controls(ctrl)
     try:
         scale = compute.scale(ctrl)
@@ -341,7 +346,7 @@ def _navigation(slot, ctrl: Controls) -> None:
     Replaces Streamlit's automatic menu (client.showSidebarNavigation = false), which names the home
     page after its file ("app") and drops the query string when switching pages.
     """
-    query = ctrl.to_query()
+    query = state.without_steps(ctrl).to_query()  # the menu opens every view without a step sequence
     with slot:
         st.page_link("app.py", label="Home", icon=":material/home:", query_params=query)
         for path, label, _ in PAGES:

@@ -1,0 +1,82 @@
+"""A student steps through EM by hand: E-step, M-step, Lloyd step and Reset in a real browser. The
+counter follows, the address holds the steps taken, the plane draws arrows from the old centres to the
+new, and the address opened in a new tab replays the same numbers."""
+
+import pytest
+from student import PLOT, Student
+
+pytestmark = pytest.mark.e2e
+
+
+def open_stepper(student: Student, url: str) -> None:
+    """Open ``url`` and wait until the view's numbers are drawn (they follow the title)."""
+    student.open(url)
+    student.page.locator("[data-testid='stMetricValue']").nth(3).wait_for()
+    student.wait_for_run()
+
+
+def click(student: Student, name: str, steps: str | None) -> None:
+    """Press a button and wait until the address holds ``steps`` (None: no steps parameter)."""
+    student.page.get_by_role("button", name=name, exact=True).click()
+    student.page.wait_for_function(
+        "(s) => new URLSearchParams(window.location.search).get('steps') === s", arg=steps, timeout=60_000
+    )
+    student.wait_for_run()
+
+
+def arrows(student: Student) -> int:
+    """How many arrows the plane (the first figure) draws."""
+    student.wait_for_figures()
+    return student.page.evaluate(
+        "(sel) => (document.querySelectorAll(sel)[0]._fullLayout.annotations || [])"
+        ".filter((a) => a.showarrow).length",
+        PLOT,
+    )
+
+
+def numbers(student: Student) -> dict[str, str]:
+    return {label: value for label, value in student.metrics().items() if label != "Steps taken"}
+
+
+def test_step_buttons_count_write_the_address_and_a_link_replays(server, student, page):
+    open_stepper(student, server.url + "/Step_by_step")
+    assert student.metric("Steps taken") == "0" and "steps" not in student.query()
+    start = numbers(student)
+    assert arrows(student) == 0
+    taken = ""
+    for name, letter in (("E-step", "E"), ("M-step", "M"), ("Lloyd step", "L"), ("E-step", "E")):
+        taken += letter
+        click(student, name, taken)
+        assert student.metric("Steps taken") == str(len(taken))
+        assert f"Iteration {len(taken)}" in student.text()
+        if letter == "M":
+            assert arrows(student) == int(student.query()["k"])  # every centre moved
+            assert numbers(student) != start
+        if letter == "E":
+            assert arrows(student) == 0  # an E-step moves no centre
+    shown, link = numbers(student), student.page.url
+    student.screenshot("after-EMLE")
+
+    # the address, opened in a new tab, replays the same sequence to the same numbers
+    other = Student(page.context.new_page())
+    other.page.set_default_timeout(60_000)
+    open_stepper(other, link)
+    assert other.query()["steps"] == "EMLE"
+    assert other.metric("Steps taken") == "4"
+    assert numbers(other) == shown
+    other.assert_no_problems()
+    other.page.close()
+
+    click(student, "Reset", None)
+    assert student.metric("Steps taken") == "0" and numbers(student) == start
+    student.assert_no_problems()
+
+
+def test_a_bad_link_warns_and_other_views_drop_the_steps(server, student):
+    open_stepper(student, server.url + "/Step_by_step?steps=EXQ")
+    assert "steps=EXQ" in student.text() and student.metric("Steps taken") == "0"
+    assert "steps" not in student.query()
+    click(student, "M-step", "M")
+    student.go_to("Explorer")
+    assert student.path() == "/Explorer" and "steps" not in student.query()
+    student.assert_no_problems()
