@@ -124,6 +124,101 @@ def run_axe(page, script: Path, tags: list[str], exclusions: list[tuple[str, str
     return page.evaluate(_RUN_JS, [list(tags), [list(e) for e in exclusions]])
 
 
+# Runs in the page: every text that Plotly drew in a figure's SVG (titles, tick labels, axis titles,
+# legend, annotations, colour bars; not the hover labels), its fill colour and the colour behind it,
+# both composited over what lies beneath (opacity, a semi-transparent legend or annotation box, the
+# plot area, the paper, the page behind a transparent paper). axe leaves such SVG text "incomplete"
+# (it cannot tell what is behind it), so this test measures it.
+_FIGURE_TEXT_JS = """() => {
+  const parse = (c) => { const m = (c || "").match(/[\\d.]+/g); if (!m || m.length < 3) return null;
+    return { r: +m[0], g: +m[1], b: +m[2], a: m.length > 3 ? +m[3] : 1 }; };
+  const over = (fg, bg) => ({ r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a),
+    b: fg.b * fg.a + bg.b * (1 - fg.a), a: 1 });
+  const hex = (c) => "#" + [c.r, c.g, c.b].map((v) => Math.round(v).toString(16).padStart(2, "0")).join("");
+  const white = { r: 255, g: 255, b: 255, a: 1 };
+  const pageBg = (el) => { for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor); if (c && c.a > 0) return over(c, white); }
+    return white; };
+  const out = [];
+  const sel = "[data-testid='stPlotlyChart'] .js-plotly-plot, div.scrub-plot.js-plotly-plot";
+  document.querySelectorAll(sel).forEach((gd, index) => {
+    const svg = gd.querySelector(".main-svg"); if (!svg) return;
+    const paperFill = parse(getComputedStyle(svg).backgroundColor), behind = pageBg(gd.parentElement);
+    const paper = paperFill ? over(paperFill, behind) : behind;
+    const title = (gd.querySelector(".gtitle") || {}).textContent || `number ${index + 1} (untitled)`;
+    const plots = Array.from(gd.querySelectorAll(".bglayer .bg")).map((r) => {
+      const f = parse(getComputedStyle(r).fill);
+      const a = f ? f.a * +getComputedStyle(r).fillOpacity : 0;
+      return { box: r.getBoundingClientRect(), fill: f && { ...f, a } };
+    });
+    gd.querySelectorAll(".main-svg text").forEach((t) => {
+      const text = t.textContent.trim(), cs = getComputedStyle(t), fill = parse(cs.fill);
+      if (!text || !fill || t.closest(".hoverlayer")) return;
+      if (cs.display === "none" || cs.visibility === "hidden") return;
+      let alpha = fill.a * +cs.fillOpacity;
+      for (let e = t; e && e !== gd; e = e.parentElement) alpha *= +getComputedStyle(e).opacity;
+      const box = t.getBoundingClientRect();
+      if (alpha === 0 || box.width === 0) return;
+      let bg = paper, where = "paper";
+      const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
+      for (const p of plots) {
+        const inside = cx >= p.box.left && cx <= p.box.right && cy >= p.box.top && cy <= p.box.bottom;
+        if (inside && p.fill && p.fill.a > 0) { bg = over(p.fill, paper); where = "plot area"; }
+      }
+      const group = t.closest(".legend, .annotation, .colorbar");
+      const rect = group && group.querySelector("rect.bg");
+      if (rect) { const f = parse(getComputedStyle(rect).fill);
+        const a = f ? f.a * +getComputedStyle(rect).fillOpacity : 0;
+        if (a > 0) { bg = over({ ...f, a }, bg); where = group.classList[0] + " box"; } }
+      out.push({ figure: title.slice(0, 80), text: text.slice(0, 60),
+        fg: hex(over({ ...fill, a: alpha }, bg)), bg: hex(bg), where,
+        size: parseFloat(cs.fontSize), bold: +cs.fontWeight >= 700 || cs.fontWeight === "bold" });
+    });
+  });
+  return out;
+}"""
+
+
+def relative_luminance(colour: str) -> float:
+    """WCAG 2 relative luminance of an opaque "#rrggbb" colour."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(foreground: str, background: str) -> float:
+    """WCAG 2 contrast ratio of two opaque "#rrggbb" colours, from 1 (same) to 21 (black on white)."""
+    high, low = sorted((relative_luminance(foreground), relative_luminance(background)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def required_ratio(size_px: float, bold: bool) -> float:
+    """WCAG 1.4.3 (AA): 4.5:1, or 3:1 for large text (18 pt = 24 px, or 14 pt = 18.67 px bold)."""
+    return 3.0 if size_px >= 24 or (bold and size_px >= 18.66) else 4.5
+
+
+def figure_texts(page) -> list[dict]:
+    """Every text drawn in the page's Plotly figures with its composited colour, the colour behind it,
+    its contrast ratio and the ratio WCAG AA requires: {figure, text, fg, bg, where, size, bold,
+    ratio, required}."""
+    texts = page.evaluate(_FIGURE_TEXT_JS)
+    for item in texts:
+        item["ratio"] = round(contrast_ratio(item["fg"], item["bg"]), 2)
+        item["required"] = required_ratio(item["size"], item["bold"])
+    return texts
+
+
+def describe_texts(texts: list[dict], max_items: int = 12) -> str:
+    lines = [
+        f"- figure {t['figure']!r}: text {t['text']!r} ({t['size']:.0f} px{', bold' if t['bold'] else ''}) "
+        f"{t['fg']} on {t['bg']} ({t['where']}): {t['ratio']}:1, needs {t['required']}:1"
+        for t in texts[:max_items]
+    ]
+    if len(texts) > max_items:
+        lines.append(f"  … and {len(texts) - max_items} more")
+    return "\n".join(lines)
+
+
 def describe(rules: list[dict], max_nodes: int = 8) -> str:
     """A readable list of ``rules`` (violations or incomplete): rule id, impact, help and its URL,
     then each offending element's selector, its HTML and what axe says to fix."""

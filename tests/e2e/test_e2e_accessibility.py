@@ -1,9 +1,14 @@
 """An accessibility audit of every page: axe-core (the npm package, pinned in tests/e2e/a11y.py)
-injected by Playwright into the home page and every view of ui.page.PAGES, each also in presenter
-mode, once the page has drawn all its figures. Any serious or critical violation of the WCAG 2.0,
-2.1 and 2.2 A/AA rules fails the page's test with the rule, its help page and the offending elements;
-moderate and minor ones are reported as warnings (and every result is saved to
-artifacts/accessibility/<page>.json).
+injected by Playwright into the home page and every view of ui.page.PAGES, each in the light theme,
+in presenter mode and in the dark theme (the browser asks for dark, Streamlit follows), once the page
+has drawn all its figures. Presenter mode changes sizes and the theme changes colours, so presenter
+mode is audited in the light theme only.
+
+Any serious or critical violation of the WCAG 2.0, 2.1 and 2.2 A/AA rules fails the page's test with
+the rule, its help page and the offending elements; moderate and minor ones are reported as warnings.
+axe cannot judge the contrast of text drawn in a Plotly figure's SVG (it cannot see what is behind
+it): the test measures that itself (tests/e2e/a11y.py, figure_texts) against the WCAG AA ratios.
+Every result is saved to artifacts/accessibility/<test>.json.
 
 The page is audited with a viewport as tall as its content: Streamlit scrolls inside its main area
 and its sidebar, and axe's colour-contrast rule skips text scrolled out of view in such a region.
@@ -17,7 +22,17 @@ import warnings
 from pathlib import Path
 
 import pytest
-from a11y import FAILING_IMPACTS, AxeUnavailable, axe_script, describe, run_axe
+from a11y import (
+    FAILING_IMPACTS,
+    AxeUnavailable,
+    axe_script,
+    contrast_ratio,
+    describe,
+    describe_texts,
+    figure_texts,
+    required_ratio,
+    run_axe,
+)
 
 from ui.page import PAGES
 
@@ -51,10 +66,11 @@ def _slug(path: str) -> str:
 
 
 TARGETS = [("Home", "")] + [(label, _slug(path)) for path, label, _ in PAGES]
+MODES = {"light": ("light", False), "presenter": ("light", True), "dark": ("dark", False)}
 CASES = [
-    pytest.param(slug, presenter, id=f"{label}{'-presenter' if presenter else ''}".replace(" ", "_"))
+    pytest.param(slug, *MODES[mode], id=f"{label}{'' if mode == 'light' else '-' + mode}".replace(" ", "_"))
     for label, slug in TARGETS
-    for presenter in (False, True)
+    for mode in MODES
 ]
 
 
@@ -80,23 +96,41 @@ def wait_until_drawn(student) -> None:
 
 
 def test_every_page_is_audited():
-    """The audit follows the menu: the home page and every view, each also in presenter mode."""
-    assert len(CASES) == 2 * (len(PAGES) + 1)
-    assert {slug for slug, _ in (c.values for c in CASES)} == {""} | {_slug(p) for p, _, _ in PAGES}
+    """The audit follows the menu: the home page and every view, in each mode."""
+    assert len(CASES) == len(MODES) * (len(PAGES) + 1)
+    assert {c.values[0] for c in CASES} == {""} | {_slug(p) for p, _, _ in PAGES}
 
 
-@pytest.mark.parametrize(("slug", "presenter"), CASES)
-def test_no_serious_accessibility_violation(server, student, axe_js, slug, presenter):
+def test_contrast_ratio_is_wcags():
+    """The figure-text check's arithmetic against WCAG's own numbers: black on white is 21:1, a colour
+    on itself 1:1, and #767676 is the lightest grey that reaches 4.5:1 on white (#777777 does not)."""
+    assert contrast_ratio("#000000", "#ffffff") == pytest.approx(21.0)
+    assert contrast_ratio("#ffffff", "#000000") == pytest.approx(21.0)
+    assert contrast_ratio("#555867", "#555867") == pytest.approx(1.0)
+    assert contrast_ratio("#767676", "#ffffff") == pytest.approx(4.54, abs=0.01)
+    assert contrast_ratio("#777777", "#ffffff") < 4.5
+    assert (required_ratio(14, False), required_ratio(24, False), required_ratio(19, True)) == (4.5, 3.0, 3.0)
+    assert required_ratio(18, True) == 4.5
+
+
+@pytest.mark.parametrize(("slug", "scheme", "presenter"), CASES)
+def test_no_serious_accessibility_violation(server, student, axe_js, slug, scheme, presenter):
+    student.page.emulate_media(color_scheme=scheme)  # Streamlit's default theme follows the browser's
     student.open(f"{server.url}/{slug}" + ("?presenter=1" if presenter else ""))
     wait_until_drawn(student)
     student.assert_no_problems()
     result = run_axe(student.page, axe_js, WCAG_TAGS, EXCLUSIONS)
+    texts = figure_texts(student.page)
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / f"{student.name}.json").write_text(json.dumps(result, indent=1, ensure_ascii=False))
-    where = f"{slug or 'home'}{' (presenter)' if presenter else ''} with axe-core {result['version']}"
+    (ARTIFACTS / f"{student.name}.json").write_text(
+        json.dumps({**result, "figure_texts": texts}, indent=1, ensure_ascii=False)
+    )
+    where = f"/{slug} ({scheme} theme{', presenter' if presenter else ''}) with axe-core {result['version']}"
     failing = [v for v in result["violations"] if v["impact"] in FAILING_IMPACTS]
     minor = [v for v in result["violations"] if v["impact"] not in FAILING_IMPACTS]
+    faint = [t for t in texts if t["ratio"] < t["required"]]
     if minor:
         warnings.warn(f"moderate/minor accessibility findings on {where}:\n{describe(minor)}", stacklevel=1)
     assert not failing, f"serious or critical accessibility violations on {where}:\n{describe(failing)}"
+    assert not faint, f"figure text below WCAG AA contrast on {where}:\n{describe_texts(faint)}"
