@@ -110,7 +110,7 @@ with panel("The steps"):
         else:
             words = (
                 f"The {last} moved the centres along the arrows (open circle = before, filled = now; "
-                f"largest move {fmt(float(np.nanmax(moves)) if np.isfinite(moves).any() else np.nan)} "
+                f"largest move {float(np.nanmax(moves)) if np.isfinite(moves).any() else np.nan:.3g} "
                 "data units)."
             )
         if comparison.after_pair:
