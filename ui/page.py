@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from rbfviz.datasets import DATASETS, MAX_NOISE
+from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
 from rbfviz.views.explore import SigmaScale
 from rbfviz.views.figures.presenter import presenter_figure
 from rbfviz.views.figures.stability import KIND_CONTROL_LABELS
@@ -61,7 +61,7 @@ PAGES = (
         "Gaussian mixture",
         "softmax responsibilities are the E-step of a Gaussian mixture",
     ),
-    ("pages/5_Lessons.py", "Lessons", "a guided tour in seven steps: predict, then see"),
+    ("pages/5_Lessons.py", "Lessons", "a guided tour in eight steps: predict, then see"),
     (
         "pages/6_Neural_network.py",
         "Neural network",
@@ -167,7 +167,7 @@ def _widget(kind, label: str, field: str, value, **kwargs):
 def _data_controls(ctrl: Controls, more) -> None:
     """Dataset (with "your file" once a file is uploaded); n, seed, noise (in ``more``)."""
     upload = uploads.current()
-    labels = {name: name for name in DATASETS}
+    labels = dict(DATASET_LABELS)
     if upload is not None:
         labels[UPLOAD] = f"your file ({upload.name})"
     st.markdown("**Data**")
