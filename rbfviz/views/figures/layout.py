@@ -14,6 +14,9 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 * ``field_image(uri, extent)``       – a layout image under the data: its top-left corner at
                                        (x_min, y_max), bottom-right at (x_max, y_min).
 * ``legend_only(name, ...)``         – a legend entry for marks drawn inside an image.
+* ``streamlit_themed(fig)``          – the figure for st.plotly_chart's Streamlit theme: backgrounds,
+                                       text, grid and legend follow the light or dark theme in the
+                                       browser, ink colours become the theme's text colour.
 
 A field is an image instead of a Heatmap because a 400² picture then costs tens of kB instead of
 ~0.5 MB of floats per rerun (see the performance notes).
@@ -22,14 +25,30 @@ A field is an image instead of a Heatmap because a 400² picture then costs tens
 from __future__ import annotations
 
 import base64
+import re
 import struct
 import zlib
 
 import numpy as np
 import plotly.graph_objects as go
 
+from .palette import INK_COLORS
+
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=15, color="#222222")
 GRID_COLOR = "#e6e6e6"
+# The ink of figures shown by st.plotly_chart: looks black, and the page's stylesheet (ui.page.CHART_CSS)
+# draws every SVG fill or stroke of exactly this colour in the text colour of the theme shown, also
+# right after a theme switch (Streamlit's own colour placeholders are resolved once, when a chart is
+# first drawn, so they would keep the old theme's colour until the figure changes).
+THEME_INK = "#010203"
+THEME_INK_RGB = "rgb(1, 2, 3)"
+# A field image is light in both themes, and the legend shows the marks drawn on it: its legend
+# keeps a light box with dark text. ui/scrub.js uses the same values.
+FIELD_LEGEND = dict(bgcolor="rgba(255,255,255,0.9)", font=dict(color=FONT["color"]))
+_AXIS_KEY = re.compile(r"^[xy]axis\d*$")
+# Colours that come from the theme when a figure is shown in Streamlit (base_layout sets them for
+# figures shown elsewhere: HTML downloads, Jupyter).
+_THEMED_AXIS = ("gridcolor", "linecolor", "zerolinecolor")
 
 
 def figure(data: list[dict], layout: dict) -> go.Figure:
@@ -155,3 +174,100 @@ def field_image(uri: str, extent, xref: str = "x", yref: str = "y") -> dict:
 def legend_only(name: str, mode: str = "markers", **style) -> dict:
     """A trace with no data, only a legend entry (for marks that are drawn inside an image)."""
     return dict(type="scatter", x=[None], y=[None], mode=mode, name=name, hoverinfo="skip", **style)
+
+
+# --- light and dark theme -------------------------------------------------------------------------
+
+
+def _axis_name(ref) -> str | None:
+    """ "x", "x2" for an axis reference ("x", "x1", "x2 domain", "xaxis2"); None for "paper"."""
+    if not isinstance(ref, str):
+        return None
+    match = re.match(r"^([xy])(?:axis)?(\d*)", ref)
+    if not match:
+        return None
+    number = match.group(2)
+    return match.group(1) + ("" if number in ("", "1") else number)
+
+
+def field_subplots(layout: dict) -> set[tuple[str, str]]:
+    """(x axis, y axis) of every subplot whose background is a field image (a layout image below
+    the data, placed in data coordinates)."""
+    out = set()
+    for image in layout.get("images") or []:
+        if image.get("layer") == "below":
+            x, y = _axis_name(image.get("xref", "x")), _axis_name(image.get("yref", "y"))
+            if x and y:
+                out.add((x, y))
+    return out
+
+
+def _inked(node, ink: str):
+    """node with every ink colour (palette.INK_COLORS) replaced by ``ink``, in place where possible."""
+    if isinstance(node, str):
+        return ink if node.strip().lower().replace(" ", "") in INK_COLORS else node
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if isinstance(value, (str, dict, list)):
+                node[key] = _inked(value, ink)
+        return node
+    if isinstance(node, list):
+        return [_inked(item, ink) if isinstance(item, (str, dict, list)) else item for item in node]
+    return node
+
+
+def themed_spec(spec: dict, ink: str = THEME_INK) -> dict:
+    """Make a figure dict (``fig.to_dict()``) follow the theme it is shown in, in place; returns it.
+
+    * the paper and plot backgrounds, the text colour, the axes' grid and line colours, the legend's
+      background and the hover label's colours are removed, so the theme's values apply;
+    * every ink colour (``palette.INK_COLORS``) in traces, shapes, annotations, sliders and menus
+      becomes ``ink`` (default ``THEME_INK``, which the page draws in the theme's text colour);
+    * except in subplots whose background is a field image: that picture is light in both themes,
+      so the marks on it keep their colours, and the legend (which shows them) keeps a light box.
+    """
+    layout = spec.setdefault("layout", {})
+    fields = field_subplots(layout)
+    for key in ("paper_bgcolor", "plot_bgcolor"):
+        layout.pop(key, None)
+    if isinstance(layout.get("font"), dict):
+        layout["font"].pop("color", None)
+    for key, axis in layout.items():
+        if _AXIS_KEY.match(key) and isinstance(axis, dict):
+            for name in _THEMED_AXIS:
+                axis.pop(name, None)
+    legend = layout.get("legend")
+    if isinstance(legend, dict):
+        legend.pop("bgcolor", None)
+        if fields:
+            legend["bgcolor"] = FIELD_LEGEND["bgcolor"]
+            legend.setdefault("font", {})["color"] = FIELD_LEGEND["font"]["color"]
+    if isinstance(layout.get("hoverlabel"), dict):
+        layout["hoverlabel"].pop("bgcolor", None)
+        if isinstance(layout["hoverlabel"].get("font"), dict):
+            layout["hoverlabel"]["font"].pop("color", None)
+    axes = []
+    for index, trace in enumerate(spec.get("data") or []):
+        on_field = (_axis_name(trace.get("xaxis", "x")), _axis_name(trace.get("yaxis", "y"))) in fields
+        axes.append(on_field)
+        if not on_field:
+            _inked(trace, ink)
+    for key in ("shapes", "annotations"):
+        for item in layout.get(key) or []:
+            if (_axis_name(item.get("xref", "x")), _axis_name(item.get("yref", "y"))) not in fields:
+                _inked(item, ink)
+    for key in ("sliders", "updatemenus"):
+        _inked(layout.get(key) or [], ink)
+    for frame in spec.get("frames") or []:
+        data = frame.get("data") or []
+        targets = frame.get("traces") or range(len(data))
+        for target, trace in zip(targets, data):
+            if not (target < len(axes) and axes[target]):
+                _inked(trace, ink)
+    return spec
+
+
+def streamlit_themed(fig: go.Figure) -> go.Figure:
+    """A copy of fig for st.plotly_chart(theme="streamlit"): see ``themed_spec``. Built without
+    Plotly's validation (like every builder's figure)."""
+    return go.Figure(themed_spec(fig.to_dict()), _validate=False)

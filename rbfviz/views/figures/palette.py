@@ -9,6 +9,9 @@ Black is left out of the cluster colours: it marks K-Means centroids and Voronoi
 * ``mix_colors(resp)``    -> (n, 3) uint8: each row's colours mixed with weights r_ij (rows of
                              NaN, i.e. a broken "naive" map, become ``NAN_RGB`` grey).
 * ``rgb_strings(rgb)``    -> ["rgb(r,g,b)", ...] for Plotly marker colours.
+* ``INK_COLORS``          the near-black colours of marks that are not clusters (centroids, edges,
+                          arrows, σ lines): on a dark theme they are drawn in the theme's text colour
+                          (ui.page.chart and ui/scrub.js), except on a field image, which stays light.
 """
 
 from __future__ import annotations
@@ -35,6 +38,23 @@ KMEANS_COLOR = "#000000"
 EDGE_RGB = (40, 40, 40)
 NAN_RGB = (120, 120, 120)
 NAN_COLOR = "rgb(120,120,120)"
+
+# Black and the dark greys the builders use for marks that are not clusters, lower-case as written.
+# Under 3:1 against a dark theme's background, so a dark theme draws them in its text colour.
+INK_COLORS = frozenset(
+    {
+        "#000000",
+        "#000",
+        "black",
+        "#111111",
+        "#222222",
+        "#333333",
+        "#444444",
+        "#555555",
+        "rgb(0,0,0)",
+        "rgb(40,40,40)",
+    }
+)
 
 
 def hex_to_rgb(color: str) -> tuple[int, int, int]:
