@@ -1,5 +1,7 @@
 """Downloads on every view: points with responsibilities (CSV), annealing trajectories (JSON), each
 figure as a standalone HTML file, and the view's reproducibility receipt (a runnable .py file).
+Every figure can also be saved as PNG or SVG from buttons under it (``figure_tools``; the σ
+scrubber has the same buttons): the browser renders the figure as shown, nothing runs on the server.
 
 Every file is generated only when its button is clicked (Streamlit's deferred download data), so
 a rerun costs nothing; the generators are plain functions of values already computed.
@@ -13,16 +15,101 @@ a rerun costs nothing; the generators are plain functions of values already comp
 from __future__ import annotations
 
 import hashlib
+import html
 import json
+import re
 from dataclasses import dataclass
 from typing import Callable
 
 import streamlit as st
 
 from rbfviz.loader import points_to_csv
+from rbfviz.views.figures.layout import THEME_INK
 
 from . import upload as uploads
 from .state import UPLOAD, Controls
+
+# The browser's side of a PNG or SVG download: Plotly renders the figure as drawn (its size, its
+# theme) into a file; PNG at twice the pixels for slides and print. Shared with ui/scrub.js. A chart
+# drawn by st.plotly_chart gets its ink and axis text from the page's stylesheet (ui.page.CHART_CSS),
+# which the file does not carry: the copy that goes into the file has them written in.
+DOWNLOAD_JS = (
+    """
+function rbfvizDownloadFigure(gd, format, name) {
+  const shown = gd._fullLayout || {};
+  const options = { format, filename: name, width: shown.width, height: shown.height,
+    scale: format === "png" ? 2 : 1 };
+  if (!gd.closest("[data-testid='stPlotlyChart']")) return window.Plotly.downloadImage(gd, options);
+  const text = getComputedStyle(gd).color, ink = "__THEME_INK__";
+  const swap = (v) => (typeof v === "string" ? (v.toLowerCase() === ink ? text : v)
+    : Array.isArray(v) ? v.map(swap)
+    : v && typeof v === "object" && !ArrayBuffer.isView(v)
+      ? Object.fromEntries(Object.entries(v).map(([key, item]) => [key, swap(item)])) : v);
+  const layout = swap(gd.layout);
+  for (const key of Object.keys(layout)) {
+    if (/^[xy]axis\\d*$/.test(key) && layout[key]) {
+      layout[key] = { ...layout[key], tickfont: { ...(layout[key].tickfont || {}), color: text } };
+      if (layout[key].title) {
+        const title = typeof layout[key].title === "string" ? { text: layout[key].title } : layout[key].title;
+        layout[key].title = { ...title, font: { ...(title.font || {}), color: text } };
+      }
+    }
+  }
+  return window.Plotly.downloadImage({ data: swap(gd.data), layout }, options);
+}
+"""
+).replace("__THEME_INK__", THEME_INK)
+# One click handler for every figure's buttons (installed once per browser tab): the figure is the
+# Plotly chart in the same keyed container (ui.page.chart puts both there).
+_TOOLS_JS = (
+    DOWNLOAD_JS
+    + """
+if (!window.rbfvizFigureTools) {
+  window.rbfvizFigureTools = true;
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(".rbfviz-figure-tools button[data-format]");
+    if (!button) return;
+    const tools = button.closest(".rbfviz-figure-tools");
+    const holder = button.closest("[class*='st-key-" + tools.dataset.holder + "']");
+    const gd = holder && holder.querySelector("[data-testid='stPlotlyChart'] .js-plotly-plot");
+    if (gd && window.Plotly) rbfvizDownloadFigure(gd, button.dataset.format, tools.dataset.name);
+  });
+}
+"""
+)
+FIGURE_HOLDER = "rbfviz_figure_"
+
+
+def slug(text) -> str:
+    """Lower-case letters, digits and dots; everything else one hyphen (for file names)."""
+    return re.sub(r"[^a-z0-9.]+", "-", str(text).lower()).strip("-")
+
+
+def figure_file_name(view: str, what: str, dataset: str, sigma: float | None) -> str:
+    """rbfviz_<view>_<figure>_<data set>[_sigma-<σ>], without an extension."""
+    parts = ["rbfviz", slug(view), slug(what), slug(dataset)]
+    if sigma is not None:
+        parts.append(f"sigma-{float(sigma):.3g}")
+    return "_".join(part for part in parts if part)
+
+
+def figure_tools(key: str, file_name: str, what: str) -> None:
+    """PNG and SVG buttons for the Plotly chart in the container ``st.container(key=FIGURE_HOLDER + key)``.
+
+    Real buttons (keyboard, screen readers); the script only runs the browser's download.
+    """
+    st.html(
+        f'<div class="rbfviz-figure-tools" role="group" aria-label="Download {html.escape(what)}" '
+        f'data-holder="{html.escape(FIGURE_HOLDER + key)}" data-name="{html.escape(file_name)}">'
+        "<span>Download figure</span>"
+        + "".join(
+            f'<button type="button" data-format="{fmt}" aria-label="Download {html.escape(what)} as '
+            f'{fmt.upper()}">{fmt.upper()}</button>'
+            for fmt in ("png", "svg")
+        )
+        + f"</div><script>{_TOOLS_JS}</script>",
+        unsafe_allow_javascript=True,
+    )
 
 
 @dataclass(frozen=True)

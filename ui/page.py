@@ -36,10 +36,11 @@ import streamlit as st
 
 from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
 from rbfviz.views.explore import SigmaScale
+from rbfviz.views.figures.layout import THEME_INK_RGB, streamlit_themed
 from rbfviz.views.figures.presenter import presenter_figure
 from rbfviz.views.figures.stability import KIND_CONTROL_LABELS
 
-from . import compute, state
+from . import compute, exports, state
 from . import upload as uploads
 from .state import DTYPES, INIT_LABELS, K_MIN, KINDS, N_MIN, SEED_MAX, UPLOAD, Controls
 
@@ -69,25 +70,56 @@ PAGES = (
     ),
 )
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
-# Presenter mode: page text and metrics readable from the back of a room. Only sizes change:
-# focus outlines and every keyboard path stay as Streamlit draws them.
-# Captions carry real content ("In words", the bound, lesson hints): Streamlit's light grey is 3.9:1 on
-# white, under the 4.5:1 that WCAG AA asks for; this grey is 7:1.
+VIEW_KEY = "_rbfviz_view"  # the page's title, for figure file names
+# Captions carry real content ("In words", the bound, lesson hints): Streamlit's faded grey is 3.9:1 on
+# white, under the 4.5:1 that WCAG AA asks for. The text colour at 80 % follows the light or dark theme
+# and stays above 6:1 on either. Figure download buttons: small, in the theme's colours.
 CAPTION_CSS = (
     "<style>[data-testid='stCaptionContainer'], [data-testid='stCaptionContainer'] p "
-    "{ color: #555867; }</style>"
+    "{ color: inherit; } [data-testid='stCaptionContainer'] { opacity: 0.8; }\n"
+    ".rbfviz-figure-tools { display: flex; justify-content: flex-end; align-items: center; gap: 0.4rem; "
+    "font-size: 0.875rem; }\n"
+    ".rbfviz-figure-tools button { font: inherit; padding: 0.1rem 0.6rem; border-radius: 0.5rem; "
+    "cursor: pointer; color: inherit; background: transparent; border: 1px solid rgba(128,128,128,0.6); }\n"
+    ".rbfviz-figure-tools button:focus-visible { outline: 2px solid #0068c9; outline-offset: 2px; }\n"
+    # a formula wider than its column breaks after = or + like inline math, instead of scrolling
+    # sideways in a box that a keyboard cannot reach (axe: scrollable-region-focusable)
+    ".katex-display > .katex { white-space: normal; }\n"
+    # a slider's value above its thumb: the theme's text colour, since the dark theme's red on the dark
+    # sidebar is 3.5:1 (axe: color-contrast)
+    "[data-testid='stSliderThumbValue'], [data-testid='stSliderThumbValue'] p { color: inherit; }</style>"
 )
+# Figures drawn by st.plotly_chart follow the theme in the browser, also right after a switch:
+# Streamlit's chart theme gives the backgrounds, grid, legend and hover colours; this stylesheet draws
+# the ink (rbfviz.views.figures.layout.THEME_INK) and the axis text in the theme's text colour
+# (Streamlit's own tick grey is 3.7:1 on white, under the 4.5:1 WCAG AA asks for text). No "$" in it:
+# st.markdown would read it as mathematics.
+CHART_CSS = (
+    "<style>"
+    f"[data-testid='stPlotlyChart'] [style*='fill: {THEME_INK_RGB}'] {{ fill: currentColor !important; }}\n"
+    f"[data-testid='stPlotlyChart'] [style*='stroke: {THEME_INK_RGB}'] "
+    "{ stroke: currentColor !important; }\n"
+    "[data-testid='stPlotlyChart'] :is(.xtick, .ytick) text, "
+    "[data-testid='stPlotlyChart'] text:is("
+    + ", ".join(f".{axis}{n}title" for n in ("", "2", "3", "4") for axis in "xy")
+    + ") { fill: currentColor !important; }"
+    "</style>"
+)
+# Presenter mode: page text and metrics readable from the back of a room, the page as wide as the
+# screen (the sidebar starts collapsed). Only sizes change: focus outlines and every keyboard path stay
+# as Streamlit draws them.
 PRESENTER_CSS = (
     """<style>
+[data-testid="stMainBlockContainer"] { max-width: none; padding: 3.5rem 2.5rem 4rem 2.5rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] p,
 [data-testid="stMainBlockContainer"] [data-testid="stMarkdownContainer"] li """
     """{ font-size: 1.3rem; line-height: 1.5; }
 [data-testid="stMainBlockContainer"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem; }
 [data-testid="stMainBlockContainer"] h1 { font-size: 2.8rem; }
 [data-testid="stMainBlockContainer"] h3 { font-size: 1.9rem; }
-[data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] p { font-size: 1.1rem; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricLabel"] p { font-size: 1.35rem; }
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"],
-[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] p { font-size: 2.6rem; line-height: 1.25; }
+[data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] p { font-size: 3.2rem; line-height: 1.25; }
 [data-testid="stMainBlockContainer"] .katex { font-size: 1.45em; }
 </style>"""
 )
@@ -312,9 +344,16 @@ def setup_page(
     Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
     cannot be computed, shows an error and stops the page (no traceback).
     """
-    st.set_page_config(page_title=f"{title} · rbfviz", page_icon=icon, layout="wide")
-    nav_slot = st.sidebar.container()  # filled last, when the links' state is known
     ctrl = state.load_controls(st)
+    # presenter mode starts with the sidebar collapsed: the figure gets the projector's whole width
+    st.set_page_config(
+        page_title=f"{title} · rbfviz",
+        page_icon=icon,
+        layout="wide",
+        initial_sidebar_state="collapsed" if ctrl.presenter else "auto",
+    )
+    st.session_state[VIEW_KEY] = title
+    nav_slot = st.sidebar.container()  # filled last, when the links' state is known
     if not steps:
         ctrl = state.without_steps(ctrl)
     ctrl = _sidebar_controls(ctrl)
@@ -330,7 +369,7 @@ def setup_page(
     _sigma_control(ctrl, scale, sigma_on_figure)
     state.save_controls(st, ctrl)
     _navigation(nav_slot, ctrl)
-    st.markdown(CAPTION_CSS, unsafe_allow_html=True)
+    st.markdown(CAPTION_CSS + CHART_CSS, unsafe_allow_html=True)
     if ctrl.presenter:
         st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
     for note in state.notices(st):
@@ -361,16 +400,25 @@ def page_links(ctrl: Controls) -> None:
 
 
 def chart(fig, ctrl: Controls, key: str, description: str | None = None, **kwargs):
-    """Show a figure (enlarged in presenter mode) and, under it, its one-sentence description.
+    """Show a figure (enlarged in presenter mode) in the page's light or dark theme, PNG and SVG
+    download buttons (not in presenter mode), and its one-sentence description.
 
-    Returns (the figure as shown, st.plotly_chart's return value: the selection event when
-    ``on_select`` is given). Extra keyword arguments go to st.plotly_chart (``config`` replaces
-    CHART_CONFIG: no tool bar, no scroll zoom).
+    Returns (the figure as shown, in the light colours of the figure builders; st.plotly_chart's
+    return value: the selection event when ``on_select`` is given). Extra keyword arguments go to
+    st.plotly_chart (``config`` replaces CHART_CONFIG: no tool bar, no scroll zoom).
+    The download's file name says the view, the figure (its key), the data set and σ.
     """
     if ctrl.presenter:
         fig = presenter_figure(fig)
     kwargs.setdefault("config", CHART_CONFIG)
-    event = st.plotly_chart(fig, width="stretch", key=key, **kwargs)
-    if description:
-        st.caption(f"**In words:** {description}")
+    with st.container(key=exports.FIGURE_HOLDER + key):
+        # the theme's colours are applied in the browser (Streamlit's chart theme), so a theme switch
+        # needs no rerun
+        event = st.plotly_chart(streamlit_themed(fig), width="stretch", key=key, **kwargs)
+        if not ctrl.presenter:
+            view = st.session_state.get(VIEW_KEY, "figure")
+            name = exports.figure_file_name(view, key, ctrl.dataset, ctrl.sigma)
+            exports.figure_tools(key, name, what=f"the {view} figure ({key})")
+        if description:
+            st.caption(f"**In words:** {description}")
     return fig, event

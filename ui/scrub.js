@@ -95,6 +95,10 @@ function build(parent) {
         <label class="scrub-label"></label>
         <input class="scrub-range" type="range" step="1">
         <output class="scrub-value" aria-live="off"></output>
+        <span class="scrub-downloads" role="group" aria-label="Download this figure">
+          <button class="scrub-download" type="button" data-format="png">PNG</button>
+          <button class="scrub-download" type="button" data-format="svg">SVG</button>
+        </span>
       </div>
       <div class="scrub-body">
         <div class="scrub-plot"></div>
@@ -108,7 +112,7 @@ function build(parent) {
     value: root.querySelector(".scrub-value"), play: root.querySelector(".scrub-play"),
     plot: root.querySelector(".scrub-plot"),
     side: root.querySelector(".scrub-side"), caption: root.querySelector(".scrub-caption"),
-    error: root.querySelector(".scrub-error"),
+    error: root.querySelector(".scrub-error"), downloads: root.querySelector(".scrub-downloads"),
   };
 }
 
@@ -158,6 +162,14 @@ export default function (component) {
     range.addEventListener("pointerup", release);
     range.addEventListener("pointercancel", release);
     window.addEventListener("pointerup", release);
+    inst.els.downloads.addEventListener("click", (event) => {
+      const button = event.target.closest("button[data-format]");
+      if (button && inst.payload) rbfvizDownloadFigure(inst.els.plot, button.dataset.format, fileName(inst));
+    });
+    watchTheme(inst, parentElement);
+    window.addEventListener("resize", () => {
+      if (inst.payload?.large && inst.level !== null) { inst.drawn = null; show(inst, inst.level); }
+    });
     inst.setTriggerValue = setTriggerValue;
   }
   const bytes = data instanceof Uint8Array ? data : new Uint8Array(data.buffer ?? data);
@@ -172,7 +184,10 @@ export default function (component) {
     label.textContent = payload.label;
     parentElement.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
     inst.els.play.hidden = !payload.play_ms;
+    inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
     range.setAttribute("aria-label", payload.label);
+    inst.theme = themeOf(parentElement);
+    inst.fields = fieldSubplots(payload.figure.layout);
     inst.committed = levelFromAddress(payload);
     show(inst, inst.committed);
     if (payload.select) attachSelection(inst);
@@ -213,7 +228,8 @@ function show(inst, level) {
   const frame = payload.frames[level];
   els.side.innerHTML = frame.side;
   els.caption.innerHTML = frame.caption ? `<strong>In words:</strong> ${escapeHtml(frame.caption)}` : "";
-  const fig = figureAt(payload, level);
+  const fig = themed(figureAt(payload, level), inst.theme, inst.fields);
+  if (payload.large) fig.layout.height = presenterHeight(els);
   if (fig.layout.height) els.plot.style.minHeight = `${fig.layout.height}px`;  // no reflow while Plotly draws
   if (!(inst.drawn === payload && update(els.plot, payload, inst.drawnLevel, level, fig))) {
     window.Plotly.react(els.plot, fig.data, fig.layout, { responsive: true, ...payload.config });
@@ -221,6 +237,7 @@ function show(inst, level) {
   inst.drawn = payload;
   inst.drawnLevel = level;
   els.plot.dataset.level = String(level);
+  els.plot.dataset.theme = inst.theme.dark ? "dark" : "light";
   els.plot.dataset.sigma = payload.texts[level];
 }
 
@@ -300,4 +317,120 @@ function attachSelection(inst) {
 
 function escapeHtml(text) {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+
+// --- downloads ---------------------------------------------------------------------------------------
+
+// rbfviz_<view>_<data set>_sigma-<σ>: the view from the page's title ("Explorer · rbfviz"), the data
+// set and σ from the address and the level shown (the address holds every control).
+function fileName(inst) {
+  const slug = (text) => String(text).toLowerCase().replace(/[^a-z0-9.]+/g, "-").replace(/^-+|-+$/g, "");
+  const view = slug(document.title.split("·")[0]) || "figure";
+  const dataset = slug(new URLSearchParams(window.location.search).get("dataset") || "data");
+  return `rbfviz_${view}_${dataset}_sigma-${inst.payload.texts[inst.level]}`;
+}
+
+// --- light and dark theme ----------------------------------------------------------------------------
+// The same rule as rbfviz.views.figures.layout.themed_spec (which does it for st.plotly_chart through
+// Streamlit's chart theme): backgrounds, text, grid, legend and hover labels take the theme's colours,
+// ink colours become the text colour, except on subplots whose background is a (light) field image.
+const INKS = new Set(__INK_COLORS__);
+const FIELD_LEGEND = __FIELD_LEGEND__;
+
+// The theme's colours, from the CSS custom properties Streamlit gives every component (--st-*).
+function themeOf(element) {
+  const css = getComputedStyle(element);
+  const probe = document.createElement("span");
+  element.appendChild(probe);
+  const rgb = (value, fallback) => {
+    probe.style.color = "";
+    probe.style.color = value || fallback;
+    const parts = getComputedStyle(probe).color.match(/[\d.]+/g).map(Number);
+    return parts.slice(0, 3);
+  };
+  const text = rgb(css.getPropertyValue("--st-text-color").trim(), "#31333f");
+  const background = rgb(css.getPropertyValue("--st-background-color").trim(), "#ffffff");
+  probe.remove();
+  const luminance = ([r, g, b]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  const css_ = ([r, g, b], alpha = 1) => `rgba(${r},${g},${b},${alpha})`;
+  return {
+    dark: luminance(background) < luminance(text), text: css_(text), background: css_(background),
+    grid: css_(text, 0.12), line: css_(text, 0.45), key: `${text}|${background}`,
+  };
+}
+
+// A theme switch changes the classes (and so the --st-* values) of the component's wrappers: redraw.
+function watchTheme(inst, element) {
+  const observer = new MutationObserver(() => {
+    if (!inst.payload) return;
+    const theme = themeOf(element);
+    if (theme.key === inst.theme?.key) return;
+    inst.theme = theme;
+    inst.drawn = null;
+    show(inst, inst.level);
+  });
+  for (let node = element, i = 0; node && i < 6; node = node.parentElement, i++) {
+    observer.observe(node, { attributes: true, attributeFilter: ["class", "style"] });
+  }
+  observer.observe(document.body, { attributes: true, attributeFilter: ["class", "style"] });
+}
+
+function axisName(ref) {
+  const match = typeof ref === "string" && ref.match(/^([xy])(?:axis)?(\d*)/);
+  if (!match) return null;
+  return match[1] + (match[2] === "" || match[2] === "1" ? "" : match[2]);
+}
+
+function fieldSubplots(layout) {
+  const out = new Set();
+  for (const image of layout.images || []) {
+    if (image.layer === "below") out.add(`${axisName(image.xref ?? "x")}|${axisName(image.yref ?? "y")}`);
+  }
+  return out;
+}
+
+// A copy of value with its ink colours replaced (only containers that hold strings are copied).
+function inked(value, ink) {
+  if (typeof value === "string") return INKS.has(value.trim().toLowerCase().replace(/ /g, "")) ? ink : value;
+  if (Array.isArray(value)) return value.some((v) => v && typeof v !== "number") ? value.map((v) => inked(v, ink)) : value;
+  if (value && typeof value === "object" && !ArrayBuffer.isView(value)) {
+    const out = {};
+    for (const [key, item] of Object.entries(value)) out[key] = inked(item, ink);
+    return out;
+  }
+  return value;
+}
+
+function themed(fig, theme, fields) {
+  const onField = (x, y) => fields.has(`${axisName(x ?? "x")}|${axisName(y ?? "y")}`);
+  const layout = { ...fig.layout, paper_bgcolor: theme.background, plot_bgcolor: theme.background,
+    font: { ...(fig.layout.font || {}), color: theme.text } };
+  for (const key of Object.keys(layout)) {
+    if (/^[xy]axis\d*$/.test(key) && layout[key]) {
+      layout[key] = { ...layout[key], gridcolor: theme.grid, linecolor: theme.line, zerolinecolor: theme.line };
+    }
+  }
+  if (layout.legend) {
+    layout.legend = fields.size
+      ? { ...layout.legend, bgcolor: FIELD_LEGEND.bgcolor, font: { ...(layout.legend.font || {}), ...FIELD_LEGEND.font } }
+      : { ...layout.legend, bgcolor: "rgba(0,0,0,0)" };
+  }
+  layout.hoverlabel = { ...(layout.hoverlabel || {}), bgcolor: theme.background, bordercolor: theme.line,
+    font: { ...(layout.hoverlabel?.font || {}), color: theme.text } };
+  for (const key of ["shapes", "annotations"]) {
+    if (layout[key]) layout[key] = layout[key].map((item) => (onField(item.xref, item.yref) ? item : inked(item, theme.text)));
+  }
+  for (const key of ["sliders", "updatemenus"]) if (layout[key]) layout[key] = inked(layout[key], theme.text);
+  const data = fig.data.map((trace) => (onField(trace.xaxis, trace.yaxis) ? trace : inked(trace, theme.text)));
+  return { ...fig, data, layout };
+}
+
+// --- presenter mode ----------------------------------------------------------------------------------
+
+// The figure fills the window's height under Streamlit's header and the σ control row, so a class sees
+// the whole plot, and the control, with the page scrolled to the slider.
+function presenterHeight(els) {
+  const header = document.querySelector('[data-testid="stHeader"]')?.offsetHeight ?? 0;
+  const control = els.range.closest(".scrub-control")?.offsetHeight ?? 0;
+  return Math.max(380, Math.round(window.innerHeight - header - control - 28));
 }

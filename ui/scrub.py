@@ -8,6 +8,10 @@ three with one small script; Plotly sliders have no keyboard support and no way 
 
     scrub_figure(payload, key="explorer", grid=scale.grid, on_select=None)
 
+The component also draws the figure in the page's light or dark theme (the same rule as
+ui.page.chart's figures, see rbfviz.views.figures.layout.themed_spec), offers it as PNG and SVG
+(file name: view, data set, σ), and in presenter mode makes it fill the window's height.
+
 Moving σ costs no script run. When it settles (ui/scrub.js: 0.5 s without input, pointer up),
 the component commits the level once: the callback here sets the controls' σ before the rerun,
 and the page's usual URL sync writes it into the address.
@@ -15,12 +19,17 @@ and the page's usual URL sync writes it into the address.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
 
+from rbfviz.views.figures.layout import FIELD_LEGEND
+from rbfviz.views.figures.palette import INK_COLORS
+
 from . import state
+from .exports import DOWNLOAD_JS
 
 _HERE = Path(__file__).resolve().parent
 
@@ -34,40 +43,57 @@ def _plotly_chunk() -> str:
     return found[0]
 
 
-# Contrast: text colours are at least 4.5:1 on white (WCAG AA).
-CSS = (
-    """
-.scrub { font-family: "Source Sans", sans-serif; }
+# Colours come from the theme Streamlit gives every component (--st-*), so the controls and the
+# numbers follow a light or dark theme; muted text is the text colour at 80 %: 6:1 or more on either.
+CSS = """
+.scrub { font-family: "Source Sans", sans-serif; color: var(--st-text-color, #31333f); }
 .scrub-control { display: flex; align-items: center; gap: 0.8rem; margin: 0 0 0.4rem 0; flex-wrap: wrap; }
 .scrub-label { font-weight: 600; }
-.scrub-play { font: inherit; padding: 0.25rem 0.8rem; border: 1px solid #8c8f99; border-radius: 0.5rem;
-  background: #ffffff; color: #31333f; cursor: pointer; }
-.scrub-play:focus-visible, .scrub-range:focus-visible { outline: 2px solid #0068c9; outline-offset: 2px; }
+.scrub-play, .scrub-download { font: inherit; padding: 0.25rem 0.8rem; border-radius: 0.5rem; cursor: pointer;
+  border: 1px solid var(--st-border-color, #8c8f99); color: var(--st-text-color, #31333f);
+  background: var(--st-secondary-background-color, #ffffff); }
+.scrub-download { font-size: 0.875rem; padding: 0.15rem 0.6rem; }
+.scrub-play:focus-visible, .scrub-range:focus-visible, .scrub-download:focus-visible {
+  outline: 2px solid var(--st-primary-color, #0068c9); outline-offset: 2px; }
 .scrub-range { flex: 1 1 18rem; min-width: 12rem; accent-color: #0068c9; height: 1.6rem; touch-action: none; }
 .scrub-value { font-variant-numeric: tabular-nums; font-weight: 600; min-width: 7rem; }
+.scrub-downloads { display: inline-flex; gap: 0.4rem; }
+.scrub-downloads[hidden] { display: none; }
 .scrub-body { display: flex; gap: 1.5rem; align-items: flex-start; }
 .scrub-plot { flex: 3 1 0; min-width: 0; }
 .scrub-side { flex: 1.25 1 0; min-width: 12rem; }
 .scrub-side:empty { display: none; }
 .scrub-metric { margin: 0 0 0.9rem 0; }
-.scrub-metric-label { font-size: 0.875rem; color: #31333f; }
-.scrub-metric-value { font-size: 1.9rem; line-height: 1.25; color: #31333f; """
-    """font-variant-numeric: tabular-nums; }
-.scrub-note { font-size: 0.875rem; color: #555867; margin: -0.5rem 0 0.9rem 0; }
-.scrub-caption { font-size: 0.875rem; color: #555867; margin: 0.3rem 0 0 0; }
+.scrub-metric-label { font-size: 0.875rem; }
+.scrub-metric-value { font-size: 1.9rem; line-height: 1.25; font-variant-numeric: tabular-nums; }
+.scrub-note, .scrub-caption { font-size: 0.875rem; opacity: 0.8; }
+.scrub-note { margin: -0.5rem 0 0.9rem 0; }
+.scrub-caption { margin: 0.3rem 0 0 0; }
 .scrub-error { color: #a4161a; font-weight: 600; }
-.scrub-large .scrub-label, .scrub-large .scrub-value { font-size: 1.6rem; }
-.scrub-large .scrub-metric-label { font-size: 1.2rem; }
-.scrub-large .scrub-metric-value { font-size: 2.8rem; }
-.scrub-large .scrub-note, .scrub-large .scrub-caption { font-size: 1.15rem; }
+.scrub-large .scrub-label { font-size: 1.9rem; }
+.scrub-large .scrub-value { font-size: 2.6rem; font-weight: 700; min-width: 12rem; }
+.scrub-large .scrub-range { height: 2.4rem; }
+.scrub-large .scrub-metric-label { font-size: 1.35rem; }
+.scrub-large .scrub-metric-value { font-size: 3.2rem; font-weight: 600; }
+.scrub-large .scrub-note, .scrub-large .scrub-caption { font-size: 1.2rem; }
+.scrub-large .scrub-side { flex: 1 1 0; }
 @media (max-width: 900px) { .scrub-body { flex-direction: column; } .scrub-side { min-width: 0; } }
 """
-)
+
+
+def _script() -> str:
+    """ui/scrub.js with Streamlit's Plotly bundle, the ink colours and the figure download function."""
+    js = (_HERE / "scrub.js").read_text(encoding="utf-8")
+    js = js.replace("__PLOTLY_CHUNK__", _plotly_chunk())
+    js = js.replace("__INK_COLORS__", json.dumps(sorted(INK_COLORS)))
+    js = js.replace("__FIELD_LEGEND__", json.dumps(FIELD_LEGEND))
+    return DOWNLOAD_JS + js
+
 
 _component = st.components.v2.component(
     "rbfviz_sigma_scrub",
     css=CSS,
-    js=(_HERE / "scrub.js").read_text(encoding="utf-8").replace("__PLOTLY_CHUNK__", _plotly_chunk()),
+    js=_script(),
     isolate_styles=False,  # Plotly's hover and mode-bar styles live in the document, not in a shadow root
 )
 
