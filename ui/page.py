@@ -99,7 +99,9 @@ CHART_CSS = (
     f"[data-testid='stPlotlyChart'] [style*='fill: {THEME_INK_RGB}'] {{ fill: currentColor !important; }}\n"
     f"[data-testid='stPlotlyChart'] [style*='stroke: {THEME_INK_RGB}'] "
     "{ stroke: currentColor !important; }\n"
-    "[data-testid='stPlotlyChart'] :is(.xtick, .ytick) text, "
+    "[data-testid='stPlotlyChart'] :is("  # subplot n > 1 has ticks .x<n>tick, .y<n>tick
+    + ", ".join(f".{axis}{n}tick" for n in ("", "2", "3", "4") for axis in "xy")
+    + ") text, "
     "[data-testid='stPlotlyChart'] text:is("
     + ", ".join(f".{axis}{n}title" for n in ("", "2", "3", "4") for axis in "xy")
     + ") { fill: currentColor !important; }"

@@ -222,7 +222,8 @@ def themed_spec(spec: dict, ink: str = THEME_INK) -> dict:
     * the paper and plot backgrounds, the text colour, the axes' grid and line colours, the legend's
       background and the hover label's colours are removed, so the theme's values apply;
     * every ink colour (``palette.INK_COLORS``) in traces, shapes, annotations, sliders and menus
-      becomes ``ink`` (default ``THEME_INK``, which the page draws in the theme's text colour);
+      becomes ``ink`` (default ``THEME_INK``, which the page draws in the theme's text colour), and
+      so does the text of an annotation that has no colour of its own;
     * except in subplots whose background is a field image: that picture is light in both themes,
       so the marks on it keep their colours, and the legend (which shows them) keeps a light box.
     """
@@ -256,6 +257,10 @@ def themed_spec(spec: dict, ink: str = THEME_INK) -> dict:
         for item in layout.get(key) or []:
             if (_axis_name(item.get("xref", "x")), _axis_name(item.get("yref", "y"))) not in fields:
                 _inked(item, ink)
+                if key == "annotations" and "color" not in (item.get("font") or {}):
+                    # a note without a colour of its own (a panel's title) in the theme's text colour,
+                    # not the chart theme's grey (3.7:1 on white, under WCAG AA's 4.5:1)
+                    item["font"] = {**(item.get("font") or {}), "color": ink}
     for key in ("sliders", "updatemenus"):
         _inked(layout.get(key) or [], ink)
     for frame in spec.get("frames") or []:
