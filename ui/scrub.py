@@ -73,6 +73,7 @@ CSS = """
 .scrub-large .scrub-label { font-size: 1.9rem; }
 .scrub-large .scrub-value { font-size: 2.6rem; font-weight: 700; min-width: 12rem; }
 .scrub-large .scrub-range { height: 2.4rem; }
+.scrub-large .scrub-play { font-size: 1.5rem; padding: 0.35rem 1rem; }
 .scrub-large .scrub-metric-label { font-size: 1.35rem; }
 .scrub-large .scrub-metric-value { font-size: 3.2rem; font-weight: 600; }
 .scrub-large .scrub-note, .scrub-large .scrub-caption { font-size: 1.2rem; }
