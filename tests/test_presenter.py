@@ -75,3 +75,56 @@ def test_frames_and_default_sizes_scale():
     assert big.data[0].line.width == pytest.approx(2 * MARK_SCALE)
     assert big.frames[0].data[0].marker.size == pytest.approx(10 * MARK_SCALE)
     assert big.layout.font.size == pytest.approx(12 * FONT_SCALE)
+
+
+# --- the app: figure download buttons and themed charts (AppTest) ---------------------------------
+
+APP_PATH = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py")
+ANNEALING = "pages/2_Annealing.py"
+
+
+def annealing_app(**query):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(APP_PATH, default_timeout=120)
+    at.query_params.update({"dataset": "moons", "n": "120", "k": "3", **query})
+    at.switch_page(ANNEALING).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def figure_tools(at) -> list[str]:
+    """The HTML of every figure's PNG/SVG buttons on the page."""
+    return [el.proto.body for el in at.get("html") if "rbfviz-figure-tools" in el.proto.body]
+
+
+@pytest.mark.usefixtures("fresh_streamlit_caches")
+def test_every_chart_figure_gets_png_and_svg_buttons_named_after_it():
+    import re
+
+    at = annealing_app()
+    charts = at.get("plotly_chart")
+    tools = figure_tools(at)
+    assert len(charts) >= 2 and len(tools) == len(charts)
+    sigma = at.session_state["_rbfviz_controls"].sigma
+    for body in tools:
+        name = re.search(r'data-name="([^"]+)"', body).group(1)
+        assert re.fullmatch(rf"rbfviz_annealing_[a-z0-9.-]+_moons_sigma-{sigma:.3g}", name), name
+        assert 'data-format="png"' in body and 'data-format="svg"' in body
+        assert "<button" in body and "aria-label=" in body  # real buttons with accessible names
+
+
+@pytest.mark.usefixtures("fresh_streamlit_caches")
+def test_charts_are_sent_in_the_theme_and_presenter_mode_hides_the_buttons():
+    import json
+
+    from rbfviz.views.figures.layout import THEME_INK
+
+    at = annealing_app(presenter="1")
+    assert figure_tools(at) == []  # a projector needs no downloads
+    for chart in at.get("plotly_chart"):
+        layout = json.loads(chart.proto.spec)["layout"]
+        assert "paper_bgcolor" not in layout and "plot_bgcolor" not in layout  # the theme's
+        assert chart.proto.theme == "streamlit"
+    text = "".join(chart.proto.spec for chart in at.get("plotly_chart"))
+    assert THEME_INK in text and '"#000000"' not in text  # black marks drawn in the theme's ink
