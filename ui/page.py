@@ -94,16 +94,21 @@ CAPTION_CSS = (
 # the ink (rbfviz.views.figures.layout.THEME_INK) and the axis text in the theme's text colour
 # (Streamlit's own tick grey is 3.7:1 on white, under the 4.5:1 WCAG AA asks for text). No "$" in it:
 # st.markdown would read it as mathematics.
+_SUBPLOTS = ("", "2", "3", "4", "5", "6", "7", "8", "9")  # Plotly's class suffix of subplot n
 CHART_CSS = (
     "<style>"
     f"[data-testid='stPlotlyChart'] [style*='fill: {THEME_INK_RGB}'] {{ fill: currentColor !important; }}\n"
     f"[data-testid='stPlotlyChart'] [style*='stroke: {THEME_INK_RGB}'] "
     "{ stroke: currentColor !important; }\n"
     "[data-testid='stPlotlyChart'] :is("  # subplot n > 1 has ticks .x<n>tick, .y<n>tick
-    + ", ".join(f".{axis}{n}tick" for n in ("", "2", "3", "4") for axis in "xy")
+    + ", ".join(f".{axis}{n}tick" for n in _SUBPLOTS for axis in "xy")
     + ") text, "
-    "[data-testid='stPlotlyChart'] text:is("
-    + ", ".join(f".{axis}{n}title" for n in ("", "2", "3", "4") for axis in "xy")
+    "[data-testid='stPlotlyChart'] text:is("  # axis titles, legends n > 1, Play/Pause buttons
+    + ", ".join(
+        [f".{axis}{n}title" for n in _SUBPLOTS for axis in "xy"]
+        + [f".legend{n}text" for n in _SUBPLOTS[1:]]  # the first legend: Streamlit's or a field's colour
+        + [".updatemenu-item-text"]
+    )
     + ") { fill: currentColor !important; }"
     "</style>"
 )

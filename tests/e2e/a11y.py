@@ -125,9 +125,9 @@ def run_axe(page, script: Path, tags: list[str], exclusions: list[tuple[str, str
 
 
 # Runs in the page: every text that Plotly drew in a figure's SVG (titles, tick labels, axis titles,
-# legend, annotations, colour bars; not the hover labels), its fill colour and the colour behind it,
-# both composited over what lies beneath (opacity, a semi-transparent legend or annotation box, the
-# plot area, the paper, the page behind a transparent paper). axe leaves such SVG text "incomplete"
+# legend, annotations, colour bars, menu buttons; not the hover labels), its fill colour and the colour
+# behind it, both composited over what lies beneath (opacity, the box of a legend, annotation or button,
+# the plot area, the paper, the page behind a transparent paper). axe leaves such SVG text "incomplete"
 # (it cannot tell what is behind it), so this test measures it.
 _FIGURE_TEXT_JS = """() => {
   const parse = (c) => { const m = (c || "").match(/[\\d.]+/g); if (!m || m.length < 3) return null;
@@ -165,8 +165,8 @@ _FIGURE_TEXT_JS = """() => {
         const inside = cx >= p.box.left && cx <= p.box.right && cy >= p.box.top && cy <= p.box.bottom;
         if (inside && p.fill && p.fill.a > 0) { bg = over(p.fill, paper); where = "plot area"; }
       }
-      const group = t.closest(".legend, .annotation, .colorbar");
-      const rect = group && group.querySelector("rect.bg");
+      const group = t.closest(".legend, .annotation, .colorbar, .updatemenu-button");
+      const rect = group && group.querySelector("rect.bg, rect.updatemenu-item-rect");
       if (rect) { const f = parse(getComputedStyle(rect).fill);
         const a = f ? f.a * +getComputedStyle(rect).fillOpacity : 0;
         if (a > 0) { bg = over({ ...f, a }, bg); where = group.classList[0] + " box"; } }

@@ -113,24 +113,92 @@ def test_contrast_ratio_is_wcags():
     assert required_ratio(18, True) == 4.5
 
 
-@pytest.mark.parametrize(("slug", "scheme", "presenter"), CASES)
-def test_no_serious_accessibility_violation(server, student, axe_js, slug, scheme, presenter):
-    student.page.emulate_media(color_scheme=scheme)  # Streamlit's default theme follows the browser's
-    student.open(f"{server.url}/{slug}" + ("?presenter=1" if presenter else ""))
+def audit(student, axe_js, where: str, label: str = "") -> list[str]:
+    """Audit the page as it is now (once drawn, all of it in view). Returns the failures as messages
+    (none: empty); warns about moderate and minor findings; saves the results as JSON."""
     wait_until_drawn(student)
     student.assert_no_problems()
     result = run_axe(student.page, axe_js, WCAG_TAGS, EXCLUSIONS)
     texts = figure_texts(student.page)
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    (ARTIFACTS / f"{student.name}.json").write_text(
+    (ARTIFACTS / f"{student.name}{'-' + label if label else ''}.json").write_text(
         json.dumps({**result, "figure_texts": texts}, indent=1, ensure_ascii=False)
     )
-    where = f"/{slug} ({scheme} theme{', presenter' if presenter else ''}) with axe-core {result['version']}"
+    where = f"{where} with axe-core {result['version']}"
     failing = [v for v in result["violations"] if v["impact"] in FAILING_IMPACTS]
     minor = [v for v in result["violations"] if v["impact"] not in FAILING_IMPACTS]
     faint = [t for t in texts if t["ratio"] < t["required"]]
     if minor:
         warnings.warn(f"moderate/minor accessibility findings on {where}:\n{describe(minor)}", stacklevel=1)
-    assert not failing, f"serious or critical accessibility violations on {where}:\n{describe(failing)}"
-    assert not faint, f"figure text below WCAG AA contrast on {where}:\n{describe_texts(faint)}"
+    problems = []
+    if failing:
+        problems.append(f"serious or critical accessibility violations on {where}:\n{describe(failing)}")
+    if faint:
+        problems.append(f"figure text below WCAG AA contrast on {where}:\n{describe_texts(faint)}")
+    return problems
+
+
+@pytest.mark.parametrize(("slug", "scheme", "presenter"), CASES)
+def test_no_serious_accessibility_violation(server, student, axe_js, slug, scheme, presenter):
+    student.page.emulate_media(color_scheme=scheme)  # Streamlit's default theme follows the browser's
+    student.open(f"{server.url}/{slug}" + ("?presenter=1" if presenter else ""))
+    problems = audit(student, axe_js, f"/{slug} ({scheme} theme{', presenter' if presenter else ''})")
+    assert not problems, "\n".join(problems)
+
+
+# --- states behind a click: what a page shows only after the student does something ---------------
+
+
+def _main(student):
+    return student.page.locator("[data-testid='stMain']")
+
+
+def lessons_answered(student):
+    """Lessons, first step: an answer given and checked, so the verdict box and the explanation show."""
+    main = _main(student)
+    radio = main.locator("[data-testid='stRadioOption']")
+    if radio.count():
+        radio.first.click()
+    else:
+        main.locator("[data-testid='stNumberInput'] input").first.fill("1")
+        main.locator("[data-testid='stNumberInput'] input").first.press("Enter")
+    student.wait_for_run()
+    main.get_by_role("button", name="Check my answer").click()
+    student.wait_for_run()
+    main.get_by_role("heading", name="Why").wait_for()
+    yield "answered"
+
+
+def explorer_picking(student):
+    """Explorer: the picking panel opened (its plot of points to click)."""
+    _main(student).locator("[data-testid='stExpander'] summary").filter(has_text="Pick starting").click()
+    student.wait_for_run()
+    yield "picking"
+
+
+def network_trained(student):
+    """Neural network: the classifier trained (its figures), then the two other tabs."""
+    main = _main(student)
+    main.get_by_role("button", name="Train the classifier").click()
+    main.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=300_000)
+    student.wait_for_run()
+    yield "trained"
+    for number in (2, 3):
+        main.get_by_role("tab").filter(has_text=f"{number} ·").click()
+        student.page.wait_for_timeout(300)
+        yield f"tab{number}"
+
+
+SCENARIOS = {"Lessons": lessons_answered, "Explorer": explorer_picking, "Neural_network": network_trained}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("slug", list(SCENARIOS))
+def test_no_serious_accessibility_violation_after_a_click(server, student, axe_js, slug, scheme):
+    student.page.emulate_media(color_scheme=scheme)
+    student.open(f"{server.url}/{slug}")
+    problems = []
+    for state in SCENARIOS[slug](student):
+        problems += audit(student, axe_js, f"/{slug}, {state} ({scheme} theme)", state)
+    assert not problems, "\n".join(problems)
