@@ -2,7 +2,8 @@
 injected by Playwright into the home page and every view of ui.page.PAGES, each in the light theme,
 in presenter mode and in the dark theme (the browser asks for dark, Streamlit follows), once the page
 has drawn all its figures. Presenter mode changes sizes and the theme changes colours, so presenter
-mode is audited in the light theme only.
+mode is audited in the light theme only. Some states need a click first (a lesson answered, the
+Explorer's picking panel, steps taken, a network trained and its other tabs): SCENARIOS, in both themes.
 
 Any serious or critical violation of the WCAG 2.0, 2.1 and 2.2 A/AA rules fails the page's test with
 the rule, its help page and the offending elements; moderate and minor ones are reported as warnings.
@@ -190,7 +191,22 @@ def network_trained(student):
         yield f"tab{number}"
 
 
-SCENARIOS = {"Lessons": lessons_answered, "Explorer": explorer_picking, "Neural_network": network_trained}
+def steps_taken(student):
+    """Step by step: an E-step, an M-step and a Lloyd step taken (arrows, losses, the steps table)."""
+    main = _main(student)
+    for name in ("E-step", "M-step", "Lloyd step"):
+        main.get_by_role("button", name=name, exact=True).click()
+        student.wait_for_run()
+    main.get_by_text("Iteration 3").wait_for()
+    yield "steps"
+
+
+SCENARIOS = {
+    "Lessons": lessons_answered,
+    "Explorer": explorer_picking,
+    "Step_by_step": steps_taken,
+    "Neural_network": network_trained,
+}
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
