@@ -172,9 +172,12 @@ def lessons_answered(student):
 
 
 def explorer_picking(student):
-    """Explorer: the picking panel opened (its plot of points to click)."""
+    """Explorer: the panel for picking starting centres opened, and the sidebar's file upload."""
     _main(student).locator("[data-testid='stExpander'] summary").filter(has_text="Pick starting").click()
     student.wait_for_run()
+    sidebar = student.page.locator("[data-testid='stSidebar']")
+    sidebar.locator("[data-testid='stExpander'] summary").filter(has_text="Your own data").click()
+    sidebar.locator("[data-testid='stFileUploader']").wait_for()
     yield "picking"
 
 
