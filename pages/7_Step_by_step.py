@@ -115,7 +115,7 @@ with panel("The steps"):
             )
         if comparison.after_pair:
             words += " The black × mark where one Lloyd step from the same centres would have put them."
-        chart(fig, ctrl, "step_plane", description=words)
+        chart(fig, ctrl, "step_plane", description=words, fill=True)
     with numbers_col:
         before = run.count - 1 if run.count else 0
         st.metric("Steps taken", run.count)

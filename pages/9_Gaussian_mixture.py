@@ -122,6 +122,7 @@ if shown is not None:
             fig,
             ctrl,
             "mixture",
+            fill=True,
             description=(
                 f"Left, the mixture scikit-learn learned: its components' spreads range from σ = "
                 f"{fit.sigmas[narrow]:.3g} (component {narrow}) to {fit.sigmas[wide]:.3g} (component {wide}) "

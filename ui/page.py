@@ -32,6 +32,7 @@ import math
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
@@ -129,6 +130,16 @@ PRESENTER_CSS = (
 [data-testid="stMainBlockContainer"] [data-testid="stMetricValue"] p { font-size: 3.2rem; line-height: 1.25; }
 [data-testid="stMainBlockContainer"] .katex { font-size: 1.45em; }
 </style>"""
+)
+
+# A presenter's main chart() figure: as tall as the window less the title and the controls above it,
+# so the whole figure is on screen at 1280×720 and 1920×1080 alike.
+FILL_KEY = "presenter_fill"
+PRESENTER_FILL_CSS = (
+    "<style>[data-testid='stLayoutWrapper']:has(> [class*='st-key-"
+    + FILL_KEY
+    + "']) { height: calc(100vh - 15rem) !important; flex: 0 0 calc(100vh - 15rem) !important; "
+    "min-height: 24rem; }</style>"
 )
 
 
@@ -406,22 +417,31 @@ def page_links(ctrl: Controls) -> None:
         st.page_link(path, label=f"**{label}** — {blurb}", query_params=ctrl.to_query())
 
 
-def chart(fig, ctrl: Controls, key: str, description: str | None = None, **kwargs):
+def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: bool = False, **kwargs):
     """Show a figure (enlarged in presenter mode) in the page's light or dark theme, PNG and SVG
     download buttons (not in presenter mode), and its one-sentence description.
+
+    fill: the page's main figure. In presenter mode it fills the window's height (PRESENTER_FILL_CSS)
+    instead of keeping the height its builder set, so a projector of any size shows it whole.
 
     Returns (the figure as shown, in the light colours of the figure builders; st.plotly_chart's
     return value: the selection event when ``on_select`` is given). Extra keyword arguments go to
     st.plotly_chart (``config`` replaces CHART_CONFIG: no tool bar, no scroll zoom).
     The download's file name says the view, the figure (its key), the data set and σ.
     """
+    fill = fill and ctrl.presenter
     if ctrl.presenter:
         fig = presenter_figure(fig)
+    if fill:
+        fig = go.Figure(fig).update_layout(height=None, autosize=True)
+        kwargs["height"] = "stretch"
+        st.markdown(PRESENTER_FILL_CSS, unsafe_allow_html=True)
     kwargs.setdefault("config", CHART_CONFIG)
     with st.container(key=exports.FIGURE_HOLDER + key):
         # the theme's colours are applied in the browser (Streamlit's chart theme), so a theme switch
         # needs no rerun
-        event = st.plotly_chart(streamlit_themed(fig), width="stretch", key=key, **kwargs)
+        with st.container(key=f"{FILL_KEY}_{key}", height=720, border=False) if fill else nullcontext():
+            event = st.plotly_chart(streamlit_themed(fig), width="stretch", key=key, **kwargs)
         if not ctrl.presenter:
             view = st.session_state.get(VIEW_KEY, "figure")
             name = exports.figure_file_name(view, key, ctrl.dataset, ctrl.sigma)

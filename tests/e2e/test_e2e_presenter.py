@@ -52,3 +52,20 @@ def test_without_presenter_mode_the_sidebar_is_open(server, student):
     student.open(server.url + "/Explorer?dataset=blobs&n=300&k=4&seed=0")
     page.wait_for_selector("div.scrub-plot[data-level]", timeout=120_000)
     assert page.locator("[data-testid='stSidebar']").bounding_box()["width"] > 200
+
+
+@pytest.mark.parametrize("width, height", SIZES)
+def test_a_chart_figure_fills_the_window_height_in_presenter_mode(server, student, width, height):
+    """Step by step draws its plane with ui.page.chart(fill=True): in presenter mode it takes the window's
+    height less the title and controls, and once scrolled to its top the whole figure is on screen."""
+    page = student.page
+    page.set_viewport_size({"width": width, "height": height})
+    student.open(server.url + "/Step_by_step?dataset=blobs&n=300&k=4&seed=0&presenter=1")
+    chart = page.locator("[class*='st-key-presenter_fill'] .js-plotly-plot").first
+    chart.wait_for(timeout=120_000)
+    page.wait_for_timeout(500)
+    chart.evaluate("(el) => el.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    box = chart.bounding_box()
+    assert box["height"] >= 0.6 * height, box
+    assert box["y"] + box["height"] <= height + 1, box
