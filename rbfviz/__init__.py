@@ -14,7 +14,7 @@ from .layer import RBFClusterLayer
 from .loader import MAX_BYTES, MAX_ROWS, DataError, LoadedPoints, csv_safe, load_points, points_to_csv
 from .maps import logits, responsibilities, sq_distances, temperature
 from .server import tune_for_server
-from .steps import gradient_step, kmeans, lloyd_step, soft_centroid_step
+from .steps import e_step, gradient_step, kmeans, lloyd_step, m_step, soft_centroid_step
 
 __version__ = "0.1.0"
 
@@ -38,10 +38,12 @@ __all__ = [
     "KINDS",
     "NATURAL_K",
     "RBFClusterLayer",
+    "e_step",
     "gradient_step",
     "kmeans",
     "lloyd_step",
     "logits",
+    "m_step",
     "make_dataset",
     "responsibilities",
     "soft_centroid_step",
