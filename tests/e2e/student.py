@@ -219,7 +219,10 @@ class Student:
 
     def select(self, label: str, option: str) -> None:
         """Pick ``option`` (its shown text) in the sidebar selectbox ``label``."""
-        self._sidebar_widget("stSelectbox", label).click()
+        box = self._sidebar_widget("stSelectbox", label)
+        # a click that has to scroll the sidebar first opens the menu and the scroll closes it again
+        box.scroll_into_view_if_needed()
+        box.click()
         self.page.locator("[role='option']").filter(has_text=re.compile(rf"^{re.escape(option)}$")).click()
         self.wait_for_run()
 
