@@ -16,6 +16,11 @@ from ui import upload as uploads
 from ui.page import chart, panel, setup_page
 
 TABLE_NAMES = {"E": "E", "M": "M", "L": "Lloyd"}
+STEP_HELP = {
+    "E": "Recompute every point's responsibilities r at the current centres, at this σ and map.",
+    "M": "Move every centre to the r-weighted mean of the points (its soft centroid).",
+    "L": "Hard: give each point to its nearest centre, then move every centre to its cluster's mean.",
+}
 COMPARED_SIGMAS = 6  # σ values of the "soft step vs Lloyd step" table, spread over the σ range
 
 
@@ -47,30 +52,10 @@ st.title("Step by step: E-step, M-step, Lloyd step")
 
 cols = st.columns([1, 1, 1, 1, 2.2], vertical_alignment="center")
 full = len(ctrl.steps) >= MAX_STEPS
-cols[0].button(
-    "E-step",
-    key="step_E",
-    on_click=take,
-    args=("E",),
-    disabled=full,
-    help="Recompute every point's responsibilities r at the current centres, at this σ and map.",
-)
-cols[1].button(
-    "M-step",
-    key="step_M",
-    on_click=take,
-    args=("M",),
-    disabled=full,
-    help="Move every centre to the r-weighted mean of the points (its soft centroid).",
-)
-cols[2].button(
-    "Lloyd step",
-    key="step_L",
-    on_click=take,
-    args=("L",),
-    disabled=full,
-    help="Hard: give each point to its nearest centre, then move every centre to its cluster's mean.",
-)
+for col, (letter, what) in zip(cols, STEP_HELP.items()):
+    col.button(
+        STEP_NAMES[letter], key=f"step_{letter}", on_click=take, args=(letter,), disabled=full, help=what
+    )
 cols[3].button(
     "Reset", key="step_reset", on_click=reset, disabled=not ctrl.steps, help="Back to the starting centres."
 )

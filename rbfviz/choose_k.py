@@ -28,6 +28,7 @@ import numpy as np
 from ._validate import check_int, check_kind, check_points, check_sigmas
 from .annealing import _anneal, _anneal_checks, _check_decreasing, data_scale
 from .measures import _critical_sigma_predicted
+from .splits import _stack_groups
 from .steps import _kmeans
 
 # Centres closer than this (× data scale) count as one. Coincident centres end each annealing level
@@ -75,17 +76,11 @@ def distinct_count(centers, tol: float) -> int:
 
 
 def _distinct_count(centers: np.ndarray, tol: float) -> int:
-    k = centers.shape[0]
-    dist = np.sqrt(((centers[:, None, :] - centers[None, :, :]) ** 2).sum(axis=2))
-    linked = dist <= tol  # NaN compares False: a NaN centre is linked to nothing but, below, itself
-    np.fill_diagonal(linked, True)
-    label = np.arange(k)
-    # Propagate the smallest index along links until nothing changes: connected components.
-    while True:
-        new = np.where(linked, label[None, :], k).min(axis=1)
-        if np.array_equal(new, label):
-            return int(np.unique(label).size)
-        label = new
+    # the same single-linkage stacks that rbfviz.splits detects splits with; scipy's linkage takes no
+    # NaN, and a NaN centre is linked to nothing anyway
+    finite = np.isfinite(centers).all(axis=1)
+    stacks = len(_stack_groups(centers[finite], tol)) if finite.any() else 0
+    return int((~finite).sum()) + stacks
 
 
 def distinct_counts(centers, tol: float) -> np.ndarray:

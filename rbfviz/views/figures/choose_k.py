@@ -152,21 +152,51 @@ def staircase_figure(answer, natural_k: int | None = None, height: int = HEIGHT)
     return figure(data, layout)
 
 
+def _curve_over_k(ks, values, name: str, value_label: str, value_format: str) -> dict:
+    """One curve of a score against k, with its hover text."""
+    return dict(
+        type="scatter",
+        x=ks,
+        y=values,
+        mode="lines+markers",
+        line=dict(color=LINE_COLOR, width=2.5),
+        marker=dict(color=LINE_COLOR, size=8),
+        name=name,
+        hovertemplate=f"k = %{{x}}<br>{value_label} = %{{y:{value_format}}}<extra></extra>",
+    )
+
+
+def _k_figure(data, ks, values, answer_k, answer_name, value_label, value_format, y_title, natural_k, height):
+    """A score-over-k figure: the curves in ``data``, the answer starred, the natural k as a dotted line."""
+    if answer_k is not None:
+        value = values[int(np.flatnonzero(ks == answer_k)[0])]
+        data.append(
+            dict(
+                type="scatter",
+                x=[answer_k],
+                y=[value],
+                mode="markers",
+                marker=ANSWER_MARKER,
+                name=f"{answer_name}: k = {answer_k}",
+                hovertemplate=(
+                    f"{answer_name} k = {answer_k}<br>{value_label} = {value:{value_format}}<extra></extra>"
+                ),
+            )
+        )
+    layout = _layout(height, y_title)
+    layout["xaxis"] = _k_axis(ks)
+    if natural_k is not None:
+        layout["shapes"] = [_natural_line(natural_k)]
+        data += _natural_legend(natural_k)
+    return figure(data, layout)
+
+
 def elbow_figure(ks, inertia, elbow_k: int | None, natural_k: int | None = None, height: int = HEIGHT):
     """J(k) (squared data units) against k, the chord between its ends (dashed) and the elbow starred."""
     ks = np.asarray(ks)
     inertia = np.asarray(inertia, dtype=np.float64)
     data = [
-        dict(
-            type="scatter",
-            x=ks,
-            y=inertia,
-            mode="lines+markers",
-            line=dict(color=LINE_COLOR, width=2.5),
-            marker=dict(color=LINE_COLOR, size=8),
-            name="J(k), K-Means inertia",
-            hovertemplate="k = %{x}<br>J = %{y:.4g}<extra></extra>",
-        ),
+        _curve_over_k(ks, inertia, "J(k), K-Means inertia", "J", ".4g"),
         dict(
             type="scatter",
             x=[ks[0], ks[-1]],
@@ -177,25 +207,9 @@ def elbow_figure(ks, inertia, elbow_k: int | None, natural_k: int | None = None,
             hoverinfo="skip",
         ),
     ]
-    if elbow_k is not None:
-        i = int(np.flatnonzero(ks == elbow_k)[0])
-        data.append(
-            dict(
-                type="scatter",
-                x=[elbow_k],
-                y=[inertia[i]],
-                mode="markers",
-                marker=ANSWER_MARKER,
-                name=f"elbow: k = {elbow_k}",
-                hovertemplate=f"elbow k = {elbow_k}<br>J = {inertia[i]:.4g}<extra></extra>",
-            )
-        )
-    layout = _layout(height, "J(k), sum of squares")
-    layout["xaxis"] = _k_axis(ks)
-    if natural_k is not None:
-        layout["shapes"] = [_natural_line(natural_k)]
-        data += _natural_legend(natural_k)
-    return figure(data, layout)
+    return _k_figure(
+        data, ks, inertia, elbow_k, "elbow", "J", ".4g", "J(k), sum of squares", natural_k, height
+    )
 
 
 def silhouette_figure(ks, scores, best_k: int | None, natural_k: int | None = None, height: int = HEIGHT):
@@ -203,34 +217,7 @@ def silhouette_figure(ks, scores, best_k: int | None, natural_k: int | None = No
     ks = np.asarray(ks)
     scores = np.asarray(scores, dtype=np.float64)
     finite = np.isfinite(scores)
-    data = [
-        dict(
-            type="scatter",
-            x=ks[finite],
-            y=scores[finite],
-            mode="lines+markers",
-            line=dict(color=LINE_COLOR, width=2.5),
-            marker=dict(color=LINE_COLOR, size=8),
-            name="mean silhouette",
-            hovertemplate="k = %{x}<br>silhouette = %{y:.3f}<extra></extra>",
-        )
-    ]
-    if best_k is not None:
-        i = int(np.flatnonzero(ks == best_k)[0])
-        data.append(
-            dict(
-                type="scatter",
-                x=[best_k],
-                y=[scores[i]],
-                mode="markers",
-                marker=ANSWER_MARKER,
-                name=f"best: k = {best_k}",
-                hovertemplate=f"best k = {best_k}<br>silhouette = {scores[i]:.3f}<extra></extra>",
-            )
-        )
-    layout = _layout(height, "mean silhouette (−1 … 1)")
-    layout["xaxis"] = _k_axis(ks)
-    if natural_k is not None:
-        layout["shapes"] = [_natural_line(natural_k)]
-        data += _natural_legend(natural_k)
-    return figure(data, layout)
+    data = [_curve_over_k(ks[finite], scores[finite], "mean silhouette", "silhouette", ".3f")]
+    return _k_figure(
+        data, ks, scores, best_k, "best", "silhouette", ".3f", "mean silhouette (−1 … 1)", natural_k, height
+    )

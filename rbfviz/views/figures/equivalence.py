@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from ...field import plane_extent
 from ..equivalence import GapCurve, OneStep, Trajectories
-from .layout import base_layout, figure, plane_axes
+from .layout import base_layout, figure, plane_axes, two_planes_layout
 from .palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings
 from .plane import CENTER_MARKER, KMEANS_MARKER
 
@@ -111,31 +111,10 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
             )
         )
         annotations += _arrows(step.start, new, [ARROW_COLOR] * k, xa, ya)
-    for xa, text in (
-        ("x domain", "one gradient step on L_σ, η_j = 1/(2N_j)"),
-        ("x2 domain", "one Lloyd step"),
-    ):
-        annotations.append(
-            dict(
-                xref=xa,
-                yref="paper",
-                x=0.5,
-                y=1.0,
-                yanchor="bottom",
-                yshift=6,
-                showarrow=False,
-                text=f"<b>{text}</b>",
-                font=dict(size=14),
-            )
-        )
-    layout = base_layout(title, height, legend="below")
-    axes = plane_axes(extent)
-    layout["xaxis"] = dict(axes["xaxis"], domain=[0.0, 0.48])
-    layout["yaxis"] = axes["yaxis"]
-    layout["xaxis2"] = dict(axes["xaxis"], domain=[0.52, 1.0], anchor="y2")
-    layout["yaxis2"] = dict(axes["yaxis"], scaleanchor="x2", anchor="x2", title=None)
-    layout["annotations"] = annotations
-    layout["margin"]["t"] = 95 if title else 50  # room for the two panel titles
+    layout = two_planes_layout(
+        title, height, extent, "one gradient step on L_σ, η_j = 1/(2N_j)", "one Lloyd step"
+    )
+    layout["annotations"] = annotations + layout["annotations"]
     return figure(data, layout)
 
 

@@ -128,6 +128,33 @@ def plane_axes(extent, x_title: str = "x₁", y_title: str = "x₂") -> dict:
     )
 
 
+def two_planes_layout(title: str | None, height: int, extent, left: str, right: str) -> dict:
+    """The layout of two planes side by side over the same ``extent`` (axes x/y on the left, x2/y2 on the
+    right), each with its bold panel title (``left``, ``right``) above it, and the legend below."""
+    layout = base_layout(title, height, legend="below")
+    axes = plane_axes(extent)
+    layout["xaxis"] = dict(axes["xaxis"], domain=[0.0, 0.48])
+    layout["yaxis"] = axes["yaxis"]
+    layout["xaxis2"] = dict(axes["xaxis"], domain=[0.52, 1.0], anchor="y2")
+    layout["yaxis2"] = dict(axes["yaxis"], scaleanchor="x2", anchor="x2", title=None)
+    layout["annotations"] = [
+        dict(
+            xref=xa,
+            yref="paper",
+            x=0.5,
+            y=1.0,
+            yanchor="bottom",
+            yshift=6,
+            showarrow=False,
+            text=f"<b>{text}</b>",
+            font=dict(size=14),
+        )
+        for xa, text in (("x domain", left), ("x2 domain", right))
+    ]
+    layout["margin"]["t"] = 95 if title else 50  # room for the two panel titles
+    return layout
+
+
 def png_bytes(rgb) -> bytes:
     """Encode an (H, W, 3) uint8 array as a PNG (8-bit RGB, no filtering). Row 0 is the top row."""
     rgb = np.ascontiguousarray(rgb, dtype=np.uint8)

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 
 from ...field import plane_extent
 from ...mixture import MixtureFit
-from .layout import base_layout, figure, legend_only, plane_axes
+from .layout import figure, legend_only, two_planes_layout
 from .palette import cluster_colors, mix_colors, rgb_strings
 from .plane import CENTER_MARKER, resp_hovertemplate
 
@@ -142,31 +142,12 @@ def mixture_figure(
     shapes = _circles(means, sigmas, colors, "x", "y") + _circles(
         centers, np.full(k, sigma), colors, "x2", "y2"
     )
-    annotations = []
-    for xa, text in (
-        ("x domain", "Gaussian mixture (EM learns μ_j, σ_j, π_j)"),
-        ("x2 domain", f"RBF network (σ = {sigma:.3g} and 1/k = {1 / k:.2f} fixed)"),
-    ):
-        annotations.append(
-            dict(
-                xref=xa,
-                yref="paper",
-                x=0.5,
-                y=1.0,
-                yanchor="bottom",
-                yshift=6,
-                showarrow=False,
-                text=f"<b>{text}</b>",
-                font=dict(size=14),
-            )
-        )
-    layout = base_layout(title, height, legend="below")
-    axes = plane_axes(plane_extent(X, aspect=PANEL_ASPECT))
-    layout["xaxis"] = dict(axes["xaxis"], domain=[0.0, 0.48])
-    layout["yaxis"] = axes["yaxis"]
-    layout["xaxis2"] = dict(axes["xaxis"], domain=[0.52, 1.0], anchor="y2")
-    layout["yaxis2"] = dict(axes["yaxis"], scaleanchor="x2", anchor="x2", title=None)
+    layout = two_planes_layout(
+        title,
+        height,
+        plane_extent(X, aspect=PANEL_ASPECT),
+        "Gaussian mixture (EM learns μ_j, σ_j, π_j)",
+        f"RBF network (σ = {sigma:.3g} and 1/k = {1 / k:.2f} fixed)",
+    )
     layout["shapes"] = shapes
-    layout["annotations"] = annotations
-    layout["margin"]["t"] = 95 if title else 50  # room for the two panel titles
     return figure(data, layout)
