@@ -41,7 +41,7 @@ from rbfviz.views.figures.layout import THEME_INK_RGB, streamlit_themed
 from rbfviz.views.figures.presenter import presenter_figure
 from rbfviz.views.figures.stability import KIND_CONTROL_LABELS
 
-from . import compute, exports, state
+from . import compute, exports, session_log, state
 from . import upload as uploads
 from .state import DTYPES, INIT_LABELS, K_MIN, KINDS, N_MIN, SEED_MAX, UPLOAD, Controls
 
@@ -370,6 +370,7 @@ def setup_page(
         layout="wide",
         initial_sidebar_state="collapsed" if ctrl.presenter else "auto",
     )
+    session_log.track_session()
     st.session_state[VIEW_KEY] = title
     nav_slot = st.sidebar.container()  # filled last, when the links' state is known
     if not steps:

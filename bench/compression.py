@@ -1,0 +1,202 @@
+"""Bytes of a first visit to the Explorer, measured in Chromium: straight from Streamlit, through
+HAProxy's on-the-fly gzip, and through HAProxy with the precompressed front-end files; and the
+proxy's CPU per first visit.
+
+    .venv/bin/python bench/compression.py                   # 3 visits per way, prints a table
+    .venv/bin/python bench/compression.py --visits 5 --json artifacts/compression.json
+
+It starts `deploy/run-local --processes 1` twice (once with --no-precompressed), opens
+/Explorer at the defaults in a fresh Chromium context (no cache, no cookie) --visits times per way,
+and adds up what Chromium reports for every HTTP response of the page (headers + body as sent,
+i.e. compressed: Playwright's request.sizes()). The websocket's frames are counted apart: they are
+the app's data, not files, and no way here compresses them. Ways:
+
+  streamlit      the replica's own port: what `streamlit run app.py` or the container alone sends
+  proxy-gzip     HAProxy's on-the-fly gzip only (libslz in Debian's build, about gzip -1)
+  proxy          deploy/haproxy.cfg as shipped: the front-end files precompressed, Brotli for a
+                 browser that offers it (Chromium does to localhost and over HTTPS)
+  proxy-no-br    the same, the browser offering only gzip and deflate (Chromium over plain HTTP
+                 to another machine: a classroom server without TLS)
+
+HAProxy's CPU is read from /proc/PID/stat (user + system) before and after the visits of a way,
+divided by the visits. Target: a first visit through the proxy ≤ 3 MB over HTTP.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.scaleout import cpu_seconds, free_port  # noqa: E402
+
+TARGET_BYTES = 3_000_000
+APP = "[data-testid='stApp']"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
+
+
+class RunLocal:
+    """deploy/run-local --processes 1 in the background, ready."""
+
+    def __init__(self, log_dir: Path, precompressed: bool):
+        log_dir.mkdir(parents=True, exist_ok=True)
+        info = log_dir / "info.json"
+        info.unlink(missing_ok=True)
+        self.out = open(log_dir / "run-local.out", "w")
+        cmd = [
+            sys.executable,
+            str(ROOT / "deploy" / "run-local"),
+            "--processes",
+            "1",
+            "--port",
+            str(free_port()),
+        ]
+        cmd += ["--log-dir", str(log_dir), "--info", str(info)]
+        cmd += [] if precompressed else ["--no-precompressed"]
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 300
+        while not info.exists():
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"run-local did not start: see {log_dir / 'run-local.out'}")
+            time.sleep(0.5)
+        self.info = json.loads(info.read_text())
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.out.close()
+
+
+def first_visit(browser, url: str, accept_encoding: str | None, timeout_ms: int) -> dict:
+    """One first visit in a fresh context: HTTP bytes by content type and encoding, websocket bytes."""
+    headers = {"Accept-Encoding": accept_encoding} if accept_encoding else {}
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, extra_http_headers=headers)
+    page = context.new_page()
+    responses, ws_bytes = [], [0]
+
+    def finished(request):
+        sizes, response = request.sizes(), request.response()
+        kind = (response.headers.get("content-type") or "?").split(";")[0] if response else "?"
+        encoding = (response.headers.get("content-encoding") or "identity") if response else "?"
+        responses.append((kind, encoding, sizes["responseBodySize"] + sizes["responseHeadersSize"]))
+
+    def websocket(ws):
+        ws.on("framereceived", lambda f: ws_bytes.__setitem__(0, ws_bytes[0] + len(f)))
+
+    page.on("requestfinished", finished)
+    page.on("websocket", websocket)
+    try:
+        page.goto(url, timeout=timeout_ms)
+        page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']", timeout=timeout_ms)
+        page.wait_for_selector(".js-plotly-plot", timeout=timeout_ms)
+        page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']", timeout=timeout_ms)
+        page.wait_for_timeout(2000)  # late requests (fonts, lazily loaded chunks)
+    finally:
+        context.close()
+    by_type: dict[str, int] = {}
+    for kind, _, size in responses:
+        by_type[kind] = by_type.get(kind, 0) + size
+    return {
+        "http_bytes": sum(size for *_, size in responses),
+        "requests": len(responses),
+        "by_type": by_type,
+        "encodings": sorted({e for k, e, _ in responses if "javascript" in k}),
+        "ws_received_bytes": ws_bytes[0],
+    }
+
+
+def measure(
+    browser, url: str, accept_encoding: str | None, visits: int, haproxy_pid: int | None, timeout_ms: int
+) -> dict:
+    cpu0 = cpu_seconds(haproxy_pid) if haproxy_pid else None
+    runs = [first_visit(browser, url, accept_encoding, timeout_ms) for _ in range(visits)]
+    row = {**runs[-1], "http_bytes_all": [r["http_bytes"] for r in runs]}
+    if haproxy_pid:
+        row["proxy_cpu_s_per_visit"] = round((cpu_seconds(haproxy_pid) - cpu0) / visits, 4)
+    return row
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--visits", type=int, default=3, help="first visits per way (default 3)")
+    p.add_argument("--json", type=Path, help="write the results here")
+    p.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    p.add_argument("--timeout", type=float, default=120, help="seconds per page (default 120)")
+    args = p.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    timeout_ms = int(args.timeout * 1000)
+    rows = {}
+    logs = ROOT / "artifacts" / "bench-compression"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+        try:
+            for precompressed in (False, True):
+                rl = RunLocal(logs / ("precompressed" if precompressed else "gzip"), precompressed)
+                try:
+                    proxy, replica = rl.info["url"], rl.info["replicas"][0]["url"]
+                    pid = rl.info["haproxy_pid"]
+                    # the replica warms up (first script run imports torch) before anything is counted
+                    first_visit(browser, f"{proxy}/Explorer", None, timeout_ms)
+                    if precompressed:
+                        rows["proxy"] = measure(
+                            browser, f"{proxy}/Explorer", None, args.visits, pid, timeout_ms
+                        )
+                        rows["proxy-no-br"] = measure(
+                            browser, f"{proxy}/Explorer", "gzip, deflate", args.visits, pid, timeout_ms
+                        )
+                    else:
+                        rows["streamlit"] = measure(
+                            browser, f"{replica}/Explorer", None, args.visits, None, timeout_ms
+                        )
+                        rows["proxy-gzip"] = measure(
+                            browser, f"{proxy}/Explorer", None, args.visits, pid, timeout_ms
+                        )
+                finally:
+                    rl.stop()
+        finally:
+            browser.close()
+
+    base = rows["streamlit"]["http_bytes"]
+    load = os.getloadavg()
+    print(
+        f"\nFirst visit to the Explorer (defaults) in Chromium, {args.visits} visits per way; "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
+    print(
+        f"{'way':12s} {'HTTP MB':>8s} {'ratio':>6s} {'JS MB':>6s} {'fonts MB':>8s} {'requests':>8s} "
+        f"{'JS encoding':>12s} {'ws MB':>6s} {'proxy CPU-s/visit':>18s}  target ≤ 3 MB"
+    )
+    for way in ("streamlit", "proxy-gzip", "proxy", "proxy-no-br"):
+        r = rows[way]
+        js = sum(v for k, v in r["by_type"].items() if "javascript" in k)
+        fonts = sum(v for k, v in r["by_type"].items() if k.startswith("font/"))
+        cpu = r.get("proxy_cpu_s_per_visit")
+        print(
+            f"{way:12s} {r['http_bytes'] / 1e6:8.2f} {r['http_bytes'] / base:6.2f} {js / 1e6:6.2f} "
+            f"{fonts / 1e6:8.2f} {r['requests']:8d} {','.join(r['encodings']):>12s} "
+            f"{r['ws_received_bytes'] / 1e6:6.2f} {'-' if cpu is None else f'{cpu:.3f}':>18s}  "
+            f"{'ok' if r['http_bytes'] <= TARGET_BYTES else 'over'}"
+        )
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"loadavg": load, "visits": args.visits, "ways": rows}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
