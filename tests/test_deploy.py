@@ -74,13 +74,22 @@ def _clean_env() -> dict:
             "RBFVIZ_APP1": "127.0.0.1:18501",
             "RBFVIZ_APP2": "127.0.0.1:18502",
             "RBFVIZ_STATS_BIND": "127.0.0.1:18404",
+            "RBFVIZ_STATS_PASSWORD": "a password",
             "RBFVIZ_MAXCONN": "60",
+            "RBFVIZ_STATIC_DIR": "PRECOMPRESSED",
         },  # run-local, 2 processes
-        {"RBFVIZ_BIND": ":8080", "RBFVIZ_APP_DNS": "app:8501", "RBFVIZ_STATS_BIND": ":8404"},  # compose
+        {
+            "RBFVIZ_BIND": ":8080",
+            "RBFVIZ_APP_DNS": "app:8501",
+            "RBFVIZ_STATS_BIND": ":8404",
+            "RBFVIZ_STATS_PASSWORD": "a password",
+            "RBFVIZ_STATIC_DIR": "PRECOMPRESSED",
+        },  # compose
     ],
     ids=["defaults", "run-local", "compose"],
 )
-def test_haproxy_accepts_the_config(haproxy, env):
+def test_haproxy_accepts_the_config(haproxy, env, precompressed):
+    env = {k: str(precompressed) if v == "PRECOMPRESSED" else v for k, v in env.items()}
     proc = subprocess.run(
         [haproxy, "-c", "-f", str(HAPROXY_CFG)],
         capture_output=True,
@@ -91,6 +100,48 @@ def test_haproxy_accepts_the_config(haproxy, env):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Configuration file is valid" in proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def precompressed(tmp_path_factory) -> Path:
+    """deploy/precompress's output for two small files (the real run takes a minute of CPU)."""
+    source = tmp_path_factory.mktemp("static")
+    (source / "js").mkdir()
+    (source / "js" / "index.abc123.js").write_text("const a = 1;\n" * 200)
+    (source / "css").mkdir()
+    (source / "css" / "index.def456.css").write_text("body { margin: 0 }\n" * 100)
+    (source / "media").mkdir()
+    (source / "media" / "font.woff2").write_bytes(bytes(range(256)) * 20)  # never compressed again
+    out = tmp_path_factory.mktemp("precompressed")
+    proc = run(sys.executable, str(DEPLOY / "precompress"), str(out), "--source", str(source))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return out
+
+
+def test_precompress_writes_smaller_files_and_a_manifest(precompressed):
+    import gzip
+
+    rows = [line.split("\t") for line in (precompressed / "manifest.tsv").read_text().splitlines()]
+    assert {r[0] for r in rows} == {"/static/js/index.abc123.js", "/static/css/index.def456.css"}
+    for path, kind, size, encodings in rows:
+        assert kind in ("application/javascript", "text/css")
+        assert encodings.split(",") == ["gzip", "br"]
+        packed = (precompressed / (path.lstrip("/") + ".gz")).read_bytes()
+        assert len(gzip.decompress(packed)) == int(size) and len(packed) < int(size) / 10
+
+
+def test_haproxy_stats_page_has_no_default_password(haproxy):
+    env = {"RBFVIZ_STATS_BIND": "127.0.0.1:18404"}
+    proc = subprocess.run(
+        [haproxy, "-c", "-f", str(HAPROXY_CFG)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**_clean_env(), **env},
+    )
+    assert proc.returncode != 0 and "RBFVIZ_STATS_PASSWORD" in proc.stdout + proc.stderr, (
+        proc.stdout + proc.stderr
+    )
 
 
 def test_haproxy_refuses_a_broken_config(haproxy, tmp_path):
@@ -126,6 +177,13 @@ def test_haproxy_config_has_what_a_classroom_needs():
     assert tunnel and _seconds(tunnel[0]) >= LESSON_SECONDS, tunnel
     # a dead replica's students are sent elsewhere
     assert "option redispatch" in lines
+    # text answers compressed; the stats page behind a password from the environment
+    assert "compression algo gzip" in lines
+    types = next(line for line in lines if line.startswith("compression type ")).split()[2:]
+    assert {"application/javascript", "text/css", "text/html", "application/json", "image/svg+xml"} <= set(
+        types
+    )
+    assert any(line.startswith("stats auth ") and "${RBFVIZ_STATS_PASSWORD}" in line for line in lines)
     # as many server slots as run-local allows processes
     slots = {int(n) for n in re.findall(r"server app(\d+) ", "\n".join(lines))}
     assert slots == set(range(1, 17)), slots
@@ -148,6 +206,7 @@ def check_compose_schema(path: Path) -> subprocess.CompletedProcess:
 
 def resolved_compose(env: dict | None = None) -> dict:
     """The compose file as podman-compose resolves it (variables and defaults filled in)."""
+    env = {"RBFVIZ_STATS_PASSWORD": "a password", **(env or {})}
     proc = run(sys.executable, "-m", "podman_compose", "--dry-run", "-f", str(COMPOSE), "config", env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return yaml.safe_load(proc.stdout)
@@ -178,6 +237,15 @@ def test_compose_runs_read_only_replicas_behind_haproxy():
     assert app["read_only"] is True and app["tmpfs"] == ["/tmp"]
     assert int(app["deploy"]["replicas"]) == 4
     assert int(resolved_compose()["services"]["app"]["deploy"]["replicas"]) == 2  # the default
+    no_password = subprocess.run(
+        [sys.executable, "-m", "podman_compose", "--dry-run", "-f", str(COMPOSE), "config"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_clean_env(),
+    )
+    assert no_password.returncode != 0 and "RBFVIZ_STATS_PASSWORD" in no_password.stdout + no_password.stderr
     assert "8501" in [str(p) for p in app["expose"]]
     # HAProxy runs the same config file and finds the replicas by the service's DNS name
     mounts = [v.split(":") for v in proxy["volumes"]]
@@ -186,6 +254,10 @@ def test_compose_runs_read_only_replicas_behind_haproxy():
         for src, dst, *_ in mounts
     ), mounts
     assert proxy["environment"]["RBFVIZ_APP_DNS"] == "app:8501"
+    # HAProxy's image carries the precompressed front-end files; the stats page has no default password
+    assert proxy["build"]["dockerfile"] == "deploy/haproxy.Dockerfile"
+    assert proxy["environment"]["RBFVIZ_STATS_PASSWORD"] == "a password"
+    assert app["deploy"]["mode"] == "replicated"  # podman-compose starts the replicas only then
     assert proxy["read_only"] is True
     assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
 

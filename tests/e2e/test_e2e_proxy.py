@@ -1,30 +1,20 @@
-"""Through HAProxy to two app processes: `deploy/run-local --processes 2`, then real browsers and a
-class of 80 simulated students.
+"""Through HAProxy to two app processes: `deploy/run-local --processes 2`, then real browsers, the
+proxy's compression and a class of 80 simulated students.
 
-Streamlit keeps a session, its uploaded files and its download files in one process, so every
-request of a browser tab must reach the replica holding its session; the proxy's cookie does that.
-A request that reaches another replica fails (an upload with 400, a download with 404). So:
-
-* a student opens the Explorer, changes σ (a new address), uploads a CSV (it must be accepted; the
-  same upload request sent straight to the other replica is refused with 400, "Invalid session_id"),
-  downloads the points with their responsibilities (the file must hold the uploaded points), and a
-  shared link opens in a second browser (a second context: no cookie, so HAProxy's leastconn picks
-  the other replica);
-* with a student on each replica, one replica is stopped: the other student's session keeps
-  working (upload, download, another σ), and the stopped replica's student is reconnected to the
-  remaining one; then run-local stops cleanly on SIGTERM;
+* tests/e2e/proxy_scenarios.py's scenarios (also run against compose, tests/e2e/test_e2e_containers.py):
+  an upload, a σ change, a download and a shared link through the proxy; a stopped replica whose
+  neighbour keeps serving; then run-local stops cleanly on SIGTERM;
+* the proxy sends Streamlit's JavaScript gzip-compressed to a client that asks for gzip, Brotli to
+  one that asks for Brotli, and as it is (identity) to one that asks for neither; the bytes are the
+  file's (bench/compression.py measures a whole first visit in Chromium);
+* the stats page answers only with the password;
 * 80 students (bench/load.py, Streamlit's websocket protocol) through the proxy: zero errors, and
   both replicas get a share of the sessions (counted by each replica's own /_stcore/metrics).
-
-Assertions avoid the figure's type (the Explorer's σ control is changing): the page finished
-running without exception or error boxes, the address carries the state, the file's name shows,
-the downloaded CSV has the file's points.
 """
 
 from __future__ import annotations
 
-import csv
-import io
+import gzip
 import json
 import os
 import shutil
@@ -35,21 +25,24 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import numpy as np
+import brotli
 import pytest
-from playwright.sync_api import expect
-from student import Student
+import streamlit
+from proxy_scenarios import (
+    metric_value,
+    stopped_replica_leaves_the_others_working,
+    upload_sigma_download_shared_link,
+    wait_for,
+)
 
 pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
-SECTION = "Your own data (CSV)"
-POINTS_BUTTON = "Points and r (CSV)"
-COOKIE = "RBFVIZ_REPLICA"
-STARTUP_TIMEOUT = 240  # seconds: two first imports of torch on a busy 2-core machine
+# seconds: two first imports of torch on a busy 2-core machine, plus deploy/precompress the first
+# time (about a minute of CPU, once per Streamlit version; then kept under ~/.cache/rbfviz)
+STARTUP_TIMEOUT = 420
 
 
 # --- run-local ------------------------------------------------------------------------------------
@@ -104,6 +97,35 @@ class RunLocal:
         self.out.flush()
         return (self.log_dir / "run-local.out").read_text()[-4000:]
 
+    # --- what tests/e2e/proxy_scenarios.py needs ---
+
+    def active(self) -> list[int | None]:
+        samples = [_metrics(r["url"]) for r in self.replicas]
+        return [None if lines is None else metric_value(lines, "active_sessions") for lines in samples]
+
+    def put_to(self, index: int, path: str, xsrf: str) -> tuple[int, str]:
+        """The browser's upload PUT (same path, same XSRF cookie and header) sent straight to a replica."""
+        request = urllib.request.Request(
+            self.replicas[index]["url"] + path,
+            data=b"",
+            method="PUT",
+            headers={"X-Xsrftoken": xsrf, "Cookie": f"_streamlit_xsrf={xsrf}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def stop_replica(self, index: int) -> None:
+        gone = self.replicas[index]
+        os.kill(gone["pid"], signal.SIGTERM)
+        wait_for(lambda: f"{gone['name']} (pid {gone['pid']}) exited" in self.output(), "run-local to notice")
+        assert self.proc.poll() is None, "run-local stopped with one replica left"
+
+    def replica_log(self, index: int) -> str:
+        return Path(self.replicas[index]["log"]).read_text(errors="replace")
+
     def stop(self) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -137,126 +159,26 @@ def proxy(haproxy_path):
     rl.stop()
 
 
-def metric(replica_url: str, name: str) -> int | None:
-    """One sample of the replica's /_stcore/metrics (e.g. 'active_sessions',
-    'session_events_total{type="connect"}'); None for a replica that is gone."""
+def _metrics(replica_url: str) -> list[str] | None:
+    """The replica's /_stcore/metrics lines; None for a replica that is gone."""
     try:
         with urllib.request.urlopen(f"{replica_url}/_stcore/metrics", timeout=10) as r:
-            lines = r.read().decode().splitlines()
+            return r.read().decode().splitlines()
     except ConnectionRefusedError:
         return None
     except urllib.error.URLError as exc:
         if isinstance(exc.reason, ConnectionRefusedError):
             return None
         raise
-    for line in lines:
-        if line.startswith(name + " "):
-            return int(float(line.split()[-1]))
-    raise AssertionError(f"{name} not in {replica_url}/_stcore/metrics")
-
-
-def active(rl: RunLocal) -> list[int]:
-    return [metric(r["url"], "active_sessions") for r in rl.replicas]
 
 
 def connects(rl: RunLocal) -> list[int]:
-    return [metric(r["url"], 'session_events_total{type="connect"}') for r in rl.replicas]
+    return [metric_value(_metrics(r["url"]), 'session_events_total{type="connect"}') for r in rl.replicas]
 
 
-def wait_for(condition, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.25)
-
-
-def home_replica(rl: RunLocal, before: list[int]) -> int:
-    """The index of the one replica whose active sessions rose by one since ``before``."""
-
-    def changed():
-        now = active(rl)
-        rises = [i for i, (a, b) in enumerate(zip(before, now)) if b == a + 1]
-        return rises if len(rises) == 1 and sum(now) == sum(before) + 1 else None
-
-    return wait_for(changed, f"one new session on one replica (before {before})")[0]
-
-
-def replica_cookie(student: Student) -> str:
-    values = [c["value"] for c in student.page.context.cookies() if c["name"] == COOKIE]
-    assert len(values) == 1, student.page.context.cookies()
-    return values[0]
-
-
-# --- what a student does --------------------------------------------------------------------------
-
-
-def class_csv(name_seed: int, rows: int = 29) -> tuple[bytes, set[tuple[float, float]]]:
-    """A small x,y file: three loose groups (4 decimals), different per seed."""
-    rng = np.random.default_rng(name_seed)
-    centres = np.array([[0.0, 0.0], [3.0, 1.0], [1.0, 3.0]])
-    X = np.round(centres[np.arange(rows) % 3] + rng.normal(scale=0.4, size=(rows, 2)), 4)
-    text = "x,y\n" + "".join(f"{x:.4f},{y:.4f}\n" for x, y in X)
-    return text.encode(), {(float(x), float(y)) for x, y in X}
-
-
-def upload_and_check(student: Student, name: str, data: bytes) -> None:
-    """Upload the file; it must be accepted by the replica that holds the session."""
-    student.upload(SECTION, name, data)
-    sidebar = student.page.locator("[data-testid='stSidebar']")
-    expect(sidebar).to_contain_text(name)
-    expect(student.page.locator("[data-testid='stAlertContentSuccess']")).to_contain_text(f"Loaded {name}")
-    student.assert_no_problems()
-
-
-def put_elsewhere(url: str, student: Student) -> tuple[int, str]:
-    """The browser's upload PUT (same path, same XSRF cookie and header) sent straight to ``url``."""
-    xsrf = next(c["value"] for c in student.page.context.cookies() if c["name"] == "_streamlit_xsrf")
-    request = urllib.request.Request(
-        url, data=b"", method="PUT", headers={"X-Xsrftoken": xsrf, "Cookie": f"_streamlit_xsrf={xsrf}"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
-
-
-def download_points(student: Student) -> list[dict]:
-    """Press "Points and r (CSV)" and read the downloaded file's rows."""
-    button = student.page.locator("[data-testid='stMain']").get_by_role(
-        "button", name=POINTS_BUTTON, exact=True
-    )
-    expect(button).to_have_count(1)
-    with student.page.expect_download(timeout=60_000) as download:
-        button.click()
-    path = download.value.path()
-    assert download.value.failure() is None, download.value.failure()
-    return list(csv.DictReader(io.StringIO(Path(path).read_text(encoding="utf-8"))))
-
-
-def assert_points(rows: list[dict], points: set[tuple[float, float]]) -> None:
-    assert rows and {"x", "y", "r_0"} <= rows[0].keys(), rows[:1]
-    got = {(float(r["x"]), float(r["y"])) for r in rows}
-    assert len(rows) == len(points) and got == points, "the downloaded points are not the uploaded file's"
-
-
-def open_explorer(student: Student, base: str, sigma: str) -> dict[str, str]:
-    student.open(f"{base}/Explorer?sigma={sigma}")
-    student.assert_no_problems()
-    query = student.query()
-    assert "sigma" in query, student.page.url
-    return query
-
-
-def new_student(browser, browser_context_args, name: str) -> Student:
-    context = browser.new_context(**browser_context_args)
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    return Student(page, ARTIFACTS / "screenshots", name)
+def get(url: str, headers: dict) -> tuple[dict, bytes]:
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as r:
+        return {k.lower(): v for k, v in r.headers.items()}, r.read()
 
 
 # --- the tests ------------------------------------------------------------------------------------
@@ -265,55 +187,57 @@ def new_student(browser, browser_context_args, name: str) -> Student:
 def test_a_student_through_the_proxy_upload_sigma_download_shared_link(
     proxy, student, browser, browser_context_args
 ):
-    before = active(proxy)
-    first = open_explorer(student, proxy.url, "0.8")
-    home = home_replica(proxy, before)
-    cookie = replica_cookie(student)
+    upload_sigma_download_shared_link(proxy, student, browser, browser_context_args)
 
-    # change σ: a new address (a new page load, so a new session: the cookie keeps it on its replica)
-    before = active(proxy)
-    changed = open_explorer(student, proxy.url, "0.2")
-    assert changed["sigma"] != first["sigma"], (first, changed)
-    assert replica_cookie(student) == cookie
-    wait_for(lambda: active(proxy)[home] >= 1 and sum(active(proxy)) <= sum(before), "the same replica")
-    shared_link = student.page.url
 
-    # upload: a plain HTTP PUT that must reach the replica holding this session's websocket
-    puts = []
-    student.page.on(
-        "request",
-        lambda r: puts.append(r.url) if r.method == "PUT" and "/_stcore/upload_file/" in r.url else None,
+STATIC = Path(streamlit.__file__).resolve().parent / "static"
+
+
+def _index_bundle() -> str:
+    """The path of Streamlit's main JavaScript bundle, as the front page names it."""
+    index = (STATIC / "index.html").read_text()
+    start = index.index('src="./static/js/index.') + len('src="./')
+    return "/" + index[start : index.index('"', start)]
+
+
+@pytest.mark.parametrize(
+    "accept, encoding",
+    [("gzip, deflate", "gzip"), ("gzip, deflate, br, zstd", "br"), (None, None), ("identity", None)],
+    ids=["gzip", "brotli", "no-header", "identity"],
+)
+def test_the_proxy_compresses_the_javascript_bundle_only_when_asked(proxy, accept, encoding):
+    path = _index_bundle()
+    original = (STATIC / path.lstrip("/")).read_bytes()
+    headers, body = get(proxy.url + path, {"Accept-Encoding": accept} if accept else {})
+    assert headers.get("content-encoding") == encoding, headers
+    assert "javascript" in headers["content-type"], headers
+    decoded = {"gzip": gzip.decompress, "br": brotli.decompress, None: bytes}[encoding](body)
+    assert decoded == original
+    if encoding is not None:
+        assert len(body) < 0.35 * len(original), (len(body), len(original))
+        assert "accept-encoding" in headers.get("vary", "").lower(), headers
+    # straight from the replica it is never compressed (Streamlit skips /static/): the proxy did it
+    replica_headers, _ = get(proxy.replicas[0]["url"] + path, {"Accept-Encoding": accept or "gzip"})
+    assert "content-encoding" not in replica_headers, replica_headers
+
+
+def test_the_proxy_compresses_the_front_page_on_the_fly(proxy):
+    headers, body = get(proxy.url + "/", {"Accept-Encoding": "gzip"})
+    assert headers.get("content-encoding") == "gzip", headers
+    assert gzip.decompress(body) == (STATIC / "index.html").read_bytes()
+
+
+def test_the_stats_page_wants_the_password(proxy):
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        get(proxy.info["stats_url"], {})
+    assert refused.value.code == 401
+    handler = urllib.request.HTTPBasicAuthHandler(urllib.request.HTTPPasswordMgrWithDefaultRealm())
+    handler.passwd.add_password(
+        None, proxy.info["stats_url"], proxy.info["stats_user"], proxy.info["stats_password"]
     )
-    data, points = class_csv(11)
-    upload_and_check(student, "through-proxy.csv", data)
-    # the same PUT sent to the other replica is refused: without the cookie's affinity it would fail
-    assert puts, "the browser sent no upload request"
-    other_replica = proxy.replicas[1 - home]["url"]
-    status, body = put_elsewhere(other_replica + urlsplit(puts[-1]).path, student)
-    assert status == 400 and "Invalid session_id" in body, (status, body)
-    # download: generated by that session, served by that replica
-    assert_points(download_points(student), points)
-    student.screenshot("uploaded")
-
-    # the shared link in a second browser (no cookie yet): leastconn puts it on the other replica
-    before = active(proxy)
-    friend = new_student(browser, browser_context_args, "proxy_shared_link")
-    try:
-        friend.open(shared_link)
-        friend.assert_no_problems()
-        assert friend.query()["sigma"] == changed["sigma"], (friend.page.url, shared_link)
-        other = home_replica(proxy, before)
-        assert other != home, (
-            f"the second browser landed on the same replica ({proxy.replicas[home]['name']})"
-        )
-        assert replica_cookie(friend) != cookie
-        friend.screenshot()
-    finally:
-        friend.page.context.close()
-
-    # the first student's session is still alive and still theirs
-    assert_points(download_points(student), points)
-    student.assert_no_problems()
+    with urllib.request.build_opener(handler).open(proxy.info["stats_url"] + ";csv", timeout=10) as r:
+        rows = r.read().decode()
+    assert "streamlit,app1," in rows and "streamlit,app2," in rows, rows[:500]
 
 
 def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
@@ -380,50 +304,9 @@ def test_a_stopped_replica_leaves_the_other_replicas_students_working(
     haproxy_path, browser, browser_context_args
 ):
     rl = RunLocal("failover")
-    stayer = leaver = None
     try:
-        before = active(rl)
-        stayer = new_student(browser, browser_context_args, "proxy_failover_stayer")
-        open_explorer(stayer, rl.url, "0.5")
-        stay_home = home_replica(rl, before)
-        before = active(rl)
-        leaver = new_student(browser, browser_context_args, "proxy_failover_leaver")
-        open_explorer(leaver, rl.url, "0.5")
-        leave_home = home_replica(rl, before)
-        assert leave_home != stay_home
-        cookie = replica_cookie(stayer)
-
-        data, points = class_csv(23)
-        upload_and_check(stayer, "before.csv", data)
-
-        # stop the leaver's replica
-        gone = rl.replicas[leave_home]
-        os.kill(gone["pid"], signal.SIGTERM)
-        wait_for(lambda: f"{gone['name']} (pid {gone['pid']}) exited" in rl.output(), "run-local to notice")
-        assert rl.proc.poll() is None, "run-local stopped with one replica left"
-
-        # the stayer's session goes on: its uploaded file is still there, a new one uploads, downloads work
-        assert_points(download_points(stayer), points)
-        data2, points2 = class_csv(29, rows=31)
-        upload_and_check(stayer, "after.csv", data2)
-        assert_points(download_points(stayer), points2)
-        open_explorer(stayer, rl.url, "0.3")
-        assert replica_cookie(stayer) == cookie
-        stayer.screenshot()
-
-        # the leaver's browser reconnects by itself, to the remaining replica, in a new session
-        wait_for(
-            lambda: active(rl)[stay_home] == 2,
-            "the leaver's browser to reconnect to the other replica",
-            timeout=60,
-        )
-        leaver.wait_for_run()
-        leaver.assert_no_problems()
-        leaver.screenshot()
+        stopped_replica_leaves_the_others_working(rl, browser, browser_context_args)
     finally:
-        for who in (stayer, leaver):
-            if who is not None:
-                who.page.context.close()
         code = rl.stop()
     assert code == 0, rl.output()
     for r in rl.replicas:

@@ -1,0 +1,349 @@
+"""The container recipes run for real, with podman: compose (replicas + HAProxy) and `podman kube play`.
+
+* **compose**: `podman-compose -f deploy/compose.yaml up -d` starts two replicas of the
+  repository's image and HAProxy (deploy/haproxy.Dockerfile); every replica's health check goes
+  green, HAProxy finds both through the network's DNS and its stats page wants the password; then
+  tests/e2e/proxy_scenarios.py's scenarios run through it (an upload, a σ change, a download and a
+  shared link; a stopped replica whose neighbour keeps serving), and `down` leaves no container,
+  pod or network behind.
+* **Kubernetes**: `podman kube play` of deploy/kubernetes/deployment.yaml and service.yaml starts the
+  Deployment's pod with its probes; the app answers through the Service's port; `podman kube down`
+  removes it. (Ingress and HorizontalPodAutoscaler have no podman equivalent: tests/test_deploy.py
+  checks them against the Kubernetes schemas only.)
+
+No registry is reachable here (/work/shared/notes/deploy.md): the images are built locally. The app
+image is the Dockerfile built with the same command as ../shared/tools/container-smoke, so after
+CI's smoke test every layer comes from podman's cache; the bases are container-smoke's Debian
+stand-in for python:3.11-slim and, for docker.io/library/haproxy:2.8, that stand-in with Debian's
+haproxy (laid out like the official image). podman 4.3 here has no systemd to run health checks on
+a timer, so the tests run each check themselves (`podman healthcheck run`); Docker runs them itself.
+
+Marked `container` (and `e2e`): .ci/run runs them after the container smoke test. Without podman
+they are skipped with the reason, except in CI (CI=true), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+from proxy_scenarios import (
+    metric_value,
+    stopped_replica_leaves_the_others_working,
+    upload_sigma_download_shared_link,
+    wait_for,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.container]
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+ARTIFACTS = ROOT / "artifacts"
+APP_IMAGE = "localhost/rbfviz:latest"  # compose's and the manifests' "rbfviz:latest", found locally
+PROXY_IMAGE = "localhost/rbfviz-haproxy:latest"
+PYTHON_BASE = "docker.io/library/python:3.11-slim"  # container-smoke's stand-in
+HAPROXY_BASE = "docker.io/library/haproxy:2.8"
+HAPROXY_STANDIN = f"""\
+FROM {PYTHON_BASE}
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy \\
+ && rm -rf /var/lib/apt/lists/* && mkdir -p /usr/local/etc/haproxy
+WORKDIR /var/lib/haproxy
+USER haproxy
+STOPSIGNAL SIGUSR1
+CMD ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]
+"""
+BUILD_TIMEOUT = 1800  # seconds: a first build of the app image on a busy 2-core machine
+HEALTHY_TIMEOUT = 300
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# --- podman ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def podman_env() -> dict:
+    """The environment podman runs with: container-smoke's containers.conf (runc, cgroupfs)."""
+    if shutil.which("podman") is None:
+        reason = "no podman (apt-get install podman runc; CI installs it for the container smoke test)"
+        if os.environ.get("CI"):
+            pytest.fail(f"CI but {reason}")
+        pytest.skip(reason)
+    state = Path(
+        os.environ.get("CONTAINER_SMOKE_STATE")
+        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "container-smoke"
+    )
+    conf = state / "containers.conf"
+    if not conf.is_file():  # the same settings container-smoke writes
+        conf = Path(tempfile.mkdtemp(prefix="rbfviz-podman-")) / "containers.conf"
+        conf.write_text('[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n')
+    return {**os.environ, "CONTAINERS_CONF": str(conf)}
+
+
+def podman(env: dict, *args: str, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run(
+        ["podman", "--runtime", "runc", *args], capture_output=True, text=True, timeout=timeout, env=env
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"podman {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+    return proc
+
+
+def _build(env: dict, tag: str, *args: str) -> None:
+    log = ARTIFACTS / f"podman-build-{tag.split('/')[-1].replace(':', '-')}.log"
+    ARTIFACTS.mkdir(exist_ok=True)
+    t0 = time.monotonic()
+    proc = podman(env, "build", "--network", "host", "--pull=never", "-t", tag, *args, timeout=BUILD_TIMEOUT, check=False)
+    log.write_text(proc.stdout + proc.stderr)
+    assert proc.returncode == 0, f"podman build {tag} failed (log {log}):\n{proc.stderr[-3000:]}"
+    print(f"\nbuilt {tag} in {time.monotonic() - t0:.0f} s")
+
+
+@pytest.fixture(scope="module")
+def images(podman_env) -> dict:
+    """The app image, the HAProxy stand-in base and compose's HAProxy image, built here if needed."""
+    env = podman_env
+    if podman(env, "image", "exists", PYTHON_BASE, check=False).returncode != 0:
+        reason = f"no {PYTHON_BASE} stand-in image: run ../shared/tools/container-smoke first (CI does)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    # as container-smoke builds it (same options, same wheel folder), so its layers are reused
+    wheels = os.environ.get("PIP_FIND_LINKS") or subprocess.run(
+        [sys.executable, "-m", "pip", "config", "get", "global.find-links"], capture_output=True, text=True
+    ).stdout.strip()
+    mount = ["-v", f"{wheels}:/wheels:ro"] if wheels and Path(wheels).is_dir() else []
+    _build(env, APP_IMAGE, *mount, str(ROOT))
+    if podman(env, "image", "exists", HAPROXY_BASE, check=False).returncode != 0:
+        context = Path(tempfile.mkdtemp(prefix="rbfviz-haproxy-standin-"))
+        (context / "Containerfile").write_text(HAPROXY_STANDIN)
+        _build(env, HAPROXY_BASE, str(context))
+    _build(env, PROXY_IMAGE, "-f", str(DEPLOY / "haproxy.Dockerfile"), str(ROOT))
+    return {"app": APP_IMAGE, "proxy": PROXY_IMAGE}
+
+
+# --- compose --------------------------------------------------------------------------------------
+
+
+class ComposeStack:
+    """`podman-compose -f deploy/compose.yaml up -d` under a project name of its own, ports on 127.0.0.1."""
+
+    def __init__(self, env: dict):
+        self.project = f"rbfviz-test-{os.getpid()}"
+        port, stats_port = _free_port(), _free_port()
+        self.password = secrets.token_urlsafe(12)
+        self.env = {
+            **env,
+            "RBFVIZ_PORT": f"127.0.0.1:{port}",
+            "RBFVIZ_STATS_PORT": str(stats_port),
+            "RBFVIZ_STATS_PASSWORD": self.password,
+            "RBFVIZ_REPLICAS": "2",
+        }
+        self.url = f"http://127.0.0.1:{port}"
+        self.stats_url = f"http://127.0.0.1:{stats_port}/stats"
+        self.log = ARTIFACTS / "compose.log"
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log.write_text("")
+        self.up = self.compose("up", "-d")
+        assert self.up.returncode == 0, f"compose up failed (log {self.log})"
+        self.containers = self.names("app")
+        assert len(self.containers) == 2, self.containers
+        self.replicas = [{"name": name} for name in self.containers]
+
+    def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+        cmd = [sys.executable, "-m", "podman_compose", "-p", self.project, "-f", str(DEPLOY / "compose.yaml"), *args]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=self.env)
+        with self.log.open("a") as f:
+            f.write(f"$ {' '.join(cmd[2:])}\n{proc.stdout}{proc.stderr}\n")
+        return proc
+
+    def names(self, service: str, every: bool = False) -> list[str]:
+        args = ["ps", "--format", "{{.Names}}", "--filter", f"label=io.podman.compose.project={self.project}"]
+        args += ["--filter", f"label=io.podman.compose.service={service}"] + (["-a"] if every else [])
+        return sorted(podman(self.env, *args).stdout.split())
+
+    def exec_python(self, container: str, code: str, timeout: float = 30) -> subprocess.CompletedProcess:
+        return podman(self.env, "exec", container, "python", "-c", code, timeout=timeout, check=False)
+
+    def health(self, container: str) -> str:
+        return podman(self.env, "inspect", container, "--format", "{{.State.Health.Status}}").stdout.strip()
+
+    def stats(self) -> dict[str, dict]:
+        """HAProxy's CSV stats of the backend's servers, by server name (with the password)."""
+        handler = urllib.request.HTTPBasicAuthHandler(urllib.request.HTTPPasswordMgrWithDefaultRealm())
+        handler.passwd.add_password(None, self.stats_url, "admin", self.password)
+        with urllib.request.build_opener(handler).open(self.stats_url + ";csv", timeout=10) as r:
+            lines = r.read().decode().lstrip("# ").splitlines()
+        header = lines[0].split(",")
+        rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+        return {r["svname"]: r for r in rows if r["pxname"] == "streamlit" and r["svname"] not in ("FRONTEND", "BACKEND")}
+
+    # --- what tests/e2e/proxy_scenarios.py needs ---
+
+    def active(self) -> list[int | None]:
+        code = "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8501/_stcore/metrics', timeout=10).read().decode())"
+        out = []
+        for name in self.containers:
+            proc = self.exec_python(name, code)
+            out.append(metric_value(proc.stdout.splitlines(), "active_sessions") if proc.returncode == 0 else None)
+        return out
+
+    def put_to(self, index: int, path: str, xsrf: str) -> tuple[int, str]:
+        code = (
+            "import urllib.request as u, urllib.error as e\n"
+            f"r = u.Request('http://127.0.0.1:8501{path}', data=b'', method='PUT', "
+            f"headers={{'X-Xsrftoken': {xsrf!r}, 'Cookie': '_streamlit_xsrf=' + {xsrf!r}}})\n"
+            "try:\n    x = u.urlopen(r, timeout=10); print(x.status); print(x.read().decode())\n"
+            "except e.HTTPError as h:\n    print(h.code); print(h.read().decode())\n"
+        )
+        proc = self.exec_python(self.containers[index], code)
+        assert proc.returncode == 0, proc.stderr
+        status, _, body = proc.stdout.partition("\n")
+        return int(status), body
+
+    def stop_replica(self, index: int) -> None:
+        podman(self.env, "stop", "-t", "10", self.containers[index], timeout=60)
+        # HAProxy notices by its checks (the address also leaves the network's DNS)
+        wait_for(
+            lambda: sum(s["status"].startswith("UP") for s in self.stats().values()) == 1,
+            "HAProxy to see one replica left",
+            timeout=60,
+        )
+
+    def replica_log(self, index: int) -> str:
+        proc = podman(self.env, "logs", self.containers[index], check=False)
+        return proc.stdout + proc.stderr
+
+    def down(self) -> subprocess.CompletedProcess:
+        return self.compose("down", "-t", "10", timeout=300)
+
+
+@pytest.fixture(scope="module")
+def compose(images, podman_env):
+    stack = ComposeStack(podman_env)
+    try:
+        # podman 4.3 runs no health checks by itself (no systemd): run each until it passes
+        def all_healthy():
+            for name in stack.containers:
+                if stack.health(name) != "healthy":
+                    podman(stack.env, "healthcheck", "run", name, check=False, timeout=60)
+            return all(stack.health(name) == "healthy" for name in stack.containers)
+
+        wait_for(all_healthy, "every replica's health check to pass", timeout=HEALTHY_TIMEOUT)
+        wait_for(
+            lambda: [s["status"] for s in stack.stats().values() if s["status"].startswith("UP")] == ["UP", "UP"],
+            "HAProxy to find both replicas through DNS",
+            timeout=120,
+        )
+        yield stack
+    finally:
+        for name in stack.names("app", every=True) + stack.names("haproxy", every=True):
+            (ARTIFACTS / f"compose-{name}.log").write_text(stack.replica_log(stack.containers.index(name)) if name in stack.containers else podman(stack.env, "logs", name, check=False).stdout)
+        stack.down()
+
+
+def test_compose_starts_healthy_replicas_behind_haproxy_with_compression_and_stats(compose):
+    assert [compose.health(name) for name in compose.containers] == ["healthy", "healthy"]
+    with urllib.request.urlopen(compose.url + "/_stcore/health", timeout=10) as r:
+        assert r.read() == b"ok"
+    # the stats page: refused without the password, both replicas up with it
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(compose.stats_url, timeout=10)
+    assert refused.value.code == 401
+    assert sorted(name for name, s in compose.stats().items() if s["status"] == "UP") == ["app1", "app2"]
+    # Streamlit's bundle comes precompressed from HAProxy's image
+    index = urllib.request.urlopen(compose.url + "/", timeout=10).read().decode()
+    bundle = index[index.index('src="./static/js/index.') + len('src=".') :].split('"')[0]
+    request = urllib.request.Request(compose.url + bundle, headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=30) as r:
+        assert r.headers.get("Content-Encoding") == "gzip"
+    proxy_log = podman(compose.env, "logs", compose.names("haproxy")[0]).stderr
+    assert "rbfviz static:" in proxy_log
+
+
+def test_compose_a_student_upload_sigma_download_shared_link(compose, student, browser, browser_context_args):
+    upload_sigma_download_shared_link(compose, student, browser, browser_context_args)
+
+
+def test_compose_a_stopped_replica_leaves_the_other_replicas_students_working(
+    compose, browser, browser_context_args
+):
+    # last in this module: it stops a replica
+    stopped_replica_leaves_the_others_working(compose, browser, browser_context_args)
+
+
+def test_compose_down_removes_everything(compose):
+    proc = compose.down()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert compose.names("app", every=True) == [] and compose.names("haproxy", every=True) == []
+    networks = podman(compose.env, "network", "ls", "--format", "{{.Name}}").stdout.split()
+    assert not [n for n in networks if n.startswith(compose.project)], networks
+
+
+# --- Kubernetes -----------------------------------------------------------------------------------
+
+
+def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(images, podman_env, tmp_path):
+    """The Deployment and Service of deploy/kubernetes/ as podman plays them: podman 4.3 runs one pod
+    of the Deployment (whatever its replicas), its probes included, and publishes a container port
+    on the host at the Service's port number: here mapped to a free loopback port."""
+    manifests = [yaml.safe_load((DEPLOY / "kubernetes" / f"{name}.yaml").read_text()) for name in ("deployment", "service")]
+    deployment, service = manifests
+    port = _free_port()
+    (service_port,) = service["spec"]["ports"]
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    # on this machine the pod's port goes to 127.0.0.1 only, at a free port (a cluster needs neither)
+    for p in container["ports"]:
+        p["hostPort"], p["hostIP"] = port, "127.0.0.1"
+    played = tmp_path / "rbfviz.yaml"
+    played.write_text(yaml.safe_dump_all([deployment, service]))
+    env = podman_env
+    podman(env, "kube", "down", str(played), check=False)
+    up = podman(env, "kube", "play", str(played), timeout=300)
+    pod = f"{deployment['metadata']['name']}-pod"
+    try:
+        (name,) = [n for n in podman(env, "ps", "--filter", f"pod={pod}", "--format", "{{.Names}}").stdout.split() if not n.endswith("-infra")]
+        inspect = json.loads(podman(env, "inspect", name).stdout)[0]
+        # the probes became the container's health check (podman maps the liveness probe)
+        health = inspect["Config"].get("Healthcheck") or {}
+        assert any("/_stcore/health" in part for part in health.get("Test", [])), health
+        assert inspect["Config"]["User"] in ("10001", "10001:10001"), inspect["Config"]["User"]
+        assert inspect["HostConfig"]["ReadonlyRootfs"] is True
+
+        def answers():
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5) as r:
+                    return r.read() == b"ok"
+            except OSError:
+                return False
+
+        wait_for(answers, "the app to answer through the pod's published port", timeout=HEALTHY_TIMEOUT)
+        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
+        assert '<div id="root">' in page
+        wait_for(
+            lambda: podman(env, "healthcheck", "run", name, check=False, timeout=60).returncode == 0,
+            "the pod's health check to pass",
+            timeout=120,
+        )
+        assert service_port["targetPort"] in [p["name"] for p in container["ports"]]
+    finally:
+        (ARTIFACTS / "kube-play.log").write_text(up.stdout + up.stderr + podman(env, "pod", "logs", pod, check=False).stdout)
+        down = podman(env, "kube", "down", str(played), check=False, timeout=180)
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert podman(env, "pod", "exists", pod, check=False).returncode != 0
