@@ -28,6 +28,12 @@ RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu "torch==2
  && groupadd --gid 10001 app \
  && useradd --uid 10001 --gid 10001 --no-create-home --home-dir /tmp --shell /usr/sbin/nologin app
 
+# curl: Kubernetes' httpGet probes need nothing in the image, but `podman kube play` turns the liveness
+# probe into a health check that runs curl inside the container.
+RUN apt-get update -qq \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl \
+ && rm -rf /var/lib/apt/lists/*
+
 # Code stays root-owned and read-only for the app user.
 COPY . .
 RUN chmod -R a+rX,go-w /app

@@ -24,6 +24,7 @@ they are skipped with the reason, except in CI (CI=true), where that is a failur
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import secrets
@@ -57,7 +58,8 @@ PYTHON_BASE = "docker.io/library/python:3.11-slim"  # container-smoke's stand-in
 HAPROXY_BASE = "docker.io/library/haproxy:2.8"
 HAPROXY_STANDIN = f"""\
 FROM {PYTHON_BASE}
-RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy \\
+RUN apt-get update -qq \\
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy \\
  && rm -rf /var/lib/apt/lists/* && mkdir -p /usr/local/etc/haproxy
 WORKDIR /var/lib/haproxy
 USER haproxy
@@ -92,7 +94,9 @@ def podman_env() -> dict:
     conf = state / "containers.conf"
     if not conf.is_file():  # the same settings container-smoke writes
         conf = Path(tempfile.mkdtemp(prefix="rbfviz-podman-")) / "containers.conf"
-        conf.write_text('[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n')
+        conf.write_text(
+            '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n'
+        )
     return {**os.environ, "CONTAINERS_CONF": str(conf)}
 
 
@@ -101,7 +105,9 @@ def podman(env: dict, *args: str, timeout: float = 120, check: bool = True) -> s
         ["podman", "--runtime", "runc", *args], capture_output=True, text=True, timeout=timeout, env=env
     )
     if check and proc.returncode != 0:
-        raise AssertionError(f"podman {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+        raise AssertionError(
+            f"podman {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
+        )
     return proc
 
 
@@ -109,7 +115,18 @@ def _build(env: dict, tag: str, *args: str) -> None:
     log = ARTIFACTS / f"podman-build-{tag.split('/')[-1].replace(':', '-')}.log"
     ARTIFACTS.mkdir(exist_ok=True)
     t0 = time.monotonic()
-    proc = podman(env, "build", "--network", "host", "--pull=never", "-t", tag, *args, timeout=BUILD_TIMEOUT, check=False)
+    proc = podman(
+        env,
+        "build",
+        "--network",
+        "host",
+        "--pull=never",
+        "-t",
+        tag,
+        *args,
+        timeout=BUILD_TIMEOUT,
+        check=False,
+    )
     log.write_text(proc.stdout + proc.stderr)
     assert proc.returncode == 0, f"podman build {tag} failed (log {log}):\n{proc.stderr[-3000:]}"
     print(f"\nbuilt {tag} in {time.monotonic() - t0:.0f} s")
@@ -125,9 +142,14 @@ def images(podman_env) -> dict:
             pytest.fail(reason)
         pytest.skip(reason)
     # as container-smoke builds it (same options, same wheel folder), so its layers are reused
-    wheels = os.environ.get("PIP_FIND_LINKS") or subprocess.run(
-        [sys.executable, "-m", "pip", "config", "get", "global.find-links"], capture_output=True, text=True
-    ).stdout.strip()
+    wheels = (
+        os.environ.get("PIP_FIND_LINKS")
+        or subprocess.run(
+            [sys.executable, "-m", "pip", "config", "get", "global.find-links"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    )
     mount = ["-v", f"{wheels}:/wheels:ro"] if wheels and Path(wheels).is_dir() else []
     _build(env, APP_IMAGE, *mount, str(ROOT))
     if podman(env, "image", "exists", HAPROXY_BASE, check=False).returncode != 0:
@@ -167,7 +189,16 @@ class ComposeStack:
         self.replicas = [{"name": name} for name in self.containers]
 
     def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-        cmd = [sys.executable, "-m", "podman_compose", "-p", self.project, "-f", str(DEPLOY / "compose.yaml"), *args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "podman_compose",
+            "-p",
+            self.project,
+            "-f",
+            str(DEPLOY / "compose.yaml"),
+            *args,
+        ]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=self.env)
         with self.log.open("a") as f:
             f.write(f"$ {' '.join(cmd[2:])}\n{proc.stdout}{proc.stderr}\n")
@@ -186,22 +217,31 @@ class ComposeStack:
 
     def stats(self) -> dict[str, dict]:
         """HAProxy's CSV stats of the backend's servers, by server name (with the password)."""
-        handler = urllib.request.HTTPBasicAuthHandler(urllib.request.HTTPPasswordMgrWithDefaultRealm())
-        handler.passwd.add_password(None, self.stats_url, "admin", self.password)
-        with urllib.request.build_opener(handler).open(self.stats_url + ";csv", timeout=10) as r:
+        login = base64.b64encode(f"admin:{self.password}".encode()).decode()
+        request = urllib.request.Request(self.stats_url + ";csv", headers={"Authorization": f"Basic {login}"})
+        with urllib.request.urlopen(request, timeout=10) as r:
             lines = r.read().decode().lstrip("# ").splitlines()
         header = lines[0].split(",")
         rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
-        return {r["svname"]: r for r in rows if r["pxname"] == "streamlit" and r["svname"] not in ("FRONTEND", "BACKEND")}
+        return {
+            r["svname"]: r
+            for r in rows
+            if r["pxname"] == "streamlit" and r["svname"] not in ("FRONTEND", "BACKEND")
+        }
 
     # --- what tests/e2e/proxy_scenarios.py needs ---
 
     def active(self) -> list[int | None]:
-        code = "import urllib.request as u; print(u.urlopen('http://127.0.0.1:8501/_stcore/metrics', timeout=10).read().decode())"
+        code = (
+            "import urllib.request as u; "
+            "print(u.urlopen('http://127.0.0.1:8501/_stcore/metrics', timeout=10).read().decode())"
+        )
         out = []
         for name in self.containers:
             proc = self.exec_python(name, code)
-            out.append(metric_value(proc.stdout.splitlines(), "active_sessions") if proc.returncode == 0 else None)
+            out.append(
+                metric_value(proc.stdout.splitlines(), "active_sessions") if proc.returncode == 0 else None
+            )
         return out
 
     def put_to(self, index: int, path: str, xsrf: str) -> tuple[int, str]:
@@ -247,14 +287,16 @@ def compose(images, podman_env):
 
         wait_for(all_healthy, "every replica's health check to pass", timeout=HEALTHY_TIMEOUT)
         wait_for(
-            lambda: [s["status"] for s in stack.stats().values() if s["status"].startswith("UP")] == ["UP", "UP"],
+            lambda: [s["status"] for s in stack.stats().values() if s["status"].startswith("UP")]
+            == ["UP", "UP"],
             "HAProxy to find both replicas through DNS",
             timeout=120,
         )
         yield stack
     finally:
         for name in stack.names("app", every=True) + stack.names("haproxy", every=True):
-            (ARTIFACTS / f"compose-{name}.log").write_text(stack.replica_log(stack.containers.index(name)) if name in stack.containers else podman(stack.env, "logs", name, check=False).stdout)
+            logs = podman(stack.env, "logs", name, check=False)
+            (ARTIFACTS / f"compose-{name}.log").write_text(logs.stdout + logs.stderr)
         stack.down()
 
 
@@ -300,29 +342,39 @@ def test_compose_down_removes_everything(compose):
 
 
 def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(images, podman_env, tmp_path):
-    """The Deployment and Service of deploy/kubernetes/ as podman plays them: podman 4.3 runs one pod
-    of the Deployment (whatever its replicas), its probes included, and publishes a container port
-    on the host at the Service's port number: here mapped to a free loopback port."""
-    manifests = [yaml.safe_load((DEPLOY / "kubernetes" / f"{name}.yaml").read_text()) for name in ("deployment", "service")]
-    deployment, service = manifests
-    port = _free_port()
+    """The Deployment and Service of deploy/kubernetes/ as podman 4.3 plays them.
+
+    podman starts one pod per replica, but publishes a container port on the host at one fixed
+    port, so two pods cannot both start; and it gives a Service no address of its own. So the
+    played copy differs from the files in two places, both about this machine: one replica, and
+    the Service's target port (the container's "http" port) published on a free loopback port,
+    where a cluster's Service would answer. The probes, the non-root user, the read-only root and
+    the emptyDir /tmp are played as written; the liveness probe becomes the container's health
+    check (run here by hand: no systemd)."""
+    deployment, service = (
+        yaml.safe_load((DEPLOY / "kubernetes" / f"{name}.yaml").read_text())
+        for name in ("deployment", "service")
+    )
     (service_port,) = service["spec"]["ports"]
     container = deployment["spec"]["template"]["spec"]["containers"][0]
-    # on this machine the pod's port goes to 127.0.0.1 only, at a free port (a cluster needs neither)
-    for p in container["ports"]:
-        p["hostPort"], p["hostIP"] = port, "127.0.0.1"
+    (target,) = [p for p in container["ports"] if p["name"] == service_port["targetPort"]]
+    port = _free_port()
+    target["hostPort"], target["hostIP"] = port, "127.0.0.1"
+    deployment["spec"]["replicas"] = 1
     played = tmp_path / "rbfviz.yaml"
     played.write_text(yaml.safe_dump_all([deployment, service]))
     env = podman_env
     podman(env, "kube", "down", str(played), check=False)
-    up = podman(env, "kube", "play", str(played), timeout=300)
-    pod = f"{deployment['metadata']['name']}-pod"
+    up = podman(env, "kube", "play", str(played), timeout=300, check=False)
+    pod = f"{deployment['metadata']['name']}-pod-0"
     try:
-        (name,) = [n for n in podman(env, "ps", "--filter", f"pod={pod}", "--format", "{{.Names}}").stdout.split() if not n.endswith("-infra")]
+        assert up.returncode == 0, up.stdout + up.stderr
+        name = f"{pod}-{container['name']}"
         inspect = json.loads(podman(env, "inspect", name).stdout)[0]
-        # the probes became the container's health check (podman maps the liveness probe)
-        health = inspect["Config"].get("Healthcheck") or {}
-        assert any("/_stcore/health" in part for part in health.get("Test", [])), health
+        health = " ".join(inspect["Config"].get("Healthcheck", {}).get("Test", []))
+        assert f"http://localhost:{container['livenessProbe']['httpGet']['port']}/_stcore/health" in health, (
+            health
+        )
         assert inspect["Config"]["User"] in ("10001", "10001:10001"), inspect["Config"]["User"]
         assert inspect["HostConfig"]["ReadonlyRootfs"] is True
 
@@ -333,17 +385,26 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
             except OSError:
                 return False
 
-        wait_for(answers, "the app to answer through the pod's published port", timeout=HEALTHY_TIMEOUT)
-        page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10).read().decode()
-        assert '<div id="root">' in page
+        wait_for(answers, "the app to answer on the Service's target port", timeout=HEALTHY_TIMEOUT)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as r:
+            assert '<div id="root">' in r.read().decode()
         wait_for(
             lambda: podman(env, "healthcheck", "run", name, check=False, timeout=60).returncode == 0,
-            "the pod's health check to pass",
+            "the liveness probe's health check to pass",
             timeout=120,
         )
-        assert service_port["targetPort"] in [p["name"] for p in container["ports"]]
+        assert (
+            podman(env, "inspect", name, "--format", "{{.State.Health.Status}}").stdout.strip() == "healthy"
+        )
+        # the app can write where it must (HOME=/tmp, the emptyDir) and nowhere else
+        probe = (
+            "import pathlib; pathlib.Path('/tmp/x').write_text('x'); pathlib.Path('/app/x').write_text('x')"
+        )
+        wrote = podman(env, "exec", name, "python", "-c", probe, check=False)
+        assert wrote.returncode != 0 and "Read-only file system" in wrote.stderr, wrote.stderr
     finally:
-        (ARTIFACTS / "kube-play.log").write_text(up.stdout + up.stderr + podman(env, "pod", "logs", pod, check=False).stdout)
+        logs = podman(env, "logs", f"{pod}-{container['name']}", check=False)
+        (ARTIFACTS / "kube-play.log").write_text(up.stdout + up.stderr + logs.stdout + logs.stderr)
         down = podman(env, "kube", "down", str(played), check=False, timeout=180)
     assert down.returncode == 0, down.stdout + down.stderr
     assert podman(env, "pod", "exists", pod, check=False).returncode != 0

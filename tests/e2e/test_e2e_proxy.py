@@ -14,6 +14,7 @@ proxy's compression and a class of 80 simulated students.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -231,12 +232,9 @@ def test_the_stats_page_wants_the_password(proxy):
     with pytest.raises(urllib.error.HTTPError) as refused:
         get(proxy.info["stats_url"], {})
     assert refused.value.code == 401
-    handler = urllib.request.HTTPBasicAuthHandler(urllib.request.HTTPPasswordMgrWithDefaultRealm())
-    handler.passwd.add_password(
-        None, proxy.info["stats_url"], proxy.info["stats_user"], proxy.info["stats_password"]
-    )
-    with urllib.request.build_opener(handler).open(proxy.info["stats_url"] + ";csv", timeout=10) as r:
-        rows = r.read().decode()
+    login = base64.b64encode(f"{proxy.info['stats_user']}:{proxy.info['stats_password']}".encode()).decode()
+    _, body = get(proxy.info["stats_url"] + ";csv", {"Authorization": f"Basic {login}"})
+    rows = body.decode()
     assert "streamlit,app1," in rows and "streamlit,app2," in rows, rows[:500]
 
 
