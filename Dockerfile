@@ -32,7 +32,7 @@ RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu "torch==2
 # probe into a health check that runs curl inside the container.
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl \
- && rm -rf /var/lib/apt/lists/*
+ && apt-get clean && rm -rf /var/lib/apt/lists/*
 
 # Code stays root-owned and read-only for the app user.
 COPY . .

@@ -32,6 +32,7 @@ DEPLOY = ROOT / "deploy"
 HAPROXY_CFG = DEPLOY / "haproxy.cfg"
 COMPOSE = DEPLOY / "compose.yaml"
 KUBERNETES = sorted((DEPLOY / "kubernetes").glob("*.yaml"))
+INGRESS_NGINX_CONFIG = DEPLOY / "kubernetes" / "ingress-nginx" / "controller-configmap.yaml"
 LESSON_SECONDS = 90 * 60
 
 
@@ -282,6 +283,18 @@ def test_kubernetes_manifests_match_the_schemas():
     proc = kubernetes_validate(*KUBERNETES)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("passed") == len(KUBERNETES), proc.stdout + proc.stderr
+
+
+def test_ingress_nginx_compresses_text_with_gzip_and_brotli():
+    proc = kubernetes_validate(INGRESS_NGINX_CONFIG)
+    assert proc.returncode == 0 and "passed" in proc.stdout, proc.stdout + proc.stderr
+    config = yaml.safe_load(INGRESS_NGINX_CONFIG.read_text())
+    assert config["kind"] == "ConfigMap"
+    data = config["data"]
+    assert data["use-gzip"] == "true" and data["enable-brotli"] == "true"
+    assert 1 <= int(data["gzip-level"]) <= 9 and 0 <= int(data["brotli-level"]) <= 11
+    wanted = {"application/javascript", "text/css", "text/html", "application/json", "image/svg+xml"}
+    assert wanted <= set(data["gzip-types"].split()) and wanted <= set(data["brotli-types"].split())
 
 
 def test_kubernetes_validate_refuses_a_broken_manifest(tmp_path):

@@ -60,7 +60,7 @@ HAPROXY_STANDIN = f"""\
 FROM {PYTHON_BASE}
 RUN apt-get update -qq \\
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy \\
- && rm -rf /var/lib/apt/lists/* && mkdir -p /usr/local/etc/haproxy
+ && apt-get clean && rm -rf /var/lib/apt/lists/* && mkdir -p /usr/local/etc/haproxy
 WORKDIR /var/lib/haproxy
 USER haproxy
 STOPSIGNAL SIGUSR1
