@@ -17,20 +17,28 @@ the app's data, not files, and no way here compresses them. Ways:
                  browser that offers it (Chromium does to localhost and over HTTPS)
   proxy-no-br    the same, the browser offering only gzip and deflate (Chromium over plain HTTP
                  to another machine: a classroom server without TLS)
+  proxy-ws-deflate  as "proxy", with Streamlit's websocket compression on
+                 (server.enableWebsocketCompression, permessage-deflate): is it worth the app's CPU?
 
-HAProxy's CPU is read from /proc/PID/stat (user + system) before and after the visits of a way,
-divided by the visits. Target: a first visit through the proxy ≤ 3 MB over HTTP.
+HAProxy's and the replica's CPU are read from /proc/PID/stat (user + system) before and after the
+visits of a way, divided by the visits. What the replica sent on the wire (the websocket, as
+compressed or not, and the few answers not served from HAProxy's memory) is HAProxy's "bout" of
+the replica, from its stats page. Target: a first visit through the proxy ≤ 3 MB over HTTP.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import csv
+import io
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,7 +54,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 class RunLocal:
     """deploy/run-local --processes 1 in the background, ready."""
 
-    def __init__(self, log_dir: Path, precompressed: bool):
+    def __init__(self, log_dir: Path, precompressed: bool, env: dict | None = None):
         log_dir.mkdir(parents=True, exist_ok=True)
         info = log_dir / "info.json"
         info.unlink(missing_ok=True)
@@ -61,7 +69,9 @@ class RunLocal:
         ]
         cmd += ["--log-dir", str(log_dir), "--info", str(info)]
         cmd += [] if precompressed else ["--no-precompressed"]
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
         deadline = time.monotonic() + 300
         while not info.exists():
             if self.proc.poll() is not None or time.monotonic() > deadline:
@@ -69,6 +79,18 @@ class RunLocal:
                 raise RuntimeError(f"run-local did not start: see {log_dir / 'run-local.out'}")
             time.sleep(0.5)
         self.info = json.loads(info.read_text())
+
+    def replica_bytes_out(self) -> int:
+        """Bytes HAProxy received from the replica and passed on (its stats page's "bout")."""
+        login = base64.b64encode(f"{self.info['stats_user']}:{self.info['stats_password']}".encode()).decode()
+        request = urllib.request.Request(
+            self.info["stats_url"] + ";csv", headers={"Authorization": f"Basic {login}"}
+        )
+        with urllib.request.urlopen(request, timeout=10) as r:
+            rows = csv.DictReader(io.StringIO(r.read().decode().lstrip("# ")))
+            return sum(
+                int(row["bout"]) for row in rows if row["pxname"] == "streamlit" and row["svname"] == "app1"
+            )
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -120,13 +142,22 @@ def first_visit(browser, url: str, accept_encoding: str | None, timeout_ms: int)
 
 
 def measure(
-    browser, url: str, accept_encoding: str | None, visits: int, haproxy_pid: int | None, timeout_ms: int
+    browser,
+    url: str,
+    accept_encoding: str | None,
+    visits: int,
+    rl: RunLocal,
+    via_proxy: bool,
+    timeout_ms: int,
 ) -> dict:
-    cpu0 = cpu_seconds(haproxy_pid) if haproxy_pid else None
+    haproxy_pid, app_pid = rl.info["haproxy_pid"], rl.info["replicas"][0]["pid"]
+    cpu0, app0, out0 = cpu_seconds(haproxy_pid), cpu_seconds(app_pid), rl.replica_bytes_out()
     runs = [first_visit(browser, url, accept_encoding, timeout_ms) for _ in range(visits)]
     row = {**runs[-1], "http_bytes_all": [r["http_bytes"] for r in runs]}
-    if haproxy_pid:
+    row["app_cpu_s_per_visit"] = round((cpu_seconds(app_pid) - app0) / visits, 4)
+    if via_proxy:
         row["proxy_cpu_s_per_visit"] = round((cpu_seconds(haproxy_pid) - cpu0) / visits, 4)
+        row["replica_bytes_out_per_visit"] = (rl.replica_bytes_out() - out0) // visits
     return row
 
 
@@ -145,26 +176,30 @@ def main(argv=None) -> int:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
         try:
-            for precompressed in (False, True):
-                rl = RunLocal(logs / ("precompressed" if precompressed else "gzip"), precompressed)
+            ways = {
+                "gzip": (False, {}),
+                "precompressed": (True, {"STREAMLIT_SERVER_ENABLE_WEBSOCKET_COMPRESSION": "false"}),
+                "ws-deflate": (True, {"STREAMLIT_SERVER_ENABLE_WEBSOCKET_COMPRESSION": "true"}),
+            }
+            for setup, (precompressed, env) in ways.items():
+                rl = RunLocal(logs / setup, precompressed, env)
                 try:
-                    proxy, replica = rl.info["url"], rl.info["replicas"][0]["url"]
-                    pid = rl.info["haproxy_pid"]
+                    proxy, replica = rl.info["url"] + "/Explorer", rl.info["replicas"][0]["url"] + "/Explorer"
                     # the replica warms up (first script run imports torch) before anything is counted
-                    first_visit(browser, f"{proxy}/Explorer", None, timeout_ms)
-                    if precompressed:
-                        rows["proxy"] = measure(
-                            browser, f"{proxy}/Explorer", None, args.visits, pid, timeout_ms
+                    first_visit(browser, proxy, None, timeout_ms)
+                    if setup == "gzip":
+                        rows["streamlit"] = measure(
+                            browser, replica, None, args.visits, rl, False, timeout_ms
                         )
+                        rows["proxy-gzip"] = measure(browser, proxy, None, args.visits, rl, True, timeout_ms)
+                    elif setup == "precompressed":
+                        rows["proxy"] = measure(browser, proxy, None, args.visits, rl, True, timeout_ms)
                         rows["proxy-no-br"] = measure(
-                            browser, f"{proxy}/Explorer", "gzip, deflate", args.visits, pid, timeout_ms
+                            browser, proxy, "gzip, deflate", args.visits, rl, True, timeout_ms
                         )
                     else:
-                        rows["streamlit"] = measure(
-                            browser, f"{replica}/Explorer", None, args.visits, None, timeout_ms
-                        )
-                        rows["proxy-gzip"] = measure(
-                            browser, f"{proxy}/Explorer", None, args.visits, pid, timeout_ms
+                        rows["proxy-ws-deflate"] = measure(
+                            browser, proxy, None, args.visits, rl, True, timeout_ms
                         )
                 finally:
                     rl.stop()
@@ -178,19 +213,20 @@ def main(argv=None) -> int:
         f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
     )
     print(
-        f"{'way':12s} {'HTTP MB':>8s} {'ratio':>6s} {'JS MB':>6s} {'fonts MB':>8s} {'requests':>8s} "
-        f"{'JS encoding':>12s} {'ws MB':>6s} {'proxy CPU-s/visit':>18s}  target ≤ 3 MB"
+        f"{'way':16s} {'HTTP MB':>8s} {'ratio':>6s} {'JS MB':>6s} {'fonts MB':>8s} {'requests':>8s} "
+        f"{'JS encoding':>16s} {'replica→proxy MB':>16s} {'proxy CPU-s':>11s} {'app CPU-s':>9s}"
+        "  (per visit; target ≤ 3 MB over HTTP)"
     )
-    for way in ("streamlit", "proxy-gzip", "proxy", "proxy-no-br"):
+    for way in ("streamlit", "proxy-gzip", "proxy", "proxy-no-br", "proxy-ws-deflate"):
         r = rows[way]
         js = sum(v for k, v in r["by_type"].items() if "javascript" in k)
         fonts = sum(v for k, v in r["by_type"].items() if k.startswith("font/"))
-        cpu = r.get("proxy_cpu_s_per_visit")
+        cpu, out = r.get("proxy_cpu_s_per_visit"), r.get("replica_bytes_out_per_visit")
         print(
-            f"{way:12s} {r['http_bytes'] / 1e6:8.2f} {r['http_bytes'] / base:6.2f} {js / 1e6:6.2f} "
-            f"{fonts / 1e6:8.2f} {r['requests']:8d} {','.join(r['encodings']):>12s} "
-            f"{r['ws_received_bytes'] / 1e6:6.2f} {'-' if cpu is None else f'{cpu:.3f}':>18s}  "
-            f"{'ok' if r['http_bytes'] <= TARGET_BYTES else 'over'}"
+            f"{way:16s} {r['http_bytes'] / 1e6:8.2f} {r['http_bytes'] / base:6.2f} {js / 1e6:6.2f} "
+            f"{fonts / 1e6:8.2f} {r['requests']:8d} {','.join(r['encodings']):>16s} "
+            f"{'-' if out is None else f'{out / 1e6:.2f}':>16s} {'-' if cpu is None else f'{cpu:.3f}':>11s} "
+            f"{r['app_cpu_s_per_visit']:9.3f}  {'ok' if r['http_bytes'] <= TARGET_BYTES else 'over'}"
         )
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -271,6 +271,10 @@ class ComposeStack:
         return proc.stdout + proc.stderr
 
     def down(self) -> subprocess.CompletedProcess:
+        """Save each container's log to artifacts/, then `down`."""
+        for name in self.names("app", every=True) + self.names("haproxy", every=True):
+            logs = podman(self.env, "logs", name, check=False)
+            (ARTIFACTS / f"compose-{name}.log").write_text(logs.stdout + logs.stderr)
         return self.compose("down", "-t", "10", timeout=300)
 
 
@@ -294,9 +298,6 @@ def compose(images, podman_env):
         )
         yield stack
     finally:
-        for name in stack.names("app", every=True) + stack.names("haproxy", every=True):
-            logs = podman(stack.env, "logs", name, check=False)
-            (ARTIFACTS / f"compose-{name}.log").write_text(logs.stdout + logs.stderr)
         stack.down()
 
 
