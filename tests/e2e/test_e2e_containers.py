@@ -260,11 +260,33 @@ class ComposeStack:
     def stop_replica(self, index: int) -> None:
         podman(self.env, "stop", "-t", "10", self.containers[index], timeout=60)
         # HAProxy notices by its checks (the address also leaves the network's DNS)
+        wait_for(lambda: self.replicas_up() == 1, "HAProxy to see one replica left", timeout=60)
+
+    def replicas_up(self) -> int:
+        return sum(s["status"] == "UP" for s in self.stats().values())
+
+    def wait_healthy(self) -> None:
+        """Every replica's health check passed and HAProxy sees every replica up."""
+
+        # podman 4.3 runs no health checks by itself (no systemd): run each until it passes
+        def all_healthy():
+            for name in self.containers:
+                if self.health(name) != "healthy":
+                    podman(self.env, "healthcheck", "run", name, check=False, timeout=60)
+            return all(self.health(name) == "healthy" for name in self.containers)
+
+        wait_for(all_healthy, "every replica's health check to pass", timeout=HEALTHY_TIMEOUT)
         wait_for(
-            lambda: sum(s["status"].startswith("UP") for s in self.stats().values()) == 1,
-            "HAProxy to see one replica left",
-            timeout=60,
+            lambda: self.replicas_up() == len(self.containers),
+            "HAProxy to find every replica through DNS",
+            timeout=120,
         )
+
+    def restart_stopped(self) -> None:
+        for name in self.containers:
+            if podman(self.env, "inspect", name, "--format", "{{.State.Running}}").stdout.strip() != "true":
+                podman(self.env, "start", name, timeout=120)
+        self.wait_healthy()
 
     def replica_log(self, index: int) -> str:
         proc = podman(self.env, "logs", self.containers[index], check=False)
@@ -280,28 +302,22 @@ class ComposeStack:
 
 @pytest.fixture(scope="module")
 def compose(images, podman_env):
+    """The stack, up and healthy, for the module; at the end `down` must leave nothing behind (checked
+    here, so that it holds whatever order the tests run in)."""
     stack = ComposeStack(podman_env)
     try:
-        # podman 4.3 runs no health checks by itself (no systemd): run each until it passes
-        def all_healthy():
-            for name in stack.containers:
-                if stack.health(name) != "healthy":
-                    podman(stack.env, "healthcheck", "run", name, check=False, timeout=60)
-            return all(stack.health(name) == "healthy" for name in stack.containers)
-
-        wait_for(all_healthy, "every replica's health check to pass", timeout=HEALTHY_TIMEOUT)
-        wait_for(
-            lambda: [s["status"] for s in stack.stats().values() if s["status"].startswith("UP")]
-            == ["UP", "UP"],
-            "HAProxy to find both replicas through DNS",
-            timeout=120,
-        )
+        stack.wait_healthy()
         yield stack
     finally:
-        stack.down()
+        proc = stack.down()
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert stack.names("app", every=True) == [] and stack.names("haproxy", every=True) == []
+    networks = podman(stack.env, "network", "ls", "--format", "{{.Name}}").stdout.split()
+    assert not [n for n in networks if n.startswith(stack.project)], networks
 
 
 def test_compose_starts_healthy_replicas_behind_haproxy_with_compression_and_stats(compose):
+    compose.wait_healthy()
     assert [compose.health(name) for name in compose.containers] == ["healthy", "healthy"]
     with urllib.request.urlopen(compose.url + "/_stcore/health", timeout=10) as r:
         assert r.read() == b"ok"
@@ -309,7 +325,7 @@ def test_compose_starts_healthy_replicas_behind_haproxy_with_compression_and_sta
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(compose.stats_url, timeout=10)
     assert refused.value.code == 401
-    assert sorted(name for name, s in compose.stats().items() if s["status"] == "UP") == ["app1", "app2"]
+    assert compose.replicas_up() == 2
     # Streamlit's bundle comes precompressed from HAProxy's image
     index = urllib.request.urlopen(compose.url + "/", timeout=10).read().decode()
     bundle = index[index.index('src="./static/js/index.') + len('src=".') :].split('"')[0]
@@ -327,16 +343,10 @@ def test_compose_a_student_upload_sigma_download_shared_link(compose, student, b
 def test_compose_a_stopped_replica_leaves_the_other_replicas_students_working(
     compose, browser, browser_context_args
 ):
-    # last in this module: it stops a replica
-    stopped_replica_leaves_the_others_working(compose, browser, browser_context_args)
-
-
-def test_compose_down_removes_everything(compose):
-    proc = compose.down()
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert compose.names("app", every=True) == [] and compose.names("haproxy", every=True) == []
-    networks = podman(compose.env, "network", "ls", "--format", "{{.Name}}").stdout.split()
-    assert not [n for n in networks if n.startswith(compose.project)], networks
+    try:
+        stopped_replica_leaves_the_others_working(compose, browser, browser_context_args)
+    finally:
+        compose.restart_stopped()  # the next test finds both replicas again
 
 
 # --- Kubernetes -----------------------------------------------------------------------------------
