@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/load.py --mode lecture                 # 120 students over 30 s
     .venv/bin/python bench/load.py --mode classroom               # 40 students within 5 s
+    .venv/bin/python bench/load.py --mode exploring               # 40 over 20 s, each their own data
     .venv/bin/python bench/load.py --sessions 40 --port 8501      # against a running server
     .venv/bin/python bench/load.py --sessions 5 --settle 5 --json out.json
 
@@ -11,6 +12,7 @@ Modes (every flag given explicitly overrides the mode's value):
 |---|---|---|---|---|---|
 | lecture | 120 | 30 s | 3 | 2–6 s | first open p95 ≤ 3 s, commit → page p95 ≤ 1 s, 0 errors, RSS ≤ +20 % |
 | classroom | 40 | 5 s | 5 | 0.5–2 s | commit → updated page p95 ≤ 0.5 s (and 0 errors, RSS ≤ +20 %) |
+| exploring | 40 (own data seeds) | 20 s | 2 | 2–6 s | first open p95 ≤ 3 s, 0 errors, RSS ≤ +20 % |
 | default | 40 | 10 s | 5 | 0.5–2 s | the first classroom targets: commit p95 ≤ 2 s, 0 errors, RSS ≤ +20 % |
 
 Each simulated student speaks Streamlit's own protocol, as the browser does (streamlit 1.67,
@@ -30,7 +32,9 @@ frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
 4. **Commits**: in the browser, moving σ runs nothing on the server; when the scrub settles the
    component calls `setStateValue("level", i)`, which sends one `rerun_script` whose `widget_states`
    hold, for the component's widget id (the element's `bidi_component.id`), `json_value`
-   = `{"level": i}`, with the address the server last wrote (`page_info_changed`, still carrying
+   = `{"level": i}`, and the id of the fragment the component lives in (`fragment_id`, from its
+   delta: the σ panels are one st.fragment, so the server reruns them alone), with the address the
+   server last wrote (`page_info_changed`, still carrying
    the previous σ) as `query_string`. The callback in ui/scrub.py then sets σ = grid[i]. That is
    what is sent here, `--changes` times per student, to a level 1–3 grid steps from the current one
    (seeded per student), after a think time. Only the component's widget state is sent: the browser
@@ -45,8 +49,8 @@ What is timed:
 * **first open**: connect (pings + websocket) → `script_finished` of the first run (the whole page,
   the σ payload included);
 * **commit → updated page**, the target: from sending the commit to receiving the page's markdown
-  "**Downloads at σ = <σ:.3g>**" for the committed σ. It comes after the sidebar's "σ = <σ:.3g>: …"
-  and after the scrubber in script order, so everything above it is already updated; also reported
+  "**Downloads at σ = <σ:.3g>**" for the committed σ. It comes after the scrubber in the σ fragment's
+  order, so the figure's panel above it is already updated; also reported
   up to `script_finished` (the explanation panel below included).
 * **server script time of a first open on a warm server** (target ≤ 60 ms): before the
   class, `--probe-opens` fresh sessions open the Explorer one after another on the idle server with
@@ -57,6 +61,8 @@ What is timed:
   too (adds the request's queueing and session set-up).
 * **bytes**: the sum of the sizes of the websocket messages (serialised ForwardMsgs) received, per
   first open and per commit.
+* **server CPU per action on the idle warm server**: during the probe, CPU time (/proc/PID/stat) of
+  each fresh first open and of each settle commit (one session committing --probe-opens times);
 * **server CPU per run**: the server process's user + system CPU time (/proc/PID/stat) during a
   wave divided by its script runs (first opens + commits), post-run GC and websocket work included;
   with the machine's load average at the wave's start and end, to tell a slow server from a busy
@@ -64,9 +70,9 @@ What is timed:
 
 An error is any of: connection failure, a run that does not finish within --timeout, a run that
 ends other than FINISHED_SUCCESSFULLY, an exception or error box in the page, a first open without
-the scrubber, its payload or the σ in the address, a `ref_hash` this client does not hold, and a
-commit after which the sidebar markdown, the downloads markdown or the address (`sigma=`) does not
-show the committed σ.
+the scrubber, its payload, the sidebar or the σ in the address, a `ref_hash` this client does not
+hold, a commit after which the downloads markdown or the address (`sigma=`) does not show the
+committed σ, and a commit that sends the sidebar again.
 
 Memory: the server's resident set size (VmRSS in /proc/PID/status), sampled every 0.25 s:
 baseline after a warm-up student (imports done, caches warm for the default data), peak during the
@@ -103,8 +109,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGE = "Explorer"  # url path of pages/1_Explorer.py
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
+FINISHED_FRAGMENT = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
+SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
 DOWNLOADS_PREFIX = "**Downloads at σ = "  # pages/1_Explorer.py, written after the scrubber
-SIDEBAR_MARK = ": move it with the σ slider"  # ui/page.py _sigma_control(on_figure=True)
+SIDEBAR_MARK = "σ: move it with the σ slider"  # ui/page.py _sigma_control(on_figure=True)
 TARGET_MEMORY = 1.20  # RSS after / warm baseline
 TARGET_SCRIPT_SECONDS = 0.060  # a first open's script time on a warm server
 
@@ -129,6 +137,16 @@ MODES = {
         changes=5,
         think=(0.5, 2.0),
         targets=dict(commit_p95=0.5, open_p95=None),
+    ),
+    # a class exploring on its own: every student on their own data seed, so every first open builds a
+    # new setting's payload (a cache miss for everything)
+    "exploring": dict(
+        sessions=40,
+        arrival_seconds=20.0,
+        changes=2,
+        think=(2.0, 6.0),
+        distinct_data=True,
+        targets=dict(commit_p95=None, open_p95=3.0),
     ),
 }
 
@@ -344,10 +362,12 @@ class Run:
     """What one script run sent back (times in seconds from sending the rerun_script)."""
 
     to_new_session: float | None = None
-    to_sidebar: float | None = None  # the sidebar's "σ = …: move it with the σ slider" markdown
+    to_sidebar: float | None = None  # the sidebar's "σ: move it with the σ slider" markdown
     to_downloads: float | None = None  # "**Downloads at σ = …**": the updated page
     to_component: float | None = None  # the scrubber element
     to_finished: float | None = None
+    fragment_id: str = ""  # the fragment the scrubber lives in (a settle reruns it alone)
+    sidebar_elements: int = 0  # elements sent to the sidebar (a settle should send none)
     sidebar_text: str = ""
     downloads_text: str = ""
     status: int | None = None
@@ -366,7 +386,7 @@ class MessageCache:
     is dropped (Streamlit's frontend does the same)."""
 
     def __init__(self):
-        self.entries: dict[str, list] = {}  # hash → [raw bytes, run count when last used]
+        self.entries: dict[str, list] = {}  # hash → [raw bytes, run count when last used, fragment id]
         self.run_count = 0
         self.max_age = 2  # new_session.config.max_cached_message_age
 
@@ -385,14 +405,20 @@ class MessageCache:
             cached.metadata.CopyFrom(fwd.metadata)  # the reference carries the delta's place
             return cached, True
         if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self.entries:
-            self.entries[fwd.hash] = [raw, self.run_count]
+            fragment = fwd.delta.fragment_id if fwd.WhichOneof("type") == "delta" else ""
+            self.entries[fwd.hash] = [raw, self.run_count, fragment]
         return fwd, None
 
-    def run_finished(self, status: int) -> None:
+    def run_finished(self, status: int, fragment_ids: tuple[str, ...] = ()) -> None:
+        """A run ended: age the entries (after a fragment run, only that fragment's, as the frontend)."""
         if status == FINISHED_EARLY:
             return
         self.run_count += 1
-        for key in [k for k, (_, used) in self.entries.items() if self.run_count - used > self.max_age]:
+        for key in [
+            k
+            for k, (_, used, fragment) in self.entries.items()
+            if self.run_count - used > self.max_age and (not fragment_ids or fragment in fragment_ids)
+        ]:
             del self.entries[key]
 
 
@@ -434,10 +460,15 @@ class Session:
         return fwd
 
     async def run(
-        self, query: dict, level: int | None = None, component_id: str = "", page: str = PAGE
+        self,
+        query: dict,
+        level: int | None = None,
+        component_id: str = "",
+        page: str = PAGE,
+        fragment_id: str = "",
     ) -> Run:
-        """Rerun ``page`` with this address query (and, for a commit, the scrubber's widget state);
-        read until script_finished."""
+        """Rerun ``page`` with this address query (and, for a commit, the scrubber's widget state and
+        the fragment it lives in, as the browser sends them); read until script_finished."""
         msg = BackMsg()
         msg.rerun_script.query_string = urlencode(query)
         msg.rerun_script.page_name = page
@@ -446,6 +477,7 @@ class Session:
             widget = msg.rerun_script.widget_states.widgets.add()
             widget.id = component_id
             widget.json_value = json.dumps({"level": level})
+            msg.rerun_script.fragment_id = fragment_id
         result = Run()
         t0 = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
@@ -467,8 +499,11 @@ class Session:
                 elif kind == "script_finished":
                     result.to_finished = time.perf_counter() - t0
                     result.status = fwd.script_finished
-                    self.cache.run_finished(fwd.script_finished)
-                    if fwd.script_finished != FINISHED_OK:
+                    self.cache.run_finished(
+                        fwd.script_finished,
+                        (fragment_id,) if fwd.script_finished == FINISHED_FRAGMENT else (),
+                    )
+                    if fwd.script_finished not in (FINISHED_OK, FINISHED_FRAGMENT):
                         result.problems.append(
                             f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"
                         )
@@ -479,15 +514,18 @@ class Session:
         element = fwd.delta.new_element
         kind = element.WhichOneof("type")
         now = time.perf_counter() - t0
+        if fwd.metadata.delta_path and fwd.metadata.delta_path[0] == SIDEBAR:
+            result.sidebar_elements += 1
         if kind == "markdown":
             body = element.markdown.body
             if body.startswith(DOWNLOADS_PREFIX) and result.to_downloads is None:
                 result.to_downloads, result.downloads_text = now, body
-            elif body.startswith("σ = ") and SIDEBAR_MARK in body and result.to_sidebar is None:
+            elif body.startswith(SIDEBAR_MARK) and result.to_sidebar is None:
                 result.to_sidebar, result.sidebar_text = now, body
         elif kind == "bidi_component" and result.to_component is None:
             result.to_component = now
             result.component_id = element.bidi_component.id
+            result.fragment_id = fwd.delta.fragment_id
             if element.bidi_component.WhichOneof("data") == "bytes":
                 try:
                     result.grid = payload_grid(
@@ -506,11 +544,12 @@ class Session:
 
 
 def shows_sigma(run: Run, sigma: float) -> list[str]:
-    """What the page does not show of the committed σ: sidebar markdown, downloads markdown, address."""
+    """What the page does not show of the committed σ (downloads markdown, address), and a sidebar
+    sent again (a settle reruns the σ panels alone)."""
     text = f"σ = {sigma:.3g}"
     missing = []
-    if not run.sidebar_text.startswith(text + ":"):
-        missing.append(f"sidebar shows {run.sidebar_text[:40]!r}")
+    if run.sidebar_elements:
+        missing.append(f"the sidebar was sent again ({run.sidebar_elements} elements)")
     if not run.downloads_text.startswith(f"**Downloads at {text}**"):
         missing.append(f"downloads heading shows {run.downloads_text[:40]!r}")
     try:
@@ -574,12 +613,16 @@ async def student(
                 "the Explorer opened without its σ scrubber, its payload or σ in the address"
             )
             return result
+        if first.to_sidebar is None:
+            result.errors.append("the Explorer opened without its sidebar")
         query, grid = first.query, first.grid
         level = nearest_level(grid, float(query["sigma"]))
         for _ in range(changes):
             await asyncio.sleep(rng.uniform(*think))
             level = next_level(len(grid), level, rng)
-            run = await session.run(query, level=level, component_id=first.component_id)
+            run = await session.run(
+                query, level=level, component_id=first.component_id, fragment_id=first.fragment_id
+            )
             result.errors += run.problems
             missing = shows_sigma(run, grid[level])
             if missing:
@@ -604,25 +647,61 @@ async def student(
     return result
 
 
-async def probe_script_time(base_url: str, opens: int, timeout: float) -> dict:
-    """Fresh sessions open the Explorer one after another on the idle, warm server (payload cached)."""
+async def probe_script_time(base_url: str, opens: int, timeout: float, pid: int | None = None) -> dict:
+    """On the idle, warm server (payload cached): fresh sessions open the Explorer one after another,
+    then the last one commits σ ``opens`` times. Each action's time, and the server's CPU per action
+    from /proc (post-run GC and websocket work included)."""
     script, total, problems = [], [], []
-    for _ in range(opens):
+    cpu_open = 0.0
+    session = None
+    for i in range(opens):
         session = Session(base_url, timeout)
         try:
             await session.connect()
+            before = cpu_seconds(pid)
             run = await session.run({})
+            after = cpu_seconds(pid)
+            if before is not None and after is not None:
+                cpu_open += after - before
             problems += run.problems
             if run.to_new_session is not None and run.to_finished is not None:
                 script.append(run.to_finished - run.to_new_session)
                 total.append(run.to_finished)
         finally:
-            await session.close()
+            if i < opens - 1:
+                await session.close()
         await asyncio.sleep(0.3)
+    commit_seconds, cpu_commit, commits = [], 0.0, 0
+    if session is not None and run.component_id and run.grid and "sigma" in run.query:
+        try:
+            query, level = run.query, nearest_level(run.grid, float(run.query["sigma"]))
+            rng = random.Random(0)
+            for _ in range(opens):
+                level = next_level(len(run.grid), level, rng)
+                before = cpu_seconds(pid)
+                commit = await session.run(
+                    query, level=level, component_id=run.component_id, fragment_id=run.fragment_id
+                )
+                after = cpu_seconds(pid)
+                problems += commit.problems + shows_sigma(commit, run.grid[level])
+                if before is not None and after is not None:
+                    cpu_commit += after - before
+                    commits += 1
+                if commit.to_finished is not None:
+                    commit_seconds.append(commit.to_finished)
+                query = commit.query or query
+                await asyncio.sleep(0.3)
+        finally:
+            await session.close()
     return {
         "opens": opens,
         "new_session_to_finished": summary(script),
         "send_to_finished": summary(total),
+        "commit_to_finished": summary(commit_seconds),
+        # the server's CPU per action on the idle warm server (None without the server's pid)
+        "server_cpu_per_open": cpu_open / opens if pid and opens else None,
+        "server_cpu_per_commit": cpu_commit / commits if pid and commits else None,
+        "loadavg_1min": round(os.getloadavg()[0], 2),
         "problems": problems,
     }
 
@@ -659,7 +738,9 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
     warm = await student(-1, base_url, {}, args.changes, (0.0, 0.0), 0.0, args.timeout, args.seed)
     if warm.errors:
         raise RuntimeError(f"the warm-up student failed: {warm.errors}")
-    probe = await probe_script_time(base_url, args.probe_opens, args.timeout) if args.probe_opens else None
+    probe = (
+        await probe_script_time(base_url, args.probe_opens, args.timeout, pid) if args.probe_opens else None
+    )
     await asyncio.sleep(2.0)
     baseline = monitor.now()
     cache_baseline = cache_mb(base_url)
@@ -774,7 +855,9 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
     }
     report["targets"] = {
         "zero_errors": not errors,
-        "commit_p95": commit != [] and report["commit_to_page"]["p95"] <= targets["commit_p95"],
+        "commit_p95": None
+        if targets["commit_p95"] is None
+        else (commit != [] and report["commit_to_page"]["p95"] <= targets["commit_p95"]),
         "open_p95": None
         if targets["open_p95"] is None
         else (opens != [] and report["open"]["p95"] <= targets["open_p95"]),
@@ -836,6 +919,16 @@ def print_report(r: dict) -> None:
             f"script_finished p50 {_fmt(a['p50'])} max {_fmt(a['max'])}; send → script_finished p50 "
             f"{_fmt(b['p50'])} max {_fmt(b['max'])}"
         )
+        c = p.get("commit_to_finished") or summary([])
+
+        def ms(x):
+            return _fmt(None if x is None else 1000 * x, "ms")
+
+        print(
+            f"  idle warm server, server CPU per action: first open {ms(p.get('server_cpu_per_open'))}, "
+            f"settle commit {ms(p.get('server_cpu_per_commit'))} ({c['n']} commits, send → script_finished "
+            f"p50 {_fmt(c['p50'])}); machine load average {p.get('loadavg_1min')}"
+        )
     for key, what in (
         ("open", "first open (connect → script_finished)"),
         ("commit_to_page", "σ commit → updated page (downloads markdown)"),
@@ -884,8 +977,12 @@ def print_report(r: dict) -> None:
         return "n/a" if x is None else "✓" if x else "✗"
 
     print(
-        f"  targets: zero errors {mark(t['zero_errors'])} · commit p95 ≤ {v['commit_p95']:g} s "
-        f"{mark(t['commit_p95'])}"
+        f"  targets: zero errors {mark(t['zero_errors'])}"
+        + (
+            ""
+            if v["commit_p95"] is None
+            else f" · commit p95 ≤ {v['commit_p95']:g} s {mark(t['commit_p95'])}"
+        )
         + ("" if v["open_p95"] is None else f" · first open p95 ≤ {v['open_p95']:g} s {mark(t['open_p95'])}")
         + f" · memory within 20 % {mark(t['memory_within_20pct'])}"
         + f" · warm first open script p50 ≤ {1000 * v['script_seconds']:.0f} ms {mark(t['warm_open_script'])}"
@@ -898,8 +995,9 @@ def main(argv=None) -> int:
         "--mode",
         choices=sorted(MODES),
         default="default",
-        help="lecture (120 over 30 s, 3 commits, think 2–6 s), classroom (40 within 5 s, 5 commits) or "
-        "default (40 over 10 s, 5 commits); the flags below override its values",
+        help="lecture (120 over 30 s, 3 commits, think 2–6 s), classroom (40 within 5 s, 5 commits), "
+        "exploring (40 over 20 s, each on their own data seed, 2 commits) or default (40 over 10 s, "
+        "5 commits); the flags below override its values",
     )
     p.add_argument("--sessions", type=int, help="concurrent students")
     p.add_argument("--port", type=int, help="a running server's port on 127.0.0.1 (default: start one)")
@@ -935,6 +1033,7 @@ def main(argv=None) -> int:
     p.add_argument(
         "--distinct-data",
         action="store_true",
+        default=None,
         help="each student uses their own data seed (every computation a cache miss)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the students' σ choices")
@@ -944,6 +1043,7 @@ def main(argv=None) -> int:
     for name, value in MODES[args.mode].items():
         if name != "targets" and getattr(args, name) is None:
             setattr(args, name, value)
+    args.distinct_data = bool(args.distinct_data)
 
     # a plain `kill` of this script still stops the server it started (the finally below)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -14,7 +14,7 @@ from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
 from rbfviz.views.picks import MAX_PICKS, add_picks
 from ui import compute, exports, state
 from ui import upload as uploads
-from ui.page import chart, panel, setup_page
+from ui.page import chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
 
 PICK_ROUND = "_rbfviz_pick_round"  # part of the plot's key: a new round starts with an empty selection
@@ -92,158 +92,171 @@ select = dict(
         "modeBarButtonsToRemove": ["toImage", "zoomIn2d", "zoomOut2d", "autoScale2d"],
     },
 )
-view = None
 
-with panel("The plane"):
-    name = uploads.data_name(ctrl)
-    axes = uploads.axis_titles(ctrl)
-    if picking:
-        plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
-        X, _ = compute.data(ctrl)
-        with plot_col:
-            fig = picking_figure(
-                X,
-                ctrl.picks,
-                ctrl.k,
-                plane_extent(X, aspect=PLANE_ASPECT),
-                title=f"Pick {ctrl.k} starting centres: {name}, n = {ctrl.n}",
-            )
-            if axes:
-                fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
-            fig, event = chart(
-                fig, ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select
-            )
-        with numbers_col:
-            more = ctrl.k - len(ctrl.picks)
-            st.info(
-                f"**Custom start:** click {more} more point{'s' if more > 1 else ''} on the plot "
-                f"({len(ctrl.picks)} of k = {ctrl.k} picked). Then the soft fixed point and K-Means from "
-                "your points appear here."
-            )
-    else:
-        head = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
-        drawn = drawn_points(ctrl.n, ctrl.seed)
 
-        def level(v, sigma: float) -> ScrubLevel:
-            fig = explorer_figure(
-                v.X,
-                v.resp,
-                v.centers,
-                v.kmeans_centers,
-                v.field,
-                title=f"{head}, σ = {sigma:.3g}",
-                picks_traces=picks_traces(v.X, ctrl.picks, ctrl.k) if ctrl.picks else (),
-                axes=axes,
-                drawn=drawn,
-            )
-            shown = (
-                f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
-                f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'})."
-            )
-            return ScrubLevel(
-                presenter_figure(fig) if ctrl.presenter else fig,
-                plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
-                describe.plane(v.resp, v.numbers, sigma, ctrl.kind, ctrl.dtype),
-            )
+def sigma_panels(ctrl) -> None:
+    """The plane, the picks and the downloads: rerun alone when σ settles (ui.page.follows_sigma)."""
+    view = None
 
-        def build(progress) -> bytes:
-            grid = ctx.scale.grid
-            levels = [level(v, float(s)) for v, s in zip(compute.plane_views(ctrl, quantity, progress), grid)]
-            return scrub_payload(
-                levels,
-                grid,
-                config=select["config"],
-                initial=ctx.scale.index(ctx.scale.default),
-                select=True,
-                point_ids=drawn,
-                large=ctrl.presenter,
-            )
+    with panel("The plane"):
+        name = uploads.data_name(ctrl)
+        axes = uploads.axis_titles(ctrl)
+        if picking:
+            plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
+            X, _ = compute.data(ctrl)
+            with plot_col:
+                fig = picking_figure(
+                    X,
+                    ctrl.picks,
+                    ctrl.k,
+                    plane_extent(X, aspect=PLANE_ASPECT),
+                    title=f"Pick {ctrl.k} starting centres: {name}, n = {ctrl.n}",
+                )
+                if axes:
+                    fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
+                fig, event = chart(
+                    fig, ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select
+                )
+            with numbers_col:
+                more = ctrl.k - len(ctrl.picks)
+                st.info(
+                    f"**Custom start:** click {more} more point{'s' if more > 1 else ''} on the plot "
+                    f"({len(ctrl.picks)} of k = {ctrl.k} picked). Then the soft fixed point and K-Means from "
+                    "your points appear here."
+                )
+        else:
+            head = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
+            drawn = drawn_points(ctrl.n, ctrl.seed)
 
-        payload = compute.scrub_payload("explorer", ctrl, (quantity, head, axes, ctrl.picks), build)
-        scrub_figure(
-            payload,
-            key=f"scrub_explorer_{st.session_state.get(PICK_ROUND, 0)}",
-            grid=ctx.scale.grid,
-            on_select=picked,
-        )
-        if drawn is not None:
-            st.caption(
-                f"Drawn: a seeded sample of {len(drawn):,} of the {ctrl.n:,} points (the browser stays "
-                f"responsive); every number beside the plot counts all {ctrl.n:,} points."
-            )
-        st.caption(
-            "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j are "
-            "cluster j. Hover a point for its number and responsibilities r. Move σ with the slider above "
-            "the plot (arrow keys work too): the figure follows at once; the address and the downloads "
-            "follow when you stop."
-        )
-        view = compute.plane_view(ctrl, quantity)  # for the downloads at the committed σ
-
-    # a click, box or lasso on the points of the picking plot adds them to the picks
-    if picking and selected_points(event):
-        picked(selected_points(event))
-        st.rerun()
-
-with panel("Picking starting centres"):
-    with st.expander(
-        "Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"
-    ):
-        picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
-        st.markdown(
-            f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are "
-            f"numbered in the order you make them. **The first k picks are the starting centres** of the "
-            f"*custom* initialisation, so changing k never loses picks; pick more than k to keep spares. "
-            f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
-        )
-        cols = st.columns(4)
-        cols[0].button(
-            "Start from my picks",
-            on_click=update,
-            kwargs=dict(init="custom"),
-            disabled=ctrl.init == "custom",
-            help="Sets the initialisation to custom (clicked points).",
-        )
-        cols[1].button(
-            "Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks
-        )
-        cols[2].button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
-        cols[3].button(
-            f"Set k = {len(ctrl.picks)} (all picks)",
-            on_click=update,
-            kwargs=dict(k=len(ctrl.picks)),
-            disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k,
-        )
-        st.text_input(
-            "Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
-            key="w_typed_picks",
-            on_change=typed_picks,
-        )
-
-if view is not None:
-    params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
-    st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
-    exports.download_row(
-        ctrl,
-        [
-            exports.points_download(
-                view.X, view.resp, view.info.kmeans_labels, name=f"explorer_{ctrl.dataset}"
-            ),
-            exports.figure_download(
-                lambda v=view, c=ctrl: explorer_figure(
+            def level(v, sigma: float) -> ScrubLevel:
+                fig = explorer_figure(
                     v.X,
                     v.resp,
                     v.centers,
                     v.kmeans_centers,
-                    compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
-                    f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}",
+                    v.field,
+                    title=f"{head}, σ = {sigma:.3g}",
+                    picks_traces=picks_traces(v.X, ctrl.picks, ctrl.k) if ctrl.picks else (),
                     axes=axes,
+                    drawn=drawn,
+                )
+                shown = (
+                    f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
+                    f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'})."
+                )
+                return ScrubLevel(
+                    presenter_figure(fig) if ctrl.presenter else fig,
+                    plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
+                    describe.plane(v.resp, v.numbers, sigma, ctrl.kind, ctrl.dtype),
+                )
+
+            def build(progress) -> bytes:
+                grid = ctx.scale.grid
+                levels = [
+                    level(v, float(s)) for v, s in zip(compute.plane_views(ctrl, quantity, progress), grid)
+                ]
+                return scrub_payload(
+                    levels,
+                    grid,
+                    config=select["config"],
+                    initial=ctx.scale.index(ctx.scale.default),
+                    select=True,
+                    point_ids=drawn,
+                    large=ctrl.presenter,
+                )
+
+            payload = compute.scrub_payload("explorer", ctrl, (quantity, head, axes, ctrl.picks), build)
+            scrub_figure(
+                payload,
+                key=f"scrub_explorer_{st.session_state.get(PICK_ROUND, 0)}",
+                grid=ctx.scale.grid,
+                on_select=picked,
+            )
+            if drawn is not None:
+                st.caption(
+                    f"Drawn: a seeded sample of {len(drawn):,} of the {ctrl.n:,} points (the browser stays "
+                    f"responsive); every number beside the plot counts all {ctrl.n:,} points."
+                )
+            st.caption(
+                "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j "
+                "are cluster j. Hover a point for its number and responsibilities r. Move σ with the slider "
+                "above the plot (arrow keys work too): the figure follows at once; the address and the "
+                "downloads follow when you stop."
+            )
+            view = compute.plane_at_sigma(ctrl)  # the payload's level at the committed σ: no new computation
+
+        # a click, box or lasso on the points of the picking plot adds them to the picks
+        if picking and selected_points(event):
+            picked(selected_points(event))
+            st.rerun()
+
+    with panel("Picking starting centres"):
+        with st.expander(
+            "Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"
+        ):
+            picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
+            st.markdown(
+                f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are "
+                f"numbered in the order you make them. **The first k picks are the starting centres** of the "
+                f"*custom* initialisation, so changing k never loses picks; pick more than k to keep spares. "
+                f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
+            )
+            cols = st.columns(4)
+            cols[0].button(
+                "Start from my picks",
+                on_click=update,
+                kwargs=dict(init="custom"),
+                disabled=ctrl.init == "custom",
+                help="Sets the initialisation to custom (clicked points).",
+            )
+            cols[1].button(
+                "Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks
+            )
+            cols[2].button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
+            cols[3].button(
+                f"Set k = {len(ctrl.picks)} (all picks)",
+                on_click=update,
+                kwargs=dict(k=len(ctrl.picks)),
+                disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k,
+            )
+            st.text_input(
+                "Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
+                key="w_typed_picks",
+                on_change=typed_picks,
+            )
+
+    if view is not None:
+        params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
+        st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
+        exports.download_row(
+            ctrl,
+            [
+                exports.points_download(
+                    view.X,
+                    lambda v=view, c=ctrl: compute.resp_at(v, c),
+                    view.info.kmeans_labels,
+                    name=f"explorer_{ctrl.dataset}",
+                    finite=view.numbers is not None and view.numbers["nan_rows"] == 0,
                 ),
-                "explorer_plane",
-            ),
-            exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
-        ],
-        key="explorer",
-    )
+                exports.figure_download(
+                    lambda v=view, c=ctrl: explorer_figure(
+                        v.X,
+                        compute.resp_at(v, c),
+                        v.centers,
+                        v.kmeans_centers,
+                        compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
+                        f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}",
+                        axes=axes,
+                    ),
+                    "explorer_plane",
+                ),
+                exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
+            ],
+            key="explorer",
+        )
+
+
+follows_sigma(ctx, sigma_panels)
 
 with panel("The explanation"):
     left, right = st.columns(2, gap="large")

@@ -5,8 +5,8 @@ referenced from the client's message cache).
 
 Asserted: no errors (every run finished successfully, no exception or error box, no unresolvable
 message reference), every session's every commit came back as a page showing the committed σ (the
-sidebar's "σ = …", the "Downloads at σ = …" heading and sigma= in the address), commits resend no
-payload, and bounded memory.
+"Downloads at σ = …" heading and sigma= in the address, with no sidebar sent again: a settle reruns
+the σ fragment alone), commits resend no payload, and bounded memory.
 
 The memory bound. After the sessions close, the server's RSS may exceed the warm baseline by (a) the
 st.cache entries the students added (reported by the server itself, /_stcore/metrics

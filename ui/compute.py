@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import streamlit as st
@@ -398,7 +398,37 @@ def _plane_at(ctrl, X, field_of) -> PlaneView:
                 "The annealing path's centres are NaN at this σ (the naive map broke).",
             )
     resp, numbers = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
-    return PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers), numbers, info, note)
+    view = PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers), numbers, info, note)
+    _levels_store().put(_level_key(ctrl), replace(view, resp=None, field=None))
+    return view
+
+
+# The numbers at each σ, kept as the payload's levels are computed (``plane_views``), so a settled σ
+# reads them instead of computing them again. Small: no field and no r (n, k), which only a points
+# download needs (``resp_at``). 240 levels: the whole σ grid of a few settings.
+@st.cache_resource(ttl=TTL, show_spinner=False)
+def _levels_store() -> _BoundedStore:
+    return _BoundedStore(max_entries=240)
+
+
+def _level_key(ctrl) -> tuple:
+    return (StartKey.of(ctrl), ctrl.kind, float(ctrl.sigma))
+
+
+def plane_at_sigma(ctrl) -> PlaneView:
+    """The Explorer's numbers at ctrl.sigma as ``plane_view`` gives them, but without r and the field
+    (both None): the level the payload computed, or computed now and kept if it was not."""
+    found = _levels_store().get(_level_key(ctrl))
+    if found is None:
+        found = replace(_plane_at(ctrl, data(ctrl)[0], lambda *args: None), resp=None)
+    return found
+
+
+def resp_at(view: PlaneView, ctrl):
+    """r (n, k) of ``plane_at_sigma``'s view: what ``plane_view`` gives, computed again (a download)."""
+    if view.numbers is None:  # the annealing path's centres are NaN here
+        return np.full((view.X.shape[0], ctrl.k), np.nan)
+    return explore.plane_at(view.X, view.centers, ctrl.sigma, ctrl.kind, view.info.kmeans_labels)[0]
 
 
 def plane_view(ctrl, quantity: str = "max") -> PlaneView:
@@ -418,8 +448,6 @@ def field_now(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
 def plane_views(ctrl, quantity: str = "max", progress=None):
     """``plane_view`` at every σ of the grid, in grid order, one at a time (a generator: the fields
     are not cached one by one, the caller keeps what it draws). progress(done, total) after each σ."""
-    from dataclasses import replace
-
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
     extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ

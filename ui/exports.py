@@ -143,16 +143,20 @@ def figure_download(fig, name: str, label: str = "Figure (HTML)") -> Download:
     )
 
 
-def points_download(X, resp, labels=None, name: str = "points") -> Download:
-    """Points with their responsibilities (x, y, r_0..r_{k-1}[, label]); formula-safe CSV."""
+def points_download(X, resp, labels=None, name: str = "points", finite: bool | None = None) -> Download:
+    """Points with their responsibilities (x, y, r_0..r_{k-1}[, label]); formula-safe CSV.
+
+    resp: (n, k), or a function returning it (computed only when the button is pressed); then
+    ``finite`` says whether every row of it is finite (else the button is disabled)."""
     import numpy as np
 
-    finite = bool(np.isfinite(np.asarray(resp, dtype=np.float64)).all())
+    if finite is None:
+        finite = bool(np.isfinite(np.asarray(resp, dtype=np.float64)).all())
     return Download(
         "Points and r (CSV)",
         f"rbfviz_{name}.csv",
         "text/csv",
-        lambda: points_to_csv(X, resp, labels),
+        lambda: points_to_csv(X, resp() if callable(resp) else resp, labels),
         help="Columns x, y, r_0 … r_{k−1} (the responsibilities shown)"
         + (" and label (the K-Means cluster of each point)." if labels is not None else ".")
         if finite

@@ -27,10 +27,13 @@ Streamlit upgrade, the reason is gone, and the switch can be made.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
+from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -328,10 +331,10 @@ def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
 def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
     with st.sidebar:
         st.markdown("**Temperature** (logits z = −‖x − c‖² / (2σ²))")
-        if on_figure:
+        if on_figure:  # no σ value here: a settled σ reruns the page's σ panels, not the sidebar
             st.markdown(
-                f"σ = {ctrl.sigma:.3g}: move it with the σ slider above the figure; the figure follows "
-                "at once, this page's other panels when you stop."
+                "σ: move it with the σ slider above the figure; the figure follows at once, this page's "
+                "other panels and the address when you stop."
             )
         else:
             options = [float(s) for s in scale.grid[::-1]]  # small σ on the left
@@ -398,24 +401,75 @@ def setup_page(
     return PageContext(ctrl=ctrl, scale=scale)
 
 
+ROOT = Path(__file__).resolve().parents[1]  # app.py and pages/ live here
+
+
+@functools.cache
+def _page(path: str) -> st.Page:
+    """The st.Page of a script (relative to the repository root), built once per process.
+
+    st.page_link given a path resolves it on the file system (os.path.realpath) on every call; given
+    the Page that Streamlit registers for its ``pages/`` folder (same file, same URL path) it only
+    looks the page up. app.py is the default page, as in Streamlit's own list.
+    """
+    return st.Page(ROOT / path, default=path == "app.py")
+
+
 def _navigation(slot, ctrl: Controls) -> None:
-    """The sidebar's page menu: Home and one link per view, each carrying the current controls.
+    """The sidebar's page menu: Home and one link per view, each carrying the current controls but σ.
 
     Replaces Streamlit's automatic menu (client.showSidebarNavigation = false), which names the home
-    page after its file ("app") and drops the query string when switching pages.
+    page after its file ("app") and drops the query string when switching pages. σ is left out: a
+    settled σ reruns only the page's σ panels (``follows_sigma``), not the sidebar, and the session's σ
+    comes along anyway (ui.state.load_controls takes a link that differs from the address only by σ as
+    this session's own).
     """
-    query = state.without_steps(ctrl).to_query()  # the menu opens every view without a step sequence
+    query = state.menu_query(ctrl)
     with slot:
-        st.page_link("app.py", label="Home", icon=":material/home:", query_params=query)
+        st.page_link(_page("app.py"), label="Home", icon=":material/home:", query_params=query)
         for path, label, _ in PAGES:
-            st.page_link(path, label=label, query_params=query)
+            st.page_link(_page(path), label=label, query_params=query)
         st.divider()
 
 
 def page_links(ctrl: Controls) -> None:
     """One link per view, carrying the current controls in the URL."""
     for path, label, blurb in PAGES:
-        st.page_link(path, label=f"**{label}** — {blurb}", query_params=ctrl.to_query())
+        st.page_link(_page(path), label=f"**{label}** — {blurb}", query_params=ctrl.to_query())
+
+
+# --- σ panels: rerun alone when the scrubber settles ------------------------------------------------
+
+
+def follows_sigma(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
+    """Draw the panels that follow σ, ``draw(ctrl)``, as one fragment (st.fragment).
+
+    A settled σ from the scrubber (ui.scrub, which must be drawn inside ``draw``) reruns this fragment
+    alone: the panels get the controls with the new σ and the address follows, while setup_page's
+    sidebar, the menu and everything outside ``draw`` stay as they are and cost nothing. ``draw`` must
+    not keep state between runs in variables outside itself (a fragment rerun calls it again with the
+    page's last full run's closure). If anything but σ changed (a pick, a button inside the fragment),
+    the whole page reruns instead.
+    """
+    _sigma_fragment(ctx, draw)
+
+
+@st.fragment
+def _sigma_fragment(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
+    draw(_sigma_controls(ctx))
+
+
+def _sigma_controls(ctx: PageContext) -> Controls:
+    """ctx.ctrl with the session's σ, saved to the address; a full rerun if anything else changed."""
+    now = st.session_state.get(state.STATE_KEY)
+    if now is None or replace(now, sigma=ctx.ctrl.sigma) != ctx.ctrl or state.notices(st):
+        st.rerun()  # scope "app": the sidebar, the menu and the notices follow too
+    # the scrubber commits grid values: resolving only checks; the address is written when it differs
+    ctrl = (
+        ctx.ctrl if now.sigma == ctx.ctrl.sigma else replace(ctx.ctrl, sigma=resolve_sigma(now, ctx.scale)[0])
+    )
+    state.save_controls(st, ctrl)
+    return ctrl
 
 
 def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: bool = False, **kwargs):

@@ -333,6 +333,15 @@ def without_steps(ctrl: Controls) -> Controls:
     return replace(ctrl, steps="") if ctrl.steps else ctrl
 
 
+MENU_DROPS = ("sigma", "steps")  # what the sidebar's page menu leaves out of its links
+
+
+def menu_query(ctrl: Controls) -> dict[str, str]:
+    """The query of the sidebar's page links: every control but σ (it follows the session, see
+    ``load_controls``) and the step sequence (every view opens without one)."""
+    return {key: value for key, value in ctrl.to_query().items() if key not in MENU_DROPS}
+
+
 def _as_picks(text: str) -> tuple[int, ...]:
     return tuple(_as_int(part) for part in text.split(",") if part.strip()) if text.strip() else ()
 
@@ -447,7 +456,12 @@ def load_controls(st) -> Controls:
     # differs from our last write counts as a new link only when no widget changed the controls
     # in this rerun (a widget change is the user's newest intent).
     changed_by_widget = known is not None and known != st.session_state.get(SAVED_KEY)
-    if known is None or (not changed_by_widget and url and url != st.session_state.get(QUERY_KEY)):
+    last = st.session_state.get(QUERY_KEY) or {}
+    if known is not None and url and url == {k: v for k, v in last.items() if k not in MENU_DROPS}:
+        # the sidebar's menu link (``menu_query``): this session's own view, σ included, no steps
+        url = last = {}
+        known = without_steps(known)
+    if known is None or (not changed_by_widget and url and url != last):
         ctrl, notices = parse_query(url)
         ctrl, more = resolve_upload(ctrl, st.session_state.get(UPLOAD_KEY))
         st.session_state[STATE_KEY] = ctrl

@@ -1,0 +1,148 @@
+"""AppTests of a settled σ: it reruns only the page's σ fragment (ui.page.follows_sigma), which sends the
+scrubber, the address and the downloads again, and nothing of the sidebar or the menu.
+
+AppTest has no public way to rerun one fragment, so ``fragment_rerun`` does what the browser's rerun
+request after a settled scrub does (the component's widget lives in the fragment, so Streamlit puts
+the fragment's id in ``fragment_id_queue``) and records every message the run sends.
+"""
+
+from dataclasses import replace
+from pathlib import Path
+from unittest import mock
+from urllib.parse import parse_qsl
+
+import pytest
+import streamlit.testing.v1.local_script_runner as local_runner
+from scrub_view import STATE_KEY, grid
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
+SCRUB_PAGES = {
+    "pages/1_Explorer.py": "Downloads at σ = ",
+    "pages/2_Annealing.py": None,
+    "pages/3_Stability.py": "At the current σ = ",
+    "pages/4_Equivalence.py": None,
+}
+
+pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
+
+
+def recorded_run(at: AppTest, fragment_id: str | None = None) -> list:
+    """Run ``at`` (only ``fragment_id`` if given, as a widget inside it does); the messages it sent."""
+    sent = []
+    make_rerun_data = local_runner.RerunData
+    enqueue = local_runner.ForwardMsgQueue.enqueue
+
+    def rerun_data(**kwargs):
+        return make_rerun_data(fragment_id_queue=[fragment_id] if fragment_id else [], **kwargs)
+
+    def record(queue, msg):
+        sent.append(msg)
+        return enqueue(queue, msg)
+
+    with (
+        mock.patch.object(local_runner, "RerunData", rerun_data),
+        mock.patch.object(local_runner.ForwardMsgQueue, "enqueue", record),
+    ):
+        at.run()
+    assert not at.exception, at.exception
+    return sent
+
+
+def elements(sent: list) -> list:
+    return [m for m in sent if m.HasField("delta") and m.delta.HasField("new_element")]
+
+
+def text_of(msg) -> str:
+    element = msg.delta.new_element
+    return str(getattr(element, element.WhichOneof("type")))
+
+
+def open_page(page: str) -> tuple[AppTest, list]:
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.switch_page(page)
+    return at, recorded_run(at)
+
+
+def settle(at: AppTest, steps: int = 3) -> float:
+    """What ui.scrub's callback does when the scrub settles: the controls take a grid σ."""
+    sigmas = grid(at)
+    ctrl = at.session_state[STATE_KEY]
+    sigma = float(next(s for s in sigmas if s < ctrl.sigma and sigmas.index(s) >= steps))
+    at.session_state[STATE_KEY] = replace(ctrl, sigma=sigma)
+    return sigma
+
+
+@pytest.mark.parametrize("page", sorted(SCRUB_PAGES))
+def test_a_settled_sigma_reruns_the_fragment_only(page):
+    at, full = open_page(page)
+    fragment_ids = {m.delta.fragment_id for m in elements(full) if m.delta.fragment_id}
+    assert len(fragment_ids) == 1, fragment_ids  # the page's σ panels: one fragment
+    assert [m for m in elements(full) if m.metadata.delta_path[0] == SIDEBAR]
+    assert any(m.delta.new_element.HasField("page_link") for m in elements(full))
+
+    sigma = settle(at)
+    sent = recorded_run(at, fragment_ids.pop())
+    new = elements(sent)
+    # nothing of the sidebar (controls, menu) and no other part of the page is sent again
+    assert new and all(m.delta.fragment_id for m in new)
+    assert not [m for m in new if m.metadata.delta_path[0] == SIDEBAR]
+    assert not [m for m in new if m.delta.new_element.HasField("page_link")]
+    # the scrubber is drawn again (its bytes unchanged: the browser keeps them), the address follows
+    assert any(m.delta.new_element.HasField("bidi_component") for m in new)
+    addresses = [m.page_info_changed.query_string for m in sent if m.HasField("page_info_changed")]
+    assert addresses and f"sigma={sigma:.4g}" in addresses[-1]
+    assert at.query_params["sigma"] == f"{sigma:.4g}"
+    # the downloads follow (every scrubbing page has a row of them, hidden only in presenter mode)
+    assert any(m.delta.new_element.HasField("download_button") for m in new)
+    marker = SCRUB_PAGES[page]
+    if marker:
+        assert any(f"{marker}{sigma:.3g}" in text_of(m) for m in new), marker
+
+
+def test_explorer_downloads_after_a_settle_hold_the_numbers_of_the_levels_shown():
+    """The receipt's numbers at the settled σ are the payload level's (the same computation), and a full
+    rerun at that σ (a shared link) shows the same address and downloads."""
+    at, full = open_page("pages/1_Explorer.py")
+    fragment_id = next(m.delta.fragment_id for m in elements(full) if m.delta.fragment_id)
+    sigma = settle(at, steps=5)
+    recorded_run(at, fragment_id)
+    address = dict(at.query_params)
+
+    link = AppTest.from_file(APP, default_timeout=90)
+    link.query_params.update(address)
+    link.switch_page("pages/1_Explorer.py")
+    sent = recorded_run(link)
+    assert dict(link.query_params) == address
+    assert any(f"Downloads at σ = {sigma:.3g}" in text_of(m) for m in elements(sent))
+
+
+def test_a_pick_inside_the_fragment_reruns_the_whole_page():
+    """Anything but σ changing inside the fragment (here the picks) reruns the app, sidebar included."""
+    at, full = open_page("pages/1_Explorer.py")
+    fragment_id = next(m.delta.fragment_id for m in elements(full) if m.delta.fragment_id)
+    ctrl = at.session_state[STATE_KEY]
+    at.session_state[STATE_KEY] = replace(ctrl, picks=(3, 7))
+    sent = recorded_run(at, fragment_id)
+    assert [m for m in elements(sent) if m.metadata.delta_path[0] == SIDEBAR]
+    assert at.query_params["picks"] == "3,7"
+
+
+def test_the_menu_keeps_the_settled_sigma_when_switching_views():
+    """The menu's links leave σ out; following one in the same session keeps the session's σ."""
+    at, full = open_page("pages/1_Explorer.py")
+    menu = [
+        m.delta.new_element.page_link for m in elements(full) if m.delta.new_element.HasField("page_link")
+    ]
+    assert menu and all("sigma=" not in link.query_string for link in menu)
+    fragment_id = next(m.delta.fragment_id for m in elements(full) if m.delta.fragment_id)
+    sigma = settle(at)
+    recorded_run(at, fragment_id)
+    stability = next(link for link in menu if link.page == "Stability")
+    at.query_params.clear()
+    at.query_params.update(dict(parse_qsl(stability.query_string)))
+    at.switch_page("pages/3_Stability.py")
+    recorded_run(at)
+    assert at.session_state[STATE_KEY].sigma == pytest.approx(sigma)
+    assert at.query_params["sigma"] == f"{sigma:.4g}"
