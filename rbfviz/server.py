@@ -2,16 +2,22 @@
 import side effect (a notebook that imports rbfviz keeps its threads and its garbage collector).
 
     import rbfviz
-    rbfviz.tune_for_server()     # the app's ui package and the command line call it once
+    rbfviz.tune_for_server()                      # the command line: once
+    rbfviz.tune_for_server(collect_every=10.0)    # the app's ui package: once, with a collector
 
-It does three things, each once per process:
+It does three things, each once per process, and a fourth if asked:
 
 * torch uses one thread (``RBFVIZ_TORCH_THREADS`` to change it): sessions share the cores, and a
   thread pool per session only adds contention;
 * glibc keeps freed temporaries (up to 64 MB) for reuse instead of returning them to the OS
   (``RBFVIZ_MALLOC_TUNING=0`` leaves the allocator alone);
 * the objects loaded so far (numpy, torch, scikit-learn, plotly, ...) are frozen out of the garbage
-  collector's sight, so Streamlit's full collection after every script run has little to walk.
+  collector's sight, so a full collection has little to walk;
+* ``collect_every=s``: a daemon thread runs a full collection every s seconds (``RBFVIZ_GC_SECONDS``
+  overrides it, 0 turns it off). It replaces Streamlit's collection after every script run
+  (``runner.postScriptGC = false`` in .streamlit/config.toml): with many sessions a full collection
+  walks every session's live objects, a cost paid on each run while the others wait for the GIL.
+  Once every few seconds it returns the same cyclic garbage, so memory does not grow.
 """
 
 from __future__ import annotations
@@ -21,24 +27,45 @@ import gc
 import os
 import sys
 import threading
+import time
 
 _lock = threading.Lock()
 _tuned = False
+_collector: threading.Thread | None = None
 
 
-def tune_for_server() -> None:
-    """Tune this process for serving many sessions (see the module docstring). Idempotent."""
+def tune_for_server(collect_every: float | None = None) -> None:
+    """Tune this process for serving many sessions (see the module docstring). Idempotent.
+
+    collect_every: seconds between the collector thread's full garbage collections (None: no thread).
+    """
     global _tuned
     with _lock:
-        if _tuned:
-            return
-        import torch
+        if not _tuned:
+            import torch
 
-        torch.set_num_threads(int(os.environ.get("RBFVIZ_TORCH_THREADS", "1")))
-        keep_freed_memory_for_reuse()
-        gc.collect()
-        gc.freeze()
-        _tuned = True
+            torch.set_num_threads(int(os.environ.get("RBFVIZ_TORCH_THREADS", "1")))
+            keep_freed_memory_for_reuse()
+            gc.collect()
+            gc.freeze()
+            _tuned = True
+        if collect_every is not None:
+            _start_collector(float(os.environ.get("RBFVIZ_GC_SECONDS", collect_every)))
+
+
+def _start_collector(seconds: float) -> None:
+    """Start the collector thread once (caller holds _lock); seconds <= 0: none."""
+    global _collector
+    if _collector is not None or seconds <= 0:
+        return
+
+    def collect_forever() -> None:
+        while True:
+            time.sleep(seconds)
+            gc.collect()
+
+    _collector = threading.Thread(target=collect_forever, name="rbfviz-gc", daemon=True)
+    _collector.start()
 
 
 def keep_freed_memory_for_reuse() -> None:

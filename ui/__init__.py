@@ -45,6 +45,7 @@ import plotly.graph_objects  # noqa: E402,F401  loaded before the freeze below, 
 
 import rbfviz  # noqa: E402
 
-# The app is a server: one torch thread, allocator tuning and a frozen garbage collector (its full
-# collection after every script run then has little to walk), once per process.
-rbfviz.tune_for_server()
+# The app is a server: one torch thread, allocator tuning, a frozen garbage collector and a full
+# collection every 10 s in place of Streamlit's after every script run (runner.postScriptGC = false in
+# .streamlit/config.toml), once per process.
+rbfviz.tune_for_server(collect_every=10.0)
