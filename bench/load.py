@@ -654,6 +654,10 @@ async def probe_script_time(base_url: str, opens: int, timeout: float, pid: int 
     script, total, problems = [], [], []
     cpu_open = 0.0
     session = None
+    # a teacher's tab stays open meanwhile: Streamlit drops its compiled page scripts whenever no
+    # session is connected, which in a class does not happen
+    anchor = Session(base_url, timeout)
+    await anchor.connect()
     for i in range(opens):
         session = Session(base_url, timeout)
         try:
@@ -693,6 +697,7 @@ async def probe_script_time(base_url: str, opens: int, timeout: float, pid: int 
                 await asyncio.sleep(0.3)
         finally:
             await session.close()
+    await anchor.close()
     return {
         "opens": opens,
         "new_session_to_finished": summary(script),

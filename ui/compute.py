@@ -165,8 +165,23 @@ def _scale(key: DataKey, k: int):
 
 def scale(ctrl) -> explore.SigmaScale:
     """The σ range for ctrl's data and k. It does not depend on kind, dtype or init, so switching
-    those keeps σ where it is. g_min is measured at the k-means++-seeded K-Means solution."""
-    return _scale(_key(ctrl), ctrl.k)
+    those keeps σ where it is. g_min is measured at the k-means++-seeded K-Means solution.
+
+    Every full run asks for it (setup_page): one shared read-only object per setting, in front of
+    st.cache_data, whose hit hashes the key and unpickles a copy (a sixth of a first open's script
+    time, measured with py-spy)."""
+    key = (_key(ctrl), ctrl.k)
+    return _scale_store().get_or_compute(key, lambda: _read_only(_scale(*key)))
+
+
+@st.cache_resource(ttl=TTL, show_spinner=False)
+def _scale_store() -> "_BoundedStore":
+    return _BoundedStore(max_entries=64)
+
+
+def _read_only(sigma_scale: explore.SigmaScale) -> explore.SigmaScale:
+    sigma_scale.grid.setflags(write=False)  # shared by every session on this setting
+    return sigma_scale
 
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
