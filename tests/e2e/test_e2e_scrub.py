@@ -172,7 +172,8 @@ def settle(student: Student, since: float, sigma: str) -> None:
     """A scrub that started at page time ``since`` (Student.now()) has settled at ``sigma``: the page
     sent no websocket message while σ moved and exactly one, the commit, when it settled (at least
     the 0.5 s settle time after the last input event or pointer release); σ is then in the address
-    and in the sidebar. The times are the page's own (Student.sent_log, inputs_log)."""
+    and the downloads' heading (the σ panels' fragment reran), and the sidebar still says how to move
+    σ. The times are the page's own (Student.sent_log, inputs_log)."""
     student.wait_for_settle(sigma)
     student.page.wait_for_timeout(SETTLE_WAIT_MS)
     sent, inputs = student.sent_log(since), student.inputs_log(since)
@@ -185,7 +186,9 @@ def settle(student: Student, since: float, sigma: str) -> None:
     )
     assert student.query()["sigma"] == sigma, student.page.url
     sidebar = student.page.locator("[data-testid='stSidebar']").inner_text()
-    assert f"σ = {sigma}: move it with the σ slider above the figure" in sidebar, sidebar
+    assert "σ: move it with the σ slider above the figure" in sidebar, sidebar
+    heading = f"Downloads at σ = {float(sigma):.3g}"
+    student.page.get_by_text(heading).first.wait_for(timeout=30_000)
 
 
 # --- the tests -------------------------------------------------------------------------------------
