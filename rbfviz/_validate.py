@@ -20,9 +20,68 @@ DTYPES = ("float64", "float32")  # the precisions, by name
 FLOAT_DTYPES = (np.float32, np.float64)
 
 
-def check_kind(kind, allowed=KINDS) -> str:
+# α-entmax, p = [(α-1) z - τ]₊^{1/(α-1)}: α -> 1 is softmax (never exactly sparse), α = 1.5 is "entmax15",
+# α = 2 is sparsemax. Below 1.05 the package's bisection loses accuracy (1/(α-1) > 20) for no new picture.
+ALPHA_MIN, ALPHA_MAX = 1.05, 2.0
+ENTMAX_FAMILY = "entmax"  # kind="entmax" with a parameter α; carried as the map spec "entmax:<α>"
+_FAMILY_PREFIX = ENTMAX_FAMILY + ":"
+
+
+def check_alpha(alpha, name: str = "alpha") -> float:
+    """α of α-entmax: a finite real number in [ALPHA_MIN, ALPHA_MAX] = [1.05, 2]."""
+    bad = isinstance(alpha, bool) or not isinstance(alpha, (Real, np.floating, np.integer))
+    value = math.nan if bad else float(alpha)
+    if not (ALPHA_MIN <= value <= ALPHA_MAX):  # also False for NaN
+        raise ValueError(
+            f"{name} must be a number in [{ALPHA_MIN}, {ALPHA_MAX}] (α = 1.5 is entmax-1.5, α = 2 is "
+            f"sparsemax; α -> 1 is softmax, which has its own kind), got {alpha!r}."
+        )
+    return value
+
+
+def entmax_kind(alpha) -> str:
+    """The map spec of α-entmax, "entmax:<α>" (α checked, rounded to 6 decimals so equal α give equal
+    specs). Every function that takes ``kind`` accepts it."""
+    return f"{_FAMILY_PREFIX}{round(check_alpha(alpha), 6)!r}"
+
+
+def entmax_alpha(kind: str) -> float | None:
+    """α of a sparse map: 1.5 for "entmax15", α for an "entmax:<α>" spec, None for any other kind."""
+    if kind == "entmax15":
+        return 1.5
+    if isinstance(kind, str) and kind.startswith(_FAMILY_PREFIX):
+        return float(kind[len(_FAMILY_PREFIX) :])
+    return None
+
+
+def check_kind(kind, allowed=KINDS, alpha=None) -> str:
+    """A known map name from ``allowed``, returned as the library passes it on.
+
+    α-entmax is accepted wherever "entmax15" is: as kind="entmax" with ``alpha``, or as its spec
+    "entmax:<α>" (``entmax_kind``); both come back as the spec. ``alpha`` with any other kind is an error.
+    """
+    if kind == ENTMAX_FAMILY or (isinstance(kind, str) and kind.startswith(_FAMILY_PREFIX)):
+        if "entmax15" not in allowed:
+            raise ValueError(f"kind={kind!r} is not allowed here; allowed: {', '.join(allowed)}.")
+        if kind == ENTMAX_FAMILY:
+            if alpha is None:
+                raise ValueError('kind="entmax" needs alpha, a number in [1.05, 2].')
+            return entmax_kind(alpha)
+        try:
+            spec_alpha = float(kind[len(_FAMILY_PREFIX) :])
+        except ValueError:
+            spec_alpha = kind
+        spec = entmax_kind(spec_alpha)
+        if alpha is not None and check_alpha(alpha) != entmax_alpha(spec):
+            raise ValueError(f"kind={kind!r} already names α; alpha={alpha!r} contradicts it.")
+        return spec
     if kind not in allowed:
-        raise ValueError(f"kind={kind!r} is not a known map; allowed: {', '.join(allowed)}.")
+        raise ValueError(
+            f"kind={kind!r} is not a known map; allowed: {', '.join(allowed)}"
+            + (', or "entmax" with alpha in [1.05, 2].' if "entmax15" in allowed else ".")
+        )
+    if alpha is not None:
+        raise ValueError(f'alpha is a parameter of kind="entmax" only, not of kind={kind!r}.')
     return kind
 
 

@@ -21,10 +21,12 @@ _RANGE_DTYPE = {
 class RBFClusterLayer(nn.Module):
     """k Gaussian RBF centres in d dimensions whose responsibilities become K-Means as σ → 0.
 
-    ``forward(x, sigma, kind)`` returns responsibilities r (n, k) with logits
+    ``forward(x, sigma, kind, alpha)`` returns responsibilities r (n, k) with logits
     z_ij = -||x_i - c_j||² / (2σ²); ``loss(x, sigma, kind)`` returns
     L_σ = Σ_i Σ_j r_ij ||x_i - c_j||² (a sum over points, so η_j = 1/(2N_j) steps are exact).
     Gradients flow to the centres and to the inputs x, so the layer can sit on top of an encoder.
+    kind: "softmax" | "entmax15" | "entmax" (with alpha in [1.05, 2]; gradients are the ``entmax``
+    package's) | "naive" | "hard", or an "entmax:<α>" spec.
 
     Parameters
     ----------
@@ -64,27 +66,32 @@ class RBFClusterLayer(nn.Module):
         self.centers = nn.Parameter(centers)
         self.detach_resp = bool(detach_resp)
 
-    def _check(self, x: torch.Tensor, sigma, kind: str) -> float:
+    def _check(self, x: torch.Tensor, sigma, kind: str, alpha) -> tuple[float, str]:
         if x.ndim != 2 or x.shape[1] != self.centers.shape[1]:
             raise ValueError(f"x must have shape (n, {self.centers.shape[1]}), got {tuple(x.shape)}.")
-        check_kind(kind)
+        kind = check_kind(kind, alpha=alpha)
         sigma = check_sigma(sigma)
         # As in responsibilities(): a 2σ² that is 0 or subnormal in the working dtype would give
         # 0/0 = NaN (softmax) or an index error inside entmax.
         work = torch.promote_types(x.dtype, self.centers.dtype)
         check_sigma_for_dtype(sigma, _RANGE_DTYPE.get(work, np.float64))
-        return sigma
+        return sigma, kind
 
-    def forward(self, x: torch.Tensor, sigma: float, kind: str = "softmax") -> torch.Tensor:
+    def forward(self, x: torch.Tensor, sigma: float, kind: str = "softmax", alpha=None) -> torch.Tensor:
         """Responsibilities (n, k) of x (n, d) at width σ."""
-        sigma = self._check(x, sigma, kind)
+        sigma, kind = self._check(x, sigma, kind, alpha)
         return resp_from_sq_distances(sq_distances(x, self.centers), sigma, kind)
 
     def loss(
-        self, x: torch.Tensor, sigma: float, kind: str = "softmax", detach_resp: bool | None = None
+        self,
+        x: torch.Tensor,
+        sigma: float,
+        kind: str = "softmax",
+        detach_resp: bool | None = None,
+        alpha=None,
     ) -> torch.Tensor:
         """L_σ = Σ_i Σ_j r_ij ||x_i - c_j||² (a scalar). ``detach_resp`` overrides the layer's option."""
-        sigma = self._check(x, sigma, kind)
+        sigma, kind = self._check(x, sigma, kind, alpha)
         detach = self.detach_resp if detach_resp is None else detach_resp
         d = sq_distances(x, self.centers)
         resp = resp_from_sq_distances(d, sigma, kind)

@@ -8,6 +8,9 @@ Four maps turn a row of logits into a row of responsibilities r_i (each row on t
 
 * ``"softmax"``  r_ij = exp(z_ij - max_l z_il) / Σ_l exp(z_il - max_l z_il)   (stable, never NaN)
 * ``"entmax15"`` r_ij = [z_ij/2 - τ_i]₊², τ_i chosen so the row sums to 1   (exactly sparse)
+* ``"entmax"`` with α in [1.05, 2], carried as the spec "entmax:<α>" (``_validate.entmax_kind``):
+                 r_ij = [(α-1) z_ij - τ_i]₊^{1/(α-1)}. α = 1.5 runs the entmax15 kernel below; α = 2 is
+                 the ``entmax`` package's ``sparsemax``, any other α its ``entmax_bisect``.
 * ``"naive"``    r_ij = φ_ij / Σ_l φ_il with φ = exp(z): the literal form. Once every φ_il of a
                  row underflows to 0 the row is 0/0 = NaN. This is the failure the paper warns
                  about, so it is reproduced, never hidden: callers count NaN rows.
@@ -23,10 +26,18 @@ the "naive" map is to show where that dtype breaks.
 
 from __future__ import annotations
 
+import entmax
 import numpy as np
 import torch
 
-from ._validate import check_centers, check_kind, check_points, check_sigma, check_sigma_for_dtype
+from ._validate import (
+    check_centers,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+    entmax_alpha,
+)
 
 # Shifted logits below this are clamped. Both stable maps give such entries exactly zero weight
 # (entmax15 drops anything more than 2 below the row maximum; exp(-1e4) underflows in every
@@ -179,6 +190,18 @@ class _Entmax15Columns(torch.autograd.Function):
         return dz - q * s
 
 
+def _family_columns(z: torch.Tensor, alpha: float) -> torch.Tensor:
+    """α-entmax down dim 0 of (k, n) logits whose column maxima are 0 and which are clamped at
+    LOGIT_FLOOR: the ``entmax`` package's map and its autograd (sparsemax at α = 2, bisection otherwise;
+    α = 1.5 goes to ``_Entmax15Columns``, the same map). float16/bfloat16 run in float32."""
+    work = z if z.dtype in _KERNEL_DTYPES else z.float()
+    if alpha == 2.0:
+        p = entmax.sparsemax(work, dim=0)
+    else:
+        p = entmax.entmax_bisect(work, alpha=alpha, dim=0)
+    return p.to(z.dtype)
+
+
 def temperature(sigma: float) -> float:
     """T = 2σ², the temperature that divides squared distances. The only place it is formed."""
     return 2.0 * float(sigma) ** 2
@@ -258,6 +281,7 @@ def resp_columns(D: np.ndarray, sigma: float, kind: str, overwrite: bool = False
     T = temperature(sigma)
     if kind in ("naive", "hard"):
         return _naive_or_hard(torch.from_numpy(D), T, kind).numpy()
+    alpha = entmax_alpha(kind)
     # Both stable maps are shift-invariant: z - max_l z_l = -(d - d_min)/T, formed without cancelling
     # large numbers, and every column's largest logit is exactly 0. Multiplying by -1/T instead of
     # dividing by -T: a division pass costs twice as much.
@@ -268,15 +292,20 @@ def resp_columns(D: np.ndarray, sigma: float, kind: str, overwrite: bool = False
             return _softmax_columns_(shifted)
         # entmax15 works on half-logits z/2: its 1/2 goes into the same factor (a power of two, so the
         # same bits as halving z afterwards, as the autograd path does).
+        if alpha != 1.5:
+            shifted *= -1.0 / T
+            np.maximum(shifted, LOGIT_FLOOR, out=shifted)
+            return _family_columns(torch.from_numpy(shifted), alpha).numpy()
         shifted *= -0.5 / T
     np.maximum(shifted, 0.5 * LOGIT_FLOOR, out=shifted)
     return _entmax15_columns_(shifted)
 
 
 def resp_from_sq_distances(d: torch.Tensor, sigma: float, kind: str) -> torch.Tensor:
-    """Responsibilities (n, k) from squared distances d (n, k) at width σ.
+    """Responsibilities (n, k) from squared distances d (n, k) at width σ; kind a checked map name
+    (α-entmax as its spec "entmax:<α>").
 
-    Differentiable for "softmax", "entmax15" and "naive"; "hard" is piecewise constant (no
+    Differentiable for "softmax", "entmax15", α-entmax and "naive"; "hard" is piecewise constant (no
     gradient). For the stable maps the logits are shifted by the row's smallest distance before
     dividing by T, z_ij - max_l z_il = -(d_ij - min_l d_il)/T, so no large numbers cancel.
     The work is done on the (k, n) transpose (free when d comes from ``sq_distances``) and the
@@ -296,6 +325,9 @@ def _resp(d: torch.Tensor, sigma: float, kind: str, overwrite: bool) -> torch.Te
     shifted = (dt - dt.amin(dim=0, keepdim=True).detach()) * (-1.0 / T)
     if kind == "softmax":
         return _SoftmaxColumns.apply(shifted).T
+    alpha = entmax_alpha(kind)
+    if alpha != 1.5:
+        return _family_columns(shifted.clamp_min(LOGIT_FLOOR), alpha).T
     return _Entmax15Columns.apply(shifted.clamp_min(LOGIT_FLOOR)).T
 
 
@@ -304,7 +336,7 @@ def resp_torch(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str = "soft
     return _resp(sq_distances(x, c), sigma, kind, overwrite=True)  # the distances are its own
 
 
-def responsibilities(X, C, sigma, kind: str = "softmax") -> np.ndarray:
+def responsibilities(X, C, sigma, kind: str = "softmax", alpha: float | None = None) -> np.ndarray:
     """Responsibilities r (n, k) of points X (n, d) for centres C (k, d) at RBF width σ.
 
     Parameters
@@ -312,7 +344,8 @@ def responsibilities(X, C, sigma, kind: str = "softmax") -> np.ndarray:
     X : array (n, d), float32 or float64 (other real input becomes float64). Must be finite.
     C : array (k, d) with 1 <= k <= n; cast to X's dtype.
     sigma : float > 0, in the units of X. Logits are z = -||x - c||² / (2σ²).
-    kind : "softmax" | "entmax15" | "naive" | "hard".
+    kind : "softmax" | "entmax15" | "entmax" | "naive" | "hard" (or an "entmax:<α>" spec).
+    alpha : α of kind="entmax", in [1.05, 2] (1.5: entmax15; 2: sparsemax); only with that kind.
 
     Returns
     -------
@@ -322,7 +355,7 @@ def responsibilities(X, C, sigma, kind: str = "softmax") -> np.ndarray:
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
     sigma = check_sigma(sigma)
-    kind = check_kind(kind)
+    kind = check_kind(kind, alpha=alpha)
     check_sigma_for_dtype(sigma, X.dtype)
     return _responsibilities(X, C, sigma, kind)
 
