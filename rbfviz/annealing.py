@@ -34,6 +34,7 @@ from ._validate import (
     check_int,
     check_k,
     check_kind,
+    entmax_alpha,
     check_points,
     check_sigma,
     check_sigma_for_dtype,
@@ -45,6 +46,7 @@ from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
     _min_sq_gap,
+    _sigma_exact,
     free_energy_from,
     mean_entropy,
 )
@@ -115,12 +117,13 @@ def default_sigmas(X, k, kind="softmax", num=60) -> np.ndarray:
 
 def _default_sigmas(X: np.ndarray, k: int, kind: str, num: int = 60) -> np.ndarray:
     """``default_sigmas`` on checked arguments (X finite float32/float64, 1 <= k <= n, kind known)."""
-    top = 1.5 * _critical_sigma_predicted(X, "entmax15" if kind == "entmax15" else "softmax", m=k)
+    alpha = entmax_alpha(kind)  # None for the maps that are never exactly sparse
+    top = 1.5 * _critical_sigma_predicted(X, "softmax" if alpha is None else kind, m=k)
     if not top > 0:  # all points identical: no structure to anneal, any positive grid will do
         top = 1.0
     g_min = _min_sq_gap(X, _kmeans(X.astype(np.float64), k=k, seed=0)[0]) if k > 1 else math.inf
-    if kind == "entmax15":
-        exact = math.sqrt(g_min) / 2.0
+    if alpha is not None:
+        exact = _sigma_exact(g_min, alpha)
     else:
         exact = math.sqrt(g_min / (2.0 * SOFTMAX_EXACT_LOGIT_GAP))
     bottom = min(max(0.5 * exact, 1e-3 * top), 0.05 * top)

@@ -281,21 +281,27 @@ def resp_columns(D: np.ndarray, sigma: float, kind: str, overwrite: bool = False
     T = temperature(sigma)
     if kind in ("naive", "hard"):
         return _naive_or_hard(torch.from_numpy(D), T, kind).numpy()
-    alpha = entmax_alpha(kind)
-    # Both stable maps are shift-invariant: z - max_l z_l = -(d - d_min)/T, formed without cancelling
-    # large numbers, and every column's largest logit is exactly 0. Multiplying by -1/T instead of
-    # dividing by -T: a division pass costs twice as much.
+    # The stable maps are shift-invariant: z - max_l z_l = -(d - d_min)/T, formed without cancelling
+    # large numbers, and every column's largest logit is exactly 0.
     shifted = np.subtract(D, D.min(axis=0), out=D if overwrite else None)
+    return _stable_columns_(shifted, T, kind)
+
+
+def _stable_columns_(shifted: np.ndarray, T, kind: str) -> np.ndarray:
+    """A stable map down axis 0 of (k, n) shifted distances d - d_min (>= 0), in place: the logits are
+    shifted·(-1/T). T: a float, or a (1, n) array giving each column its own temperature (several σ
+    levels side by side). Multiplying by -1/T instead of dividing by -T: a division pass costs twice."""
+    alpha = entmax_alpha(kind)
     with np.errstate(over="ignore"):  # a logit of -inf is right: its weight is exactly 0 (as in torch)
         if kind == "softmax":  # exp underflows to exactly 0 below the floor anyway: no clamp needed
             shifted *= -1.0 / T
             return _softmax_columns_(shifted)
-        # entmax15 works on half-logits z/2: its 1/2 goes into the same factor (a power of two, so the
-        # same bits as halving z afterwards, as the autograd path does).
         if alpha != 1.5:
             shifted *= -1.0 / T
             np.maximum(shifted, LOGIT_FLOOR, out=shifted)
             return _family_columns(torch.from_numpy(shifted), alpha).numpy()
+        # entmax15 works on half-logits z/2: its 1/2 goes into the same factor (a power of two, so the
+        # same bits as halving z afterwards, as the autograd path does).
         shifted *= -0.5 / T
     np.maximum(shifted, 0.5 * LOGIT_FLOOR, out=shifted)
     return _entmax15_columns_(shifted)

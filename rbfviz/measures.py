@@ -6,7 +6,8 @@ compare it with closed forms. The experiment that runs annealing and measures it
 
 * Matching and errors: ``match_centers`` (Hungarian), ``collapse_error`` E = ||C_σ[perm] - C*||_F,
   ``fit_loglog_slope`` (log E against log σ, on a stated window), ``monotone_violations``.
-* Thresholds: ``min_sq_gap`` g_min, ``sigma_exact_predicted`` √g_min/2 (entmax15 exactly hard),
+* Thresholds: ``min_sq_gap`` g_min, ``sigma_exact_predicted`` √((α-1)·g_min/2) (α-entmax exactly
+  hard; √g_min/2 for entmax15),
   ``sigma_softmax_exact`` √(g_min/73.4) (softmax bitwise hard in float64),
   ``sigma_exact_measured`` (from a measured E curve).
 * Γ-convergence: ``gamma_gap`` L_σ - J with the uniform bound ``gamma_gap_bound``.
@@ -36,6 +37,8 @@ from ._validate import (
     check_sigma,
     check_sigma_for_dtype,
     check_sigmas,
+    check_alpha,
+    entmax_alpha,
 )
 from .jsonable import jsonable
 from .maps import resp_from_sq_distances, sq_distances
@@ -209,15 +212,17 @@ def _min_sq_gap(X: np.ndarray, C: np.ndarray) -> float:
     return float((two[:, 1] - two[:, 0]).min())
 
 
-def sigma_exact_predicted(X, C_km) -> float:
-    """σ* = √g_min / 2: at and below it every entmax15 row is exactly one-hot (logit gap ≥ 2), so
-    the soft centroids of C_km are exactly its K-Means centroids."""
-    return _sigma_exact(min_sq_gap(X, C_km))
+def sigma_exact_predicted(X, C_km, alpha=1.5) -> float:
+    """σ*(α) = √((α-1)·g_min/2): at and below it every α-entmax row is exactly one-hot (logit gap
+    ≥ 1/(α-1)), so the soft centroids of C_km are exactly its K-Means centroids. α = 1.5 (entmax15):
+    √g_min/2; α = 2 (sparsemax): √(g_min/2). Units: those of X."""
+    return _sigma_exact(min_sq_gap(X, C_km), check_alpha(alpha))
 
 
-def _sigma_exact(g_min: float) -> float:
-    """σ* = √g_min / 2 from the gap g_min."""
-    return math.sqrt(g_min) / 2.0
+def _sigma_exact(g_min: float, alpha: float = 1.5) -> float:
+    """σ*(α) = √((α-1)·g_min/2) from the gap g_min: a row's logit gap is g_i/(2σ²), and α-entmax makes
+    a row one-hot iff that gap is at least 1/(α-1)."""
+    return math.sqrt((alpha - 1.0) * g_min / 2.0)
 
 
 def sigma_softmax_exact(X, C_km) -> float:
@@ -265,36 +270,47 @@ class GammaGap:
         return jsonable(asdict(self))
 
 
-def gamma_gap_bound(n, k, sigma, kind) -> float:
-    """Uniform bound on L_σ - J for n points, k centres:
-    softmax (and naive, same map when it does not fail) n(k-1)(2σ²)/e; entmax15 4nσ²; hard 0."""
+def gamma_gap_bound(n, k, sigma, kind, alpha=None) -> float:
+    """Uniform bound on L_σ - J for n points, k centres, T = 2σ²:
+    softmax (and naive, same map when it does not fail) n(k-1)T/e;
+    α-entmax (entmax15: α = 1.5) n·T·min((k-1)·α^{-α/(α-1)}, 1/(α-1)), which tends to the softmax
+    bound as α -> 1 (α^{-α/(α-1)} -> 1/e); hard 0. Derivation in the README ("α-entmax")."""
     n = check_int(n, "n", 1)
     k = check_int(k, "k", 1)
     sigma = check_sigma(sigma)
-    kind = check_kind(kind)
+    kind = check_kind(kind, alpha=alpha)
     return _gamma_gap_bound(n, k, sigma, kind)
 
 
 def _gamma_gap_bound(n: int, k: int, sigma: float, kind: str) -> float:
-    """``gamma_gap_bound`` on checked arguments."""
+    """``gamma_gap_bound`` on checked arguments.
+
+    α-entmax: p_j = [(α-1) z_j - τ]₊^{1/(α-1)} with p_max <= 1 gives τ >= (α-1) z_max - 1, so
+    p_j <= [1 - (α-1) u_j]₊^{1/(α-1)} with u_j = (d_j - d_min)/T. Then p_j (d_j - d_min) <= T·max_u
+    u[1 - (α-1)u]₊^{1/(α-1)} = T·α^{-α/(α-1)} (at u = 1/α), over k - 1 entries; and p_j > 0 only where
+    u_j < 1/(α-1), so a row adds less than T/(α-1) in all.
+    """
     temperature = 2.0 * sigma * sigma
     if kind in ("softmax", "naive"):
         return n * (k - 1) * temperature / math.e
-    if kind == "entmax15":
-        return 2.0 * n * temperature
+    alpha = entmax_alpha(kind)
+    if alpha is not None:
+        per_row = min((k - 1) * alpha ** (-alpha / (alpha - 1.0)), 1.0 / (alpha - 1.0))
+        return n * temperature * per_row
     return 0.0
 
 
-def gamma_gap(X, C, sigma, kind) -> GammaGap:
+def gamma_gap(X, C, sigma, kind, alpha=None) -> GammaGap:
     """L_σ(C) - J(C) for points X (n, d), centres C (k, d), computed in X's dtype and summed in float64.
 
     ``within_bound`` allows for rounding: -tol <= gap <= bound + tol with tol = 16·eps(dtype)·(L + J).
-    A NaN loss (naive map past its underflow threshold) is never within the bound.
+    A NaN loss (naive map past its underflow threshold) is never within the bound. alpha: α of
+    kind="entmax" (in [1.05, 2]).
     """
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
     sigma = check_sigma(sigma)
-    kind = check_kind(kind)
+    kind = check_kind(kind, alpha=alpha)
     check_sigma_for_dtype(sigma, X.dtype)
     return _gamma_gap(X, C, sigma, kind)
 
@@ -319,7 +335,8 @@ def free_energy_from(d: torch.Tensor, resp: torch.Tensor, sigma: float, kind: st
     (both (n, k) torch tensors), summed in float64.
 
     H is the map's entropy: Shannon -Σ r log r for softmax/naive (F = -T Σ_i logsumexp_i z), Tsallis
-    (4/3) Σ_i (1 - Σ_j r_ij^{3/2}) for entmax15, 0 for hard (F = J). EM never increases F, which is
+    Σ_i (1 - Σ_j r_ij^α)/(α(α-1)) for α-entmax ((4/3) Σ_i (1 - Σ_j r_ij^{3/2}) for entmax15), 0 for
+    hard (F = J). EM never increases F, which is
     what ``anneal``'s accelerated steps are checked against.
     """
     loss = (resp * d).sum(dtype=torch.float64)
@@ -328,20 +345,24 @@ def free_energy_from(d: torch.Tensor, resp: torch.Tensor, sigma: float, kind: st
         entropy = -torch.special.xlogy(resp, resp).sum(dtype=torch.float64)
     elif kind == "entmax15":
         entropy = (4.0 / 3.0) * (resp.shape[0] - (resp * resp.sqrt()).sum(dtype=torch.float64))
+    elif (alpha := entmax_alpha(kind)) is not None:
+        powered = resp.to(torch.float64).pow(alpha).sum()
+        entropy = (resp.shape[0] - powered) / (alpha * (alpha - 1.0))
     else:
         entropy = torch.zeros((), dtype=torch.float64)
     return float(loss - temperature * entropy)
 
 
-def free_energy(X, C, sigma, kind="softmax") -> float:
+def free_energy(X, C, sigma, kind="softmax", alpha=None) -> float:
     """Free energy F_σ(C) of centres C (k, d) on points X (n, d): see ``free_energy_from``.
 
-    Bounds: softmax J - 2nσ² ln k <= F <= J; entmax15 J - 2nσ²(4/3)(1 - k^{-1/2}) <= F <= J.
+    Bounds: softmax J - 2nσ² ln k <= F <= J; α-entmax J - 2nσ²(1 - k^{1-α})/(α(α-1)) <= F <= J
+    (entmax15: J - 2nσ²(4/3)(1 - k^{-1/2})). alpha: α of kind="entmax".
     """
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
     sigma = check_sigma(sigma)
-    kind = check_kind(kind)
+    kind = check_kind(kind, alpha=alpha)
     check_sigma_for_dtype(sigma, X.dtype)
     with torch.no_grad():
         d = sq_distances(torch.from_numpy(X), torch.from_numpy(C))
@@ -367,7 +388,8 @@ def _covariance_lambda_max(X: np.ndarray) -> float:
 def critical_sigma_predicted(X, kind="softmax", m=None) -> float:
     """σ_c of the first split of m coincident centres at the data mean.
 
-    softmax (and naive): σ_c = √λ_max; entmax15: σ_c = (√m·λ_max)^½, which needs m (the number of
+    softmax (and naive): σ_c = √λ_max; α-entmax: σ_c = (m^{α-1}·λ_max)^½ (entmax15: (√m·λ_max)^½; the
+    map's Jacobian at the uniform row is m^{α-2}(I - 11ᵀ/m)), which needs m (the number of
     coincident centres, m = k at the start of an anneal); hard: inf (Lloyd has no temperature, it
     splits coincident centres at every σ). λ_max: largest eigenvalue of the 1/N covariance.
     """
@@ -375,10 +397,10 @@ def critical_sigma_predicted(X, kind="softmax", m=None) -> float:
     if kind == "hard":
         return math.inf
     X = check_points(X, "X", dtype=np.float64)
-    if kind == "entmax15":
+    if entmax_alpha(kind) is not None:
         if m is None:
             raise ValueError(
-                "critical_sigma_predicted for entmax15 needs m, the number of coincident centres "
+                f"critical_sigma_predicted for {kind} needs m, the number of coincident centres "
                 "(m = k at the start of an anneal)."
             )
         m = check_int(m, "m", 1)
@@ -392,6 +414,9 @@ def _critical_sigma_predicted(X: np.ndarray, kind: str, m: int | None = None) ->
     lam = _covariance_lambda_max(X)
     if kind == "entmax15":
         return math.sqrt(math.sqrt(m) * lam)
+    alpha = entmax_alpha(kind)
+    if alpha is not None:
+        return math.sqrt(m ** (alpha - 1.0) * lam)
     return math.sqrt(lam)
 
 

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 
-from ._validate import check_kind, check_points
+from ._validate import check_kind, check_points, entmax_alpha
 from .annealing import _fixed_point
 from .jsonable import jsonable
 from .measures import _critical_sigma_predicted, _resp_and_distances
@@ -180,6 +180,9 @@ def _split_sigma(lam: float, kind: str, m: int) -> float:
         return math.inf
     if kind == "entmax15":
         return math.sqrt(math.sqrt(m) * lam)
+    alpha = entmax_alpha(kind)  # α-entmax: m^{α-1}·λ_max, as measures.critical_sigma_predicted
+    if alpha is not None:
+        return math.sqrt(m ** (alpha - 1.0) * lam)
     return math.sqrt(lam)
 
 

@@ -178,7 +178,9 @@ def test_free_energy_bounds(problem):
 
 def test_gamma_gap_bound_values_and_naive_failure():
     assert gamma_gap_bound(10, 3, 0.5, "softmax") == pytest.approx(10 * 2 * 0.5 / math.e)
-    assert gamma_gap_bound(10, 3, 0.5, "entmax15") == pytest.approx(4 * 10 * 0.25)
+    # α = 1.5: n·T·min((k-1)·α^{-α/(α-1)}, 1/(α-1)) = 10·0.5·min(2/3.375, 2)
+    assert gamma_gap_bound(10, 3, 0.5, "entmax15") == pytest.approx(10 * 0.5 * 2 / 3.375)
+    assert gamma_gap_bound(10, 30, 0.5, "entmax15") == pytest.approx(4 * 10 * 0.25)
     assert gamma_gap_bound(10, 3, 0.5, "hard") == 0.0
     X = np.array([[0.0, 0.0], [100.0, 0.0]], dtype=np.float32)
     broken = gamma_gap(X, np.array([[0.0, 0.0], [0.0, 1.0]]), 0.01, "naive")
