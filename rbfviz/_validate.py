@@ -40,9 +40,9 @@ def check_alpha(alpha, name: str = "alpha") -> float:
 
 
 def entmax_kind(alpha) -> str:
-    """The map spec of α-entmax, "entmax:<α>" (α checked, rounded to 6 decimals so equal α give equal
-    specs). Every function that takes ``kind`` accepts it."""
-    return f"{_FAMILY_PREFIX}{round(check_alpha(alpha), 6)!r}"
+    """The map spec of α-entmax, "entmax:<α>" (α checked; written with repr, so it reads back to the
+    same float). Every function that takes ``kind`` accepts it."""
+    return f"{_FAMILY_PREFIX}{check_alpha(alpha)!r}"
 
 
 def entmax_alpha(kind: str) -> float | None:

@@ -34,11 +34,11 @@ from ._validate import (
     check_int,
     check_k,
     check_kind,
-    entmax_alpha,
     check_points,
     check_sigma,
     check_sigma_for_dtype,
     check_sigmas,
+    entmax_alpha,
 )
 from .jsonable import jsonable
 from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances

@@ -30,6 +30,7 @@ from scipy.optimize import linear_sum_assignment
 
 from ._validate import (
     FLOAT_DTYPES,
+    check_alpha,
     check_centers,
     check_int,
     check_kind,
@@ -37,7 +38,6 @@ from ._validate import (
     check_sigma,
     check_sigma_for_dtype,
     check_sigmas,
-    check_alpha,
     entmax_alpha,
 )
 from .jsonable import jsonable
