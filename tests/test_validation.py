@@ -32,10 +32,17 @@ def raises(message):
 
 
 @pytest.mark.parametrize("fn", SIGMA_KIND_FUNCTIONS)
-@pytest.mark.parametrize("kind", ["sparsemax", "Softmax", "", None, 3, "entmax"])
+@pytest.mark.parametrize("kind", ["sparsemax", "Softmax", "", None, 3])
 def test_unknown_kind(fn, kind):
-    with raises(f"kind={kind!r} is not a known map; allowed: softmax, entmax15, naive, hard."):
+    allowed = 'softmax, entmax15, naive, hard, or "entmax" with alpha in [1.05, 2].'
+    with raises(f"kind={kind!r} is not a known map; allowed: {allowed}"):
         call(fn, kind=kind)
+
+
+@pytest.mark.parametrize("fn", SIGMA_KIND_FUNCTIONS)
+def test_entmax_needs_alpha(fn):
+    with raises('kind="entmax" needs alpha, a number in [1.05, 2].'):
+        call(fn, kind="entmax")
 
 
 # --- sigma ----------------------------------------------------------------------------------------

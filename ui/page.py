@@ -46,7 +46,18 @@ from rbfviz.views.figures.stability import KIND_CONTROL_LABELS
 
 from . import compute, exports, session_log, state
 from . import upload as uploads
-from .state import DTYPES, INIT_LABELS, K_MIN, KINDS, N_MIN, SEED_MAX, UPLOAD, Controls
+from .state import (
+    ALPHA_MAX,
+    ALPHA_MIN,
+    DTYPES,
+    INIT_LABELS,
+    K_MIN,
+    KIND_CHOICES,
+    N_MIN,
+    SEED_MAX,
+    UPLOAD,
+    Controls,
+)
 
 log = logging.getLogger("rbfviz.app")
 
@@ -201,8 +212,11 @@ HELP = {
     "same data and the same start.",
     "noise": "How far the generator scatters the points around its shapes, in its own units.",
     "k": "How many RBF centres, that is clusters.",
-    "kind": "How distances become responsibilities: stable softmax, sparse entmax-1.5, or the literal "
-    "exp/sum that breaks down (NaN) at small σ.",
+    "kind": "How distances become responsibilities: stable softmax, sparse entmax-1.5, the α-entmax "
+    "family from softmax to sparsemax, or the literal exp/sum that breaks down (NaN) at small σ.",
+    "alpha": "α of α-entmax, r = [(α−1)z − τ]₊^(1/(α−1)): near 1 it is almost softmax, 1.5 is entmax-1.5, "
+    "2 is sparsemax. A row turns exactly one-hot once its logit gap reaches 1/(α−1), so a larger α "
+    "gives exact K-Means at a larger σ: σ*(α) = √((α−1)·g_min/2).",
     "init": "Where EM starts at each σ: k-means++ seeding, k random points, annealing from the data "
     "mean, or points you click on the Explorer's plot.",
     "dtype": "The floating-point precision of every computation: float32 breaks the naive map at a "
@@ -268,7 +282,18 @@ def _model_controls(ctrl: Controls, more) -> None:
     """k and the map; initialisation and precision (in ``more``)."""
     st.markdown("**Model**")
     _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=state.k_max(ctrl.n))
-    _widget(st.selectbox, "Map", "kind", ctrl.kind, options=KINDS, format_func=KIND_CONTROL_LABELS.get)
+    choice = ctrl.map_choice()
+    _widget(st.selectbox, "Map", "kind", choice, options=KIND_CHOICES, format_func=KIND_CONTROL_LABELS.get)
+    if choice == state.ENTMAX_FAMILY:
+        _widget(
+            st.slider,
+            "α of entmax",
+            "alpha",
+            float(ctrl.alpha),
+            min_value=ALPHA_MIN,
+            max_value=ALPHA_MAX,
+            step=0.01,
+        )
     with more:
         _widget(
             st.selectbox,

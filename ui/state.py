@@ -34,7 +34,16 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from rbfviz._validate import COMPARED_KINDS, DTYPES
+from rbfviz._validate import (
+    ALPHA_MAX,
+    ALPHA_MIN,
+    COMPARED_KINDS,
+    DTYPES,
+    ENTMAX_FAMILY,
+    check_alpha,
+    entmax_alpha,
+    entmax_kind,
+)
 from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
 from rbfviz.loader import MAX_ROWS
 from rbfviz.views.figures.palette import MAX_CLUSTERS
@@ -42,6 +51,9 @@ from rbfviz.views.picks import MAX_PICKS
 from rbfviz.views.stepper import MAX_STEPS, check_steps
 
 KINDS = COMPARED_KINDS  # the maps the app offers (rbfviz._validate.DTYPES: its precisions)
+# the Map menu: those, with α-entmax ("entmax", its α from the α control) after entmax-1.5
+KIND_CHOICES = (*KINDS[:2], ENTMAX_FAMILY, *KINDS[2:])
+ALPHA_DEFAULT = 1.5
 N_MIN, N_MAX, N_DEFAULT = 5, 5000, 500
 K_MIN = 2
 SEED_MAX = 2**31 - 1
@@ -61,6 +73,7 @@ QUERY_KEYS = (
     "init",
     "picks",
     "kind",
+    "alpha",
     "dtype",
     "sigma",
     "steps",
@@ -69,7 +82,7 @@ QUERY_KEYS = (
 # The step sequence belongs to the Step-by-step view: a change that gives other data or another start
 # ends it, while σ, the map and presenter mode keep it (the same steps replay at the new σ, which is how
 # the view shows soft steps turning into Lloyd steps). Other views drop it (``without_steps``).
-_KEEP_STEPS = ("sigma", "kind", "presenter")
+_KEEP_STEPS = ("sigma", "kind", "alpha", "presenter")
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
 _INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal", "custom": "custom"}
@@ -132,13 +145,14 @@ class Controls:
     seed: int = 0
     k: int = NATURAL_K["blobs"]
     init: str = "kmeans++"
-    kind: str = "softmax"
+    kind: str = "softmax"  # a library map name; α-entmax as its spec "entmax:<α>" (with alpha = that α)
     dtype: str = "float64"
     sigma: float | None = None
     picks: tuple[int, ...] = ()
     upload: str | None = None
     presenter: bool = False
     steps: str = ""
+    alpha: float = ALPHA_DEFAULT  # α of α-entmax: the α control's value, kept while another map is chosen
 
     @classmethod
     def for_dataset(cls, dataset: str, **overrides) -> "Controls":
@@ -172,6 +186,8 @@ class Controls:
             kind=self.kind,
             dtype=self.dtype,
         )
+        if self.map_choice() == ENTMAX_FAMILY:
+            query.update(kind=ENTMAX_FAMILY, alpha=_fmt(self.alpha))
         if self.picks:
             query["picks"] = ",".join(str(i) for i in self.picks)
         if self.sigma is not None:
@@ -184,6 +200,16 @@ class Controls:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+    def map_choice(self) -> str:
+        """The Map menu's entry for ``kind``: "entmax" for an α-entmax spec, else kind itself."""
+        return ENTMAX_FAMILY if self.kind != "entmax15" and entmax_alpha(self.kind) is not None else self.kind
+
+
+def with_map(ctrl: Controls, choice: str, alpha: float) -> Controls:
+    """ctrl with the Map menu's ``choice`` (one of KIND_CHOICES) at α-entmax's ``alpha``."""
+    kind = entmax_kind(alpha) if choice == ENTMAX_FAMILY else choice
+    return replace(ctrl, kind=kind, alpha=float(alpha))
 
 
 def _fmt(x: float) -> str:
@@ -276,7 +302,20 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         f"at most {MAX_PICKS} different point numbers from 0 to {n - 1}, separated by commas",
         (),
     )
-    kind = read("kind", lambda s: s.lower(), lambda v: v in KINDS, f"one of {', '.join(KINDS)}", ctrl.kind)
+    kind = read(
+        "kind",
+        lambda s: s.lower(),
+        lambda v: v in KIND_CHOICES,
+        f"one of {', '.join(KIND_CHOICES)}",
+        ctrl.kind,
+    )
+    alpha = read(
+        "alpha",
+        _as_alpha,
+        lambda v: True,
+        f"a number from {ALPHA_MIN} to {ALPHA_MAX:g}: 1.5 is entmax-1.5, 2 is sparsemax",
+        ALPHA_DEFAULT,
+    )
     dtype = read(
         "dtype", lambda s: s.lower(), lambda v: v in DTYPES, f"one of {', '.join(DTYPES)}", ctrl.dtype
     )
@@ -291,12 +330,18 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         k=k,
         init=init,
         picks=picks,
-        kind=kind,
+        kind=entmax_kind(alpha) if kind == ENTMAX_FAMILY else kind,
+        alpha=alpha,
         dtype=dtype,
         sigma=sigma,
         steps=steps,
         presenter=presenter,
     ), notices
+
+
+def _as_alpha(text: str) -> float:
+    """α of α-entmax from a URL: rbfviz's own check (a number in [1.05, 2]), to the α control's step 0.01."""
+    return round(check_alpha(_as_float(text)), 2)
 
 
 def _read_steps(text, notices: list[str]) -> str:
@@ -371,6 +416,7 @@ def resolve_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
             seed=ctrl.seed,
             init="kmeans++" if ctrl.init == "custom" else ctrl.init,
             kind=ctrl.kind,
+            alpha=ctrl.alpha,
             dtype=ctrl.dtype,
             presenter=ctrl.presenter,
         )
@@ -421,9 +467,20 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
     notices: list[str] = []
     if field == "dataset":
         return Controls.for_dataset(
-            value, seed=ctrl.seed, init=ctrl.init, kind=ctrl.kind, dtype=ctrl.dtype, presenter=ctrl.presenter
+            value,
+            seed=ctrl.seed,
+            init=ctrl.init,
+            kind=ctrl.kind,
+            alpha=ctrl.alpha,
+            dtype=ctrl.dtype,
+            presenter=ctrl.presenter,
         ), notices
-    new = replace(ctrl, **{field: value})
+    if field == "kind":
+        new = with_map(ctrl, value, ctrl.alpha)
+    elif field == "alpha":  # the slider's float (1.05 + 0.01·j) rounded to its step, as the URL writes it
+        new = with_map(ctrl, ctrl.map_choice(), round(float(value), 2))
+    else:
+        new = replace(ctrl, **{field: value})
     if field not in _KEEP_STEPS and new.steps:
         new = replace(new, steps="")  # other data or another start: the old steps belong to the old one
     if field in ("n", "noise", "seed") and new.picks:

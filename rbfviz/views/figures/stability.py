@@ -29,6 +29,7 @@ KIND_LABELS = {"softmax": "softmax", "entmax15": "entmax-1.5", "naive": "naive e
 KIND_CONTROL_LABELS = {
     "softmax": "softmax (stable)",
     "entmax15": "entmax-1.5 (sparse)",
+    "entmax": "α-entmax (softmax to sparsemax)",
     "naive": "naive exp/sum",
 }
 DTYPE_DASH = {"float64": "solid", "float32": "dot"}
