@@ -5,6 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from rbfviz._validate import entmax_alpha
 from rbfviz.views import describe, receipt
 from rbfviz.views.annealing import split_rows, splits_in_words
 from rbfviz.views.figures.annealing import (
@@ -160,7 +161,7 @@ def sigma_panels(ctrl) -> None:
                 "σ_c predicted",
                 f"{view.sigma_critical_predicted:.3g}",
                 help=f"λ_max = {view.lambda_max:.4g} (data units²); {ctrl.kind}"
-                + (f", k = {ctrl.k}" if ctrl.kind == "entmax15" else ""),
+                + (f", k = {ctrl.k}" if entmax_alpha(ctrl.kind) is not None else ""),
             )
             c2.metric(
                 "first split measured",

@@ -6,11 +6,12 @@ import streamlit as st
 
 from rbfviz.measures import underflow_logit
 from rbfviz.views import describe, receipt
+from rbfviz.views.figures.family import family_collapse_figure, family_collapse_words
 from rbfviz.views.figures.plane import drawn_points
 from rbfviz.views.figures.presenter import presenter_figure
 from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
 from rbfviz.views.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
-from ui import compute, exports
+from ui import compute, exports, family
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -168,3 +169,19 @@ def sigma_panels(ctrl) -> None:
 
 
 follows_sigma(ctx, sigma_panels)
+
+# Not a σ panel: the family's collapse is measured over its own σ grid, so a settled σ does not rerun it.
+with panel("Exact collapse across the family"):
+    st.subheader("Exact collapse across the α-entmax family")
+    collapse = family.family(ctrl)
+    chart(
+        family_collapse_figure(collapse), ctrl, "family_collapse", description=family_collapse_words(collapse)
+    )
+    st.markdown(family_collapse_words(collapse))
+    st.caption(
+        "α-entmax, r = [(α−1)z − τ]₊^(1/(α−1)), makes a row exactly one-hot once its logit gap "
+        "gᵢ/(2σ²) reaches 1/(α−1); so every row at C* is one-hot for σ ≤ σ*(α) = √((α−1)·g_min/2). "
+        "Left: that curve, and the largest σ of the grid from which every row is measured one-hot (at C*, "
+        "in each precision). Right: the share of responsibilities that are exactly 0, at most 1 − 1/k; "
+        "diamonds mark σ*(α). Softmax (α → 1) never reaches it: σ*(α) → 0."
+    )
