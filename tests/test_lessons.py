@@ -18,7 +18,7 @@ from ui.state import Controls, lesson_query, parse_query
 PREPARED = {step.key: prepare(step) for step in STEPS}
 
 
-def test_the_eight_steps_in_order():
+def test_the_steps_in_order():
     assert [s.key for s in STEPS] == [
         "voronoi",
         "soften",
@@ -26,6 +26,7 @@ def test_the_eight_steps_in_order():
         "gradient",
         "underflow",
         "entmax",
+        "family",
         "moons",
         "sheared",
     ]
@@ -55,6 +56,7 @@ def test_link_parses_into_the_step_settings_without_notices(key):
         k=s["k"],
         init=s["init"],
         kind=s["kind"],
+        alpha=s.get("alpha", Controls.alpha),
         dtype=s["dtype"],
         sigma=p.sigma,
     )
@@ -205,3 +207,17 @@ def test_sheared_answer_follows_the_data():
     p = prepare(round_blobs)
     assert p.answer == 0 and p.facts["agreement"] == "100%"
     assert check(p, 0).correct and not check(PREPARED["sheared"], 0).correct
+
+
+def test_family_step_answer_comes_from_the_measured_collapse():
+    from rbfviz.family import exact_collapse_answer
+    from rbfviz.views.lessons import FAMILY_OPTION_ALPHAS, step_data
+
+    p = PREPARED["family"]
+    d = step_data(p.step.settings)
+    found = exact_collapse_answer(d.X, d.centers)
+    assert FAMILY_OPTION_ALPHAS[int(p.answer)] == found["larger"] == 2.0
+    assert p.facts["ratio_predicted"] == pytest.approx(2**0.5, rel=1e-12)
+    assert p.facts["m2"] > p.facts["m15"]
+    ctrl, _ = parse_query(lesson_query(p))
+    assert ctrl.kind == "entmax:2.0" and ctrl.map_choice() == "entmax"

@@ -1,4 +1,4 @@
-"""Guided lessons: eight short steps through the result, as plain data plus answer checking.
+"""Guided lessons: short steps through the result, as plain data plus answer checking.
 
 Each ``Step`` names a view and its settings (a link opens the view in exactly that state), asks the
 student to predict something before revealing it, and explains it with the equation. Every number
@@ -23,7 +23,9 @@ from typing import Callable
 import numpy as np
 
 from .. import diagnostics
+from .._validate import entmax_kind
 from ..datasets import DEFAULT_NOISE, make_dataset
+from ..family import exact_collapse_answer
 from ..maps import responsibilities
 from ..measures import naive_nan_sigmas, one_hot_rows, underflow_logit
 from ..steps import kmeans
@@ -255,6 +257,28 @@ def _entmax(d: StepData) -> dict:
         zeros=int(diagnostics.count_exact_zeros(resp)),
         zeros_expected=len(d.X) * (k - 1),
         nan_rows=int(np.isnan(resp).any(axis=1).sum()),
+    )
+
+
+# the answer options of the sparsemax-or-entmax-1.5 step, in the order of FAMILY_OPTION_ALPHAS
+FAMILY_OPTIONS = ("sparsemax (α = 2)", "entmax-1.5 (α = 1.5)", "both at the same σ")
+FAMILY_OPTION_ALPHAS = (2.0, 1.5, None)
+
+
+def _family(d: StepData) -> dict:
+    found = exact_collapse_answer(d.X, d.centers, alphas=(1.5, 2.0), dtype="float64")
+    (s15, s2), (m15, m2) = found["predicted"], found["measured"]
+    return dict(
+        sigma=grid_at_or_below(d.scale, s2),
+        answer=FAMILY_OPTION_ALPHAS.index(found["larger"]),
+        g_min=found["g_min"],
+        s15=s15,
+        s2=s2,
+        m15=m15,
+        m2=m2,
+        ratio_predicted=found["ratio_predicted"],
+        ratio_measured=found["ratio_measured"],
+        within="both within one grid step of" if all(found["within_step"]) else "not both within a step of",
     )
 
 
@@ -494,6 +518,34 @@ STEPS: tuple[Step, ...] = (
             r"r_i \text{ one-hot} \iff d_{i(2)} - d_{i(1)} \ge 4\sigma^2",
         ),
         facts=_entmax,
+    ),
+    Step(
+        key="family",
+        title="Sparsemax or entmax-1.5: which becomes exactly K-Means at a larger σ?",
+        view="Stability",
+        settings=dict(_settings("blobs", 4, kind=entmax_kind(2.0)), alpha=2.0),
+        task="The link opens the Stability view with sparsemax (α-entmax at α = 2) at σ = {sigma:.3g}. "
+        "Scroll to the panel *Exact collapse across the α-entmax family*, but answer before you look.",
+        question=Question(
+            "α-entmax makes a row exactly one-hot once the gap between its two largest logits reaches "
+            "1/(α−1). Which map turns every row exactly one-hot, and so the soft centroids into K-Means' "
+            "exactly, at the larger σ?",
+            options=FAMILY_OPTIONS,
+        ),
+        explanation="Sparsemax needs a logit gap of 1/(2−1) = 1, entmax-1.5 a gap of 1/(1.5−1) = 2. A row's "
+        "logit gap is gᵢ/(2σ²), so every row at the K-Means centroids is one-hot for σ ≤ σ*(α) = "
+        "√((α−1)·g_min/2); with g_min = {g_min:.4g}: σ*(2) = {s2:.4g} and σ*(1.5) = {s15:.4g}, a ratio of "
+        "√2 = {ratio_predicted:.4f}. Measured on the σ grid in float64, every row is one-hot from "
+        "σ = {m2:.4g} (sparsemax) and from σ = {m15:.4g} (entmax-1.5), a ratio of {ratio_measured:.3f}, "
+        "{within} the prediction. The sparser the map, the earlier it is K-Means exactly; softmax (α → 1) "
+        "never is.",
+        equations=(
+            r"\alpha\text{-entmax}(z)_j = \left[(\alpha-1)z_j - \tau\right]_+^{1/(\alpha-1)}, \qquad "
+            r"r_i \text{ one-hot} \iff z_{i(1)} - z_{i(2)} \ge \frac{1}{\alpha-1}",
+            r"\frac{g_{\min}}{2\sigma^2} \ge \frac{1}{\alpha-1} \iff "
+            r"\sigma \le \sigma^*(\alpha) = \sqrt{\frac{(\alpha-1)\,g_{\min}}{2}}",
+        ),
+        facts=_family,
     ),
     Step(
         key="moons",
