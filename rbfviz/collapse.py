@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_centers, check_k, check_kind, check_points, check_sigmas
+from ._validate import check_centers, check_k, check_kind, check_points, check_sigmas, entmax_alpha
 from .annealing import NOISE, _anneal, _anneal_checks, _default_sigmas, _fixed_point
 from .jsonable import jsonable
 from .measures import (
@@ -72,7 +72,7 @@ class CollapseStudy:
     error_floor: float  # E at or below this counts as rounding (slope fit only)
     slope: SlopeFit
     g_min: float  # min gap at C*
-    sigma_exact_predicted: float  # √g_min / 2
+    sigma_exact_predicted: float  # σ*(α) = √((α-1)·g_min/2) for α-entmax; √g_min/2 (α = 1.5) otherwise
     sigma_softmax_exact: float  # √(g_min / 73.4)
     sigma_exact_measured: float | None  # from ``error``: E == 0 at this and every smaller grid σ
     sigma_critical_predicted: float
@@ -193,7 +193,8 @@ def collapse_study(
     scale = path.data_scale
     floor = 100.0 * float(np.finfo(X.dtype).eps) * scale * math.sqrt(k)
     g_min = _min_sq_gap(X, C_star)
-    sigma_star = _sigma_exact(g_min)
+    alpha = entmax_alpha(kind)  # σ* of this study's α-entmax; entmax15's for the maps that are never sparse
+    sigma_star = _sigma_exact(g_min, 1.5 if alpha is None else alpha)
     slope = fit_loglog_slope(sigmas, error, sigma_min=sigma_star, sigma_max=sigma_c, min_error=floor)
     last = int(np.flatnonzero(np.isfinite(error))[-1]) if np.isfinite(error).any() else S - 1
     resp_last, _ = _resp_and_distances(

@@ -1,6 +1,7 @@
 """The command line: JSON keys, human summary, reproduce outputs, exit codes, the command registry."""
 
 import json
+import math
 import subprocess
 import sys
 import types
@@ -157,7 +158,7 @@ def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
     ]
     assert set(summary["reference_errors"]["moons"]) == {"softmax", "entmax15"}
     table = (out / "results.md").read_text()
-    collapse, splits = table.split("\n\n")
+    collapse, splits, family = table.split("\n\n")
     assert collapse.startswith("| data (k) | map | dtype |") and collapse.count("\n") == 4
     assert captured.out.strip() == table.strip()
     # the split table: one row per split of the float64 softmax and entmax15 paths (not naive)
@@ -192,6 +193,24 @@ def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
     assert "<html>" in html and "plotly" in html.lower()
     assert 'src="https://cdn' not in html  # plotly.js is embedded: the page works offline
     assert "moons" in captured.err and "done in" in captured.err  # progress on stderr
+    # the α-entmax table: σ*(α) predicted against measured at C*, one row per α, a column per dtype
+    header, rule, *rows = family.strip().split("\n")
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "data (k)",
+        "g_min",
+        "α",
+        "σ*(α) = √((α−1)·g_min/2)",
+        "measured float64",
+    ]
+    g_min = summary["studies"][0]["g_min"]
+    assert [r["alpha"] for r in summary["family"]] == [1.25, 1.5, 1.75, 2.0] and len(rows) == 4
+    for row, record in zip(rows, summary["family"]):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert record["g_min"] == pytest.approx(g_min, rel=1e-12)
+        assert record["predicted"] == pytest.approx(math.sqrt((record["alpha"] - 1) * g_min / 2), rel=1e-12)
+        assert float(cells[3]) == pytest.approx(record["predicted"], abs=5e-5)
+        assert record["within_float64"] and cells[4] == f"{record['measured_float64']:.4f}"
+        assert abs(record["measured_float64"] - record["predicted"]) <= record["step_float64"]
 
 
 def test_extra_commands_register_from_their_own_module(monkeypatch, capsys):

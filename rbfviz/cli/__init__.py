@@ -31,7 +31,7 @@ import math
 import os
 import sys
 
-from .._validate import COMPARED_KINDS, DTYPES, KINDS
+from .._validate import COMPARED_KINDS, DTYPES, ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
 from ..server import tune_for_server
 
@@ -99,7 +99,16 @@ def _add_anneal(subparsers) -> None:
         "--k", type=_positive_int, default=None, help="number of centres (default: the data set's natural k)"
     )
     parser.add_argument(
-        "--kind", choices=KINDS, default="softmax", help="responsibility map (default: softmax)"
+        "--kind",
+        choices=(*KINDS, ENTMAX_FAMILY),
+        default="softmax",
+        help='responsibility map (default: softmax); "entmax" is α-entmax and needs --alpha',
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=None,
+        help="α of --kind entmax, in [1.05, 2] (1.5: entmax-1.5, 2: sparsemax)",
     )
     parser.add_argument(
         "--dtype", choices=("float64", "float32"), default="float64", help="working dtype (default float64)"
@@ -121,6 +130,12 @@ def _add_anneal(subparsers) -> None:
     parser.set_defaults(handler=_run_anneal)
 
 
+def _exact_formula(kind: str) -> str:
+    """σ*'s formula for a study's map: its own α for α-entmax, entmax15's (α = 1.5) otherwise."""
+    alpha = entmax_alpha(kind)
+    return "√g_min/2" if alpha in (None, 1.5) else f"√((α−1)·g_min/2) at α = {alpha:g}"
+
+
 def _run_anneal(args) -> int:
     from ..annealing import default_sigmas
     from ..datasets import make_dataset
@@ -130,11 +145,12 @@ def _run_anneal(args) -> int:
         raise ValueError(f"iris has 150 points; --n must be at most 150, got {args.n}.")
     if args.num_sigmas < 2:
         raise ValueError("--num-sigmas must be at least 2.")
+    kind = check_kind(args.kind, alpha=args.alpha)  # α-entmax becomes its spec "entmax:<α>"
     X, _ = make_dataset(args.dataset, n=args.n, noise=args.noise, seed=args.seed)
     k = NATURAL_K[args.dataset] if args.k is None else args.k
-    sigmas = default_sigmas(X.astype(args.dtype), k, args.kind, num=args.num_sigmas)
+    sigmas = default_sigmas(X.astype(args.dtype), k, kind, num=args.num_sigmas)
     study = collapse_study(
-        X, k, kind=args.kind, dtype=args.dtype, sigmas=sigmas, seed=args.seed, max_iter=args.max_iter
+        X, k, kind=kind, dtype=args.dtype, sigmas=sigmas, seed=args.seed, max_iter=args.max_iter
     )
     noise = DEFAULT_NOISE[args.dataset] if args.noise is None else args.noise
     if args.json:
@@ -165,8 +181,8 @@ def summary_text(study, dataset: str, noise: float, seed: int) -> str:
         f"  first split      σ_c predicted {_g(study.sigma_critical_predicted)}, measured "
         f"{_g(study.sigma_critical_measured)}",
         f"  K-Means C*       from the {study.kmeans_start}; g_min = {study.g_min:.4g}",
-        f"  exact collapse   σ* = √g_min/2 = {_g(study.sigma_exact_predicted)}; E == 0 from σ = "
-        f"{_g(study.sigma_exact_measured)} down (measured)",
+        f"  exact collapse   σ* = {_exact_formula(study.kind)} = {_g(study.sigma_exact_predicted)}; "
+        f"E == 0 from σ = {_g(study.sigma_exact_measured)} down (measured)",
         f"  softmax exact    √(g_min/73.4) = {_g(study.sigma_softmax_exact)}",
         f"  log-log slope    {_g(fit.slope, '.3g')} on σ ∈ [{_g(fit.sigma_min, '.3g')}, "
         f"{_g(fit.sigma_max, '.3g')}] ({fit.n_points} points)",

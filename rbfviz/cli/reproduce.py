@@ -10,6 +10,10 @@ Every split of the annealed paths of both maps (softmax, entmax15; float64, or t
 for) is also predicted from the splitting stack's weighted covariance (``rbfviz.splits``) and set
 against the grid interval in which it was seen: ``split_table``.
 
+For the α-entmax family, σ*(α) = √((α-1)·g_min/2) at C* is set against the first σ of a fine grid from
+which every row is exactly one-hot, at α in ``FAMILY_ALPHAS``, in each dtype (``rbfviz.family``):
+``family_table``.
+
 Outputs (``run``): ``summary.json`` (every study's ``to_dict()`` without the per-level centre arrays,
 plus E at the paper's reference σ values and every split record), one standalone HTML figure per
 data set (plotly.js embedded, works offline; ``figures.collapse.reproduce_figure``), and
@@ -30,11 +34,14 @@ from .._validate import COMPARED_KINDS, DTYPES
 from ..annealing import fixed_point
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
 from ..diagnostics import collapse_error, collapse_study, jsonable
+from ..family import family_collapse
 from ..splits import predict_splits
 
 DEFAULT_N = 600
 # the paper reports E at these σ (converted to our convention) for moons, circles and spiral.
 REFERENCE_SIGMAS = (0.71, 0.21, 0.071, 0.021)
+# the α of the exact-collapse table (α = 1.5 is entmax15, 2 sparsemax)
+FAMILY_ALPHAS = (1.25, 1.5, 1.75, 2.0)
 # Per-level arrays left out of summary.json (the figures carry the curves; the CLI "anneal --json"
 # prints everything for one run).
 _HEAVY = ("centers", "fixed_point_centers")
@@ -176,6 +183,45 @@ def split_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def family_rows(dataset: str, X, C_star, dtypes=DTYPES) -> list[dict]:
+    """One row per α of ``FAMILY_ALPHAS``: σ*(α) predicted at C*, and per dtype the measured first σ
+    with every row one-hot, the grid step there and whether they agree within it."""
+    result = family_collapse(X, C_star, alphas=FAMILY_ALPHAS, dtypes=dtypes)
+    return [
+        {
+            "dataset": dataset,
+            "k": int(C_star.shape[0]),
+            "g_min": result.g_min,
+            "alpha": float(alpha),
+            "predicted": float(result.predicted[a]),
+            **{f"measured_{d}": float(result.measured[d][a]) for d in dtypes},
+            **{f"step_{d}": float(result.step[d][a]) for d in dtypes},
+            **{f"within_{d}": bool(result.within_step[d][a]) for d in dtypes},
+        }
+        for a, alpha in enumerate(result.alphas)
+    ]
+
+
+def family_table(rows: list[dict], dtypes=DTYPES) -> str:
+    """The README's α-entmax table: σ*(α) predicted against measured, a column per precision (a
+    measured value off by more than one grid step is marked "(off)")."""
+    lines = [
+        "| data (k) | g_min | α | σ*(α) = √((α−1)·g_min/2) | "
+        + " | ".join(f"measured {d}" for d in dtypes)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(dtypes),
+    ]
+    for r in rows:
+        measured = " | ".join(
+            f"{_fmt(r[f'measured_{d}'], '.4f')}{'' if r[f'within_{d}'] else ' (off)'}" for d in dtypes
+        )
+        lines.append(
+            f"| {r['dataset']} ({r['k']}) | {_fmt(r['g_min'], '.3e')} | {r['alpha']:g} "
+            f"| {_fmt(r['predicted'], '.4f')} | {measured} |"
+        )
+    return "\n".join(lines)
+
+
 def run(
     out_dir,
     datasets=DATASETS,
@@ -194,13 +240,14 @@ def run(
     out.mkdir(parents=True, exist_ok=True)
     log = log or (lambda message: print(message, file=sys.stderr, flush=True))
     t0 = time.perf_counter()
-    summaries, references, splits = [], {}, []
+    summaries, references, splits, family = [], {}, [], []
     for dataset in datasets:
         X, C_star, studies = run_dataset(
             dataset, n=n, seed=seed, num_sigmas=num_sigmas, kinds=kinds, dtypes=dtypes, log=log
         )
         summaries.extend(study_summary(dataset, study) for study in studies)
         splits.extend(split_summaries(dataset, X, studies, dtypes))
+        family.extend(family_rows(dataset, X, C_star, dtypes))
         if dataset in ("moons", "circles", "spiral"):
             references[dataset] = {
                 kind: reference_errors(X, C_star, kind) for kind in ("softmax", "entmax15")
@@ -209,7 +256,7 @@ def run(
             path = out / f"{dataset}.html"
             reproduce_figure(dataset, studies).write_html(path, include_plotlyjs=True, full_html=True)
             log(f"{dataset:8s} figure -> {path}")
-    table = markdown_table(summaries) + "\n\n" + split_table(splits)
+    table = markdown_table(summaries) + "\n\n" + split_table(splits) + "\n\n" + family_table(family, dtypes)
     result = {
         "n": n,
         "seed": seed,
@@ -219,6 +266,7 @@ def run(
         "reference_errors": references,
         "studies": summaries,
         "splits": splits,
+        "family": family,
     }
     (out / "summary.json").write_text(json.dumps(jsonable(result), indent=1))
     (out / "results.md").write_text(table + "\n")

@@ -50,7 +50,7 @@ FRAME_MS = 140
 CURRENT = "current σ (sidebar)"
 CRITICAL_PREDICTED = "σ_c predicted (first split)"
 CRITICAL_MEASURED = "first split measured"
-EXACT_PREDICTED = "σ* = √g_min/2 predicted"
+EXACT_PREDICTED = "σ* predicted (every row one-hot)"
 EXACT_MEASURED = "E = 0 from here (measured)"
 SOFTMAX_EXACT = "softmax f64-exact √(g_min/73.4)"
 # Legend names of the per-split markers on the bifurcation diagram (tests look them up).
