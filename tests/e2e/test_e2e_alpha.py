@@ -11,7 +11,7 @@ pytestmark = pytest.mark.e2e
 
 BASE = dict(dataset="moons", n="200", noise="0.1", seed="0", k="2", init="kmeanspp", dtype="float64")
 ALPHA = "α of entmax"
-MAP_LABEL = "α-entmax (softmax to sparsemax)"
+MAP_LABEL = "α-entmax (family)"
 WARNING = "[data-testid='stAlertContentWarning']"
 
 

@@ -29,7 +29,7 @@ KIND_LABELS = {"softmax": "softmax", "entmax15": "entmax-1.5", "naive": "naive e
 KIND_CONTROL_LABELS = {
     "softmax": "softmax (stable)",
     "entmax15": "entmax-1.5 (sparse)",
-    "entmax": "α-entmax (softmax to sparsemax)",
+    "entmax": "α-entmax (family)",
     "naive": "naive exp/sum",
 }
 DTYPE_DASH = {"float64": "solid", "float32": "dot"}
