@@ -424,8 +424,10 @@ def test_each_lesson_link_lands_in_its_state(step):
     at = open_page(VIEW_PAGES[step.view], query)
     assert not at.warning and not at.error, (texts(at.warning), texts(at.error))
     assert dict(at.query_params) == query  # nothing was reset or re-snapped
-    assert at.session_state["_rbfviz_controls"].sigma == lesson.sigma == float(query["sigma"])
-    assert at.selectbox(key="w_kind").value == lesson.step.settings["kind"]
+    ctrl = at.session_state["_rbfviz_controls"]
+    assert ctrl.sigma == lesson.sigma == float(query["sigma"])
+    assert ctrl.kind == lesson.step.settings["kind"]
+    assert at.selectbox(key="w_kind").value == ctrl.map_choice()  # "entmax" for an α-entmax step
 
 
 def test_lessons_page_reveals_the_explanation_only_after_an_answer():
