@@ -168,7 +168,7 @@ def test_layer_takes_alpha_and_its_gradient_is_finite_differences():
 
 
 def _data_and_kmeans(dataset):
-    X, _ = make_dataset(dataset, n=None if dataset == "iris" else 400, seed=0)
+    X, _ = make_dataset(dataset, n=None if dataset == "iris" else 200, seed=0)
     return X, kmeans(X, k=NATURAL_K[dataset], seed=0)[0]
 
 
@@ -245,9 +245,9 @@ def test_critical_sigma_family_matches_the_two_named_cases():
 
 @pytest.mark.parametrize("alpha", [1.25, 2.0])
 def test_anneal_with_alpha_ends_at_kmeans(alpha):
-    X, _ = make_dataset("blobs", n=300, seed=0)
+    X, _ = make_dataset("blobs", n=120, seed=0)
     spec = entmax_kind(alpha)
-    result = anneal(X, 4, default_sigmas(X, 4, spec, num=30), kind=spec, seed=0)
+    result = anneal(X, 4, default_sigmas(X, 4, spec, num=20), kind=spec, seed=0)
     assert result.kind == spec and np.all(np.isfinite(result.centers))
     last = responsibilities(X, result.centers[-1], float(result.sigmas[-1]), spec)
     assert np.all(np.count_nonzero(last, axis=1) == 1)
