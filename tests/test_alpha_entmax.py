@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from rbfviz import RBFClusterLayer, responsibilities
 from rbfviz._validate import check_alpha, check_kind, entmax_alpha, entmax_kind
-from rbfviz.annealing import anneal, default_sigmas
+from rbfviz.annealing import anneal, default_sigmas, fixed_point
 from rbfviz.datasets import DATASETS, NATURAL_K, make_dataset
 from rbfviz.family import collapse_sigma_curve, exact_collapse_answer, family_collapse
 from rbfviz.maps import resp_from_sq_distances
@@ -251,3 +251,22 @@ def test_anneal_with_alpha_ends_at_kmeans(alpha):
     assert result.kind == spec and np.all(np.isfinite(result.centers))
     last = responsibilities(X, result.centers[-1], float(result.sigmas[-1]), spec)
     assert np.all(np.count_nonzero(last, axis=1) == 1)
+
+
+@pytest.mark.parametrize("alpha", [1.25, 2.0])
+def test_first_split_at_the_predicted_critical_sigma(alpha):
+    """m centres near the mean of data with covariance diag(4, 1): EM stays at the mean at
+    σ² = 1.05·σ_c² and splits to O(1) at 0.95·σ_c², σ_c² = m^{α-1}·λ_max."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1000, 2)) * np.array([2.0, 1.0])
+    mean = X.mean(axis=0)
+    spec = entmax_kind(alpha)
+    for m in (2, 3):
+        sigma_c = critical_sigma_predicted(X, spec, m=m)
+        lam = critical_sigma_predicted(X, "softmax") ** 2
+        assert sigma_c**2 == pytest.approx(m ** (alpha - 1) * lam, rel=1e-12)
+        start = mean + 1e-3 * rng.normal(size=(m, 2))
+        above, _, _ = fixed_point(X, start, sigma_c * math.sqrt(1.05), spec, tol=1e-13, max_iter=3000)
+        below, _, _ = fixed_point(X, start, sigma_c * math.sqrt(0.95), spec, tol=1e-13, max_iter=3000)
+        assert np.abs(above - mean).max() < 1e-9
+        assert np.abs(below - mean).max() > 0.3
