@@ -6,7 +6,7 @@ Importing rbfviz changes nothing in the process: a server that runs many session
 ``rbfviz.tune_for_server()`` once (one torch thread, allocator tuning, a frozen collector).
 """
 
-from ._validate import KINDS
+from ._validate import KINDS, entmax_kind
 from .annealing import AnnealResult, anneal, default_sigmas
 from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
 from .diagnostics import CollapseStudy, collapse_error, collapse_study, stability_report
@@ -39,6 +39,7 @@ __all__ = [
     "NATURAL_K",
     "RBFClusterLayer",
     "e_step",
+    "entmax_kind",
     "gradient_step",
     "kmeans",
     "lloyd_step",
