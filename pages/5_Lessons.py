@@ -6,7 +6,7 @@ The lesson content (texts, settings, computed answers) is plain data in rbfviz.v
 import streamlit as st
 
 from rbfviz.views.lessons import STEPS, check, prepare
-from ui import state
+from ui import classroom, state
 from ui.compute import TTL
 from ui.page import PAGES, panel, setup_page
 
@@ -44,6 +44,10 @@ st.markdown(
     "or an answer is computed by the rbfviz library on the step's own data."
 )
 
+seat = None
+with panel("The class session"):
+    seat = classroom.seat_for_this_session(ctx.ctrl.presenter)
+
 index = current_step()
 step = STEPS[index]
 st.session_state["w_lesson"] = index
@@ -74,6 +78,14 @@ with panel("This step"):
             "Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is part "
             "of the exercise. The link is also a lesson link to share: it opens the view in this state."
         )
+
+    if seat is not None:
+        st.subheader("Ask the class" if seat.role == "teacher" else "Your answer")
+        if seat.role == "teacher":
+            classroom.teacher_panel(seat, index, prepared, ctx.ctrl)
+        else:
+            classroom.student_panel(seat, index, prepared, go_to)
+        st.stop()  # the class panel takes the place of the private predict-and-check below
 
     st.subheader("Predict first")
     answer_key = f"lesson_{step.key}_answer"

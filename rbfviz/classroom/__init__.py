@@ -16,6 +16,7 @@ from .store import (
     Store,
     database_url,
     format_code,
+    is_student_id,
     new_student_id,
     normalise_code,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "Store",
     "database_url",
     "format_code",
+    "is_student_id",
     "new_student_id",
     "normalise_code",
 ]

@@ -221,8 +221,13 @@ def _number_in_range(value, low: float, high: float) -> float:
     return number
 
 
+def is_student_id(text) -> bool:
+    """Whether text has the form of new_student_id's ids (16–64 URL-safe characters)."""
+    return isinstance(text, str) and _STUDENT_ID.fullmatch(text) is not None
+
+
 def _checked_student(student) -> str:
-    if not isinstance(student, str) or not _STUDENT_ID.fullmatch(student):
+    if not is_student_id(student):
         raise ClassError("This browser's class seat is not valid: open the join link again.")
     return student
 
