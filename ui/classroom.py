@@ -147,6 +147,7 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
 
 
 def _start_session() -> None:
+    st.session_state[MESSAGE_KEY] = None
     try:
         room = class_store().create_room()
     except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
@@ -156,7 +157,9 @@ def _start_session() -> None:
 
 
 def _show_message() -> None:
-    message = st.session_state.pop(MESSAGE_KEY, None)
+    """The last refused action's message; it stays (the panels refresh by themselves) until the next
+    action."""
+    message = st.session_state.get(MESSAGE_KEY)
     if message:
         st.error(message)
 
@@ -211,6 +214,7 @@ def teacher_panel(seat: Seat, index: int, prepared: Callable[[str], Prepared], c
 
 
 def _act(action: Callable, *args) -> None:
+    st.session_state[MESSAGE_KEY] = None
     try:
         action(*args)
     except (ClassError, SQLAlchemyError) as exc:
@@ -349,6 +353,7 @@ def student_panel(seat: Seat, index: int, prepared: Callable[[str], Prepared], g
 
 
 def _send(code: str, seat: str, key: str, field: str) -> None:
+    st.session_state[MESSAGE_KEY] = None
     value = st.session_state.get(field)
     if value is None:
         st.session_state[MESSAGE_KEY] = "Choose or enter an answer first."
