@@ -50,6 +50,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from websockets.exceptions import ConnectionClosed  # noqa: E402
 
 from bench.load import ServerProcess, Session, cpu_seconds, percentile  # noqa: E402
 
@@ -90,6 +91,11 @@ class Student:
     polls: list[float] = field(default_factory=list)
     poll_times: list[float] = field(default_factory=list)  # monotonic send times
     revealed_after: float | None = None
+    seat: str = ""
+    pick: int | None = None  # the option index acknowledged last
+    cut: bool = False  # the replica holding this session was stopped (--fault)
+    kept: bool = False  # after reconnecting, the page showed the answer given before
+    reanswered: bool = False  # and a new answer was acknowledged
     problems: list[str] = field(default_factory=list)
 
 
@@ -171,17 +177,16 @@ async def play_student(s: Student, base_url: str, code: str, plan: dict, clock: 
         query, fragment = first.query or {"room": code}, first.fragment_id
         interval = first.interval or STUDENT_REFRESH
         radio, submit, options = first.radio_id, first.submit_id, first.options
+        s.seat = query.get("seat", "")
         next_poll = time.monotonic() + interval
         while not clock["stop"].is_set():
             now = time.monotonic()
             if not s.acknowledged and now - clock["t0"] >= plan["answer"]:
-                pick = options[rng.randrange(len(options))]  # a radio's value is its option's label
-                run = await session.run_panel(
-                    query, fragment, widgets=((radio, "string_value", pick), (submit, "trigger_value", True))
-                )
+                pick = rng.randrange(len(options))
+                run = await session.run_panel(query, fragment, widgets=answer(radio, submit, options[pick]))
                 s.problems += run.problems
                 if run.acknowledged_at is not None:
-                    s.acknowledged, s.submit_seconds = True, run.acknowledged_at
+                    s.acknowledged, s.submit_seconds, s.pick = True, run.acknowledged_at, pick
                 else:
                     s.problems.append("no acknowledgement after submitting")
                     plan["answer"] += 1.0  # try again a second later, as a student would
@@ -189,7 +194,30 @@ async def play_student(s: Student, base_url: str, code: str, plan: dict, clock: 
                 continue
             if now >= next_poll:
                 s.poll_times.append(now)
-                run = await session.run_panel(query, fragment)
+                try:
+                    run = await session.run_panel(query, fragment)
+                except (ConnectionClosed, OSError):
+                    if not clock.get("fault_at") or s.cut:
+                        raise
+                    # the replica holding this session was stopped: reconnect as the browser does (the
+                    # proxy picks a live replica; the address still carries the room and the seat),
+                    # check the answer given before is there, and change it
+                    s.cut = True
+                    await session.close()
+                    session = ClassSession(base_url, timeout)
+                    await session.connect()
+                    again = await session.run_panel(query)
+                    s.kept = again.acknowledged_at is not None
+                    fragment, radio, submit = again.fragment_id, again.radio_id, again.submit_id
+                    if s.pick is not None and radio and submit:
+                        pick = (s.pick + 1) % len(options)
+                        run = await session.run_panel(
+                            query, fragment, widgets=answer(radio, submit, options[pick])
+                        )
+                        if run.acknowledged_at is not None:
+                            s.reanswered, s.pick = True, pick
+                    next_poll = time.monotonic() + interval
+                    continue
                 fragment = run.fragment_id or fragment
                 s.polls.append(run.seconds)
                 s.problems += run.problems
@@ -206,6 +234,11 @@ async def play_student(s: Student, base_url: str, code: str, plan: dict, clock: 
         s.problems.append(f"{type(exc).__name__}: {exc}")
     finally:
         await session.close()
+
+
+def answer(radio: str, submit: str, label: str) -> tuple:
+    """The widget states of submitting the form: the radio's value is its option's label."""
+    return ((radio, "string_value", label), (submit, "trigger_value", True))
 
 
 async def warm_up(app_urls: list[str], timeout: float) -> list[float]:
@@ -257,6 +290,11 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
     cpu_answering = app_cpu(pids) - cpu0
     tally = store.tally(room.code, room.secret)
     acknowledged = sum(s.acknowledged for s in students)
+    fault = {}
+    if args.fault:
+        os.kill(pids[0], signal.SIGTERM)  # the first replica; HAProxy sends its students to the others
+        clock["fault_at"] = time.monotonic()
+        fault["counted_right_after"] = store.tally(room.code, room.secret).answered
     # idle polling phase
     idle_from, cpu_idle0, client0 = time.monotonic(), app_cpu(pids), time.process_time()
     polls_before = sum(len(s.poll_times) for s in students)
@@ -275,6 +313,15 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
     clock["stop"].set()
     await asyncio.gather(*tasks)
     counted_after = store.tally(room.code, room.secret).answered
+    if args.fault:
+        cut = [s for s in students if s.cut]
+        fault.update(
+            cut=len(cut),
+            kept=sum(s.kept for s in cut),
+            reanswered=sum(s.reanswered for s in cut),
+            replaced=sum(s.reanswered and store.view(room.code, s.seat).mine == float(s.pick) for s in cut),
+            rows=store.count_rows()["rbfviz_answers"],
+        )
     store.clear_room(room.code, room.secret)
     store.dispose()
     submits = [s.submit_seconds for s in students if s.submit_seconds is not None]
@@ -302,6 +349,7 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
         reveal_seen=len(reveals),
         reveal_p95_s=percentile(reveals, 95),
         reveal_max_s=max(reveals, default=None),
+        fault=fault,
         problems=problems[:20],
         problem_count=len(problems),
         loadavg_idle=load_idle,
@@ -365,8 +413,19 @@ def print_report(r: dict, args) -> bool:
           f"{r['app_cpu_answering_s']:.1f} s")  # fmt: skip
     print(f"  reveal seen by {r['reveal_seen']}/{r['joined']}: p95 {f(r['reveal_p95_s'])}, "
           f"max {f(r['reveal_max_s'])}")  # fmt: skip
+    if r["fault"]:
+        fl = r["fault"]
+        print(f"  fault: app1 stopped with the question open; counted right after "
+              f"{fl['counted_right_after']}; "
+              f"{fl['cut']} sessions cut, {fl['kept']} found their answer after reconnecting, "
+              f"{fl['reanswered']} answered again, {fl['replaced']} replaced (stored = the new answer); "
+              f"answer rows {fl['rows']}")  # fmt: skip
+        ok_fault = fl["cut"] > 0 and fl["kept"] == fl["reanswered"] == fl["replaced"] == fl["cut"]
+        ok_fault = ok_fault and fl["rows"] == r["students"] == fl["counted_right_after"]
+    else:
+        ok_fault = True
     print(f"  problems: {r['problem_count']}" + "".join(f"\n    {p}" for p in r["problems"]))
-    ok = r["counted"] == r["acknowledged"] == r["students"] and r["problem_count"] == 0
+    ok = r["counted"] == r["acknowledged"] == r["students"] and r["problem_count"] == 0 and ok_fault
     if args.processes == 1:
         ok = ok and r["submit_p95_s"] is not None and r["submit_p95_s"] <= TARGET_SUBMIT_P95
     print("  targets: all answers acknowledged and counted, 0 problems"
@@ -387,8 +446,16 @@ def main(argv=None) -> int:
     p.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
     p.add_argument("--port", type=int, default=8090, help="HAProxy's port with --processes > 1 or postgres")
     p.add_argument("--timeout", type=float, default=60.0, help="per run, seconds")
+    p.add_argument(
+        "--fault",
+        action="store_true",
+        help="with --processes >= 2: once everyone has answered, "
+        "stop the first replica; its students reconnect, find their answer and change it",
+    )
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
+    if args.fault and args.processes < 2:
+        p.error("--fault needs --processes 2 or more")
     if not 1 <= args.students <= 400 or args.join + args.think[1] > args.answer_within:
         p.error("1-400 students, and --join + the longest think time must fit in --answer-within")
     log_dir = Path(tempfile.mkdtemp(prefix="rbfviz-class-bench-"))

@@ -192,3 +192,11 @@ def test_the_projector_address_gives_no_teacher_controls():
     assert teacher_controls(copied) == set()
     assert "Start a class session" in [b.proto.label for b in copied.button]  # only a room of their own
     assert classroom.TEACHER_KEY not in copied.session_state
+
+
+def test_the_join_link_uses_the_configured_public_address(monkeypatch):
+    monkeypatch.setenv("RBFVIZ_PUBLIC_URL", "https://rbfviz.example.edu/class/")
+    teacher = open_lessons({"presenter": "1"})
+    [b for b in teacher.button if b.proto.label == "Start a class session"][0].click().run()
+    code, _ = teacher.session_state[classroom.TEACHER_KEY]
+    assert f"https://rbfviz.example.edu/class/Lessons?room={code}" in texts(teacher.markdown)
