@@ -50,7 +50,7 @@ sys.path.insert(0, str(ROOT))
 from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from websockets.exceptions import ConnectionClosed  # noqa: E402
+from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
 from bench.load import ServerProcess, Session, cpu_seconds, percentile  # noqa: E402
 
@@ -96,6 +96,7 @@ class Student:
     cut: bool = False  # the replica holding this session was stopped (--fault)
     kept: bool = False  # after reconnecting, the page showed the answer given before
     reanswered: bool = False  # and a new answer was acknowledged
+    reconnected: str = ""  # what the first run after reconnecting showed
     problems: list[str] = field(default_factory=list)
 
 
@@ -204,10 +205,12 @@ async def play_student(s: Student, base_url: str, code: str, plan: dict, clock: 
                     # check the answer given before is there, and change it
                     s.cut = True
                     await session.close()
-                    session = ClassSession(base_url, timeout)
-                    await session.connect()
-                    again = await session.run_panel(query)
+                    session, again = await reconnect(base_url, query, timeout)
                     s.kept = again.acknowledged_at is not None
+                    s.reconnected = (
+                        f"form={bool(again.radio_id)} acknowledged={s.kept} revealed={again.revealed} "
+                        f"problems={again.problems}"
+                    )
                     fragment, radio, submit = again.fragment_id, again.radio_id, again.submit_id
                     if s.pick is not None and radio and submit:
                         pick = (s.pick + 1) % len(options)
@@ -236,6 +239,21 @@ async def play_student(s: Student, base_url: str, code: str, plan: dict, clock: 
         await session.close()
 
 
+async def reconnect(base_url: str, query: dict, timeout: float, tries: int = 20):
+    """A new session on the same address, retried once a second as the browser's reconnect does while
+    the proxy still sends some requests to the stopped replica (HTTP 503)."""
+    for attempt in range(tries):
+        session = ClassSession(base_url, timeout)
+        try:
+            await session.connect()
+            return session, await session.run_panel(query)
+        except (ConnectionClosed, InvalidStatus, OSError):  # urllib's HTTPError is an OSError
+            await session.close()
+            if attempt == tries - 1:
+                raise
+            await asyncio.sleep(1.0)
+
+
 def answer(radio: str, submit: str, label: str) -> tuple:
     """The widget states of submitting the form: the radio's value is its option's label."""
     return ((radio, "string_value", label), (submit, "trigger_value", True))
@@ -255,8 +273,17 @@ async def warm_up(app_urls: list[str], timeout: float) -> list[float]:
     return took
 
 
-def app_cpu(pids: list[int]) -> float:
-    return sum(cpu_seconds(pid) or 0.0 for pid in pids)
+def app_cpu(pids: list[int]) -> dict[int, float]:
+    """CPU seconds so far of each app process still running."""
+    found = {pid: cpu_seconds(pid) for pid in pids}
+    return {pid: seconds for pid, seconds in found.items() if seconds is not None}
+
+
+def cpu_since(before: dict[int, float], pids: list[int]) -> float:
+    """CPU seconds used since ``before`` by the processes running then and now (a stopped replica's
+    time is left out)."""
+    now = app_cpu(pids)
+    return sum(now[pid] - before[pid] for pid in now.keys() & before.keys())
 
 
 def loadavg() -> str:
@@ -287,7 +314,7 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
     # answering phase
     await asyncio.sleep(max(0.0, args.answer_within - (time.monotonic() - clock["t0"])))
     answered_by = time.monotonic() - clock["t0"]
-    cpu_answering = app_cpu(pids) - cpu0
+    cpu_answering = cpu_since(cpu0, pids)
     tally = store.tally(room.code, room.secret)
     acknowledged = sum(s.acknowledged for s in students)
     fault = {}
@@ -300,7 +327,7 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
     polls_before = sum(len(s.poll_times) for s in students)
     await asyncio.sleep(args.idle)
     idle_seconds = time.monotonic() - idle_from
-    cpu_idle = app_cpu(pids) - cpu_idle0
+    cpu_idle = cpu_since(cpu_idle0, pids)
     client_idle = time.process_time() - client0
     idle_polls = sum(len(s.poll_times) for s in students) - polls_before
     load_idle = loadavg()
@@ -321,6 +348,7 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
             reanswered=sum(s.reanswered for s in cut),
             replaced=sum(s.reanswered and store.view(room.code, s.seat).mine == float(s.pick) for s in cut),
             rows=store.count_rows()["rbfviz_answers"],
+            reconnect_pages=sorted({s.reconnected for s in cut}),
         )
     store.clear_room(room.code, room.secret)
     store.dispose()

@@ -18,6 +18,7 @@ read: the question, its state, the student's own answer, the correct answer once
 
 from __future__ import annotations
 
+import html
 import io
 import math
 import os
@@ -200,7 +201,7 @@ def _teacher_banner(code: str) -> None:
         with text:
             st.markdown("**Join the class:** open the link or scan the code. Room")
             st.markdown(f"<div class='rbfviz-room-code'>{format_code(code)}</div>", unsafe_allow_html=True)
-            st.markdown(f"<div class='rbfviz-room-link'>{link}</div>", unsafe_allow_html=True)
+            st.markdown(f"<div class='rbfviz-room-link'>{html.escape(link)}</div>", unsafe_allow_html=True)
         with picture:
             st.image(qr_png(link), width=220, alt=f"QR code of the join link {link}")
 
