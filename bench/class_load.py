@@ -97,6 +97,7 @@ class Student:
     kept: bool = False  # after reconnecting, the page showed the answer given before
     reanswered: bool = False  # and a new answer was acknowledged
     reconnected: str = ""  # what the first run after reconnecting showed
+    reconnect_after: float | None = None  # seconds from stopping the replica to that page
     problems: list[str] = field(default_factory=list)
 
 
@@ -207,6 +208,7 @@ async def play_student(s: Student, base_url: str, code: str, plan: dict, clock: 
                     await session.close()
                     session, again = await reconnect(base_url, query, timeout)
                     s.kept = again.acknowledged_at is not None
+                    s.reconnect_after = time.monotonic() - clock["fault_at"]
                     s.reconnected = (
                         f"form={bool(again.radio_id)} acknowledged={s.kept} revealed={again.revealed} "
                         f"problems={again.problems}"
@@ -319,7 +321,10 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
     acknowledged = sum(s.acknowledged for s in students)
     fault = {}
     if args.fault:
-        os.kill(pids[0], signal.SIGTERM)  # the first replica; HAProxy sends its students to the others
+        # the first replica dies (a crash, an out-of-memory kill): its sockets close at once and HAProxy
+        # sends its students to the others. (--fault-signal TERM: Streamlit's own shutdown, which
+        # closed only some of its websockets at once when measured; the rest waited for the timeout)
+        os.kill(pids[0], getattr(signal, f"SIG{args.fault_signal}"))
         clock["fault_at"] = time.monotonic()
         fault["counted_right_after"] = store.tally(room.code, room.secret).answered
     # idle polling phase
@@ -331,6 +336,11 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
     client_idle = time.process_time() - client0
     idle_polls = sum(len(s.poll_times) for s in students) - polls_before
     load_idle = loadavg()
+    if args.fault:  # the cut students' new answers go in before the reveal
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and any(s.cut and not s.reconnected for s in students):
+            await asyncio.sleep(0.5)
+        await asyncio.sleep(2 * STUDENT_REFRESH)
     # reveal
     clock["revealed_at"] = time.monotonic()
     store.reveal(room.code, room.secret)
@@ -349,6 +359,10 @@ async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
             replaced=sum(s.reanswered and store.view(room.code, s.seat).mine == float(s.pick) for s in cut),
             rows=store.count_rows()["rbfviz_answers"],
             reconnect_pages=sorted({s.reconnected for s in cut}),
+            reconnect_p95_s=percentile([s.reconnect_after for s in cut if s.reconnect_after is not None], 95),
+            reconnect_max_s=max(
+                (s.reconnect_after for s in cut if s.reconnect_after is not None), default=None
+            ),
         )
     store.clear_room(room.code, room.secret)
     store.dispose()
@@ -396,7 +410,7 @@ def start_target(args, log_dir: Path):
     proc = subprocess.Popen(
         [sys.executable, str(ROOT / "deploy" / "run-local"), "--processes", str(args.processes),
          "--port", str(args.port), "--database", args.database, "--info", str(info),
-         "--log-dir", str(log_dir)],
+         "--log-dir", str(log_dir)] + (["--maxconn", str(args.maxconn)] if args.maxconn else []),
         cwd=ROOT, stdout=open(log_dir / "run-local.out", "w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
 
@@ -443,11 +457,12 @@ def print_report(r: dict, args) -> bool:
           f"max {f(r['reveal_max_s'])}")  # fmt: skip
     if r["fault"]:
         fl = r["fault"]
-        print(f"  fault: app1 stopped with the question open; counted right after "
+        print(f"  fault: app1 stopped (SIG{args.fault_signal}) with the question open; counted right after "
               f"{fl['counted_right_after']}; "
               f"{fl['cut']} sessions cut, {fl['kept']} found their answer after reconnecting, "
               f"{fl['reanswered']} answered again, {fl['replaced']} replaced (stored = the new answer); "
-              f"answer rows {fl['rows']}")  # fmt: skip
+              f"answer rows {fl['rows']}; back on the page after p95 {f(fl['reconnect_p95_s'])}, "
+              f"max {f(fl['reconnect_max_s'])}")  # fmt: skip
         ok_fault = fl["cut"] > 0 and fl["kept"] == fl["reanswered"] == fl["replaced"] == fl["cut"]
         ok_fault = ok_fault and fl["rows"] == r["students"] == fl["counted_right_after"]
     else:
@@ -480,6 +495,13 @@ def main(argv=None) -> int:
         help="with --processes >= 2: once everyone has answered, "
         "stop the first replica; its students reconnect, find their answer and change it",
     )
+    p.add_argument(
+        "--maxconn",
+        type=int,
+        help="run-local's connections per replica before HAProxy queues; "
+        "with --fault the surviving replicas must hold the whole class",
+    )
+    p.add_argument("--fault-signal", choices=("KILL", "TERM"), default="KILL")
     p.add_argument("--json", type=Path)
     args = p.parse_args(argv)
     if args.fault and args.processes < 2:
