@@ -41,7 +41,7 @@ from ._validate import (
     entmax_alpha,
 )
 from .jsonable import jsonable
-from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances
+from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances, temperature
 from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
@@ -140,6 +140,23 @@ def _check_decreasing(sigmas: np.ndarray) -> None:
 EM_BLOCK = 1 << 16
 
 
+# Maps whose free energy is -T Σ_i log Σ_j exp(-d_ij/T) (Shannon entropy; "hard" is its T → 0 limit
+# with zero entropy). For them F_σ = Σ_i (min_j d_ij + T log max_j r_ij), since the nearest centre's
+# responsibility is exp(0) over the row's partition sum: one log per point instead of one per (point,
+# centre), and no (k, n) distance array to keep. Every other kind goes through ``free_energy_from``.
+_LOG_PARTITION_KINDS = ("softmax", "naive", "hard")
+
+
+def _free_energy_columns(d: np.ndarray | None, d_min: np.ndarray, resp: np.ndarray, sigma: float, kind: str):
+    """F_σ of one block from its (k, n) responsibilities, the (n,) smallest distances and, for kinds
+    outside ``_LOG_PARTITION_KINDS``, the (k, n) distances d; a float64 sum."""
+    if kind in _LOG_PARTITION_KINDS:
+        with np.errstate(divide="ignore", invalid="ignore"):  # a NaN row ("naive") makes F NaN, as it should
+            log_max = np.log(resp.max(axis=0))
+        return float(d_min.sum(dtype=np.float64)) + temperature(sigma) * float(log_max.sum(dtype=np.float64))
+    return free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
+
+
 def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
     """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
@@ -149,14 +166,16 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
     stay O(EM_BLOCK × k).
     """
     sums, total = None, 0.0
+    keep_distances = energy and kind not in _LOG_PARTITION_KINDS
     for start in range(0, points.shape[1], EM_BLOCK):
         block = points[:, start : start + EM_BLOCK]
         d = sq_distance_columns(block[:-1].T, c)
-        resp = resp_columns(d, sigma, kind, overwrite=not energy)  # F needs the distances
+        d_min = d.min(axis=0) if energy else None
+        resp = resp_columns(d, sigma, kind, overwrite=not keep_distances)
         part = weighted_sums(block, resp)
         sums = part if sums is None else sums + part
         if energy:
-            total += free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
+            total += _free_energy_columns(d if keep_distances else None, d_min, resp, sigma, kind)
     return centroids_from_sums(c, sums), (total if energy else None)
 
 
