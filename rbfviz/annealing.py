@@ -56,6 +56,8 @@ from .steps import _kmeans, centroids_from_sums, points_with_ones, weighted_sums
 COINCIDENT = 1e-4
 # The default symmetry-breaking noise, relative to the data scale.
 NOISE = 1e-3
+# While every two centres are further apart than this (× data scale), anneal's EM takes Anderson steps.
+APART = 1e-1
 # The convergence tolerance never goes below this many units of the working dtype's epsilon:
 # float32 EM cannot settle more finely than its rounding.
 _MIN_TOL_EPS = 16.0
@@ -157,6 +159,22 @@ def _free_energy_columns(d: np.ndarray | None, d_min: np.ndarray, resp: np.ndarr
     return free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
 
 
+# numpy's float64 exp takes a slow scalar path for every argument below about -708 (6-50× slower per
+# element than its vector path), and at small σ nearly every logit but each point's largest is far below
+# it. Softmax logits of far centres are therefore raised to -_CLIP_LOGIT before the exp: their weights
+# become ~1e-304 instead of 0 (or a subnormal), which adds nothing at the precision of a column sum that
+# holds a 1, or of a centre's sums (a centre whose mass is made of such weights only stays put anyway,
+# MIN_MASS), so the EM step's result is the same. float32's exp has no slow path; the clip is harmless there.
+_CLIP_LOGIT = 700.0
+
+
+def _clip_far_distances_(d: np.ndarray, d_min: np.ndarray, span: float) -> None:
+    """Lower the (k, n) distances d in place to at most d_min + span (``span`` = _CLIP_LOGIT × T), unless
+    span is lost in the rounding of d_min (then the clip could raise a far centre's weight to 1)."""
+    if span > 1e-9 * float(d_min.max(initial=0.0)):
+        np.minimum(d, d_min + span, out=d)
+
+
 def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
     """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
@@ -167,16 +185,28 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
     """
     sums, total = None, 0.0
     keep_distances = energy and kind not in _LOG_PARTITION_KINDS
+    clip = kind == "softmax" and _CLIP_LOGIT * temperature(sigma)
     for start in range(0, points.shape[1], EM_BLOCK):
         block = points[:, start : start + EM_BLOCK]
         d = sq_distance_columns(block[:-1].T, c)
-        d_min = d.min(axis=0) if energy else None
+        d_min = d.min(axis=0) if energy or clip else None
+        if clip:
+            _clip_far_distances_(d, d_min, clip)
         resp = resp_columns(d, sigma, kind, overwrite=not keep_distances)
         part = weighted_sums(block, resp)
         sums = part if sums is None else sums + part
         if energy:
             total += _free_energy_columns(d if keep_distances else None, d_min, resp, sigma, kind)
     return centroids_from_sums(c, sums), (total if energy else None)
+
+
+def _min_centre_gap(c: np.ndarray) -> float:
+    """Smallest distance between two of the centres c (k, d); inf for one centre; NaN if any is NaN."""
+    if c.shape[0] < 2:
+        return math.inf
+    gaps = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(axis=2))
+    np.fill_diagonal(gaps, np.inf)
+    return float(gaps.min())
 
 
 @torch.no_grad()
@@ -188,6 +218,7 @@ def _em(
     tol_abs: float,
     max_iter: int,
     accelerate: bool = True,
+    apart_abs: float | None = None,
 ):
     """EM at fixed σ from c (k, d) until one EM step moves no coordinate more than tol_abs
     (points: ``points_with_ones(X)``).
@@ -200,9 +231,20 @@ def _em(
     falls back to plain c2. Near-critical levels, where plain EM moves by a factor σ_c²/σ² per step,
     converge in several times fewer steps to the same fixed point. Stops early, unconverged, if the
     centres become NaN (the "naive" map past its underflow point).
+
+    With ``accelerate`` and ``apart_abs``, whenever no two centres are within apart_abs of each other
+    the steps are Anderson steps instead (``_anderson_steps``), which converge in a few times fewer
+    steps than SQUAREM once several slow directions mix. Stacked centres keep SQUAREM: its α never
+    points towards the stack's saddle, so a split grows as it does under plain EM.
     """
     used = 0
     while used < max_iter:
+        if accelerate and apart_abs is not None and _min_centre_gap(c) > apart_abs:
+            c, steps, done = _anderson_steps(points, c, sigma, kind, tol_abs, max_iter - used, apart_abs)
+            used += steps
+            if done is not None:
+                return c, used, done
+            continue
         c1, f0 = _em_step(points, c, sigma, kind, energy=accelerate)
         used += 1
         shift = float(np.abs(c1 - c).max())
@@ -226,6 +268,62 @@ def _em(
         used += 1
         c = c3 if f_jump <= f0 and np.isfinite(c3).all() else c2
     return c, max_iter, False
+
+
+# Anderson acceleration remembers this many past steps at most (more than k·d brings nothing: the
+# least-squares problem is then already square).
+ANDERSON_MEMORY = 10
+# An extrapolated point whose free energy exceeds the last accepted point's by more than this (relative)
+# is refused; the slack absorbs the rounding of F's sum.
+_ENERGY_SLACK = 1e-12
+
+
+def _anderson_steps(
+    points: np.ndarray, c: np.ndarray, sigma: float, kind: str, tol_abs: float, budget: int, apart_abs: float
+):
+    """Anderson-accelerated EM (type II, Walker & Ni 2011) from c (k, d), at most ``budget`` EM steps.
+
+    Each step maps the current point x to its EM image g = M(x) with residual f = g - x, then jumps to
+    g - ΔG γ, where ΔG and ΔF hold the differences of the last few images and residuals and γ solves
+    min ||f - ΔF γ||: the secant (GMRES-like) solution of x = M(x) on the span of recent steps. A jump
+    is kept only while the free energy does not rise (EM never raises it); a point that raises it is
+    refused and the run restarts, with no memory, from the last accepted point's EM image.
+
+    Returns (c, steps used, converged): converged is True or False when the run ended here (as ``_em``
+    returns it), None when centres came within apart_abs of each other or the budget ran out (c is
+    then the last EM image, and the caller carries on).
+    """
+    k, d = c.shape
+    memory = min(ANDERSON_MEMORY, k * d)
+    images, residuals = [], []
+    last_energy, last_image = None, None
+    x, extrapolated = c, False
+    for used in range(1, budget + 1):
+        g, energy = _em_step(points, x, sigma, kind, energy=True)
+        shift = float(np.abs(g - x).max())
+        if not math.isfinite(shift):
+            return g, used, False
+        if shift <= tol_abs:
+            return g, used, True
+        images.append(g.ravel())
+        residuals.append((g - x).ravel())
+        del images[: -memory - 1], residuals[: -memory - 1]
+        if extrapolated and not energy <= last_energy + _ENERGY_SLACK * abs(last_energy):
+            # the secant pair (x, g) still describes the map: keep it, but go on from the last good point
+            x, extrapolated = last_image, False
+            continue
+        last_energy, last_image = energy, g
+        if _min_centre_gap(g) <= apart_abs:
+            return g, used, None
+        x, extrapolated = g, False
+        if len(images) >= 2:
+            d_residual = np.diff(np.array(residuals, dtype=np.float64), axis=0).T
+            d_image = np.diff(np.array(images, dtype=np.float64), axis=0).T
+            gamma = np.linalg.lstsq(d_residual, residuals[-1], rcond=None)[0]
+            jump = (g.ravel() - d_image @ gamma).reshape(k, d).astype(g.dtype)
+            if np.isfinite(jump).all():
+                x, extrapolated = jump, True
+    return last_image if last_image is not None else c, budget, None
 
 
 def _tolerance(tol: float, dtype, scale: float) -> float:
@@ -392,7 +490,9 @@ def _anneal(
     for s, sigma in enumerate(sigmas):
         sigma = float(sigma)
         c = _break_ties(c, rng, noise * scale, COINCIDENT * scale)
-        c, iterations[s], converged[s] = _em(points, c, sigma, kind, tol_abs, max_iter, bool(accelerate))
+        c, iterations[s], converged[s] = _em(
+            points, c, sigma, kind, tol_abs, max_iter, bool(accelerate), APART * scale
+        )
         centers[s] = c
         with torch.no_grad():
             dist = sq_distances(x, torch.from_numpy(c))
