@@ -403,21 +403,23 @@ def silhouette_curve(X, ks, labels, sample_size=SILHOUETTE_SAMPLE, seed=0) -> np
         )
     sample_size = check_int(sample_size, "sample_size", 2)
     seed = check_int(seed, "seed", 0, 2**32 - 1)
-    from sklearn.metrics import silhouette_score
+    from sklearn.metrics import pairwise_distances, silhouette_score
+    from sklearn.utils import check_random_state
 
-    subsample = X.shape[0] > sample_size
+    # The distances between the (sub)sampled points are the same for every labelling: computed once
+    # here, on the very points silhouette_score(sample_size=..., random_state=seed) would draw.
+    if X.shape[0] > sample_size:
+        sample = check_random_state(seed).permutation(X.shape[0])[:sample_size]
+    else:
+        sample = np.arange(X.shape[0])
+    distances = None
     scores = np.full(ks.size, np.nan)
     for i, row in enumerate(labels):
         if np.unique(row).size < 2 or np.unique(row).size >= X.shape[0]:
             continue
-        scores[i] = float(
-            silhouette_score(
-                X,
-                row,
-                sample_size=sample_size if subsample else None,
-                random_state=seed if subsample else None,
-            )
-        )
+        if distances is None:
+            distances = pairwise_distances(X[sample])
+        scores[i] = float(silhouette_score(distances, row[sample], metric="precomputed"))
     return scores
 
 
