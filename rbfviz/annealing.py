@@ -16,7 +16,9 @@ Two practical points from the theory:
   so levels near σ_c need hundreds of iterations, levels far from it a handful. Each level stops as
   soon as it has converged, so the iteration budget goes where it is needed; ``max_iter`` caps it
   and ``converged`` reports honestly which levels hit the cap. EM steps are grouped in SQUAREM
-  cycles (see ``_em``), which jump along the slow direction and cut the step count several-fold.
+  cycles while centres are stacked, and are Anderson steps once every two centres are apart (see
+  ``_em``); both jump along the slow directions and cut the step count several-fold, and neither
+  lets the free energy rise.
 
 The data scale is the root-mean-square distance of the points to their mean (√trace Cov).
 """
@@ -273,6 +275,8 @@ def _em(
 # Anderson acceleration remembers this many past steps at most (more than k·d brings nothing: the
 # least-squares problem is then already square).
 ANDERSON_MEMORY = 10
+# An Anderson jump moves no coordinate further than this fraction of the smallest gap between centres.
+ANDERSON_REACH = 0.05
 # An extrapolated point whose free energy exceeds the last accepted point's by more than this (relative)
 # is refused; the slack absorbs the rounding of F's sum.
 _ENERGY_SLACK = 1e-12
@@ -320,7 +324,14 @@ def _anderson_steps(
             d_residual = np.diff(np.array(residuals, dtype=np.float64), axis=0).T
             d_image = np.diff(np.array(images, dtype=np.float64), axis=0).T
             gamma = np.linalg.lstsq(d_residual, residuals[-1], rcond=None)[0]
-            jump = (g.ravel() - d_image @ gamma).reshape(k, d).astype(g.dtype)
+            step = (d_image @ gamma).reshape(k, d)
+            # a trust region: no centre jumps further than a fraction of the gap to its nearest neighbour
+            # (an extrapolation across another centre's ground could land in another fixed point's basin)
+            longest = float(np.abs(step).max())
+            limit = ANDERSON_REACH * _min_centre_gap(g)
+            if longest > limit:
+                step *= limit / longest
+            jump = (g - step).astype(g.dtype)
             if np.isfinite(jump).all():
                 x, extrapolated = jump, True
     return last_image if last_image is not None else c, budget, None
