@@ -8,9 +8,9 @@ import streamlit as st
 from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.views import describe, receipt
 from rbfviz.views.figures.picking import picking_figure, picks_traces
-from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
+from rbfviz.views.figures.plane import drawn_points, explorer_figure
+from rbfviz.views.figures.scrub import scrub_payload
+from rbfviz.views.levels import explorer_levels
 from rbfviz.views.picks import MAX_PICKS, add_picks
 from ui import compute, exports, state
 from ui import upload as uploads
@@ -128,33 +128,22 @@ def sigma_panels(ctrl) -> None:
             head = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
             drawn = drawn_points(ctrl.n, ctrl.seed)
 
-            def level(v, sigma: float) -> ScrubLevel:
-                fig = explorer_figure(
-                    v.X,
-                    v.resp,
-                    v.centers,
-                    v.kmeans_centers,
-                    v.field,
-                    title=f"{head}, σ = {sigma:.3g}",
-                    picks_traces=picks_traces(v.X, ctrl.picks, ctrl.k) if ctrl.picks else (),
-                    axes=axes,
-                    drawn=drawn,
-                )
-                shown = (
-                    f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
-                    f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'})."
-                )
-                return ScrubLevel(
-                    presenter_figure(fig) if ctrl.presenter else fig,
-                    plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
-                    describe.plane(v.resp, v.numbers, sigma, ctrl.kind, ctrl.dtype),
-                )
-
             def build(progress) -> bytes:
                 grid = ctx.scale.grid
-                levels = [
-                    level(v, float(s)) for v, s in zip(compute.plane_views(ctrl, quantity, progress), grid)
-                ]
+                levels = explorer_levels(
+                    compute.plane_views(ctrl, quantity, progress),
+                    grid,
+                    head,
+                    ctrl.kind,
+                    ctrl.dtype,
+                    ctrl.k,
+                    picks_traces=picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k)
+                    if ctrl.picks
+                    else (),
+                    axes=axes,
+                    drawn=drawn,
+                    presenter=ctrl.presenter,
+                )
                 return scrub_payload(
                     levels,
                     grid,

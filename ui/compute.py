@@ -470,10 +470,12 @@ def plane_views(ctrl, quantity: str = "max", progress=None):
     def field_of(at_sigma, centers):
         return field_now(at_sigma, centers, extent, quantity)
 
+    planes = []
     for i, sigma in enumerate(grid):
-        yield _plane_at(replace(ctrl, sigma=float(sigma)), X, field_of)
+        planes.append(_plane_at(replace(ctrl, sigma=float(sigma)), X, field_of))
         if progress:
             progress(i + 1, len(grid))
+    return planes
 
 
 # --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------

@@ -66,6 +66,22 @@ class ScrubLevel:
     caption: str = ""
 
 
+@dataclass(frozen=True)
+class ScrubPatch:
+    """What the view shows at one σ, given as changes to the first level's figure instead of a figure.
+
+    sets: (path, value) pairs, each value in the form the first level's figure holds at that path
+    after ``_plain`` (numpy arrays, plain lists and strings), e.g. (("data", 0, "x"), x (n,) float64).
+    ``scrub_payload`` applies them to the first level's figure and diffs the result like a full
+    figure's, so a patch that describes the same figure gives the same payload bytes, without
+    building and serialising a Plotly figure per σ.
+    """
+
+    sets: tuple
+    side_html: str = ""
+    caption: str = ""
+
+
 # --- encoding ---------------------------------------------------------------------------------------
 
 
@@ -92,6 +108,8 @@ def _plain(value):
 
 
 def _same(a, b) -> bool:
+    if a is b and isinstance(a, np.ndarray):  # an untouched array of a patched level (NaN equal to itself)
+        return True
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
             return False
@@ -129,6 +147,24 @@ def _diff(base, other, path: list, out: list) -> None:
                 _diff(a, b, path + [index], out)
         return
     out.append((path, other))
+
+
+def _patched(base: dict, sets) -> dict:
+    """``base`` with every (path, value) of ``sets`` set, sharing every container it leaves untouched
+    (containers along a path are copied once, so ``base`` itself never changes)."""
+    out = dict(base)
+    copied = {(): out}
+    for path, value in sets:
+        target = out
+        for depth, key in enumerate(path[:-1]):
+            prefix = tuple(path[: depth + 1])
+            if prefix not in copied:
+                child = target[key]
+                copied[prefix] = dict(child) if isinstance(child, dict) else list(child)
+                target[key] = copied[prefix]
+            target = copied[prefix]
+        target[path[-1]] = value
+    return out
 
 
 class _Blobs:
@@ -190,7 +226,7 @@ def _encode(value, blobs: _Blobs):
 
 
 def scrub_payload(
-    levels: list[ScrubLevel],
+    levels: list[ScrubLevel | ScrubPatch],
     sigmas,
     label: str = "σ (log scale)",
     config: dict | None = None,
@@ -203,7 +239,9 @@ def scrub_payload(
     """The gzip-compressed payload of a scrubbable figure (format in the module docstring).
 
     levels: one ScrubLevel per σ, in the order of ``sigmas`` (a decreasing grid; the browser's
-    slider shows small σ on the left). label: the slider's accessible name. config: Plotly's config.
+    slider shows small σ on the left); after the first, a level may be a ScrubPatch of the first's
+    figure (the same bytes as the ScrubLevel of the figure it describes). label: the slider's
+    accessible name. config: Plotly's config.
     initial: the level shown when the address names no σ. select: clicks, boxes and lassos on
     trace 0 are sent back to the page; point_ids (m,) maps the drawn points to data rows (when a
     subsample is drawn). large: presenter mode's larger text beside the plot. play_ms: show a Play
@@ -212,11 +250,18 @@ def scrub_payload(
     sigmas = np.asarray(sigmas, dtype=np.float64)
     if len(levels) != len(sigmas) or not len(levels):
         raise ValueError(f"need one level per σ, got {len(levels)} levels for {len(sigmas)} σ values.")
-    figures = [_plain(level.figure.to_plotly_json()) for level in levels]
-    base = figures[0]
+    if not isinstance(levels[0], ScrubLevel):
+        raise ValueError("the first level must be a ScrubLevel with a full figure (the others patch it).")
+    base = _plain(levels[0].figure.to_plotly_json())
     blobs = _Blobs()
     frames = []
-    for level, fig in zip(levels, figures):
+    for index, level in enumerate(levels):
+        if index == 0:
+            fig = base
+        elif isinstance(level, ScrubPatch):
+            fig = _patched(base, level.sets)
+        else:
+            fig = _plain(level.figure.to_plotly_json())
         pairs: list = []
         _diff(base, fig, [], pairs)
         frames.append(
