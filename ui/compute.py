@@ -391,7 +391,11 @@ class PlaneView:
 
 def _plane_at(ctrl, X, field_of) -> PlaneView:
     """The Explorer's data at ctrl.sigma; field_of(ctrl, centers) draws the field (or gives None)."""
-    info = centers_at(ctrl)
+    return _plane_from(ctrl, X, centers_at(ctrl), field_of)
+
+
+def _plane_from(ctrl, X, info: CentersAtSigma, field_of) -> PlaneView:
+    """``_plane_at`` from the centres at ctrl.sigma, ``info``."""
     centers, note = info.centers, None
     if not np.isfinite(centers).all():
         if info.start is not None:
@@ -460,9 +464,33 @@ def field_now(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
     )
 
 
-def plane_views(ctrl, quantity: str = "max", progress=None):
-    """``plane_view`` at every σ of the grid, in grid order, one at a time (a generator: the fields
-    are not cached one by one, the caller keeps what it draws). progress(done, total) after each σ."""
+def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
+    """``centers_at`` at every σ of ``grid``, the same numbers, with one cache lookup per setting
+    instead of one per σ (EM runs from the start at each σ, as ``_fixed_point`` does)."""
+    if ctrl.init == "anneal":
+        infos = [centers_at(replace(ctrl, sigma=float(sigma))) for sigma in grid]
+        if progress:
+            progress(len(grid), len(grid))
+        return infos
+    key = StartKey.of(ctrl)
+    X, _ = key.data.points(key.dtype)
+    C0 = _start(key)
+    km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
+    source = f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft fixed point at this σ"
+    infos = []
+    for i, sigma in enumerate(grid):
+        centers, iterations, converged = explore.soft_fixed_point(X, C0, float(sigma), kind=ctrl.kind)
+        infos.append(
+            CentersAtSigma(centers, km_centers, km_labels, C0, int(iterations), bool(converged), source)
+        )
+        if progress:
+            progress(i + 1, len(grid))
+    return infos
+
+
+def plane_views(ctrl, quantity: str = "max", progress=None) -> list[PlaneView]:
+    """``plane_view`` at every σ of the grid, in grid order, with its field (not cached level by level:
+    the caller keeps what it draws). progress(done, total) as the centres at each σ are found."""
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
     extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
@@ -470,12 +498,10 @@ def plane_views(ctrl, quantity: str = "max", progress=None):
     def field_of(at_sigma, centers):
         return field_now(at_sigma, centers, extent, quantity)
 
-    planes = []
-    for i, sigma in enumerate(grid):
-        planes.append(_plane_at(replace(ctrl, sigma=float(sigma)), X, field_of))
-        if progress:
-            progress(i + 1, len(grid))
-    return planes
+    return [
+        _plane_from(replace(ctrl, sigma=float(sigma)), X, info, field_of)
+        for sigma, info in zip(grid, _centers_at_every_sigma(ctrl, grid, progress))
+    ]
 
 
 # --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------

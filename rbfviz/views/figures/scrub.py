@@ -107,9 +107,16 @@ def _plain(value):
     return value
 
 
-def _same(a, b) -> bool:
-    if a is b and isinstance(a, np.ndarray):  # an untouched array of a patched level (NaN equal to itself)
-        return True
+def _same(a, b, memo: dict | None = None) -> bool:
+    """a and b hold the same values (NaN equals NaN in arrays only). memo: id → whether that list or
+    dict of a patch's base equals itself, so a container a patched level shares is compared once."""
+    if a is b:
+        if isinstance(a, np.ndarray):
+            return True
+        if memo is not None and isinstance(a, (dict, list)):
+            if id(a) not in memo:
+                memo[id(a)] = _same(a, a)  # False only if it holds a NaN scalar
+            return memo[id(a)]
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         if not (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)):
             return False
@@ -117,21 +124,22 @@ def _same(a, b) -> bool:
             a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f")
         )
     if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+        return a.keys() == b.keys() and all(_same(a[key], b[key], memo) for key in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y, memo) for x, y in zip(a, b))
     return type(a) is type(b) and a == b
 
 
-def _diff(base, other, path: list, out: list) -> None:
+def _diff(base, other, path: list, out: list, memo: dict | None = None) -> None:
     """(path, value) pairs that turn ``base`` into ``other`` (dicts recursed by key, equal-length
-    lists of dicts by index; anything else replaced whole). A key missing in ``other`` is set to None."""
+    lists of dicts by index; anything else replaced whole). A key missing in ``other`` is set to None.
+    memo: as in ``_same``."""
     if isinstance(base, dict) and isinstance(other, dict):
         for key in other:
             if key not in base:
                 out.append((path + [key], other[key]))
-            elif not _same(base[key], other[key]):
-                _diff(base[key], other[key], path + [key], out)
+            elif not _same(base[key], other[key], memo):
+                _diff(base[key], other[key], path + [key], out, memo)
         for key in base:
             if key not in other:
                 out.append((path + [key], None))
@@ -143,8 +151,8 @@ def _diff(base, other, path: list, out: list) -> None:
         and all(isinstance(item, dict) for item in base + other)
     ):
         for index, (a, b) in enumerate(zip(base, other)):
-            if not _same(a, b):
-                _diff(a, b, path + [index], out)
+            if not _same(a, b, memo):
+                _diff(a, b, path + [index], out, memo)
         return
     out.append((path, other))
 
@@ -255,6 +263,7 @@ def scrub_payload(
     base = _plain(levels[0].figure.to_plotly_json())
     blobs = _Blobs()
     frames = []
+    memo: dict = {}
     for index, level in enumerate(levels):
         if index == 0:
             fig = base
@@ -263,7 +272,7 @@ def scrub_payload(
         else:
             fig = _plain(level.figure.to_plotly_json())
         pairs: list = []
-        _diff(base, fig, [], pairs)
+        _diff(base, fig, [], pairs, memo)
         frames.append(
             {
                 "set": [[path, _encode(value, blobs)] for path, value in pairs],
