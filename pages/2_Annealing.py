@@ -15,8 +15,8 @@ from rbfviz.views.figures.annealing import (
     collapse_figure,
     trajectory_figure,
 )
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
+from rbfviz.views.figures.scrub import scrub_payload
+from rbfviz.views.levels import annealing_levels
 from ui import compute, exports
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
@@ -52,19 +52,8 @@ def sigma_panels(ctrl) -> None:
             st.markdown(f"**{name}**")
 
             def build(progress) -> bytes:
-                levels = []
-                for s, sigma in enumerate(view.sigmas):
-                    fig = trajectory_figure(view, X, float(sigma), static=True)
-                    levels.append(
-                        ScrubLevel(
-                            presenter_figure(fig) if ctrl.presenter else fig,
-                            "",
-                            describe.annealing_plane(view, float(sigma)),
-                        )
-                    )
-                    progress(s + 1, len(view.sigmas))
                 return scrub_payload(
-                    levels,
+                    annealing_levels(view, X, presenter=ctrl.presenter),
                     view.sigmas,
                     config=CHART_CONFIG,
                     initial=ctx.scale.index(ctx.scale.default),

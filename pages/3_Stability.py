@@ -8,9 +8,9 @@ from rbfviz.measures import underflow_logit
 from rbfviz.views import describe, receipt
 from rbfviz.views.figures.family import family_collapse_figure, family_collapse_words
 from rbfviz.views.figures.plane import drawn_points
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
+from rbfviz.views.figures.scrub import scrub_payload
 from rbfviz.views.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
+from rbfviz.views.levels import stability_levels
 from ui import compute, exports, family
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
@@ -119,17 +119,11 @@ def sigma_panels(ctrl) -> None:
         centroids = compute.kmeans_centroids(ctrl)
         drawn = drawn_points(len(X), ctrl.seed)
 
-        def level(plane) -> ScrubLevel:
-            fig = stability_plane_figure(plane, X, centroids, drawn=drawn)
-            return ScrubLevel(
-                presenter_figure(fig) if ctrl.presenter else fig,
-                "",
-                describe.stability_plane(plane, plane.sigma, plane.dtype),
-            )
-
         def build(progress) -> bytes:
             grid = ctx.scale.grid
-            levels = [level(plane) for plane in compute.stability_planes(ctrl, progress)]
+            levels = stability_levels(
+                compute.stability_planes(ctrl, progress), X, centroids, drawn=drawn, presenter=ctrl.presenter
+            )
             return scrub_payload(
                 levels,
                 grid,

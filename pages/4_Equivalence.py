@@ -12,8 +12,8 @@ from rbfviz.views.figures.equivalence import (
     step_figure,
     trajectory_figure,
 )
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.scrub import ScrubLevel, metrics_html, scrub_payload
+from rbfviz.views.figures.scrub import scrub_payload
+from rbfviz.views.levels import equivalence_levels
 from ui import compute, exports
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
@@ -37,35 +37,10 @@ def sigma_panels(ctrl) -> None:
         X = compute.data(ctrl)[0]
         head = f"{ctrl.dataset}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
 
-        def level(step, step_resp, sigma: float) -> ScrubLevel:
-            fig = step_figure(X, step_resp, step, title=f"{head}, σ = {sigma:.3g}")
-            side = metrics_html(
-                [
-                    (
-                        "max |GD step − Lloyd step|",
-                        f"{step.gd_vs_lloyd:.3g}",
-                        "Largest coordinate difference between the two updated centre sets (data units).",
-                    ),
-                    (
-                        "max |GD step − soft centroid x̄|",
-                        f"{step.gd_vs_em:.1e}",
-                        "The identity c − η∇L_σ = x̄ at every σ: only rounding remains.",
-                    ),
-                    (None, "masses N_j at the start: " + ", ".join(f"{m:.3g}" for m in step.masses), ""),
-                ]
-            )
-            return ScrubLevel(
-                presenter_figure(fig) if ctrl.presenter else fig,
-                side,
-                describe.equivalence_step(step, sigma, ctrl.kind),
-            )
-
         def build(progress) -> bytes:
             grid = ctx.scale.grid
-            levels = [
-                level(step, step_resp, float(sigma))
-                for (step, step_resp), sigma in zip(compute.steps_at_every_sigma(ctrl, progress), grid)
-            ]
+            steps, resps = zip(*compute.steps_at_every_sigma(ctrl, progress))
+            levels = equivalence_levels(steps, resps, grid, X, head, ctrl.kind, presenter=ctrl.presenter)
             return scrub_payload(
                 levels,
                 grid,

@@ -2,9 +2,9 @@
 payload builders) is the payload of a full figure per σ, computed one level at a time: byte for byte,
 on every data set, map and precision.
 
-The references below are written out here, one σ at a time, the straightforward way (the way the
-pages built their payloads before levels were batched): a full Plotly figure per level from the
-library's single-σ functions. Where float rounding may move a value, ``assert_same_payload`` falls
+The references (tests/payload_reference.py) are written out one σ at a time, the straightforward way
+(the way the pages built their payloads before levels were batched): a full Plotly figure per level
+from the library's single-σ functions. Where float rounding may move a value, ``assert_same_payload`` falls
 back to comparing the decoded payloads to 1e-12 relative and says which values moved.
 """
 
@@ -14,15 +14,15 @@ import logging
 from dataclasses import replace
 
 import numpy as np
+import payload_reference
 import pytest
 
 from rbfviz._validate import KINDS
 from rbfviz.datasets import DATASETS
-from rbfviz.views import describe
-from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.scrub import ScrubLevel, read_payload, scrub_payload
-from rbfviz.views.levels import explorer_levels
+from rbfviz.views.figures.annealing import FRAME_MS
+from rbfviz.views.figures.plane import drawn_points
+from rbfviz.views.figures.scrub import read_payload, scrub_payload
+from rbfviz.views.levels import annealing_levels, equivalence_levels, explorer_levels, stability_levels
 from ui import compute
 from ui.state import Controls
 
@@ -78,48 +78,6 @@ def _ctrl(dataset: str, kind: str, dtype: str, **more) -> Controls:
     return replace(ctrl, sigma=compute.scale(ctrl).default)
 
 
-def explorer_payload_reference(ctrl, quantity="max", head="head", axes=None) -> bytes:
-    """One σ at a time: compute.centers_at, the responsibilities and numbers, the field, and a full
-    figure per level."""
-    X, _ = compute.data(ctrl)
-    scale = compute.scale(ctrl)
-    extent = compute.fieldmod.plane_extent(X, aspect=compute.fieldmod.PLANE_ASPECT)
-    drawn = drawn_points(ctrl.n, ctrl.seed)
-    levels = []
-    for sigma in scale.grid:
-        at = replace(ctrl, sigma=float(sigma))
-        v = compute._plane_at(at, X, lambda c, centers: compute.field_now(c, centers, extent, quantity))
-        fig = explorer_figure(
-            v.X,
-            v.resp,
-            v.centers,
-            v.kmeans_centers,
-            v.field,
-            title=f"{head}, σ = {sigma:.3g}",
-            axes=axes,
-            drawn=drawn,
-        )
-        shown = (
-            f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
-            f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'})."
-        )
-        levels.append(
-            ScrubLevel(
-                presenter_figure(fig) if ctrl.presenter else fig,
-                plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
-                describe.plane(v.resp, v.numbers, float(sigma), ctrl.kind, ctrl.dtype),
-            )
-        )
-    return scrub_payload(
-        levels,
-        scale.grid,
-        initial=scale.index(scale.default),
-        select=True,
-        point_ids=drawn,
-        large=ctrl.presenter,
-    )
-
-
 def explorer_payload_new(ctrl, quantity="max", head="head", axes=None) -> bytes:
     scale = compute.scale(ctrl)
     drawn = drawn_points(ctrl.n, ctrl.seed)
@@ -149,7 +107,7 @@ def explorer_payload_new(ctrl, quantity="max", head="head", axes=None) -> bytes:
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_explorer_payload_is_the_per_level_payload(dataset, kind, dtype):
     ctrl = _ctrl(dataset, kind, dtype)
-    assert_same_payload(explorer_payload_new(ctrl), explorer_payload_reference(ctrl))
+    assert_same_payload(explorer_payload_new(ctrl), payload_reference.explorer(ctrl))
 
 
 @pytest.mark.parametrize(
@@ -168,5 +126,77 @@ def test_explorer_payload_other_settings(more):
         ctrl = replace(ctrl, n=more["n"], sigma=compute.scale(replace(ctrl, n=more["n"])).default)
     assert_same_payload(
         explorer_payload_new(ctrl, quantity="entropy", head="t", axes=("a", "b")),
-        explorer_payload_reference(ctrl, quantity="entropy", head="t", axes=("a", "b")),
+        payload_reference.explorer(ctrl, quantity="entropy", head="t", axes=("a", "b")),
     )
+
+
+# --- Stability, Equivalence, Annealing ----------------------------------------------------------------
+
+
+def stability_payload_new(ctrl) -> bytes:
+    X, _ = compute.data(ctrl)
+    scale = compute.scale(ctrl)
+    drawn = drawn_points(len(X), ctrl.seed)
+    levels = stability_levels(
+        compute.stability_planes(ctrl),
+        X,
+        compute.kmeans_centroids(ctrl),
+        drawn=drawn,
+        presenter=ctrl.presenter,
+    )
+    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+
+
+def equivalence_payload_new(ctrl, head="head") -> bytes:
+    X = compute.data(ctrl)[0]
+    scale = compute.scale(ctrl)
+    steps, resps = zip(*compute.steps_at_every_sigma(ctrl))
+    levels = equivalence_levels(steps, resps, scale.grid, X, head, ctrl.kind, presenter=ctrl.presenter)
+    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+
+
+def annealing_payload_new(ctrl) -> bytes:
+    view = compute.annealing_view(ctrl)
+    scale = compute.scale(ctrl)
+    levels = annealing_levels(view, compute.data(ctrl)[0], presenter=ctrl.presenter)
+    return scrub_payload(
+        levels, view.sigmas, initial=scale.index(scale.default), large=ctrl.presenter, play_ms=FRAME_MS
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_stability_payload_is_the_per_level_payload(dataset, dtype):
+    ctrl = _ctrl(dataset, "softmax", dtype)  # the view compares the maps itself: kind plays no part
+    assert_same_payload(stability_payload_new(ctrl), payload_reference.stability(ctrl))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_equivalence_payload_is_the_per_level_payload(dataset, kind, dtype):
+    ctrl = _ctrl(dataset, kind, dtype)
+    assert_same_payload(equivalence_payload_new(ctrl), payload_reference.equivalence_(ctrl))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_annealing_payload_is_the_per_level_payload(dataset, kind, dtype):
+    ctrl = _ctrl(dataset, kind, dtype)
+    assert_same_payload(annealing_payload_new(ctrl), payload_reference.annealing(ctrl))
+
+
+@pytest.mark.parametrize("view", ["stability", "equivalence", "annealing"])
+def test_presenter_and_subsample_payloads(view):
+    new = {"stability": stability_payload_new, "equivalence": equivalence_payload_new}.get(
+        view, annealing_payload_new
+    )
+    reference = {"stability": payload_reference.stability, "equivalence": payload_reference.equivalence_}.get(
+        view, payload_reference.annealing
+    )
+    for ctrl in (
+        _ctrl("moons", "entmax15", "float64", presenter=True),
+        _ctrl("blobs", "naive", "float32", n=6000),
+    ):
+        assert_same_payload(new(ctrl), reference(ctrl))

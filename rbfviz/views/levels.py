@@ -5,7 +5,10 @@ structure is a ``ScrubPatch``: only the values that move with σ, built straight
 arrays. The payload is the same, byte for byte, as one built from a full figure per level
 (tests/test_scrub_levels.py builds both).
 
-* ``explorer_levels(planes, sigmas, ...)`` – the Explorer's plane at every σ.
+* ``explorer_levels(planes, sigmas, ...)``  – the Explorer's plane at every σ.
+* ``stability_levels(planes, X, centroids)`` – the Stability view's two planes at every σ.
+* ``equivalence_levels(steps, resps, ...)``  – the Equivalence view's step at every σ.
+* ``annealing_levels(view, X)``              – the Annealing view's plane at every σ of its path.
 """
 
 from __future__ import annotations
@@ -13,11 +16,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import describe
+from .figures.annealing import animated_subset, hex_colors, trajectory_figure
+from .figures.annealing import coord_values as coords
+from .figures.equivalence import step_arrow_drawn, step_figure
 from .figures.layout import png_data_uri
-from .figures.palette import mix_colors, rgb_strings
+from .figures.palette import cluster_colors, mix_colors, rgb_strings
 from .figures.plane import explorer_figure, field_rgb, plane_side_html
 from .figures.presenter import presenter_figure
-from .figures.scrub import ScrubLevel, ScrubPatch
+from .figures.scrub import ScrubLevel, ScrubPatch, metrics_html
+from .figures.stability import stability_panels, stability_plane_figure
 
 
 def _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter) -> ScrubLevel:
@@ -101,4 +108,151 @@ def explorer_levels(
             )
         else:
             levels.append(_explorer_patch(plane, sigma, title, kind, dtype, k, drawn))
+    return levels
+
+
+# --- Stability --------------------------------------------------------------------------------------
+
+
+def _stability_full(plane, X, centroids, drawn, presenter) -> ScrubLevel:
+    fig = stability_plane_figure(plane, X, centroids, drawn=drawn)
+    return ScrubLevel(
+        presenter_figure(fig) if presenter else fig,
+        "",
+        describe.stability_plane(plane, plane.sigma, plane.dtype),
+    )
+
+
+def _stability_patch(plane, X, centroids, keep) -> ScrubPatch:
+    """The values of ``stability_plane_figure`` that move with σ: per panel its two point groups'
+    positions (and the colours of the one drawn in cluster colours), its image and its title."""
+    X = np.asarray(X, dtype=np.float64)
+    colors = np.array(cluster_colors(np.asarray(centroids).shape[0]))
+    sets = []
+    groups = (
+        (0, plane.point_naive_nan, False),
+        (1, ~plane.point_naive_nan, True),
+        (3, plane.point_entmax_hard, True),
+        (4, ~plane.point_entmax_hard, False),
+    )
+    for trace, mask, coloured in groups:
+        mask = mask & keep
+        sets += [
+            (("data", trace, "x"), X[mask, 0].astype(np.float32)),
+            (("data", trace, "y"), X[mask, 1].astype(np.float32)),
+        ]
+        if coloured:
+            sets.append((("data", trace, "marker", "color"), colors[plane.point_label[mask]].tolist()))
+    for panel, (title, rgb) in enumerate(stability_panels(plane, len(X))):
+        sets += [
+            (("layout", "annotations", panel, "text"), f"<b>{title}</b>"),
+            (("layout", "images", panel, "source"), png_data_uri(rgb)),
+        ]
+    return ScrubPatch(tuple(sets), "", describe.stability_plane(plane, plane.sigma, plane.dtype))
+
+
+def stability_levels(planes, X, centroids, drawn: np.ndarray | None = None, presenter: bool = False) -> list:
+    """The Stability view's plane at every σ: one ``rbfviz.views.stability.StabilityPlane`` per σ (in σ
+    order), the points X (n, 2) and the K-Means centroids (k, 2) it was computed at, ``drawn`` as in
+    ``stability_plane_figure``."""
+    keep = np.ones(len(X), dtype=bool)
+    if drawn is not None:
+        keep[:] = False
+        keep[drawn] = True
+    return [
+        _stability_full(plane, X, centroids, drawn, presenter)
+        if index == 0
+        else _stability_patch(plane, X, centroids, keep)
+        for index, plane in enumerate(planes)
+    ]
+
+
+# --- Equivalence ------------------------------------------------------------------------------------
+
+
+def _equivalence_side(step) -> str:
+    return metrics_html(
+        [
+            (
+                "max |GD step − Lloyd step|",
+                f"{step.gd_vs_lloyd:.3g}",
+                "Largest coordinate difference between the two updated centre sets (data units).",
+            ),
+            (
+                "max |GD step − soft centroid x̄|",
+                f"{step.gd_vs_em:.1e}",
+                "The identity c − η∇L_σ = x̄ at every σ: only rounding remains.",
+            ),
+            (None, "masses N_j at the start: " + ", ".join(f"{m:.3g}" for m in step.masses), ""),
+        ]
+    )
+
+
+def equivalence_levels(steps, resps, sigmas, X, head: str, kind: str, presenter: bool = False) -> list:
+    """The Equivalence view's step at every σ of ``sigmas`` (S,): ``steps`` the
+    ``rbfviz.views.equivalence.OneStep`` and ``resps`` the responsibilities (n, k) at the start, per σ.
+
+    A level is a patch when its gradient step draws an arrow for the same centres as the first
+    level's (an arrow is left out where a centre does not move or is NaN); otherwise a full figure.
+    """
+    levels = []
+    arrows0 = None
+    for index, (step, resp, sigma) in enumerate(zip(steps, resps, sigmas)):
+        sigma = float(sigma)
+        title = f"{head}, σ = {sigma:.3g}"
+        side, caption = _equivalence_side(step), describe.equivalence_step(step, sigma, kind)
+        arrows = np.flatnonzero(step_arrow_drawn(step.start, step.gd))
+        if index == 0:
+            arrows0 = arrows
+        if index == 0 or not np.array_equal(arrows, arrows0):
+            fig = step_figure(X, resp, step, title=title)
+            levels.append(ScrubLevel(presenter_figure(fig) if presenter else fig, side, caption))
+            continue
+        colors = rgb_strings(mix_colors(np.asarray(resp, dtype=np.float64)))
+        gd = np.asarray(step.gd, dtype=np.float64)
+        sets = [
+            (("data", 0, "marker", "color"), colors),
+            (("data", 2, "x"), gd[:, 0]),
+            (("data", 2, "y"), gd[:, 1]),
+            (("data", 3, "marker", "color"), colors),
+            (("layout", "title", "text"), title),
+        ]
+        for position, j in enumerate(arrows):
+            sets += [
+                (("layout", "annotations", position, "x"), float(gd[j, 0])),
+                (("layout", "annotations", position, "y"), float(gd[j, 1])),
+            ]
+        levels.append(ScrubPatch(tuple(sets), side, caption))
+    return levels
+
+
+# --- Annealing --------------------------------------------------------------------------------------
+
+
+def annealing_levels(view, X, presenter: bool = False) -> list:
+    """The Annealing view's plane at every σ of ``view.sigmas``: ``trajectory_figure(static=True)`` at
+    the first, then per level the animated points' colours, the trails up to the level and the centres
+    (the traces its animation frames update)."""
+    centers = np.asarray(view.centers, dtype=np.float64)
+    k = centers.shape[1]
+    shown = animated_subset(np.asarray(X).shape[0])
+    levels = []
+    for s, sigma in enumerate(view.sigmas):
+        caption = describe.annealing_plane(view, float(sigma))
+        if s == 0:
+            fig = trajectory_figure(view, X, float(sigma), static=True)
+            levels.append(ScrubLevel(presenter_figure(fig) if presenter else fig, "", caption))
+            continue
+        level = view.level(float(sigma))
+        sets = [(("data", 1, "marker", "color"), hex_colors(view.colors[level, shown]))]
+        for j in range(k):
+            sets += [
+                (("data", k + 2 + j, "x"), coords(centers[: level + 1, j, 0])),
+                (("data", k + 2 + j, "y"), coords(centers[: level + 1, j, 1])),
+            ]
+        sets += [
+            (("data", 2 * k + 2, "x"), coords(centers[level, :, 0])),
+            (("data", 2 * k + 2, "y"), coords(centers[level, :, 1])),
+        ]
+        levels.append(ScrubPatch(tuple(sets), "", caption))
     return levels

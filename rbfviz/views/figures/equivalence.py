@@ -21,13 +21,19 @@ ARROW_COLOR = "#222222"  # dark on every cluster colour; the markers at the arro
 POINT_GREY = "rgba(120,120,120,0.35)"
 
 
+def step_arrow_drawn(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """(k,) bool: centre j gets an arrow from start[j] to end[j] (k, 2): both finite and not equal."""
+    start, end = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
+    return np.isfinite(start).all(axis=1) & np.isfinite(end).all(axis=1) & (start != end).any(axis=1)
+
+
 def _arrows(
     start: np.ndarray, end: np.ndarray, colors, xref: str, yref: str, dash: bool = False
 ) -> list[dict]:
     """Layout annotations: one arrow per centre from start[j] to end[j] (data coordinates)."""
     out = []
-    for (x0, y0), (x1, y1), color in zip(start, end, colors):
-        if not np.isfinite([x0, y0, x1, y1]).all() or (x0 == x1 and y0 == y1):
+    for (x0, y0), (x1, y1), color, drawn in zip(start, end, colors, step_arrow_drawn(start, end)):
+        if not drawn:
             continue
         out.append(
             dict(

@@ -279,6 +279,21 @@ def entmax_rgb(plane) -> np.ndarray:
     return rgb
 
 
+def stability_panels(plane, n: int) -> list[tuple[str, np.ndarray]]:
+    """(title, (H, W, 3) uint8 image) of the two panels of ``stability_plane_figure`` at ``plane.sigma``:
+    naive NaN rows, then entmax15 one-hot rows, counted over all n points."""
+    return [
+        (
+            f"naive exp/sum ({plane.dtype}): {int(plane.point_naive_nan.sum())} of {n} rows NaN",
+            naive_rgb(plane),
+        ),
+        (
+            f"entmax-1.5 ({plane.dtype}): {int(plane.point_entmax_hard.sum())} of {n} rows one-hot",
+            entmax_rgb(plane),
+        ),
+    ]
+
+
 def stability_plane_figure(
     plane, X, C, title: str | None = None, height: int = 520, drawn: np.ndarray | None = None
 ) -> go.Figure:
@@ -298,20 +313,12 @@ def stability_plane_figure(
     x_min, x_max, y_min, y_max = extent
     layout = base_layout(title, height)
     layout.pop("xaxis"), layout.pop("yaxis")
-    panels = (
-        (
-            "naive",
-            f"naive exp/sum ({plane.dtype}): {int(plane.point_naive_nan.sum())} of {len(X)} rows NaN",
-            naive_rgb(plane),
-            (0.0, 0.48),
-        ),
-        (
-            "entmax15",
-            f"entmax-1.5 ({plane.dtype}): {int(plane.point_entmax_hard.sum())} of {len(X)} rows one-hot",
-            entmax_rgb(plane),
-            (0.52, 1.0),
-        ),
-    )
+    panels = [
+        (kind, title, rgb, domain)
+        for kind, (title, rgb), domain in zip(
+            ("naive", "entmax15"), stability_panels(plane, len(X)), ((0.0, 0.48), (0.52, 1.0))
+        )
+    ]
     data, images, annotations = [], [], []
     keep = np.ones(len(X), dtype=bool)
     if drawn is not None:

@@ -1,0 +1,133 @@
+"""Reference payloads of the σ-scrubbed views, built the straightforward way: one σ at a time, a full
+Plotly figure per level, from the library's single-σ functions (the way the pages built them before
+levels were batched). tests/test_scrub_levels.py compares the pages' builders with these, and
+bench/bench_payload.py times both in one run."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rbfviz.maps import responsibilities
+from rbfviz.views import describe, equivalence
+from rbfviz.views import stability as stability_views
+from rbfviz.views.figures.annealing import FRAME_MS, trajectory_figure
+from rbfviz.views.figures.equivalence import step_figure
+from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
+from rbfviz.views.figures.presenter import presenter_figure
+from rbfviz.views.figures.scrub import ScrubLevel, metrics_html, scrub_payload
+from rbfviz.views.figures.stability import stability_plane_figure
+from ui import compute
+
+
+def explorer(ctrl, quantity="max", head="head", axes=None) -> bytes:
+    X, _ = compute.data(ctrl)
+    scale = compute.scale(ctrl)
+    extent = compute.fieldmod.plane_extent(X, aspect=compute.fieldmod.PLANE_ASPECT)
+    drawn = drawn_points(ctrl.n, ctrl.seed)
+    levels = []
+    for sigma in scale.grid:
+        at = replace(ctrl, sigma=float(sigma))
+        v = compute._plane_at(at, X, lambda c, centers: compute.field_now(c, centers, extent, quantity))
+        fig = explorer_figure(
+            v.X,
+            v.resp,
+            v.centers,
+            v.kmeans_centers,
+            v.field,
+            title=f"{head}, σ = {sigma:.3g}",
+            axes=axes,
+            drawn=drawn,
+        )
+        shown = (
+            f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
+            f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'})."
+        )
+        levels.append(
+            ScrubLevel(
+                presenter_figure(fig) if ctrl.presenter else fig,
+                plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
+                describe.plane(v.resp, v.numbers, float(sigma), ctrl.kind, ctrl.dtype),
+            )
+        )
+    return scrub_payload(
+        levels,
+        scale.grid,
+        initial=scale.index(scale.default),
+        select=True,
+        point_ids=drawn,
+        large=ctrl.presenter,
+    )
+
+
+def stability(ctrl) -> bytes:
+    X, _ = compute.data(ctrl)
+    X64, _ = compute._key(ctrl).points("float64")
+    centroids = compute.kmeans_centroids(ctrl)
+    scale = compute.scale(ctrl)
+    drawn = drawn_points(len(X), ctrl.seed)
+    levels = []
+    for sigma in scale.grid:
+        plane = stability_views.stability_plane(X64, centroids, float(sigma), ctrl.dtype)
+        fig = stability_plane_figure(plane, X, centroids, drawn=drawn)
+        levels.append(
+            ScrubLevel(
+                presenter_figure(fig) if ctrl.presenter else fig,
+                "",
+                describe.stability_plane(plane, plane.sigma, plane.dtype),
+            )
+        )
+    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+
+
+def equivalence_(ctrl, head="head") -> bytes:
+    X = compute.data(ctrl)[0]
+    C0, _ = compute.step_start(ctrl)
+    scale = compute.scale(ctrl)
+    levels = []
+    for sigma in scale.grid:
+        sigma = float(sigma)
+        step = equivalence.one_step(X, C0, sigma, ctrl.kind)
+        step_resp = responsibilities(X, C0, sigma, ctrl.kind)
+        fig = step_figure(X, step_resp, step, title=f"{head}, σ = {sigma:.3g}")
+        side = metrics_html(
+            [
+                (
+                    "max |GD step − Lloyd step|",
+                    f"{step.gd_vs_lloyd:.3g}",
+                    "Largest coordinate difference between the two updated centre sets (data units).",
+                ),
+                (
+                    "max |GD step − soft centroid x̄|",
+                    f"{step.gd_vs_em:.1e}",
+                    "The identity c − η∇L_σ = x̄ at every σ: only rounding remains.",
+                ),
+                (None, "masses N_j at the start: " + ", ".join(f"{m:.3g}" for m in step.masses), ""),
+            ]
+        )
+        levels.append(
+            ScrubLevel(
+                presenter_figure(fig) if ctrl.presenter else fig,
+                side,
+                describe.equivalence_step(step, sigma, ctrl.kind),
+            )
+        )
+    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+
+
+def annealing(ctrl) -> bytes:
+    view = compute.annealing_view(ctrl)
+    X, _ = compute.data(ctrl)
+    scale = compute.scale(ctrl)
+    levels = []
+    for sigma in view.sigmas:
+        fig = trajectory_figure(view, X, float(sigma), static=True)
+        levels.append(
+            ScrubLevel(
+                presenter_figure(fig) if ctrl.presenter else fig,
+                "",
+                describe.annealing_plane(view, float(sigma)),
+            )
+        )
+    return scrub_payload(
+        levels, view.sigmas, initial=scale.index(scale.default), large=ctrl.presenter, play_ms=FRAME_MS
+    )
