@@ -125,7 +125,8 @@ def main() -> None:
         print(
             f"{name:16s} n={row['n']:5d} levels={row['levels']:2d}"
             f"  reference CPU {row['reference_cpu_median']:.3f} s  new CPU {row['new_cpu_median']:.3f} s"
-            f" (best {row['new_cpu_best']:.3f}, wall {row['new_wall_median']:.3f})  ratio {row['ratio_cpu']:.1f}x  target {row['target_s']} s  same bytes: {same}",
+            f" (best {row['new_cpu_best']:.3f}, wall {row['new_wall_median']:.3f})"
+            f"  ratio {row['ratio_cpu']:.1f}x  target {row['target_s']} s  same bytes: {same}",
             flush=True,
         )
     load = os.getloadavg()
