@@ -117,10 +117,11 @@ def nearest_center_map(extent, height: int, width: int, C: np.ndarray) -> np.nda
     best = np.add(np.square(xs - C[0, 0])[None, :], np.square(ys - C[0, 1])[:, None])
     label = np.zeros((height, width), dtype=np.int64)
     d = np.empty_like(best)
+    closer = np.empty(best.shape, dtype=bool)
     for j in range(1, C.shape[0]):
         np.add(np.square(xs - C[j, 0])[None, :], np.square(ys - C[j, 1])[:, None], out=d)
-        closer = d < best
-        label[closer] = j
+        np.less(d, best, out=closer)
+        np.copyto(label, j, where=closer)
         np.minimum(best, d, out=best)
     return label
 

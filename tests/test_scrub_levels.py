@@ -27,7 +27,7 @@ from ui import compute
 from ui.state import Controls
 
 logging.getLogger("streamlit").setLevel(logging.ERROR)  # caches used outside a running app
-N = 150  # points per data set (iris keeps its 150)
+N = 80  # points per data set (iris keeps its 150)
 RTOL = 1e-12
 
 

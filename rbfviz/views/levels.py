@@ -20,10 +20,10 @@ from .figures.annealing import animated_subset, hex_colors, trajectory_figure
 from .figures.annealing import coord_values as coords
 from .figures.equivalence import step_arrow_drawn, step_figure
 from .figures.layout import png_data_uri
-from .figures.palette import cluster_colors, mix_colors, rgb_strings
+from .figures.palette import cluster_colors, mix_colors
 from .figures.plane import explorer_figure, field_rgb, plane_side_html
 from .figures.presenter import presenter_figure
-from .figures.scrub import ScrubLevel, ScrubPatch, metrics_html
+from .figures.scrub import RGBColors, ScrubLevel, ScrubPatch, metrics_html
 from .figures.stability import stability_panels, stability_plane_figure
 
 
@@ -64,7 +64,7 @@ def _explorer_patch(plane, sigma: float, title: str, kind: str, dtype: str, k: i
     centers = np.asarray(plane.centers, dtype=np.float64)
     sets = [
         (("data", 0, "customdata"), np.round(resp, 3).astype(np.float32)),
-        (("data", 0, "marker", "color"), rgb_strings(mix_colors(resp))),
+        (("data", 0, "marker", "color"), RGBColors(mix_colors(resp))),
         (("data", 1, "x"), centers[:, 0]),
         (("data", 1, "y"), centers[:, 1]),
         (("layout", "title", "text"), title),
@@ -208,7 +208,7 @@ def equivalence_levels(steps, resps, sigmas, X, head: str, kind: str, presenter:
             fig = step_figure(X, resp, step, title=title)
             levels.append(ScrubLevel(presenter_figure(fig) if presenter else fig, side, caption))
             continue
-        colors = rgb_strings(mix_colors(np.asarray(resp, dtype=np.float64)))
+        colors = RGBColors(mix_colors(np.asarray(resp, dtype=np.float64)))
         gd = np.asarray(step.gd, dtype=np.float64)
         sets = [
             (("data", 0, "marker", "color"), colors),

@@ -92,7 +92,7 @@ def mix_colors(resp) -> np.ndarray:
 
 def rgb_strings(rgb) -> list[str]:
     """(n, 3) uint8 -> ["rgb(r,g,b)", ...]."""
-    return [f"rgb({r},{g},{b})" for r, g, b in np.asarray(rgb, dtype=np.int64)]
+    return [f"rgb({r},{g},{b})" for r, g, b in np.asarray(rgb, dtype=np.int64).tolist()]
 
 
 def fade(rgb, amount: float) -> np.ndarray:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from .palette import rgb_strings
 from .presenter import _decoded
 
 MAGIC = b"RBFS"
@@ -82,6 +83,15 @@ class ScrubPatch:
     caption: str = ""
 
 
+class RGBColors(list):
+    """The list of "rgb(r,g,b)" strings of ``palette.rgb_strings(rgb)`` that also keeps rgb, (n, 3)
+    uint8: a patch's colours, which the payload stores as rgb without parsing the strings back."""
+
+    def __init__(self, rgb):
+        self.rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
+        super().__init__(rgb_strings(self.rgb))
+
+
 # --- encoding ---------------------------------------------------------------------------------------
 
 
@@ -110,6 +120,9 @@ def _plain(value):
 def _same(a, b, memo: dict | None = None) -> bool:
     """a and b hold the same values (NaN equals NaN in arrays only). memo: id → whether that list or
     dict of a patch's base equals itself, so a container a patched level shares is compared once."""
+    if isinstance(a, RGBColors) or isinstance(b, RGBColors):
+        # lists of str on both sides (a figure's colours): list equality is _same's, element by element
+        return isinstance(a, list) and isinstance(b, list) and a == b
     if a is b:
         if isinstance(a, np.ndarray):
             return True
@@ -203,6 +216,8 @@ class _Blobs:
 def _color_array(value) -> tuple[np.ndarray, str] | None:
     """A list of colours all written "rgb(r,g,b)", all "#rrggbb" or all "#RRGGBB" as ((n, 3) uint8,
     "rgb" | "hex" | "HEX"), or None if it is anything else (the browser writes them back in the same form)."""
+    if isinstance(value, RGBColors) and len(value) >= MIN_BLOB:
+        return value.rgb, "rgb"
     if not (
         isinstance(value, list) and len(value) >= MIN_BLOB and all(isinstance(item, str) for item in value)
     ):
