@@ -57,9 +57,7 @@ def field_rgb(field: Field) -> np.ndarray:
         rgb = np.rint(255.0 + (np.array(ENTROPY_DARK, float) - 255.0) * t).astype(np.uint8)
     rgb[bad] = NAN_RGB
     E = field.edge_factor
-    H, W = rgb.shape[:2]
-    # each pixel as an E×E block: one copy of a broadcast view (two np.repeat calls copy twice)
-    rgb = np.broadcast_to(rgb[:, None, :, None, :], (H, E, W, E, 3)).reshape(E * H, E * W, 3)
+    rgb = np.repeat(np.repeat(rgb, E, axis=0), E, axis=1)
     rgb[field.edges] = EDGE_RGB
     return rgb
 
