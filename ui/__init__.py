@@ -35,7 +35,9 @@ A figure that changes with σ scrubs in the browser instead: ``setup_page(..., s
 build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a
 ``build(progress)`` that returns ``rbfviz.views.figures.scrub.scrub_payload(levels, grid)``, and draw
 ``scrub_figure(compute.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
-(pages/1_Explorer.py is the model).
+(pages/1_Explorer.py is the model). Build the levels after the first as ``ScrubPatch``es of the first
+figure, straight from each level's arrays (``rbfviz.views.levels``: the same payload bytes, without a
+Plotly figure per σ), and compare them with a full figure per level in tests/test_scrub_levels.py.
 
 Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. Heavy work over
 ~0.5 s: cache it in ui/compute.py keyed by plain values, and show progress (see ``annealing``).

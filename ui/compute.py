@@ -13,7 +13,8 @@ slowly, sample large ones, or refuse tensors), and builds its arrays inside. Cac
                             dtype) with a progress bar, then every σ on the slider reuses it
 * ``centers_at(ctrl)``      the current centres at σ, with the K-Means centroids from the same start
 * ``plane_view(ctrl)``      the Explorer's arrays and numbers at σ (``explore.plane_at``: the
-                            points are checked once per σ); ``plane_views`` at every σ
+                            points are checked once per σ); ``plane_views`` at every σ, with the
+                            fields, for the payload (one cache lookup per setting, not per σ)
 * ``field_now(...)``        the soft field over the plane (rbfviz.field.Field), uncached
 * ``scrub_payload(...)``    a scrubbing view's payload at every σ, once per setting, shared
 """
