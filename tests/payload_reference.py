@@ -12,6 +12,7 @@ from rbfviz.views import describe, equivalence
 from rbfviz.views import stability as stability_views
 from rbfviz.views.figures.annealing import FRAME_MS, trajectory_figure
 from rbfviz.views.figures.equivalence import step_figure
+from rbfviz.views.figures.picking import picks_traces
 from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
 from rbfviz.views.figures.presenter import presenter_figure
 from rbfviz.views.figures.scrub import ScrubLevel, metrics_html, scrub_payload
@@ -35,6 +36,7 @@ def explorer(ctrl, quantity="max", head="head", axes=None) -> bytes:
             v.kmeans_centers,
             v.field,
             title=f"{head}, σ = {sigma:.3g}",
+            picks_traces=picks_traces(v.X, ctrl.picks, ctrl.k) if ctrl.picks else (),
             axes=axes,
             drawn=drawn,
         )

@@ -20,6 +20,7 @@ import pytest
 from rbfviz._validate import KINDS
 from rbfviz.datasets import DATASETS
 from rbfviz.views.figures.annealing import FRAME_MS
+from rbfviz.views.figures.picking import picks_traces
 from rbfviz.views.figures.plane import drawn_points
 from rbfviz.views.figures.scrub import read_payload, scrub_payload
 from rbfviz.views.levels import annealing_levels, equivalence_levels, explorer_levels, stability_levels
@@ -88,6 +89,7 @@ def explorer_payload_new(ctrl, quantity="max", head="head", axes=None) -> bytes:
         ctrl.kind,
         ctrl.dtype,
         ctrl.k,
+        picks_traces=picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k) if ctrl.picks else (),
         axes=axes,
         drawn=drawn,
         presenter=ctrl.presenter,
@@ -116,9 +118,10 @@ def test_explorer_payload_is_the_per_level_payload(dataset, kind, dtype):
         dict(init="anneal", kind="entmax15", dtype="float32"),
         dict(init="anneal", kind="softmax", dtype="float64"),
         dict(init="random", kind="entmax15", dtype="float64", presenter=True),
+        dict(init="custom", picks=(3, 1, 4, 15, 9), kind="softmax", dtype="float64"),  # picked points drawn
         dict(init="kmeans++", kind="naive", dtype="float32", n=6000),  # a drawn subsample
     ],
-    ids=["anneal-entmax-f32", "anneal-softmax", "random-presenter", "subsample"],
+    ids=["anneal-entmax-f32", "anneal-softmax", "random-presenter", "custom-picks", "subsample"],
 )
 def test_explorer_payload_other_settings(more):
     ctrl = _ctrl("blobs", more.pop("kind"), more.pop("dtype"), **more)
