@@ -83,13 +83,34 @@ class ScrubPatch:
     caption: str = ""
 
 
-class RGBColors(list):
-    """The list of "rgb(r,g,b)" strings of ``palette.rgb_strings(rgb)`` that also keeps rgb, (n, 3)
-    uint8: a patch's colours, which the payload stores as rgb without parsing the strings back."""
+class RGBColors:
+    """Colours rgb (n, 3) uint8 standing for the list ``palette.rgb_strings(rgb)`` in a patch: the
+    payload stores them as an rgb blob, as it does that list, without writing and parsing n strings."""
+
+    __slots__ = ("rgb",)
 
     def __init__(self, rgb):
         self.rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
-        super().__init__(rgb_strings(self.rgb))
+
+    def strings(self) -> list[str]:
+        return rgb_strings(self.rgb)
+
+
+def _same_colors(a, b: RGBColors, memo: dict | None) -> bool:
+    """``_same(a, b.strings())``; a list of "rgb(r,g,b)" strings (as rgb_strings writes them) is
+    compared by its parsed values, parsed once per list when memo is given."""
+    if isinstance(a, RGBColors):
+        return np.array_equal(a.rgb, b.rgb)
+    if not isinstance(a, list):
+        return False
+    if memo is not None:
+        key = ("rgb", id(a))
+        if key not in memo:
+            memo[key] = _color_array(a)
+        parsed = memo[key]
+        if parsed is not None and parsed[1] == "rgb":
+            return np.array_equal(parsed[0], b.rgb)
+    return a == b.strings()
 
 
 # --- encoding ---------------------------------------------------------------------------------------
@@ -120,9 +141,10 @@ def _plain(value):
 def _same(a, b, memo: dict | None = None) -> bool:
     """a and b hold the same values (NaN equals NaN in arrays only). memo: id → whether that list or
     dict of a patch's base equals itself, so a container a patched level shares is compared once."""
-    if isinstance(a, RGBColors) or isinstance(b, RGBColors):
-        # lists of str on both sides (a figure's colours): list equality is _same's, element by element
-        return isinstance(a, list) and isinstance(b, list) and a == b
+    if isinstance(b, RGBColors):
+        return _same_colors(a, b, memo)
+    if isinstance(a, RGBColors):
+        return _same_colors(b, a, memo)
     if a is b:
         if isinstance(a, np.ndarray):
             return True
@@ -216,8 +238,6 @@ class _Blobs:
 def _color_array(value) -> tuple[np.ndarray, str] | None:
     """A list of colours all written "rgb(r,g,b)", all "#rrggbb" or all "#RRGGBB" as ((n, 3) uint8,
     "rgb" | "hex" | "HEX"), or None if it is anything else (the browser writes them back in the same form)."""
-    if isinstance(value, RGBColors) and len(value) >= MIN_BLOB:
-        return value.rgb, "rgb"
     if not (
         isinstance(value, list) and len(value) >= MIN_BLOB and all(isinstance(item, str) for item in value)
     ):
@@ -232,6 +252,10 @@ def _color_array(value) -> tuple[np.ndarray, str] | None:
 
 def _encode(value, blobs: _Blobs):
     """JSON-ready value: arrays to blob references, colour lists to rgb blobs."""
+    if isinstance(value, RGBColors):
+        if len(value.rgb) >= MIN_BLOB:
+            return blobs.add(value.rgb, "rgb")
+        value = value.strings()
     if isinstance(value, np.ndarray):
         if value.size >= MIN_BLOB:
             return blobs.add(value)
