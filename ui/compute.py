@@ -489,9 +489,10 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
     return infos
 
 
-def plane_views(ctrl, quantity: str = "max", progress=None) -> list[PlaneView]:
-    """``plane_view`` at every σ of the grid, in grid order, with its field (not cached level by level:
-    the caller keeps what it draws). progress(done, total) as the centres at each σ are found."""
+def plane_views(ctrl, quantity: str = "max", progress=None):
+    """``plane_view`` at every σ of the grid, in grid order, with its field: a generator (the fields are
+    not cached one by one; the caller keeps what it draws, so one level's arrays are alive at a time).
+    progress(done, total) as the centres at each σ are found, all before the first level."""
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
     extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
@@ -499,10 +500,8 @@ def plane_views(ctrl, quantity: str = "max", progress=None) -> list[PlaneView]:
     def field_of(at_sigma, centers):
         return field_now(at_sigma, centers, extent, quantity)
 
-    return [
-        _plane_from(replace(ctrl, sigma=float(sigma)), X, info, field_of)
-        for sigma, info in zip(grid, _centers_at_every_sigma(ctrl, grid, progress))
-    ]
+    for sigma, info in zip(grid, _centers_at_every_sigma(ctrl, grid, progress)):
+        yield _plane_from(replace(ctrl, sigma=float(sigma)), X, info, field_of)
 
 
 # --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------

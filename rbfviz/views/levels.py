@@ -92,17 +92,21 @@ def explorer_levels(
 ) -> list:
     """The Explorer's levels, one per σ of ``sigmas`` (S,).
 
-    planes: per σ, an object with X (n, 2), resp (n, k), centers (k, 2), kmeans_centers (k, 2),
-    field (``rbfviz.field.Field`` or None), numbers (``explore.plane_numbers`` dict or None), note
-    (str or None) and info (source, iterations, converged), as ``ui.compute.plane_views`` gives them.
+    planes: an iterable (read once, in order) giving per σ an object with X (n, 2), resp (n, k),
+    centers (k, 2), kmeans_centers (k, 2), field (``rbfviz.field.Field`` or None), numbers
+    (``explore.plane_numbers`` dict or None), note (str or None) and info (source, iterations,
+    converged), as ``ui.compute.plane_views`` gives them.
     head: the title before ", σ = …". A level whose field is missing when the first level's is not
     (or the other way round) has other traces, so it is a full figure.
     """
     levels = []
+    first_has_field = None
     for index, (plane, sigma) in enumerate(zip(planes, sigmas)):
         sigma = float(sigma)
         title = f"{head}, σ = {sigma:.3g}"
-        if index == 0 or (plane.field is None) != (planes[0].field is None):
+        if index == 0:
+            first_has_field = plane.field is not None
+        if index == 0 or (plane.field is not None) != first_has_field:
             levels.append(
                 _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter)
             )
