@@ -52,8 +52,10 @@ TARGETS = {
 
 def clear_caches() -> None:
     compute.st.cache_data.clear()
-    for store in (compute._scrub_store(), compute._annealing_store(), compute._collapse_store()):
-        store._items.clear()
+    stores = ("_scrub_store", "_annealing_store", "_collapse_store", "_scale_store", "_levels_store")
+    for name in stores:
+        if hasattr(compute, name):  # the σ range's and the levels' stores in front of st.cache_data
+            getattr(compute, name)()._items.clear()
 
 
 def setting(n: int = 500) -> Controls:
