@@ -116,64 +116,27 @@ function build(parent) {
   };
 }
 
+// A page's settle rerun can mount the component anew (Streamlit gives it a new element when the
+// elements before it change, e.g. a progress bar that was there on the first run). The old one's DOM
+// (slider, focus, drawn figure) is then parked here for a moment and moved into the new element, so
+// the slider the user is on stays the same input, keeps its focus, and the figure is not redrawn.
+const parked = new Map();  // location.pathname -> unmounted instance
+const PARK_MS = 10000;
+
 export default function (component) {
   const { data, parentElement, setStateValue, setTriggerValue } = component;
   let inst = instances.get(parentElement);
   if (!inst) {
-    inst = { els: build(parentElement), bytes: null, payload: null, level: null, timer: null, pointer: false };
+    inst = adopt(parentElement) ?? create(parentElement);
     instances.set(parentElement, inst);
-    const { range } = inst.els;
-    const commit = () => {
-      clearTimeout(inst.timer);
-      inst.timer = null;
-      if (inst.payload && inst.level !== inst.committed) {
-        inst.committed = inst.level;
-        setStateValue("level", inst.level);
-      }
-    };
-    const schedule = () => {
-      clearTimeout(inst.timer);
-      if (!inst.pointer) inst.timer = setTimeout(commit, SETTLE_MS);
-    };
-    // at most one draw per animation frame: a fast drag skips the levels it passes between frames
-    range.addEventListener("input", () => {
-      if (!inst.payload) return;
-      inst.wanted = inst.payload.sigmas.length - 1 - Number(range.value);
-      if (!inst.frame) {
-        inst.frame = requestAnimationFrame(() => { inst.frame = null; show(inst, inst.wanted); });
-      }
-      schedule();
-    });
-    range.addEventListener("pointerdown", () => { stop(inst); inst.pointer = true; clearTimeout(inst.timer); });
-    range.addEventListener("keydown", () => stop(inst));
-    // Play: one level every play_ms from the largest σ (or from here), committed once at the end or on pause
-    inst.els.play.addEventListener("click", () => {
-      if (inst.playing) { stop(inst); commit(); return; }
-      const last = inst.payload.sigmas.length - 1;
-      let level = inst.level >= last ? 0 : inst.level;
-      inst.playing = setInterval(() => {
-        show(inst, level);
-        if (level >= last) { stop(inst); commit(); } else level += 1;
-      }, inst.payload.play_ms);
-      inst.els.play.textContent = "❚❚ Pause";
-      inst.els.play.setAttribute("aria-pressed", "true");
-    });
-    const release = () => { if (inst.pointer) { inst.pointer = false; schedule(); } };
-    range.addEventListener("pointerup", release);
-    range.addEventListener("pointercancel", release);
-    window.addEventListener("pointerup", release);
-    inst.els.downloads.addEventListener("click", (event) => {
-      const button = event.target.closest("button[data-format]");
-      if (button && inst.payload) rbfvizDownloadFigure(inst.els.plot, button.dataset.format, fileName(inst));
-    });
-    watchTheme(inst, parentElement);
-    window.addEventListener("resize", () => {
-      if (inst.payload?.large && inst.level !== null) { inst.drawn = null; show(inst, inst.level); }
-    });
-    inst.setTriggerValue = setTriggerValue;
+    attach(inst, parentElement);
   }
+  inst.setStateValue = setStateValue;
+  inst.setTriggerValue = setTriggerValue;
   const bytes = data instanceof Uint8Array ? data : new Uint8Array(data.buffer ?? data);
-  if (inst.bytes && inst.bytes.length === bytes.length && inst.bytes.every((b, i) => b === bytes[i])) return;
+  if (inst.bytes && inst.bytes.length === bytes.length && inst.bytes.every((b, i) => b === bytes[i])) {
+    return inst.cleanup;
+  }
   inst.bytes = bytes;
   Promise.all([readPayload(bytes), loadPlotly()]).then(([payload]) => {
     inst.payload = payload;
@@ -182,13 +145,15 @@ export default function (component) {
     range.min = 0;
     range.max = count - 1;
     label.textContent = payload.label;
-    parentElement.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
+    inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
     inst.els.play.hidden = !payload.play_ms;
     inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
     range.setAttribute("aria-label", payload.label);
-    inst.theme = themeOf(parentElement);
+    inst.theme = themeOf(inst.parent);
     inst.fields = fieldSubplots(payload.figure.layout);
+    predecode(inst);
     inst.committed = levelFromAddress(payload);
+    inst.drawn = null;
     show(inst, inst.committed);
     if (payload.select) attachSelection(inst);
   }).catch((err) => {
@@ -196,6 +161,130 @@ export default function (component) {
     inst.els.error.textContent = `The σ figure could not be drawn (${err.message}). Reload the page.`;
     console.error(err);
   });
+  return inst.cleanup;
+}
+
+// A new scrubber: its DOM and the listeners on its own elements (they go away with the DOM).
+function create(parentElement) {
+  const els = build(parentElement);
+  const inst = { els, root: els.range.closest(".scrub").parentElement, parent: parentElement, bytes: null,
+    payload: null, level: null, timer: null, pointer: false, focused: false };
+  const { range } = els;
+  inst.commit = () => {
+    clearTimeout(inst.timer);
+    inst.timer = null;
+    if (inst.payload && inst.level !== inst.committed) {
+      inst.committed = inst.level;
+      inst.setStateValue("level", inst.level);
+    }
+  };
+  inst.schedule = () => {
+    clearTimeout(inst.timer);
+    inst.timer = inst.pointer ? null : setTimeout(inst.commit, SETTLE_MS);
+  };
+  // The first change in a frame is drawn at once; more changes in the same frame (a fast drag) are
+  // drawn once, at the next frame, at the latest level: stale levels are dropped, never queued.
+  const draw = () => {
+    if (inst.frame) { inst.behind = true; return; }
+    show(inst, inst.wanted);
+    inst.frame = requestAnimationFrame(() => {
+      inst.frame = null;
+      if (inst.behind) {
+        inst.behind = false;
+        if (inst.wanted !== inst.level) draw();
+      }
+    });
+  };
+  range.addEventListener("input", () => {
+    if (!inst.payload) return;
+    inst.wanted = inst.payload.sigmas.length - 1 - Number(range.value);
+    draw();
+    inst.schedule();
+  });
+  range.addEventListener("pointerdown", () => { stop(inst); inst.pointer = true; clearTimeout(inst.timer); });
+  range.addEventListener("keydown", () => stop(inst));
+  range.addEventListener("focus", () => { inst.focused = true; });
+  // a blur because the element leaves the document (Chromium blurs it just before React removes it
+  // on a remount) is not the user leaving the slider
+  range.addEventListener("blur", () => {
+    inst.focused = false;
+    queueMicrotask(() => { if (!range.isConnected) inst.focused = true; });
+  });
+  // Play: one level every play_ms from the largest σ (or from here), committed once at the end or on pause
+  els.play.addEventListener("click", () => {
+    if (inst.playing) { stop(inst); inst.commit(); return; }
+    const last = inst.payload.sigmas.length - 1;
+    let level = inst.level >= last ? 0 : inst.level;
+    inst.playing = setInterval(() => {
+      show(inst, level);
+      if (level >= last) { stop(inst); inst.commit(); } else level += 1;
+    }, inst.payload.play_ms);
+    els.play.textContent = "❚❚ Pause";
+    els.play.setAttribute("aria-pressed", "true");
+  });
+  inst.release = () => { if (inst.pointer) { inst.pointer = false; inst.schedule(); } };
+  range.addEventListener("pointerup", inst.release);
+  range.addEventListener("pointercancel", inst.release);
+  els.downloads.addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-format]");
+    if (button && inst.payload) rbfvizDownloadFigure(els.plot, button.dataset.format, fileName(inst));
+  });
+  return inst;
+}
+
+// The listeners and observers outside the component's own elements; cleanup removes them all.
+function attach(inst, parentElement) {
+  inst.parent = parentElement;
+  const resize = () => {
+    if (inst.payload?.large && inst.level !== null) { inst.drawn = null; show(inst, inst.level); }
+  };
+  window.addEventListener("pointerup", inst.release);
+  window.addEventListener("resize", resize);
+  const observer = watchTheme(inst, parentElement);
+  inst.cleanup = () => {
+    window.removeEventListener("pointerup", inst.release);
+    window.removeEventListener("resize", resize);
+    observer.disconnect();
+    cancelAnimationFrame(inst.frame);
+    inst.frame = null;
+    inst.pointer = false;
+    instances.delete(parentElement);
+    park(inst);
+  };
+}
+
+function park(inst) {
+  const key = window.location.pathname;
+  if (parked.has(key)) purge(parked.get(key));
+  inst.pendingCommit = inst.timer !== null;
+  clearTimeout(inst.timer);
+  inst.timer = null;
+  inst.parkTimer = setTimeout(() => purge(inst), PARK_MS);
+  parked.set(key, inst);
+}
+
+// The same page mounting its scrubber again: take the parked DOM, focus and pending commit over.
+// Scrubbers parked by other pages are let go.
+function adopt(parentElement) {
+  const key = window.location.pathname;
+  for (const [page, old] of parked) if (page !== key) purge(old);
+  const inst = parked.get(key);
+  if (!inst) return null;
+  parked.delete(key);
+  clearTimeout(inst.parkTimer);
+  parentElement.appendChild(inst.root);
+  if (inst.focused) inst.els.range.focus({ preventScroll: true });
+  if (inst.pendingCommit) inst.schedule();
+  return inst;
+}
+
+function purge(inst) {
+  clearTimeout(inst.parkTimer);
+  clearTimeout(inst.timer);
+  stop(inst);
+  for (const [key, old] of parked) if (old === inst) parked.delete(key);
+  if (window.Plotly && inst.els.plot) window.Plotly.purge(inst.els.plot);
+  inst.root.remove();
 }
 
 function stop(inst) {
@@ -241,23 +330,49 @@ function show(inst, level) {
   els.plot.dataset.sigma = payload.texts[level];
 }
 
-// From one drawn level to another, only what differs between them:
-// - a scatter trace whose only changes are its per-point colours and hover data is recoloured in
-//   place (its SVG points' fill, and the arrays Plotly's hover reads): ~0.3 ms instead of ~30 ms;
-// - other changed traces go through Plotly.animate without a redraw (about half of Plotly.react,
-//   which redraws every trace), and changed layout entries through Plotly.relayout.
-// Returns false where that does not apply (a whole trace list replaced, a trace type Plotly cannot
-// animate); the caller then reacts.
-const RECOLOURABLE = new Set(["marker.color", "customdata"]);
+// From one drawn level to another, only what differs between them, found from the two levels'
+// (path, value) pairs and drawn straight into Plotly's SVG where that is safe:
+// - a scatter trace's per-point colours and hover data: its points' fill, and the arrays hover reads;
+// - a scatter trace's x and y (markers and straight lines): its points' positions (points added or
+//   removed when the count changes) and its line's path, with the arrays hover and selection read;
+// - a field image: the <image>'s href (decoded ahead of time, see predecode); the title and an
+//   annotation's plain or bold text: their text nodes.
+// What is left (an arrow annotation's ends, another layout entry) goes through one Plotly.relayout,
+// and a trace this cannot draw through Plotly.animate without a redraw. Returns false where none of
+// that applies (a whole trace list replaced); the caller then reacts. Other subplots are not touched.
+const DIRECT_TRACE = new Set(["marker.color", "customdata", "x", "y"]);
+const XLINK = "http://www.w3.org/1999/xlink";
+
+function levelPairs(payload, level) {
+  const out = new Map();
+  for (const [path, value] of payload.frames[level].set) out.set(JSON.stringify(path), [path, value]);
+  return out;
+}
+
+function changedPaths(payload, from, to) {
+  const before = levelPairs(payload, from), after = levelPairs(payload, to), out = [];
+  for (const [key, [path, value]] of after) if (!before.has(key) || before.get(key)[1] !== value) out.push(path);
+  for (const [key, [path]] of before) if (!after.has(key)) out.push(path);
+  return out;
+}
 
 function update(gd, payload, from, to, fig) {
   if (from === to) return true;
-  const paths = [...payload.frames[from].set, ...payload.frames[to].set].map(([path]) => path);
-  const changed = new Map(), layout = {};
-  for (const path of paths) {
+  if (!gd._fullLayout || !gd.calcdata) return false;
+  const traces = new Map(), annotations = new Map(), images = new Set(), layout = {};
+  let title = false;
+  for (const path of changedPaths(payload, from, to)) {
     if (path[0] === "data" && typeof path[1] === "number" && path.length > 2) {
-      if (!changed.has(path[1])) changed.set(path[1], new Set());
-      changed.get(path[1]).add(path.slice(2).join("."));
+      if (!traces.has(path[1])) traces.set(path[1], new Set());
+      traces.get(path[1]).add(path.slice(2).join("."));
+    } else if (path[0] === "layout" && path[1] === "images" && typeof path[2] === "number" && path[3] === "source"
+               && path.length === 4) {
+      images.add(path[2]);
+    } else if (path[0] === "layout" && path[1] === "annotations" && typeof path[2] === "number" && path.length === 4) {
+      if (!annotations.has(path[2])) annotations.set(path[2], new Set());
+      annotations.get(path[2]).add(path[3]);
+    } else if (path[0] === "layout" && path[1] === "title" && path[2] === "text" && path.length === 3) {
+      title = true;
     } else if (path[0] === "layout" && path.length > 1) {
       let value = fig.layout, key = "";
       for (const part of path.slice(1)) {
@@ -267,38 +382,182 @@ function update(gd, payload, from, to, fig) {
       layout[key] = value ?? null;
     } else return false;
   }
+  for (const index of traces.keys()) if (fig.data[index]?.type !== "scatter" || !gd.data[index]) return false;
+  for (const index of annotations.keys()) if (!fig.layout.annotations?.[index] || !gd.layout.annotations?.[index]) return false;
+
   const animated = [];
-  for (const [index, attributes] of changed) {
-    if (fig.data[index].type !== "scatter") return false;
-    if (![...attributes].every((a) => RECOLOURABLE.has(a)) || !recolour(gd, index, fig.data[index])) {
-      animated.push(index);
-    }
+  for (const [index, attributes] of traces) {
+    const direct = [...attributes].every((a) => DIRECT_TRACE.has(a));
+    if (!(direct && redrawTrace(gd, index, fig.data[index], attributes))) animated.push(index);
+  }
+  for (const index of images) {
+    const source = fig.layout.images[index].source;
+    if (!swapImage(gd, index, source)) layout[`images[${index}].source`] = source;
+  }
+  if (title) {
+    const text = fig.layout.title?.text ?? "";
+    if (!setTitle(gd, text)) layout["title.text"] = text;
+  }
+  const redrawn = [];
+  for (const [index, keys] of annotations) {
+    const want = fig.layout.annotations[index];
+    if (keys.size === 1 && keys.has("text") && setAnnotationText(gd, index, want.text)) continue;
+    // Plotly marks an annotation's position and text as needing a full replot (calc) even on fixed
+    // axes; its opacity only redraws that annotation, from gd.layout: set the new values there and
+    // ask for that cheaper redraw.
+    const have = gd.layout.annotations[index];
+    for (const key of keys) have[key] = want[key];
+    layout[`annotations[${index}].opacity`] = have.opacity ?? 1;
+    redrawn.push([index, "opacity" in have]);
+  }
+  if (Object.keys(layout).length) {
+    window.Plotly.relayout(gd, layout);
+    for (const [index, had] of redrawn) if (!had) delete gd.layout.annotations[index].opacity;
   }
   if (animated.length) {
     window.Plotly.animate(gd, { data: animated.map((i) => fig.data[i]), traces: animated },
       { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
   }
-  if (Object.keys(layout).length) window.Plotly.relayout(gd, layout);
   return true;
 }
 
-// Plotly draws a scatter trace's markers as one path.point per point, in data order; its hover reads
-// customdata from the trace and each point's colour from calcdata (mc). False if the drawing is not
-// what this expects (then the trace is animated instead).
-function recolour(gd, index, trace) {
-  const layer = gd.querySelectorAll(".scatterlayer .trace")[index];
-  const points = layer ? layer.querySelectorAll("path.point") : [];
-  const colours = trace.marker?.color, calc = gd.calcdata?.[index], full = gd._fullData?.[index];
-  if (!Array.isArray(colours) || !calc || !full || points.length !== colours.length || calc.length !== colours.length) {
+const finite = (values) => Array.prototype.every.call(values, (v) => v !== null && Number.isFinite(Number(v)));
+
+// One scatter trace of markers and/or straight lines, in place: the points' positions and colours,
+// the line's path, and the arrays Plotly's hover and selection read (gd.data, _fullData, calcdata).
+// Plotly draws each point as a path.point translated to its pixel position, in data order, and a
+// line as one path.js-line. False if the drawing is not what this expects (then Plotly draws it).
+function redrawTrace(gd, index, trace, attributes) {
+  const full = gd._fullData?.[index], cd = gd.calcdata?.[index];
+  const group = cd?.[0]?.node3?.node?.();
+  if (!full || !cd || !group || !group.isConnected || full.visible !== true || full.type !== "scatter") return false;
+  const mode = full.mode || "";
+  if (/text/.test(mode) || (full.fill && full.fill !== "none") || full.error_x?.visible || full.error_y?.visible) {
     return false;
   }
-  points.forEach((point, i) => { point.style.fill = colours[i]; });
-  calc.forEach((point, i) => { point.mc = colours[i]; });
+  const x = attributes.has("x") || attributes.has("y") ? trace.x : full.x;
+  const y = attributes.has("x") || attributes.has("y") ? trace.y : full.y;
+  const n = x?.length ?? 0;
+  if (!n || y?.length !== n || !finite(x) || !finite(y) || full._length !== cd.length) return false;
+  const colours = trace.marker?.color;
+  const perPoint = Array.isArray(colours);
+  if (perPoint && colours.length !== n) return false;
+  const xa = gd._fullLayout[axisKey(full.xaxis, "x")], ya = gd._fullLayout[axisKey(full.yaxis, "y")];
+  if (!xa?.c2p || !ya?.c2p) return false;
+  const px = (j) => xa.c2p(Number(x[j])), py = (j) => ya.c2p(Number(y[j]));
+
+  let points = [];
+  if (mode.includes("markers")) {
+    points = Array.from(group.querySelectorAll("g.points > path.point"));
+    if (points.length !== cd.length) return false;
+    if (n !== points.length && (!points.length || Array.isArray(full.marker?.size)
+        || Array.isArray(full.marker?.symbol) || Array.isArray(full.marker?.opacity))) return false;
+  }
+  let line = null;
+  if (mode.includes("lines")) {
+    line = group.querySelector("path.js-line");
+    if (!line || (full.line?.shape && full.line.shape !== "linear")) return false;
+  }
+  if (points.length) {
+    const parent = points[0].parentNode;
+    while (points.length < n) points.push(parent.appendChild(points[points.length - 1].cloneNode(true)));
+    while (points.length > n) points.pop().remove();
+    points.forEach((point, j) => {
+      point.setAttribute("transform", `translate(${px(j)},${py(j)})`);
+      if (perPoint) point.style.fill = colours[j];
+    });
+  }
+  if (line) {
+    let d = "";
+    for (let j = 0; j < n; j++) d += `${j ? "L" : "M"}${px(j)},${py(j)}`;
+    line.setAttribute("d", d);
+  }
+  const template = cd[cd.length - 1];
+  for (let j = 0; j < n; j++) {
+    const point = cd[j] ?? (cd[j] = { ...template });
+    point.x = Number(x[j]);
+    point.y = Number(y[j]);
+    point.i = j;
+    if (perPoint) {
+      point.mc = colours[j];
+      if ("mcc" in point) point.mcc = colours[j];
+    }
+  }
+  cd.length = n;
+  full._length = n;
   for (const target of [gd.data[index], full]) {
-    target.marker = { ...target.marker, color: colours };
+    target.x = x;
+    target.y = y;
+    if (perPoint || attributes.has("marker.color")) target.marker = { ...target.marker, color: colours };
     if ("customdata" in trace) target.customdata = trace.customdata;
   }
   return true;
+}
+
+function axisKey(ref, letter) {
+  const name = axisName(ref ?? letter);
+  return name ? `${letter}axis${name.slice(1)}` : null;
+}
+
+// A field image's new source: the <image> Plotly drew for layout.images[index] (its d3 datum holds
+// the index) takes the new href; the image was decoded ahead of time.
+function swapImage(gd, index, source) {
+  const node = Array.from(gd.querySelectorAll("g.imagelayer image, g.layer-below image, g.layer-above image"))
+    .find((el) => el.__data__?._index === index);
+  if (!node || !gd._fullLayout.images?.[index]) return false;
+  node.setAttributeNS(XLINK, "xlink:href", source);
+  if (node.hasAttribute("href")) node.setAttribute("href", source);
+  gd.layout.images[index] = { ...gd.layout.images[index], source };
+  gd._fullLayout.images[index].source = source;
+  return true;
+}
+
+const PLAIN = /^[^<>&$]*$/;
+
+// The title's text node, when both texts are plain (Plotly draws markup as tspans: left to it).
+function setTitle(gd, text) {
+  const node = gd.querySelector("text.gtitle");
+  const old = gd._fullLayout.title?.text ?? "";
+  if (!node || node.children.length || !PLAIN.test(text) || !PLAIN.test(old) || !text) return false;
+  node.textContent = text;
+  node.setAttribute("data-unformatted", text);
+  gd.layout.title = { ...(gd.layout.title || {}), text };
+  gd._fullLayout.title.text = text;
+  return true;
+}
+
+// An annotation's text when old and new are both plain or both one <b>…</b>: its text (or bold tspan)
+// node. Plotly draws annotation text centred on its box (text-anchor middle), so it stays centred.
+function setAnnotationText(gd, index, text) {
+  const full = gd._fullLayout.annotations?.[index];
+  const node = gd.querySelector(`g.annotation[data-index="${index}"] text.annotation-text`);
+  if (!full || !node || node.getAttribute("text-anchor") !== "middle" || typeof text !== "string") return false;
+  const bold = (t) => t.match(/^<b>([^<>&$]*)<\/b>$/);
+  const plain = (t) => (PLAIN.test(t) ? [t, t] : null);
+  const now = bold(full.text) ?? plain(full.text), next = bold(text) ?? plain(text);
+  if (!now || !next || !!bold(full.text) !== !!bold(text) || !next[1]) return false;
+  const target = bold(text) ? node.querySelector("tspan") : node;
+  if (!target || node.children.length !== (bold(text) ? 1 : 0) || target.children.length) return false;
+  target.textContent = next[1];
+  node.setAttribute("data-unformatted", text);
+  gd.layout.annotations[index] = { ...gd.layout.annotations[index], text };
+  full.text = text;
+  return true;
+}
+
+// Every field image of every level, decoded now, so a swap on a key press only repaints.
+function predecode(inst) {
+  inst.decoded = [];
+  for (const frame of inst.payload.frames) {
+    for (const [path, value] of frame.set) {
+      if (path[1] === "images" && path[3] === "source" && typeof value === "string") {
+        const image = new Image();
+        image.src = value;
+        image.decode().catch(() => {});
+        inst.decoded.push(image);
+      }
+    }
+  }
 }
 
 function attachSelection(inst) {
@@ -363,7 +622,7 @@ function themeOf(element) {
 function watchTheme(inst, element) {
   const observer = new MutationObserver(() => {
     if (!inst.payload) return;
-    const theme = themeOf(element);
+    const theme = themeOf(inst.parent);
     if (theme.key === inst.theme?.key) return;
     inst.theme = theme;
     inst.drawn = null;
@@ -373,6 +632,7 @@ function watchTheme(inst, element) {
     observer.observe(node, { attributes: true, attributeFilter: ["class", "style"] });
   }
   observer.observe(document.body, { attributes: true, attributeFilter: ["class", "style"] });
+  return observer;
 }
 
 function axisName(ref) {
