@@ -320,7 +320,11 @@ function show(inst, level) {
   const fig = themed(figureAt(payload, level), inst.theme, inst.fields);
   if (payload.large) fig.layout.height = presenterHeight(els);
   if (fig.layout.height) els.plot.style.minHeight = `${fig.layout.height}px`;  // no reflow while Plotly draws
-  if (!(inst.drawn === payload && update(els.plot, payload, inst.drawnLevel, level, fig))) {
+  const updated = inst.drawn === payload && update(els.plot, payload, inst.drawnLevel, level, fig);
+  if (!updated) {
+    // a trace that fails half-way leaves Plotly's arrays consistent (each trace is all or nothing),
+    // and react redraws from the level's figure; point templates are taken afresh from its drawing
+    els.plot.__rbfvizPoints = null;
     window.Plotly.react(els.plot, fig.data, fig.layout, { responsive: true, ...payload.config });
   }
   inst.drawn = payload;
@@ -337,9 +341,9 @@ function show(inst, level) {
 //   removed when the count changes) and its line's path, with the arrays hover and selection read;
 // - a field image: the <image>'s href (decoded ahead of time, see predecode); the title and an
 //   annotation's plain or bold text: their text nodes.
-// What is left (an arrow annotation's ends, another layout entry) goes through one Plotly.relayout,
-// and a trace this cannot draw through Plotly.animate without a redraw. Returns false where none of
-// that applies (a whole trace list replaced); the caller then reacts. Other subplots are not touched.
+// What is left (an arrow annotation's ends, another layout entry) goes through one Plotly.relayout.
+// Returns false where that does not apply (a trace this cannot draw, a whole trace list replaced);
+// the caller then reacts. Subplots and traces that do not change are not touched.
 const DIRECT_TRACE = new Set(["marker.color", "customdata", "x", "y"]);
 const XLINK = "http://www.w3.org/1999/xlink";
 
@@ -385,10 +389,13 @@ function update(gd, payload, from, to, fig) {
   for (const index of traces.keys()) if (fig.data[index]?.type !== "scatter" || !gd.data[index]) return false;
   for (const index of annotations.keys()) if (!fig.layout.annotations?.[index] || !gd.layout.annotations?.[index]) return false;
 
-  const animated = [];
+  // traces first: if one cannot be drawn here, nothing has been touched yet and Plotly draws the level
+  gd.__rbfvizPoints ??= new Map();
   for (const [index, attributes] of traces) {
-    const direct = [...attributes].every((a) => DIRECT_TRACE.has(a));
-    if (!(direct && redrawTrace(gd, index, fig.data[index], attributes))) animated.push(index);
+    if (![...attributes].every((a) => DIRECT_TRACE.has(a))) return false;
+  }
+  for (const [index, attributes] of traces) {
+    if (!redrawTrace(gd, index, fig.data[index], attributes, gd.__rbfvizPoints)) return false;
   }
   for (const index of images) {
     const source = fig.layout.images[index].source;
@@ -414,10 +421,6 @@ function update(gd, payload, from, to, fig) {
     window.Plotly.relayout(gd, layout);
     for (const [index, had] of redrawn) if (!had) delete gd.layout.annotations[index].opacity;
   }
-  if (animated.length) {
-    window.Plotly.animate(gd, { data: animated.map((i) => fig.data[i]), traces: animated },
-      { mode: "immediate", transition: { duration: 0 }, frame: { duration: 0, redraw: false } });
-  }
   return true;
 }
 
@@ -426,19 +429,22 @@ const finite = (values) => Array.prototype.every.call(values, (v) => v !== null 
 // One scatter trace of markers and/or straight lines, in place: the points' positions and colours,
 // the line's path, and the arrays Plotly's hover and selection read (gd.data, _fullData, calcdata).
 // Plotly draws each point as a path.point translated to its pixel position, in data order, and a
-// line as one path.js-line. False if the drawing is not what this expects (then Plotly draws it).
-function redrawTrace(gd, index, trace, attributes) {
+// line as one path.js-line. Points are added as copies of one the trace had (kept in templates, so a
+// trace that empties can fill again). False if the drawing is not what this expects (then Plotly
+// draws the level).
+function redrawTrace(gd, index, trace, attributes, templates) {
   const full = gd._fullData?.[index], cd = gd.calcdata?.[index];
-  const group = cd?.[0]?.node3?.node?.();
-  if (!full || !cd || !group || !group.isConnected || full.visible !== true || full.type !== "scatter") return false;
+  const group = traceGroup(gd, index);
+  if (!full || !cd?.length || !group || full.visible !== true || full.type !== "scatter") return false;
   const mode = full.mode || "";
   if (/text/.test(mode) || (full.fill && full.fill !== "none") || full.error_x?.visible || full.error_y?.visible) {
     return false;
   }
-  const x = attributes.has("x") || attributes.has("y") ? trace.x : full.x;
-  const y = attributes.has("x") || attributes.has("y") ? trace.y : full.y;
+  const moved = attributes.has("x") || attributes.has("y");
+  const x = moved ? trace.x : full.x, y = moved ? trace.y : full.y;
   const n = x?.length ?? 0;
-  if (!n || y?.length !== n || !finite(x) || !finite(y) || full._length !== cd.length) return false;
+  const drawn = full._length ?? 0;
+  if (y?.length !== n || !finite(x) || !finite(y) || (drawn && drawn !== cd.length)) return false;
   const colours = trace.marker?.color;
   const perPoint = Array.isArray(colours);
   if (perPoint && colours.length !== n) return false;
@@ -446,11 +452,13 @@ function redrawTrace(gd, index, trace, attributes) {
   if (!xa?.c2p || !ya?.c2p) return false;
   const px = (j) => xa.c2p(Number(x[j])), py = (j) => ya.c2p(Number(y[j]));
 
-  let points = [];
+  let points = [], layer = null;
   if (mode.includes("markers")) {
-    points = Array.from(group.querySelectorAll("g.points > path.point"));
-    if (points.length !== cd.length) return false;
-    if (n !== points.length && (!points.length || Array.isArray(full.marker?.size)
+    layer = group.querySelector("g.points");
+    points = layer ? Array.from(layer.querySelectorAll(":scope > path.point")) : [];
+    if (!layer || points.length !== drawn) return false;
+    if (points.length) templates.set(index, points[0].cloneNode(true));
+    if (n !== drawn && (!templates.has(index) || Array.isArray(full.marker?.size)
         || Array.isArray(full.marker?.symbol) || Array.isArray(full.marker?.opacity))) return false;
   }
   let line = null;
@@ -458,9 +466,8 @@ function redrawTrace(gd, index, trace, attributes) {
     line = group.querySelector("path.js-line");
     if (!line || (full.line?.shape && full.line.shape !== "linear")) return false;
   }
-  if (points.length) {
-    const parent = points[0].parentNode;
-    while (points.length < n) points.push(parent.appendChild(points[points.length - 1].cloneNode(true)));
+  if (layer) {
+    while (points.length < n) points.push(layer.appendChild(templates.get(index).cloneNode(true)));
     while (points.length > n) points.pop().remove();
     points.forEach((point, j) => {
       point.setAttribute("transform", `translate(${px(j)},${py(j)})`);
@@ -470,11 +477,11 @@ function redrawTrace(gd, index, trace, attributes) {
   if (line) {
     let d = "";
     for (let j = 0; j < n; j++) d += `${j ? "L" : "M"}${px(j)},${py(j)}`;
-    line.setAttribute("d", d);
+    line.setAttribute("d", d || "M0,0");
   }
-  const template = cd[cd.length - 1];
+  const { t, trace: fullTrace, node3, ...perPointKeys } = cd[cd.length - 1];  // per-point keys to copy
   for (let j = 0; j < n; j++) {
-    const point = cd[j] ?? (cd[j] = { ...template });
+    const point = cd[j] ?? (cd[j] = { ...perPointKeys });
     point.x = Number(x[j]);
     point.y = Number(y[j]);
     point.i = j;
@@ -483,7 +490,9 @@ function redrawTrace(gd, index, trace, attributes) {
       if ("mcc" in point) point.mcc = colours[j];
     }
   }
-  cd.length = n;
+  // Plotly keeps one entry for an empty trace, with no coordinates
+  if (!n) Object.assign(cd[0], { x: undefined, y: undefined });
+  cd.length = Math.max(n, 1);
   full._length = n;
   for (const target of [gd.data[index], full]) {
     target.x = x;
@@ -492,6 +501,15 @@ function redrawTrace(gd, index, trace, attributes) {
     if ("customdata" in trace) target.customdata = trace.customdata;
   }
   return true;
+}
+
+// The <g class="trace"> Plotly drew trace ``index`` into: its calcdata keeps a handle to it, which a
+// recomputation of the calcdata loses; the group's d3 datum names its trace.
+function traceGroup(gd, index) {
+  const group = gd.calcdata?.[index]?.[0]?.node3?.node?.();
+  if (group?.isConnected) return group;
+  return Array.from(gd.querySelectorAll(".scatterlayer g.trace"))
+    .find((el) => el.__data__?.[0]?.trace?.index === index) ?? null;
 }
 
 function axisKey(ref, letter) {

@@ -1,0 +1,240 @@
+"""Every scrubbed view (Explorer, Annealing, Stability, Equivalence) in Chromium, by keyboard:
+
+* what is on screen at each level is the payload's level (rbfviz.views.figures.scrub.figure_at): ui/scrub.js
+  draws a level change straight into Plotly's SVG, so the test reads the SVG itself: every marker
+  trace has one drawn point per data point, each at the pixel of its (x, y); every straight line runs
+  through the pixels of its points; each field <image> shows the level's image; the title and the
+  annotations read the level's text. Every level is visited in turn, then two jumps (Home, End);
+* focus survives the settle: five presses with a settle (and its rerun) after each move σ five grid
+  steps, and the σ slider is still the focused element, the same input, after every one. The view's
+  setting is new to the server (its own seed), so the first run draws a progress bar before the
+  scrubber and the settle rerun mounts the component anew, as for the first student of a setting;
+* no leaks: ten views visited in turn through the menu leave the same event listeners on window
+  and the same number of live MutationObservers each time a view is back.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rbfviz.views.figures.scrub import figure_at, read_payload
+
+pytestmark = pytest.mark.e2e
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+VIEWS = {
+    "Explorer": "pages/1_Explorer.py",
+    "Annealing": "pages/2_Annealing.py",
+    "Stability": "pages/3_Stability.py",
+    "Equivalence": "pages/4_Equivalence.py",
+}
+QUERY = {"dataset": "blobs", "n": "300", "k": "3", "seed": "5"}
+PIXEL = 0.51  # Plotly writes pixel positions to 2 decimals
+
+# The drawn SVG of the scrubbed figure, per trace: marker positions, line vertices (pixels within the
+# subplot), the pixels the data should be at (Plotly's own axis mapping); the images, title, annotations.
+DRAWN_JS = """() => {
+  const gd = document.querySelector("div.scrub-plot"), L = gd._fullLayout;
+  const num = (s) => (s || "").match(/-?[\\d.]+(?:e-?\\d+)?/g).map(Number);
+  const traces = gd._fullData.map((full, index) => {
+    const group = Array.from(gd.querySelectorAll(".scatterlayer g.trace"))
+      .find((el) => el.__data__ && el.__data__[0] && el.__data__[0].trace.index === index);
+    const xa = L[full.xaxis.replace("x", "xaxis")], ya = L[full.yaxis.replace("y", "yaxis")];
+    const n = full._length || 0, want = [];
+    for (let j = 0; j < n; j++) want.push([xa.c2p(full.x[j]), ya.c2p(full.y[j])]);
+    const points = group ? Array.from(group.querySelectorAll("g.points > path.point"))
+      .map((p) => num(p.getAttribute("transform"))) : [];
+    const line = group && group.querySelector("path.js-line");
+    const vertices = [];
+    if (line) {
+      const v = num(line.getAttribute("d"));
+      for (let i = 0; i + 1 < v.length; i += 2) vertices.push([v[i], v[i + 1]]);
+    }
+    const fills = group ? Array.from(group.querySelectorAll("g.points > path.point")).map((p) => p.style.fill) : [];
+    return { name: full.name, mode: full.mode, visible: full.visible, want, points, vertices, hasLine: !!line,
+             fills };
+  });
+  const images = Array.from(gd.querySelectorAll("image")).map((el) => [el.__data__ && el.__data__._index,
+    el.getAttribute("href") || el.getAttributeNS("http://www.w3.org/1999/xlink", "href")]);
+  const annotations = Array.from(gd.querySelectorAll("g.annotation")).map((g) =>
+    [Number(g.dataset.index), (g.querySelector("text.annotation-text") || {}).textContent || ""]);
+  const title = gd.querySelector("text.gtitle");
+  return { level: Number(gd.dataset.level), traces, images, annotations,
+           title: title ? title.textContent : null };
+}"""
+
+
+def python_payload(page: str, query: dict) -> dict:
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.query_params.update(query)
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return read_payload(at.get("bidi_component")[0].proto.bytes)
+
+
+def plain(text) -> str:
+    """A Plotly text as drawn: tags gone, <br> and entities as Plotly writes them are not used here."""
+    return re.sub(r"<[^>]+>", "", text or "")
+
+
+def rgb(colour: str) -> str:
+    """A CSS colour as the browser reports a fill: "#e69f00" -> "rgb(230,159,0)"."""
+    colour = colour.replace(" ", "")
+    match = re.fullmatch(r"#([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})", colour)
+    return f"rgb({','.join(str(int(h, 16)) for h in match.groups())})" if match else colour
+
+
+def check_drawn(page, header: dict) -> int:
+    drawn = page.evaluate(DRAWN_JS)
+    level = drawn["level"]
+    want = figure_at(header, level)
+    assert len(drawn["traces"]) == len(want["data"])
+    for shown, trace in zip(drawn["traces"], want["data"]):
+        if shown["visible"] is not True:
+            continue
+        n = len(trace.get("x", []) if trace.get("x") is not None else [])
+        assert len(shown["want"]) == n, (level, shown["name"], len(shown["want"]), n)
+        finite = all(x is not None and y is not None for x, y in shown["want"])
+        if "markers" in (shown["mode"] or "") and finite:
+            assert len(shown["points"]) == n, (level, shown["name"], len(shown["points"]), n)
+            for (px, py), (wx, wy) in zip(shown["points"], shown["want"]):
+                assert abs(px - wx) <= PIXEL and abs(py - wy) <= PIXEL, (
+                    level,
+                    shown["name"],
+                    (px, py),
+                    (wx, wy),
+                )
+            colours = trace.get("marker", {}).get("color")
+            if isinstance(colours, list) and shown["fills"]:
+                assert [rgb(f) for f in shown["fills"]] == [rgb(c) for c in colours], (level, shown["name"])
+        if "lines" in (shown["mode"] or "") and finite and n >= 2 and shown["hasLine"]:
+            # Plotly may drop collinear points from a line it draws itself; every vertex is a data point
+            # and the line starts and ends at the first and last one
+            vertices = shown["vertices"]
+            for vx, vy in vertices:
+                assert any(abs(vx - wx) <= PIXEL and abs(vy - wy) <= PIXEL for wx, wy in shown["want"]), (
+                    level,
+                    shown["name"],
+                )
+            for end, point in ((vertices[0], shown["want"][0]), (vertices[-1], shown["want"][-1])):
+                assert abs(end[0] - point[0]) <= PIXEL and abs(end[1] - point[1]) <= PIXEL, (
+                    level,
+                    shown["name"],
+                )
+    sources = [image["source"] for image in want["layout"].get("images", [])]
+    assert sorted(drawn["images"]) == sorted([i, s] for i, s in enumerate(sources)), level
+    for index, text in drawn["annotations"]:
+        assert text == plain(want["layout"]["annotations"][index].get("text")), (level, index, text)
+    title = want["layout"].get("title")
+    title = title.get("text") if isinstance(title, dict) else None
+    if title:
+        assert drawn["title"] == plain(title), (level, drawn["title"], title)
+    return level
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_level_drawn_is_the_payloads_level(server, student, view):
+    query = {**QUERY, "seed": "3"}
+    header = python_payload(VIEWS[view], query)
+    page = student.page
+    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
+    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    last = len(header["sigmas"]) - 1
+    check_drawn(page, header)
+    page.locator("input.scrub-range").focus()
+    page.keyboard.press("End")  # the largest σ: level 0
+    page.wait_for_function("() => document.querySelector('div.scrub-plot').dataset.level === '0'")
+    assert check_drawn(page, header) == 0
+    seen = {0}
+    for level in range(1, last + 1):  # every level in turn, smaller σ each press
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(f"() => document.querySelector('div.scrub-plot').dataset.level === '{level}'")
+        seen.add(check_drawn(page, header))
+    assert seen == set(range(last + 1)), sorted(seen)
+    for key, level in (("End", 0), ("Home", last)):  # jumps across the whole range
+        page.keyboard.press(key)
+        page.wait_for_function(f"() => document.querySelector('div.scrub-plot').dataset.level === '{level}'")
+        assert check_drawn(page, header) == level
+    student.assert_no_problems()
+
+
+FOCUS_JS = """() => { const r = document.querySelector("input.scrub-range");
+  return { focused: document.activeElement === r, same: r === window.__scrubRange, value: Number(r.value),
+           level: Number(document.querySelector("div.scrub-plot").dataset.level) }; }"""
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_focus_survives_every_settle(server, student, view):
+    query = {**QUERY, "seed": str(11 + list(VIEWS).index(view))}  # a setting nobody has opened
+    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
+    page = student.page
+    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    page.evaluate("() => { window.__scrubRange = document.querySelector('input.scrub-range'); }")
+    page.locator("input.scrub-range").focus()
+    start = page.evaluate(FOCUS_JS)
+    for press in range(1, 6):
+        sigma = student.scrub_sigma()
+        page.keyboard.press("ArrowLeft")
+        moved = page.wait_for_function(
+            "(s) => { const p = document.querySelector('div.scrub-plot'); "
+            "return p.dataset.sigma !== s && p.dataset.sigma; }",
+            arg=sigma,
+        ).json_value()
+        student.wait_for_settle(moved)
+        page.wait_for_timeout(300)
+        now = page.evaluate(FOCUS_JS)
+        assert now["focused"], f"after settle {press} the σ slider lost the keyboard focus"
+        assert now["same"], f"after settle {press} the σ slider is another element"
+        assert now["level"] == start["level"] + press and now["value"] == start["value"] - press, (start, now)
+    student.assert_no_problems()
+
+
+LISTENERS_JS = "window"
+OBSERVERS_INIT = """(() => {
+  const live = window.__liveObservers = new Set();
+  const observe = MutationObserver.prototype.observe, disconnect = MutationObserver.prototype.disconnect;
+  MutationObserver.prototype.observe = function (...a) { live.add(this); return observe.apply(this, a); };
+  MutationObserver.prototype.disconnect = function () { live.delete(this); return disconnect.call(this); };
+})()"""
+
+
+def window_listeners(cdp) -> dict[str, int]:
+    window = cdp.send("Runtime.evaluate", {"expression": LISTENERS_JS})["result"]["objectId"]
+    counts: dict[str, int] = {}
+    for listener in cdp.send("DOMDebugger.getEventListeners", {"objectId": window})["listeners"]:
+        counts[listener["type"]] = counts.get(listener["type"], 0) + 1
+    cdp.send("Runtime.releaseObject", {"objectId": window})
+    return counts
+
+
+def test_ten_views_in_turn_leave_no_listeners_behind(server, student):
+    page = student.page
+    page.add_init_script(OBSERVERS_INIT)
+    student.open(f"{server.url}/Explorer?" + "&".join(f"{k}={v}" for k, v in QUERY.items()))
+    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    cdp = page.context.new_cdp_session(page)
+    order = ["Annealing", "Stability", "Equivalence", "Explorer"] * 3
+    seen: dict[str, list] = {}
+    for view in order[:10]:
+        student.go_to(view)
+        page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+        page.wait_for_timeout(500)
+        # the scrubber's level can be moved: it is this view's live scrubber
+        page.locator("input.scrub-range").focus()
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_timeout(900)
+        student.wait_for_run()
+        counts = window_listeners(cdp)
+        observers = page.evaluate("() => window.__liveObservers.size")
+        scrubbers = page.evaluate("() => document.querySelectorAll('div.scrub').length")
+        assert scrubbers == 1, f"{scrubbers} scrubbers on the page after opening {view}"
+        seen.setdefault(view, []).append((counts, observers))
+    for view, visits in seen.items():
+        first = visits[0]
+        for later in visits[1:]:
+            assert later == first, f"{view}: listeners on window / live observers grew: {first} → {later}"
+    student.assert_no_problems()
