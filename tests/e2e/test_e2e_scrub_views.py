@@ -54,7 +54,8 @@ DRAWN_JS = """() => {
       const v = num(line.getAttribute("d"));
       for (let i = 0; i + 1 < v.length; i += 2) vertices.push([v[i], v[i + 1]]);
     }
-    const fills = group ? Array.from(group.querySelectorAll("g.points > path.point")).map((p) => p.style.fill) : [];
+    const nodes = group ? Array.from(group.querySelectorAll("g.points > path.point")) : [];
+    const fills = nodes.map((p) => p.style.fill);
     return { name: full.name, mode: full.mode, visible: full.visible, want, points, vertices, hasLine: !!line,
              fills };
   });
