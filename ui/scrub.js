@@ -325,13 +325,51 @@ function show(inst, level) {
     // a trace that fails half-way leaves Plotly's arrays consistent (each trace is all or nothing),
     // and react redraws from the level's figure; point templates are taken afresh from its drawing
     els.plot.__rbfvizPoints = null;
-    window.Plotly.react(els.plot, fig.data, fig.layout, { responsive: true, ...payload.config });
+    // Plotly keeps the trace objects it is given as gd.data, which update() changes: give it copies,
+    // never the payload's own objects
+    const copies = (data) => data.map((trace) => ({ ...trace }));
+    const primed = primeEmptyTraces(payload, level, fig, inst);
+    window.Plotly.react(els.plot, copies(primed.fig.data), { ...fig.layout }, { responsive: true, ...payload.config });
+    for (const index of primed.traces) {
+      const templates = (els.plot.__rbfvizPoints ??= new Map());
+      if (!redrawTrace(els.plot, index, fig.data[index], new Set(DIRECT_TRACE), templates)) {
+        window.Plotly.react(els.plot, copies(fig.data), { ...fig.layout }, { responsive: true, ...payload.config });
+        break;
+      }
+    }
   }
   inst.drawn = payload;
   inst.drawnLevel = level;
   els.plot.dataset.level = String(level);
   els.plot.dataset.theme = inst.theme.dark ? "dark" : "light";
   els.plot.dataset.sigma = payload.texts[level];
+}
+
+// Plotly draws nothing for a trace with no points, so a later level could not add points to it in
+// place. For the full drawing, such a trace is given the points of the nearest level where it has
+// some (when only its points and colours differ there); the caller then empties it in place, which
+// keeps one point as the template for later levels.
+function primeEmptyTraces(payload, level, fig, inst) {
+  const empty = fig.data.map((trace, index) => index)
+    .filter((index) => fig.data[index].type === "scatter" && !(fig.data[index].x?.length));
+  if (!empty.length) return { fig, traces: [] };
+  const data = fig.data.slice(), traces = [];
+  for (const index of empty) {
+    const order = payload.sigmas.map((_, other) => other)
+      .sort((a, b) => Math.abs(a - level) - Math.abs(b - level));
+    for (const other of order) {
+      const trace = figureAt(payload, other).data[index];
+      if (!trace?.x?.length) continue;
+      const paths = changedPaths(payload, level, other)
+        .filter((path) => path[0] === "data" && path[1] === index).map((path) => path.slice(2).join("."));
+      if (paths.every((path) => DIRECT_TRACE.has(path))) {
+        data[index] = themed({ data: [trace], layout: fig.layout }, inst.theme, inst.fields).data[0];
+        traces.push(index);
+      }
+      break;
+    }
+  }
+  return { fig: { ...fig, data }, traces };
 }
 
 // From one drawn level to another, only what differs between them, found from the two levels'
@@ -387,7 +425,9 @@ function update(gd, payload, from, to, fig) {
     } else return false;
   }
   for (const index of traces.keys()) if (fig.data[index]?.type !== "scatter" || !gd.data[index]) return false;
-  for (const index of annotations.keys()) if (!fig.layout.annotations?.[index] || !gd.layout.annotations?.[index]) return false;
+  for (const index of annotations.keys()) {
+    if (!fig.layout.annotations?.[index] || !gd.layout.annotations?.[index]) return false;
+  }
 
   // traces first: if one cannot be drawn here, nothing has been touched yet and Plotly draws the level
   gd.__rbfvizPoints ??= new Map();
@@ -412,8 +452,10 @@ function update(gd, payload, from, to, fig) {
     // Plotly marks an annotation's position and text as needing a full replot (calc) even on fixed
     // axes; its opacity only redraws that annotation, from gd.layout: set the new values there and
     // ask for that cheaper redraw.
-    const have = gd.layout.annotations[index];
+    const have = { ...gd.layout.annotations[index] };
     for (const key of keys) have[key] = want[key];
+    gd.layout.annotations = gd.layout.annotations.slice();
+    gd.layout.annotations[index] = have;
     layout[`annotations[${index}].opacity`] = have.opacity ?? 1;
     redrawn.push([index, "opacity" in have]);
   }
@@ -499,6 +541,7 @@ function redrawTrace(gd, index, trace, attributes, templates) {
     target.y = y;
     if (perPoint || attributes.has("marker.color")) target.marker = { ...target.marker, color: colours };
     if ("customdata" in trace) target.customdata = trace.customdata;
+    else if (attributes.has("customdata")) delete target.customdata;
   }
   return true;
 }
@@ -525,6 +568,7 @@ function swapImage(gd, index, source) {
   if (!node || !gd._fullLayout.images?.[index]) return false;
   node.setAttributeNS(XLINK, "xlink:href", source);
   if (node.hasAttribute("href")) node.setAttribute("href", source);
+  gd.layout.images = gd.layout.images.slice();  // the payload's own array: never changed in place
   gd.layout.images[index] = { ...gd.layout.images[index], source };
   gd._fullLayout.images[index].source = source;
   return true;
@@ -558,6 +602,7 @@ function setAnnotationText(gd, index, text) {
   if (!target || node.children.length !== (bold(text) ? 1 : 0) || target.children.length) return false;
   target.textContent = next[1];
   node.setAttribute("data-unformatted", text);
+  gd.layout.annotations = gd.layout.annotations.slice();
   gd.layout.annotations[index] = { ...gd.layout.annotations[index], text };
   full.text = text;
   return true;
