@@ -1,37 +1,39 @@
-"""One student in Chromium scrubbing σ on the Explorer: how fast the figure follows, what is sent.
+"""One student in Chromium scrubbing σ on every scrubbed view: how fast the figure follows, what is sent.
 
     .venv/bin/python bench/bench_browser.py                      # starts its own server
     .venv/bin/python bench/bench_browser.py --port 8501          # against a running server
-    .venv/bin/python bench/bench_browser.py --json out.json
+    .venv/bin/python bench/bench_browser.py --views Stability --no-first-open --json out.json
 
 A benchmark, not a test (the browser targets in the README). Playwright drives Debian's Chromium
 (/usr/bin/chromium, or --chromium / $CHROMIUM_PATH); Playwright's own browser download is not used.
 
-What is measured:
+What is measured, per view (Explorer, Annealing, Stability, Equivalence at the defaults, each in a
+fresh browser context after a warm-up visit has built its payload):
 
-1. **press → figure shows the new σ** (targets p50 ≤ 50 ms, max ≤ 150 ms). Explorer at the defaults,
-   the σ slider (``input.scrub-range``, ui/scrub.js) focused, an arrow key pressed ``--presses``
-   times, ``--gap`` ms apart (after the figure has shown the previous press). In the page, the
-   keydown's ``event.timeStamp`` (performance.now() time base: when the input event was created)
-   starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set right after
-   Plotly has redrawn), then two requestAnimationFrame callbacks later the frame with the new
-   figure has been painted: that time is reported ("painted"), and the observer's time ("drawn").
+1. **press → figure shows the new σ** (targets p50 ≤ 50 ms, max ≤ 150 ms). The σ slider
+   (``input.scrub-range``, ui/scrub.js) focused, an arrow key pressed ``--presses`` times, ``--gap`` ms
+   apart. In the page, the keydown's ``event.timeStamp`` (performance.now() time base: when the input
+   event was created) starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set
+   right after the level is drawn), then two requestAnimationFrame callbacks later the frame with the
+   new figure has been painted: that time is reported ("painted"), with the time spent inside
+   Plotly's own drawing calls (react, relayout, animate, restyle). After the settle: whether the σ
+   slider still has the keyboard focus.
 2. **websocket messages the page sends while scrubbing**: every message the page sends (BackMsgs;
    WebSocket.send wrapped by an init script, timestamped in the page), split at 0.45 s after the
-   last input event (keys) or pointer release (drag), with their bytes. Expected: nothing before,
-   and only the settle commit after (the presses are closer together than the 0.5 s settle time,
-   so one commit for the 12 presses).
-3. **bytes on first open**, per view, each in a fresh browser context (empty cache): the sum of the
+   last input event or pointer release. Expected: nothing before, one settle commit after.
+   **Per commit**: the websocket bytes sent and received for one settled scrub's rerun.
+3. **drags**: End (the largest σ), then the thumb dragged to the other end of the track in
+   ``--drag-seconds``, by mouse and by touch, with Chromium's own synthetic input
+   (``chrome.gpuBenchmarking.smoothDrag``, Chromium started with --enable-gpu-benchmarking): real
+   input events at the display's 60 Hz, whatever the benchmark's round trips cost. Reported: figure
+   updates per second while the pointer moved (targets ≥ 30 on the Explorer, ≥ 20 on the others; at
+   most one per frame, 60/s), pointer events per second, frame times, messages sent.
+4. **bytes on first open** (unless ``--no-first-open``), per view, each in a fresh browser context (empty cache): the sum of the
    websocket frames received (Streamlit's ForwardMsgs: the page, the σ payload) and, separately,
    of the HTTP response bodies as transferred (the app's static JavaScript, fonts, …), with the
    time until the view has drawn. Views: Explorer at the defaults and at n = 5,000, Annealing,
    Stability and Equivalence at the defaults (targets: ≤ 2 MB at the defaults, ≤ 6 MB at
    n = 5,000, websocket bytes; static files are cached by a browser after the first view).
-   **Per commit**: the websocket bytes sent and received for one settled scrub's rerun.
-4. **mouse-drag frame times**: the thumb dragged across the track with page.mouse in ``--drag-steps``
-   moves (``--drag-step-ms`` apart, about a 60 Hz mouse); requestAnimationFrame timestamps during the
-   drag give the frame times (p50, max; 16.7 ms = 60 fps) and the plot's data-sigma changes give the
-   figure updates (count, interval p50/max).
 """
 
 from __future__ import annotations
