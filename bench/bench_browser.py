@@ -28,12 +28,13 @@ fresh browser context after a warm-up visit has built its payload):
    input events at the display's 60 Hz, whatever the benchmark's round trips cost. Reported: figure
    updates per second while the pointer moved (targets ≥ 30 on the Explorer, ≥ 20 on the others; at
    most one per frame, 60/s), pointer events per second, frame times, messages sent.
-4. **bytes on first open** (unless ``--no-first-open``), per view, each in a fresh browser context (empty cache): the sum of the
-   websocket frames received (Streamlit's ForwardMsgs: the page, the σ payload) and, separately,
-   of the HTTP response bodies as transferred (the app's static JavaScript, fonts, …), with the
-   time until the view has drawn. Views: Explorer at the defaults and at n = 5,000, Annealing,
-   Stability and Equivalence at the defaults (targets: ≤ 2 MB at the defaults, ≤ 6 MB at
-   n = 5,000, websocket bytes; static files are cached by a browser after the first view).
+4. **bytes on first open** (unless ``--no-first-open``), per view, each in a fresh browser context
+   (empty cache): the sum of the websocket frames received (Streamlit's ForwardMsgs: the page, the
+   σ payload) and, separately, of the HTTP response bodies as transferred (the app's static
+   JavaScript, fonts, …), with the time until the view has drawn. Views: Explorer at the defaults
+   and at n = 5,000, Annealing, Stability and Equivalence at the defaults (targets: ≤ 2 MB at the
+   defaults, ≤ 6 MB at n = 5,000, websocket bytes; static files are cached by a browser after the
+   first view).
 """
 
 from __future__ import annotations
