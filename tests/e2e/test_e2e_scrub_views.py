@@ -139,6 +139,7 @@ def check_drawn(page, header: dict) -> int:
 
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_every_level_drawn_is_the_payloads_level(server, student, view):
+    # (the first settle of a new setting mounts the scrubber anew: for a moment there is none)
     query = {**QUERY, "seed": "3"}
     header = python_payload(VIEWS[view], query)
     page = student.page
@@ -148,17 +149,17 @@ def test_every_level_drawn_is_the_payloads_level(server, student, view):
     check_drawn(page, header)
     page.locator("input.scrub-range").focus()
     page.keyboard.press("End")  # the largest σ: level 0
-    page.wait_for_function("() => document.querySelector('div.scrub-plot').dataset.level === '0'")
+    page.wait_for_function("() => document.querySelector('div.scrub-plot')?.dataset.level === '0'")
     assert check_drawn(page, header) == 0
     seen = {0}
     for level in range(1, last + 1):  # every level in turn, smaller σ each press
         page.keyboard.press("ArrowLeft")
-        page.wait_for_function(f"() => document.querySelector('div.scrub-plot').dataset.level === '{level}'")
+        page.wait_for_function(f"() => document.querySelector('div.scrub-plot')?.dataset.level === '{level}'")
         seen.add(check_drawn(page, header))
     assert seen == set(range(last + 1)), sorted(seen)
     for key, level in (("End", 0), ("Home", last)):  # jumps across the whole range
         page.keyboard.press(key)
-        page.wait_for_function(f"() => document.querySelector('div.scrub-plot').dataset.level === '{level}'")
+        page.wait_for_function(f"() => document.querySelector('div.scrub-plot')?.dataset.level === '{level}'")
         assert check_drawn(page, header) == level
     student.assert_no_problems()
 
@@ -182,7 +183,7 @@ def test_focus_survives_every_settle(server, student, view):
         page.keyboard.press("ArrowLeft")
         moved = page.wait_for_function(
             "(s) => { const p = document.querySelector('div.scrub-plot'); "
-            "return p.dataset.sigma !== s && p.dataset.sigma; }",
+            "return !!p && p.dataset.sigma !== s && p.dataset.sigma; }",
             arg=sigma,
         ).json_value()
         student.wait_for_settle(moved)
