@@ -188,6 +188,7 @@ def test_focus_survives_every_settle(server, student, view):
         ).json_value()
         student.wait_for_settle(moved)
         page.wait_for_timeout(300)
+        page.wait_for_selector("div.scrub-plot[data-level]")  # a remount leaves a moment without one
         now = page.evaluate(FOCUS_JS)
         assert now["focused"], f"after settle {press} the σ slider lost the keyboard focus"
         assert now["same"], f"after settle {press} the σ slider is another element"
