@@ -1,21 +1,25 @@
 """The container recipes run for real, with podman: compose (replicas + HAProxy) and `podman kube play`.
 
-* **compose**: `podman-compose -f deploy/compose.yaml up -d` starts two replicas of the
-  repository's image and HAProxy (deploy/haproxy.Dockerfile); every replica's health check goes
-  green, HAProxy finds both through the network's DNS and its stats page wants the password; then
+* **compose**: `podman-compose -f deploy/compose.yaml up -d` starts PostgreSQL (the db service), two
+  replicas of the repository's image and HAProxy (deploy/haproxy.Dockerfile); every health check
+  goes green, HAProxy finds both replicas through the network's DNS and its stats page wants the
+  password; a class-session answer goes through PostgreSQL from one replica to the other; then
   tests/e2e/proxy_scenarios.py's scenarios run through it (an upload, a σ change, a download and a
   shared link; a stopped replica whose neighbour keeps serving), and `down` leaves no container,
-  pod or network behind.
-* **Kubernetes**: `podman kube play` of deploy/kubernetes/deployment.yaml and service.yaml starts the
-  Deployment's pod with its probes; the app answers through the Service's port; `podman kube down`
-  removes it. (Ingress and HorizontalPodAutoscaler have no podman equivalent: tests/test_deploy.py
-  checks them against the Kubernetes schemas only.)
+  pod or network behind (the database's named volume stays, as it should; the test removes it).
+* **Kubernetes**: `podman kube play` of deploy/kubernetes/db-secret.yaml, deployment.yaml and
+  service.yaml starts the Deployment's pod with its probes and RBFVIZ_DATABASE_URL from the Secret;
+  the app answers through the Service's port; `podman kube down` removes it. (The db StatefulSet,
+  Ingress and HorizontalPodAutoscaler have no podman 4.3 equivalent: tests/test_deploy.py checks
+  them against the Kubernetes schemas only.)
 
 No registry is reachable here (/work/shared/notes/deploy.md): the images are built locally. The app
 image is the Dockerfile built with the same command as ../shared/tools/container-smoke, so after
 CI's smoke test every layer comes from podman's cache; the bases are container-smoke's Debian
-stand-in for python:3.11-slim and, for docker.io/library/haproxy:2.8, that stand-in with Debian's
-haproxy (laid out like the official image). podman 4.3 here has no systemd to run health checks on
+stand-in for python:3.11-slim and, for docker.io/library/haproxy:2.8 and compose's
+docker.io/library/postgres:17, that stand-in with Debian's haproxy (laid out like the official image)
+or Debian's PostgreSQL (tests/e2e/postgres_standin/: the official image's variables, data folder and
+port). podman 4.3 here has no systemd to run health checks on
 a timer, so the tests run each check themselves (`podman healthcheck run`); Docker runs them itself.
 
 Marked `container` (and `e2e`): .ci/run runs them after the container smoke test. Without podman
@@ -66,6 +70,7 @@ USER haproxy
 STOPSIGNAL SIGUSR1
 CMD ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]
 """
+POSTGRES_STANDIN = Path(__file__).with_name("postgres_standin")
 BUILD_TIMEOUT = 1800  # seconds: a first build of the app image on a busy 2-core machine
 HEALTHY_TIMEOUT = 300
 
@@ -157,7 +162,10 @@ def images(podman_env) -> dict:
         (context / "Containerfile").write_text(HAPROXY_STANDIN)
         _build(env, HAPROXY_BASE, str(context))
     _build(env, PROXY_IMAGE, "-f", str(DEPLOY / "haproxy.Dockerfile"), str(ROOT))
-    return {"app": APP_IMAGE, "proxy": PROXY_IMAGE}
+    db_image = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["db"]["image"]
+    if podman(env, "image", "exists", db_image, check=False).returncode != 0:
+        _build(env, db_image, str(POSTGRES_STANDIN))
+    return {"app": APP_IMAGE, "proxy": PROXY_IMAGE, "db": db_image}
 
 
 # --- compose --------------------------------------------------------------------------------------
@@ -186,6 +194,7 @@ class ComposeStack:
         assert self.up.returncode == 0, f"compose up failed (log {self.log})"
         self.containers = self.names("app")
         assert len(self.containers) == 2, self.containers
+        (self.db,) = self.names("db")
         self.replicas = [{"name": name} for name in self.containers]
 
     def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -270,12 +279,14 @@ class ComposeStack:
 
         # podman 4.3 runs no health checks by itself (no systemd): run each until it passes
         def all_healthy():
-            for name in self.containers:
+            for name in [self.db, *self.containers]:
                 if self.health(name) != "healthy":
                     podman(self.env, "healthcheck", "run", name, check=False, timeout=60)
-            return all(self.health(name) == "healthy" for name in self.containers)
+            return all(self.health(name) == "healthy" for name in [self.db, *self.containers])
 
-        wait_for(all_healthy, "every replica's health check to pass", timeout=HEALTHY_TIMEOUT)
+        wait_for(
+            all_healthy, "PostgreSQL's and every replica's health check to pass", timeout=HEALTHY_TIMEOUT
+        )
         wait_for(
             lambda: self.replicas_up() == len(self.containers),
             "HAProxy to find every replica through DNS",
@@ -294,7 +305,9 @@ class ComposeStack:
 
     def down(self) -> subprocess.CompletedProcess:
         """Save each container's log to artifacts/, then `down`."""
-        for name in self.names("app", every=True) + self.names("haproxy", every=True):
+        for name in (
+            self.names("app", every=True) + self.names("haproxy", every=True) + self.names("db", every=True)
+        ):
             logs = podman(self.env, "logs", name, check=False)
             (ARTIFACTS / f"compose-{name}.log").write_text(logs.stdout + logs.stderr)
         return self.compose("down", "-t", "10", timeout=300)
@@ -311,9 +324,13 @@ def compose(images, podman_env):
     finally:
         proc = stack.down()
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert stack.names("app", every=True) == [] and stack.names("haproxy", every=True) == []
+    assert [stack.names(service, every=True) for service in ("app", "haproxy", "db")] == [[], [], []]
     networks = podman(stack.env, "network", "ls", "--format", "{{.Name}}").stdout.split()
     assert not [n for n in networks if n.startswith(stack.project)], networks
+    # the class sessions' volume outlives `down` (answers survive the stack), until removed on purpose
+    volume = f"{stack.project}_rbfviz-db"
+    assert podman(stack.env, "volume", "exists", volume, check=False).returncode == 0, volume
+    podman(stack.env, "volume", "rm", volume)
 
 
 def test_compose_starts_healthy_replicas_behind_haproxy_with_compression_and_stats(compose):
@@ -336,6 +353,43 @@ def test_compose_starts_healthy_replicas_behind_haproxy_with_compression_and_sta
     assert "rbfviz static:" in proxy_log
 
 
+def test_compose_a_class_answer_goes_through_postgresql_from_one_replica_to_the_other(compose):
+    """The teacher's replica opens a question, a student on the other replica answers it, the teacher's
+    replica counts it, and the row is in the db service's PostgreSQL: the replicas share one store."""
+
+    def in_replica(index: int, code: str) -> list[str]:
+        store = "from rbfviz.classroom.store import QuestionSpec, Store, new_student_id; store = Store()\n"
+        proc = compose.exec_python(compose.containers[index], store + code, timeout=60)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return proc.stdout.split()
+
+    def in_postgres(sql: str) -> str:
+        psql = ["psql", "-U", "rbfviz", "-d", "rbfviz", "-Atc", sql]
+        return podman(compose.env, "exec", compose.db, *psql).stdout.strip()
+
+    dialect, room, secret = in_replica(
+        0,
+        "room = store.create_room()\n"
+        "spec = QuestionSpec('split', 'number', 0.5, low=0.0, high=2.0)\n"
+        "store.open_question(room.code, room.secret, spec)\n"
+        "print(store.dialect, room.code, room.secret)",
+    )
+    assert dialect == "postgresql" and room.isalnum()
+    (stored,) = in_replica(
+        1,
+        f"student = new_student_id(); store.join({room!r}, student)\n"
+        f"print(store.submit({room!r}, student, 'split', 0.75))",
+    )
+    assert float(stored) == 0.75
+    answered, value = in_replica(0, f"t = store.tally({room!r}, {secret!r}); print(t.answered, *t.values)")
+    assert (int(answered), float(value)) == (1, 0.75)
+    rows = f"SELECT count(*), min(value) FROM rbfviz_answers WHERE room = '{room}'"
+    assert in_postgres(rows) == "1|0.75"
+    in_replica(0, f"store.clear_room({room!r}, {secret!r})")
+    assert in_postgres(rows) == "0|"
+    assert in_postgres(f"SELECT count(*) FROM rbfviz_rooms WHERE code = '{room}'") == "0"
+
+
 def test_compose_a_student_upload_sigma_download_shared_link(compose, student, browser, browser_context_args):
     upload_sigma_download_shared_link(compose, student, browser, browser_context_args)
 
@@ -353,7 +407,7 @@ def test_compose_a_stopped_replica_leaves_the_other_replicas_students_working(
 
 
 def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(images, podman_env, tmp_path):
-    """The Deployment and Service of deploy/kubernetes/ as podman 4.3 plays them.
+    """The Deployment and Service of deploy/kubernetes/, with the database Secret, as podman 4.3 plays them.
 
     podman starts one pod per replica, but publishes a container port on the host at one fixed
     port, so two pods cannot both start; and it gives a Service no address of its own. So the
@@ -361,10 +415,12 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
     the Service's target port (the container's "http" port) published on a free loopback port,
     where a cluster's Service would answer. The probes, the non-root user, the read-only root and
     the emptyDir /tmp are played as written; the liveness probe becomes the container's health
-    check (run here by hand: no systemd)."""
-    deployment, service = (
+    check (run here by hand: no systemd). RBFVIZ_DATABASE_URL comes from the Secret as written (podman
+    makes it a podman secret); the PostgreSQL StatefulSet does not play in podman 4.3, and the app
+    connects only when a class session starts, so the pod starts and serves without it."""
+    db_secret, deployment, service = (
         yaml.safe_load((DEPLOY / "kubernetes" / f"{name}.yaml").read_text())
-        for name in ("deployment", "service")
+        for name in ("db-secret", "deployment", "service")
     )
     (service_port,) = service["spec"]["ports"]
     container = deployment["spec"]["template"]["spec"]["containers"][0]
@@ -373,9 +429,11 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
     target["hostPort"], target["hostIP"] = port, "127.0.0.1"
     deployment["spec"]["replicas"] = 1
     played = tmp_path / "rbfviz.yaml"
-    played.write_text(yaml.safe_dump_all([deployment, service]))
+    played.write_text(yaml.safe_dump_all([db_secret, deployment, service]))
     env = podman_env
+    secret_name = db_secret["metadata"]["name"]
     podman(env, "kube", "down", str(played), check=False)
+    podman(env, "secret", "rm", secret_name, check=False)
     up = podman(env, "kube", "play", str(played), timeout=300, check=False)
     pod = f"{deployment['metadata']['name']}-pod-0"
     try:
@@ -388,6 +446,10 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
         )
         assert inspect["Config"]["User"] in ("10001", "10001:10001"), inspect["Config"]["User"]
         assert inspect["HostConfig"]["ReadonlyRootfs"] is True
+        (url_from,) = [e["valueFrom"] for e in container["env"] if e["name"] == "RBFVIZ_DATABASE_URL"]
+        assert url_from["secretKeyRef"]["name"] == secret_name
+        url = podman(env, "exec", name, "printenv", "RBFVIZ_DATABASE_URL").stdout.strip()
+        assert url == db_secret["stringData"][url_from["secretKeyRef"]["key"]]
 
         def answers():
             try:
@@ -417,5 +479,8 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
         logs = podman(env, "logs", f"{pod}-{container['name']}", check=False)
         (ARTIFACTS / "kube-play.log").write_text(up.stdout + up.stderr + logs.stdout + logs.stderr)
         down = podman(env, "kube", "down", str(played), check=False, timeout=180)
+        # podman 4.3's `kube down` leaves the secrets `kube play` made
+        removed = podman(env, "secret", "rm", secret_name, check=False)
     assert down.returncode == 0, down.stdout + down.stderr
     assert podman(env, "pod", "exists", pod, check=False).returncode != 0
+    assert removed.returncode == 0, removed.stderr
