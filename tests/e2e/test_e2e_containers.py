@@ -415,9 +415,12 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
     the Service's target port (the container's "http" port) published on a free loopback port,
     where a cluster's Service would answer. The probes, the non-root user, the read-only root and
     the emptyDir /tmp are played as written; the liveness probe becomes the container's health
-    check (run here by hand: no systemd). RBFVIZ_DATABASE_URL comes from the Secret as written (podman
-    makes it a podman secret); the PostgreSQL StatefulSet does not play in podman 4.3, and the app
-    connects only when a class session starts, so the pod starts and serves without it."""
+    check (run here by hand: no systemd). RBFVIZ_DATABASE_URL comes from db-secret.yaml's Secret as
+    written, made a podman secret by hand: podman 4.3 plays a Secret but stores it as YAML, which its
+    own secretKeyRef then fails to read ("not valid JSON"); it reads a JSON object of the Secret's
+    keys with base64 values (the Secret's `data`), so the test stores that. The PostgreSQL
+    StatefulSet does not play in podman 4.3; the app connects only when a class session starts, so
+    the pod starts and serves without it."""
     db_secret, deployment, service = (
         yaml.safe_load((DEPLOY / "kubernetes" / f"{name}.yaml").read_text())
         for name in ("db-secret", "deployment", "service")
@@ -429,11 +432,16 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
     target["hostPort"], target["hostIP"] = port, "127.0.0.1"
     deployment["spec"]["replicas"] = 1
     played = tmp_path / "rbfviz.yaml"
-    played.write_text(yaml.safe_dump_all([db_secret, deployment, service]))
+    played.write_text(yaml.safe_dump_all([deployment, service]))
     env = podman_env
     secret_name = db_secret["metadata"]["name"]
     podman(env, "kube", "down", str(played), check=False)
     podman(env, "secret", "rm", secret_name, check=False)
+    secret_data = {
+        key: base64.b64encode(value.encode()).decode() for key, value in db_secret["stringData"].items()
+    }
+    (tmp_path / "db-secret.json").write_text(json.dumps(secret_data))
+    podman(env, "secret", "create", secret_name, str(tmp_path / "db-secret.json"))
     up = podman(env, "kube", "play", str(played), timeout=300, check=False)
     pod = f"{deployment['metadata']['name']}-pod-0"
     try:
@@ -479,7 +487,6 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
         logs = podman(env, "logs", f"{pod}-{container['name']}", check=False)
         (ARTIFACTS / "kube-play.log").write_text(up.stdout + up.stderr + logs.stdout + logs.stderr)
         down = podman(env, "kube", "down", str(played), check=False, timeout=180)
-        # podman 4.3's `kube down` leaves the secrets `kube play` made
         removed = podman(env, "secret", "rm", secret_name, check=False)
     assert down.returncode == 0, down.stdout + down.stderr
     assert podman(env, "pod", "exists", pod, check=False).returncode != 0
