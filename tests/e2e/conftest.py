@@ -17,7 +17,8 @@ import re
 from pathlib import Path
 
 import pytest
-from student import Student
+from playwright.sync_api import expect
+from student import HANG_TIMEOUT_MS, Student
 
 from bench.load import ServerProcess
 
@@ -33,7 +34,12 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-STARTUP_TIMEOUT = 90  # seconds to healthy (the first `import torch` on a busy 2-core machine)
+# Every wait in the browser tests waits for a state (tests/e2e/student.py); its bound, HANG_TIMEOUT_MS
+# (RBFVIZ_E2E_TIMEOUT), only catches a hang. It is also the bound of Playwright's expect() (5 s by
+# default) and of a server's start (the first `import torch` on a busy machine).
+TIMEOUT_MS = HANG_TIMEOUT_MS
+STARTUP_TIMEOUT = HANG_TIMEOUT_MS / 1000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 # --- the browser ----------------------------------------------------------------------------------
@@ -103,7 +109,7 @@ def fresh_server(chromium_path, request):
 def student(page, request):
     """A browser tab driven like a student would; a screenshot of the last state is saved on teardown
     (artifacts/screenshots/<test name>.png), also when the test failed."""
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(TIMEOUT_MS)
     who = Student(page, SCREENSHOTS, re.sub(r"\W+", "_", request.node.name).strip("_"))
     yield who
     try:
