@@ -140,15 +140,16 @@ _MARK_JS = (
     "() => ({ origin: performance.timeOrigin, clock: window.__rbfvizRun ? window.__rbfvizRun.clock : 0 })"
 )
 
-# Resolves once the page's layout has stopped changing: the size of every figure and of the main area
-# the same in three animation frames in a row (after a viewport change, a rerun or a tab switch).
+# Resolves once the page's layout has stopped changing: the place and size of every figure and the size
+# and scroll of the main area and the sidebar the same in three animation frames in a row (after a
+# viewport change, a scroll, a rerun or a tab switch).
 _LAYOUT_JS = """() => new Promise((resolve) => {
   const shape = () => JSON.stringify([
     ...Array.from(document.querySelectorAll(".js-plotly-plot"), (el) => {
       const r = el.getBoundingClientRect(), L = el._fullLayout || {};
-      return [r.width, r.height, L.width, L.height]; }),
+      return [r.x, r.y, r.width, r.height, L.width, L.height]; }),
     ...Array.from(document.querySelectorAll("[data-testid='stMain'], [data-testid='stSidebarContent']"),
-      (el) => [el.scrollHeight, el.clientHeight]),
+      (el) => [el.scrollHeight, el.clientHeight, el.scrollTop]),
   ]);
   let last = null, same = 0;
   const tick = () => { const now = shape(); same = now === last ? same + 1 : 0; last = now;
@@ -229,6 +230,13 @@ class Student:
     def wait_for_layout(self) -> None:
         """Wait until the layout (figure and page sizes) stays the same for three animation frames."""
         self.page.evaluate(_LAYOUT_JS)
+
+    def wait_page_time(self, ms: float) -> None:
+        """Let ``ms`` pass on the page's own clock (performance.now()). Only for asserting that
+        something does NOT happen within the app's own delay (e.g. no second commit after the σ
+        scrubber's settle time): the page's timers and this wait slow down together under load."""
+        until = self.now() + ms
+        self.page.wait_for_function("(t) => performance.now() >= t", arg=until)
 
     def open(self, url: str) -> None:
         """Load ``url`` and wait for its first run to finish (a fresh document: its run clock starts
