@@ -206,6 +206,9 @@ class Student:
             ),
         )
         page.add_init_script(_SEND_LOG_JS)
+        # requests that failed in the network (not HTTP errors), reported with the page's problems
+        self.failed_requests: list[str] = []
+        page.on("requestfailed", lambda r: self.failed_requests.append(f"{r.method} {r.url}: {r.failure}"))
 
     # --- waiting --------------------------------------------------------------------------------
     def mark(self) -> dict:
@@ -320,7 +323,8 @@ class Student:
 
     def assert_no_problems(self) -> None:
         problems = self.problems()
-        assert not problems, "the page shows problems:\n" + "\n".join(problems)
+        failed = "".join(f"\nfailed request: {r}" for r in self.failed_requests)
+        assert not problems, "the page shows problems:\n" + "\n".join(problems) + failed
 
     # --- sidebar controls -----------------------------------------------------------------------
     def _sidebar_widget(self, testid: str, label: str) -> Locator:
