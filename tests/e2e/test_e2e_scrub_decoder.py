@@ -3,11 +3,13 @@ holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the leve
 rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from student import HANG_TIMEOUT_MS
 
 from rbfviz.views.figures.scrub import figure_at, read_payload
 
@@ -33,8 +35,10 @@ GRAPH_JS = """() => {
 }"""
 
 
+@lru_cache(maxsize=None)
 def python_payload(page: str) -> dict:
-    at = AppTest.from_file(APP, default_timeout=120)
+    """The σ payload the page sends for QUERY, read in Python (AppTest): once per page per session."""
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_MS / 1000)
     at.query_params.update(QUERY)
     at.switch_page(page).run()
     assert not at.exception, at.exception
