@@ -31,6 +31,7 @@ def fresh_streamlit_caches():
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the group marks
 def pytest_collection_modifyitems(items):
     for item in items:
         if E2E in Path(str(item.path)).parents:
