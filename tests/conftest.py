@@ -1,10 +1,7 @@
 """Make the repository root importable, so `pytest` works as well as `python -m pytest`.
 
-Every test under tests/e2e/ is a browser test: it gets the marker e2e (so the fast tier, README: Tests,
-leaves out a new browser test file even if it forgets its pytestmark) and the xdist group "browser".
-pytest.ini runs the suite on pytest-xdist workers with --dist loadgroup: the browser tests all run on
-one worker, in file order, sharing one app server and one Chromium (tests/e2e/conftest.py), while the
-other workers take the rest.
+Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier (README: Tests)
+leaves out a new browser test file even if it forgets its pytestmark.
 """
 
 import sys
@@ -31,9 +28,7 @@ def fresh_streamlit_caches():
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the group marks
 def pytest_collection_modifyitems(items):
     for item in items:
         if E2E in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.e2e)
-            item.add_marker(pytest.mark.xdist_group("browser"))
