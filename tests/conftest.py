@@ -1,4 +1,8 @@
-"""Make the repository root importable, so `pytest` works as well as `python -m pytest`."""
+"""Make the repository root importable, so `pytest` works as well as `python -m pytest`.
+
+Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier (README: Tests)
+leaves out a new browser test file even if it forgets its pytestmark.
+"""
 
 import sys
 from pathlib import Path
@@ -19,3 +23,12 @@ def fresh_streamlit_caches():
     st.cache_data.clear()
     st.cache_resource.clear()
     yield
+
+
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if E2E in Path(str(item.path)).parents:
+            item.add_marker(pytest.mark.e2e)

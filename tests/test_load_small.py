@@ -25,9 +25,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 SESSIONS, CHANGES = 5, 5
 NON_CACHE_GROWTH_MB = 80.0
+
+pytestmark = pytest.mark.load
 
 
 def test_five_students_commit_sigma_without_errors_or_leaks(tmp_path):

@@ -2,6 +2,7 @@
 
 * ``server``        one server for the whole session (started on a free port, health-polled, stopped).
 * ``fresh_server``  a new server for one test (the deep-link test must be the first visitor).
+* ``context``       one browser context for the session (shared HTTP cache), cleaned after each test.
 * ``student``       a Playwright page wrapped in ``Student`` (tests/e2e/student.py); on teardown it
                     saves a screenshot to artifacts/screenshots/<test name>.png.
 
@@ -17,7 +18,8 @@ import re
 from pathlib import Path
 
 import pytest
-from student import Student
+from playwright.sync_api import expect
+from student import HANG_TIMEOUT_MS, Student
 
 from bench.load import ServerProcess
 
@@ -33,7 +35,12 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-STARTUP_TIMEOUT = 90  # seconds to healthy (the first `import torch` on a busy 2-core machine)
+# Every wait in the browser tests waits for a state (tests/e2e/student.py); its bound, HANG_TIMEOUT_MS
+# (RBFVIZ_E2E_TIMEOUT), only catches a hang. It is also the bound of Playwright's expect() (5 s by
+# default) and of a server's start (the first `import torch` on a busy machine).
+TIMEOUT_MS = HANG_TIMEOUT_MS
+STARTUP_TIMEOUT = HANG_TIMEOUT_MS / 1000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 # --- the browser ----------------------------------------------------------------------------------
@@ -62,6 +69,31 @@ def browser_type_launch_args(browser_type_launch_args, chromium_path):
 @pytest.fixture(scope="session")
 def browser_context_args(browser_context_args):
     return {**browser_context_args, "viewport": {"width": 1400, "height": 1000}}
+
+
+@pytest.fixture(scope="session")
+def shared_context(browser, browser_context_args):
+    context = browser.new_context(**browser_context_args)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def context(shared_context):
+    """pytest-playwright's ``context`` (and so ``page``), shared by the session's tests: its HTTP cache
+    keeps Streamlit's content-hashed code bundles, so a page loads each once per session instead of once
+    per test (less work, and fewer requests to a busy server). Each test gets its own page (``page``);
+    at its end every page of the context is closed and cookies and storage are cleared, so no test sees
+    another's state. A test that needs a context of its own (touch input, a second student) makes one."""
+    yield shared_context
+    for page in shared_context.pages:
+        try:
+            page.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }")
+        except Exception:  # noqa: BLE001 — a page that crashed or is still navigating has nothing to clear
+            pass
+        page.close()
+    shared_context.clear_cookies()
+    shared_context.clear_permissions()
 
 
 # --- the server -----------------------------------------------------------------------------------
@@ -103,7 +135,7 @@ def fresh_server(chromium_path, request):
 def student(page, request):
     """A browser tab driven like a student would; a screenshot of the last state is saved on teardown
     (artifacts/screenshots/<test name>.png), also when the test failed."""
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(TIMEOUT_MS)
     who = Student(page, SCREENSHOTS, re.sub(r"\W+", "_", request.node.name).strip("_"))
     yield who
     try:

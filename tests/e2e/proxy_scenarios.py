@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from playwright.sync_api import expect
-from student import Student
+from student import HANG_TIMEOUT_MS, Student
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -47,7 +47,7 @@ def metric_value(lines: list[str], name: str) -> int:
     raise AssertionError(f"{name} not in the replica's /_stcore/metrics")
 
 
-def wait_for(condition, what: str, timeout: float = 30.0):
+def wait_for(condition, what: str, timeout: float = HANG_TIMEOUT_MS / 1000):
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -103,7 +103,7 @@ def download_points(student: Student) -> list[dict]:
         "button", name=POINTS_BUTTON, exact=True
     )
     expect(button).to_have_count(1)
-    with student.page.expect_download(timeout=60_000) as download:
+    with student.page.expect_download() as download:
         button.click()
     path = download.value.path()
     assert download.value.failure() is None, download.value.failure()
@@ -127,7 +127,7 @@ def open_explorer(student: Student, base: str, sigma: str) -> dict[str, str]:
 def new_student(browser, browser_context_args, name: str) -> Student:
     context = browser.new_context(**browser_context_args)
     page = context.new_page()
-    page.set_default_timeout(60_000)
+    page.set_default_timeout(HANG_TIMEOUT_MS)
     return Student(page, ARTIFACTS / "screenshots", name)
 
 
@@ -239,7 +239,6 @@ def stopped_replica_leaves_the_others_working(stack, browser, browser_context_ar
         wait_for(
             lambda: stack.active()[stay_home] == 2,
             "the leaver's browser to reconnect to the other replica",
-            timeout=60,
         )
         leaver.wait_for_run()
         leaver.assert_no_problems()

@@ -1,20 +1,31 @@
 """A student at a browser: the few things the browser tests do with the app, in Streamlit's terms.
 
-Waiting follows Streamlit's own e2e suite: a short pause for the rerun to start, then
-``[data-testid='stApp'][data-test-connection-state='CONNECTED']`` and
-``[data-test-script-state='notRunning']``. A test then polls for the change it expects (the figure
-title, a slider value), because a fast rerun can finish before the first check runs.
+Waiting is on state, never on time. An init script (``_SEND_LOG_JS``) watches the page's websocket in
+the page itself: every ``rerun_script`` request the page sends, every run the server starts
+(``new_session``) and every run it finishes (``script_finished``, not counting a run cut short by a
+newer request). The page is idle when the last request sent has been followed by a run that started
+after it and finished, the app shows ``CONNECTED`` and ``notRunning``, no element is still a skeleton
+(its code loading) and the document has stopped changing. ``Student.rerun()`` marks the moment before
+an action, so a rerun whose request leaves the page late (an upload, a debounced widget) is still
+waited for; ``wait_for_layout`` waits for the sizes of the figures and the page to stop changing. A
+test then polls for the change it expects (a figure title, a metric). Every wait is bounded only by
+HANG_TIMEOUT_MS, a hang detector, not a speed limit.
 """
 
 from __future__ import annotations
 
+import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 from playwright.sync_api import Locator, Page
 
 APP = "[data-testid='stApp']"
+# The bound of every wait: it only catches a hang, it is never a speed limit (on a loaded 2-core
+# machine a heavy page may take minutes). RBFVIZ_E2E_TIMEOUT (seconds) changes it.
+HANG_TIMEOUT_MS = int(float(os.environ.get("RBFVIZ_E2E_TIMEOUT", "300")) * 1000)
 # Plotly figures: st.plotly_chart's, and the σ scrubber's (ui/scrub.js draws into div.scrub-plot)
 PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot, div.scrub-plot.js-plotly-plot"
 SCRUB_RANGE = "input.scrub-range"
@@ -44,17 +55,53 @@ _SCRUB_JS = """() => {
 # Installed before any page script (Page.add_init_script): every websocket message the page sends
 # (Streamlit's BackMsgs: a rerun request, widget or component values) and every input on the σ
 # slider, with performance.now() timestamps taken in the page itself, so a busy test machine's
-# delays in reporting them to Python cannot blur the order.
+# delays in reporting them to Python cannot blur the order. It also keeps window.__rbfvizRun, the
+# order of the run requests sent and of the runs the server started and finished: the top-level
+# fields of each protobuf message (BackMsg 11 = rerun_script; ForwardMsg 4 = new_session,
+# 6 = script_finished, whose value 2 = FINISHED_EARLY_FOR_RERUN, a run cut short by a newer request).
 _SEND_LOG_JS = """(() => {
   if (window.__rbfvizSent) return;
   const sent = window.__rbfvizSent = [], inputs = window.__rbfvizInputs = [];
+  const run = window.__rbfvizRun = { clock: 0, requested: 0, started: 0, finished: 0, runs: 0 };
+  window.__rbfvizMutations = 0;
+  new MutationObserver(() => { window.__rbfvizMutations += 1; }).observe(document,
+    { subtree: true, childList: true, attributes: true, characterData: true });
+  const asBytes = (data) => typeof data === "string" ? new TextEncoder().encode(data)
+    : data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(0);
+  const fields = (bytes) => {  // top-level protobuf fields: [[number, varint value or null], ...]
+    const out = []; let i = 0;
+    const varint = () => { let v = 0, m = 1, b; do { b = bytes[i++]; v += (b & 127) * m; m *= 128; }
+      while (b & 128 && i < bytes.length); return v; };
+    while (i < bytes.length) {
+      const tag = varint(), wire = tag & 7, field = Math.floor(tag / 8);
+      if (wire === 0) out.push([field, varint()]);
+      else if (wire === 2) { const n = varint(); out.push([field, null]); i += n; }
+      else if (wire === 1) { out.push([field, null]); i += 8; }
+      else if (wire === 5) { out.push([field, null]); i += 4; }
+      else break;
+    }
+    return out;
+  };
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (data) {
-    const bytes = typeof data === "string" ? new TextEncoder().encode(data)
-      : data instanceof ArrayBuffer ? new Uint8Array(data) : ArrayBuffer.isView(data)
-      ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(0);
+    const bytes = asBytes(data);
     sent.push({ t: performance.now(), n: bytes.length, head: Array.from(bytes.subarray(0, 4096)) });
+    if (fields(bytes.subarray(0, 16)).some(([f]) => f === 11)) run.requested = ++run.clock;
     return send.call(this, data);
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        if (!(event.data instanceof ArrayBuffer)) return;
+        for (const [f, value] of fields(new Uint8Array(event.data))) {
+          if (f === 4) run.started = ++run.clock;
+          if (f === 6 && value !== 2) { run.finished = ++run.clock; run.runs += 1; }
+        }
+      });
+    }
   };
   const note = (e) => { const el = e.target;
     if (e.type === "pointerup" || (el && el.classList && el.classList.contains("scrub-range")))
@@ -62,6 +109,53 @@ _SEND_LOG_JS = """(() => {
   for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
   window.addEventListener("pointerup", note, true);
 })()"""
+
+# True when the page is idle: connected, not running, the last run request sent was followed by a run
+# that started after it and finished, no element is still a skeleton (Streamlit loads an element's code
+# the first time the page draws one, often after the run that sent it has finished) and the document has
+# not changed for three animation frames in a row (evaluated once per frame). ``since``
+# (Student.mark(): this document's time origin and its run clock then; null: none) also asks for a
+# request sent after that mark; a new document (a full navigation) has a new time origin and counts
+# from its first request.
+_IDLE_JS = """(since) => {
+  const quiet = window.__rbfvizQuiet = window.__rbfvizQuiet || { seen: -1, frames: 0 };
+  const app = document.querySelector("[data-testid='stApp']"), run = window.__rbfvizRun;
+  const idle = (() => {
+    if (!app || !run || app.dataset.testConnectionState !== "CONNECTED") return false;
+    if (app.dataset.testScriptState !== "notRunning") return false;
+    if (document.querySelector("[data-testid='stSkeleton'], [data-testid='stAppSkeleton']")) return false;
+    if (since !== null) {
+      const after = since.origin === performance.timeOrigin ? since.clock : 0;
+      if (run.requested <= after) return false;
+    }
+    return run.started > run.requested && run.finished > run.started;
+  })();
+  if (!idle || quiet.seen !== window.__rbfvizMutations) {
+    quiet.seen = window.__rbfvizMutations; quiet.frames = 0; return false;
+  }
+  quiet.frames += 1;
+  return quiet.frames >= 3;
+}"""
+_MARK_JS = (
+    "() => ({ origin: performance.timeOrigin, clock: window.__rbfvizRun ? window.__rbfvizRun.clock : 0 })"
+)
+
+# Resolves once the page's layout has stopped changing: the place and size of every figure and the size
+# and scroll of the main area and the sidebar the same in three animation frames in a row (after a
+# viewport change, a scroll, a rerun or a tab switch).
+_LAYOUT_JS = """() => new Promise((resolve) => {
+  const shape = () => JSON.stringify([
+    ...Array.from(document.querySelectorAll(".js-plotly-plot"), (el) => {
+      const r = el.getBoundingClientRect(), L = el._fullLayout || {};
+      return [r.x, r.y, r.width, r.height, L.width, L.height]; }),
+    ...Array.from(document.querySelectorAll("[data-testid='stMain'], [data-testid='stSidebarContent']"),
+      (el) => [el.scrollHeight, el.clientHeight, el.scrollTop]),
+  ]);
+  let last = null, same = 0;
+  const tick = () => { const now = shape(); same = now === last ? same + 1 : 0; last = now;
+    if (same >= 3) resolve(true); else requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+})"""
 
 # Full-precision arrays of the scrubber's drawn figure: each trace's name, x, y and customdata rows
 # (Plotly's decoded _fullData: typed arrays, so float64 values arrive unrounded).
@@ -112,22 +206,46 @@ class Student:
             ),
         )
         page.add_init_script(_SEND_LOG_JS)
+        # requests that failed in the network (not HTTP errors), reported with the page's problems
+        self.failed_requests: list[str] = []
+        page.on("requestfailed", lambda r: self.failed_requests.append(f"{r.method} {r.url}: {r.failure}"))
 
     # --- waiting --------------------------------------------------------------------------------
-    def wait_for_run(self, start_delay_ms: int = 250, settle_ms: int = 150) -> None:
-        """Wait until the script run the last action triggered has finished."""
-        self.page.wait_for_timeout(start_delay_ms)
-        self.page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']")
-        self.page.wait_for_selector(f"{APP}[data-test-script-state='notRunning']")
-        self.page.wait_for_timeout(settle_ms)
+    def mark(self) -> dict:
+        """The page's run clock now: pass it to wait_for_run(since=) to wait for a rerun requested later."""
+        return self.page.evaluate(_MARK_JS)
+
+    def wait_for_run(self, since: dict | None = None) -> None:
+        """Wait until the page is idle: every run requested so far has finished, every element is
+        drawn (no skeleton left) and the document has stopped changing (see the module's docstring).
+        With ``since`` (a mark()), also wait for a run requested after that mark, for an action whose
+        request may leave the page after the action returns."""
+        self.page.evaluate("() => { window.__rbfvizQuiet = null; }")
+        self.page.wait_for_function(_IDLE_JS, arg=since)
+
+    @contextmanager
+    def rerun(self):
+        """``with student.rerun(): <an action that reruns the script>``: waits for that rerun."""
+        since = self.mark()
+        yield
+        self.wait_for_run(since)
+
+    def wait_for_layout(self) -> None:
+        """Wait until the layout (figure and page sizes) stays the same for three animation frames."""
+        self.page.evaluate(_LAYOUT_JS)
+
+    def wait_page_time(self, ms: float) -> None:
+        """Let ``ms`` pass on the page's own clock (performance.now()). Only for asserting that
+        something does NOT happen within the app's own delay (e.g. no second commit after the σ
+        scrubber's settle time): the page's timers and this wait slow down together under load."""
+        until = self.now() + ms
+        self.page.wait_for_function("(t) => performance.now() >= t", arg=until)
 
     def open(self, url: str) -> None:
-        """Load ``url`` and wait for its first run. Before that run starts the app already reports
-        notRunning, so first wait for the page's title (every page's first element after setup)."""
+        """Load ``url`` and wait for its first run to finish (a fresh document: its run clock starts
+        at 0, so any finished run is this page's)."""
         self.page.goto(url)
-        self.page.wait_for_selector(f"{APP}[data-test-connection-state='CONNECTED']")
-        self.page.locator("h1").first.wait_for()
-        self.wait_for_run()
+        self.wait_for_run(since={"origin": None, "clock": 0})
 
     # --- reading the page -----------------------------------------------------------------------
     def figures(self) -> list[dict]:
@@ -205,7 +323,8 @@ class Student:
 
     def assert_no_problems(self) -> None:
         problems = self.problems()
-        assert not problems, "the page shows problems:\n" + "\n".join(problems)
+        failed = "".join(f"\nfailed request: {r}" for r in self.failed_requests)
+        assert not problems, "the page shows problems:\n" + "\n".join(problems) + failed
 
     # --- sidebar controls -----------------------------------------------------------------------
     def _sidebar_widget(self, testid: str, label: str) -> Locator:
@@ -223,8 +342,10 @@ class Student:
         # a click that has to scroll the sidebar first opens the menu and the scroll closes it again
         box.scroll_into_view_if_needed()
         box.click()
-        self.page.locator("[role='option']").filter(has_text=re.compile(rf"^{re.escape(option)}$")).click()
-        self.wait_for_run()
+        with self.rerun():
+            self.page.locator("[role='option']").filter(
+                has_text=re.compile(rf"^{re.escape(option)}$")
+            ).click()
 
     def slider_value(self, label: str) -> str:
         thumb = self._sidebar_widget("stSlider", label).locator("input[type='range']")
@@ -236,8 +357,8 @@ class Student:
         thumb = self._sidebar_widget("stSlider", label).locator("input[type='range']")
         for _ in range(times):
             thumb.focus()
-            self.page.keyboard.press(key)
-            self.wait_for_run()
+            with self.rerun():
+                self.page.keyboard.press(key)
 
     def upload(self, section: str, name: str, data: bytes, mime: str = "text/csv") -> None:
         """Open the sidebar expander ``section`` (if closed) and choose a file ``name`` with content
@@ -248,10 +369,10 @@ class Student:
         assert expander.count() == 1, f"expected one sidebar section {section!r}, found {expander.count()}"
         if expander.locator("details").get_attribute("open") is None:
             expander.locator("summary").click()
-        expander.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
-            {"name": name, "mimeType": mime, "buffer": data}
-        )
-        self.wait_for_run()
+        with self.rerun():  # the file is sent first, then the rerun is requested
+            expander.locator("[data-testid='stFileUploader'] input[type='file']").set_input_files(
+                {"name": name, "mimeType": mime, "buffer": data}
+            )
 
     # --- the σ scrubber (ui/scrub.py, ui/scrub.js) ------------------------------------------------
     def scrub(self) -> dict | None:
@@ -344,16 +465,16 @@ class Student:
     def wait_for_settle(self, sigma: str) -> None:
         """After a scrub: wait until the committed σ is in the address and its rerun has finished."""
         self.page.wait_for_function(
-            "(s) => new URLSearchParams(window.location.search).get('sigma') === s", arg=sigma, timeout=30_000
+            "(s) => new URLSearchParams(window.location.search).get('sigma') === s", arg=sigma
         )
         self.wait_for_run()
 
     def go_to(self, view: str) -> None:
-        """Click the sidebar's link to ``view``."""
-        self.page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").filter(
-            has_text=re.compile(rf"^\s*{re.escape(view)}\s*$")
-        ).click()
-        self.wait_for_run()
+        """Click the sidebar's link to ``view``; wait for the view's run."""
+        with self.rerun():
+            self.page.locator("[data-testid='stSidebar'] [data-testid='stPageLink']").filter(
+                has_text=re.compile(rf"^\s*{re.escape(view)}\s*$")
+            ).click()
 
     def screenshot(self, label: str | None = None) -> Path | None:
         """Save the whole view as <screenshots>/<test name>[-<label>].png (None if no folder is set)."""
@@ -370,7 +491,7 @@ class Student:
         self.page.set_viewport_size(
             {"width": size["width"], "height": max(size["height"], min(int(height) + 40, 4000))}
         )
-        self.page.wait_for_timeout(300)
+        self.wait_for_layout()
         self.page.screenshot(path=str(path), full_page=True)
         self.page.set_viewport_size(size)
         return path

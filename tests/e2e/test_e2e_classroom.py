@@ -74,15 +74,17 @@ def test_lesson_step_link_opens_its_view_in_its_state(server, student):
     # pick the step in the page's own step menu
     main = student.page.locator("[data-testid='stMain']")
     main.locator("[data-testid='stSelectbox']").filter(has_text="Step").click()
-    student.page.locator("[role='option']").filter(has_text=f"{ENTMAX + 1} · {step.title}").click()
-    student.wait_for_run()
+    with student.rerun():
+        student.page.locator("[role='option']").filter(has_text=f"{ENTMAX + 1} · {step.title}").click()
     expect(student.page.locator("h2").filter(has_text=f"Step {ENTMAX + 1} of {len(STEPS)}")).to_contain_text(
         step.title
     )
     student.assert_no_problems()
 
-    student.page.get_by_role("link", name=re.compile(r"Open the Explorer view with these settings")).click()
-    student.wait_for_run()
+    with student.rerun():
+        student.page.get_by_role(
+            "link", name=re.compile(r"Open the Explorer view with these settings")
+        ).click()
     expect(student.page.locator("h1").first).to_contain_text("Explorer")
     sigma = float(query["sigma"])
     title = student.wait_for_title(
@@ -109,10 +111,10 @@ def test_lesson_step_link_opens_its_view_in_its_state(server, student):
     )
     box = student.page.locator("[data-testid='stMain']").get_by_role("spinbutton")
     box.fill(f"{lesson.answer:.4f}")
-    box.press("Enter")
-    student.wait_for_run()
-    student.page.get_by_role("button", name="Check my answer").click()
-    student.wait_for_run()
+    with student.rerun():
+        box.press("Enter")
+    with student.rerun():
+        student.page.get_by_role("button", name="Check my answer").click()
     expect(student.page.locator("[data-testid='stAlertContentSuccess']")).to_contain_text(
         f"Right: {lesson.answer_text}."
     )

@@ -104,9 +104,7 @@ def test_annealing_animation_plays_in_the_browser(server, student):
     # Play runs from the current level towards small σ (from the largest σ if already at the end)
     target = start["level"] + 3 if start["level"] + 3 <= start["max"] else 3
     student.page.wait_for_function(
-        "(n) => Number(document.querySelector('div.scrub-plot').dataset.level) >= n",
-        arg=target,
-        timeout=30_000,
+        "(n) => Number(document.querySelector('div.scrub-plot').dataset.level) >= n", arg=target
     )
     expect(play).to_have_attribute("aria-pressed", "true")
     assert student.sent_log(since) == [], "the page sent a message while the animation played"
@@ -118,7 +116,7 @@ def test_annealing_animation_plays_in_the_browser(server, student):
     expect(play).to_have_text("▶ Play")
     shown = student.wait_for_scrub()  # the commit's rerun may be redrawing the page at this moment
     student.wait_for_settle(shown["sigma"])
-    student.page.wait_for_timeout(900)
+    student.wait_page_time(900)  # past the scrubber's 0.5 s settle time, on the page's clock: no 2nd commit
     sent = student.sent_log(since)
     assert [m["type"] for m in sent] == ["rerun_script"], sent
     assert student.query()["sigma"] == shown["sigma"] and student.scrub()["sigma"] == shown["sigma"]

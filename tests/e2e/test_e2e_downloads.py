@@ -30,7 +30,7 @@ def svg_root(path: Path) -> ET.Element:
 def download(page, button, tmp_path: Path) -> Path:
     """Press the button with the keyboard; the file the browser saves."""
     button.focus()
-    with page.expect_download(timeout=60_000) as info:
+    with page.expect_download() as info:
         page.keyboard.press("Enter")
     target = tmp_path / info.value.suggested_filename
     info.value.save_as(target)
@@ -53,7 +53,7 @@ def check(page, buttons, tmp_path: Path, name: str, shown_width: float) -> None:
 def test_the_scrubbed_figure_downloads_as_png_and_svg(server, student, tmp_path):
     page = student.page
     student.open(server.url + "/Annealing?" + QUERY)
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=120_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     sigma = student.wait_for_scrub()["sigma"]
     width = page.evaluate("() => document.querySelector('div.scrub-plot')._fullLayout.width")
     check(page, page.locator(".scrub-downloads"), tmp_path, f"rbfviz_annealing_moons_sigma-{sigma}", width)
@@ -63,7 +63,7 @@ def test_a_chart_figure_downloads_as_png_and_svg(server, student, tmp_path):
     page = student.page
     student.open(server.url + "/Annealing?" + QUERY)
     tools = page.locator(".rbfviz-figure-tools").first
-    tools.wait_for(timeout=120_000)
+    tools.wait_for()
     name = tools.get_attribute("data-name")
     assert name.startswith("rbfviz_annealing_") and "_moons_sigma-" in name
     holder = tools.get_attribute("data-holder")

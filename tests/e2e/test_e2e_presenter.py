@@ -27,8 +27,8 @@ def test_presenter_mode_fills_the_screen_with_large_numbers(server, student, wid
     page = student.page
     page.set_viewport_size({"width": width, "height": height})
     student.open(server.url + "/Explorer?dataset=blobs&n=300&k=4&seed=0&presenter=1")
-    page.wait_for_selector("div.scrub-plot[data-level] .main-svg", timeout=120_000)
-    page.wait_for_timeout(500)
+    page.wait_for_selector("div.scrub-plot[data-level] .main-svg")
+    student.wait_for_layout()
     shown = page.evaluate(MEASURE_JS)
     sidebar = shown["sidebar"]
     assert sidebar is None or sidebar["width"] < 5 or sidebar["x"] + sidebar["width"] <= 0, sidebar
@@ -39,7 +39,7 @@ def test_presenter_mode_fills_the_screen_with_large_numbers(server, student, wid
     # the whole figure and the σ control fit on the screen together (scrolled to the control)
     page.locator("input.scrub-range").scroll_into_view_if_needed()
     page.evaluate("() => document.querySelector('.scrub-control').scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    student.wait_for_layout()
     bottom = page.evaluate(
         "() => document.querySelector('div.scrub-plot .main-svg').getBoundingClientRect().bottom"
     )
@@ -50,7 +50,7 @@ def test_without_presenter_mode_the_sidebar_is_open(server, student):
     page = student.page
     page.set_viewport_size({"width": 1920, "height": 1080})
     student.open(server.url + "/Explorer?dataset=blobs&n=300&k=4&seed=0")
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=120_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     assert page.locator("[data-testid='stSidebar']").bounding_box()["width"] > 200
 
 
@@ -62,10 +62,10 @@ def test_a_chart_figure_fills_the_window_height_in_presenter_mode(server, studen
     page.set_viewport_size({"width": width, "height": height})
     student.open(server.url + "/Step_by_step?dataset=blobs&n=300&k=4&seed=0&presenter=1")
     chart = page.locator("[class*='st-key-presenter_fill'] .js-plotly-plot").first
-    chart.wait_for(timeout=120_000)
-    page.wait_for_timeout(500)
+    chart.wait_for()
+    student.wait_for_layout()
     chart.evaluate("(el) => el.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    student.wait_for_layout()
     box = chart.bounding_box()
     assert box["height"] >= 0.6 * height, box
     assert box["y"] + box["height"] <= height + 1, box

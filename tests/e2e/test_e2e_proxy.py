@@ -238,6 +238,7 @@ def test_the_stats_page_wants_the_password(proxy):
     assert "streamlit,app1," in rows and "streamlit,app2," in rows, rows[:500]
 
 
+@pytest.mark.load
 def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
     sessions = 80
     before = connects(proxy)

@@ -24,7 +24,7 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
-from student import Student
+from student import HANG_TIMEOUT_MS, Student
 
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
@@ -158,7 +158,7 @@ def reopen_in_fresh_context(browser, browser_context_args, url: str, shown: dict
     context = browser.new_context(**browser_context_args)
     try:
         other = Student(context.new_page())
-        other.page.set_default_timeout(60_000)
+        other.page.set_default_timeout(HANG_TIMEOUT_MS)
         other.open(url)
         again = other.wait_for_scrub(shown["sigma"])
         for key in ("level", "sigma", "title", "output", "metrics", "notes", "caption"):
@@ -175,15 +175,22 @@ def settle(student: Student, since: float, sigma: str) -> None:
     and the downloads' heading (the σ panels' fragment reran), and the sidebar still says how to move
     σ. The times are the page's own (Student.sent_log, inputs_log)."""
     student.wait_for_settle(sigma)
-    student.page.wait_for_timeout(SETTLE_WAIT_MS)
+    student.wait_page_time(SETTLE_WAIT_MS)  # on the page's clock: a second commit would have come by now
     sent, inputs = student.sent_log(since), student.inputs_log(since)
     assert inputs, "no input event reached the σ slider"
-    last = max(event["t"] for event in inputs if event["type"] in ("input", "pointerup"))
-    assert len(sent) == 1, f"expected exactly one message (the commit) for one settle, the page sent {sent}"
-    assert sent[0]["type"] == "rerun_script", sent
-    assert sent[0]["t"] >= last + SETTLE_MIN_MS, (
-        f"the commit was sent {sent[0]['t'] - last:.0f} ms after the last input: while σ was still moving"
-    )
+    moves = sorted(event["t"] for event in inputs if event["type"] in ("input", "pointerup"))
+    # At most one commit per pause of the input as long as the settle time. The test's keys and moves
+    # come 40-120 ms apart (one commit), but a loaded machine can stretch a gap past 0.5 s; the
+    # timestamps are the page's own.
+    gaps = [b - a for a, b in zip(moves, moves[1:])]
+    most = 1 + sum(gap >= SETTLE_MIN_MS for gap in gaps)
+    assert 1 <= len(sent) <= most, f"expected 1-{most} commit(s) for input gaps {gaps}, the page sent {sent}"
+    assert all(message["type"] == "rerun_script" for message in sent), sent
+    for message in sent:
+        before = max(t for t in moves if t <= message["t"])
+        assert message["t"] >= before + SETTLE_MIN_MS, (
+            f"a commit was sent {message['t'] - before:.0f} ms after an input: while σ was still moving"
+        )
     assert student.query()["sigma"] == sigma, student.page.url
     sidebar = student.page.locator("[data-testid='stSidebar']").inner_text()
     assert "σ: move it with the σ slider above the figure" in sidebar, sidebar
@@ -234,7 +241,7 @@ def test_mouse_drag_scrub(server, student, browser, browser_context_args):
     assert len(set(seen)) >= 8, f"σ did not follow the drag continuously: {seen}"
     assert values[-1] < float(start["sigma"])
     # holding the button: nothing is committed however long the pointer stays down
-    student.page.wait_for_timeout(SETTLE_WAIT_MS)
+    student.wait_page_time(SETTLE_WAIT_MS)
     assert student.sent_log(since) == [], "a message was sent while the mouse button was still down"
     shown = check_drawn(student)
     student.page.mouse.up()
@@ -248,7 +255,7 @@ def test_touch_drag_scrub(server, browser, browser_context_args):
     context = browser.new_context(**{**browser_context_args, "has_touch": True})
     try:
         student = Student(context.new_page())
-        student.page.set_default_timeout(60_000)
+        student.page.set_default_timeout(HANG_TIMEOUT_MS)
         student.open(f"{server.url}/Explorer")
         start = check_drawn(student, full=False)
         cdp = context.new_cdp_session(student.page)
@@ -265,7 +272,7 @@ def test_touch_drag_scrub(server, browser, browser_context_args):
             )
             student.page.wait_for_timeout(40)
             seen.append(student.scrub()["sigma"])
-        student.page.wait_for_timeout(SETTLE_WAIT_MS)
+        student.wait_page_time(SETTLE_WAIT_MS)
         assert student.sent_log(since) == [], "a message was sent while the finger was still down"
         values = [float(s) for s in seen]
         assert all(b >= a for a, b in zip(values, values[1:])) and values[-1] > float(start["sigma"]), seen

@@ -3,11 +3,13 @@ holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the leve
 rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
 
 import re
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
+from student import HANG_TIMEOUT_MS
 
 from rbfviz.views.figures.scrub import figure_at, read_payload
 
@@ -33,8 +35,10 @@ GRAPH_JS = """() => {
 }"""
 
 
+@lru_cache(maxsize=None)
 def python_payload(page: str) -> dict:
-    at = AppTest.from_file(APP, default_timeout=120)
+    """The σ payload the page sends for QUERY, read in Python (AppTest): once per page per session."""
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_MS / 1000)
     at.query_params.update(QUERY)
     at.switch_page(page).run()
     assert not at.exception, at.exception
@@ -52,18 +56,34 @@ def same_trace(browser: dict, python: dict) -> None:
         assert browser["marker"]["color"] == colour
 
 
+def scrub_left(student, presses: int) -> int:
+    """Press ArrowLeft ``presses`` times on the focused σ slider; wait until the scrubber has drawn the
+    level they lead to and, when σ moved, until its commit's rerun has finished. Returns the level."""
+    start = student.wait_for_scrub()
+    target = min(start["level"] + presses, start["max"])
+    for _ in range(presses):
+        student.page.keyboard.press("ArrowLeft")
+    shown = student.page.wait_for_function(
+        "(n) => { const gd = document.querySelector('div.scrub-plot');"
+        " return gd && gd._fullLayout && Number(gd.dataset.level) === n ? gd.dataset.sigma : null; }",
+        arg=target,
+    ).json_value()
+    if target != start["level"]:
+        student.wait_for_settle(shown)
+    return target
+
+
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_the_browser_draws_the_payloads_figure_at_every_level_it_visits(server, student, view):
     header = python_payload(VIEWS[view])
     page = student.page
     student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in QUERY.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=120_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     page.locator("input.scrub-range").focus()
     for presses in (0, 3, 3):
-        for _ in range(presses):
-            page.keyboard.press("ArrowLeft")
-        page.wait_for_timeout(300)
+        level = scrub_left(student, presses)
         shown = page.evaluate(GRAPH_JS)
+        assert shown["level"] == level
         want = figure_at(header, shown["level"])
         assert len(shown["data"]) == len(want["data"])
         for browser_trace, python_trace in zip(shown["data"], want["data"]):
@@ -88,13 +108,10 @@ def test_the_hover_and_the_drawn_colours_follow_the_scrubbed_level(server, stude
     header = python_payload(VIEWS["Explorer"])
     page = student.page
     student.open(server.url + "/Explorer?" + "&".join(f"{k}={v}" for k, v in QUERY.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=120_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     start = int(page.locator("div.scrub-plot").get_attribute("data-level"))
     page.locator("input.scrub-range").focus()
-    for _ in range(6):
-        page.keyboard.press("ArrowLeft")
-    page.wait_for_timeout(400)
-    level = int(page.locator("div.scrub-plot").get_attribute("data-level"))
+    level = scrub_left(student, 6)
     assert level != start
     # the points whose r changed most: a stale hover or colour would show there
     change = np.abs(
@@ -107,10 +124,10 @@ def test_the_hover_and_the_drawn_colours_follow_the_scrubbed_level(server, stude
         want = figure_at(header, point["level"])["data"][0]
         assert point["fill"].replace(" ", "") == want["marker"]["color"][index]
         page.mouse.move(point["px"], point["py"])
-        page.wait_for_selector(".hoverlayer .hovertext", timeout=5_000)
+        page.wait_for_selector(".hoverlayer .hovertext")
         label = page.locator(".hoverlayer .hovertext").first.text_content()
         hovered = int(re.search(r"point #(\d+)", label).group(1))  # the nearest point: maybe a neighbour
         shown = ", ".join(f"{float(r):.3f}" for r in want["customdata"][hovered])
         assert f"r = [{shown}]" in label, (label, shown)
         page.mouse.move(5, 5)
-        page.wait_for_timeout(100)
+        page.wait_for_selector(".hoverlayer .hovertext", state="detached")

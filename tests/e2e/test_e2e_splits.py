@@ -30,9 +30,7 @@ _DIAGRAM_JS = """(name) => {
 def test_the_bifurcation_diagram_marks_every_predicted_split(server, student):
     student.open(f"{server.url}/Annealing?dataset=blobs&n=150&k=4&kind=entmax15")
     student.wait_for_figures(2)
-    student.page.wait_for_function(
-        f"(fn) => ({_DIAGRAM_JS})(fn) !== null", arg=SPLIT_PREDICTED, timeout=120_000
-    )
+    student.page.wait_for_function(f"(fn) => ({_DIAGRAM_JS})(fn) !== null", arg=SPLIT_PREDICTED)
     drawn = student.page.evaluate(_DIAGRAM_JS, SPLIT_PREDICTED)
     assert SPLIT_MEASURED in drawn["names"]
     xs = drawn["x"]

@@ -3,7 +3,7 @@ counter follows, the address holds the steps taken, the plane draws arrows from 
 new, and the address opened in a new tab replays the same numbers."""
 
 import pytest
-from student import PLOT, Student
+from student import HANG_TIMEOUT_MS, PLOT, Student
 
 pytestmark = pytest.mark.e2e
 
@@ -17,9 +17,10 @@ def open_stepper(student: Student, url: str) -> None:
 
 def click(student: Student, name: str, steps: str | None) -> None:
     """Press a button and wait until the address holds ``steps`` (None: no steps parameter)."""
-    student.page.get_by_role("button", name=name, exact=True).click()
+    with student.rerun():
+        student.page.get_by_role("button", name=name, exact=True).click()
     student.page.wait_for_function(
-        "(s) => new URLSearchParams(window.location.search).get('steps') === s", arg=steps, timeout=60_000
+        "(s) => new URLSearchParams(window.location.search).get('steps') === s", arg=steps
     )
     student.wait_for_run()
 
@@ -59,7 +60,7 @@ def test_step_buttons_count_write_the_address_and_a_link_replays(server, student
 
     # the address, opened in a new tab, replays the same sequence to the same numbers
     other = Student(page.context.new_page())
-    other.page.set_default_timeout(60_000)
+    other.page.set_default_timeout(HANG_TIMEOUT_MS)
     open_stepper(other, link)
     assert other.query()["steps"] == "EMLE"
     assert other.metric("Steps taken") == "4"

@@ -61,7 +61,7 @@ def contrast(a: str, b: str) -> float:
 
 
 def wait_for_colours(page, selector: str, dark: bool) -> dict:
-    """The figure's colours once its paper is dark (or light); fails after 60 s."""
+    """The figure's colours once its paper is dark (or light)."""
     page.wait_for_function(
         """([sel, dark]) => {
            const gd = document.querySelector(sel), svg = gd && gd.querySelector('.main-svg');
@@ -70,7 +70,6 @@ def wait_for_colours(page, selector: str, dark: bool) -> dict:
            const y = 0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2];
            return dark ? y < 80 : y > 200; }""",
         arg=[selector, dark],
-        timeout=60_000,
     )
     return page.evaluate(COLOURS_JS, selector)
 
@@ -87,8 +86,8 @@ def test_figures_switch_with_the_theme_and_stay_readable(server, student):
     page = student.page
     page.emulate_media(color_scheme="light")  # Streamlit's default theme follows the system's
     student.open(server.url + "/Annealing?" + QUERY)
-    page.wait_for_selector(f"{SCRUB}[data-level]", timeout=120_000)
-    page.locator(CHART).first.locator(".main-svg").first.wait_for(timeout=120_000)
+    page.wait_for_selector(f"{SCRUB}[data-level]")
+    page.locator(CHART).first.locator(".main-svg").first.wait_for()
     for selector, what in ((CHART, "chart()"), (SCRUB, "scrubbed")):
         check(wait_for_colours(page, selector, dark=False), False, what)
     assert page.evaluate("() => document.querySelector('div.scrub-plot').dataset.theme") == "light"
