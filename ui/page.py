@@ -481,7 +481,9 @@ def follows_sigma(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
 
 @st.fragment
 def _sigma_fragment(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
-    draw(_sigma_controls(ctx))
+    # the scrubber keeps its position (and so its DOM and focus) on the run after a first computation
+    with compute.progress_slot():
+        draw(_sigma_controls(ctx))
 
 
 def _sigma_controls(ctx: PageContext) -> Controls:
