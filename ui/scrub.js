@@ -116,8 +116,9 @@ function build(parent) {
   };
 }
 
-// A page's settle rerun can mount the component anew (Streamlit gives it a new element when the
-// elements before it change, e.g. a progress bar that was there on the first run). The old one's DOM
+// A page's settle rerun can mount the component anew: Streamlit gives it a new element when the
+// elements before it change between runs (the σ panels draw their progress bars in a placeholder that
+// is there on every run, ui.compute.progress_slot, so that they do not). The old one's DOM
 // (slider, focus, drawn figure) is then parked here for a moment and moved into the new element, so
 // the slider the user is on stays the same input, keeps its focus, and the figure is not redrawn.
 const parked = new Map();  // location.pathname -> unmounted instance

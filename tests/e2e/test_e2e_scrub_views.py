@@ -169,12 +169,22 @@ FOCUS_JS = """() => { const r = document.querySelector("input.scrub-range");
            level: Number(document.querySelector("div.scrub-plot").dataset.level) }; }"""
 
 
+# Counts every insertion of the scrubber's DOM into the page: a remount (or a parked DOM moved into a
+# new element) adds one.
+SCRUB_INSERTS_INIT = """(() => { window.__scrubInserts = 0;
+  new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
+    if (n.nodeType === 1 && (n.matches(".scrub") || n.querySelector(".scrub"))) window.__scrubInserts++; })
+  .observe(document, { childList: true, subtree: true }); })()"""
+
+
 @pytest.mark.parametrize("view", list(VIEWS))
 def test_focus_survives_every_settle(server, student, view):
     query = {**QUERY, "seed": str(11 + list(VIEWS).index(view))}  # a setting nobody has opened
-    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
     page = student.page
+    page.add_init_script(SCRUB_INSERTS_INIT)
+    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
     page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    inserts = page.evaluate("window.__scrubInserts")
     page.evaluate("() => { window.__scrubRange = document.querySelector('input.scrub-range'); }")
     page.locator("input.scrub-range").focus()
     start = page.evaluate(FOCUS_JS)
@@ -193,6 +203,8 @@ def test_focus_survives_every_settle(server, student, view):
         assert now["focused"], f"after settle {press} the σ slider lost the keyboard focus"
         assert now["same"], f"after settle {press} the σ slider is another element"
         assert now["level"] == start["level"] + press and now["value"] == start["value"] - press, (start, now)
+    # the first run computed under progress bars; had they moved the scrubber, a settle would remount it
+    assert page.evaluate("window.__scrubInserts") == inserts, "a settle rerun mounted the scrubber anew"
     student.assert_no_problems()
 
 
