@@ -140,6 +140,9 @@ export default function (component) {
   }
   inst.bytes = bytes;
   Promise.all([readPayload(bytes), loadPlotly()]).then(([payload]) => {
+    // the component can be unmounted while its payload decodes (a rerun that drops it): a detached
+    // element has no computed theme colours, so stop here
+    if (!inst.parent.isConnected) return;
     inst.payload = payload;
     const { range, label } = inst.els;
     const count = payload.sigmas.length;
@@ -685,7 +688,8 @@ function themeOf(element) {
 // A theme switch changes the classes (and so the --st-* values) of the component's wrappers: redraw.
 function watchTheme(inst, element) {
   const observer = new MutationObserver(() => {
-    if (!inst.payload) return;
+    // the observer also watches document.body, which changes while a detached instance waits to be unmounted
+    if (!inst.payload || !inst.parent.isConnected) return;
     const theme = themeOf(inst.parent);
     if (theme.key === inst.theme?.key) return;
     inst.theme = theme;
