@@ -150,7 +150,7 @@ def test_clipping_far_logits_leaves_the_em_step_unchanged():
         clipped, _ = _em_step(points, C, sigma, "softmax")
         saved = annealing._CLIP_LOGIT
         try:
-            annealing._CLIP_LOGIT = 0.0  # no clip
+            annealing._CLIP_LOGIT = math.inf  # no clip
             plain, _ = _em_step(points, C, sigma, "softmax")
         finally:
             annealing._CLIP_LOGIT = saved
