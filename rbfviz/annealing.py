@@ -52,7 +52,7 @@ from .measures import (
     free_energy_from,
     mean_entropy,
 )
-from .steps import _kmeans, centroids_from_sums, points_with_ones
+from .steps import _kmeans, centroids_from_sums, points_with_ones, weighted_sums
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4
@@ -173,27 +173,26 @@ def _softmax_columns_with_sums_(d: np.ndarray, T: float):
 
 
 def _free_energy_columns(d: np.ndarray, resp: np.ndarray, sigma: float, kind: str) -> float:
-    """F_σ of one block from its (k, n) distances d and responsibilities (maps other than softmax)."""
+    """F_σ = Σ r·d - T·H(r) of one block from its (k, n) distances d and responsibilities (maps other
+    than softmax), as ``measures.free_energy_from`` defines it; entmax15 and hard in numpy on this layout
+    (torch's elementwise square root of a transposed view runs several times slower)."""
     if kind == "hard":  # the T → 0 limit: F = J, the nearest distances summed
         return float(d.min(axis=0).sum(dtype=np.float64))
+    if kind == "entmax15":  # Tsallis: H = (4/3) Σ_i (1 - Σ_j r_ij^{3/2})
+        loss = float((resp * d).sum(dtype=np.float64))
+        powered = float((resp * np.sqrt(resp)).sum(dtype=np.float64))
+        return loss - temperature(sigma) * (4.0 / 3.0) * (resp.shape[1] - powered)
     return free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
-
-
-def _centre_sums(points: np.ndarray, resp: np.ndarray) -> np.ndarray:
-    """[Σ_i r_ij x_i | N_j] as one (k, d + 1) array, as ``steps.weighted_sums`` computes it, from
-    points (d + 1, n) (``points_with_ones``) and responsibilities (k, n): one matrix-vector product per
-    row of points. With k and d + 1 this small, BLAS's matrix-vector kernel streams through memory where
-    its matrix-matrix kernel does not (2-3× faster at n = 1e5)."""
-    return np.stack([resp @ row for row in points], axis=1)
 
 
 def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
     """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
     points: ``points_with_ones(X)``, made once per run. The public step's maths and functions
-    (``soft_centroid_step``) on numpy arrays, without its per-call tensor wrapping (a third of a step at
-    n = 1,000), accumulated block by block so that temporaries stay O(EM_BLOCK × k). For softmax the
-    free energy comes with the responsibilities: F_σ = -T Σ_i log Z_i.
+    (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed point reached with one-hot
+    responsibilities is K-Means' centres to the bit) on numpy arrays, without its per-call tensor
+    wrapping (a third of a step at n = 1,000), accumulated block by block so that temporaries stay
+    O(EM_BLOCK × k). For softmax the free energy comes with the responsibilities: F_σ = -T Σ_i log Z_i.
     """
     sums, total = None, 0.0
     T = temperature(sigma)
@@ -209,7 +208,7 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
             resp = resp_columns(d, sigma, kind, overwrite=not energy)
             if energy:
                 total += _free_energy_columns(d, resp, sigma, kind)
-        part = _centre_sums(block, resp)
+        part = weighted_sums(block, resp)
         sums = part if sums is None else sums + part
     return centroids_from_sums(c, sums), (total if energy else None)
 
