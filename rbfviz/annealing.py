@@ -481,10 +481,7 @@ def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: s
     """What ``AnnealResult`` keeps of one level, at centres c (k, d) on the points ``features`` (n, d):
     (L_σ = Σ r·d, J = Σ_i min_j d_ij, masses N_j (k,) float64, rows of r with a NaN, mean entropy)."""
     d = sq_distance_columns(features, c)
-    if kind == "softmax":  # the EM step's own softmax (far logits clipped; no slow exp)
-        resp = _softmax_columns_with_sums_(d.copy(), temperature(sigma))[0]
-    else:
-        resp = resp_columns(d, sigma, kind)
+    resp = resp_columns(d, sigma, kind)  # the exact map: a far centre's mass is 0, not the clip's 1e-300
     return (
         float((resp * d).sum(dtype=np.float64)),
         float(d.min(axis=0).sum(dtype=np.float64)),
