@@ -43,7 +43,7 @@ from ._validate import (
     entmax_alpha,
 )
 from .jsonable import jsonable
-from .maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances, temperature
+from .maps import resp_columns, sq_distance_columns, temperature
 from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
@@ -144,61 +144,72 @@ def _check_decreasing(sigmas: np.ndarray) -> None:
 EM_BLOCK = 1 << 16
 
 
-# Maps whose free energy is -T Σ_i log Σ_j exp(-d_ij/T) (Shannon entropy; "hard" is its T → 0 limit
-# with zero entropy). For them F_σ = Σ_i (min_j d_ij + T log max_j r_ij), since the nearest centre's
-# responsibility is exp(0) over the row's partition sum: one log per point instead of one per (point,
-# centre), and no (k, n) distance array to keep. Every other kind goes through ``free_energy_from``.
-_LOG_PARTITION_KINDS = ("softmax", "naive", "hard")
-
-
-def _free_energy_columns(d: np.ndarray | None, d_min: np.ndarray, resp: np.ndarray, sigma: float, kind: str):
-    """F_σ of one block from its (k, n) responsibilities, the (n,) smallest distances and, for kinds
-    outside ``_LOG_PARTITION_KINDS``, the (k, n) distances d; a float64 sum."""
-    if kind in _LOG_PARTITION_KINDS:
-        with np.errstate(divide="ignore", invalid="ignore"):  # a NaN row ("naive") makes F NaN, as it should
-            log_max = np.log(resp.max(axis=0))
-        return float(d_min.sum(dtype=np.float64)) + temperature(sigma) * float(log_max.sum(dtype=np.float64))
-    return free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
-
-
 # numpy's float64 exp takes a slow scalar path for every argument below about -708 (6-50× slower per
 # element than its vector path), and at small σ nearly every logit but each point's largest is far below
-# it. Softmax logits of far centres are therefore raised to -_CLIP_LOGIT before the exp: their weights
-# become ~1e-304 instead of 0 (or a subnormal), which adds nothing at the precision of a column sum that
-# holds a 1, or of a centre's sums (a centre whose mass is made of such weights only stays put anyway,
-# MIN_MASS), so the EM step's result is the same. float32's exp has no slow path; the clip is harmless there.
+# it. float64 softmax logits of far centres are therefore raised to -_CLIP_LOGIT before the exp: their
+# weights become ~1e-304 instead of 0 (or a subnormal), which adds nothing at the precision of a column
+# sum that holds a 1, or of a centre's sums (a centre whose mass is made of such weights only stays put
+# anyway, MIN_MASS), so the EM step's result is the same. float32's exp has no slow path: no clip there.
 _CLIP_LOGIT = 700.0
 
 
-def _clip_far_distances_(d: np.ndarray, d_min: np.ndarray, span: float) -> None:
-    """Lower the (k, n) distances d in place to at most d_min + span (``span`` = _CLIP_LOGIT × T), unless
-    span is lost in the rounding of d_min (then the clip could raise a far centre's weight to 1)."""
-    if span > 1e-9 * float(d_min.max(initial=0.0)):
-        np.minimum(d, d_min + span, out=d)
+def _softmax_columns_with_sums_(d: np.ndarray, T: float):
+    """Softmax responsibilities (k, n) of the (k, n) squared distances d, computed in d's memory; also
+    the (n,) nearest distances d_min and column sums s of exp(-(d - d_min)/T), the two parts of each
+    point's log partition sum log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
+
+    Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
+    distances beyond _CLIP_LOGIT·T are lowered to it (see there).
+    """
+    d_min = d.min(axis=0)
+    d -= d_min
+    if d.dtype == np.float64:  # torch's clamp, in d's memory: numpy's minimum is 3× slower
+        torch.from_numpy(d).clamp_max_(_CLIP_LOGIT * T)
+    d *= -1.0 / T  # a multiplication: a (k, n) division pass costs twice as much
+    np.exp(d, out=d)
+    column_sums = d.sum(axis=0)
+    d *= 1.0 / column_sums
+    return d, d_min, column_sums
+
+
+def _free_energy_columns(d: np.ndarray, resp: np.ndarray, sigma: float, kind: str) -> float:
+    """F_σ = Σ r·d - T·H(r) of one block from its (k, n) distances d and responsibilities (maps other
+    than softmax), as ``measures.free_energy_from`` defines it; entmax15 and hard in numpy on this layout
+    (torch's elementwise square root of a transposed view runs several times slower)."""
+    if kind == "hard":  # the T → 0 limit: F = J, the nearest distances summed
+        return float(d.min(axis=0).sum(dtype=np.float64))
+    if kind == "entmax15":  # Tsallis: H = (4/3) Σ_i (1 - Σ_j r_ij^{3/2})
+        loss = float((resp * d).sum(dtype=np.float64))
+        powered = float((resp * np.sqrt(resp)).sum(dtype=np.float64))
+        return loss - temperature(sigma) * (4.0 / 3.0) * (resp.shape[1] - powered)
+    return free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
 
 
 def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
     """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
     points: ``points_with_ones(X)``, made once per run. The public step's maths and functions
-    (``soft_centroid_step``; the same bits when n <= EM_BLOCK) on numpy arrays, without its per-call
-    tensor wrapping (a third of a step at n = 1,000), accumulated block by block so that temporaries
-    stay O(EM_BLOCK × k).
+    (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed point reached with one-hot
+    responsibilities is K-Means' centres to the bit) on numpy arrays, without its per-call tensor
+    wrapping (a third of a step at n = 1,000), accumulated block by block so that temporaries stay
+    O(EM_BLOCK × k). For softmax the free energy comes with the responsibilities: F_σ = -T Σ_i log Z_i.
     """
     sums, total = None, 0.0
-    keep_distances = energy and kind not in _LOG_PARTITION_KINDS
-    clip = kind == "softmax" and _CLIP_LOGIT * temperature(sigma)
+    T = temperature(sigma)
     for start in range(0, points.shape[1], EM_BLOCK):
         block = points[:, start : start + EM_BLOCK]
         d = sq_distance_columns(block[:-1].T, c)
-        d_min = d.min(axis=0) if energy or clip else None
-        if clip:
-            _clip_far_distances_(d, d_min, clip)
-        resp = resp_columns(d, sigma, kind, overwrite=not keep_distances)
+        if kind == "softmax":
+            resp, d_min, column_sums = _softmax_columns_with_sums_(d, T)
+            if energy:  # -T Σ_i log Z_i
+                log_sums = float(np.log(column_sums).sum(dtype=np.float64))
+                total += float(d_min.sum(dtype=np.float64)) - T * log_sums
+        else:
+            resp = resp_columns(d, sigma, kind, overwrite=not energy)
+            if energy:
+                total += _free_energy_columns(d, resp, sigma, kind)
         part = weighted_sums(block, resp)
         sums = part if sums is None else sums + part
-        if energy:
-            total += _free_energy_columns(d if keep_distances else None, d_min, resp, sigma, kind)
     return centroids_from_sums(c, sums), (total if energy else None)
 
 
@@ -466,6 +477,20 @@ def _anneal_checks(X: np.ndarray, k: int, sigmas, kind, init, seed, tol, max_ite
     return sigmas, kind, init, seed, tol, max_iter, progress, noise
 
 
+def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: str):
+    """What ``AnnealResult`` keeps of one level, at centres c (k, d) on the points ``features`` (n, d):
+    (L_σ = Σ r·d, J = Σ_i min_j d_ij, masses N_j (k,) float64, rows of r with a NaN, mean entropy)."""
+    d = sq_distance_columns(features, c)
+    resp = resp_columns(d, sigma, kind)  # the exact map: a far centre's mass is 0, not the clip's 1e-300
+    return (
+        float((resp * d).sum(dtype=np.float64)),
+        float(d.min(axis=0).sum(dtype=np.float64)),
+        resp.sum(axis=1, dtype=np.float64),
+        int(np.isnan(resp).any(axis=0).sum()),
+        mean_entropy(resp.T),
+    )
+
+
 def _anneal(
     X: np.ndarray,
     k: int,
@@ -496,7 +521,7 @@ def _anneal(
     nan_rows = np.empty(S, dtype=np.int64)
 
     points = points_with_ones(X)
-    x = torch.from_numpy(points[:-1]).T  # X with contiguous features, for the per-level statistics
+    features = points[:-1].T  # X with contiguous features, for the per-level statistics
     c = init.copy()
     for s, sigma in enumerate(sigmas):
         sigma = float(sigma)
@@ -505,14 +530,9 @@ def _anneal(
             points, c, sigma, kind, tol_abs, max_iter, bool(accelerate), APART * scale
         )
         centers[s] = c
-        with torch.no_grad():
-            dist = sq_distances(x, torch.from_numpy(c))
-            resp = resp_from_sq_distances(dist, sigma, kind)
-            loss[s] = float((resp * dist).sum(dtype=torch.float64))
-            distortion[s] = float(dist.min(dim=1).values.sum(dtype=torch.float64))
-            masses[s] = resp.sum(0).double().numpy()
-            nan_rows[s] = int(torch.isnan(resp).any(dim=1).sum())
-        entropy[s] = mean_entropy(resp.numpy())
+        loss[s], distortion[s], masses[s], nan_rows[s], entropy[s] = _level_statistics(
+            features, c, sigma, kind
+        )
         if progress is not None:
             progress(s + 1, S)
 
