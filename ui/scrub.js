@@ -128,9 +128,11 @@ export default function (component) {
   const { data, parentElement, setStateValue, setTriggerValue } = component;
   let inst = instances.get(parentElement);
   if (!inst) {
-    inst = adopt(parentElement) ?? create(parentElement);
+    const adopted = adopt(parentElement);
+    inst = adopted ?? create(parentElement);
     instances.set(parentElement, inst);
     attach(inst, parentElement);
+    if (adopted) refresh(inst);  // it may have missed a draw or a theme change while out of the page
   }
   inst.setStateValue = setStateValue;
   inst.setTriggerValue = setTriggerValue;
@@ -139,33 +141,36 @@ export default function (component) {
     return inst.cleanup;
   }
   inst.bytes = bytes;
-  Promise.all([readPayload(bytes), loadPlotly()]).then(([payload]) => {
-    // the component can be unmounted while its payload decodes (a rerun that drops it): a detached
-    // element has no computed theme colours, so stop here
-    if (!inst.parent.isConnected) return;
-    inst.payload = payload;
-    const { range, label } = inst.els;
-    const count = payload.sigmas.length;
-    range.min = 0;
-    range.max = count - 1;
-    label.textContent = payload.label;
-    inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
-    inst.els.play.hidden = !payload.play_ms;
-    inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
-    range.setAttribute("aria-label", payload.label);
-    inst.theme = themeOf(inst.parent);
-    inst.fields = fieldSubplots(payload.figure.layout);
-    predecode(inst);
-    inst.committed = levelFromAddress(payload);
-    inst.drawn = null;
-    show(inst, inst.committed);
-    if (payload.select) attachSelection(inst);
+  // The payload is kept even if the component is unmounted while it decodes: a remount on the same
+  // page adopts this instance with the same bytes and draws it then (show() draws only in the page).
+  const loading = (inst.loading = Promise.all([readPayload(bytes), loadPlotly()]));
+  loading.then(([payload]) => {
+    if (inst.loading === loading) ready(inst, payload);  // else newer data arrived while this decoded
   }).catch((err) => {
+    if (inst.loading !== loading) return;
     inst.els.error.hidden = false;
     inst.els.error.textContent = `The σ figure could not be drawn (${err.message}). Reload the page.`;
     console.error(err);
   });
   return inst.cleanup;
+}
+
+// A decoded payload: the slider's range and label, the images decoded, the committed level drawn.
+function ready(inst, payload) {
+  inst.payload = payload;
+  const { range, label } = inst.els;
+  range.min = 0;
+  range.max = payload.sigmas.length - 1;
+  label.textContent = payload.label;
+  inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
+  inst.els.play.hidden = !payload.play_ms;
+  inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
+  range.setAttribute("aria-label", payload.label);
+  inst.fields = fieldSubplots(payload.figure.layout);
+  predecode(inst);
+  inst.committed = levelFromAddress(payload);
+  inst.drawn = null;
+  show(inst, inst.committed);
 }
 
 // A new scrubber: its DOM and the listeners on its own elements (they go away with the DOM).
@@ -321,6 +326,13 @@ function show(inst, level) {
   const frame = payload.frames[level];
   els.side.innerHTML = frame.side;
   els.caption.innerHTML = frame.caption ? `<strong>In words:</strong> ${escapeHtml(frame.caption)}` : "";
+  // Out of the document (unmounted, or parked until its page mounts it again) there is no layout
+  // and no computed theme to draw with: the figure is drawn when the scrubber is back (refresh).
+  if (!inst.root.isConnected || !(inst.theme ??= themeOf(inst.parent))) {
+    inst.pending = true;
+    return;
+  }
+  inst.pending = false;
   const fig = themed(figureAt(payload, level), inst.theme, inst.fields);
   if (payload.large) fig.layout.height = presenterHeight(els);
   if (fig.layout.height) els.plot.style.minHeight = `${fig.layout.height}px`;  // no reflow while Plotly draws
@@ -347,6 +359,7 @@ function show(inst, level) {
   els.plot.dataset.level = String(level);
   els.plot.dataset.theme = inst.theme.dark ? "dark" : "light";
   els.plot.dataset.sigma = payload.texts[level];
+  if (payload.select) attachSelection(inst);  // once Plotly has drawn (gd.on exists)
 }
 
 // Plotly draws nothing for a trace with no points, so a later level could not add points to it in
@@ -663,20 +676,23 @@ function fileName(inst) {
 const INKS = new Set(__INK_COLORS__);
 const FIELD_LEGEND = __FIELD_LEGEND__;
 
-// The theme's colours, from the CSS custom properties Streamlit gives every component (--st-*).
+// The theme's colours, from the CSS custom properties Streamlit gives every component (--st-*); null
+// for an element out of the document, which has no computed style (its colours read as "").
 function themeOf(element) {
+  if (!element?.isConnected) return null;
   const css = getComputedStyle(element);
   const probe = document.createElement("span");
   element.appendChild(probe);
   const rgb = (value, fallback) => {
     probe.style.color = "";
     probe.style.color = value || fallback;
-    const parts = getComputedStyle(probe).color.match(/[\d.]+/g).map(Number);
-    return parts.slice(0, 3);
+    const parts = getComputedStyle(probe).color.match(/[\d.]+/g);
+    return parts && parts.length >= 3 ? parts.slice(0, 3).map(Number) : null;
   };
   const text = rgb(css.getPropertyValue("--st-text-color").trim(), "#31333f");
   const background = rgb(css.getPropertyValue("--st-background-color").trim(), "#ffffff");
   probe.remove();
+  if (!text || !background) return null;
   const luminance = ([r, g, b]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
   const css_ = ([r, g, b], alpha = 1) => `rgba(${r},${g},${b},${alpha})`;
   return {
@@ -685,17 +701,24 @@ function themeOf(element) {
   };
 }
 
-// A theme switch changes the classes (and so the --st-* values) of the component's wrappers: redraw.
-function watchTheme(inst, element) {
-  const observer = new MutationObserver(() => {
-    // the observer also watches document.body, which changes while a detached instance waits to be unmounted
-    if (!inst.payload || !inst.parent.isConnected) return;
-    const theme = themeOf(inst.parent);
-    if (theme.key === inst.theme?.key) return;
+// Redraws a scrubber in the page whose theme changed, or that could not draw while out of the page.
+function refresh(inst) {
+  if (!inst.payload || !inst.root.isConnected) return;
+  const theme = themeOf(inst.parent);
+  if (!theme) return;
+  const changed = theme.key !== inst.theme?.key;
+  if (changed) {
     inst.theme = theme;
     inst.drawn = null;
-    show(inst, inst.level);
-  });
+  }
+  if (changed || inst.pending) show(inst, inst.level);
+}
+
+// A theme switch changes the classes (and so the --st-* values) of the component's wrappers: redraw.
+// (The observer also watches document.body, which can change while the element is already out of the
+// page and not yet unmounted: refresh then does nothing.)
+function watchTheme(inst, element) {
+  const observer = new MutationObserver(() => refresh(inst));
   for (let node = element, i = 0; node && i < 6; node = node.parentElement, i++) {
     observer.observe(node, { attributes: true, attributeFilter: ["class", "style"] });
   }
