@@ -3,7 +3,7 @@
 A rerun can take the scrubber's element out of the document (a refused upload's error box above it,
 another view opened) while its payload still decodes, and its theme observer (which also watches
 document.body) can fire between the element leaving the document and the component's cleanup. A
-detached element has no computed style, so reading the theme there used to throw. The loaded
+detached element has no computed style, so reading the theme there must not be tried. The loaded
 machine where that happened is simulated in the page:
 
 * every σ payload's decode waits ``window.__decodeDelay`` ms, so reruns happen while it decodes;
