@@ -499,7 +499,8 @@ def report(result: dict) -> str:
     out.append("")
     out.append(
         "| view | press → painted p50 / max | Plotly calls per press p50 | figure updates/s in a drag: "
-        "mouse / touch (input events/s) | drag frame p50 / max | messages while scrubbing / after each "
+        "mouse / touch (pointer events/s the page got: mouse / touch) | drag frame p50 / max | "
+        "messages while scrubbing / after each "
         "settle | focus kept | presses after a settle: σ moved / focus kept, painted p50 / max | load |"
     )
     out.append("|---|---|---|---|---|---|---|---|---|")
@@ -512,7 +513,8 @@ def report(result: dict) -> str:
         out.append(
             f"| {row['view']} | {_fmt(painted['p50'], ' ms')} / {_fmt(painted['max'], ' ms')}"
             f" | {_fmt(press['plotly_ms']['p50'], ' ms')}"
-            f" | {_fmt(d['updates_per_s'])} / {_fmt(t['updates_per_s'])} ({_fmt(d['moves_per_s'])})"
+            f" | {_fmt(d['updates_per_s'])} / {_fmt(t['updates_per_s'])}"
+            f" ({_fmt(d['moves_per_s'])} / {_fmt(t['moves_per_s'])})"
             f" | {_fmt(d['frame_ms']['p50'], ' ms')} / {_fmt(d['frame_ms']['max'], ' ms')}"
             f" | {press['ws_sent_while_scrubbing']['messages'] + d['ws_sent_while_dragging']['messages']}"
             f" / {press['ws_sent_after_last_press']['messages']}, {d['ws_sent_after_release']['messages']}"
