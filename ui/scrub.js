@@ -466,6 +466,7 @@ function update(gd, payload, from, to, fig) {
   for (const [index, keys] of annotations) {
     const want = fig.layout.annotations[index];
     if (keys.size === 1 && keys.has("text") && setAnnotationText(gd, index, want.text)) continue;
+    if ([...keys].every((key) => key === "x" || key === "y") && moveArrowHead(gd, index, want)) continue;
     // Plotly marks an annotation's position and text as needing a full replot (calc) even on fixed
     // axes; its opacity only redraws that annotation, from gd.layout: set the new values there and
     // ask for that cheaper redraw.
@@ -481,6 +482,75 @@ function update(gd, payload, from, to, fig) {
     for (const [index, had] of redrawn) if (!had) delete gd.layout.annotations[index].opacity;
   }
   return true;
+}
+
+// An arrow annotation whose head moves (tail, text and style unchanged), drawn as Plotly's annotation
+// code draws it: the line runs from where it leaves the text box at the tail to the head; its dash
+// array ("0, start backoff, visible length, length") hides the parts under the arrowheads, whose
+// backoffs are read from the current drawing; the head is translated to the visible line's end and
+// rotated along it. False where Plotly would draw it differently (an end outside its axes, an offset
+// or rotated text, a head inside the text box, an arrow too short for its heads, a head at the start):
+// Plotly then redraws it.
+function moveArrowHead(gd, index, want) {
+  const full = gd._fullLayout.annotations?.[index];
+  const group = gd.querySelector(`g.annotation[data-index="${index}"]`);
+  if (!full || !group || !full.showarrow || full.arrowside !== "end" || full.textangle || full.standoff
+      || full.xshift || full.yshift || full.axref !== full.xref || full.ayref !== full.yref
+      || (full.xanchor ?? "auto") !== "auto" || (full.yanchor ?? "auto") !== "auto") return false;
+  const xa = gd._fullLayout[axisKey(full.xref, "x")], ya = gd._fullLayout[axisKey(full.yref, "y")];
+  if (!xa?.r2p || !ya?.r2p || xa.type !== "linear" || ya.type !== "linear") return false;
+  const x = Number(want.x), y = Number(want.y);
+  const inside = (axis, value) => { const f = axis.r2fraction(value); return f >= 0 && f <= 1; };
+  if (!inside(xa, x) || !inside(ya, y) || !inside(xa, full.ax) || !inside(ya, full.ay)) return false;
+  const paths = group.querySelectorAll(":scope g.annotation-arrow-g > path");
+  const box = group.querySelector("rect.bg");
+  if (paths.length !== 2 || !box) return false;  // the line and its head (no drag handle)
+  const [line, head] = paths;
+  const dash = (line.style.strokeDasharray || "").match(/[\d.e+-]+/g)?.map(Number);
+  if (dash?.length !== 4 || dash[0] !== 0) return false;
+  const startBackOff = dash[1], backOff = line.getTotalLength() - startBackOff - dash[2];
+  if (!(backOff >= 0)) return false;
+  const scale = (full.arrowwidth || 1) * (full.arrowsize || 1);
+
+  const tailX = xa._offset + xa.r2p(full.ax), tailY = ya._offset + ya.r2p(full.ay);
+  const headX = xa._offset + xa.r2p(x), headY = ya._offset + ya.r2p(y);
+  const width = Number(box.getAttribute("width")), height = Number(box.getAttribute("height"));
+  const left = tailX - 0.5 * width, right = left + width, top = tailY - 0.5 * height, bottom = top + height;
+  const edges = [[left, top, left, bottom], [left, bottom, right, bottom], [right, bottom, right, top],
+    [right, top, left, top]];
+  if (edges.reduce((odd, e) => odd ^ !!segmentsIntersect(headX, headY, headX + 1e6, headY + 1e6, ...e), 0)) {
+    return false;  // the head inside the text box: no arrow
+  }
+  let startX = tailX, startY = tailY;
+  for (const e of edges) {
+    const hit = segmentsIntersect(startX, startY, headX, headY, ...e);
+    if (hit) [startX, startY] = [hit.x, hit.y];
+  }
+  // Plotly hides an arrow shorter than its heads' backoffs (then it draws no head)
+  if (!(Math.hypot(headX - startX, headY - startY) > startBackOff + backOff + 0.5)) return false;
+  line.setAttribute("d", `M${startX},${startY}L${headX},${headY}`);
+  const length = line.getTotalLength();
+  const end0 = line.getPointAtLength(length), end1 = line.getPointAtLength(length - 0.1);
+  const angle = (Math.atan2(end0.y - end1.y, end0.x - end1.x) * 180) / Math.PI;
+  const end = line.getPointAtLength(Math.max(0, length - backOff));
+  line.style.strokeDasharray = `0px,${startBackOff}px,${length - startBackOff - backOff}px,${length}px`;
+  head.setAttribute("transform", `${end.x || end.y ? `translate(${end.x},${end.y})` : ""}`
+    + `${angle ? `rotate(${angle})` : ""}${scale !== 1 ? `scale(${scale})` : ""}`);
+  gd.layout.annotations = gd.layout.annotations.slice();  // the payload's own array: never changed in place
+  gd.layout.annotations[index] = { ...gd.layout.annotations[index], x: want.x, y: want.y };
+  full.x = want.x;
+  full.y = want.y;
+  return true;
+}
+
+// Where segment (x1, y1)-(x2, y2) crosses segment (x3, y3)-(x4, y4), or null (Plotly's own rule).
+function segmentsIntersect(x1, y1, x2, y2, x3, y3, x4, y4) {
+  const a = x2 - x1, b = x3 - x1, c = x4 - x3, d = y2 - y1, e = y3 - y1, f = y4 - y3;
+  const det = a * f - c * d;
+  if (det === 0) return null;
+  const t = (b * f - c * e) / det, u = (b * d - a * e) / det;
+  if (u < 0 || u > 1 || t < 0 || t > 1) return null;
+  return { x: x1 + a * t, y: y1 + d * t };
 }
 
 const finite = (values) => Array.prototype.every.call(values, (v) => v !== null && Number.isFinite(Number(v)));
