@@ -502,14 +502,23 @@ function moveArrowHead(gd, index, want) {
   const x = Number(want.x), y = Number(want.y);
   const inside = (axis, value) => { const f = axis.r2fraction(value); return f >= 0 && f <= 1; };
   if (!inside(xa, x) || !inside(ya, y) || !inside(xa, full.ax) || !inside(ya, full.ay)) return false;
-  const paths = group.querySelectorAll(":scope g.annotation-arrow-g > path");
   const box = group.querySelector("rect.bg");
-  if (paths.length !== 2 || !box) return false;  // the line and its head (no drag handle)
-  const [line, head] = paths;
-  const dash = (line.style.strokeDasharray || "").match(/[\d.e+-]+/g)?.map(Number);
-  if (dash?.length !== 4 || dash[0] !== 0) return false;
-  const startBackOff = dash[1], backOff = line.getTotalLength() - startBackOff - dash[2];
-  if (!(backOff >= 0)) return false;
+  const drawn = arrowDrawing(group);
+  if (!drawn || !box) return false;
+  const { line, head } = drawn;
+  // the heads' backoffs: this arrow's own, or (hidden) those of a drawn arrow of the same style
+  const key = ARROW_STYLE.map((name) => full[name]).join("|");
+  const backOffs = (gd.__rbfvizBackOffs ??= new Map());
+  if (head && !backOffs.has(key)) backOffs.set(key, drawn.backOffs);
+  if (!backOffs.has(key)) {
+    for (const [other, otherFull] of (gd._fullLayout.annotations || []).entries()) {
+      const found = ARROW_STYLE.every((name) => otherFull[name] === full[name])
+        && arrowDrawing(gd.querySelector(`g.annotation[data-index="${other}"]`));
+      if (found?.head) { backOffs.set(key, found.backOffs); break; }
+    }
+  }
+  if (!backOffs.has(key)) return false;
+  const { start: startBackOff, end: backOff } = backOffs.get(key);
   const scale = (full.arrowwidth || 1) * (full.arrowsize || 1);
 
   const tailX = xa._offset + xa.r2p(full.ax), tailY = ya._offset + ya.r2p(full.ay);
@@ -526,9 +535,16 @@ function moveArrowHead(gd, index, want) {
     const hit = segmentsIntersect(startX, startY, headX, headY, ...e);
     if (hit) [startX, startY] = [hit.x, hit.y];
   }
-  // Plotly hides an arrow shorter than its heads' backoffs (then it draws no head)
-  if (!(Math.hypot(headX - startX, headY - startY) > startBackOff + backOff + 0.5)) return false;
+  // Plotly hides an arrow shorter than its heads' backoffs: no head, and a dash array that hides the line.
+  // (Near that length, and for a hidden arrow that becomes visible, Plotly draws it.)
+  const reach = Math.hypot(headX - startX, headY - startY) - startBackOff - backOff;
+  if (!(Math.abs(reach) > 0.5) || (reach > 0 && !head)) return false;
   line.setAttribute("d", `M${startX},${startY}L${headX},${headY}`);
+  if (reach < 0) {
+    line.style.strokeDasharray = "0px,100px";
+    head?.remove();
+    return setArrowHead(gd, index, full, want);
+  }
   const length = line.getTotalLength();
   const end0 = line.getPointAtLength(length), end1 = line.getPointAtLength(length - 0.1);
   const angle = (Math.atan2(end0.y - end1.y, end0.x - end1.x) * 180) / Math.PI;
@@ -536,6 +552,27 @@ function moveArrowHead(gd, index, want) {
   line.style.strokeDasharray = `0px,${startBackOff}px,${length - startBackOff - backOff}px,${length}px`;
   head.setAttribute("transform", `${end.x || end.y ? `translate(${end.x},${end.y})` : ""}`
     + `${angle ? `rotate(${angle})` : ""}${scale !== 1 ? `scale(${scale})` : ""}`);
+  return setArrowHead(gd, index, full, want);
+}
+
+// What makes two arrows' heads alike (their backoffs are the same).
+const ARROW_STYLE = ["arrowhead", "arrowsize", "arrowwidth", "standoff", "startarrowhead", "startarrowsize",
+  "startstandoff", "arrowside"];
+
+// An arrow annotation's line and head as Plotly drew them, with the heads' backoffs its dash array
+// ("0, start backoff, visible length, length") gives; a hidden arrow (too short: "0, 100" and no head)
+// has no backoffs to read. Null for any other drawing.
+function arrowDrawing(group) {
+  const paths = group ? group.querySelectorAll(":scope g.annotation-arrow-g > path") : [];
+  const line = paths[0];
+  const dash = line && (line.style.strokeDasharray || "").match(/[\d.e+-]+/g)?.map(Number);
+  if (paths.length === 1 && dash?.length === 2 && dash[0] === 0 && dash[1] === 100) return { line, head: null };
+  if (paths.length !== 2 || dash?.length !== 4 || dash[0] !== 0) return null;  // (no drag handle either)
+  const backOffs = { start: dash[1], end: line.getTotalLength() - dash[1] - dash[2] };
+  return backOffs.end >= 0 ? { line, head: paths[1], backOffs } : null;
+}
+
+function setArrowHead(gd, index, full, want) {
   gd.layout.annotations = gd.layout.annotations.slice();  // the payload's own array: never changed in place
   gd.layout.annotations[index] = { ...gd.layout.annotations[index], x: want.x, y: want.y };
   full.x = want.x;

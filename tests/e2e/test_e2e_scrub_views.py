@@ -281,12 +281,12 @@ COUNT_RELAYOUTS_JS = """() => { const original = window.Plotly.relayout; window.
 }"""
 
 
-def test_arrows_moved_in_place_are_plotlys_arrows(server, student):
+@pytest.mark.parametrize("query", [{**QUERY, "seed": "8"}, {}], ids=["n300-k3", "defaults"])
+def test_arrows_moved_in_place_are_plotlys_arrows(server, student, query):
     """Equivalence: the gradient arrows' heads move with σ. Drawn in place, each arrow (line, dash array,
-    head) is the arrow Plotly itself draws for that level's annotations (compared every third level,
-    so in place also redraws its own drawing), the figure's annotations are the level's, and a press
-    needs no Plotly.relayout."""
-    query = {**QUERY, "seed": "8"}
+    head, or none for an arrow too short for its head, as one is at the defaults) is the arrow Plotly
+    itself draws for that level's annotations (compared every third level, so in place also redraws its
+    own drawing), the figure's annotations are the level's, and a press needs no Plotly.relayout."""
     header = python_payload(VIEWS["Equivalence"], query)
     page = student.page
     student.open(server.url + "/Equivalence?" + "&".join(f"{k}={v}" for k, v in query.items()))
