@@ -28,7 +28,11 @@ fresh browser context after a warm-up visit has built its payload):
    input events at the display's 60 Hz, whatever the benchmark's round trips cost. Reported: figure
    updates per second while the pointer moved (targets ≥ 30 on the Explorer, ≥ 20 on the others; at
    most one per frame, 60/s), pointer events per second, frame times, messages sent.
-4. **bytes on first open** (unless ``--no-first-open``), per view, each in a fresh browser context
+4. **presses after a settle** (``--settled-presses``, 11): after the drags, the slider focused once,
+   ArrowRight pressed, each time after the previous press has settled (its σ in the address, its
+   rerun finished): how many presses moved σ one level and after how many the slider still had the
+   keyboard focus (target: all), and their press → painted times (each the first press after a rerun).
+5. **bytes on first open** (unless ``--no-first-open``), per view, each in a fresh browser context
    (empty cache): the sum of the websocket frames received (Streamlit's ForwardMsgs: the page, the
    σ payload) and, separately, of the HTTP response bodies as transferred (the app's static
    JavaScript, fonts, …), with the time until the view has drawn. Views: Explorer at the defaults
@@ -52,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from bench.load import ServerProcess  # noqa: E402
@@ -383,6 +388,52 @@ def drag(page, traffic: Traffic, seconds: float, source: str) -> dict:
     }
 
 
+def settled_presses(page, count: int, key: str) -> dict:
+    """``count`` presses of ``key``, each after the previous one has settled (its commit in the address,
+    its rerun finished), focusing the slider only once at the start, as a keyboard user would: how many
+    moved σ one level, after how many the slider still had the focus, and their press → painted times
+    (each the first press after a rerun)."""
+    page.evaluate(_INSTRUMENT_JS)
+    page.locator("input.scrub-range").focus()
+    page.wait_for_timeout(300)
+    page.evaluate("() => { window.__bench.presses = []; }")
+    step = -1 if key == "ArrowRight" else 1  # the slider's value is the last level minus the level
+    moved = focused = 0
+    for _ in range(count):
+        before = int(page.locator("div.scrub-plot").get_attribute("data-level"))
+        page.keyboard.press(key)
+        try:
+            page.wait_for_function(
+                "(want) => Number(document.querySelector('div.scrub-plot')?.dataset.level) === want",
+                arg=before + step,
+                timeout=5000,
+            )
+            moved += 1
+        except PlaywrightTimeoutError:
+            pass
+        try:  # the settle: the committed σ in the address, then its rerun
+            page.wait_for_function(
+                "() => { const p = document.querySelector('div.scrub-plot'); return !!p && "
+                "new URLSearchParams(window.location.search).get('sigma') === p.dataset.sigma; }",
+                timeout=30_000,
+            )
+        except PlaywrightTimeoutError:
+            pass
+        wait_for_run(page)
+        page.wait_for_timeout(200)
+        focused += page.evaluate(
+            "() => !!document.activeElement && document.activeElement.classList.contains('scrub-range')"
+        )
+    results = page.evaluate("() => window.__bench.presses")
+    return {
+        "presses": count,
+        "key": key,
+        "moved": moved,
+        "focused": focused,
+        "painted_ms": summary([p["painted"] for p in results]),
+    }
+
+
 def scrub_view(browser, base: str, view: str, args, timeout_ms: int) -> dict:
     """One student on one view: presses, then a drag, then the listener count is read."""
     context = browser.new_context(viewport=VIEWPORT)
@@ -396,6 +447,8 @@ def scrub_view(browser, base: str, view: str, args, timeout_ms: int) -> dict:
         out["press"] = presses(page, traffic, args.presses, args.gap, args.key)
         out["drag"] = drag(page, traffic, args.drag_seconds, "mouse")
         out["touch"] = drag(page, traffic, args.drag_seconds, "touch")
+        # the drags end at the smallest σ (the left end): these presses go right
+        out["settled"] = settled_presses(page, args.settled_presses, "ArrowRight")
         out["load_after"] = os.getloadavg()[0]
         return out
     except Exception as exc:  # noqa: BLE001 — one view failing must not stop the benchmark
@@ -429,6 +482,9 @@ def view_targets(row: dict) -> dict:
         and all(x["ws_sent_while_dragging"]["messages"] == 0 for x in (d, t))
         and all(x["ws_sent_after_release"]["messages"] == 1 for x in (d, t)),
         "focus_after_settle": press["focus_after_settle"],
+        "settled_presses_move": row["settled"]["moved"]
+        == row["settled"]["focused"]
+        == row["settled"]["presses"],
     }
 
 
@@ -443,31 +499,36 @@ def report(result: dict) -> str:
     out.append("")
     out.append(
         "| view | press → painted p50 / max | Plotly calls per press p50 | figure updates/s in a drag: "
-        "mouse / touch (input events/s) | drag frame p50 / max | messages while scrubbing / after each "
-        "settle | focus kept | load |"
+        "mouse / touch (pointer events/s the page got: mouse / touch) | drag frame p50 / max | "
+        "messages while scrubbing / after each "
+        "settle | focus kept | presses after a settle: σ moved / focus kept, painted p50 / max | load |"
     )
-    out.append("|---|---|---|---|---|---|---|---|")
+    out.append("|---|---|---|---|---|---|---|---|---|")
     for row in result["views"]:
         if "error" in row:
-            out.append(f"| {row['view']} | error: {row['error']} | | | | | | |")
+            out.append(f"| {row['view']} | error: {row['error']} | | | | | | | |")
             continue
-        press, d, t = row["press"], row["drag"], row["touch"]
+        press, d, t, settled = row["press"], row["drag"], row["touch"], row["settled"]
         painted = press["painted_ms"]
         out.append(
             f"| {row['view']} | {_fmt(painted['p50'], ' ms')} / {_fmt(painted['max'], ' ms')}"
             f" | {_fmt(press['plotly_ms']['p50'], ' ms')}"
-            f" | {_fmt(d['updates_per_s'])} / {_fmt(t['updates_per_s'])} ({_fmt(d['moves_per_s'])})"
+            f" | {_fmt(d['updates_per_s'])} / {_fmt(t['updates_per_s'])}"
+            f" ({_fmt(d['moves_per_s'])} / {_fmt(t['moves_per_s'])})"
             f" | {_fmt(d['frame_ms']['p50'], ' ms')} / {_fmt(d['frame_ms']['max'], ' ms')}"
             f" | {press['ws_sent_while_scrubbing']['messages'] + d['ws_sent_while_dragging']['messages']}"
             f" / {press['ws_sent_after_last_press']['messages']}, {d['ws_sent_after_release']['messages']}"
             f", {t['ws_sent_after_release']['messages']}"
             f" | {'yes' if press['focus_after_settle'] else 'NO'}"
+            f" | {settled['moved']} / {settled['focused']} of {settled['presses']},"
+            f" {_fmt(settled['painted_ms']['p50'], ' ms')} / {_fmt(settled['painted_ms']['max'], ' ms')}"
             f" | {row['load_before']:.2f} / {row['load_after']:.2f} |"
         )
     out.append("")
     out.append(
         "Targets: press → painted p50 ≤ 50 ms, max ≤ 150 ms; ≥ 30 figure updates/s on the Explorer, ≥ 20 on "
-        "the others; no message while σ moves, one commit per settle."
+        "the others; no message while σ moves, one commit per settle; every press after a settle moves σ "
+        "with the focus kept."
     )
     for row in result["views"]:
         if "press" in row:
@@ -512,6 +573,9 @@ def main(argv=None) -> int:
         "--gap", type=int, default=250, help="ms between presses (below the 0.5 s settle time)"
     )
     parser.add_argument("--key", default="ArrowLeft", choices=["ArrowLeft", "ArrowRight"])
+    parser.add_argument(
+        "--settled-presses", type=int, default=11, help="presses each after a settle (focus kept?)"
+    )
     parser.add_argument(
         "--drag-seconds", type=float, default=0.6, help="one drag across the whole track (60 Hz input)"
     )

@@ -128,9 +128,11 @@ export default function (component) {
   const { data, parentElement, setStateValue, setTriggerValue } = component;
   let inst = instances.get(parentElement);
   if (!inst) {
-    inst = adopt(parentElement) ?? create(parentElement);
+    const adopted = adopt(parentElement);
+    inst = adopted ?? create(parentElement);
     instances.set(parentElement, inst);
     attach(inst, parentElement);
+    if (adopted) refresh(inst);  // it may have missed a draw or a theme change while out of the page
   }
   inst.setStateValue = setStateValue;
   inst.setTriggerValue = setTriggerValue;
@@ -139,33 +141,36 @@ export default function (component) {
     return inst.cleanup;
   }
   inst.bytes = bytes;
-  Promise.all([readPayload(bytes), loadPlotly()]).then(([payload]) => {
-    // the component can be unmounted while its payload decodes (a rerun that drops it): a detached
-    // element has no computed theme colours, so stop here
-    if (!inst.parent.isConnected) return;
-    inst.payload = payload;
-    const { range, label } = inst.els;
-    const count = payload.sigmas.length;
-    range.min = 0;
-    range.max = count - 1;
-    label.textContent = payload.label;
-    inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
-    inst.els.play.hidden = !payload.play_ms;
-    inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
-    range.setAttribute("aria-label", payload.label);
-    inst.theme = themeOf(inst.parent);
-    inst.fields = fieldSubplots(payload.figure.layout);
-    predecode(inst);
-    inst.committed = levelFromAddress(payload);
-    inst.drawn = null;
-    show(inst, inst.committed);
-    if (payload.select) attachSelection(inst);
+  // The payload is kept even if the component is unmounted while it decodes: a remount on the same
+  // page adopts this instance with the same bytes and draws it then (show() draws only in the page).
+  const loading = (inst.loading = Promise.all([readPayload(bytes), loadPlotly()]));
+  loading.then(([payload]) => {
+    if (inst.loading === loading) ready(inst, payload);  // else newer data arrived while this decoded
   }).catch((err) => {
+    if (inst.loading !== loading) return;
     inst.els.error.hidden = false;
     inst.els.error.textContent = `The σ figure could not be drawn (${err.message}). Reload the page.`;
     console.error(err);
   });
   return inst.cleanup;
+}
+
+// A decoded payload: the slider's range and label, the images decoded, the committed level drawn.
+function ready(inst, payload) {
+  inst.payload = payload;
+  const { range, label } = inst.els;
+  range.min = 0;
+  range.max = payload.sigmas.length - 1;
+  label.textContent = payload.label;
+  inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
+  inst.els.play.hidden = !payload.play_ms;
+  inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
+  range.setAttribute("aria-label", payload.label);
+  inst.fields = fieldSubplots(payload.figure.layout);
+  predecode(inst);
+  inst.committed = levelFromAddress(payload);
+  inst.drawn = null;
+  show(inst, inst.committed);
 }
 
 // A new scrubber: its DOM and the listeners on its own elements (they go away with the DOM).
@@ -321,6 +326,13 @@ function show(inst, level) {
   const frame = payload.frames[level];
   els.side.innerHTML = frame.side;
   els.caption.innerHTML = frame.caption ? `<strong>In words:</strong> ${escapeHtml(frame.caption)}` : "";
+  // Out of the document (unmounted, or parked until its page mounts it again) there is no layout
+  // and no computed theme to draw with: the figure is drawn when the scrubber is back (refresh).
+  if (!inst.root.isConnected || !(inst.theme ??= themeOf(inst.parent))) {
+    inst.pending = true;
+    return;
+  }
+  inst.pending = false;
   const fig = themed(figureAt(payload, level), inst.theme, inst.fields);
   if (payload.large) fig.layout.height = presenterHeight(els);
   if (fig.layout.height) els.plot.style.minHeight = `${fig.layout.height}px`;  // no reflow while Plotly draws
@@ -347,6 +359,7 @@ function show(inst, level) {
   els.plot.dataset.level = String(level);
   els.plot.dataset.theme = inst.theme.dark ? "dark" : "light";
   els.plot.dataset.sigma = payload.texts[level];
+  if (payload.select) attachSelection(inst);  // once Plotly has drawn (gd.on exists)
 }
 
 // Plotly draws nothing for a trace with no points, so a later level could not add points to it in
@@ -453,6 +466,7 @@ function update(gd, payload, from, to, fig) {
   for (const [index, keys] of annotations) {
     const want = fig.layout.annotations[index];
     if (keys.size === 1 && keys.has("text") && setAnnotationText(gd, index, want.text)) continue;
+    if ([...keys].every((key) => key === "x" || key === "y") && moveArrowHead(gd, index, want)) continue;
     // Plotly marks an annotation's position and text as needing a full replot (calc) even on fixed
     // axes; its opacity only redraws that annotation, from gd.layout: set the new values there and
     // ask for that cheaper redraw.
@@ -468,6 +482,112 @@ function update(gd, payload, from, to, fig) {
     for (const [index, had] of redrawn) if (!had) delete gd.layout.annotations[index].opacity;
   }
   return true;
+}
+
+// An arrow annotation whose head moves (tail, text and style unchanged), drawn as Plotly's annotation
+// code draws it: the line runs from where it leaves the text box at the tail to the head; its dash
+// array ("0, start backoff, visible length, length") hides the parts under the arrowheads, whose
+// backoffs are read from the current drawing; the head is translated to the visible line's end and
+// rotated along it. False where Plotly would draw it differently (an end outside its axes, an offset
+// or rotated text, a head inside the text box, an arrow too short for its heads, a head at the start):
+// Plotly then redraws it.
+function moveArrowHead(gd, index, want) {
+  const full = gd._fullLayout.annotations?.[index];
+  const group = gd.querySelector(`g.annotation[data-index="${index}"]`);
+  if (!full || !group || !full.showarrow || full.arrowside !== "end" || full.textangle || full.standoff
+      || full.xshift || full.yshift || full.axref !== full.xref || full.ayref !== full.yref
+      || (full.xanchor ?? "auto") !== "auto" || (full.yanchor ?? "auto") !== "auto") return false;
+  const xa = gd._fullLayout[axisKey(full.xref, "x")], ya = gd._fullLayout[axisKey(full.yref, "y")];
+  if (!xa?.r2p || !ya?.r2p || xa.type !== "linear" || ya.type !== "linear") return false;
+  const x = Number(want.x), y = Number(want.y);
+  const inside = (axis, value) => { const f = axis.r2fraction(value); return f >= 0 && f <= 1; };
+  if (!inside(xa, x) || !inside(ya, y) || !inside(xa, full.ax) || !inside(ya, full.ay)) return false;
+  const box = group.querySelector("rect.bg");
+  const drawn = arrowDrawing(group);
+  if (!drawn || !box) return false;
+  const { line, head } = drawn;
+  // the heads' backoffs: this arrow's own, or (hidden) those of a drawn arrow of the same style
+  const key = ARROW_STYLE.map((name) => full[name]).join("|");
+  const backOffs = (gd.__rbfvizBackOffs ??= new Map());
+  if (head && !backOffs.has(key)) backOffs.set(key, drawn.backOffs);
+  if (!backOffs.has(key)) {
+    for (const [other, otherFull] of (gd._fullLayout.annotations || []).entries()) {
+      const found = ARROW_STYLE.every((name) => otherFull[name] === full[name])
+        && arrowDrawing(gd.querySelector(`g.annotation[data-index="${other}"]`));
+      if (found?.head) { backOffs.set(key, found.backOffs); break; }
+    }
+  }
+  if (!backOffs.has(key)) return false;
+  const { start: startBackOff, end: backOff } = backOffs.get(key);
+  const scale = (full.arrowwidth || 1) * (full.arrowsize || 1);
+
+  const tailX = xa._offset + xa.r2p(full.ax), tailY = ya._offset + ya.r2p(full.ay);
+  const headX = xa._offset + xa.r2p(x), headY = ya._offset + ya.r2p(y);
+  const width = Number(box.getAttribute("width")), height = Number(box.getAttribute("height"));
+  const left = tailX - 0.5 * width, right = left + width, top = tailY - 0.5 * height, bottom = top + height;
+  const edges = [[left, top, left, bottom], [left, bottom, right, bottom], [right, bottom, right, top],
+    [right, top, left, top]];
+  if (edges.reduce((odd, e) => odd ^ !!segmentsIntersect(headX, headY, headX + 1e6, headY + 1e6, ...e), 0)) {
+    return false;  // the head inside the text box: no arrow
+  }
+  let startX = tailX, startY = tailY;
+  for (const e of edges) {
+    const hit = segmentsIntersect(startX, startY, headX, headY, ...e);
+    if (hit) [startX, startY] = [hit.x, hit.y];
+  }
+  // Plotly hides an arrow shorter than its heads' backoffs: no head, and a dash array that hides the line.
+  // (Near that length, and for a hidden arrow that becomes visible, Plotly draws it.)
+  const reach = Math.hypot(headX - startX, headY - startY) - startBackOff - backOff;
+  if (!(Math.abs(reach) > 0.5) || (reach > 0 && !head)) return false;
+  line.setAttribute("d", `M${startX},${startY}L${headX},${headY}`);
+  if (reach < 0) {
+    line.style.strokeDasharray = "0px,100px";
+    head?.remove();
+    return setArrowHead(gd, index, full, want);
+  }
+  const length = line.getTotalLength();
+  const end0 = line.getPointAtLength(length), end1 = line.getPointAtLength(length - 0.1);
+  const angle = (Math.atan2(end0.y - end1.y, end0.x - end1.x) * 180) / Math.PI;
+  const end = line.getPointAtLength(Math.max(0, length - backOff));
+  line.style.strokeDasharray = `0px,${startBackOff}px,${length - startBackOff - backOff}px,${length}px`;
+  head.setAttribute("transform", `${end.x || end.y ? `translate(${end.x},${end.y})` : ""}`
+    + `${angle ? `rotate(${angle})` : ""}${scale !== 1 ? `scale(${scale})` : ""}`);
+  return setArrowHead(gd, index, full, want);
+}
+
+// What makes two arrows' heads alike (their backoffs are the same).
+const ARROW_STYLE = ["arrowhead", "arrowsize", "arrowwidth", "standoff", "startarrowhead", "startarrowsize",
+  "startstandoff", "arrowside"];
+
+// An arrow annotation's line and head as Plotly drew them, with the heads' backoffs its dash array
+// ("0, start backoff, visible length, length") gives; a hidden arrow (too short: "0, 100" and no head)
+// has no backoffs to read. Null for any other drawing.
+function arrowDrawing(group) {
+  const paths = group ? group.querySelectorAll(":scope g.annotation-arrow-g > path") : [];
+  const line = paths[0];
+  const dash = line && (line.style.strokeDasharray || "").match(/[\d.e+-]+/g)?.map(Number);
+  if (paths.length === 1 && dash?.length === 2 && dash[0] === 0 && dash[1] === 100) return { line, head: null };
+  if (paths.length !== 2 || dash?.length !== 4 || dash[0] !== 0) return null;  // (no drag handle either)
+  const backOffs = { start: dash[1], end: line.getTotalLength() - dash[1] - dash[2] };
+  return backOffs.end >= 0 ? { line, head: paths[1], backOffs } : null;
+}
+
+function setArrowHead(gd, index, full, want) {
+  gd.layout.annotations = gd.layout.annotations.slice();  // the payload's own array: never changed in place
+  gd.layout.annotations[index] = { ...gd.layout.annotations[index], x: want.x, y: want.y };
+  full.x = want.x;
+  full.y = want.y;
+  return true;
+}
+
+// Where segment (x1, y1)-(x2, y2) crosses segment (x3, y3)-(x4, y4), or null (Plotly's own rule).
+function segmentsIntersect(x1, y1, x2, y2, x3, y3, x4, y4) {
+  const a = x2 - x1, b = x3 - x1, c = x4 - x3, d = y2 - y1, e = y3 - y1, f = y4 - y3;
+  const det = a * f - c * d;
+  if (det === 0) return null;
+  const t = (b * f - c * e) / det, u = (b * d - a * e) / det;
+  if (u < 0 || u > 1 || t < 0 || t > 1) return null;
+  return { x: x1 + a * t, y: y1 + d * t };
 }
 
 const finite = (values) => Array.prototype.every.call(values, (v) => v !== null && Number.isFinite(Number(v)));
@@ -663,20 +783,23 @@ function fileName(inst) {
 const INKS = new Set(__INK_COLORS__);
 const FIELD_LEGEND = __FIELD_LEGEND__;
 
-// The theme's colours, from the CSS custom properties Streamlit gives every component (--st-*).
+// The theme's colours, from the CSS custom properties Streamlit gives every component (--st-*); null
+// for an element out of the document, which has no computed style (its colours read as "").
 function themeOf(element) {
+  if (!element?.isConnected) return null;
   const css = getComputedStyle(element);
   const probe = document.createElement("span");
   element.appendChild(probe);
   const rgb = (value, fallback) => {
     probe.style.color = "";
     probe.style.color = value || fallback;
-    const parts = getComputedStyle(probe).color.match(/[\d.]+/g).map(Number);
-    return parts.slice(0, 3);
+    const parts = getComputedStyle(probe).color.match(/[\d.]+/g);
+    return parts && parts.length >= 3 ? parts.slice(0, 3).map(Number) : null;
   };
   const text = rgb(css.getPropertyValue("--st-text-color").trim(), "#31333f");
   const background = rgb(css.getPropertyValue("--st-background-color").trim(), "#ffffff");
   probe.remove();
+  if (!text || !background) return null;
   const luminance = ([r, g, b]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
   const css_ = ([r, g, b], alpha = 1) => `rgba(${r},${g},${b},${alpha})`;
   return {
@@ -685,17 +808,24 @@ function themeOf(element) {
   };
 }
 
-// A theme switch changes the classes (and so the --st-* values) of the component's wrappers: redraw.
-function watchTheme(inst, element) {
-  const observer = new MutationObserver(() => {
-    // the observer also watches document.body, which changes while a detached instance waits to be unmounted
-    if (!inst.payload || !inst.parent.isConnected) return;
-    const theme = themeOf(inst.parent);
-    if (theme.key === inst.theme?.key) return;
+// Redraws a scrubber in the page whose theme changed, or that could not draw while out of the page.
+function refresh(inst) {
+  if (!inst.payload || !inst.root.isConnected) return;
+  const theme = themeOf(inst.parent);
+  if (!theme) return;
+  const changed = theme.key !== inst.theme?.key;
+  if (changed) {
     inst.theme = theme;
     inst.drawn = null;
-    show(inst, inst.level);
-  });
+  }
+  if (changed || inst.pending) show(inst, inst.level);
+}
+
+// A theme switch changes the classes (and so the --st-* values) of the component's wrappers: redraw.
+// (The observer also watches document.body, which can change while the element is already out of the
+// page and not yet unmounted: refresh then does nothing.)
+function watchTheme(inst, element) {
+  const observer = new MutationObserver(() => refresh(inst));
   for (let node = element, i = 0; node && i < 6; node = node.parentElement, i++) {
     observer.observe(node, { attributes: true, attributeFilter: ["class", "style"] });
   }

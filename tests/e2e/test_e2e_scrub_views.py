@@ -10,7 +10,9 @@
   setting is new to the server (its own seed), so the first run draws a progress bar before the
   scrubber and the settle rerun mounts the component anew, as for the first student of a setting;
 * no leaks: ten views visited in turn through the menu leave the same event listeners on window
-  and the same number of live MutationObservers each time a view is back.
+  and the same number of live MutationObservers each time a view is back;
+* Equivalence's arrows, whose heads ui/scrub.js moves in place: each is the arrow Plotly itself
+  draws for the level's annotations (line, dash array, head), and a press needs no Plotly.relayout.
 """
 
 from __future__ import annotations
@@ -252,4 +254,77 @@ def test_ten_views_in_turn_leave_no_listeners_behind(server, student):
         first = visits[0]
         for later in visits[1:]:
             assert later == first, f"{view}: listeners on window / live observers grew: {first} → {later}"
+    student.assert_no_problems()
+
+
+# Each arrow annotation as drawn: its line's ends, its dash array and its head's transform numbers.
+ARROWS_JS = """() => {
+  const gd = document.querySelector("div.scrub-plot");
+  const num = (s) => (s || "").match(/-?[\\d.]+(?:e-?\\d+)?/g).map(Number);
+  return Array.from(gd.querySelectorAll("g.annotation")).flatMap((g) => {
+    const paths = g.querySelectorAll("g.annotation-arrow-g > path");
+    if (!paths.length) return [];
+    return [{ index: Number(g.dataset.index), line: num(paths[0].getAttribute("d")),
+              dash: num(paths[0].style.strokeDasharray), opacity: paths[0].style.opacity,
+              head: paths.length > 1 ? num(paths[1].getAttribute("transform")) : null }];
+  });
+}"""
+# Plotly draws every annotation again from the figure's state (its opacity only redraws that annotation).
+PLOTLY_ARROWS_JS = """() => {
+  const gd = document.querySelector("div.scrub-plot"), edit = {};
+  gd.layout.annotations.forEach((a, i) => { edit[`annotations[${i}].opacity`] = a.opacity ?? 1; });
+  window.__testRelayouts = (window.__testRelayouts || 0) + 1;
+  window.Plotly.relayout(gd, edit);
+}"""
+COUNT_RELAYOUTS_JS = """() => { const original = window.Plotly.relayout; window.__relayouts = 0;
+  window.Plotly.relayout = function (...args) { window.__relayouts += 1; return original.apply(this, args); };
+}"""
+
+
+@pytest.mark.parametrize("query", [{**QUERY, "seed": "8"}, {}], ids=["n300-k3", "defaults"])
+def test_arrows_moved_in_place_are_plotlys_arrows(server, student, query):
+    """Equivalence: the gradient arrows' heads move with σ. Drawn in place, each arrow (line, dash array,
+    head, or none for an arrow too short for its head, as one is at the defaults) is the arrow Plotly
+    itself draws for that level's annotations (compared every third level, so in place also redraws its
+    own drawing), the figure's annotations are the level's, and a press needs no Plotly.relayout."""
+    header = python_payload(VIEWS["Equivalence"], query)
+    page = student.page
+    student.open(server.url + "/Equivalence?" + "&".join(f"{k}={v}" for k, v in query.items()))
+    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    page.locator("input.scrub-range").focus()
+    page.keyboard.press("End")
+    page.wait_for_function("() => document.querySelector('div.scrub-plot')?.dataset.level === '0'")
+    page.evaluate(COUNT_RELAYOUTS_JS)
+    last = len(header["sigmas"]) - 1
+    compared = in_place = 0
+    for level in range(1, last + 1):
+        before = page.evaluate("() => window.__relayouts - (window.__testRelayouts || 0)")
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(f"() => document.querySelector('div.scrub-plot')?.dataset.level === '{level}'")
+        in_place += page.evaluate("() => window.__relayouts - (window.__testRelayouts || 0)") == before
+        want = figure_at(header, level)["layout"]["annotations"]
+        have = page.evaluate("() => document.querySelector('div.scrub-plot').layout.annotations")
+        for a, b in zip(have, want):
+            assert (a.get("x"), a.get("y"), a.get("text")) == (b.get("x"), b.get("y"), b.get("text")), level
+        if level % 3:
+            continue
+        drawn = sorted(page.evaluate(ARROWS_JS), key=lambda a: a["index"])
+        page.evaluate(PLOTLY_ARROWS_JS)
+        plotly = sorted(page.evaluate(ARROWS_JS), key=lambda a: a["index"])
+        assert [a["index"] for a in drawn] == [a["index"] for a in plotly], level
+        for mine, theirs in zip(drawn, plotly):
+            assert mine["opacity"] == theirs["opacity"], (level, mine, theirs)
+            for key in ("line", "dash", "head"):
+                assert (mine[key] is None) == (theirs[key] is None), (level, key, mine, theirs)
+                if mine[key] is not None:
+                    assert len(mine[key]) == len(theirs[key]), (level, key, mine[key], theirs[key])
+                    assert all(abs(p - q) <= 0.01 for p, q in zip(mine[key], theirs[key])), (
+                        level,
+                        key,
+                        mine[key],
+                        theirs[key],
+                    )
+        compared += 1
+    assert compared >= last // 3
+    assert in_place >= last - 2, f"only {in_place} of {last} presses drew without Plotly.relayout"
     student.assert_no_problems()
