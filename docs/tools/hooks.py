@@ -6,7 +6,10 @@
 * The tables of the paper's claims are computed at build time by ``python -m rbfviz reproduce`` and put
   where a page has a marker ``<!-- reproduce:NAME -->`` (NAME: collapse, splits, alpha). A page never
   holds a pasted copy of them. ``RBFVIZ_DOCS_REPRODUCE=<dir>`` uses an existing run's ``results.md``
-  instead (for ``mkdocs serve`` while writing); CI leaves it unset.
+  instead (for ``mkdocs serve`` while writing); CI leaves it unset. ``<!-- reproduce:note -->`` says how
+  the tables were made.
+* Other tables of computed numbers come from docs/tools/computed.py, put where a page has
+  ``<!-- computed:NAME -->``.
 """
 
 from __future__ import annotations
@@ -24,13 +27,17 @@ from mkdocs.exceptions import PluginError
 ROOT = Path(__file__).resolve().parents[2]
 # results.md holds three markdown tables, in this order, separated by blank lines
 TABLES = ("collapse", "splits", "alpha")
-MARKER = re.compile(r"(?<!`)<!--\s*reproduce:(\w+)\s*-->")  # not inside `code`
+MARKER = re.compile(r"(?<!`)<!--\s*(reproduce|computed):([\w-]+)\s*-->")  # not inside `code`
 
 _tables: dict[str, str] = {}
+_computed: dict[str, str] = {}
 _run_note = ""
 
 
 def on_config(config, **kwargs):
+    for folder in (ROOT, Path(__file__).resolve().parent):  # this checkout's rbfviz; computed.py
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     path = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")
     # Plotly figures as HTML with plotly.js embedded once per page (no CDN: the site works offline);
@@ -73,7 +80,15 @@ def on_pre_build(config, **kwargs):
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
     def table(match: re.Match) -> str:
-        name = match.group(1)
+        kind, name = match.groups()
+        if kind == "computed":
+            from computed import TABLES
+
+            if name not in TABLES:
+                raise PluginError(f"{page.file.src_path}: unknown marker computed:{name}")
+            if name not in _computed:
+                _computed[name] = TABLES[name]()
+            return _computed[name]
         if name == "note":
             return _run_note
         if name not in _tables:
