@@ -35,9 +35,6 @@ _run_note = ""
 
 
 def on_config(config, **kwargs):
-    for folder in (ROOT, Path(__file__).resolve().parent):  # this checkout's rbfviz; computed.py
-        if str(folder) not in sys.path:
-            sys.path.insert(0, str(folder))
     path = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")
     # Plotly figures as HTML with plotly.js embedded once per page (no CDN: the site works offline);
@@ -62,6 +59,16 @@ def _reproduce() -> tuple[str, str]:
         return (Path(out) / "results.md").read_text(encoding="utf-8"), note
 
 
+def _computed_tables() -> dict:
+    """docs/tools/computed.py's TABLES (imported when a page first needs one: it imports rbfviz)."""
+    for folder in (ROOT, Path(__file__).resolve().parent):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    from computed import TABLES
+
+    return TABLES
+
+
 def split_tables(text: str) -> dict[str, str]:
     """The markdown tables of results.md by name (TABLES, in order)."""
     blocks = [b.strip() for b in re.split(r"\n\s*\n", text.strip()) if b.strip().startswith("|")]
@@ -82,8 +89,7 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
     def table(match: re.Match) -> str:
         kind, name = match.groups()
         if kind == "computed":
-            from computed import TABLES
-
+            TABLES = _computed_tables()
             if name not in TABLES:
                 raise PluginError(f"{page.file.src_path}: unknown marker computed:{name}")
             if name not in _computed:
