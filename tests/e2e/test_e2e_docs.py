@@ -63,3 +63,7 @@ def test_home_links_to_the_site_and_the_app_serves_it(server, student, built_sit
     assert "rbfviz" in student.page.title()
     for section in ("Teach with it", "Deploy it", "The maths", "The library and CLI", "Contribute"):
         assert student.page.get_by_role("link", name=section).count() >= 1, section
+    # the search runs in the page from the site's own index (no service, no internet)
+    student.page.locator("label.md-search__icon, .md-search__input").first.click()
+    student.page.locator("input.md-search__input").fill("presenter mode")
+    student.page.locator(".md-search-result__item").first.wait_for()
