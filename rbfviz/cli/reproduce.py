@@ -203,8 +203,8 @@ def family_rows(dataset: str, X, C_star, dtypes=DTYPES) -> list[dict]:
 
 
 def family_table(rows: list[dict], dtypes=DTYPES) -> str:
-    """The α-entmax table (docs/maths/alpha-entmax.md): σ*(α) predicted against measured, a column per precision (a
-    measured value off by more than one grid step is marked "(off)")."""
+    """The α-entmax table (docs/maths/alpha-entmax.md): σ*(α) predicted against measured, a column per
+    precision (a measured value off by more than one grid step is marked "(off)")."""
     lines = [
         "| data (k) | g_min | α | σ*(α) = √((α−1)·g_min/2) | "
         + " | ".join(f"measured {d}" for d in dtypes)
