@@ -52,9 +52,17 @@ def test_markers_are_replaced_and_code_is_left_alone(monkeypatch):
     assert out == f"Made: computed now.\n\n{table}\n\nThe marker `<!-- reproduce:NAME -->`."
 
 
+def test_computed_markers_are_replaced(monkeypatch):
+    monkeypatch.setattr(hooks, "_computed", {})
+    monkeypatch.setattr(hooks, "_computed_tables", lambda: {"how-many": lambda: "| table |"})
+    out = hooks.on_page_markdown("A\n\n<!-- computed:how-many -->\n", page=PAGE, config=None, files=None)
+    assert out == "A\n\n| table |\n"
+
+
 def test_an_unknown_marker_is_an_error(monkeypatch):
     monkeypatch.setattr(hooks, "_tables", hooks.split_tables(RESULTS))
     with pytest.raises(PluginError, match="unknown marker reproduce:nothing"):
         hooks.on_page_markdown("<!-- reproduce:nothing -->", page=PAGE, config=None, files=None)
+    monkeypatch.setattr(hooks, "_computed_tables", lambda: {"how-many": lambda: "| table |"})
     with pytest.raises(PluginError, match="unknown marker computed:nothing"):
         hooks.on_page_markdown("<!-- computed:nothing -->", page=PAGE, config=None, files=None)
