@@ -65,5 +65,6 @@ def test_home_links_to_the_site_and_the_app_serves_it(server, student, built_sit
         assert student.page.get_by_role("link", name=section).count() >= 1, section
     # the search runs in the page from the site's own index (no service, no internet)
     student.page.locator("label.md-search__icon, .md-search__input").first.click()
-    student.page.locator("input.md-search__input").fill("presenter mode")
+    # typed key by key: the theme searches on key events, which fill() does not send
+    student.page.locator("input.md-search__input").press_sequentially("presenter mode")
     student.page.locator(".md-search-result__item").first.wait_for()
