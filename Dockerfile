@@ -1,7 +1,8 @@
-# rbfviz demo image: the Streamlit app on port 8501, CPU-only torch, non-root, read-only-root friendly.
+# rbfviz demo image: the Streamlit app on port 8501, CPU-only torch, non-root, read-only-root friendly,
+# with the documentation site built in and served by the app at /app/static/docs/index.html.
 #   docker build -t rbfviz .
 #   docker run --rm -p 8501:8501 --read-only --tmpfs /tmp rbfviz
-FROM python:3.11-slim
+FROM python:3.11-slim AS base
 
 # HOME=/tmp: the only writable place under --read-only --tmpfs /tmp (Streamlit, torch and friends
 # look under $HOME / $XDG_CACHE_HOME for config and caches).
@@ -34,8 +35,21 @@ RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends curl \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
 
-# Code stays root-owned and read-only for the app user.
+# The documentation site (mkdocs.yml), built in a stage of its own so that its tools stay out of the
+# image: the docs block of requirements-dev.txt, pinned by the whole file. The build executes the tour
+# notebook and `rbfviz reproduce`, as CI's docs step does; the screenshots come from the repository.
+FROM base AS docs
+COPY requirements-dev.txt .
+RUN sed -n '/^# >>> docs/,/^# <<< docs/p' requirements-dev.txt > /tmp/docs-requirements.txt \
+ && pip install -c requirements-dev.txt -r /tmp/docs-requirements.txt
 COPY . .
+RUN NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet
+
+FROM base
+# Code stays root-owned and read-only for the app user; the site lands in static/docs/, which
+# Streamlit serves (.streamlit/config.toml: server.enableStaticServing).
+COPY . .
+COPY --from=docs /app/static/docs /app/static/docs
 RUN chmod -R a+rX,go-w /app
 
 USER 10001:10001

@@ -3,9 +3,17 @@
 Run: streamlit run app.py   (pages/ holds one file per view; ui/ the shared page helpers)
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from ui.page import page_links, panel, setup_page
+
+# The documentation site, built by `mkdocs build` into static/docs/ and served by Streamlit's static
+# file serving (.streamlit/config.toml: server.enableStaticServing) at /app/static/docs/. The link is
+# relative, so it works under any server.baseUrlPath and behind a proxy.
+DOCS_INDEX = Path(__file__).resolve().parent / "static" / "docs" / "index.html"
+DOCS_HREF = "app/static/docs/index.html"
 
 ctx = setup_page("K-Means is the σ → 0 limit of an RBF network")
 
@@ -39,7 +47,7 @@ with panel("Links to the views"):
 
 st.subheader("In a classroom")
 st.markdown(
-    "- **Lessons** walk through the result in eight steps: each opens a view in the right state, asks for a "
+    "- **Lessons** walk through the result in nine steps: each opens a view in the right state, asks for a "
     "prediction, checks it, then explains.\n"
     "- **Presenter mode** (sidebar toggle, or `?presenter=1` in the address) enlarges text, markers and "
     "figures for a projector and folds away the controls a class does not need.\n"
@@ -48,6 +56,20 @@ st.markdown(
     "standalone HTML, annealing trajectories (JSON) and a reproducibility receipt, a Python script that "
     "recomputes the view's numbers with the rbfviz library."
 )
+
+st.subheader("Documentation")
+if DOCS_INDEX.is_file():
+    st.markdown(
+        f"**[Open the documentation]({DOCS_HREF})**, served by this app (no internet needed): how to "
+        "teach with each view and which questions to ask, how to deploy it for a class, the maths and "
+        "every claim measured, the library's reference and how to contribute."
+    )
+else:
+    st.markdown(
+        "The documentation is not built on this server. Build it with `mkdocs build` in the repository "
+        "(the tools are in `requirements-dev.txt`) and this page links to it; the container image "
+        "builds it for you."
+    )
 
 st.caption(
     "Every control lives in the page address: copy the URL to share exactly what you see. "

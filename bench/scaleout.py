@@ -16,7 +16,7 @@ after each class; "CPU per student" is that server CPU divided by the students (
 students of load.py included in the CPU, not in the count: a small overestimate). The load client
 runs on the same machine and competes for the same 2 cores; its own CPU is reported too.
 
-Measured numbers and the sizing table built from them are in the README ("A bigger class").
+Measured numbers and the sizing table built from them are in docs/deploy/sizing.md.
 """
 
 from __future__ import annotations

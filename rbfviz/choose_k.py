@@ -132,6 +132,8 @@ def widest_plateau(sigmas, counts, k_max) -> Plateau:
     counts : (S,) distinct-centre counts at those levels, each between 1 and k_max.
     k_max : the number of centres annealed (>= 3).
 
+    Notes
+    -----
     Only counts 2 … k_max − 1 compete: count 1 lasts for ever above σ_c and k_max for ever as σ → 0,
     so their runs measure the grid, not the data. A run's width is log(σ_high/σ_low) between the
     geometric midpoints to its neighbouring levels (a run at an end of the grid stops at its end

@@ -275,7 +275,7 @@ def gamma_gap_bound(n, k, sigma, kind, alpha=None) -> float:
     """Uniform bound on L_σ - J for n points, k centres, T = 2σ²:
     softmax (and naive, same map when it does not fail) n(k-1)T/e;
     α-entmax (entmax15: α = 1.5) n·T·min((k-1)·α^{-α/(α-1)}, 1/(α-1)), which tends to the softmax
-    bound as α -> 1 (α^{-α/(α-1)} -> 1/e); hard 0. Derivation in the README ("α-entmax")."""
+    bound as α -> 1 (α^{-α/(α-1)} -> 1/e); hard 0. Derivation: docs/maths/alpha-entmax.md."""
     n = check_int(n, "n", 1)
     k = check_int(k, "k", 1)
     sigma = check_sigma(sigma)

@@ -17,7 +17,7 @@ returned. (b) measured 25–36 MB for this run with the post-run GC off and no a
 2 MB per run (about two of the Explorer's 200×200 fields, 0.84 MB each in /_stcore/metrics) over
 these 30 runs adds 60 MB on top and fails. Smaller leaks are the job of bench/load.py's waves:
 several classes of 40 students, one after another on one server, where a per-session leak grows
-from wave to wave (README figures).
+from wave to wave (docs/deploy/sizing.md).
 """
 
 import json

@@ -340,7 +340,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "app":  # the app's own process tunes itself
-        tune_for_server()  # one torch thread: the figures in the README were measured that way
+        tune_for_server()  # one torch thread: the documented figures were measured that way
     try:
         return int(args.handler(args))
     except ValueError as exc:

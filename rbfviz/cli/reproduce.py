@@ -122,7 +122,7 @@ def _fmt(value, spec=".3g") -> str:
 
 
 def markdown_table(summaries: list[dict]) -> str:
-    """The README table: one row per (data set, map, dtype)."""
+    """The collapse table (docs/maths/claims.md): one row per (data set, map, dtype)."""
     lines = [
         "| data (k) | map | dtype | g_min | σ* = √g_min/2 | first σ with E = 0 | softmax exact σ "
         "| slope [σ window] | σ_c pred. / meas. | max NaN rows | E increases | label agr. |",
@@ -164,7 +164,7 @@ def split_summaries(dataset: str, X, studies, dtypes=DTYPES) -> list[dict]:
 
 
 def split_table(rows: list[dict]) -> str:
-    """The README's split table: one row per split, predicted against measured σ."""
+    """The split table (docs/maths/splits.md): one row per split, predicted against measured σ."""
     lines = [
         "| data (k) | map | split | stack m → | σ predicted | σ measured in | error | in step "
         "| σ √r-linearised | error (√r) |",
@@ -203,8 +203,8 @@ def family_rows(dataset: str, X, C_star, dtypes=DTYPES) -> list[dict]:
 
 
 def family_table(rows: list[dict], dtypes=DTYPES) -> str:
-    """The README's α-entmax table: σ*(α) predicted against measured, a column per precision (a
-    measured value off by more than one grid step is marked "(off)")."""
+    """The α-entmax table (docs/maths/alpha-entmax.md): σ*(α) predicted against measured, a column per
+    precision (a measured value off by more than one grid step is marked "(off)")."""
     lines = [
         "| data (k) | g_min | α | σ*(α) = √((α−1)·g_min/2) | "
         + " | ".join(f"measured {d}" for d in dtypes)

@@ -249,7 +249,10 @@ def train_classifier(
     snapshot_every : m > 0 records a ``ClassifierSnapshot`` before training and every m epochs (and at
         the end) with a snapshot_grid² probability grid; 0 records none.
 
-    Returns a ``ClassifierResult``; ``decision_grid(result)`` gives the final decision regions.
+    Returns
+    -------
+    ClassifierResult
+        The trained network's record; ``decision_grid(result)`` gives the final decision regions.
     """
     started = time.perf_counter()
     kind = check_train_kind(kind)

@@ -1,0 +1,89 @@
+"""Tables of computed numbers for the documentation, made from the library while the site is built
+(docs/tools/hooks.py puts each where a page has ``<!-- computed:NAME -->``). Never pasted."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rbfviz import DATASETS, DEFAULT_NOISE, NATURAL_K, choose_k, kmeans, make_dataset
+from rbfviz.views import explore, stepper
+
+# as the How many clusters view at the defaults: seed 0, float64, k_max = 8 (ui/how_many.py)
+HOW_MANY_K_MAX = 8
+HOW_MANY_SEED = 0
+
+
+def how_many_table() -> str:
+    """The three answers to "how many clusters?" on every built-in data set at its defaults (n = 500,
+    iris 150): annealing's widest plateau (its width in ln σ), the elbow of J(k), the best silhouette."""
+    rows = [
+        "| data set (noise) | natural k | annealing (plateau width in ln σ) | elbow | silhouette |",
+        "|---|---|---|---|---|",
+    ]
+    for name in DATASETS:
+        n = 150 if name == "iris" else 500
+        X, _ = make_dataset(name, n=n, noise=DEFAULT_NOISE[name], seed=HOW_MANY_SEED)
+        annealing = choose_k.annealing_answer(X, HOW_MANY_K_MAX, kind="softmax", seed=HOW_MANY_SEED)
+        sweep = choose_k.kmeans_sweep(X, HOW_MANY_K_MAX, seed=HOW_MANY_SEED, n_init=4)
+        silhouette = choose_k.silhouette_curve(X, sweep.ks, sweep.labels, seed=HOW_MANY_SEED)
+        plateau = annealing.plateau
+        found = "none" if plateau.count is None else f"{plateau.count} ({plateau.width:.2f})"
+        elbow = choose_k.elbow(sweep.ks, sweep.inertia)
+        best = choose_k.best_silhouette(sweep.ks, silhouette)
+        rows.append(
+            f"| {name} ({DEFAULT_NOISE[name]:g}) | {NATURAL_K[name]} | {found} | "
+            f"{'none' if elbow is None else elbow} | {'none' if best is None else best} |"
+        )
+    return "\n".join(rows)
+
+
+# as the Step by step view at its defaults: blobs, n = 500, k = 4, k-means++ start, seed 0, and the
+# view's table of six σ spread over the slider's range (pages/7_Step_by_step.py)
+STEP_K = 4
+STEP_SIGMAS = 6
+
+
+def _step_setting():
+    X, _ = make_dataset("blobs", n=500, noise=DEFAULT_NOISE["blobs"], seed=0)
+    centers, _ = kmeans(X, k=STEP_K, seed=0)
+    scale = explore.sigma_scale(X, centers)
+    grid = np.asarray(scale.grid)
+    sigmas = grid[np.linspace(0, len(grid) - 1, STEP_SIGMAS).round().astype(int)]
+    return X, scale, sigmas
+
+
+def soft_vs_lloyd_table() -> str:
+    """max |soft step − Lloyd step| after one E-step and one M-step from the view's start, at six σ
+    across the slider's range, for softmax and entmax-1.5 in float64 and float32."""
+    X, scale, sigmas = _step_setting()
+    head = [f"{s:.3g}" + (" (default)" if np.isclose(s, scale.default) else "") for s in sigmas]
+    rows = ["| σ | " + " | ".join(head) + " |", "|---" * (len(sigmas) + 1) + "|"]
+    for kind, label in (("softmax", "softmax"), ("entmax15", "entmax-1.5")):
+        shown = {}
+        for dtype in ("float64", "float32"):
+            Xd = X.astype(dtype)
+            start = explore.initial_centers(Xd, STEP_K, "kmeans++", 0)
+            gaps = stepper.soft_vs_lloyd(Xd, start, sigmas, kind)
+            shown[dtype] = ["0" if g == 0 else f"{g:.3g}" for g in gaps]
+        if shown["float64"] == shown["float32"]:
+            rows.append(f"| {label}, float64 and float32 | " + " | ".join(shown["float64"]) + " |")
+        else:
+            rows += [f"| {label}, {d} | " + " | ".join(v) + " |" for d, v in shown.items()]
+    return "\n".join(rows)
+
+
+def five_steps_sentence() -> str:
+    """L_σ and J after five E+M pairs, and J after five Lloyd steps, from the view's start at its
+    default σ (softmax, float64)."""
+    X, scale, _ = _step_setting()
+    start = explore.initial_centers(X, STEP_K, "kmeans++", 0)
+    soft = stepper.replay(X, start, scale.default, "softmax", "EM" * 5)
+    hard = stepper.replay(X, start, scale.default, "softmax", "L" * 5)
+    return (
+        f"On the same data five E+M pairs take L_σ from {soft.loss[0]:.2f} to {soft.loss[-1]:.2f} and J "
+        f"from {soft.distortion[0]:.2f} to {soft.distortion[-1]:.2f}; five Lloyd steps take J to "
+        f"{hard.distortion[-1]:.2f}."
+    )
+
+
+TABLES = {"how-many": how_many_table, "soft-vs-lloyd": soft_vs_lloyd_table, "five-steps": five_steps_sentence}

@@ -1,0 +1,104 @@
+"""MkDocs hooks of the documentation site (mkdocs.yml: ``hooks``).
+
+* The tour notebook is executed at build time (mkdocs-jupyter) in a kernel that imports this checkout's
+  ``rbfviz`` (``PYTHONPATH`` starts with the repository's root) and draws its Plotly figures as HTML
+  with plotly.js embedded, not from a CDN (``PLOTLY_RENDERER=notebook``).
+* The tables of the paper's claims are computed at build time by ``python -m rbfviz reproduce`` and put
+  where a page has a marker ``<!-- reproduce:NAME -->`` (NAME: collapse, splits, alpha). A page never
+  holds a pasted copy of them. ``RBFVIZ_DOCS_REPRODUCE=<dir>`` uses an existing run's ``results.md``
+  instead (for ``mkdocs serve`` while writing); CI leaves it unset. ``<!-- reproduce:note -->`` says how
+  the tables were made.
+* Other tables of computed numbers come from docs/tools/computed.py, put where a page has
+  ``<!-- computed:NAME -->``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parents[2]
+# results.md holds three markdown tables, in this order, separated by blank lines
+TABLES = ("collapse", "splits", "alpha")
+MARKER = re.compile(r"(?<!`)<!--\s*(reproduce|computed):([\w-]+)\s*-->")  # not inside `code`
+
+_tables: dict[str, str] = {}
+_computed: dict[str, str] = {}
+_run_note = ""
+
+
+def on_config(config, **kwargs):
+    path = os.environ.get("PYTHONPATH", "")
+    os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + path if path else "")
+    # Plotly figures as HTML with plotly.js embedded once per page (no CDN: the site works offline);
+    # the kernel inherits the variable.
+    os.environ["PLOTLY_RENDERER"] = "notebook"
+    return config
+
+
+def _reproduce() -> tuple[str, str]:
+    """results.md of a reproduce run, and a sentence saying how it was made."""
+    given = os.environ.get("RBFVIZ_DOCS_REPRODUCE")
+    if given:
+        return (Path(given) / "results.md").read_text(encoding="utf-8"), f"read from `{given}`"
+    with tempfile.TemporaryDirectory(prefix="rbfviz-docs-reproduce-") as out:
+        command = [sys.executable, "-m", "rbfviz", "reproduce", "--out", out, "--no-figures"]
+        started = time.monotonic()
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise PluginError(f"`rbfviz reproduce` failed ({done.returncode}):\n{done.stderr[-3000:]}")
+        seconds = time.monotonic() - started
+        note = f"computed while this site was built (`python -m rbfviz reproduce`, {seconds:.0f} s)"
+        return (Path(out) / "results.md").read_text(encoding="utf-8"), note
+
+
+def _computed_tables() -> dict:
+    """docs/tools/computed.py's TABLES (imported when a page first needs one: it imports rbfviz)."""
+    for folder in (ROOT, Path(__file__).resolve().parent):
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
+    from computed import TABLES
+
+    return TABLES
+
+
+def split_tables(text: str) -> dict[str, str]:
+    """The markdown tables of results.md by name (TABLES, in order)."""
+    blocks = [b.strip() for b in re.split(r"\n\s*\n", text.strip()) if b.strip().startswith("|")]
+    if len(blocks) != len(TABLES):
+        raise PluginError(f"rbfviz reproduce wrote {len(blocks)} tables, the docs expect {len(TABLES)}")
+    return dict(zip(TABLES, blocks))
+
+
+def on_pre_build(config, **kwargs):
+    global _run_note
+    if _tables:  # once per process (mkdocs serve rebuilds)
+        return
+    text, _run_note = _reproduce()
+    _tables.update(split_tables(text))
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    def table(match: re.Match) -> str:
+        kind, name = match.groups()
+        if kind == "computed":
+            TABLES = _computed_tables()
+            if name not in TABLES:
+                raise PluginError(f"{page.file.src_path}: unknown marker computed:{name}")
+            if name not in _computed:
+                _computed[name] = TABLES[name]()
+            return _computed[name]
+        if name == "note":
+            return _run_note
+        if name not in _tables:
+            raise PluginError(f"{page.file.src_path}: unknown marker reproduce:{name}")
+        return _tables[name]
+
+    return MARKER.sub(table, markdown)
