@@ -77,7 +77,7 @@ PAGES = (
         "Gaussian mixture",
         "softmax responsibilities are the E-step of a Gaussian mixture",
     ),
-    ("pages/5_Lessons.py", "Lessons", "a guided tour in eight steps: predict, then see"),
+    ("pages/5_Lessons.py", "Lessons", "a guided tour in nine steps: predict, then see"),
     (
         "pages/6_Neural_network.py",
         "Neural network",
