@@ -21,6 +21,7 @@ python=${PYTHON:-python}
 logs=$root/artifacts/flake-check
 mkdir -p "$logs"
 load() { cut -d' ' -f1-3 /proc/loadavg; }
+summary_re='^(=+ )?(no tests ran|[0-9]+ (passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?))\b.* in [0-9.]+s'
 
 failed=0
 for ((i = 1; i <= runs; i++)); do
@@ -40,9 +41,13 @@ while time.monotonic() < end:
   rc=$?
   if [[ -n $hog ]]; then kill "$hog" 2>/dev/null; wait "$hog" 2>/dev/null; fi
   ((rc == 0)) || failed=$((failed + 1))
-  summary=$(grep -E '^=+ .*(passed|failed|error).* =+$' "$logs/run-$i.log" | tail -n 1)
+  # pytest's closing line: "=== 3 failed, 101 passed, … in 612.3s ===", or without the = rule under -q
+  summary=$(grep -E "$summary_re" "$logs/run-$i.log" | tail -n 1 | sed -E 's/^=+ | =+$//g')
   printf 'run %d/%d%s: exit %d in %d s, load average %s -> %s; %s\n' "$i" "$runs" \
-    "${hog:+ beside a CPU hog on core 0}" "$rc" "$((SECONDS - start))" "$before" "$(load)" "$summary"
+    "${hog:+ beside a CPU hog on core 0}" "$rc" "$((SECONDS - start))" "$before" "$(load)" \
+    "${summary:-no pytest summary line (see the log)}"
+  # the failed tests by name (pytest -ra's short summary): which test, not only how many
+  grep -E '^(FAILED|ERROR) ' "$logs/run-$i.log" | cut -c1-300 | sed 's/^/    /'
 done
 echo "flake check: $failed of $runs runs failed"
 ((failed == 0))
