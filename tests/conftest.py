@@ -28,7 +28,29 @@ def fresh_streamlit_caches():
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks (--dist loadgroup)
+def pytest_collection_modifyitems(config, items):
+    """Every browser test gets the marker e2e. The ones on the session's shared app server (fixture
+    ``server``) also get the pytest-xdist group "shared-server": under ``-n 2 --dist loadgroup`` one
+    worker runs all of them, so the session starts that server and its Chromium once, while the other
+    worker shares out the rest (tests with servers of their own, and every test without a browser)."""
     for item in items:
         if E2E in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.e2e)
+            if "server" in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group("shared-server"))
+    if getattr(config.option, "loadgroup", False):  # set on an xdist worker under --dist loadgroup
+        _group_ids(items)
+
+
+def _group_ids(items) -> None:
+    """pytest-xdist 3.8 groups a test by appending "@<group>" to ``item._nodeid``, which pytest 9.2 no
+    longer reads (a node's id is ``item._id``), so its loadgroup spreads a group over every worker. Give
+    each grouped test the id xdist means it to have."""
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        marks = item.iter_markers("xdist_group")
+        groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in marks})
+        if groups and hasattr(item, "_id") and "@" not in item.nodeid.rpartition("]")[2]:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(groups)}")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hang import HANG_TIMEOUT_S
 from scrub_view import payload_bytes
 from streamlit.testing.v1 import AppTest
 
@@ -17,14 +18,13 @@ from rbfviz.views.figures.family import family_collapse_words
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = {"dataset": "moons", "n": "120"}
-TIMEOUT = 180
 ALPHA_LABEL = "α of entmax"
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def run(page: str, query: dict) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     at.query_params.update(query)
     at.switch_page(page).run()
     assert not at.exception, at.exception

@@ -13,6 +13,7 @@ import json
 import numpy as np
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
+from hang import HANG_TIMEOUT_S
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
@@ -22,7 +23,6 @@ from rbfviz.views.lessons import STEPS, prepare
 from ui import classroom
 
 LESSONS = "pages/5_Lessons.py"
-TIMEOUT = 120
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
@@ -54,7 +54,7 @@ def texts(elements) -> str:
 
 
 def open_lessons(query: dict) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at = AppTest.from_file("../app.py", default_timeout=HANG_TIMEOUT_S)
     at.query_params.update(query)
     at.switch_page(LESSONS).run()
     assert not at.exception, at.exception

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
+from hang import HANG_TIMEOUT_S
 from scrub_view import figure_shown, metrics_shown, payload_bytes
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
@@ -32,7 +33,6 @@ from ui.state import UPLOAD, lesson_query
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-TIMEOUT = 120
 EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
     "pages/1_Explorer.py",
     "pages/2_Annealing.py",
@@ -61,7 +61,7 @@ def media(monkeypatch):
 
 
 def open_page(page: str, query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     at.switch_page(page).run()

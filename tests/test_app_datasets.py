@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hang import HANG_TIMEOUT_S
 from scrub_view import figure_shown
 from streamlit.testing.v1 import AppTest
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def open_page(page: str, query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     at.switch_page(page).run()

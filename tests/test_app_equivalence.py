@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from hang import HANG_TIMEOUT_S
 from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 
@@ -14,7 +15,7 @@ pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def equivalence(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     at.switch_page(PAGE).run()

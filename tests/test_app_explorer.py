@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hang import HANG_TIMEOUT_S
 from scrub_view import commit as scrub_commit
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def explorer(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     at.switch_page(PAGE).run()

@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 import streamlit.testing.v1.local_script_runner as local_runner
+from hang import HANG_TIMEOUT_S
 from scrub_view import STATE_KEY, grid
 from streamlit.testing.v1 import AppTest
 
@@ -60,7 +61,7 @@ def text_of(msg) -> str:
 
 
 def open_page(page: str) -> tuple[AppTest, list]:
-    at = AppTest.from_file(APP, default_timeout=90)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     at.switch_page(page)
     return at, recorded_run(at)
 
@@ -110,7 +111,7 @@ def test_explorer_downloads_after_a_settle_hold_the_numbers_of_the_levels_shown(
     recorded_run(at, fragment_id)
     address = dict(at.query_params)
 
-    link = AppTest.from_file(APP, default_timeout=90)
+    link = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     link.query_params.update(address)
     link.switch_page("pages/1_Explorer.py")
     sent = recorded_run(link)

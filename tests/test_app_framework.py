@@ -7,6 +7,7 @@ the timeout covers a cold `import torch`, and caches are cleared between tests.
 from pathlib import Path
 
 import pytest
+from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
@@ -21,14 +22,13 @@ PAGES = [
     "pages/4_Equivalence.py",
     "pages/5_Lessons.py",
 ]
-TIMEOUT = 60
 
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def app(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     return at
@@ -246,7 +246,7 @@ def test_home_links_carry_the_current_state():
 
 def test_every_sidebar_control_explains_itself():
     """Each sidebar control has a tooltip (help=), presenter toggle and upload included."""
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     at.switch_page("pages/1_Explorer.py").run()
     kinds = ("selectbox", "number_input", "slider", "radio", "toggle", "select_slider", "file_uploader")
     controls = [w for kind in kinds for w in at.sidebar.get(kind)]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from rbfviz import choose_k
@@ -15,13 +16,12 @@ from rbfviz.datasets import NATURAL_K, make_dataset
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/8_How_many_clusters.py"
 SMALL = {"dataset": "moons", "n": "120"}
-TIMEOUT = 240
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def run(query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     at.query_params.update(query)
     at.switch_page(PAGE).run()
     return at

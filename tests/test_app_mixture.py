@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 import rbfviz
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def mixture_view(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     at.switch_page(PAGE).run()

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from ui import training
@@ -17,7 +18,6 @@ from ui import training
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/6_Neural_network.py"
 SMALL = {"dataset": "moons", "n": "120"}
-TIMEOUT = 120
 WAIT = 120.0
 
 
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def run(query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     at.query_params.update(query)
     at.switch_page(PAGE).run()
     return at

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from hang import HANG_TIMEOUT_S
 from scrub_view import as_json, commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
@@ -13,14 +14,13 @@ from rbfviz.views.figures.annealing import CURRENT
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/3_Stability.py"
 SMALL = {"dataset": "moons", "n": "120"}
-TIMEOUT = 120
 
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def run(query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     at.query_params.update(query)
     at.switch_page(PAGE).run()
     return at

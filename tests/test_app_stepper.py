@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def stepper(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     at.switch_page(PAGE).run()

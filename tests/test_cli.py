@@ -8,6 +8,7 @@ import types
 from pathlib import Path
 
 import pytest
+from hang import HANG_TIMEOUT_S
 
 from rbfviz import cli
 
@@ -48,7 +49,7 @@ def test_anneal_json_via_python_m():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_TIMEOUT_S,
     )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
@@ -120,7 +121,7 @@ def test_bad_arguments_from_the_shell_exit_2():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_TIMEOUT_S,
     )
     assert out.returncode == 2
     assert "k must be between" in out.stderr and "Traceback" not in out.stderr
@@ -251,7 +252,11 @@ def test_app_command_explains_where_the_app_lives(tmp_path):
         ignore=shutil.ignore_patterns("__pycache__"),
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "rbfviz", "app"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "rbfviz", "app"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=HANG_TIMEOUT_S,
     )
     assert proc.returncode == 2
     assert "lives in the repository" in proc.stderr and "Traceback" not in proc.stderr

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hang import HANG_TIMEOUT_S
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PROBE = """
@@ -28,7 +30,7 @@ def probe(threads: str = "2") -> dict:
         capture_output=True,
         text=True,
         env=env,
-        timeout=120,
+        timeout=HANG_TIMEOUT_S,
         check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hang import HANG_TIMEOUT_S
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
@@ -402,7 +403,7 @@ def test_cli_deep_json_through_python_m():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_TIMEOUT_S,
     )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)

@@ -84,9 +84,10 @@ ANNEALING = "pages/2_Annealing.py"
 
 
 def annealing_app(**query):
+    from hang import HANG_TIMEOUT_S
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_file(APP_PATH, default_timeout=120)
+    at = AppTest.from_file(APP_PATH, default_timeout=HANG_TIMEOUT_S)
     at.query_params.update({"dataset": "moons", "n": "120", "k": "3", **query})
     at.switch_page(ANNEALING).run()
     assert not at.exception, at.exception

@@ -3,8 +3,8 @@
 * ``server``        one server for the whole session (started on a free port, health-polled, stopped).
 * ``fresh_server``  a new server for one test (the deep-link test must be the first visitor).
 * ``context``       one browser context for the session (shared HTTP cache), cleaned after each test.
-* ``student``       a Playwright page wrapped in ``Student`` (tests/e2e/student.py); on teardown it
-                    saves a screenshot to artifacts/screenshots/<test name>.png.
+* ``student``       a Playwright page wrapped in ``Student`` (tests/e2e/student.py); when its test
+                    failed it saves a screenshot to artifacts/screenshots/<test name>.png.
 
 Chromium comes from the system (`apt-get install chromium`), never from Playwright's download.
 If it is missing the tests are skipped with the reason, unless RBFVIZ_REQUIRE_BROWSER=1 (CI),
@@ -131,13 +131,31 @@ def fresh_server(chromium_path, request):
 # --- the student ----------------------------------------------------------------------------------
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    """Keep each phase's report on the test item, so the ``student`` fixture knows at teardown
+    whether the test failed."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+# RBFVIZ_E2E_SCREENSHOTS=all: a screenshot of every test's last state, not only of a failed test's
+SCREENSHOT_EVERY_TEST = os.environ.get("RBFVIZ_E2E_SCREENSHOTS") == "all"
+
+
 @pytest.fixture
 def student(page, request):
-    """A browser tab driven like a student would; a screenshot of the last state is saved on teardown
-    (artifacts/screenshots/<test name>.png), also when the test failed."""
+    """A browser tab driven like a student would. When the test failed (or with
+    RBFVIZ_E2E_SCREENSHOTS=all), a screenshot of its last state is saved on teardown
+    (artifacts/screenshots/<test name>.png). Only then: a whole-page screenshot makes Plotly lay out
+    every figure again at a tall viewport, a cost every passing test would pay for nothing."""
     page.set_default_timeout(TIMEOUT_MS)
     who = Student(page, SCREENSHOTS, re.sub(r"\W+", "_", request.node.name).strip("_"))
     yield who
+    call = getattr(request.node, "rep_call", None)
+    if not (SCREENSHOT_EVERY_TEST or call is None or call.failed):
+        return
     try:
         who.screenshot()
     except Exception as exc:  # noqa: BLE001 — a failed screenshot must not hide the test's result

@@ -295,8 +295,12 @@ def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
     assert complete == sessions, report
     total = sum(per_replica)
     assert total >= sessions, per_replica
-    # leastconn over one long websocket per student: an even split, give or take the arrivals' timing
-    assert min(per_replica) >= 0.35 * total, f"uneven: {per_replica}"
+    # leastconn sends each new student to the replica with fewer open connections, so the split follows
+    # how fast each replica serves its students: even on an idle machine, but a replica that gets less CPU
+    # (another process or the other pytest-xdist worker beside it) keeps its connections longer and takes
+    # fewer students (65 and 28 of 93 seen under load). What must never happen is a replica left (almost)
+    # without students, as with one sticky client address or a broken affinity cookie.
+    assert min(per_replica) >= 0.2 * total, f"one replica got almost no students: {per_replica}"
 
 
 def test_a_stopped_replica_leaves_the_other_replicas_students_working(
