@@ -15,8 +15,9 @@ from rbfviz.views.figures.equivalence import step_figure
 from rbfviz.views.figures.picking import picks_traces
 from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
 from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.scrub import ScrubLevel, metrics_html, scrub_payload
+from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
 from rbfviz.views.figures.stability import stability_plane_figure
+from rbfviz.views.levels import _equivalence_side
 from ui import compute
 
 
@@ -91,21 +92,7 @@ def equivalence_(ctrl, head="head") -> bytes:
         step = equivalence.one_step(X, C0, sigma, ctrl.kind)
         step_resp = responsibilities(X, C0, sigma, ctrl.kind)
         fig = step_figure(X, step_resp, step, title=f"{head}, σ = {sigma:.3g}")
-        side = metrics_html(
-            [
-                (
-                    "max |GD step − Lloyd step|",
-                    f"{step.gd_vs_lloyd:.3g}",
-                    "Largest coordinate difference between the two updated centre sets (data units).",
-                ),
-                (
-                    "max |GD step − soft centroid x̄|",
-                    f"{step.gd_vs_em:.1e}",
-                    "The identity c − η∇L_σ = x̄ at every σ: only rounding remains.",
-                ),
-                (None, "masses N_j at the start: " + ", ".join(f"{m:.3g}" for m in step.masses), ""),
-            ]
-        )
+        side = _equivalence_side(step)
         levels.append(
             ScrubLevel(
                 presenter_figure(fig) if ctrl.presenter else fig,

@@ -26,16 +26,6 @@ OUT = ROOT / "docs" / "images"
 VIEWPORT = {"width": 1400, "height": 900}
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
 
-# The page has drawn: no spinner or skeleton, every Plotly chart laid out, the σ scrubber at a level.
-_DRAWN_JS = """() => {
-  if (document.querySelector("[data-testid='stSpinner'], [data-testid='stSkeleton']")) return false;
-  const charts = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"));
-  if (!charts.every((c) => { const p = c.querySelector(".js-plotly-plot"); return p && p._fullLayout; }))
-    return false;
-  const scrub = document.querySelector("div.scrub-plot");
-  return !scrub || (scrub._fullLayout !== undefined && scrub.dataset.level !== undefined);
-}"""
-
 
 @dataclass(frozen=True)
 class Shot:
@@ -129,6 +119,8 @@ def answer_as_students(teacher, browser, answers: tuple[int, ...]) -> None:
 def take(student, url: str, shot: Shot, out: Path, browser=None) -> Path:
     """Open ``url`` with ``student`` (tests/e2e/student.py), press ``shot.clicks``, scroll, wait until
     everything is drawn, save the viewport."""
+    from student import DRAWN_JS  # tests/e2e, on sys.path once main() has run
+
     page = student.page
     student.open(url)
     for label in shot.clicks:
@@ -137,16 +129,16 @@ def take(student, url: str, shot: Shot, out: Path, browser=None) -> Path:
             button.click()
     if shot.answers:
         answer_as_students(student, browser, shot.answers)
-    page.wait_for_function(_DRAWN_JS)
+    page.wait_for_function(DRAWN_JS)
     student.wait_for_layout()
     student.wait_for_run()
-    page.wait_for_function(_DRAWN_JS)
+    page.wait_for_function(DRAWN_JS)
     if shot.scroll_to:
         page.locator(shot.scroll_to).evaluate(_SCROLL_JS)
     else:
         page.evaluate("() => document.querySelector(\"[data-testid='stMain']\").scrollTo(0, 0)")
     student.wait_for_layout()
-    page.wait_for_function(_DRAWN_JS)
+    page.wait_for_function(DRAWN_JS)
     path = out / f"{shot.name}.png"
     page.screenshot(path=str(path))
     return path

@@ -30,6 +30,16 @@ HANG_TIMEOUT_MS = int(float(os.environ.get("RBFVIZ_E2E_TIMEOUT", "300")) * 1000)
 PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot, div.scrub-plot.js-plotly-plot"
 SCRUB_RANGE = "input.scrub-range"
 SCRUB_PLOT = "div.scrub-plot"
+# A page has drawn when no spinner or skeleton is left, every Plotly chart has been laid out and the
+# σ scrubber (ui/scrub.js) has drawn its level (page.wait_for_function(DRAWN_JS)).
+DRAWN_JS = """() => {
+  if (document.querySelector("[data-testid='stSpinner'], [data-testid='stSkeleton']")) return false;
+  const charts = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"));
+  if (!charts.every((c) => { const p = c.querySelector(".js-plotly-plot"); return p && p._fullLayout; }))
+    return false;
+  const scrub = document.querySelector("div.scrub-plot");
+  return !scrub || (scrub._fullLayout !== undefined && scrub.dataset.level !== undefined);
+}"""
 
 # What the σ scrubber shows now (ui/scrub.js; light DOM): the drawn level and σ, the title, the
 # slider's text, the numbers beside the plot (label -> value, in order) and the notes and caption.

@@ -36,6 +36,7 @@ from a11y import (
     run_axe,
 )
 from playwright.sync_api import expect
+from student import DRAWN_JS
 
 from ui.page import PAGES
 
@@ -48,16 +49,6 @@ WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 # change, each with the reason. Never a whole rule.
 EXCLUSIONS: list[tuple[str, str]] = []
 MAX_HEIGHT = 12_000  # px: the tallest viewport used to bring a whole page into view
-# A page has drawn when no spinner or skeleton is left, every Plotly chart has been laid out and the
-# σ scrubber (ui/scrub.js) has drawn its level.
-_DRAWN_JS = """() => {
-  if (document.querySelector("[data-testid='stSpinner'], [data-testid='stSkeleton']")) return false;
-  const charts = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"));
-  if (!charts.every((c) => { const p = c.querySelector(".js-plotly-plot"); return p && p._fullLayout; }))
-    return false;
-  const scrub = document.querySelector("div.scrub-plot");
-  return !scrub || (scrub._fullLayout !== undefined && scrub.dataset.level !== undefined);
-}"""
 _CONTENT_HEIGHT_JS = """() => Math.max(
   ...["[data-testid='stMain']", "[data-testid='stSidebarContent']"].map(
     (sel) => (document.querySelector(sel) || { scrollHeight: 0 }).scrollHeight))"""
@@ -92,12 +83,12 @@ def wait_until_drawn(student) -> None:
     for the layout to settle and every figure to be drawn again."""
     page = student.page
     student.wait_for_run()
-    page.wait_for_function(_DRAWN_JS)
+    page.wait_for_function(DRAWN_JS)
     size = page.viewport_size
     height = min(max(size["height"], int(page.evaluate(_CONTENT_HEIGHT_JS)) + 40), MAX_HEIGHT)
     page.set_viewport_size({"width": size["width"], "height": height})
     student.wait_for_layout()
-    page.wait_for_function(_DRAWN_JS)
+    page.wait_for_function(DRAWN_JS)
 
 
 def test_every_page_is_audited():
