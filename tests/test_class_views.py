@@ -91,6 +91,8 @@ def test_the_figure_marks_the_answer_only_once_revealed():
     shown = distribution_figure(tally("choice", [0.0, 1.0, 1.0], answer=2.0, n_options=3), options)
     validated(shown)
     assert list(shown.data[0].marker.color).index(CORRECT_COLOR) == 2 and shown.data[0].x[2] == "C ✓"
+    # the count printed above the tallest bar stays inside the plot
+    assert shown.layout.yaxis.range[1] >= 1.15 * max(shown.data[0].y) and shown.data[0].cliponaxis is False
 
     number = tally("number", [0.1, 0.5, 0.55], low=0.02, high=4.0)
     hidden = distribution_figure(number, unit=" (data units)")

@@ -84,10 +84,13 @@ def distribution_figure(tally: Tally, options: tuple[str, ...] = (), unit: str =
             marker=dict(color=colors),
             text=dist.counts.tolist(),
             textposition="outside",
+            cliponaxis=False,
             hovertext=hover,
             hoverinfo="text+y",
         )
         layout["xaxis"].update(title=dict(text="option"))
+        # the count above the tallest bar needs room: autorange leaves none for "outside" text
+        layout["yaxis"].update(range=[0, max(1, int(dist.counts.max(initial=0))) * 1.2])
         return figure([trace], layout)
     centres = np.sqrt(dist.edges[:-1] * dist.edges[1:])
     trace = dict(
