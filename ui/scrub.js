@@ -100,6 +100,7 @@ function build(parent) {
           <button class="scrub-download" type="button" data-format="svg">SVG</button>
         </span>
       </div>
+      <p class="scrub-status" role="status" hidden></p>
       <div class="scrub-body">
         <div class="scrub-plot"></div>
         <div class="scrub-side"></div>
@@ -113,6 +114,7 @@ function build(parent) {
     plot: root.querySelector(".scrub-plot"),
     side: root.querySelector(".scrub-side"), caption: root.querySelector(".scrub-caption"),
     error: root.querySelector(".scrub-error"), downloads: root.querySelector(".scrub-downloads"),
+    status: root.querySelector(".scrub-status"),
   };
 }
 
@@ -156,21 +158,54 @@ export default function (component) {
 }
 
 // A decoded payload: the slider's range and label, the images decoded, the committed level drawn.
+// After a first part (payload.part: some levels of the grid), the complete payload keeps the σ on
+// screen and the σ last committed, so a student who already moved σ stays there.
 function ready(inst, payload) {
+  const before = inst.payload?.part ? inst.payload : null;
   inst.payload = payload;
   const { range, label } = inst.els;
   range.min = 0;
   range.max = payload.sigmas.length - 1;
   label.textContent = payload.label;
   inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
-  inst.els.play.hidden = !payload.play_ms;
+  inst.els.play.hidden = !payload.play_ms || !!payload.part;
+  stop(inst);
+  showPart(inst, payload);
   inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
   range.setAttribute("aria-label", payload.label);
   inst.fields = fieldSubplots(payload.figure.layout);
   predecode(inst);
-  inst.committed = levelFromAddress(payload);
   inst.drawn = null;
-  show(inst, inst.committed);
+  if (before && inst.level !== null) {
+    inst.committed = levelOfSigma(payload, before.sigmas[inst.committed ?? inst.level]);
+    inst.wanted = levelOfSigma(payload, before.sigmas[inst.level]);
+    show(inst, inst.wanted);
+  } else {
+    inst.committed = levelFromAddress(payload);
+    show(inst, inst.committed);
+  }
+}
+
+// A first part says so next to the slider: which σ it holds, and that the others are on their way.
+function showPart(inst, payload) {
+  const { status, range } = inst.els;
+  const part = payload.part;
+  status.hidden = !part;
+  if (!part) {
+    status.textContent = "";
+    range.removeAttribute("aria-describedby");
+    return;
+  }
+  const texts = payload.texts;
+  status.id ||= `scrub-status-${Math.random().toString(36).slice(2)}`;
+  status.textContent = `For now σ goes from ${texts[texts.length - 1]} to ${texts[0]} only (${texts.length} of `
+    + `${part.of} levels): the slider's other σ levels are being computed and join it by themselves.`;
+  range.setAttribute("aria-describedby", status.id);
+}
+
+// The position in the σ grid of a payload's level (a first part holds some positions only).
+function gridPosition(payload, level) {
+  return payload.part ? payload.part.levels[level] : level;
 }
 
 // A new scrubber: its DOM and the listeners on its own elements (they go away with the DOM).
@@ -184,7 +219,7 @@ function create(parentElement) {
     inst.timer = null;
     if (inst.payload && inst.level !== inst.committed) {
       inst.committed = inst.level;
-      inst.setStateValue("level", inst.level);
+      inst.setStateValue("level", gridPosition(inst.payload, inst.level));
     }
   };
   inst.schedule = () => {
@@ -308,6 +343,11 @@ function stop(inst) {
 function levelFromAddress(payload) {
   const sigma = Number(new URLSearchParams(window.location.search).get("sigma"));
   if (!(sigma > 0)) return payload.initial ?? 0;
+  return levelOfSigma(payload, sigma);
+}
+
+// The level whose σ is nearest sigma (on a log scale).
+function levelOfSigma(payload, sigma) {
   let best = 0;
   payload.sigmas.forEach((s, i) => {
     if (Math.abs(Math.log(s / sigma)) < Math.abs(Math.log(payload.sigmas[best] / sigma))) best = i;
