@@ -699,10 +699,13 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
             bar.progress(min(done / max(total, 1), 1.0), text=_REST_TEXT.format(done=done, total=total))
 
         try:
+            queued = False
             while not REST_BUILDS.acquire(timeout=_WAIT_SECONDS):
+                queued = True
                 bar.progress(0.0, text=_QUEUED_TEXT)  # a yield point: a new setting can still interrupt
             try:
-                moved(0, len(rest))
+                if queued:
+                    moved(0, len(rest))
                 _add_levels(parts, builder, rest, progress)
             finally:
                 REST_BUILDS.release()
