@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -571,12 +571,57 @@ def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None,
 # A new setting's payload costs a few tenths of a second of one core, and a class exploring on its own
 # asks for one per student: their first opens would queue behind each other's whole payloads. The
 # levels around the σ on screen come first (a figure at once, and the first arrow presses work), then
-# the rest; at most REST_BUILDS sessions build their rest at a time, so that first parts are not
+# the rest, one setting's rest at a time in order of arrival (REST_TURNS), so that first parts are not
 # slowed by everybody's rest (the GIL runs one Python thread at a time anyway).
 
 NEAR = 2  # grid steps on each side of the σ on screen in the first part
-REST_BUILDS = threading.BoundedSemaphore(1)
 _WAIT_SECONDS = 0.25  # how often a waiting session moves its progress bar (and can be interrupted)
+
+
+class _Turns:
+    """At most ``slots`` holders at a time, let in in order of arrival: a waiter that stops waiting for a
+    moment (to move its progress bar) keeps its place, so the rest of a setting opened first is built
+    first."""
+
+    def __init__(self, slots: int):
+        self._slots = slots
+        self._active = 0
+        self._queue: deque = deque()
+        self._changed = threading.Condition()
+
+    def take(self) -> object:
+        """A place at the end of the queue."""
+        ticket = object()
+        with self._changed:
+            self._queue.append(ticket)
+        return ticket
+
+    def wait(self, ticket, timeout: float) -> bool:
+        """Whether ``ticket``'s turn came within ``timeout`` seconds; then it holds a slot until ``done``."""
+        with self._changed:
+            ready = self._changed.wait_for(
+                lambda: self._queue[0] is ticket and self._active < self._slots, timeout
+            )
+            if ready:
+                self._queue.popleft()
+                self._active += 1
+                self._changed.notify_all()
+            return ready
+
+    def leave(self, ticket) -> None:
+        """Give up a place not yet served (the run was interrupted while it waited)."""
+        with self._changed:
+            if ticket in self._queue:
+                self._queue.remove(ticket)
+                self._changed.notify_all()
+
+    def done(self) -> None:
+        with self._changed:
+            self._active -= 1
+            self._changed.notify_all()
+
+
+REST_TURNS = _Turns(slots=1)  # rests of first parts, one at a time (per process)
 
 
 @dataclass(frozen=True)
@@ -699,16 +744,20 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
             bar.progress(min(done / max(total, 1), 1.0), text=_REST_TEXT.format(done=done, total=total))
 
         try:
-            queued = False
-            while not REST_BUILDS.acquire(timeout=_WAIT_SECONDS):
-                queued = True
-                bar.progress(0.0, text=_QUEUED_TEXT)  # a yield point: a new setting can still interrupt
+            ticket, queued = REST_TURNS.take(), False
+            try:
+                while not REST_TURNS.wait(ticket, _WAIT_SECONDS):
+                    queued = True
+                    bar.progress(0.0, text=_QUEUED_TEXT)  # a yield point: a new setting can interrupt
+            except BaseException:
+                REST_TURNS.leave(ticket)
+                raise
             try:
                 if queued:
                     moved(0, len(rest))
                 _add_levels(parts, builder, rest, progress)
             finally:
-                REST_BUILDS.release()
+                REST_TURNS.done()
         finally:
             bar.empty()
     return builder.payload(_levels_at(parts, builder, list(range(builder.size))), None)

@@ -396,7 +396,7 @@ function show(inst, level) {
   }
   inst.drawn = payload;
   inst.drawnLevel = level;
-  els.plot.dataset.level = String(level);
+  els.plot.dataset.level = String(gridPosition(payload, level));  // the level's place in the whole σ grid
   els.plot.dataset.theme = inst.theme.dark ? "dark" : "light";
   els.plot.dataset.sigma = payload.texts[level];
   if (payload.select) attachSelection(inst);  // once Plotly has drawn (gd.on exists)
