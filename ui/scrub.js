@@ -145,9 +145,16 @@ export default function (component) {
   inst.bytes = bytes;
   // The payload is kept even if the component is unmounted while it decodes: a remount on the same
   // page adopts this instance with the same bytes and draws it then (show() draws only in the page).
+  // Payloads are drawn in the order they came, each as soon as it is decoded unless a newer one was
+  // drawn already: a first part (some σ levels) is drawn while its complete payload, which follows it
+  // closely, still decodes.
+  const order = (inst.received = (inst.received ?? 0) + 1);
   const loading = (inst.loading = Promise.all([readPayload(bytes), loadPlotly()]));
   loading.then(([payload]) => {
-    if (inst.loading === loading) ready(inst, payload);  // else newer data arrived while this decoded
+    if (order > (inst.drawnOrder ?? 0)) {
+      inst.drawnOrder = order;
+      ready(inst, payload);
+    }
   }).catch((err) => {
     if (inst.loading !== loading) return;
     inst.els.error.hidden = false;
