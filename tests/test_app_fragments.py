@@ -18,6 +18,7 @@ from scrub_view import STATE_KEY, as_json, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.scrub import figure_at, read_payload
+from ui import compute
 from ui.compute import NEAR
 from ui.scrub import FIRST_PART
 
@@ -195,3 +196,18 @@ def test_a_new_setting_shows_the_levels_near_sigma_first_then_every_level_in_the
     warm = scrubbers(recorded_run(again))
     assert [(i, p) for i, p, _ in warm] == [(full_id, full_path)] and "part" not in warm[0][2]
     assert as_json(figure_at(warm[0][2], near)) == as_json(figure_at(full, near))
+
+
+def test_a_setting_dropped_from_the_store_comes_back_whole_to_a_session_that_showed_it():
+    """A settle on a setting the server's store has dropped since (a busy class) builds it again in
+    one go: a first part would shrink the slider of a student who has every level already."""
+    at, cold = open_page("pages/1_Explorer.py")
+    fragment_id = next(m.delta.fragment_id for m in elements(cold) if m.delta.fragment_id)
+    (_, _, complete), *_ = [s for s in scrubbers(cold) if "part" not in s[2]]
+    dropped = compute._scrub_store()
+    assert dropped._items, "the payload should be in the store after the first run"
+    dropped._items.clear()
+    settle(at)
+    again = scrubbers(recorded_run(at, fragment_id))
+    assert len(again) == 1 and "part" not in again[0][2]
+    assert as_json(figure_at(again[0][2], 0)) == as_json(figure_at(complete, 0))

@@ -549,21 +549,29 @@ def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None,
     read-only by every session on that setting. ``extra``: whatever else the figure depends on (a field
     quantity, titles).
 
-    build: ``build(progress) -> bytes``, or a ``LevelBuilder``. With a LevelBuilder, ``near`` (the grid
+    build: ``build(progress) -> bytes``, or a ``LevelBuilder`` (built in one go without ``near`` and
+    ``show``). With a LevelBuilder, ``near`` (the grid
     position of the σ on screen) and ``show(partial_payload)``, a setting not yet stored comes in two
     parts: the levels within ``NEAR`` grid steps of ``near`` first, handed to ``show`` at once, then the
     rest (the first part's levels are reused, never built again). A session whose setting another
     session is building shows that session's first part if it holds ``near``, and waits for the rest
     under a progress bar. Returns the complete payload."""
-    key = (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, extra)
-    if isinstance(build, LevelBuilder) and near is not None and show is not None:
-        return _payload_in_parts(key, build, near, show)
+    key = scrub_key(view, ctrl, extra)
+    if isinstance(build, LevelBuilder):
+        if near is not None and show is not None:
+            return _payload_in_parts(key, build, near, show)
+        build = _in_one_go(build)
     return _scrub_store().get_or_compute(
         key,
         lambda: _with_progress_bar(
             "Drawing the figure at every σ of the slider, once per setting: σ level", build
         ),
     )
+
+
+def scrub_key(view: str, ctrl, extra: tuple) -> tuple:
+    """What a scrubbable view's payload is stored under (``scrub_payload``)."""
+    return (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, extra)
 
 
 # --- σ scrubbing, the levels near the σ on screen first ---------------------------------------------
@@ -693,6 +701,11 @@ def _levels_at(parts: _Parts, builder: LevelBuilder, positions: list) -> list:
             level, _ = parts.levels[position]
         out.append(level)
     return out
+
+
+def _in_one_go(builder: LevelBuilder):
+    """``build(progress) -> bytes`` of every level at once, as one part."""
+    return lambda progress: builder.payload(builder.levels(list(range(builder.size)), progress), None)
 
 
 def _payload_in_parts(key, builder: LevelBuilder, near: int, show) -> bytes:

@@ -79,7 +79,7 @@ CSS = """
 .scrub-large .scrub-play { font-size: 1.5rem; padding: 0.35rem 1rem; }
 .scrub-large .scrub-metric-label { font-size: 1.35rem; }
 .scrub-large .scrub-metric-value { font-size: 3.2rem; font-weight: 600; }
-.scrub-large .scrub-note, .scrub-large .scrub-caption { font-size: 1.2rem; }
+.scrub-large .scrub-note, .scrub-large .scrub-caption, .scrub-large .scrub-status { font-size: 1.2rem; }
 .scrub-large .scrub-side { flex: 1 1 0; }
 @media (max-width: 900px) { .scrub-body { flex-direction: column; } .scrub-side { min-width: 0; } }
 """
@@ -136,6 +136,7 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
 # payload, drawn in the same place later in the same run, takes the view's own key, so the runs after it
 # find the same element (no new mount) as on every warm run.
 FIRST_PART = "_first_part"
+SHOWN_KEY = "_rbfviz_scrub_shown"  # (component key, setting) of the complete payload this session drew last
 
 
 def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> None:
@@ -151,5 +152,10 @@ def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, 
         slot = st.empty()
         scrub_figure(partial, key + FIRST_PART, grid, on_select, slot)
 
-    payload = compute.scrub_payload(view, ctrl, extra, build, near=near, show=show)
+    # a session that showed this setting's complete payload already (its setting was dropped from the
+    # server's store since) waits for the complete one again: a first part would shrink its slider
+    setting = (key, compute.scrub_key(view, ctrl, extra))
+    again = st.session_state.get(SHOWN_KEY) == setting
+    payload = compute.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
     scrub_figure(payload, key, grid, on_select, slot)
+    st.session_state[SHOWN_KEY] = setting
