@@ -15,9 +15,14 @@ from rbfviz.views.picks import MAX_PICKS, add_picks
 from ui import compute, exports, state
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
-from ui.scrub import scrub_figure
+from ui.scrub import scrub_view
 
 PICK_ROUND = "_rbfviz_pick_round"  # part of the plot's key: a new round starts with an empty selection
+
+
+def _nearest(positions: list[int], position: int) -> int:
+    """The index in ``positions`` of the grid position nearest ``position``."""
+    return min(range(len(positions)), key=lambda i: abs(positions[i] - position))
 
 
 def update(**changes) -> None:
@@ -128,37 +133,44 @@ def sigma_panels(ctrl) -> None:
             head = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
             drawn = drawn_points(ctrl.n, ctrl.seed)
 
-            def build(progress) -> bytes:
-                grid = ctx.scale.grid
-                levels = explorer_levels(
-                    compute.plane_views(ctrl, quantity, progress),
-                    grid,
+            grid = ctx.scale.grid
+
+            def levels(positions, progress) -> list:
+                picks = picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k) if ctrl.picks else ()
+                return explorer_levels(
+                    compute.plane_views(ctrl, quantity, progress, levels=positions),
+                    grid[positions],
                     head,
                     ctrl.kind,
                     ctrl.dtype,
                     ctrl.k,
-                    picks_traces=picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k)
-                    if ctrl.picks
-                    else (),
+                    picks_traces=picks,
                     axes=axes,
                     drawn=drawn,
                     presenter=ctrl.presenter,
                 )
+
+            def payload(levels, positions) -> bytes:
+                default = ctx.scale.index(ctx.scale.default)
                 return scrub_payload(
                     levels,
-                    grid,
+                    grid if positions is None else grid[positions],
                     config=select["config"],
-                    initial=ctx.scale.index(ctx.scale.default),
+                    initial=default if positions is None else _nearest(positions, default),
                     select=True,
                     point_ids=drawn,
                     large=ctrl.presenter,
+                    part=None if positions is None else (positions, len(grid)),
                 )
 
-            payload = compute.scrub_payload("explorer", ctrl, (quantity, head, axes, ctrl.picks), build)
-            scrub_figure(
-                payload,
+            scrub_view(
+                "explorer",
+                ctrl,
+                (quantity, head, axes, ctrl.picks),
+                compute.LevelBuilder(len(grid), levels, payload),
                 key=f"scrub_explorer_{st.session_state.get(PICK_ROUND, 0)}",
-                grid=ctx.scale.grid,
+                grid=grid,
+                near=ctx.scale.index(ctrl.sigma),
                 on_select=picked,
             )
             if drawn is not None:

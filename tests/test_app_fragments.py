@@ -14,8 +14,13 @@ from urllib.parse import parse_qsl
 import pytest
 import streamlit.testing.v1.local_script_runner as local_runner
 from hang import HANG_TIMEOUT_S
-from scrub_view import STATE_KEY, grid
+from scrub_view import STATE_KEY, as_json, grid
 from streamlit.testing.v1 import AppTest
+
+from rbfviz.views.figures.scrub import figure_at, read_payload
+from ui import compute
+from ui.compute import NEAR
+from ui.scrub import FIRST_PART
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
@@ -147,3 +152,62 @@ def test_the_menu_keeps_the_settled_sigma_when_switching_views():
     recorded_run(at)
     assert at.session_state[STATE_KEY].sigma == pytest.approx(sigma)
     assert at.query_params["sigma"] == f"{sigma:.4g}"
+
+
+def scrubbers(sent: list) -> list:
+    """(component id, delta path, payload header) of every scrubber element sent, in order."""
+    return [
+        (m.delta.new_element.bidi_component.id, list(m.metadata.delta_path), read_payload(bidi.bytes))
+        for m in elements(sent)
+        if (bidi := m.delta.new_element.bidi_component) and m.delta.new_element.HasField("bidi_component")
+    ]
+
+
+def test_a_new_setting_shows_the_levels_near_sigma_first_then_every_level_in_the_same_place():
+    """A cold Explorer run sends the scrubber twice at one place: first with the levels within NEAR grid
+    steps of the σ on screen (header "part"), under a key of its own, while a progress bar in the σ
+    panels' reserved slot says the other levels are being computed; then with every level under the
+    view's key, whose levels at those positions are the first part's. A warm run sends the complete
+    payload alone."""
+    at, cold = open_page("pages/1_Explorer.py")
+    sent = scrubbers(cold)
+    assert len(sent) == 2
+    (first_id, first_path, first), (full_id, full_path, full) = sent
+    assert first_path == full_path
+    assert first_id.endswith("scrub_explorer_0" + FIRST_PART) and full_id.endswith("scrub_explorer_0")
+    size = len(full["sigmas"])
+    near = full["sigmas"].index(min(full["sigmas"], key=lambda s: abs(s - at.session_state[STATE_KEY].sigma)))
+    window = list(range(max(0, near - NEAR), min(size, near + NEAR + 1)))
+    assert "part" not in full and first["part"] == {"levels": window, "of": size}
+    for level, position in enumerate(window):
+        assert as_json(figure_at(first, level)) == as_json(figure_at(full, position))
+        assert first["frames"][level]["side"] == full["frames"][position]["side"]
+    # between the two, the reserved slot's bar says the rest is coming, then goes away
+    order = [m for m in elements(cold) if m.delta.new_element.HasField("bidi_component")]
+    start, end = cold.index(order[0]), cold.index(order[1])
+    bars = [m for m in cold[start:end] if m.HasField("delta") and m.delta.new_element.HasField("progress")]
+    assert bars and all("other σ levels" in m.delta.new_element.progress.text for m in bars)
+    paths = {tuple(m.metadata.delta_path) for m in bars}
+    assert len(paths) == 1 and list(paths.pop()) < full_path  # one place, above the figure
+    assert not at.get("progress")  # gone once every level is there
+
+    again = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
+    again.switch_page("pages/1_Explorer.py")
+    warm = scrubbers(recorded_run(again))
+    assert [(i, p) for i, p, _ in warm] == [(full_id, full_path)] and "part" not in warm[0][2]
+    assert as_json(figure_at(warm[0][2], near)) == as_json(figure_at(full, near))
+
+
+def test_a_setting_dropped_from_the_store_comes_back_whole_to_a_session_that_showed_it():
+    """A settle on a setting the server's store has dropped since (a busy class) builds it again in
+    one go: a first part would shrink the slider of a student who has every level already."""
+    at, cold = open_page("pages/1_Explorer.py")
+    fragment_id = next(m.delta.fragment_id for m in elements(cold) if m.delta.fragment_id)
+    (_, _, complete), *_ = [s for s in scrubbers(cold) if "part" not in s[2]]
+    dropped = compute._scrub_store()
+    assert dropped._items, "the payload should be in the store after the first run"
+    dropped._items.clear()
+    settle(at)
+    again = scrubbers(recorded_run(at, fragment_id))
+    assert len(again) == 1 and "part" not in again[0][2]
+    assert as_json(figure_at(again[0][2], 0)) == as_json(figure_at(complete, 0))

@@ -100,6 +100,7 @@ function build(parent) {
           <button class="scrub-download" type="button" data-format="svg">SVG</button>
         </span>
       </div>
+      <p class="scrub-status" role="status" hidden></p>
       <div class="scrub-body">
         <div class="scrub-plot"></div>
         <div class="scrub-side"></div>
@@ -113,6 +114,7 @@ function build(parent) {
     plot: root.querySelector(".scrub-plot"),
     side: root.querySelector(".scrub-side"), caption: root.querySelector(".scrub-caption"),
     error: root.querySelector(".scrub-error"), downloads: root.querySelector(".scrub-downloads"),
+    status: root.querySelector(".scrub-status"),
   };
 }
 
@@ -143,9 +145,16 @@ export default function (component) {
   inst.bytes = bytes;
   // The payload is kept even if the component is unmounted while it decodes: a remount on the same
   // page adopts this instance with the same bytes and draws it then (show() draws only in the page).
+  // Payloads are drawn in the order they came, each as soon as it is decoded unless a newer one was
+  // drawn already: a first part (some σ levels) is drawn while its complete payload, which follows it
+  // closely, still decodes.
+  const order = (inst.received = (inst.received ?? 0) + 1);
   const loading = (inst.loading = Promise.all([readPayload(bytes), loadPlotly()]));
   loading.then(([payload]) => {
-    if (inst.loading === loading) ready(inst, payload);  // else newer data arrived while this decoded
+    if (order > (inst.drawnOrder ?? 0)) {
+      inst.drawnOrder = order;
+      ready(inst, payload);
+    }
   }).catch((err) => {
     if (inst.loading !== loading) return;
     inst.els.error.hidden = false;
@@ -156,21 +165,54 @@ export default function (component) {
 }
 
 // A decoded payload: the slider's range and label, the images decoded, the committed level drawn.
+// After a first part (payload.part: some levels of the grid), the complete payload keeps the σ on
+// screen and the σ last committed, so a student who already moved σ stays there.
 function ready(inst, payload) {
+  const before = inst.payload?.part ? inst.payload : null;
   inst.payload = payload;
   const { range, label } = inst.els;
   range.min = 0;
   range.max = payload.sigmas.length - 1;
   label.textContent = payload.label;
   inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
-  inst.els.play.hidden = !payload.play_ms;
+  inst.els.play.hidden = !payload.play_ms || !!payload.part;
+  stop(inst);
+  showPart(inst, payload);
   inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
   range.setAttribute("aria-label", payload.label);
   inst.fields = fieldSubplots(payload.figure.layout);
   predecode(inst);
-  inst.committed = levelFromAddress(payload);
   inst.drawn = null;
-  show(inst, inst.committed);
+  if (before && inst.level !== null) {
+    inst.committed = levelOfSigma(payload, before.sigmas[inst.committed ?? inst.level]);
+    inst.wanted = levelOfSigma(payload, before.sigmas[inst.level]);
+    show(inst, inst.wanted);
+  } else {
+    inst.committed = levelFromAddress(payload);
+    show(inst, inst.committed);
+  }
+}
+
+// A first part says so next to the slider: which σ it holds, and that the others are on their way.
+function showPart(inst, payload) {
+  const { status, range } = inst.els;
+  const part = payload.part;
+  status.hidden = !part;
+  if (!part) {
+    status.textContent = "";
+    range.removeAttribute("aria-describedby");
+    return;
+  }
+  const texts = payload.texts;
+  status.id ||= `scrub-status-${Math.random().toString(36).slice(2)}`;
+  status.textContent = `For now σ goes from ${texts[texts.length - 1]} to ${texts[0]} only (${texts.length} of `
+    + `${part.of} levels): the slider's other σ levels are being computed and join it by themselves.`;
+  range.setAttribute("aria-describedby", status.id);
+}
+
+// The position in the σ grid of a payload's level (a first part holds some positions only).
+function gridPosition(payload, level) {
+  return payload.part ? payload.part.levels[level] : level;
 }
 
 // A new scrubber: its DOM and the listeners on its own elements (they go away with the DOM).
@@ -184,7 +226,7 @@ function create(parentElement) {
     inst.timer = null;
     if (inst.payload && inst.level !== inst.committed) {
       inst.committed = inst.level;
-      inst.setStateValue("level", inst.level);
+      inst.setStateValue("level", gridPosition(inst.payload, inst.level));
     }
   };
   inst.schedule = () => {
@@ -308,6 +350,11 @@ function stop(inst) {
 function levelFromAddress(payload) {
   const sigma = Number(new URLSearchParams(window.location.search).get("sigma"));
   if (!(sigma > 0)) return payload.initial ?? 0;
+  return levelOfSigma(payload, sigma);
+}
+
+// The level whose σ is nearest sigma (on a log scale).
+function levelOfSigma(payload, sigma) {
   let best = 0;
   payload.sigmas.forEach((s, i) => {
     if (Math.abs(Math.log(s / sigma)) < Math.abs(Math.log(payload.sigmas[best] / sigma))) best = i;
@@ -356,7 +403,7 @@ function show(inst, level) {
   }
   inst.drawn = payload;
   inst.drawnLevel = level;
-  els.plot.dataset.level = String(level);
+  els.plot.dataset.level = String(gridPosition(payload, level));  // the level's place in the whole σ grid
   els.plot.dataset.theme = inst.theme.dark ? "dark" : "light";
   els.plot.dataset.sigma = payload.texts[level];
   if (payload.select) attachSelection(inst);  // once Plotly has drawn (gd.on exists)

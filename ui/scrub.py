@@ -20,6 +20,7 @@ and the page's usual URL sync writes it into the address.
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 
@@ -28,7 +29,7 @@ import streamlit as st
 from rbfviz.views.figures.layout import FIELD_LEGEND
 from rbfviz.views.figures.palette import INK_COLORS
 
-from . import state
+from . import compute, state
 from .exports import DOWNLOAD_JS
 
 _HERE = Path(__file__).resolve().parent
@@ -70,13 +71,15 @@ CSS = """
 .scrub-note { margin: -0.5rem 0 0.9rem 0; }
 .scrub-caption { margin: 0.3rem 0 0 0; }
 .scrub-error { color: #a4161a; font-weight: 600; }
+.scrub-status { font-size: 0.875rem; margin: -0.2rem 0 0.4rem 0; }
+.scrub-status[hidden] { display: none; }
 .scrub-large .scrub-label { font-size: 1.9rem; }
 .scrub-large .scrub-value { font-size: 2.6rem; font-weight: 700; min-width: 12rem; }
 .scrub-large .scrub-range { height: 2.4rem; }
 .scrub-large .scrub-play { font-size: 1.5rem; padding: 0.35rem 1rem; }
 .scrub-large .scrub-metric-label { font-size: 1.35rem; }
 .scrub-large .scrub-metric-value { font-size: 3.2rem; font-weight: 600; }
-.scrub-large .scrub-note, .scrub-large .scrub-caption { font-size: 1.2rem; }
+.scrub-large .scrub-note, .scrub-large .scrub-caption, .scrub-large .scrub-status { font-size: 1.2rem; }
 .scrub-large .scrub-side { flex: 1 1 0; }
 @media (max-width: 900px) { .scrub-body { flex-direction: column; } .scrub-side { min-width: 0; } }
 """
@@ -110,16 +113,49 @@ def _committed(key: str, grid: tuple[float, ...]) -> None:
         st.session_state[state.STATE_KEY] = replace(ctrl, sigma=float(grid[int(level)]))
 
 
-def scrub_figure(payload: bytes, key: str, grid, on_select=None) -> None:
+def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> None:
     """Draw a scrubbable figure. payload: rbfviz.views.figures.scrub.scrub_payload bytes (the same
     bytes for every σ, so reruns resend nothing). grid: the σ values of its levels, in order.
-    on_select(rows): called with the data rows a click, box or lasso selected (payload select=True)."""
-    _component(
-        key=key,
-        data=payload,
-        default={"level": None},
-        on_level_change=lambda: _committed(key, tuple(float(s) for s in grid)),
-        on_selected_change=(lambda: on_select(list((st.session_state.get(key) or {}).get("selected") or [])))
-        if on_select
-        else (lambda: None),
-    )
+    on_select(rows): called with the data rows a click, box or lasso selected (payload select=True).
+    slot: an st.empty() to draw it in (default: here)."""
+    with slot if slot is not None else nullcontext():
+        _component(
+            key=key,
+            data=payload,
+            default={"level": None},
+            on_level_change=lambda: _committed(key, tuple(float(s) for s in grid)),
+            on_selected_change=(
+                lambda: on_select(list((st.session_state.get(key) or {}).get("selected") or []))
+            )
+            if on_select
+            else (lambda: None),
+        )
+
+
+# The key of a first part's scrubber. Streamlit allows one element per key in a run, and the complete
+# payload, drawn in the same place later in the same run, takes the view's own key, so the runs after it
+# find the same element (no new mount) as on every warm run.
+FIRST_PART = "_first_part"
+SHOWN_KEY = "_rbfviz_scrub_shown"  # (component key, setting) of the complete payload this session drew last
+
+
+def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> None:
+    """Draw a scrubbable view whose payload is ``ui.compute.scrub_payload(view, ctrl, extra, build, near)``.
+
+    On a setting not yet built, the levels near grid position ``near`` (the σ on screen) appear first,
+    under the key ``key + FIRST_PART``, with the slider limited to them and a line saying the others are
+    coming; the complete payload then replaces them in the same place, in the same run, under ``key``."""
+    slot = None  # made only for a first part: a warm run draws the scrubber in place, as before
+
+    def show(partial: bytes) -> None:
+        nonlocal slot
+        slot = st.empty()
+        scrub_figure(partial, key + FIRST_PART, grid, on_select, slot)
+
+    # a session that showed this setting's complete payload already (its setting was dropped from the
+    # server's store since) waits for the complete one again: a first part would shrink its slider
+    setting = (key, compute.scrub_key(view, ctrl, extra))
+    again = st.session_state.get(SHOWN_KEY) == setting
+    payload = compute.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
+    scrub_figure(payload, key, grid, on_select, slot)
+    st.session_state[SHOWN_KEY] = setting

@@ -282,6 +282,7 @@ def scrub_payload(
     point_ids=None,
     large: bool = False,
     play_ms: int | None = None,
+    part: tuple | None = None,
 ) -> bytes:
     """The gzip-compressed payload of a scrubbable figure (format in the module docstring).
 
@@ -293,6 +294,10 @@ def scrub_payload(
     trace 0 are sent back to the page; point_ids (m,) maps the drawn points to data rows (when a
     subsample is drawn). large: presenter mode's larger text beside the plot. play_ms: show a Play
     button that steps through the levels from the largest σ, one every play_ms milliseconds.
+    part: (positions, size) when the levels are only some of a σ grid of ``size`` levels, at these
+    positions (increasing): the header then has "part" = {"levels": positions, "of": size}, and the
+    browser scrubs those levels only, says the others are coming, and commits grid positions. None
+    (a complete payload): no "part" key.
     """
     sigmas = np.asarray(sigmas, dtype=np.float64)
     if len(levels) != len(sigmas) or not len(levels):
@@ -334,6 +339,11 @@ def scrub_payload(
         "play_ms": None if play_ms is None else int(play_ms),
         "blobs": blobs.entries,
     }
+    if part is not None:
+        positions, size = part
+        if len(positions) != len(sigmas) or not all(0 <= int(i) < int(size) for i in positions):
+            raise ValueError(f"part: need one grid position in [0, {size}) per level, got {positions}.")
+        header["part"] = {"levels": [int(i) for i in positions], "of": int(size)}
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     head = MAGIC + struct.pack("<I", len(text)) + text
     head += b"\0" * (-len(head) % 8)
