@@ -213,9 +213,11 @@ class _BoundedStore:
     progress-bar updates made inside a cached function and replay them on every cache hit.
     """
 
-    def __init__(self, max_entries: int):
+    def __init__(self, max_entries: int, max_bytes: int | None = None):
         self.max_entries = max_entries
+        self.max_bytes = max_bytes  # for bytes values: their total length, the newest always kept
         self._items: OrderedDict = OrderedDict()
+        self._bytes = 0
         self._lock = threading.Lock()
         self._key_locks: dict = {}
 
@@ -228,15 +230,21 @@ class _BoundedStore:
 
     def put(self, key, value) -> None:
         with self._lock:
+            self._bytes -= _size(self._items.get(key))
             self._items[key] = value
             self._items.move_to_end(key)
-            while len(self._items) > self.max_entries:
-                old, _ = self._items.popitem(last=False)
+            self._bytes += _size(value)
+            while len(self._items) > 1 and (
+                len(self._items) > self.max_entries
+                or (self.max_bytes is not None and self._bytes > self.max_bytes)
+            ):
+                old, dropped = self._items.popitem(last=False)
+                self._bytes -= _size(dropped)
                 self._key_locks.pop(old, None)
 
     def discard(self, key) -> None:
         with self._lock:
-            self._items.pop(key, None)
+            self._bytes -= _size(self._items.pop(key, None))
 
     def key_lock(self, key) -> threading.Lock:
         with self._lock:
@@ -254,6 +262,11 @@ class _BoundedStore:
                 value = compute()
                 self.put(key, value)
             return value
+
+
+def _size(value) -> int:
+    """What a stored value counts against a store's max_bytes: a bytes value's length, else 0."""
+    return len(value) if isinstance(value, bytes) else 0
 
 
 # The placeholder progress bars are drawn in, when a block has reserved one (``progress_slot``).
@@ -540,7 +553,9 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
 def _scrub_store() -> "_BoundedStore":
-    return _BoundedStore(max_entries=16)
+    # Bounded by bytes: a class exploring on its own holds one setting per student, and a setting dropped
+    # here is built again on that student's next settle. 40 default payloads are ~18 MB.
+    return _BoundedStore(max_entries=96, max_bytes=32 << 20)
 
 
 def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None, show=None) -> bytes:
