@@ -450,7 +450,11 @@ def _tolerance(tol: float, dtype, scale: float) -> float:
 
 def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500, accelerate=True):
     """EM at one σ from C (k, d) to the soft fixed point. Returns (centers (k, d) in X's dtype,
-    iterations, converged); tolerance as in ``anneal``."""
+    iterations, converged); tolerance as in ``anneal``.
+
+    With ``accelerate`` (softmax and naive), two centres that close in on each other just above their
+    own critical σ are merged when the merged pair is a stable fixed point with a lower free energy: the
+    limit plain EM reaches only after thousands of steps (``_merged_fixed_point``)."""
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
     sigma = check_sigma(sigma)
