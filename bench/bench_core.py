@@ -205,6 +205,18 @@ def main(argv=None) -> int:
     )
     rows.append(("entmax15 step / softmax step", f"{t_ent / t_soft:.2f}x", "<= 4x", t_ent / t_soft <= 4))
 
+    # The centre update's product (k, n) @ (n, d + 1), numpy's BLAS against torch's, which
+    # ``steps.weighted_sums`` picks between by the number of points.
+    print("centre sums r @ [X | 1], k=5, d=2, float64; milliseconds (best of repeats), numpy / torch:")
+    for n in (500, 5_000, 16_384, 65_536, 100_000):
+        sums_points = points_with_ones(rng.normal(size=(n, 2)))
+        sums_weights = rng.random_sample((5, n))
+        t_numpy = best_of(lambda: sums_weights @ sums_points.T, repeats, 20)
+        t_torch = best_of(
+            lambda: torch.from_numpy(sums_weights) @ torch.from_numpy(sums_points).T, repeats, 20
+        )
+        print(f"  n={n:7,d}  {t_numpy * 1e3:7.3f} / {t_torch * 1e3:7.3f}  ({t_numpy / t_torch:.2f}x)")
+
     for dataset, kind in (
         ("blobs", "softmax"),
         ("blobs", "entmax15"),

@@ -216,3 +216,53 @@ def test_bad_data_and_sigma_out_of_dtype_range():
         anneal(X32, 2, [1.0, 1e-30])
     with pytest.raises(ValueError, match="num"):
         default_sigmas(X32, 2, num=1)
+
+
+@pytest.mark.parametrize("sigma", [1.87, 1.8])
+def test_a_pair_at_its_critical_sigma_merges_to_plain_ems_limit(sigma):
+    """At σ = 1.87 and 1.8 on the Explorer's default data two centres close in on each other at a factor
+    ≈ 0.995 per step (their cluster's λ_max(C_{x|y}) just below σ²): plain EM needs thousands of steps and
+    refused SQUAREM jumps do not shorten them. The merged fixed point is the same limit, within the cap."""
+    from rbfviz.views.explore import initial_centers
+
+    X = make_dataset("blobs", n=500, seed=0)[0]
+    C0 = initial_centers(X, 4, "kmeans++", seed=0)
+    merged, iterations, converged = fixed_point(X, C0, sigma)
+    assert converged and iterations < 500
+    plain, plain_iterations, plain_converged = fixed_point(X, C0, sigma, max_iter=20_000, accelerate=False)
+    assert plain_converged and plain_iterations > 2000
+    np.testing.assert_allclose(merged, plain, atol=1e-6 * data_scale(X))
+    gaps = np.linalg.norm(merged[:, None] - merged[None], axis=2)[np.triu_indices(4, 1)]
+    assert np.sort(gaps)[0] == 0.0 < np.sort(gaps)[1]  # exactly one pair merged
+
+
+@pytest.mark.parametrize("sigma", [1.75, 1.62, 1.0, 0.5])  # 1.75: one merged run, refused
+def test_a_merge_is_never_kept_where_plain_em_keeps_the_pair_apart(sigma):
+    """Below the pair's critical σ merging would land on a saddle: the accelerated run, with its merge
+    tries, reaches the fixed point plain EM reaches, with no centres merged."""
+    from rbfviz.views.explore import initial_centers
+
+    X = make_dataset("blobs", n=500, seed=0)[0]
+    C0 = initial_centers(X, 4, "kmeans++", seed=0)
+    fast, _, converged = fixed_point(X, C0, sigma)
+    plain, _, plain_converged = fixed_point(X, C0, sigma, max_iter=20_000, accelerate=False)
+    assert converged and plain_converged
+    np.testing.assert_allclose(fast, plain, atol=1e-6 * data_scale(X))
+    gaps = np.linalg.norm(fast[:, None] - fast[None], axis=2)[np.triu_indices(4, 1)]
+    assert gaps.min() > 1e-3 * data_scale(X)
+
+
+@pytest.mark.parametrize("data", ["blobs", "moons", "spiral"])
+def test_softmax_mean_entropy_from_the_log_partition_is_the_entrywise_one(data):
+    from rbfviz.annealing import _softmax_mean_entropy
+    from rbfviz.maps import resp_columns, sq_distance_columns
+    from rbfviz.measures import mean_entropy
+
+    X = make_dataset(data, n=1500, seed=3)[0]
+    C = X[np.random.RandomState(0).choice(X.shape[0], 5, replace=False)]
+    for sigma in (5.0, 1.0, 0.3, 0.05, 0.01, 1e-3):
+        d = sq_distance_columns(X, C)
+        resp = resp_columns(d.copy(), sigma, "softmax")
+        loss, distortion = float((resp * d).sum()), float(d.min(axis=0).sum())
+        fast = _softmax_mean_entropy(resp, loss, distortion, sigma)
+        assert fast == pytest.approx(mean_entropy(resp.T), rel=1e-7, abs=1e-11)
