@@ -436,12 +436,19 @@ def _plane_at(ctrl, X, field_of) -> PlaneView:
     return _plane_from(ctrl, X, centers_at(ctrl), field_of)
 
 
+def _shown_centers(info: CentersAtSigma) -> np.ndarray | None:
+    """The centres the plane is drawn at: EM's, or the start where EM's are NaN (the naive map broke);
+    None where there is no start either (the annealing path's centres are NaN)."""
+    if np.isfinite(info.centers).all():
+        return info.centers
+    return info.start
+
+
 def _plane_from(ctrl, X, info: CentersAtSigma, field_of) -> PlaneView:
     """``_plane_at`` from the centres at ctrl.sigma, ``info``."""
-    centers, note = info.centers, None
-    if not np.isfinite(centers).all():
-        if info.start is not None:
-            centers = info.start
+    centers, note = _shown_centers(info), None
+    if centers is not info.centers:
+        if centers is not None:
             note = (
                 f"With the naive map at σ = {ctrl.sigma:.3g} the EM centres became NaN (0/0 after every "
                 f"exp(z) of a row underflowed in {ctrl.dtype}), after {info.iterations} iteration(s). "
@@ -530,9 +537,15 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
     return infos
 
 
+# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``; about 3 MB of
+# temporaries per level at the defaults).
+FIELD_LEVELS = 8
+
+
 def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     """``plane_view`` at every σ of the grid, in grid order, with its field: a generator (the fields are
-    not cached one by one; the caller keeps what it draws, so one level's arrays are alive at a time).
+    not cached; they are computed ``FIELD_LEVELS`` levels at a time, so only those levels' arrays are alive
+    at once, plus what the caller keeps).
     progress(done, total) as the centres at each σ are found, all before the first level.
     levels: only the σ at these positions of the grid (increasing), e.g. those near the σ on screen."""
     X, _ = data(ctrl)
@@ -540,12 +553,26 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     if levels is not None:
         grid = grid[list(levels)]
     extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
-
-    def field_of(at_sigma, centers):
-        return field_now(at_sigma, centers, extent, quantity)
-
-    for sigma, info in zip(grid, _centers_at_every_sigma(ctrl, grid, progress)):
-        yield _plane_from(replace(ctrl, sigma=float(sigma)), X, info, field_of)
+    infos = _centers_at_every_sigma(ctrl, grid, progress)
+    for start in range(0, len(grid), FIELD_LEVELS):
+        chunk = list(zip(grid[start : start + FIELD_LEVELS], infos[start : start + FIELD_LEVELS]))
+        shown = [(float(sigma), _shown_centers(info)) for sigma, info in chunk]
+        drawn = [(sigma, centers) for sigma, centers in shown if centers is not None]
+        fields = iter(
+            fieldmod.soft_fields(
+                extent,
+                np.stack([centers for _, centers in drawn]),
+                [sigma for sigma, _ in drawn],
+                kind=ctrl.kind,
+                quantity=quantity,
+                dtype=ctrl.dtype,
+            )
+            if drawn
+            else []
+        )
+        for (sigma, info), (_, centers) in zip(chunk, shown):
+            field = next(fields) if centers is not None else None
+            yield _plane_from(replace(ctrl, sigma=float(sigma)), X, info, lambda *args, field=field: field)
 
 
 # --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------
