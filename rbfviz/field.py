@@ -113,15 +113,20 @@ def grid_sq_distances(extent, height: int, width: int, C: np.ndarray) -> np.ndar
 
 def nearest_center_map(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
     """(H, W) int64 index of each pixel's nearest centre (ties to the lowest index, as argmin), C (k, 2)
-    finite. Kept one centre at a time, so no (H·W, k) array is made and no short axis is reduced."""
-    xs, ys = _pixel_axes(extent, height, width)
-    xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
-    best = np.add(np.square(xs - C[0, 0])[None, :], np.square(ys - C[0, 1])[:, None])
-    label = np.zeros((height, width), dtype=np.int64)
+    finite (``nearest_center_maps`` of one set of centres)."""
+    return nearest_center_maps(extent, height, width, np.asarray(C)[None])[0].astype(np.int64)
+
+
+def _nearest_by_centre(sq_distances_to, k: int, label_type) -> np.ndarray:
+    """Index of the smallest of sq_distances_to(0), ..., sq_distances_to(k - 1) per element (ties to the
+    lowest index, as argmin), kept one centre at a time: no (..., k) array is made and no short axis is
+    reduced. sq_distances_to(j, out) gives centre j's squared distances (into out when it is not None)."""
+    best = sq_distances_to(0, None)
+    label = np.zeros(best.shape, dtype=label_type)
     d = np.empty_like(best)
     closer = np.empty(best.shape, dtype=bool)
-    for j in range(1, C.shape[0]):
-        np.add(np.square(xs - C[j, 0])[None, :], np.square(ys - C[j, 1])[:, None], out=d)
+    for j in range(1, k):
+        sq_distances_to(j, d)
         np.less(d, best, out=closer)
         np.copyto(label, j, where=closer)
         np.minimum(best, d, out=best)
@@ -135,24 +140,29 @@ _BLOCK = 8
 # rounding of a distance (a few units in the last place), so a block passed whole holds no pixel whose
 # computed nearest centre could differ.
 _MARGIN = 1e-8
+# A set of centres with more than this share of undecided blocks (centres a rounding error apart, as
+# when they have merged at a large σ) is computed pixel by pixel over the whole grid: cheaper than block
+# by block.
+_DENSE = 0.25
 
 
 def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
-    """``nearest_center_map`` for m sets of finite centres C (m, k, 2) float64 at once: (m, H, W) labels,
-    each set's the bits ``nearest_center_map`` gives it, in the smallest unsigned integer type that
-    holds k - 1.
+    """The nearest centre of every pixel of an H×W grid over ``extent`` for m sets of finite centres
+    C (m, k, 2) at once: (m, H, W) labels (ties to the lowest index, as argmin) in the smallest unsigned
+    integer type that holds k - 1.
 
-    Every 8×8 block of pixels whose four corner pixels have the same nearest centre, each by a clear
-    margin, takes that label whole: d_l - d_j is affine in the pixel's position, so it is smallest on the
-    block at a corner, and a margin there holds on the whole block (a Voronoi cell is convex). Only the
-    other blocks (those a boundary crosses, a few percent) are computed pixel by pixel, with the same
-    operations as ``nearest_center_map``.
+    A pixel's squared distance to centre j is (x - c_j1)² + (y - c_j2)², computed in C's dtype. Every
+    8×8 block of pixels whose four corner pixels have the same nearest centre, each by a clear margin,
+    takes that label whole: d_l - d_j is affine in the pixel's position, so over the block it is
+    smallest at a corner, and the margin there holds on the whole block (a Voronoi cell is convex).
+    Only the other blocks (those a boundary crosses, a few percent) are computed pixel by pixel.
     """
+    C = np.asarray(C)
     m, k, _ = C.shape
     label_type = np.min_scalar_type(max(k - 1, 0))
     xs, ys = _pixel_axes(extent, height, width)
     xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
-    sq_x = np.square(xs - C[:, :, :1])  # (m, k, W): (x - c_j1)², as in nearest_center_map
+    sq_x = np.square(xs - C[:, :, :1])  # (m, k, W)
     sq_y = np.square(ys - C[:, :, 1:])  # (m, k, H)
     row_blocks, col_blocks = -(-height // _BLOCK), -(-width // _BLOCK)
     # pixel rows and columns of each block (the last block of a side may be short: its indices repeat)
@@ -188,18 +198,22 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
     else:
         labels.reshape(m, row_blocks, _BLOCK, col_blocks, _BLOCK)[...] = first
     labels = labels.reshape(m, row_blocks * _BLOCK, col_blocks * _BLOCK)
+    dense = (~whole).mean(axis=(1, 2)) > _DENSE
+    if dense.any():
+        x_dense, y_dense = sq_x[dense], sq_y[dense]
+        labels[dense, :height, :width] = _nearest_by_centre(
+            lambda j, out: np.add(x_dense[:, j, None, :], y_dense[:, j, :, None], out=out), k, label_type
+        )
+        whole[dense] = True
     level, block_row, block_col = np.nonzero(~whole)
     if level.size:
         r, c = rows[block_row], cols[block_col]  # (b, 8) each
         lev = level[:, None]
-        best = sq_x[lev, 0, c][:, None, :] + sq_y[lev, 0, r][:, :, None]  # (b, 8, 8)
-        label = np.zeros(best.shape, dtype=label_type)
-        for j in range(1, k):
-            dj = sq_x[lev, j, c][:, None, :] + sq_y[lev, j, r][:, :, None]
-            closer = dj < best
-            np.copyto(label, j, where=closer)
-            np.minimum(best, dj, out=best)
-        labels[level[:, None, None], r[:, :, None], c[:, None, :]] = label
+        labels[level[:, None, None], r[:, :, None], c[:, None, :]] = _nearest_by_centre(
+            lambda j, out: np.add(sq_x[lev, j, c][:, None, :], sq_y[lev, j, r][:, :, None], out=out),
+            k,
+            label_type,
+        )
     return labels[:, :height, :width]
 
 
