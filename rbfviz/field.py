@@ -209,7 +209,8 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
     if level.size:
         r, c = rows[block_row], cols[block_col]  # (b, 8) each
         lev = level[:, None]
-        labels[level[:, None, None], r[:, :, None], c[:, None, :]] = _nearest_by_centre(
+        at = (level[:, None, None] * labels.shape[1] + r[:, :, None]) * labels.shape[2] + c[:, None, :]
+        labels.reshape(-1)[at] = _nearest_by_centre(
             lambda j, out: np.add(sq_x[lev, j, c][:, None, :], sq_y[lev, j, r][:, :, None], out=out),
             k,
             label_type,
