@@ -444,8 +444,9 @@ def _shown_centers(info: CentersAtSigma) -> np.ndarray | None:
     return info.start
 
 
-def _plane_from(ctrl, X, info: CentersAtSigma, field_of) -> PlaneView:
-    """``_plane_at`` from the centres at ctrl.sigma, ``info``."""
+def _plane_from(ctrl, X, info: CentersAtSigma, field_of, computed=None) -> PlaneView:
+    """``_plane_at`` from the centres at ctrl.sigma, ``info``; computed: (r, numbers) at the centres
+    shown, when ``explore.planes_at`` has them already."""
     centers, note = _shown_centers(info), None
     if centers is not info.centers:
         if centers is not None:
@@ -465,7 +466,9 @@ def _plane_from(ctrl, X, info: CentersAtSigma, field_of) -> PlaneView:
                 info,
                 "The annealing path's centres are NaN at this σ (the naive map broke).",
             )
-    resp, numbers = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
+    if computed is None:
+        computed = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
+    resp, numbers = computed
     view = PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers), numbers, info, note)
     _levels_store().put(_level_key(ctrl), replace(view, resp=None, field=None))
     return view
@@ -540,6 +543,9 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
 # The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``; about 3 MB of
 # temporaries per level at the defaults).
 FIELD_LEVELS = 8
+# The numbers beside the plot are computed for this many (level, centre, point) entries at a time
+# (``explore.planes_at``): 256 kB per float64 array, however many points.
+NUMBERS_PASS = 1 << 15
 
 
 def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
@@ -555,24 +561,36 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
     infos = _centers_at_every_sigma(ctrl, grid, progress)
     for start in range(0, len(grid), FIELD_LEVELS):
-        chunk = list(zip(grid[start : start + FIELD_LEVELS], infos[start : start + FIELD_LEVELS]))
-        shown = [(float(sigma), _shown_centers(info)) for sigma, info in chunk]
-        drawn = [(sigma, centers) for sigma, centers in shown if centers is not None]
-        fields = iter(
-            fieldmod.soft_fields(
-                extent,
-                np.stack([centers for _, centers in drawn]),
-                [sigma for sigma, _ in drawn],
-                kind=ctrl.kind,
-                quantity=quantity,
-                dtype=ctrl.dtype,
+        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
+        shown = {i: _shown_centers(infos[i]) for i in chunk}
+        drawn = [i for i in chunk if shown[i] is not None]
+        fields, computed = {}, {}
+        if drawn:  # every level of a setting has the same K-Means reference
+            C = np.stack([shown[i] for i in drawn])
+            fields = dict(
+                zip(
+                    drawn,
+                    fieldmod.soft_fields(
+                        extent, C, grid[drawn], kind=ctrl.kind, quantity=quantity, dtype=ctrl.dtype
+                    ),
+                )
             )
-            if drawn
-            else []
-        )
-        for (sigma, info), (_, centers) in zip(chunk, shown):
-            field = next(fields) if centers is not None else None
-            yield _plane_from(replace(ctrl, sigma=float(sigma)), X, info, lambda *args, field=field: field)
+            per_pass = max(1, NUMBERS_PASS // (ctrl.k * X.shape[0]))
+            for first in range(0, len(drawn), per_pass):
+                part = drawn[first : first + per_pass]
+                planes = explore.planes_at(
+                    X, C[first : first + per_pass], grid[part], ctrl.kind, infos[part[0]].kmeans_labels
+                )
+                computed.update(zip(part, planes))
+        for i in chunk:
+            field = fields.get(i)
+            yield _plane_from(
+                replace(ctrl, sigma=float(grid[i])),
+                X,
+                infos[i],
+                lambda *args, field=field: field,
+                computed.get(i),
+            )
 
 
 # --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------
