@@ -6,15 +6,23 @@ argmin for the Voronoi labels and argmax, and the image pixel by pixel."""
 
 from __future__ import annotations
 
+import base64
+import io
+
 import numpy as np
 import pytest
 import torch
+from PIL import Image
+from test_scrub_levels import COVERING, _ctrl, explorer_payload_new
 
 from rbfviz import field
 from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.maps import resp_from_sq_distances
+from rbfviz.views.figures.layout import png_indexed_bytes
 from rbfviz.views.figures.palette import EDGE_RGB, NAN_RGB, cluster_rgb
-from rbfviz.views.figures.plane import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_rgb
+from rbfviz.views.figures.plane import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_pngs, field_rgb
+from rbfviz.views.figures.scrub import figure_at, read_payload
+from ui import compute
 
 MAPS = (*KINDS, entmax_kind(2.0), entmax_kind(1.3))
 DTYPES = (np.float32, np.float64)
@@ -159,3 +167,58 @@ def test_field_images_are_each_field_alone(kind, quantity, k, edge_factor):
     for i, f in enumerate(fields):
         assert np.array_equal(images[i], image_one_level(f)), i
         assert np.array_equal(field_rgb(f), images[i])
+
+
+def decoded(png: bytes) -> np.ndarray:
+    image = Image.open(io.BytesIO(png))
+    return np.asarray(image.convert("RGB"))
+
+
+@pytest.mark.parametrize("kind", ["softmax", "entmax15", "naive"])
+@pytest.mark.parametrize("quantity", field.QUANTITIES)
+@pytest.mark.parametrize("k, edge_factor", [(1, 2), (4, 2), (10, 3)])
+def test_field_pngs_decode_to_the_field_images(kind, quantity, k, edge_factor):
+    """Palette PNGs (at most 256 colours) and RGB PNGs (more) both decode to ``field_rgb``'s pixels."""
+    rng = np.random.default_rng(10 * k + edge_factor)
+    C = centre_sets(rng, 6, k, spread=1.5)
+    sigmas = np.array([3.0, 1.0, 0.4, 0.1, 0.05, 0.004])
+    fields = field.soft_fields(EXTENT, C, sigmas, kind, quantity, size=64, edge_factor=edge_factor)
+    modes = set()
+    for f, png in zip(fields, field_pngs(fields)):
+        modes.add(Image.open(io.BytesIO(png)).mode)
+        assert np.array_equal(decoded(png), field_rgb(f))
+    assert "P" in modes  # the hard levels have few colours
+
+
+def test_field_pngs_fall_back_to_rgb_above_256_colours():
+    f = field.soft_field(EXTENT, np.array([[-1.0, 0.0], [1.0, 0.5], [0.0, 2.0], [2.0, 2.0]]), 1.0, size=200)
+    image = field_rgb(f)
+    assert len(np.unique(image.reshape(-1, 3), axis=0)) > 256
+    (png,) = field_pngs([f])
+    assert Image.open(io.BytesIO(png)).mode == "RGB" and np.array_equal(decoded(png), image)
+
+
+@pytest.mark.parametrize("dataset, kind, dtype", COVERING)
+def test_explorer_payload_images_are_the_field_images(dataset, kind, dtype):
+    """Every σ level's image in the Explorer's payload decodes to ``field_rgb`` of that level's field."""
+    ctrl = _ctrl(dataset, kind, dtype)
+    header = read_payload(explorer_payload_new(ctrl))
+    views = list(compute.plane_views(ctrl))
+    assert len(views) == len(header["frames"])
+    for level, view in enumerate(views):
+        (image,) = figure_at(header, level)["layout"]["images"]
+        png = base64.b64decode(image["source"].removeprefix("data:image/png;base64,"))
+        assert np.array_equal(decoded(png), field_rgb(view.field)), level
+
+
+def test_png_indexed_bytes_decodes_to_its_palette_and_refuses_bad_input():
+    rng = np.random.default_rng(5)
+    palette = rng.integers(0, 256, size=(256, 3), dtype=np.uint8)
+    indices = rng.integers(0, 256, size=(7, 11), dtype=np.uint8)
+    assert np.array_equal(decoded(png_indexed_bytes(indices, palette)), palette[indices])  # row 0 on top
+    with pytest.raises(ValueError, match="below the palette"):
+        png_indexed_bytes(indices, palette[:10])
+    with pytest.raises(ValueError, match="palette must have shape"):
+        png_indexed_bytes(indices[:1, :1], np.zeros((257, 3), np.uint8))
+    with pytest.raises(ValueError, match="indices must have shape"):
+        png_indexed_bytes(indices[0], palette)

@@ -23,12 +23,12 @@ from .figures.annealing import coord_values as coords
 from .figures.equivalence import step_arrow_drawn, step_figure
 from .figures.layout import png_data_uri
 from .figures.palette import cluster_colors, mix_colors
-from .figures.plane import explorer_figure, field_images, plane_side_html
+from .figures.plane import explorer_figure, field_uris, plane_side_html
 from .figures.presenter import presenter_figure
 from .figures.scrub import RGBColors, ScrubLevel, ScrubPatch, metrics_html
 from .figures.stability import stability_panels, stability_plane_figure
 
-# Field images made together (``field_images``): a few levels' pixels at a time bound the memory.
+# Field images made together (``field_uris``): a few levels' pixels at a time bound the memory.
 IMAGE_LEVELS = 8
 
 
@@ -122,7 +122,7 @@ def explorer_levels(
         drawn_fields = [
             plane.field for (plane, _), patch in zip(chunk, patched) if patch and plane.field is not None
         ]
-        uris = iter([png_data_uri(image) for image in field_images(drawn_fields)] if drawn_fields else [])
+        uris = iter(field_uris(drawn_fields) if drawn_fields else [])
         for (plane, sigma), patch in zip(chunk, patched):
             sigma = float(sigma)
             title = f"{head}, σ = {sigma:.3g}"
