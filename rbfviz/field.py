@@ -199,12 +199,11 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
         labels.reshape(m, row_blocks, _BLOCK, col_blocks, _BLOCK)[...] = first
     labels = labels.reshape(m, row_blocks * _BLOCK, col_blocks * _BLOCK)
     dense = (~whole).mean(axis=(1, 2)) > _DENSE
-    if dense.any():
-        x_dense, y_dense = sq_x[dense], sq_y[dense]
-        labels[dense, :height, :width] = _nearest_by_centre(
-            lambda j, out: np.add(x_dense[:, j, None, :], y_dense[:, j, :, None], out=out), k, label_type
+    for i in np.flatnonzero(dense):  # one level at a time: its (H, W) float arrays are large
+        labels[i, :height, :width] = _nearest_by_centre(
+            lambda j, out, i=i: np.add(sq_x[i, j, None, :], sq_y[i, j, :, None], out=out), k, label_type
         )
-        whole[dense] = True
+    whole[dense] = True
     level, block_row, block_col = np.nonzero(~whole)
     if level.size:
         r, c = rows[block_row], cols[block_col]  # (b, 8) each
@@ -271,8 +270,10 @@ def soft_fields(
     """``soft_field`` at m σ levels at once: centres C (m, k, 2) (level i's at sigmas[i]), sigmas (m,).
 
     Level i's Field is ``soft_field(extent, C[i], sigmas[i], ...)``, bit for bit; its arrays are views
-    of (m, ...) arrays shared by the levels. Temporaries are O(m·k·size²) (about 3 MB per level at the
-    defaults): pass a few levels at a time when there are many.
+    of (m, ...) arrays shared by the levels. Each level's pixels go through the map alone (O(k·size²)
+    temporaries); the Voronoi labels and edges of all levels are found together. The results take
+    about 21 bytes per pixel and level (0.8 MB per level at the default size): pass a few levels at a
+    time when there are many.
     """
     size = check_int(size, "size", 2, 2000)
     edge_factor = check_int(edge_factor, "edge_factor", 1, 8)
@@ -293,22 +294,10 @@ def soft_fields(
     return _soft_fields(extent, C, sigmas, kind, quantity, size, edge_factor)
 
 
-def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_factor: int) -> list[Field]:
-    """``soft_fields`` on checked arguments (C (m, k, 2) in the working dtype, sigmas (m,) valid in it)."""
-    m, k, _ = C.shape
-    pixels = size * size
-    # r as (k, m·H·W), level i in columns i·H·W to (i + 1)·H·W; each level goes through the map alone
-    # (the map's cost is per pixel either way)
-    resp = np.empty((k, m * pixels), dtype=np.float64)
-    with torch.no_grad():
-        for i in range(m):
-            distances = grid_sq_distance_columns(extent, size, size, C[i])
-            resp[:, i * pixels : (i + 1) * pixels] = resp_columns(
-                distances, float(sigmas[i]), kind, overwrite=True
-            )
-    # as (m·H·W, k) rows, F-ordered as a torch transpose of (k, n) gives them: reductions over a row add
-    # the same numbers in the same order as ``soft_field`` always has
-    resp = resp.T
+def _pixel_summary(resp: np.ndarray, quantity: str):
+    """(value, argmax, exact_zero) of ``Field`` from one level's responsibilities as (H·W, k) rows,
+    F-ordered (the transpose of the maps' (k, n) layout: a reduction over a row adds the numbers in the
+    same order for every level)."""
     bad = ~np.isfinite(resp).all(axis=1)
     safe = np.where(bad[:, None], 0.0, resp) if bad.any() else resp
     largest, first_largest = _max_and_argmax_rows(safe)
@@ -317,8 +306,26 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
     else:
         value = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
     value[bad] = np.nan
-    argmax = np.where(bad, -1, first_largest)
-    exact_zero = (safe == 0.0).any(axis=1) & ~bad
+    return value, np.where(bad, -1, first_largest), (safe == 0.0).any(axis=1) & ~bad
+
+
+def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_factor: int) -> list[Field]:
+    """``soft_fields`` on checked arguments (C (m, k, 2) in the working dtype, sigmas (m,) valid in it)."""
+    m, k, _ = C.shape
+    pixels = size * size
+    value = np.empty((m, pixels))
+    argmax = np.empty((m, pixels), dtype=np.int64)
+    exact_zero = np.empty((m, pixels), dtype=bool)
+    # r level by level: a level's (k, H·W) arrays (1.3 MB at k = 4) are the largest temporaries, as large
+    # as a single field's; arrays of several levels at once would be freed into the server's heap and
+    # raise its memory for good after a class
+    with torch.no_grad():
+        for i in range(m):
+            distances = grid_sq_distance_columns(extent, size, size, C[i])
+            resp = resp_columns(distances, float(sigmas[i]), kind, overwrite=True)
+            value[i], argmax[i], exact_zero[i] = _pixel_summary(
+                resp.astype(np.float64, copy=False).T, quantity
+            )
     fine = edge_factor * size
     C64 = C.astype(np.float64)
     finite = np.isfinite(C64).all(axis=(1, 2))

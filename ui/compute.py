@@ -540,9 +540,10 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
     return infos
 
 
-# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``; about 3 MB of
-# temporaries per level at the defaults).
-FIELD_LEVELS = 8
+# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``): their arrays
+# (float64 per pixel of each level) stay as small as a single field's were, since large temporaries freed
+# into the server's heap would raise its memory for good after a class.
+FIELD_LEVELS = 4
 # The numbers beside the plot are computed for this many (level, centre, point) entries at a time
 # (``explore.planes_at``): 256 kB per float64 array, however many points.
 NUMBERS_PASS = 1 << 15

@@ -28,8 +28,9 @@ from .figures.presenter import presenter_figure
 from .figures.scrub import RGBColors, ScrubLevel, ScrubPatch, metrics_html
 from .figures.stability import stability_panels, stability_plane_figure
 
-# Field images made together (``field_uris``): a few levels' pixels at a time bound the memory.
-IMAGE_LEVELS = 8
+# Field images made together (``field_uris``): a few levels at a time keep the temporaries (float64
+# per pixel of a level) as small as a single field's were.
+IMAGE_LEVELS = 4
 
 
 def _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter) -> ScrubLevel:

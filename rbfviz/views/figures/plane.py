@@ -174,17 +174,13 @@ def field_pngs(fields) -> list[bytes]:
         indices = blocks.reshape(len(indexed), height * E, width * E)
         for position, i in enumerate(indexed):
             pngs[i] = png_indexed_bytes(indices[position], palettes[i])
-    rgb_levels = [i for i in range(m) if i not in palettes]
-    if rgb_levels:
-        chosen = np.isin(edge_level, rgb_levels)
-        position = np.searchsorted(rgb_levels, edge_level[chosen])  # the level's place among rgb_levels
-        images = _rgb_blocks(
-            [channel[rgb_levels] for channel in channels],
-            edge_at[chosen] + (position - edge_level[chosen]) * image_size,
-            E,
-        )
-        for i, image in zip(rgb_levels, images):
-            pngs[i] = png_bytes(image)
+    for i in range(m):
+        if i not in palettes:  # an RGB image is three times the bytes: one level at a time
+            chosen = edge_level == i
+            image = _rgb_blocks(
+                [channel[i : i + 1] for channel in channels], edge_at[chosen] - i * image_size, E
+            )
+            pngs[i] = png_bytes(image[0])
     return pngs
 
 
