@@ -1,13 +1,15 @@
-"""The fields and their images at many σ levels at once (rbfviz.field.soft_fields, its Voronoi labels
-decided block by block, rbfviz.views.figures.plane.field_images) are the one-level computations at each
-level, bit for bit, for every map, both quantities and both precisions. The references are written out
-one level at a time, the straightforward way: every pixel's distance to every centre and numpy's
+"""The fields, their images and the Explorer's numbers at many σ levels at once (rbfviz.field.soft_fields
+with its Voronoi labels decided block by block, rbfviz.views.figures.plane.field_images and field_pngs,
+rbfviz.views.explore.planes_at) are the one-level computations at each level, bit for bit, for every map,
+both quantities and both precisions; every PNG decodes to the image's pixels. The references are written
+out one level at a time, the straightforward way: every pixel's distance to every centre and numpy's
 argmin for the Voronoi labels and argmax, and the image pixel by pixel."""
 
 from __future__ import annotations
 
 import base64
 import io
+import math
 
 import numpy as np
 import pytest
@@ -18,6 +20,7 @@ from test_scrub_levels import COVERING, _ctrl, explorer_payload_new
 from rbfviz import field
 from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.maps import resp_from_sq_distances
+from rbfviz.views.explore import plane_at, planes_at
 from rbfviz.views.figures.layout import png_indexed_bytes
 from rbfviz.views.figures.palette import EDGE_RGB, NAN_RGB, cluster_rgb
 from rbfviz.views.figures.plane import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_pngs, field_rgb
@@ -222,3 +225,29 @@ def test_png_indexed_bytes_decodes_to_its_palette_and_refuses_bad_input():
         png_indexed_bytes(indices[:1, :1], np.zeros((257, 3), np.uint8))
     with pytest.raises(ValueError, match="indices must have shape"):
         png_indexed_bytes(indices[0], palette)
+
+
+@pytest.mark.parametrize("kind", MAPS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_the_numbers_at_many_levels_are_each_level_alone(kind, dtype):
+    rng = np.random.default_rng(len(kind))
+    n, k, m = 150, 9, 5  # k > 8: numpy sums a row of 8 or more values pairwise, fewer one by one
+    X = (rng.normal(size=(n, 2)) * 3 + 40.0).astype(dtype)
+    C = (X[rng.integers(0, n, size=(m, k))] + rng.normal(scale=0.1, size=(m, k, 2))).astype(dtype)
+    sigmas = np.array([5.0, 1.0, 0.2, 0.03, 0.002])  # the naive map breaks at the smallest
+    labels = rng.integers(0, k, size=n)
+    for i, (resp, numbers) in enumerate(planes_at(X, C, sigmas, kind, labels)):
+        expected_resp, expected = plane_at(X, C[i], sigmas[i], kind, labels)
+        assert np.array_equal(resp, expected_resp, equal_nan=True) and resp.flags.c_contiguous
+        assert resp.dtype == expected_resp.dtype and numbers.keys() == expected.keys()
+        for key, value in expected.items():
+            same = numbers[key] == value or (
+                isinstance(value, float) and math.isnan(value) and math.isnan(numbers[key])
+            )
+            assert same, (kind, i, key, numbers[key], value)
+
+
+def test_the_numbers_refuse_centres_and_levels_that_disagree():
+    X = np.zeros((5, 2))
+    with pytest.raises(ValueError, match="m = 2 levels"):
+        planes_at(X, np.zeros((3, 2, 2)), [1.0, 0.5], "softmax", np.zeros(5, dtype=int))
