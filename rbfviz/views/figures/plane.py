@@ -1,7 +1,9 @@
 """The plane at one σ: soft field image, hard Voronoi edges, points coloured by r, both centre sets.
 
 ``plane_figure`` is the Explorer's figure; ``field_rgb`` turns a ``rbfviz.field.Field`` into the
-(H, W, 3) image used under the data (also usable by other views). Markers that mean the same in
+(H, W, 3) image used under the data (also usable by other views), ``field_images`` does it for many σ
+levels at once and ``field_pngs``/``field_uris`` encode them (a palette PNG where a level has at most 256
+colours, RGB otherwise; the figures carry these). Markers that mean the same in
 every view: ``CENTER_MARKER`` (RBF centres, filled in their cluster colour, black outline) and
 ``KMEANS_MARKER`` (K-Means centroids, black ×).
 """
