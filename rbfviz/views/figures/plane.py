@@ -162,8 +162,7 @@ def field_pngs(fields) -> list[bytes]:
     pngs: list = [None] * m
     if palettes:
         indexed = list(palettes)
-        local = name[indexed] - (np.asarray(indexed, dtype=np.int32) * names)[:, None]
-        shown = np.take_along_axis(entry[indexed], local, axis=1).reshape(len(indexed), height, width)
+        shown = entry.reshape(-1)[name[indexed]].reshape(len(indexed), height, width)  # names are level-apart
         blocks = np.empty((len(indexed), height, E, width, E), dtype=np.uint8)
         for e in range(E):
             blocks[:, :, 0, :, e] = shown
