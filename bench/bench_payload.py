@@ -12,9 +12,10 @@ collapse study (ui.compute.annealing_view) are computed once beforehand and time
 they are the annealing's cost, not the plane payload's. Both builds must give the same bytes (checked).
 
 Figures: process CPU time (time.process_time, steadier than wall time on a shared machine) and wall
-time, the best and the median of --repeat builds, the ratio reference / new of the medians, and the
-load average before and after. Targets (issue 16, server time until the payload is ready): Explorer
-≤ 0.2 s at the defaults (≤ 1 s at n = 5,000); Stability, Equivalence, Annealing plane ≤ 0.3 s each.
+time, the best and the median of --repeat builds, the ratio reference / new of the medians, the
+payload's size in bytes (what a class downloads), and the load average before and after. Targets
+(issue 16, server time until the payload is ready): Explorer ≤ 0.2 s at the defaults (≤ 1 s at
+n = 5,000); Stability, Equivalence, Annealing plane ≤ 0.3 s each.
 """
 
 from __future__ import annotations
@@ -128,7 +129,8 @@ def main() -> None:
             f"{name:16s} n={row['n']:5d} levels={row['levels']:2d}"
             f"  reference CPU {row['reference_cpu_median']:.3f} s  new CPU {row['new_cpu_median']:.3f} s"
             f" (best {row['new_cpu_best']:.3f}, wall {row['new_wall_median']:.3f})"
-            f"  ratio {row['ratio_cpu']:.1f}x  target {row['target_s']} s  same bytes: {same}",
+            f"  ratio {row['ratio_cpu']:.1f}x  target {row['target_s']} s  same bytes: {same}"
+            f"  payload {row['payload_bytes']:,} bytes",
             flush=True,
         )
     load = os.getloadavg()

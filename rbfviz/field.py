@@ -12,12 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ._validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype
-from .maps import resp_from_sq_distances
+from ._validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
+from .maps import resp_columns
 
 QUANTITIES = ("max", "entropy")
 # Width / height of every plane the app draws: an equal-aspect plot of this shape fills its column.
 PLANE_ASPECT = 1.25
+# Pixels per side of a field, unless asked otherwise.
+FIELD_SIZE = 200
 
 
 @dataclass(frozen=True)
@@ -111,26 +113,116 @@ def grid_sq_distances(extent, height: int, width: int, C: np.ndarray) -> np.ndar
 
 def nearest_center_map(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
     """(H, W) int64 index of each pixel's nearest centre (ties to the lowest index, as argmin), C (k, 2)
-    finite. Kept one centre at a time, so no (H·W, k) array is made and no short axis is reduced."""
-    xs, ys = _pixel_axes(extent, height, width)
-    xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
-    best = np.add(np.square(xs - C[0, 0])[None, :], np.square(ys - C[0, 1])[:, None])
-    label = np.zeros((height, width), dtype=np.int64)
+    finite (``nearest_center_maps`` of one set of centres)."""
+    return nearest_center_maps(extent, height, width, np.asarray(C)[None])[0].astype(np.int64)
+
+
+def _nearest_by_centre(sq_distances_to, k: int, label_type) -> np.ndarray:
+    """Index of the smallest of sq_distances_to(0), ..., sq_distances_to(k - 1) per element (ties to the
+    lowest index, as argmin), kept one centre at a time: no (..., k) array is made and no short axis is
+    reduced. sq_distances_to(j, out) gives centre j's squared distances (into out when it is not None)."""
+    best = sq_distances_to(0, None)
+    label = np.zeros(best.shape, dtype=label_type)
     d = np.empty_like(best)
     closer = np.empty(best.shape, dtype=bool)
-    for j in range(1, C.shape[0]):
-        np.add(np.square(xs - C[j, 0])[None, :], np.square(ys - C[j, 1])[:, None], out=d)
+    for j in range(1, k):
+        sq_distances_to(j, d)
         np.less(d, best, out=closer)
         np.copyto(label, j, where=closer)
         np.minimum(best, d, out=best)
     return label
 
 
+# Side of the pixel blocks ``nearest_center_maps`` decides from their corners.
+_BLOCK = 8
+# A block's corners must be nearer their centre than any other by this much, relative to the squared
+# distances (and the plane's squared scale), before the whole block takes their label: far above the
+# rounding of a distance (a few units in the last place), so a block passed whole holds no pixel whose
+# computed nearest centre could differ.
+_MARGIN = 1e-8
+# A set of centres with more than this share of undecided blocks (centres a rounding error apart, as
+# when they have merged at a large σ) is computed pixel by pixel over the whole grid: cheaper than block
+# by block.
+_DENSE = 0.25
+
+
+def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
+    """The nearest centre of every pixel of an H×W grid over ``extent`` for m sets of finite centres
+    C (m, k, 2) at once: (m, H, W) labels (ties to the lowest index, as argmin) in the smallest unsigned
+    integer type that holds k - 1.
+
+    A pixel's squared distance to centre j is (x - c_j1)² + (y - c_j2)², computed in C's dtype. Every
+    8×8 block of pixels whose four corner pixels have the same nearest centre, each by a clear margin,
+    takes that label whole: d_l - d_j is affine in the pixel's position, so over the block it is
+    smallest at a corner, and the margin there holds on the whole block (a Voronoi cell is convex).
+    Only the other blocks (those a boundary crosses, a few percent) are computed pixel by pixel.
+    """
+    C = np.asarray(C)
+    m, k, _ = C.shape
+    label_type = np.min_scalar_type(max(k - 1, 0))
+    xs, ys = _pixel_axes(extent, height, width)
+    xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
+    sq_x = np.square(xs - C[:, :, :1])  # (m, k, W)
+    sq_y = np.square(ys - C[:, :, 1:])  # (m, k, H)
+    row_blocks, col_blocks = -(-height // _BLOCK), -(-width // _BLOCK)
+    # pixel rows and columns of each block (the last block of a side may be short: its indices repeat)
+    rows = np.minimum(np.arange(row_blocks)[:, None] * _BLOCK + np.arange(_BLOCK), height - 1)
+    cols = np.minimum(np.arange(col_blocks)[:, None] * _BLOCK + np.arange(_BLOCK), width - 1)
+    corner_rows, corner_cols = rows[:, [0, -1]], cols[:, [0, -1]]  # (blocks, 2)
+
+    def corner_sq_distances(j, out=None):  # (m, row blocks, 2, column blocks, 2)
+        return np.add(
+            sq_x[:, j][:, None, None, corner_cols], sq_y[:, j][:, corner_rows][..., None, None], out=out
+        )
+
+    # the nearest centre and the two smallest squared distances at every block corner, one centre at a time
+    best = corner_sq_distances(0)
+    second = np.full_like(best, np.inf)
+    nearest = np.zeros(best.shape, dtype=label_type)
+    d = np.empty_like(best)
+    for j in range(1, k):
+        corner_sq_distances(j, out=d)
+        np.copyto(nearest, j, where=d < best)
+        np.minimum(second, np.maximum(best, d), out=second)
+        np.minimum(best, d, out=best)
+    scale = max(float(np.abs(np.asarray(extent, dtype=np.float64)).max()), float(np.abs(C).max())) ** 2
+    clear = (second - best) > _MARGIN * (second + scale)  # always, for one centre (second = inf)
+    first = nearest[:, :, :1, :, :1]
+    whole = (clear & (nearest == first)).all(axis=(2, 4))  # (m, row blocks, column blocks)
+    labels = np.empty((m, row_blocks, _BLOCK, col_blocks * _BLOCK), dtype=label_type)
+    if label_type == np.uint8:
+        # a block's row of 8 one-byte labels is one 8-byte word with that byte 8 times: a broadcast with
+        # an inner loop of 8 bytes would cost several times more
+        words = first[:, :, :, :, 0].astype(np.uint64) * np.uint64(0x0101010101010101)
+        labels.view(np.uint64)[...] = words
+    else:
+        labels.reshape(m, row_blocks, _BLOCK, col_blocks, _BLOCK)[...] = first
+    labels = labels.reshape(m, row_blocks * _BLOCK, col_blocks * _BLOCK)
+    dense = (~whole).mean(axis=(1, 2)) > _DENSE
+    for i in np.flatnonzero(dense):  # one level at a time: its (H, W) float arrays are large
+        labels[i, :height, :width] = _nearest_by_centre(
+            lambda j, out, i=i: np.add(sq_x[i, j, None, :], sq_y[i, j, :, None], out=out), k, label_type
+        )
+    whole[dense] = True
+    level, block_row, block_col = np.nonzero(~whole)
+    if level.size:
+        r, c = rows[block_row], cols[block_col]  # (b, 8) each
+        lev = level[:, None]
+        at = (level[:, None, None] * labels.shape[1] + r[:, :, None]) * labels.shape[2] + c[:, None, :]
+        labels.reshape(-1)[at] = _nearest_by_centre(
+            lambda j, out: np.add(sq_x[lev, j, c][:, None, :], sq_y[lev, j, r][:, :, None], out=out),
+            k,
+            label_type,
+        )
+    return labels[:, :height, :width]
+
+
 def boundary_mask(labels: np.ndarray) -> np.ndarray:
-    """True where a pixel's label differs from its right or lower neighbour (a one-pixel line)."""
+    """True where a pixel's label differs from its right or lower neighbour (a one-pixel line).
+    labels (H, W), or (m, H, W) for m images at once."""
     edge = np.zeros(labels.shape, dtype=bool)
-    edge[:, :-1] |= labels[:, :-1] != labels[:, 1:]
-    edge[:-1, :] |= labels[:-1, :] != labels[1:, :]
+    edge[..., :, :-1] |= labels[..., :, :-1] != labels[..., :, 1:]
+    edge[..., :-1, :] |= labels[..., :-1, :] != labels[..., 1:, :]
     return edge
 
 
@@ -152,7 +244,7 @@ def soft_field(
     sigma: float,
     kind: str = "softmax",
     quantity: str = "max",
-    size: int = 200,
+    size: int = FIELD_SIZE,
     edge_factor: int = 2,
     dtype=np.float64,
 ) -> Field:
@@ -162,44 +254,97 @@ def soft_field(
     breaks the "naive" map the field shows it too. Voronoi edges come from the hard argmin at
     ``edge_factor``·size pixels per side. Returns a ``Field``.
     """
+    return soft_fields(extent, np.asarray(C)[None], [sigma], kind, quantity, size, edge_factor, dtype)[0]
+
+
+def soft_fields(
+    extent,
+    C,
+    sigmas,
+    kind: str = "softmax",
+    quantity: str = "max",
+    size: int = FIELD_SIZE,
+    edge_factor: int = 2,
+    dtype=np.float64,
+) -> list[Field]:
+    """``soft_field`` at m σ levels at once: centres C (m, k, 2) (level i's at sigmas[i]), sigmas (m,).
+
+    Level i's Field is ``soft_field(extent, C[i], sigmas[i], ...)``, bit for bit; its arrays are views
+    of (m, ...) arrays shared by the levels. Each level's pixels go through the map alone (O(k·size²)
+    temporaries); the Voronoi labels and edges of all levels are found together. The results take
+    about 21 bytes per pixel and level (0.8 MB per level at the default size): pass a few levels at a
+    time when there are many.
+    """
     size = check_int(size, "size", 2, 2000)
     edge_factor = check_int(edge_factor, "edge_factor", 1, 8)
     if quantity not in QUANTITIES:
         raise ValueError(f"quantity={quantity!r} is unknown; allowed: {', '.join(QUANTITIES)}.")
     kind = check_kind(kind)
-    sigma = check_sigma(sigma)
+    sigmas = check_sigmas(sigmas)
     dtype = np.dtype(dtype)
-    check_sigma_for_dtype(sigma, dtype)
-    C = check_points(C, "C", dtype=dtype)
-    if C.shape[1] != 2:
-        raise ValueError(f"the plane needs 2-D centres, got {C.shape[1]} feature(s).")
-    with torch.no_grad():
-        d = torch.from_numpy(grid_sq_distance_columns(extent, size, size, C)).T
-        resp = resp_from_sq_distances(d, sigma, kind).numpy().astype(np.float64)
+    for sigma in sigmas:
+        check_sigma(float(sigma))
+        check_sigma_for_dtype(float(sigma), dtype)
+    C = np.asarray(C)
+    if C.ndim != 3 or C.shape[0] != sigmas.size:
+        raise ValueError(f"C must have shape (m, k, 2) with m = {sigmas.size} levels, got {C.shape}.")
+    if C.shape[2] != 2:
+        raise ValueError(f"the plane needs 2-D centres, got {C.shape[2]} feature(s).")
+    C = check_points(C.reshape(-1, 2), "C", dtype=dtype).reshape(C.shape)
+    return _soft_fields(extent, C, sigmas, kind, quantity, size, edge_factor)
+
+
+def _pixel_summary(resp: np.ndarray, quantity: str):
+    """(value, argmax, exact_zero) of ``Field`` from one level's responsibilities as (H·W, k) rows,
+    F-ordered (the transpose of the maps' (k, n) layout: a reduction over a row adds the numbers in the
+    same order for every level)."""
     bad = ~np.isfinite(resp).all(axis=1)
-    safe = np.where(bad[:, None], 0.0, resp)
+    safe = np.where(bad[:, None], 0.0, resp) if bad.any() else resp
     largest, first_largest = _max_and_argmax_rows(safe)
     if quantity == "max":
         value = largest
     else:
         value = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
     value[bad] = np.nan
-    argmax = np.where(bad, -1, first_largest)
-    exact_zero = (safe == 0.0).any(axis=1) & ~bad
+    return value, np.where(bad, -1, first_largest), (safe == 0.0).any(axis=1) & ~bad
+
+
+def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_factor: int) -> list[Field]:
+    """``soft_fields`` on checked arguments (C (m, k, 2) in the working dtype, sigmas (m,) valid in it)."""
+    m, k, _ = C.shape
+    pixels = size * size
+    value = np.empty((m, pixels))
+    argmax = np.empty((m, pixels), dtype=np.int64)
+    exact_zero = np.empty((m, pixels), dtype=bool)
+    # r level by level: a level's (k, H·W) arrays (1.3 MB at k = 4) are the largest temporaries, as large
+    # as a single field's; arrays of several levels at once would be freed into the server's heap and
+    # raise its memory for good after a class
+    with torch.no_grad():
+        for i in range(m):
+            distances = grid_sq_distance_columns(extent, size, size, C[i])
+            resp = resp_columns(distances, float(sigmas[i]), kind, overwrite=True)
+            value[i], argmax[i], exact_zero[i] = _pixel_summary(
+                resp.astype(np.float64, copy=False).T, quantity
+            )
     fine = edge_factor * size
     C64 = C.astype(np.float64)
-    if np.isfinite(C64).all():
-        edges = boundary_mask(nearest_center_map(extent, fine, fine, C64))
-    else:  # NaN centres (a broken naive run) have no Voronoi diagram
-        edges = np.zeros((fine, fine), dtype=bool)
-    shape = (size, size)
-    return Field(
-        extent=tuple(float(v) for v in extent),
-        quantity=quantity,
-        k=C.shape[0],
-        value=value.reshape(shape),
-        argmax=argmax.reshape(shape),
-        exact_zero=exact_zero.reshape(shape),
-        edges=edges,
-        edge_factor=edge_factor,
-    )
+    finite = np.isfinite(C64).all(axis=(1, 2))
+    edges = np.zeros((m, fine, fine), dtype=bool)  # NaN centres (a broken naive run) have no Voronoi diagram
+    if finite.any():
+        edges[finite] = boundary_mask(nearest_center_maps(extent, fine, fine, C64[finite]))
+    shape = (m, size, size)
+    value, argmax, exact_zero = value.reshape(shape), argmax.reshape(shape), exact_zero.reshape(shape)
+    extent = tuple(float(v) for v in extent)
+    return [
+        Field(
+            extent=extent,
+            quantity=quantity,
+            k=k,
+            value=value[i],
+            argmax=argmax[i],
+            exact_zero=exact_zero[i],
+            edges=edges[i],
+            edge_factor=edge_factor,
+        )
+        for i in range(m)
+    ]

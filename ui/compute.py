@@ -436,12 +436,20 @@ def _plane_at(ctrl, X, field_of) -> PlaneView:
     return _plane_from(ctrl, X, centers_at(ctrl), field_of)
 
 
-def _plane_from(ctrl, X, info: CentersAtSigma, field_of) -> PlaneView:
-    """``_plane_at`` from the centres at ctrl.sigma, ``info``."""
-    centers, note = info.centers, None
-    if not np.isfinite(centers).all():
-        if info.start is not None:
-            centers = info.start
+def _shown_centers(info: CentersAtSigma) -> np.ndarray | None:
+    """The centres the plane is drawn at: EM's, or the start where EM's are NaN (the naive map broke);
+    None where there is no start either (the annealing path's centres are NaN)."""
+    if np.isfinite(info.centers).all():
+        return info.centers
+    return info.start
+
+
+def _plane_from(ctrl, X, info: CentersAtSigma, field_of, computed=None) -> PlaneView:
+    """``_plane_at`` from the centres at ctrl.sigma, ``info``; computed: (r, numbers) at the centres
+    shown, when ``explore.planes_at`` has them already."""
+    centers, note = _shown_centers(info), None
+    if centers is not info.centers:
+        if centers is not None:
             note = (
                 f"With the naive map at σ = {ctrl.sigma:.3g} the EM centres became NaN (0/0 after every "
                 f"exp(z) of a row underflowed in {ctrl.dtype}), after {info.iterations} iteration(s). "
@@ -458,7 +466,9 @@ def _plane_from(ctrl, X, info: CentersAtSigma, field_of) -> PlaneView:
                 info,
                 "The annealing path's centres are NaN at this σ (the naive map broke).",
             )
-    resp, numbers = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
+    if computed is None:
+        computed = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
+    resp, numbers = computed
     view = PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers), numbers, info, note)
     _levels_store().put(_level_key(ctrl), replace(view, resp=None, field=None))
     return view
@@ -530,9 +540,19 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
     return infos
 
 
+# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``): their arrays
+# (float64 per pixel of each level) stay as small as a single field's were, since large temporaries freed
+# into the server's heap would raise its memory for good after a class.
+FIELD_LEVELS = 4
+# The numbers beside the plot are computed for this many (level, centre, point) entries at a time
+# (``explore.planes_at``): 256 kB per float64 array, however many points.
+NUMBERS_PASS = 1 << 15
+
+
 def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     """``plane_view`` at every σ of the grid, in grid order, with its field: a generator (the fields are
-    not cached one by one; the caller keeps what it draws, so one level's arrays are alive at a time).
+    not cached; they are computed ``FIELD_LEVELS`` levels at a time, so only those levels' arrays are alive
+    at once, plus what the caller keeps).
     progress(done, total) as the centres at each σ are found, all before the first level.
     levels: only the σ at these positions of the grid (increasing), e.g. those near the σ on screen."""
     X, _ = data(ctrl)
@@ -540,12 +560,38 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     if levels is not None:
         grid = grid[list(levels)]
     extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
-
-    def field_of(at_sigma, centers):
-        return field_now(at_sigma, centers, extent, quantity)
-
-    for sigma, info in zip(grid, _centers_at_every_sigma(ctrl, grid, progress)):
-        yield _plane_from(replace(ctrl, sigma=float(sigma)), X, info, field_of)
+    infos = _centers_at_every_sigma(ctrl, grid, progress)
+    for start in range(0, len(grid), FIELD_LEVELS):
+        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
+        shown = {i: _shown_centers(infos[i]) for i in chunk}
+        drawn = [i for i in chunk if shown[i] is not None]
+        fields, computed = {}, {}
+        if drawn:  # every level of a setting has the same K-Means reference
+            C = np.stack([shown[i] for i in drawn])
+            fields = dict(
+                zip(
+                    drawn,
+                    fieldmod.soft_fields(
+                        extent, C, grid[drawn], kind=ctrl.kind, quantity=quantity, dtype=ctrl.dtype
+                    ),
+                )
+            )
+            per_pass = max(1, NUMBERS_PASS // (ctrl.k * X.shape[0]))
+            for first in range(0, len(drawn), per_pass):
+                part = drawn[first : first + per_pass]
+                planes = explore.planes_at(
+                    X, C[first : first + per_pass], grid[part], ctrl.kind, infos[part[0]].kmeans_labels
+                )
+                computed.update(zip(part, planes))
+        for i in chunk:
+            field = fields.get(i)
+            yield _plane_from(
+                replace(ctrl, sigma=float(grid[i])),
+                X,
+                infos[i],
+                lambda *args, field=field: field,
+                computed.get(i),
+            )
 
 
 # --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------

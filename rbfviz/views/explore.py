@@ -9,6 +9,7 @@
 * ``plane_numbers(...)``        – L_σ, J, L_σ − J and its bound, label agreement, mean entropy,
                                   exact zeros, NaN rows: every number the Explorer prints.
 * ``plane_at(...)``             – the responsibilities and ``plane_numbers`` at one σ, checked once.
+* ``planes_at(...)``            – ``plane_at`` at many σ levels (each with its centres) at once.
 
 Convention: logits z = -||x - c||² / (2σ²); all σ values are in data units.
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
-from .. import diagnostics
+from .. import diagnostics, maps, measures
 from .._validate import (
     check_centers,
     check_int,
@@ -199,3 +200,64 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
         entries=int(resp.size),
         nan_rows=nan_rows,
     )
+
+
+def planes_at(X, C, sigmas, kind: str, kmeans_labels) -> list[tuple[np.ndarray, dict]]:
+    """``plane_at`` at m σ levels at once: centres C (m, k, d) (level i's at sigmas[i]), sigmas (m,).
+
+    Each level's distances go through the map once (``plane_at`` computes r twice: for the points and
+    for L_σ), and L_σ, J, the NaN rows and the exact zeros of all levels are reduced together as
+    (m, k, n) arrays; the label agreement and the mean entropy are read from each level's r. Level i is
+    ``plane_at(X, C[i], sigmas[i], kind, kmeans_labels)``, bit for bit. Temporaries are O(m·k·n): pass
+    a few levels at a time when there are many points.
+    """
+    X = check_points(X, "X")
+    sigmas = np.asarray(sigmas, dtype=np.float64)
+    C = np.asarray(C)
+    if C.ndim != 3 or C.shape[0] != sigmas.size:
+        raise ValueError(f"C must have shape (m, k, d) with m = {sigmas.size} levels, got {C.shape}.")
+    C = np.stack([check_centers(c, X, "C") for c in C])
+    kind = check_kind(kind)
+    for sigma in sigmas:
+        check_sigma_for_dtype(check_sigma(float(sigma)), X.dtype)
+    return _planes_at(X, C, sigmas, kind, kmeans_labels)
+
+
+def _planes_at(X: np.ndarray, C: np.ndarray, sigmas: np.ndarray, kind: str, kmeans_labels) -> list:
+    """``planes_at`` on checked arguments (X, C (m, k, d) finite in one float dtype, σ valid in it)."""
+    m, k, _ = C.shape
+    n = X.shape[0]
+    distances = np.empty((m, k, n), dtype=X.dtype)
+    resp = np.empty((m, k, n), dtype=X.dtype)
+    for i in range(m):  # the map level by level, as ``rbfviz.maps.responsibilities`` runs it
+        distances[i] = maps.sq_distance_columns(X, C[i])
+        resp[i] = maps.resp_columns(distances[i].copy(), float(sigmas[i]), kind, overwrite=True)
+    d64 = distances.astype(np.float64)
+    # as ``measures._gamma_gap``: each point's sum over the centres, then the sum over the points
+    loss = (resp.astype(np.float64) * d64).sum(axis=1).sum(axis=1)
+    distortion = d64.min(axis=1).sum(axis=1)
+    gap = loss - distortion
+    tol = 16.0 * float(np.finfo(X.dtype).eps) * (np.abs(loss) + np.abs(distortion))
+    nan_rows = (~np.isfinite(resp)).any(axis=1).sum(axis=1)
+    zeros = np.count_nonzero(resp == 0, axis=(1, 2))
+    planes = []
+    for i in range(m):
+        level = np.ascontiguousarray(resp[i].T)  # (n, k) rows, as ``rbfviz.maps.responsibilities`` gives
+        bound = measures._gamma_gap_bound(n, k, float(sigmas[i]), kind)
+        finite = level[np.isfinite(level).all(axis=1)]
+        numbers = dict(
+            loss=float(loss[i]),
+            distortion=float(distortion[i]),
+            gap=float(gap[i]),
+            bound=float(bound),
+            within_bound=bool(math.isfinite(gap[i]) and -tol[i] <= gap[i] <= bound + tol[i]),
+            agreement=float(diagnostics.label_agreement(level, kmeans_labels))
+            if nan_rows[i] == 0
+            else float("nan"),
+            mean_entropy=float(diagnostics.mean_entropy(finite)) if len(finite) else float("nan"),
+            exact_zeros=int(zeros[i]),
+            entries=int(level.size),
+            nan_rows=int(nan_rows[i]),
+        )
+        planes.append((level, numbers))
+    return planes

@@ -13,6 +13,8 @@ arrays. The payload is the same, byte for byte, as one built from a full figure 
 
 from __future__ import annotations
 
+from itertools import islice
+
 import numpy as np
 
 from . import describe
@@ -21,10 +23,14 @@ from .figures.annealing import coord_values as coords
 from .figures.equivalence import step_arrow_drawn, step_figure
 from .figures.layout import png_data_uri
 from .figures.palette import cluster_colors, mix_colors
-from .figures.plane import explorer_figure, field_rgb, plane_side_html
+from .figures.plane import explorer_figure, field_uris, plane_side_html
 from .figures.presenter import presenter_figure
 from .figures.scrub import RGBColors, ScrubLevel, ScrubPatch, metrics_html
 from .figures.stability import stability_panels, stability_plane_figure
+
+# Field images made together (``field_uris``): a few levels at a time keep the temporaries (float64
+# per pixel of a level) as small as a single field's were.
+IMAGE_LEVELS = 4
 
 
 def _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter) -> ScrubLevel:
@@ -55,9 +61,12 @@ def _explorer_side(plane, kind: str, k: int) -> str:
     return plane_side_html(plane.numbers, kind, k, plane.note, shown)
 
 
-def _explorer_patch(plane, sigma: float, title: str, kind: str, dtype: str, k: int, drawn) -> ScrubPatch:
+def _explorer_patch(
+    plane, sigma: float, title: str, kind: str, dtype: str, k: int, drawn, field_uri: str | None
+) -> ScrubPatch:
     """The values of ``explorer_figure`` that move with σ: the points' colours and hover r (trace 0),
-    the RBF centres (trace 1), the title and the field image (the figure's only image)."""
+    the RBF centres (trace 1), the title and the field image (the figure's only image; ``field_uri`` is
+    plane.field's PNG, or None when plane.field is None)."""
     resp = np.asarray(plane.resp, dtype=np.float64)
     if drawn is not None:
         resp = resp[drawn]
@@ -69,8 +78,8 @@ def _explorer_patch(plane, sigma: float, title: str, kind: str, dtype: str, k: i
         (("data", 1, "y"), centers[:, 1]),
         (("layout", "title", "text"), title),
     ]
-    if plane.field is not None:
-        sets.append((("layout", "images", 0, "source"), png_data_uri(field_rgb(plane.field))))
+    if field_uri is not None:
+        sets.append((("layout", "images", 0, "source"), field_uri))
     return ScrubPatch(
         tuple(sets),
         _explorer_side(plane, kind, k),
@@ -101,17 +110,30 @@ def explorer_levels(
     """
     levels = []
     first_has_field = None
-    for index, (plane, sigma) in enumerate(zip(planes, sigmas)):
-        sigma = float(sigma)
-        title = f"{head}, σ = {sigma:.3g}"
-        if index == 0:
-            first_has_field = plane.field is not None
-        if index == 0 or (plane.field is not None) != first_has_field:
-            levels.append(
-                _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter)
-            )
-        else:
-            levels.append(_explorer_patch(plane, sigma, title, kind, dtype, k, drawn))
+    pairs = zip(planes, sigmas)
+    while chunk := list(islice(pairs, IMAGE_LEVELS)):
+        start = len(levels)
+        if start == 0:
+            first_has_field = chunk[0][0].field is not None
+        # a level whose field is missing when the first level's is not (or the other way round) is full
+        patched = [
+            index > 0 and (plane.field is not None) == first_has_field
+            for index, (plane, _) in enumerate(chunk, start)
+        ]
+        drawn_fields = [
+            plane.field for (plane, _), patch in zip(chunk, patched) if patch and plane.field is not None
+        ]
+        uris = iter(field_uris(drawn_fields) if drawn_fields else [])
+        for (plane, sigma), patch in zip(chunk, patched):
+            sigma = float(sigma)
+            title = f"{head}, σ = {sigma:.3g}"
+            if not patch:
+                levels.append(
+                    _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter)
+                )
+                continue
+            uri = next(uris) if plane.field is not None else None
+            levels.append(_explorer_patch(plane, sigma, title, kind, dtype, k, drawn, uri))
     return levels
 
 

@@ -10,7 +10,9 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 * ``base_layout(title, height, legend="above"|"below")`` – fonts, margins, white background, legend.
 * ``plane_axes(extent)``             – x and y in the same units, fixed to extent (a dict to merge).
 * ``png_data_uri(rgb)``              – (H, W, 3) uint8 -> "data:image/png;base64,..." (zlib only).
-                                       Row 0 is the image's TOP.
+                                       Row 0 is the image's TOP. ``png_bytes`` (RGB) and
+                                       ``png_indexed_bytes`` (palette) give the PNG itself,
+                                       ``data_uri`` its URI.
 * ``field_image(uri, extent)``       – a layout image under the data: its top-left corner at
                                        (x_min, y_max), bottom-right at (x_max, y_min).
 * ``legend_only(name, ...)``         – a legend entry for marks drawn inside an image.
@@ -155,29 +157,55 @@ def two_planes_layout(title: str | None, height: int, extent, left: str, right: 
     return layout
 
 
+def _png(width: int, height: int, colour_type: int, rows: np.ndarray, palette: bytes | None = None) -> bytes:
+    """A PNG of 8-bit samples: ``rows`` (H, W·samples) uint8 scanlines, each written with filter byte 0
+    ("None") and compressed by zlib at level 6; colour_type 2 (RGB) or 3 (palette, with ``palette``)."""
+
+    def chunk(tag: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
+
+    raw = np.concatenate([np.zeros((height, 1), np.uint8), rows], axis=1)
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + (chunk(b"PLTE", palette) if palette is not None else b"")
+        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+        + chunk(b"IEND", b"")
+    )
+
+
 def png_bytes(rgb) -> bytes:
     """Encode an (H, W, 3) uint8 array as a PNG (8-bit RGB, no filtering). Row 0 is the top row."""
     rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.shape[0] < 1 or rgb.shape[1] < 1:
         raise ValueError(f"rgb must have shape (H, W, 3), got {rgb.shape}.")
     height, width = rgb.shape[:2]
-    # Each scanline starts with filter byte 0 ("None").
-    raw = np.concatenate([np.zeros((height, 1), np.uint8), rgb.reshape(height, width * 3)], axis=1)
+    return _png(width, height, 2, rgb.reshape(height, width * 3))
 
-    def chunk(tag: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
 
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
-        + chunk(b"IEND", b"")
-    )
+def png_indexed_bytes(indices, palette) -> bytes:
+    """Encode an (H, W) uint8 array of palette entries and its palette (p, 3) uint8 RGB, p <= 256, as an
+    8-bit palette PNG (no filtering). Decoded, pixel (i, j) is palette[indices[i, j]]. Row 0 is the top."""
+    indices = np.ascontiguousarray(indices, dtype=np.uint8)
+    palette = np.ascontiguousarray(palette, dtype=np.uint8)
+    if indices.ndim != 2 or indices.shape[0] < 1 or indices.shape[1] < 1:
+        raise ValueError(f"indices must have shape (H, W), got {indices.shape}.")
+    if palette.ndim != 2 or palette.shape[1] != 3 or not 1 <= palette.shape[0] <= 256:
+        raise ValueError(f"palette must have shape (p, 3) with 1 <= p <= 256, got {palette.shape}.")
+    if indices.max() >= palette.shape[0]:
+        raise ValueError(f"indices must be below the palette's {palette.shape[0]} entries.")
+    height, width = indices.shape
+    return _png(width, height, 3, indices, palette.tobytes())
+
+
+def data_uri(png: bytes) -> str:
+    """A PNG's bytes as a "data:image/png;base64,..." URI."""
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def png_data_uri(rgb) -> str:
-    return "data:image/png;base64," + base64.b64encode(png_bytes(rgb)).decode("ascii")
+    return data_uri(png_bytes(rgb))
 
 
 def field_image(uri: str, extent, xref: str = "x", yref: str = "y") -> dict:

@@ -1,7 +1,9 @@
 """The plane at one σ: soft field image, hard Voronoi edges, points coloured by r, both centre sets.
 
 ``plane_figure`` is the Explorer's figure; ``field_rgb`` turns a ``rbfviz.field.Field`` into the
-(H, W, 3) image used under the data (also usable by other views). Markers that mean the same in
+(H, W, 3) image used under the data (also usable by other views), ``field_images`` does it for many σ
+levels at once and ``field_pngs``/``field_uris`` encode them (a palette PNG where a level has at most 256
+colours, RGB otherwise; the figures carry these). Markers that mean the same in
 every view: ``CENTER_MARKER`` (RBF centres, filled in their cluster colour, black outline) and
 ``KMEANS_MARKER`` (K-Means centroids, black ×).
 """
@@ -12,7 +14,16 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ...field import Field, plane_extent
-from .layout import base_layout, field_image, figure, legend_only, plane_axes, png_data_uri
+from .layout import (
+    base_layout,
+    data_uri,
+    field_image,
+    figure,
+    legend_only,
+    plane_axes,
+    png_bytes,
+    png_indexed_bytes,
+)
 from .palette import (
     EDGE_RGB,
     KMEANS_COLOR,
@@ -41,25 +52,142 @@ def field_rgb(field: Field) -> np.ndarray:
     max r falls from 1 (hard) to 1/k (undecided); "entropy": white (H = 0) to dark violet
     (H = ln k). NaN pixels (naive map broken) are grey; Voronoi edges dark grey. Row 0 is the top.
     """
-    k = field.k
-    value = field.value
+    return field_images([field])[0]
+
+
+def _field_colours(fields) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """The colours of m Fields' pixels before the edges: (three (m, H, W) uint8 channel planes, the
+    (m, H, W) colour group, the (m, H, W) NaN mask). Within a group the colour depends on one number
+    (the fade amount, or the entropy) through channels that all move the same way as it, so two
+    different colours of one group never have the same channel sum. Groups: the cluster for "max", one
+    group for "entropy"; NaN pixels are grey whatever their group."""
+    first = fields[0]
+    k = first.k
+    value = np.stack([field.value for field in fields])
     bad = ~np.isfinite(value)
-    if field.quantity == "max":
+    if first.quantity == "max":
         if k > 1:
-            certainty = np.clip((np.nan_to_num(value, nan=1.0) - 1.0 / k) / (1.0 - 1.0 / k), 0.0, 1.0)
+            shown = np.nan_to_num(value, nan=1.0) if bad.any() else value
+            certainty = np.clip((shown - 1.0 / k) / (1.0 - 1.0 / k), 0.0, 1.0)
         else:
             certainty = np.ones_like(value)
-        base = cluster_rgb(k)[np.clip(field.argmax, 0, k - 1)]
+        group = np.clip(np.stack([field.argmax for field in fields]), 0, k - 1)
         amount = FIELD_FADE_HARD + (1.0 - FIELD_FADE_HARD) * (1.0 - certainty)
-        rgb = fade(base, amount[..., None])
+        palette = cluster_rgb(k)
+        channels = [fade(palette[:, c][group], amount) for c in range(3)]
     else:
-        t = np.clip(np.nan_to_num(value, nan=0.0) / max(np.log(k), 1e-12), 0.0, 1.0)[..., None]
-        rgb = np.rint(255.0 + (np.array(ENTROPY_DARK, float) - 255.0) * t).astype(np.uint8)
-    rgb[bad] = NAN_RGB
-    E = field.edge_factor
-    rgb = np.repeat(np.repeat(rgb, E, axis=0), E, axis=1)
-    rgb[field.edges] = EDGE_RGB
-    return rgb
+        t = np.clip(np.nan_to_num(value, nan=0.0) / max(np.log(k), 1e-12), 0.0, 1.0)
+        channels = [np.rint(255.0 + (float(dark) - 255.0) * t).astype(np.uint8) for dark in ENTROPY_DARK]
+        group = np.zeros(value.shape, dtype=np.intp)
+    for c, channel in enumerate(channels):
+        channel[bad] = NAN_RGB[c]
+    return channels, group, bad
+
+
+def _edge_positions(fields) -> np.ndarray:
+    """Flat positions of the Voronoi edge pixels in the (m, E·H, E·W) images of ``fields``."""
+    return np.flatnonzero(np.stack([field.edges for field in fields]))
+
+
+def _rgb_blocks(channels, edge_at: np.ndarray, E: int) -> np.ndarray:
+    """(m, E·H, E·W, 3) uint8 images from three (m, H, W) channel planes, each pixel an E×E block, with
+    the edge colour at the flat pixel positions ``edge_at``."""
+    m, height, width = channels[0].shape
+    # one channel at a time into the first row of each block (a strided copy of whole planes; a
+    # broadcast of (..., 3) pixels runs an inner loop of 3 bytes, several times slower), then that row
+    # into the others
+    blocks = np.empty((m, height, E, width, E, 3), dtype=np.uint8)
+    for c, channel in enumerate(channels):
+        for e in range(E):
+            blocks[:, :, 0, :, e, c] = channel
+    blocks[:, :, 1:] = blocks[:, :, :1]
+    # the edges' few pixels by their flat positions (a boolean mask over (..., 3) pixels is ~10× slower)
+    flat = blocks.reshape(-1)
+    for c, level in enumerate(EDGE_RGB):
+        flat[3 * edge_at + c] = level
+    return blocks.reshape(m, height * E, width * E, 3)
+
+
+def field_images(fields) -> np.ndarray:
+    """``field_rgb`` of m Fields at once (the same grid, k, quantity and edge factor, e.g. one setting's σ
+    levels from ``rbfviz.field.soft_fields``): (m, E·H, E·W, 3) uint8, image i the bits of
+    ``field_rgb(fields[i])``."""
+    channels, _, _ = _field_colours(fields)
+    return _rgb_blocks(channels, _edge_positions(fields), fields[0].edge_factor)
+
+
+def field_pngs(fields) -> list[bytes]:
+    """The PNG of each of m Fields' images (``field_images``; the same arguments): an 8-bit palette PNG
+    where the image has at most 256 colours (a byte per pixel instead of three: a third of the data to
+    compress, and fewer bytes), an RGB PNG otherwise. Decoded, each has ``field_rgb(fields[i])``'s pixels.
+
+    The colours are found without sorting the pixels: within a level a pixel's colour is named by its
+    group and channel sum (``_field_colours``), a few thousand names at most."""
+    channels, group, bad = _field_colours(fields)
+    E = fields[0].edge_factor
+    m, height, width = channels[0].shape
+    pixels = height * width
+    image_size = pixels * E * E
+    names = (int(group.max()) + 1) * 766 + 2  # per level: group × channel sum (0 to 765), NaN, edge
+    nan_name, edge_name = names - 2, names - 1
+    name = channels[0].astype(np.int32)
+    name += channels[1]
+    name += channels[2]
+    name += group.astype(np.int32) * 766
+    name[bad] = nan_name
+    name = name.reshape(m, pixels)
+    name += (np.arange(m, dtype=np.int32) * names)[:, None]  # every level's names apart
+    # one pixel of each name, whose colour it is (-1: a name no pixel has)
+    sample = np.full(m * names, -1, dtype=np.int32)
+    sample[name.reshape(-1)] = np.arange(m * pixels, dtype=np.int32)
+    edge_at = _edge_positions(fields)
+    edge_level = edge_at // image_size
+    has_edges = np.zeros(m, dtype=bool)
+    has_edges[edge_level] = True
+    sample = sample.reshape(m, names)
+    entry = np.zeros((m, names), dtype=np.uint8)  # each name's place in its level's palette
+    palettes = {}
+    for i in range(m):
+        present = np.flatnonzero(sample[i] >= 0)
+        at = sample[i, present]
+        rgb = np.stack([channel.reshape(-1)[at] for channel in channels], axis=1)
+        if has_edges[i]:
+            present = np.append(present, edge_name)
+            rgb = np.vstack([rgb, np.array(EDGE_RGB, dtype=np.uint8)])
+        rgb = rgb.astype(np.uint32)
+        distinct, place = np.unique((rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2], return_inverse=True)
+        if len(distinct) <= 256:
+            entry[i, present] = place.reshape(-1)
+            palettes[i] = np.stack([distinct >> 16, (distinct >> 8) & 255, distinct & 255], axis=1)
+    pngs: list = [None] * m
+    if palettes:
+        indexed = list(palettes)
+        shown = entry.reshape(-1)[name[indexed]].reshape(len(indexed), height, width)  # names are level-apart
+        blocks = np.empty((len(indexed), height, E, width, E), dtype=np.uint8)
+        for e in range(E):
+            blocks[:, :, 0, :, e] = shown
+        blocks[:, :, 1:] = blocks[:, :, :1]
+        chosen = np.isin(edge_level, indexed)
+        position = np.searchsorted(indexed, edge_level[chosen])  # the level's place among ``indexed``
+        blocks.reshape(-1)[edge_at[chosen] + (position - edge_level[chosen]) * image_size] = entry[
+            edge_level[chosen], edge_name
+        ]
+        indices = blocks.reshape(len(indexed), height * E, width * E)
+        for position, i in enumerate(indexed):
+            pngs[i] = png_indexed_bytes(indices[position], palettes[i])
+    for i in range(m):
+        if i not in palettes:  # an RGB image is three times the bytes: one level at a time
+            chosen = edge_level == i
+            image = _rgb_blocks(
+                [channel[i : i + 1] for channel in channels], edge_at[chosen] - i * image_size, E
+            )
+            pngs[i] = png_bytes(image[0])
+    return pngs
+
+
+def field_uris(fields) -> list[str]:
+    """``field_pngs`` as data URIs, for a figure's layout image."""
+    return [data_uri(png) for png in field_pngs(fields)]
 
 
 def resp_hovertemplate(k: int) -> str:
@@ -165,7 +293,7 @@ def plane_figure(
     layout = base_layout(title, height, legend="below")
     if field is not None:
         extent = field.extent
-        layout["images"] = [field_image(png_data_uri(field_rgb(field)), extent)]
+        layout["images"] = [field_image(field_uris([field])[0], extent)]
         data.append(
             legend_only(
                 "Voronoi edges (hard)", mode="lines", line=dict(color="rgb(%d,%d,%d)" % EDGE_RGB, width=2)
