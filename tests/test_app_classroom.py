@@ -20,13 +20,14 @@ import numpy as np
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from hang import HANG_TIMEOUT_S
-from scrub_view import figure_shown, metrics_shown, payload_bytes
+from scrub_view import figure_shown, metrics_shown, payload, payload_bytes
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.maps import responsibilities
+from rbfviz.views.figures.scrub import figure_at
 from rbfviz.views.figures.stability import KIND_LABELS
 from rbfviz.views.lessons import STEPS, prepare
 from ui.state import UPLOAD, lesson_query
@@ -210,13 +211,18 @@ def test_a_link_to_uploaded_data_without_the_upload_explains_and_uses_defaults()
     assert at.query_params["dataset"] == "blobs" and not at.error
 
 
+def big_csv(n: int) -> bytes:
+    """n points in two Gaussian clusters as a headed CSV."""
+    rng = np.random.RandomState(0)
+    A = np.vstack([rng.normal(size=(n - n // 2, 2)), rng.normal(size=(n // 2, 2)) + 4.0])
+    return ("x,y\n" + "\n".join(f"{float(a)!r},{float(b)!r}" for a, b in A) + "\n").encode()
+
+
 def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb():
     """19,999 uploaded points: every view that scrubs σ draws at most 5,000 of them (a seeded sample,
-    said in a caption), counts all of them in its numbers, and sends at most 8 MB, every σ included."""
-    rng = np.random.RandomState(0)
-    A = np.vstack([rng.normal(size=(10_000, 2)), rng.normal(size=(9_999, 2)) + 4.0])
-    data = ("x,y\n" + "\n".join(f"{float(a)!r},{float(b)!r}" for a, b in A) + "\n").encode()
-    at = upload(open_page(EXPLORER), "big.csv", data)
+    said in a caption), counts all of them in its numbers, and sends at most 8 MB, every σ included.
+    (Stability: the next test.)"""
+    at = upload(open_page(EXPLORER), "big.csv", big_csv(19_999))
     assert not at.error, texts(at.error)
     assert "a seeded sample of 5,000 of the 19,999 points" in texts(at.caption)
     spec = figure(at)
@@ -224,10 +230,29 @@ def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb()
     k = at.session_state["_rbfviz_controls"].k
     assert metrics(at)["exactly-zero r_ij"].endswith(f"of {19_999 * k:,}")  # r of every point counted
     assert payload_bytes(at) <= 8_000_000
-    for page in (ANNEALING, STABILITY, EQUIVALENCE):
+    for page in (ANNEALING, EQUIVALENCE):
         at.switch_page(page).run()
         assert not at.exception and not at.error, (page, texts(at.error))
         assert payload_bytes(at) <= 8_000_000, page
+
+
+def test_a_large_upload_on_stability_draws_a_sample_at_every_sigma():
+    """Stability with more points than it draws: a seeded sample of 5,000 at every σ, the counts of all
+    points, at most 8 MB. Its payload holds the drawn points only, so one point over the limit takes the
+    same path as the largest upload (whose α-family panel alone costs tens of seconds at k = 3)."""
+    at = upload(open_page(STABILITY, {"k": "2"}), "big.csv", big_csv(5_001))
+    assert not at.exception and not at.error, texts(at.error)
+    assert (
+        "Drawn: a seeded sample of 5,000 of the 5,001 points; the counts above each panel and below "
+        "count all 5,001." in texts(at.caption)
+    )
+    assert payload_bytes(at) <= 8_000_000
+    header = payload(at)
+    for level in range(len(header["sigmas"])):
+        traces = figure_at(header, level)["data"]
+        for panel in ("naive exp/sum", "entmax-1.5"):  # each panel's point traces: every drawn point once
+            drawn = [len(t["x"]) for t in traces if t["name"].startswith(panel) and "row" in t["name"]]
+            assert sum(drawn) == 5000, (level, panel, drawn)
 
 
 # --- picking centres ------------------------------------------------------------------------------------
