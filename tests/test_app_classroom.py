@@ -212,18 +212,11 @@ def test_a_link_to_uploaded_data_without_the_upload_explains_and_uses_defaults()
     assert at.query_params["dataset"] == "blobs" and not at.error
 
 
-def big_csv(n: int) -> bytes:
-    """n points in two Gaussian clusters as a headed CSV."""
-    rng = np.random.RandomState(0)
-    A = np.vstack([rng.normal(size=(n - n // 2, 2)), rng.normal(size=(n // 2, 2)) + 4.0])
-    return ("x,y\n" + "\n".join(f"{float(a)!r},{float(b)!r}" for a, b in A) + "\n").encode()
-
-
 def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb():
     """19,999 uploaded points: every view that scrubs σ draws at most 5,000 of them (a seeded sample,
     said in a caption), counts all of them in its numbers, and sends at most 8 MB, every σ included.
     (Stability: the next test.)"""
-    at = upload(open_page(EXPLORER), "big.csv", big_csv(19_999))
+    at = upload(open_page(EXPLORER), "big.csv", csv_points(n=19_999)[0])
     assert not at.error, texts(at.error)
     assert "a seeded sample of 5,000 of the 19,999 points" in texts(at.caption)
     spec = figure(at)
@@ -241,7 +234,7 @@ def test_a_large_upload_on_stability_draws_a_sample_at_every_sigma():
     """Stability with more points than it draws: a seeded sample of 5,000 at every σ, the counts of all
     points, at most 8 MB. Its payload holds the drawn points only, so one point over the limit takes the
     same path as the largest upload (whose α-family panel alone costs tens of seconds at k = 3)."""
-    at = upload(open_page(STABILITY, {"k": "2"}), "big.csv", big_csv(5_001))
+    at = upload(open_page(STABILITY, {"k": "2"}), "big.csv", csv_points(n=5_001)[0])
     assert not at.exception and not at.error, texts(at.error)
     assert (
         "Drawn: a seeded sample of 5,000 of the 5,001 points; the counts above each panel and below "
