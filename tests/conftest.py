@@ -4,6 +4,7 @@ Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fa
 leaves out a new browser test file even if it forgets its pytestmark.
 """
 
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +13,16 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import pytest  # noqa: E402
+
+
+def pytest_configure(config):
+    """On a pytest-xdist worker torch computes on one thread: the two workers fill the machine's two
+    cores, where torch's default (a thread per core in each worker) oversubscribes them and its idle
+    threads spin. The app's server also runs torch on one thread (rbfviz.tune_for_server)."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        import torch
+
+        torch.set_num_threads(1)
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ import io
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -20,13 +21,14 @@ import numpy as np
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
 from hang import HANG_TIMEOUT_S
-from scrub_view import figure_shown, metrics_shown, payload_bytes
+from scrub_view import figure_shown, metrics_shown, payload, payload_bytes
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.maps import responsibilities
+from rbfviz.views.figures.scrub import figure_at
 from rbfviz.views.figures.stability import KIND_LABELS
 from rbfviz.views.lessons import STEPS, prepare
 from ui.state import UPLOAD, lesson_query
@@ -212,11 +214,9 @@ def test_a_link_to_uploaded_data_without_the_upload_explains_and_uses_defaults()
 
 def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb():
     """19,999 uploaded points: every view that scrubs σ draws at most 5,000 of them (a seeded sample,
-    said in a caption), counts all of them in its numbers, and sends at most 8 MB, every σ included."""
-    rng = np.random.RandomState(0)
-    A = np.vstack([rng.normal(size=(10_000, 2)), rng.normal(size=(9_999, 2)) + 4.0])
-    data = ("x,y\n" + "\n".join(f"{float(a)!r},{float(b)!r}" for a, b in A) + "\n").encode()
-    at = upload(open_page(EXPLORER), "big.csv", data)
+    said in a caption), counts all of them in its numbers, and sends at most 8 MB, every σ included.
+    (Stability: the next test.)"""
+    at = upload(open_page(EXPLORER), "big.csv", csv_points(n=19_999)[0])
     assert not at.error, texts(at.error)
     assert "a seeded sample of 5,000 of the 19,999 points" in texts(at.caption)
     spec = figure(at)
@@ -224,10 +224,29 @@ def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb()
     k = at.session_state["_rbfviz_controls"].k
     assert metrics(at)["exactly-zero r_ij"].endswith(f"of {19_999 * k:,}")  # r of every point counted
     assert payload_bytes(at) <= 8_000_000
-    for page in (ANNEALING, STABILITY, EQUIVALENCE):
+    for page in (ANNEALING, EQUIVALENCE):
         at.switch_page(page).run()
         assert not at.exception and not at.error, (page, texts(at.error))
         assert payload_bytes(at) <= 8_000_000, page
+
+
+def test_a_large_upload_on_stability_draws_a_sample_at_every_sigma():
+    """Stability with more points than it draws: a seeded sample of 5,000 at every σ, the counts of all
+    points, at most 8 MB. Its payload holds the drawn points only, so one point over the limit takes the
+    same path as the largest upload (whose α-family panel alone costs tens of seconds at k = 3)."""
+    at = upload(open_page(STABILITY, {"k": "2"}), "big.csv", csv_points(n=5_001)[0])
+    assert not at.exception and not at.error, texts(at.error)
+    assert (
+        "Drawn: a seeded sample of 5,000 of the 5,001 points; the counts above each panel and below "
+        "count all 5,001." in texts(at.caption)
+    )
+    assert payload_bytes(at) <= 8_000_000
+    header = payload(at)
+    for level in range(len(header["sigmas"])):
+        traces = figure_at(header, level)["data"]
+        for panel in ("naive exp/sum", "entmax-1.5"):  # each panel's point traces: every drawn point once
+            drawn = [len(t["x"]) for t in traces if t["name"].startswith(panel) and "row" in t["name"]]
+            assert sum(drawn) == 5000, (level, panel, drawn)
 
 
 # --- picking centres ------------------------------------------------------------------------------------
@@ -310,21 +329,73 @@ def test_presenter_toggle_writes_the_url_and_links_keep_it():
 # --- downloads and receipts ------------------------------------------------------------------------------
 
 
-def run_receipt(text: bytes, cwd: Path) -> dict:
-    """Run a downloaded receipt in a fresh Python process; return (numbers, SHOWN) as JSON."""
+# A downloaded receipt runs as its user runs it: a new Python process with the repository on its path
+# and the receipt's folder as working directory. Each is a fork of one runner process that has made the
+# cold imports (torch, rbfviz) and computed nothing, so every receipt starts from that state and never
+# from another receipt's, and the receipts pay for one interpreter start instead of one each.
+RECEIPT_RUNNER = """
+import json, math, os, runpy, sys
+import torch, rbfviz
+clean = lambda v: None if isinstance(v, float) and math.isnan(v) else v
+fix = lambda d: {k: clean(v) for k, v in d.items()}
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.chdir(line.rstrip("\\n"))
+            for fd, name in ((1, "receipt.out"), (2, "receipt.err")):
+                os.dup2(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+            ns = runpy.run_path("receipt.py")
+            with open("receipt.json", "w") as out:
+                json.dump({"numbers": fix(ns["numbers"]), "shown": fix(ns["SHOWN"])}, out)
+            code = 0
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+# the tests that run receipts share one runner: on one pytest-xdist worker
+RECEIPTS = pytest.mark.xdist_group("receipts")
+
+
+@pytest.fixture(scope="module")
+def receipt_runner(tmp_path_factory):
+    log = tmp_path_factory.mktemp("receipt-runner") / "stderr"
+    with open(log, "w") as err:
+        runner = subprocess.Popen(
+            [sys.executable, "-c", RECEIPT_RUNNER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        )
+    runner.log = log
+    yield runner
+    runner.stdin.close()
+    runner.wait(timeout=HANG_TIMEOUT_S)
+
+
+def run_receipt(runner, text: bytes, cwd: Path) -> dict:
+    """Run a downloaded receipt in ``cwd`` in a fresh process (a fork of ``runner``); return (numbers,
+    SHOWN) as JSON."""
     (cwd / "receipt.py").write_bytes(text)
-    code = (
-        "import json, math, runpy; ns = runpy.run_path('receipt.py');"
-        "clean = lambda v: None if isinstance(v, float) and math.isnan(v) else v;"
-        "fix = lambda d: {k: clean(v) for k, v in d.items()};"
-        "print(json.dumps({'numbers': fix(ns['numbers']), 'shown': fix(ns['SHOWN'])}))"
+    runner.stdin.write(f"{cwd}\n")
+    runner.stdin.flush()
+    ready, _, _ = select.select([runner.stdout], [], [], HANG_TIMEOUT_S)
+    status = runner.stdout.readline().strip() if ready else "no answer within the hang bound"
+    errors = cwd / "receipt.err"
+    assert status == "0", (
+        status,
+        runner.log.read_text()[-3000:],
+        errors.exists() and errors.read_text()[-3000:],
     )
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
-    )
-    assert out.returncode == 0, out.stderr[-3000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads((cwd / "receipt.json").read_text())
 
 
 def assert_reproduced(result: dict) -> None:
@@ -339,7 +410,8 @@ def assert_reproduced(result: dict) -> None:
             )
 
 
-def test_explorer_downloads(media, tmp_path):
+@RECEIPTS
+def test_explorer_downloads(media, tmp_path, receipt_runner):
     at = open_page(EXPLORER, SMALL)
     spec = figure(at)
     X, _ = make_dataset("moons", 150, 0.1, 0)
@@ -357,7 +429,7 @@ def test_explorer_downloads(media, tmp_path):
     assert not re.search(r"<script[^>]*\bsrc=", html)  # plotly.js is inside: it opens offline
     assert spec["layout"]["title"]["text"] in html
     # the receipt reproduces the numbers, which are the ones on screen
-    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
     assert_reproduced(result)
     shown = metrics(at)
     assert shown["L_σ  (soft loss)"] == f"{result['shown']['loss']:.5g}"
@@ -365,39 +437,43 @@ def test_explorer_downloads(media, tmp_path):
     assert shown["argmax r = K-Means label"] == f"{100 * result['shown']['agreement']:.1f} %"
 
 
-def test_receipt_of_uploaded_data_reads_the_file(media, tmp_path):
+@RECEIPTS
+def test_receipt_of_uploaded_data_reads_the_file(media, tmp_path, receipt_runner):
     data, _ = csv_points(n=36, columns=3)
     at = upload(open_page(EXPLORER), "three.csv", data)
     text = download(at, media, "Receipt (.py)")
     assert b"three.csv" in text
     (tmp_path / "three.csv").write_bytes(data)
-    assert_reproduced(run_receipt(text, tmp_path))
+    assert_reproduced(run_receipt(receipt_runner, text, tmp_path))
 
 
-def test_equivalence_receipt_reproduces(media, tmp_path):
+@RECEIPTS
+def test_equivalence_receipt_reproduces(media, tmp_path, receipt_runner):
     at = open_page(EQUIVALENCE, dict(SMALL, init="random", kind="entmax15", dtype="float32"))
-    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
     assert_reproduced(result)
     shown = metrics(at)
     assert shown["max |GD step − Lloyd step|"] == f"{result['shown']['gd_vs_lloyd']:.3g}"
 
 
-def test_annealing_downloads(media, tmp_path):
+@RECEIPTS
+def test_annealing_downloads(media, tmp_path, receipt_runner):
     at = open_page(ANNEALING, SMALL)
     trajectories = json.loads(download(at, media, "Trajectories (JSON)"))
     anneal = trajectories["anneal"]
     assert trajectories["parameters"]["dataset"] == "moons"
     assert np.asarray(anneal["centers"]).shape == (len(anneal["sigmas"]), 3, 2)
     assert np.all(np.diff(anneal["sigmas"]) < 0)
-    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
     assert_reproduced(result)
     shown = metrics(at)
     assert shown["σ_c predicted"] == f"{result['shown']['sigma_critical_predicted']:.3g}"
 
 
-def test_stability_receipt_reproduces_the_table(media, tmp_path):
+@RECEIPTS
+def test_stability_receipt_reproduces_the_table(media, tmp_path, receipt_runner):
     at = open_page(STABILITY, dict(SMALL, dtype="float32"))
-    result = run_receipt(download(at, media, "Receipt (.py)"), tmp_path)
+    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
     assert_reproduced(result)
     table = at.dataframe[0].value  # the table at the current σ: one row per map and dtype
     assert len(table) == 6

@@ -18,7 +18,7 @@ from ui import training
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/6_Neural_network.py"
 SMALL = {"dataset": "moons", "n": "120"}
-WAIT = 120.0
+WAIT = HANG_TIMEOUT_S  # a hang bound: rerun_until returns as soon as the training is done
 
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")

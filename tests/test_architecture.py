@@ -6,6 +6,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from hang import HANG_TIMEOUT_S
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -23,7 +25,7 @@ def test_import_contracts_are_kept():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG_TIMEOUT_S,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout

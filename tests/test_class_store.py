@@ -10,6 +10,7 @@ import threading
 import time
 
 import pytest
+from hang import HANG_TIMEOUT_S
 
 from rbfviz.classroom import store as store_module
 from rbfviz.classroom.scratch_pg import ScratchPostgres, find_bin_dir
@@ -55,7 +56,8 @@ def postgres_url():
     cluster.stop()
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+# the PostgreSQL tests share the session's cluster: on one pytest-xdist worker, so it starts once
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.xdist_group("postgresql"))])
 def make_store(request, tmp_path):
     """A factory of Stores on one empty database: an SQLite file, or the session's PostgreSQL cluster
     emptied first. Stores made with the same factory share the database (a restarted app, a replica)."""
@@ -276,7 +278,7 @@ def test_200_threads_leave_one_row_per_student(make_store):
 
     def answer(seat: str, which: int) -> None:
         try:
-            start.wait(timeout=60)
+            start.wait(timeout=HANG_TIMEOUT_S)
             acknowledged[seat, which] = store.submit(
                 room.code, seat, "anneal", 1.0 + which + seats.index(seat) / 100
             )
@@ -287,7 +289,8 @@ def test_200_threads_leave_one_row_per_student(make_store):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=120)
+        thread.join(timeout=HANG_TIMEOUT_S)
+    assert not any(thread.is_alive() for thread in threads), "a thread still runs after the hang bound"
     assert not errors, errors[:3]
     assert len(acknowledged) == 200
     assert store.count_rows()["rbfviz_answers"] == 100
@@ -310,7 +313,8 @@ def test_replicas_starting_together_create_the_schema_once(make_store):
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join(timeout=60)
+        thread.join(timeout=HANG_TIMEOUT_S)
+    assert not any(thread.is_alive() for thread in threads), "a thread still runs after the hang bound"
     assert not errors and len(stores) == 4
 
 
@@ -430,4 +434,4 @@ def test_10000_guessed_codes_find_no_room(make_store):
             pass
     assert found == 0, f"{found} guesses hit one of {len(rooms)} rooms"
     assert store.count_rows()["rbfviz_members"] == 0
-    assert time.monotonic() - t0 < 300
+    assert time.monotonic() - t0 < HANG_TIMEOUT_S

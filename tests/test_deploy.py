@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hang import HANG_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOY = ROOT / "deploy"
@@ -42,7 +43,7 @@ def run(*cmd: str, env: dict | None = None) -> subprocess.CompletedProcess:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_TIMEOUT_S,
         env=None if env is None else {**os.environ, **env},
     )
 
@@ -95,7 +96,7 @@ def test_haproxy_accepts_the_config(haproxy, env, precompressed):
         [haproxy, "-c", "-f", str(HAPROXY_CFG)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_TIMEOUT_S,
         env={**_clean_env(), **env},
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -137,7 +138,7 @@ def test_haproxy_stats_page_has_no_default_password(haproxy):
         [haproxy, "-c", "-f", str(HAPROXY_CFG)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_TIMEOUT_S,
         env={**_clean_env(), **env},
     )
     assert proc.returncode != 0 and "RBFVIZ_STATS_PASSWORD" in proc.stdout + proc.stderr, (
@@ -149,7 +150,11 @@ def test_haproxy_refuses_a_broken_config(haproxy, tmp_path):
     broken = tmp_path / "broken.cfg"
     broken.write_text(HAPROXY_CFG.read_text().replace("balance leastconn", "balance fewest"))
     proc = subprocess.run(
-        [haproxy, "-c", "-f", str(broken)], capture_output=True, text=True, timeout=60, env=_clean_env()
+        [haproxy, "-c", "-f", str(broken)],
+        capture_output=True,
+        text=True,
+        timeout=HANG_TIMEOUT_S,
+        env=_clean_env(),
     )
     assert proc.returncode != 0, proc.stdout + proc.stderr
 
@@ -243,7 +248,7 @@ def test_compose_runs_read_only_replicas_behind_haproxy():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_TIMEOUT_S,
         env=_clean_env(),
     )
     assert no_password.returncode != 0 and "RBFVIZ_STATS_PASSWORD" in no_password.stdout + no_password.stderr

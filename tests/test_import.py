@@ -5,9 +5,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hang import HANG_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]
+# both tests read one probe (a cold torch import in a subprocess): on one pytest-xdist worker
+pytestmark = pytest.mark.xdist_group("import-probe")
 
 PROBE = """
 import gc, json, sys
@@ -36,13 +39,17 @@ def probe(threads: str = "2") -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_import_leaves_torch_threads_and_the_garbage_collector_alone():
-    result = probe("2")
+@pytest.fixture(scope="module")
+def result() -> dict:
+    """The probe's reading, one subprocess for both tests."""
+    return probe("2")
+
+
+def test_import_leaves_torch_threads_and_the_garbage_collector_alone(result):
     assert result["before"]["threads"] == 2
     assert result["after_import"] == result["before"]
 
 
-def test_tune_for_server_sets_one_thread_and_freezes_once():
-    result = probe("2")
+def test_tune_for_server_sets_one_thread_and_freezes_once(result):
     assert result["tuned"]["threads"] == 1
     assert result["tuned"]["frozen"] > result["before"]["frozen"]

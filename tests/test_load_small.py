@@ -26,6 +26,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hang import HANG_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSIONS, CHANGES = 5, 5
@@ -59,7 +60,7 @@ def test_five_students_commit_sigma_without_errors_or_leaks(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=HANG_TIMEOUT_S,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     report = json.loads(report_path.read_text())

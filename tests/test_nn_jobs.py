@@ -6,11 +6,12 @@ import threading
 import time
 
 import pytest
+from hang import HANG_TIMEOUT_S
 
 from rbfviz.nn.jobs import FAILED, FINISHED, QUEUED, JobRegistry, TrainingJob
 from rbfviz.views.networks import train_classifier_view
 
-WAIT = 30.0
+WAIT = HANG_TIMEOUT_S  # a hang bound: each wait ends as soon as its state is reached
 
 
 class Result:

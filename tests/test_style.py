@@ -4,12 +4,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hang import HANG_TIMEOUT_S
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def ruff(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "ruff", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_TIMEOUT_S,
     )
 
 

@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 import pytest
+from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.scrub import figure_at, read_payload
@@ -72,7 +73,7 @@ DRAWN_JS = """() => {
 
 
 def python_payload(page: str, query: dict) -> dict:
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
     at.query_params.update(query)
     at.switch_page(page).run()
     assert not at.exception, at.exception
@@ -146,7 +147,7 @@ def test_every_level_drawn_is_the_payloads_level(server, student, view):
     header = python_payload(VIEWS[view], query)
     page = student.page
     student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     last = len(header["sigmas"]) - 1
     check_drawn(page, header)
     page.locator("input.scrub-range").focus()
@@ -166,6 +167,11 @@ def test_every_level_drawn_is_the_payloads_level(server, student, view):
     student.assert_no_problems()
 
 
+# The σ the scrubber draws once it differs from the given one (a press has moved it).
+MOVED_JS = (
+    "(s) => { const p = document.querySelector('div.scrub-plot'); "
+    "return !!p && p.dataset.sigma !== s && p.dataset.sigma; }"
+)
 FOCUS_JS = """() => { const r = document.querySelector("input.scrub-range");
   return { focused: document.activeElement === r, same: r === window.__scrubRange, value: Number(r.value),
            level: Number(document.querySelector("div.scrub-plot").dataset.level) }; }"""
@@ -185,7 +191,7 @@ def test_focus_survives_every_settle(server, student, view):
     page = student.page
     page.add_init_script(SCRUB_INSERTS_INIT)
     student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     inserts = page.evaluate("window.__scrubInserts")
     page.evaluate("() => { window.__scrubRange = document.querySelector('input.scrub-range'); }")
     page.locator("input.scrub-range").focus()
@@ -193,13 +199,8 @@ def test_focus_survives_every_settle(server, student, view):
     for press in range(1, 6):
         sigma = student.scrub_sigma()
         page.keyboard.press("ArrowLeft")
-        moved = page.wait_for_function(
-            "(s) => { const p = document.querySelector('div.scrub-plot'); "
-            "return !!p && p.dataset.sigma !== s && p.dataset.sigma; }",
-            arg=sigma,
-        ).json_value()
-        student.wait_for_settle(moved)
-        page.wait_for_timeout(300)
+        moved = page.wait_for_function(MOVED_JS, arg=sigma).json_value()
+        student.wait_for_settle(moved)  # the settle's rerun finished and the page is quiet
         page.wait_for_selector("div.scrub-plot[data-level]")  # a remount leaves a moment without one
         now = page.evaluate(FOCUS_JS)
         assert now["focused"], f"after settle {press} the σ slider lost the keyboard focus"
@@ -232,19 +233,17 @@ def test_ten_views_in_turn_leave_no_listeners_behind(server, student):
     page = student.page
     page.add_init_script(OBSERVERS_INIT)
     student.open(f"{server.url}/Explorer?" + "&".join(f"{k}={v}" for k, v in QUERY.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     cdp = page.context.new_cdp_session(page)
     order = ["Annealing", "Stability", "Equivalence", "Explorer"] * 3
     seen: dict[str, list] = {}
     for view in order[:10]:
         student.go_to(view)
-        page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
-        page.wait_for_timeout(500)
-        # the scrubber's level can be moved: it is this view's live scrubber
+        sigma = student.scrub_sigma()  # the scrubber has drawn its level
+        # the scrubber's level can be moved: it is this view's live scrubber; then its settle's rerun
         page.locator("input.scrub-range").focus()
         page.keyboard.press("ArrowLeft")
-        page.wait_for_timeout(900)
-        student.wait_for_run()
+        student.wait_for_settle(student.page.wait_for_function(MOVED_JS, arg=sigma).json_value())
         counts = window_listeners(cdp)
         observers = page.evaluate("() => window.__liveObservers.size")
         scrubbers = page.evaluate("() => document.querySelectorAll('div.scrub').length")
@@ -290,7 +289,7 @@ def test_arrows_moved_in_place_are_plotlys_arrows(server, student, query):
     header = python_payload(VIEWS["Equivalence"], query)
     page = student.page
     student.open(server.url + "/Equivalence?" + "&".join(f"{k}={v}" for k, v in query.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]", timeout=180_000)
+    page.wait_for_selector("div.scrub-plot[data-level]")
     page.locator("input.scrub-range").focus()
     page.keyboard.press("End")
     page.wait_for_function("() => document.querySelector('div.scrub-plot')?.dataset.level === '0'")
