@@ -245,7 +245,9 @@ def _em(
     along the slow direction, and one EM step from there stabilises it. The jump is kept only if the
     free energy there is no higher than at c0 — EM itself never raises it — otherwise the cycle
     falls back to plain c2. Near-critical levels, where plain EM moves by a factor σ_c²/σ² per step,
-    converge in several times fewer steps to the same fixed point. Stops early, unconverged, if the
+    converge in several times fewer steps. Usually to the same fixed point as plain EM, but not always:
+    a jump can cross into another fixed point's basin, so from one start the two can end at different
+    fixed points (both with ``converged`` telling the truth). Stops early, unconverged, if the
     centres become NaN (the "naive" map past its underflow point).
 
     With ``accelerate`` and ``apart_abs``, whenever no two centres are within apart_abs of each other
@@ -544,8 +546,8 @@ def anneal(
     max_iter : cap on EM steps per level.
     progress : optional callable(done, total) called after each level.
     noise : symmetry-breaking noise, relative to the data scale (see the module docstring).
-    accelerate : SQUAREM-accelerated EM (default; same fixed points, several times fewer steps near
-        critical σ); False runs plain EM steps.
+    accelerate : SQUAREM-accelerated EM (default; several times fewer steps near critical σ, usually to
+        the same fixed points as plain EM, see ``_em``); False runs plain EM steps.
     """
     X = check_points(X, "X")
     k = check_k(k, X.shape[0])
