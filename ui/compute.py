@@ -287,12 +287,17 @@ def progress_slot():
         _PROGRESS_SLOT.reset(token)
 
 
+def _progress_bar(text: str):
+    """A progress bar at 0 showing ``text``, in the block's ``progress_slot`` if it has one, else in place."""
+    slot = _PROGRESS_SLOT.get()
+    return (st if slot is None else slot).progress(0.0, text=text)
+
+
 def _with_progress_bar(text: str, work):
     """Run ``work(progress)`` under a progress bar; progress(done, total) moves it. The bar goes away
     afterwards, whether the work succeeded or not. It is drawn in the block's ``progress_slot`` if it
     has one, else in place."""
-    slot = _PROGRESS_SLOT.get()
-    bar = (st if slot is None else slot).progress(0.0, text=f"{text}…")
+    bar = _progress_bar(f"{text}…")
 
     def progress(done: int, total: int) -> None:
         bar.progress(min(done / max(total, 1), 1.0), text=f"{text}: {done} of {total}…")
@@ -811,8 +816,7 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
             parts.done, parts.total = done, total
             moved(done, total)
 
-        slot = _PROGRESS_SLOT.get()
-        bar = (st if slot is None else slot).progress(0.0, text=_REST_TEXT.format(done=0, total=len(rest)))
+        bar = _progress_bar(_REST_TEXT.format(done=0, total=len(rest)))
 
         def moved(done: int, total: int) -> None:
             bar.progress(min(done / max(total, 1), 1.0), text=_REST_TEXT.format(done=done, total=total))
@@ -848,8 +852,7 @@ _WAIT_TEXT = "This setting's σ levels are being computed, once for everybody: {
 def _wait_for_builder(key, lock, near: int, show, shown: bool) -> bool:
     """Wait while another session builds this setting, under a progress bar that follows its progress;
     show its first part as soon as it holds ``near``. Returns whether a first part was shown."""
-    slot = _PROGRESS_SLOT.get()
-    bar = (st if slot is None else slot).progress(0.0, text=_WAITING_TEXT)
+    bar = _progress_bar(_WAITING_TEXT)
     try:
         while not lock.acquire(timeout=_WAIT_SECONDS):
             parts = _parts_store().get(key)
