@@ -30,7 +30,6 @@ from .palette import (
     NAN_RGB,
     cluster_colors,
     cluster_rgb,
-    fade,
     mix_colors,
     rgb_strings,
 )
@@ -66,22 +65,42 @@ def _field_colours(fields) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     value = np.stack([field.value for field in fields])
     bad = ~np.isfinite(value)
     if first.quantity == "max":
+        # in place, the same operations as FIELD_FADE_HARD + (1 - FIELD_FADE_HARD)·(1 - certainty) with
+        # certainty = clip((value - 1/k) / (1 - 1/k), 0, 1): a pass fewer per operation
         if k > 1:
-            shown = np.nan_to_num(value, nan=1.0) if bad.any() else value
-            certainty = np.clip((shown - 1.0 / k) / (1.0 - 1.0 / k), 0.0, 1.0)
+            amount = np.subtract(np.nan_to_num(value, nan=1.0) if bad.any() else value, 1.0 / k)
+            amount /= 1.0 - 1.0 / k
+            np.maximum(amount, 0.0, out=amount)
+            np.minimum(amount, 1.0, out=amount)
         else:
-            certainty = np.ones_like(value)
-        group = np.clip(np.stack([field.argmax for field in fields]), 0, k - 1)
-        amount = FIELD_FADE_HARD + (1.0 - FIELD_FADE_HARD) * (1.0 - certainty)
-        palette = cluster_rgb(k)
-        channels = [fade(palette[:, c][group], amount) for c in range(3)]
+            amount = np.ones_like(value)
+        np.subtract(1.0, amount, out=amount)
+        amount *= 1.0 - FIELD_FADE_HARD
+        amount += FIELD_FADE_HARD
+        group = np.stack([field.argmax for field in fields])  # -1 where NaN, and never k or more
+        np.maximum(group, 0, out=group)
+        channels = [_faded_channel(cluster_rgb(k)[:, c], group, amount) for c in range(3)]
     else:
         t = np.clip(np.nan_to_num(value, nan=0.0) / max(np.log(k), 1e-12), 0.0, 1.0)
         channels = [np.rint(255.0 + (float(dark) - 255.0) * t).astype(np.uint8) for dark in ENTROPY_DARK]
         group = np.zeros(value.shape, dtype=np.intp)
-    for c, channel in enumerate(channels):
-        channel[bad] = NAN_RGB[c]
+    if bad.any():
+        for c, channel in enumerate(channels):
+            channel[bad] = NAN_RGB[c]
     return channels, group, bad
+
+
+def _faded_channel(levels: np.ndarray, group: np.ndarray, amount: np.ndarray) -> np.ndarray:
+    """One channel of ``palette.fade``: ``fade(levels[group], amount)``'s channel, the same bits, in
+    fewer passes over the pixels (the per-cluster terms are looked up already in float64; amount lies in
+    [0, 1], so the rounded value lies in [levels, 255] and needs no clipping).
+
+    levels: (k,) uint8, one channel of the cluster colours; group, amount: (...) cluster and fade amount."""
+    base = levels.astype(np.float64)
+    out = np.take(255.0 - base, group)
+    out *= amount
+    out += np.take(base, group)
+    return np.rint(out, out=out).astype(np.uint8)
 
 
 def _edge_positions(fields) -> np.ndarray:
