@@ -231,9 +231,10 @@ def _max_and_argmax_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     one column at a time: a reduction along the short k axis costs tens of ns per row."""
     largest = a[:, 0].copy()
     index = np.zeros(a.shape[0], dtype=np.int64)
+    larger = np.empty(a.shape[0], dtype=bool)
     for j in range(1, a.shape[1]):
-        larger = a[:, j] > largest
-        index[larger] = j
+        np.greater(a[:, j], largest, out=larger)
+        np.copyto(index, j, where=larger)  # a boolean-mask assignment costs several times more
         np.maximum(largest, a[:, j], out=largest)
     return largest, index
 
@@ -299,14 +300,19 @@ def _pixel_summary(resp: np.ndarray, quantity: str):
     F-ordered (the transpose of the maps' (k, n) layout: a reduction over a row adds the numbers in the
     same order for every level)."""
     bad = ~np.isfinite(resp).all(axis=1)
-    safe = np.where(bad[:, None], 0.0, resp) if bad.any() else resp
+    any_bad = bool(bad.any())
+    safe = np.where(bad[:, None], 0.0, resp) if any_bad else resp
     largest, first_largest = _max_and_argmax_rows(safe)
     if quantity == "max":
         value = largest
     else:
         value = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
-    value[bad] = np.nan
-    return value, np.where(bad, -1, first_largest), (safe == 0.0).any(axis=1) & ~bad
+    exact_zero = (safe == 0.0).any(axis=1)
+    if any_bad:  # (most fields have no NaN row: three passes saved)
+        value[bad] = np.nan
+        first_largest[bad] = -1
+        exact_zero &= ~bad
+    return value, first_largest, exact_zero
 
 
 def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_factor: int) -> list[Field]:

@@ -62,7 +62,7 @@ def _field_colours(fields) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     group for "entropy"; NaN pixels are grey whatever their group."""
     first = fields[0]
     k = first.k
-    value = np.stack([field.value for field in fields])
+    value = _stacked([field.value for field in fields])
     bad = ~np.isfinite(value)
     if first.quantity == "max":
         # in place, the same operations as FIELD_FADE_HARD + (1 - FIELD_FADE_HARD)·(1 - certainty) with
@@ -77,8 +77,7 @@ def _field_colours(fields) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
         np.subtract(1.0, amount, out=amount)
         amount *= 1.0 - FIELD_FADE_HARD
         amount += FIELD_FADE_HARD
-        group = np.stack([field.argmax for field in fields])  # -1 where NaN, and never k or more
-        np.maximum(group, 0, out=group)
+        group = np.maximum(_stacked([field.argmax for field in fields]), 0)  # -1 where NaN, never k or more
         channels = [_faded_channel(cluster_rgb(k)[:, c], group, amount) for c in range(3)]
     else:
         t = np.clip(np.nan_to_num(value, nan=0.0) / max(np.log(k), 1e-12), 0.0, 1.0)
@@ -105,7 +104,27 @@ def _faded_channel(levels: np.ndarray, group: np.ndarray, amount: np.ndarray) ->
 
 def _edge_positions(fields) -> np.ndarray:
     """Flat positions of the Voronoi edge pixels in the (m, E·H, E·W) images of ``fields``."""
-    return np.flatnonzero(np.stack([field.edges for field in fields]))
+    return np.flatnonzero(_stacked([field.edges for field in fields]))
+
+
+def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.stack(arrays)`` to read, without copying the levels' arrays when they lie one after the other
+    in one array (as ``rbfviz.field.soft_fields`` gives its levels' arrays): a read-only view then."""
+    first = arrays[0]
+    address = first.__array_interface__["data"][0]
+    consecutive = first.flags.c_contiguous and all(
+        array.base is not None
+        and array.base is first.base
+        and array.dtype == first.dtype
+        and array.shape == first.shape
+        and array.__array_interface__["data"][0] == address + i * first.nbytes
+        for i, array in enumerate(arrays)
+    )
+    if not consecutive:
+        return np.stack(arrays)
+    return np.lib.stride_tricks.as_strided(
+        first, (len(arrays), *first.shape), (first.nbytes, *first.strides), writeable=False
+    )
 
 
 def _rgb_blocks(channels, edge_at: np.ndarray, E: int) -> np.ndarray:
