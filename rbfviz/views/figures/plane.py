@@ -21,8 +21,8 @@ from .layout import (
     figure,
     legend_only,
     plane_axes,
-    png_bytes,
-    png_indexed_bytes,
+    png_scanline_bytes,
+    png_scanlines,
 )
 from .palette import (
     EDGE_RGB,
@@ -127,23 +127,37 @@ def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
     )
 
 
-def _rgb_blocks(channels, edge_at: np.ndarray, E: int) -> np.ndarray:
+def _rgb_blocks(channels, edge_at: np.ndarray, E: int, scanlines: np.ndarray | None = None) -> np.ndarray:
     """(m, E·H, E·W, 3) uint8 images from three (m, H, W) channel planes, each pixel an E×E block, with
-    the edge colour at the flat pixel positions ``edge_at``."""
+    the edge colour at the flat pixel positions ``edge_at``. scanlines: (m, E·H, 1 + 3·E·W) PNG rows
+    (``layout.png_scanlines``) to write the images into after each row's filter byte, instead of new
+    arrays (then returned)."""
     m, height, width = channels[0].shape
+    if scanlines is None:
+        blocks = np.empty((m, height, E, width, E, 3), dtype=np.uint8)
+    else:
+        blocks = scanlines[:, :, 1:].reshape(m, height, E, width, E, 3)  # a view: axes only split
     # one channel at a time into the first row of each block (a strided copy of whole planes; a
     # broadcast of (..., 3) pixels runs an inner loop of 3 bytes, several times slower), then that row
     # into the others
-    blocks = np.empty((m, height, E, width, E, 3), dtype=np.uint8)
     for c, channel in enumerate(channels):
         for e in range(E):
             blocks[:, :, 0, :, e, c] = channel
     blocks[:, :, 1:] = blocks[:, :, :1]
     # the edges' few pixels by their flat positions (a boolean mask over (..., 3) pixels is ~10× slower)
-    flat = blocks.reshape(-1)
+    if scanlines is None:
+        flat, at = blocks.reshape(-1), 3 * edge_at
+    else:
+        flat, at = scanlines.reshape(-1), _scanline_positions(edge_at, width * E, 3)
     for c, level in enumerate(EDGE_RGB):
-        flat[3 * edge_at + c] = level
-    return blocks.reshape(m, height * E, width * E, 3)
+        flat[at + c] = level
+    return blocks.reshape(m, height * E, width * E, 3) if scanlines is None else scanlines
+
+
+def _scanline_positions(at: np.ndarray, row_pixels: int, samples: int) -> np.ndarray:
+    """Where the first sample of the pixels at flat positions ``at`` of (..., rows, row_pixels) images lies
+    in their PNG scanlines (..., rows, 1 + samples·row_pixels): after the filter byte of each row."""
+    return samples * at + at // row_pixels + 1
 
 
 def field_images(fields) -> np.ndarray:
@@ -201,25 +215,28 @@ def field_pngs(fields) -> list[bytes]:
     if palettes:
         indexed = list(palettes)
         shown = entry.reshape(-1)[name[indexed]].reshape(len(indexed), height, width)  # names are level-apart
-        blocks = np.empty((len(indexed), height, E, width, E), dtype=np.uint8)
+        # the images are written straight into their PNG rows (each after its filter byte)
+        scanlines = png_scanlines((len(indexed), height * E, width * E))
+        blocks = scanlines[:, :, 1:].reshape(len(indexed), height, E, width, E)  # a view: axes only split
         for e in range(E):
             blocks[:, :, 0, :, e] = shown
         blocks[:, :, 1:] = blocks[:, :, :1]
         chosen = np.isin(edge_level, indexed)
         position = np.searchsorted(indexed, edge_level[chosen])  # the level's place among ``indexed``
-        blocks.reshape(-1)[edge_at[chosen] + (position - edge_level[chosen]) * image_size] = entry[
-            edge_level[chosen], edge_name
-        ]
-        indices = blocks.reshape(len(indexed), height * E, width * E)
+        at = _scanline_positions(edge_at[chosen] + (position - edge_level[chosen]) * image_size, width * E, 1)
+        scanlines.reshape(-1)[at] = entry[edge_level[chosen], edge_name]
         for position, i in enumerate(indexed):
-            pngs[i] = png_indexed_bytes(indices[position], palettes[i])
+            pngs[i] = png_scanline_bytes(scanlines[position], palettes[i].astype(np.uint8))
     for i in range(m):
         if i not in palettes:  # an RGB image is three times the bytes: one level at a time
             chosen = edge_level == i
-            image = _rgb_blocks(
-                [channel[i : i + 1] for channel in channels], edge_at[chosen] - i * image_size, E
+            scanlines = _rgb_blocks(
+                [channel[i : i + 1] for channel in channels],
+                edge_at[chosen] - i * image_size,
+                E,
+                png_scanlines((1, height * E, 3 * width * E)),
             )
-            pngs[i] = png_bytes(image[0])
+            pngs[i] = png_scanline_bytes(scanlines[0])
     return pngs
 
 
