@@ -89,7 +89,9 @@ def pixel_centers(extent, height: int, width: int) -> np.ndarray:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def grid_sq_distance_columns(extent, height: int, width: int, C: np.ndarray, out: np.ndarray | None = None):
+def grid_sq_distance_columns(
+    extent, height: int, width: int, C: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
     """(k, H·W) squared distances from every centre to every pixel centre, in C's dtype: the maps'
     (k, n) layout, so no transpose is copied before them. out: a C-contiguous (k, H·W) array of C's
     dtype to write them into (and return) instead of a new one.

@@ -13,7 +13,9 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
                                        no imaging library).
                                        Row 0 is the image's TOP. ``png_bytes`` (RGB) and
                                        ``png_indexed_bytes`` (palette) give the PNG itself,
-                                       ``data_uri`` its URI.
+                                       ``data_uri`` its URI; ``png_scanlines`` and
+                                       ``png_scanline_bytes`` encode an image built in place in
+                                       the PNG's rows (no copy).
 * ``field_image(uri, extent)``       – a layout image under the data: its top-left corner at
                                        (x_min, y_max), bottom-right at (x_max, y_min).
 * ``legend_only(name, ...)``         – a legend entry for marks drawn inside an image.
