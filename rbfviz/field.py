@@ -89,9 +89,12 @@ def pixel_centers(extent, height: int, width: int) -> np.ndarray:
     return np.column_stack([gx.ravel(), gy.ravel()])
 
 
-def grid_sq_distance_columns(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
+def grid_sq_distance_columns(
+    extent, height: int, width: int, C: np.ndarray, out: np.ndarray | None = None
+) -> np.ndarray:
     """(k, H·W) squared distances from every centre to every pixel centre, in C's dtype: the maps'
-    (k, n) layout, so no transpose is copied before them.
+    (k, n) layout, so no transpose is copied before them. out: a C-contiguous (k, H·W) array of C's
+    dtype to write them into (and return) instead of a new one.
 
     The grid is a product of an x and a y axis, so d_jp = (x_p - c_j1)² + (y_p - c_j2)² is one
     broadcast add of a row and a column per centre: the same sum, in the same order, as
@@ -99,10 +102,12 @@ def grid_sq_distance_columns(extent, height: int, width: int, C: np.ndarray) -> 
     """
     xs, ys = _pixel_axes(extent, height, width)
     xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
-    d = np.empty((C.shape[0], height, width), dtype=C.dtype)
+    if out is None:
+        out = np.empty((C.shape[0], height * width), dtype=C.dtype)
+    d = out.reshape(C.shape[0], height, width)  # a view: out is C-contiguous
     for j, (cx, cy) in enumerate(C):
         np.add(np.square(xs - cx)[None, :], np.square(ys - cy)[:, None], out=d[j])
-    return d.reshape(C.shape[0], height * width)
+    return out
 
 
 def grid_sq_distances(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
@@ -226,16 +231,17 @@ def boundary_mask(labels: np.ndarray) -> np.ndarray:
     return edge
 
 
-def _max_and_argmax_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(max, argmax) of each row of a (n, k) array without NaN, ties to the lowest index (as argmax),
-    one column at a time: a reduction along the short k axis costs tens of ns per row."""
-    largest = a[:, 0].copy()
-    index = np.zeros(a.shape[0], dtype=np.int64)
+def _max_and_argmax_rows(a: np.ndarray, largest: np.ndarray, index: np.ndarray) -> None:
+    """The max and the argmax of each row of a (n, k) array without NaN, ties to the lowest index (as
+    argmax), into ``largest`` (n,) and ``index`` (n,) int64, one column at a time: a reduction along the
+    short k axis costs tens of ns per row."""
+    np.copyto(largest, a[:, 0])
+    index.fill(0)
+    larger = np.empty(a.shape[0], dtype=bool)
     for j in range(1, a.shape[1]):
-        larger = a[:, j] > largest
-        index[larger] = j
+        np.greater(a[:, j], largest, out=larger)
+        np.copyto(index, j, where=larger)  # a boolean-mask assignment costs several times more
         np.maximum(largest, a[:, j], out=largest)
-    return largest, index
 
 
 def soft_field(
@@ -294,19 +300,23 @@ def soft_fields(
     return _soft_fields(extent, C, sigmas, kind, quantity, size, edge_factor)
 
 
-def _pixel_summary(resp: np.ndarray, quantity: str):
-    """(value, argmax, exact_zero) of ``Field`` from one level's responsibilities as (H·W, k) rows,
+def _pixel_summary(
+    resp: np.ndarray, quantity: str, value: np.ndarray, argmax: np.ndarray, exact_zero
+) -> None:
+    """``Field``'s value, argmax and exact_zero from one level's responsibilities as (H·W, k) rows,
     F-ordered (the transpose of the maps' (k, n) layout: a reduction over a row adds the numbers in the
-    same order for every level)."""
+    same order for every level), written into the (H·W,) arrays ``value``, ``argmax`` and ``exact_zero``."""
     bad = ~np.isfinite(resp).all(axis=1)
-    safe = np.where(bad[:, None], 0.0, resp) if bad.any() else resp
-    largest, first_largest = _max_and_argmax_rows(safe)
-    if quantity == "max":
-        value = largest
-    else:
-        value = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
-    value[bad] = np.nan
-    return value, np.where(bad, -1, first_largest), (safe == 0.0).any(axis=1) & ~bad
+    any_bad = bool(bad.any())
+    safe = np.where(bad[:, None], 0.0, resp) if any_bad else resp
+    _max_and_argmax_rows(safe, value, argmax)
+    if quantity == "entropy":
+        value[...] = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
+    np.any(safe == 0.0, axis=1, out=exact_zero)
+    if any_bad:  # skipped where no row is NaN, the usual case
+        value[bad] = np.nan
+        argmax[bad] = -1
+        exact_zero &= ~bad
 
 
 def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_factor: int) -> list[Field]:
@@ -320,11 +330,12 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
     # as a single field's; arrays of several levels at once would be freed into the server's heap and
     # raise its memory for good after a class
     with torch.no_grad():
+        distances = np.empty((k, pixels), dtype=C.dtype)  # every level's, in turn
         for i in range(m):
-            distances = grid_sq_distance_columns(extent, size, size, C[i])
+            grid_sq_distance_columns(extent, size, size, C[i], out=distances)
             resp = resp_columns(distances, float(sigmas[i]), kind, overwrite=True)
-            value[i], argmax[i], exact_zero[i] = _pixel_summary(
-                resp.astype(np.float64, copy=False).T, quantity
+            _pixel_summary(
+                resp.astype(np.float64, copy=False).T, quantity, value[i], argmax[i], exact_zero[i]
             )
     fine = edge_factor * size
     C64 = C.astype(np.float64)

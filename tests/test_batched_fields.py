@@ -193,6 +193,26 @@ def test_field_pngs_decode_to_the_field_images(kind, quantity, k, edge_factor):
     assert "P" in modes  # the hard levels have few colours
 
 
+def test_field_images_of_levels_in_any_order_and_from_separate_calls():
+    """Levels that are not one after the other in one ``soft_fields`` result (reordered, or computed
+    apart) give the same images and PNGs as each level alone, and the fields' arrays stay unchanged."""
+    rng = np.random.default_rng(5)
+    C = centre_sets(rng, 4, 3, spread=1.5)
+    sigmas = np.array([2.0, 0.6, 0.2, 0.05])
+    fields = field.soft_fields(EXTENT, C, sigmas, "softmax", "max", size=40)
+    before = [(f.value.copy(), f.argmax.copy(), f.edges.copy()) for f in fields]
+    alone = field.soft_field(EXTENT, C[1], sigmas[1], "softmax", "max", size=40)
+    picked = [fields[2], fields[0], alone, fields[3]]
+    images = field_images(picked)
+    for image, f in zip(images, picked):
+        assert np.array_equal(image, image_one_level(f))
+    for png, image in zip(field_pngs(picked), images):
+        assert np.array_equal(decoded(png), image)
+    for f, (value, argmax, edges) in zip(fields, before):
+        assert np.array_equal(f.value, value) and np.array_equal(f.argmax, argmax)
+        assert np.array_equal(f.edges, edges)
+
+
 def test_field_pngs_fall_back_to_rgb_above_256_colours():
     f = field.soft_field(EXTENT, np.array([[-1.0, 0.0], [1.0, 0.5], [0.0, 2.0], [2.0, 2.0]]), 1.0, size=200)
     image = field_rgb(f)

@@ -9,10 +9,13 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 * ``validated(fig)``                 – the same figure through Plotly's validators (tests).
 * ``base_layout(title, height, legend="above"|"below")`` – fonts, margins, white background, legend.
 * ``plane_axes(extent)``             – x and y in the same units, fixed to extent (a dict to merge).
-* ``png_data_uri(rgb)``              – (H, W, 3) uint8 -> "data:image/png;base64,..." (zlib only).
+* ``png_data_uri(rgb)``              – (H, W, 3) uint8 -> "data:image/png;base64,..." (zlib-ng's deflate,
+                                       no imaging library).
                                        Row 0 is the image's TOP. ``png_bytes`` (RGB) and
                                        ``png_indexed_bytes`` (palette) give the PNG itself,
-                                       ``data_uri`` its URI.
+                                       ``data_uri`` its URI; ``png_scanlines`` and
+                                       ``png_scanline_bytes`` encode an image built in place in
+                                       the PNG's rows (no copy).
 * ``field_image(uri, extent)``       – a layout image under the data: its top-left corner at
                                        (x_min, y_max), bottom-right at (x_max, y_min).
 * ``legend_only(name, ...)``         – a legend entry for marks drawn inside an image.
@@ -33,6 +36,7 @@ import zlib
 
 import numpy as np
 import plotly.graph_objects as go
+from zlib_ng import zlib_ng
 
 from .palette import INK_COLORS
 
@@ -47,6 +51,10 @@ THEME_INK_RGB = "rgb(1, 2, 3)"
 # A field image is light in both themes, and the legend shows the marks drawn on it: its legend
 # keeps a light box with dark text. ui/scrub.js uses the same values.
 FIELD_LEGEND = dict(bgcolor="rgba(255,255,255,0.9)", font=dict(color=FONT["color"]))
+# zlib-ng's deflate level for a PNG's pixels: field images are most of a σ payload's bytes and much of the
+# time to build it. At level 5 zlib-ng takes about a third of the standard zlib's time at level 6 for PNGs
+# about a sixth larger; lower levels save little more time for many more bytes.
+PNG_LEVEL = 5
 _AXIS_KEY = re.compile(r"^[xy]axis\d*$")
 # Colours that come from the theme when a figure is shown in Streamlit (base_layout sets them for
 # figures shown elsewhere: HTML downloads, Jupyter).
@@ -157,37 +165,52 @@ def two_planes_layout(title: str | None, height: int, extent, left: str, right: 
     return layout
 
 
-def _png(width: int, height: int, colour_type: int, rows: np.ndarray, palette: bytes | None = None) -> bytes:
-    """A PNG of 8-bit samples: ``rows`` (H, W·samples) uint8 scanlines, each written with filter byte 0
-    ("None") and compressed by zlib at level 6; colour_type 2 (RGB) or 3 (palette, with ``palette``)."""
+def png_scanline_bytes(scanlines: np.ndarray, palette: np.ndarray | None = None) -> bytes:
+    """A PNG of 8-bit samples from its scanlines as they are compressed: ``scanlines`` (H, 1 + W·samples)
+    uint8, C-contiguous, each row its filter byte 0 ("None") then its samples, compressed by zlib-ng at
+    ``PNG_LEVEL``. With ``palette`` (p, 3) uint8 RGB, p <= 256: a palette PNG (a sample per pixel, an
+    index below p); without: an RGB PNG (three samples per pixel). Callers that build an image into such
+    rows (``png_scanlines``) save the copy ``png_bytes`` and ``png_indexed_bytes`` make."""
 
     def chunk(tag: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data))
 
-    raw = np.concatenate([np.zeros((height, 1), np.uint8), rows], axis=1)
-    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    height, row_bytes = scanlines.shape
+    samples = 3 if palette is None else 1
+    header = struct.pack(
+        ">IIBBBBB", (row_bytes - 1) // samples, height, 8, 2 if palette is None else 3, 0, 0, 0
+    )
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + (chunk(b"PLTE", palette) if palette is not None else b"")
-        + chunk(b"IDAT", zlib.compress(raw.tobytes(), 6))
+        + (chunk(b"PLTE", palette.tobytes()) if palette is not None else b"")
+        + chunk(b"IDAT", zlib_ng.compress(scanlines, PNG_LEVEL))
         + chunk(b"IEND", b"")
     )
 
 
+def png_scanlines(shape: tuple) -> np.ndarray:
+    """Zeroed PNG scanlines for images of ``shape`` = (..., H, W·samples): (..., H, 1 + W·samples) uint8, the
+    filter byte 0 first in each row. Write an image into ``[..., 1:]``; hand each image's rows to
+    ``png_scanline_bytes``."""
+    return np.zeros((*shape[:-1], 1 + shape[-1]), dtype=np.uint8)
+
+
 def png_bytes(rgb) -> bytes:
     """Encode an (H, W, 3) uint8 array as a PNG (8-bit RGB, no filtering). Row 0 is the top row."""
-    rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
+    rgb = np.asarray(rgb, dtype=np.uint8)
     if rgb.ndim != 3 or rgb.shape[2] != 3 or rgb.shape[0] < 1 or rgb.shape[1] < 1:
         raise ValueError(f"rgb must have shape (H, W, 3), got {rgb.shape}.")
     height, width = rgb.shape[:2]
-    return _png(width, height, 2, rgb.reshape(height, width * 3))
+    scanlines = png_scanlines((height, width * 3))
+    scanlines[:, 1:] = rgb.reshape(height, width * 3)
+    return png_scanline_bytes(scanlines)
 
 
 def png_indexed_bytes(indices, palette) -> bytes:
     """Encode an (H, W) uint8 array of palette entries and its palette (p, 3) uint8 RGB, p <= 256, as an
     8-bit palette PNG (no filtering). Decoded, pixel (i, j) is palette[indices[i, j]]. Row 0 is the top."""
-    indices = np.ascontiguousarray(indices, dtype=np.uint8)
+    indices = np.asarray(indices, dtype=np.uint8)
     palette = np.ascontiguousarray(palette, dtype=np.uint8)
     if indices.ndim != 2 or indices.shape[0] < 1 or indices.shape[1] < 1:
         raise ValueError(f"indices must have shape (H, W), got {indices.shape}.")
@@ -195,8 +218,9 @@ def png_indexed_bytes(indices, palette) -> bytes:
         raise ValueError(f"palette must have shape (p, 3) with 1 <= p <= 256, got {palette.shape}.")
     if indices.max() >= palette.shape[0]:
         raise ValueError(f"indices must be below the palette's {palette.shape[0]} entries.")
-    height, width = indices.shape
-    return _png(width, height, 3, indices, palette.tobytes())
+    scanlines = png_scanlines(indices.shape)
+    scanlines[:, 1:] = indices
+    return png_scanline_bytes(scanlines, palette)
 
 
 def data_uri(png: bytes) -> str:

@@ -21,8 +21,8 @@ from .layout import (
     figure,
     legend_only,
     plane_axes,
-    png_bytes,
-    png_indexed_bytes,
+    png_scanline_bytes,
+    png_scanlines,
 )
 from .palette import (
     EDGE_RGB,
@@ -30,7 +30,6 @@ from .palette import (
     NAN_RGB,
     cluster_colors,
     cluster_rgb,
-    fade,
     mix_colors,
     rgb_strings,
 )
@@ -63,49 +62,102 @@ def _field_colours(fields) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     group for "entropy"; NaN pixels are grey whatever their group."""
     first = fields[0]
     k = first.k
-    value = np.stack([field.value for field in fields])
+    value = _stacked([field.value for field in fields])
     bad = ~np.isfinite(value)
     if first.quantity == "max":
+        # in place, the same operations as FIELD_FADE_HARD + (1 - FIELD_FADE_HARD)·(1 - certainty) with
+        # certainty = clip((value - 1/k) / (1 - 1/k), 0, 1): a pass fewer per operation
         if k > 1:
-            shown = np.nan_to_num(value, nan=1.0) if bad.any() else value
-            certainty = np.clip((shown - 1.0 / k) / (1.0 - 1.0 / k), 0.0, 1.0)
+            amount = np.subtract(np.nan_to_num(value, nan=1.0) if bad.any() else value, 1.0 / k)
+            amount /= 1.0 - 1.0 / k
+            np.maximum(amount, 0.0, out=amount)
+            np.minimum(amount, 1.0, out=amount)
         else:
-            certainty = np.ones_like(value)
-        group = np.clip(np.stack([field.argmax for field in fields]), 0, k - 1)
-        amount = FIELD_FADE_HARD + (1.0 - FIELD_FADE_HARD) * (1.0 - certainty)
-        palette = cluster_rgb(k)
-        channels = [fade(palette[:, c][group], amount) for c in range(3)]
+            amount = np.ones_like(value)
+        np.subtract(1.0, amount, out=amount)
+        amount *= 1.0 - FIELD_FADE_HARD
+        amount += FIELD_FADE_HARD
+        group = np.maximum(_stacked([field.argmax for field in fields]), 0)  # -1 where NaN, never k or more
+        channels = [_faded_channel(cluster_rgb(k)[:, c], group, amount) for c in range(3)]
     else:
         t = np.clip(np.nan_to_num(value, nan=0.0) / max(np.log(k), 1e-12), 0.0, 1.0)
         channels = [np.rint(255.0 + (float(dark) - 255.0) * t).astype(np.uint8) for dark in ENTROPY_DARK]
         group = np.zeros(value.shape, dtype=np.intp)
-    for c, channel in enumerate(channels):
-        channel[bad] = NAN_RGB[c]
+    if bad.any():
+        for c, channel in enumerate(channels):
+            channel[bad] = NAN_RGB[c]
     return channels, group, bad
+
+
+def _faded_channel(levels: np.ndarray, group: np.ndarray, amount: np.ndarray) -> np.ndarray:
+    """One channel of ``palette.fade``: ``fade(levels[group], amount)``'s channel, the same bits, in
+    fewer passes over the pixels (the per-cluster terms are looked up already in float64; amount lies in
+    [0, 1], so the rounded value lies in [levels, 255] and needs no clipping).
+
+    levels: (k,) uint8, one channel of the cluster colours; group, amount: (...) cluster and fade amount."""
+    base = levels.astype(np.float64)
+    out = np.take(255.0 - base, group)
+    out *= amount
+    out += np.take(base, group)
+    return np.rint(out, out=out).astype(np.uint8)
 
 
 def _edge_positions(fields) -> np.ndarray:
     """Flat positions of the Voronoi edge pixels in the (m, E·H, E·W) images of ``fields``."""
-    return np.flatnonzero(np.stack([field.edges for field in fields]))
+    return np.flatnonzero(_stacked([field.edges for field in fields]))
 
 
-def _rgb_blocks(channels, edge_at: np.ndarray, E: int) -> np.ndarray:
+def _stacked(arrays: list[np.ndarray]) -> np.ndarray:
+    """``np.stack(arrays)`` to read, without copying the levels' arrays when they lie one after the other
+    in one array (as ``rbfviz.field.soft_fields`` gives its levels' arrays): a read-only view then."""
+    first = arrays[0]
+    address = first.__array_interface__["data"][0]
+    consecutive = first.flags.c_contiguous and all(
+        array.base is not None
+        and array.base is first.base
+        and array.dtype == first.dtype
+        and array.shape == first.shape
+        and array.__array_interface__["data"][0] == address + i * first.nbytes
+        for i, array in enumerate(arrays)
+    )
+    if not consecutive:
+        return np.stack(arrays)
+    return np.lib.stride_tricks.as_strided(
+        first, (len(arrays), *first.shape), (first.nbytes, *first.strides), writeable=False
+    )
+
+
+def _rgb_blocks(channels, edge_at: np.ndarray, E: int, scanlines: np.ndarray | None = None) -> np.ndarray:
     """(m, E·H, E·W, 3) uint8 images from three (m, H, W) channel planes, each pixel an E×E block, with
-    the edge colour at the flat pixel positions ``edge_at``."""
+    the edge colour at the flat pixel positions ``edge_at``. scanlines: (m, E·H, 1 + 3·E·W) PNG rows
+    (``layout.png_scanlines``) to write the images into after each row's filter byte, instead of new
+    arrays (then returned)."""
     m, height, width = channels[0].shape
+    if scanlines is None:
+        blocks = np.empty((m, height, E, width, E, 3), dtype=np.uint8)
+    else:
+        blocks = scanlines[:, :, 1:].reshape(m, height, E, width, E, 3)  # a view: axes only split
     # one channel at a time into the first row of each block (a strided copy of whole planes; a
     # broadcast of (..., 3) pixels runs an inner loop of 3 bytes, several times slower), then that row
     # into the others
-    blocks = np.empty((m, height, E, width, E, 3), dtype=np.uint8)
     for c, channel in enumerate(channels):
         for e in range(E):
             blocks[:, :, 0, :, e, c] = channel
     blocks[:, :, 1:] = blocks[:, :, :1]
     # the edges' few pixels by their flat positions (a boolean mask over (..., 3) pixels is ~10× slower)
-    flat = blocks.reshape(-1)
+    if scanlines is None:
+        flat, at = blocks.reshape(-1), 3 * edge_at
+    else:
+        flat, at = scanlines.reshape(-1), _scanline_positions(edge_at, width * E, 3)
     for c, level in enumerate(EDGE_RGB):
-        flat[3 * edge_at + c] = level
-    return blocks.reshape(m, height * E, width * E, 3)
+        flat[at + c] = level
+    return blocks.reshape(m, height * E, width * E, 3) if scanlines is None else scanlines
+
+
+def _scanline_positions(at: np.ndarray, row_pixels: int, samples: int) -> np.ndarray:
+    """Where the first sample of the pixels at flat positions ``at`` of (..., rows, row_pixels) images lies
+    in their PNG scanlines (..., rows, 1 + samples·row_pixels): after the filter byte of each row."""
+    return samples * at + at // row_pixels + 1
 
 
 def field_images(fields) -> np.ndarray:
@@ -163,25 +215,28 @@ def field_pngs(fields) -> list[bytes]:
     if palettes:
         indexed = list(palettes)
         shown = entry.reshape(-1)[name[indexed]].reshape(len(indexed), height, width)  # names are level-apart
-        blocks = np.empty((len(indexed), height, E, width, E), dtype=np.uint8)
+        # the images are written straight into their PNG rows (each after its filter byte)
+        scanlines = png_scanlines((len(indexed), height * E, width * E))
+        blocks = scanlines[:, :, 1:].reshape(len(indexed), height, E, width, E)  # a view: axes only split
         for e in range(E):
             blocks[:, :, 0, :, e] = shown
         blocks[:, :, 1:] = blocks[:, :, :1]
         chosen = np.isin(edge_level, indexed)
         position = np.searchsorted(indexed, edge_level[chosen])  # the level's place among ``indexed``
-        blocks.reshape(-1)[edge_at[chosen] + (position - edge_level[chosen]) * image_size] = entry[
-            edge_level[chosen], edge_name
-        ]
-        indices = blocks.reshape(len(indexed), height * E, width * E)
+        at = _scanline_positions(edge_at[chosen] + (position - edge_level[chosen]) * image_size, width * E, 1)
+        scanlines.reshape(-1)[at] = entry[edge_level[chosen], edge_name]
         for position, i in enumerate(indexed):
-            pngs[i] = png_indexed_bytes(indices[position], palettes[i])
+            pngs[i] = png_scanline_bytes(scanlines[position], palettes[i].astype(np.uint8))
     for i in range(m):
         if i not in palettes:  # an RGB image is three times the bytes: one level at a time
             chosen = edge_level == i
-            image = _rgb_blocks(
-                [channel[i : i + 1] for channel in channels], edge_at[chosen] - i * image_size, E
+            scanlines = _rgb_blocks(
+                [channel[i : i + 1] for channel in channels],
+                edge_at[chosen] - i * image_size,
+                E,
+                png_scanlines((1, height * E, 3 * width * E)),
             )
-            pngs[i] = png_bytes(image[0])
+            pngs[i] = png_scanline_bytes(scanlines[0])
     return pngs
 
 

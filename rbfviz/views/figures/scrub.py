@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
+from zlib_ng import gzip_ng
 
 from .palette import rgb_strings
 from .presenter import _decoded
@@ -347,7 +348,8 @@ def scrub_payload(
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     head = MAGIC + struct.pack("<I", len(text)) + text
     head += b"\0" * (-len(head) % 8)
-    return gzip.compress(head + b"".join(blobs.parts), compresslevel=6, mtime=0)
+    # zlib-ng: the standard gzip format, about as small as the standard library's at the same level, faster
+    return gzip_ng.compress(head + b"".join(blobs.parts), 6, mtime=0)
 
 
 # --- decoding (what the browser does, for tests and tools) ----------------------------------------
