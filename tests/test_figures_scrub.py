@@ -180,3 +180,25 @@ def test_plane_side_html_shows_the_numbers_as_formatted():
     assert f"{numbers['exact_zeros']:,} of {numbers['entries']:,}" in text
     assert "⚠ careful" in text and "Centres shown: here" in text
     assert "NaN rows of r" not in text  # only when there are some
+
+
+def test_colour_lists_with_repeats_parse_to_every_item_and_mixed_or_out_of_range_lists_stay_strings():
+    from rbfviz.views.figures.scrub import _color_array
+
+    names = [
+        "#1f77b4",
+        "#ff7f0e",
+        "#1f77b4",
+        "#2ca02c",
+        "#1f77b4",
+        "#ff7f0e",
+        "#2ca02c",
+        "#2ca02c",
+        "#000000",
+    ]
+    rgb, form = _color_array(names)
+    assert form == "hex" and rgb.dtype == np.uint8 and rgb.shape == (len(names), 3)
+    assert [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in rgb.tolist()] == names
+    assert _color_array(names[:-1] + ["rgb(0,0,0)"]) is None  # two forms in one list
+    assert _color_array(["rgb(300,0,0)"] + ["rgb(1,2,3)"] * 8) is None  # not a colour
+    assert _color_array(names[:7]) is None  # too short for a blob
