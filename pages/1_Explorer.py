@@ -100,7 +100,7 @@ select = dict(
 
 
 def sigma_panels(ctrl) -> None:
-    """The plane, the picks and the downloads: rerun alone when σ settles (ui.page.follows_sigma)."""
+    """The plane and the downloads: rerun alone when σ settles (ui.page.follows_sigma)."""
     view = None
 
     with panel("The plane"):
@@ -191,6 +191,40 @@ def sigma_panels(ctrl) -> None:
             picked(selected_points(event))
             st.rerun()
 
+    if view is not None:
+        params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
+        st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
+        exports.download_row(
+            ctrl,
+            [
+                exports.points_download(
+                    view.X,
+                    lambda v=view, c=ctrl: compute.resp_at(v, c),
+                    view.info.kmeans_labels,
+                    name=f"explorer_{ctrl.dataset}",
+                    finite=view.numbers is not None and view.numbers["nan_rows"] == 0,
+                ),
+                exports.figure_download(
+                    lambda v=view, c=ctrl: explorer_figure(
+                        v.X,
+                        compute.resp_at(v, c),
+                        v.centers,
+                        v.kmeans_centers,
+                        compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
+                        f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}",
+                        axes=axes,
+                    ),
+                    "explorer_plane",
+                ),
+                exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
+            ],
+            key="explorer",
+        )
+
+
+def picking_panel(ctrl) -> None:
+    """The picks and their buttons. They do not follow σ, so they stay out of the σ fragment: a settle
+    does not send them again, and a press reruns the whole page (the picks are in the sidebar's links)."""
     with panel("Picking starting centres"):
         with st.expander(
             "Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"
@@ -226,38 +260,9 @@ def sigma_panels(ctrl) -> None:
                 on_change=typed_picks,
             )
 
-    if view is not None:
-        params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
-        st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
-        exports.download_row(
-            ctrl,
-            [
-                exports.points_download(
-                    view.X,
-                    lambda v=view, c=ctrl: compute.resp_at(v, c),
-                    view.info.kmeans_labels,
-                    name=f"explorer_{ctrl.dataset}",
-                    finite=view.numbers is not None and view.numbers["nan_rows"] == 0,
-                ),
-                exports.figure_download(
-                    lambda v=view, c=ctrl: explorer_figure(
-                        v.X,
-                        compute.resp_at(v, c),
-                        v.centers,
-                        v.kmeans_centers,
-                        compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
-                        f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}",
-                        axes=axes,
-                    ),
-                    "explorer_plane",
-                ),
-                exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
-            ],
-            key="explorer",
-        )
-
 
 follows_sigma(ctx, sigma_panels)
+picking_panel(ctrl)
 
 with panel("The explanation"):
     left, right = st.columns(2, gap="large")
