@@ -223,9 +223,10 @@ def download_row(ctrl: Controls, items: list[Download], key: str) -> None:
     """A row of download buttons (hidden in presenter mode: a projector needs no downloads)."""
     if ctrl.presenter or not items:
         return
-    cols = st.columns(len(items))
-    for i, (col, item) in enumerate(zip(cols, items)):
-        with col:
+    # one horizontal block, the buttons sharing its width as columns would: a settle sends this row again,
+    # and columns cost a block message each
+    with st.container(horizontal=True):
+        for i, item in enumerate(items):
             st.download_button(
                 item.label,
                 data=item.make,
