@@ -236,19 +236,19 @@ def picking_panel(ctrl) -> None:
                 f"*custom* initialisation, so changing k never loses picks; pick more than k to keep spares. "
                 f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
             )
-            cols = st.columns(4)
-            cols[0].button(
+            row = st.container(horizontal=True)  # one block (four columns would be four more)
+            row.button(
                 "Start from my picks",
                 on_click=update,
                 kwargs=dict(init="custom"),
                 disabled=ctrl.init == "custom",
                 help="Sets the initialisation to custom (clicked points).",
             )
-            cols[1].button(
+            row.button(
                 "Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks
             )
-            cols[2].button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
-            cols[3].button(
+            row.button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
+            row.button(
                 f"Set k = {len(ctrl.picks)} (all picks)",
                 on_click=update,
                 kwargs=dict(k=len(ctrl.picks)),
