@@ -100,7 +100,7 @@ select = dict(
 
 
 def sigma_panels(ctrl) -> None:
-    """The plane, the picks and the downloads: rerun alone when σ settles (ui.page.follows_sigma)."""
+    """The plane and the downloads: rerun alone when σ settles (ui.page.follows_sigma)."""
     view = None
 
     with panel("The plane"):
@@ -191,41 +191,6 @@ def sigma_panels(ctrl) -> None:
             picked(selected_points(event))
             st.rerun()
 
-    with panel("Picking starting centres"):
-        with st.expander(
-            "Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"
-        ):
-            picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
-            st.markdown(
-                f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are "
-                f"numbered in the order you make them. **The first k picks are the starting centres** of the "
-                f"*custom* initialisation, so changing k never loses picks; pick more than k to keep spares. "
-                f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
-            )
-            cols = st.columns(4)
-            cols[0].button(
-                "Start from my picks",
-                on_click=update,
-                kwargs=dict(init="custom"),
-                disabled=ctrl.init == "custom",
-                help="Sets the initialisation to custom (clicked points).",
-            )
-            cols[1].button(
-                "Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks
-            )
-            cols[2].button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
-            cols[3].button(
-                f"Set k = {len(ctrl.picks)} (all picks)",
-                on_click=update,
-                kwargs=dict(k=len(ctrl.picks)),
-                disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k,
-            )
-            st.text_input(
-                "Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
-                key="w_typed_picks",
-                on_change=typed_picks,
-            )
-
     if view is not None:
         params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
         st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
@@ -257,7 +222,47 @@ def sigma_panels(ctrl) -> None:
         )
 
 
+def picking_panel(ctrl) -> None:
+    """The picks and their buttons. They do not follow σ, so they stay out of the σ fragment: a settle
+    does not send them again, and a press reruns the whole page (the picks are in the sidebar's links)."""
+    with panel("Picking starting centres"):
+        with st.expander(
+            "Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"
+        ):
+            picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
+            st.markdown(
+                f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are "
+                f"numbered in the order you make them. **The first k picks are the starting centres** of the "
+                f"*custom* initialisation, so changing k never loses picks; pick more than k to keep spares. "
+                f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
+            )
+            row = st.container(horizontal=True)  # one block (four columns would be four more)
+            row.button(
+                "Start from my picks",
+                on_click=update,
+                kwargs=dict(init="custom"),
+                disabled=ctrl.init == "custom",
+                help="Sets the initialisation to custom (clicked points).",
+            )
+            row.button(
+                "Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks
+            )
+            row.button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
+            row.button(
+                f"Set k = {len(ctrl.picks)} (all picks)",
+                on_click=update,
+                kwargs=dict(k=len(ctrl.picks)),
+                disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k,
+            )
+            st.text_input(
+                "Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
+                key="w_typed_picks",
+                on_change=typed_picks,
+            )
+
+
 follows_sigma(ctx, sigma_panels)
+picking_panel(ctrl)
 
 with panel("The explanation"):
     left, right = st.columns(2, gap="large")

@@ -253,3 +253,27 @@ def test_every_sidebar_control_explains_itself():
     assert len(controls) >= 8, [c.proto.label for c in controls]
     missing = [c.proto.label for c in controls if not c.proto.help.strip()]
     assert not missing, missing
+
+
+def test_an_uploads_sha256_is_the_files_and_is_kept_per_file_only():
+    """Receipts list the uploaded file's SHA-256 on every run: hashed once per file (by its own digest),
+    the same value as hashlib's, a different file its own, and at most 64 files remembered."""
+    import hashlib
+    from types import SimpleNamespace
+
+    from ui import exports
+    from ui.upload import file_digest
+
+    def upload(data: bytes):
+        return SimpleNamespace(file_digest=file_digest(data), data=data)
+
+    first, second = b"x,y\n1,2\n3,4\n", b"x,y\n1,2\n3,5\n"
+    assert exports.file_sha256(upload(first)) == hashlib.sha256(first).hexdigest()
+    assert exports.file_sha256(upload(second)) == hashlib.sha256(second).hexdigest()
+    # a second call reads the kept value: the bytes are not hashed again
+    kept = upload(first)
+    kept.data = None
+    assert exports.file_sha256(kept) == hashlib.sha256(first).hexdigest()
+    for i in range(70):
+        exports.file_sha256(upload(f"x,y\n{i},0\n".encode()))
+    assert len(exports._FILE_SHA256) == 64 and kept.file_digest not in exports._FILE_SHA256

@@ -18,6 +18,8 @@ import hashlib
 import html
 import json
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
@@ -191,6 +193,27 @@ def receipt_download(make_receipt: Callable, view: str) -> Download:
     )
 
 
+_FILE_SHA256: OrderedDict[str, str] = OrderedDict()  # an uploaded file's digest -> its SHA-256
+_FILE_SHA256_LOCK = threading.Lock()
+
+
+def file_sha256(upload) -> str:
+    """The SHA-256 of an uploaded file's bytes (``ui.upload.Upload``), computed once per file and process:
+    every run of a view that offers a receipt lists it (a settled σ too), and a 5 MB file takes
+    milliseconds to hash. Keyed by the file's own digest, so no file bytes are kept; 64 files at most."""
+    with _FILE_SHA256_LOCK:
+        found = _FILE_SHA256.get(upload.file_digest)
+        if found is not None:
+            _FILE_SHA256.move_to_end(upload.file_digest)
+            return found
+    found = hashlib.sha256(upload.data).hexdigest()
+    with _FILE_SHA256_LOCK:
+        _FILE_SHA256[upload.file_digest] = found
+        while len(_FILE_SHA256) > 64:
+            _FILE_SHA256.popitem(last=False)
+    return found
+
+
 def receipt_params(ctrl: Controls, **extra) -> dict:
     """The parameters a receipt lists (and its snippet uses), from the controls. Call it in the page
     script (it reads the session's upload), not inside a download generator (which runs elsewhere)."""
@@ -211,7 +234,7 @@ def receipt_params(ctrl: Controls, **extra) -> dict:
         if upload is not None:
             params.update(
                 file_name=upload.name,
-                file_sha256=hashlib.sha256(upload.data).hexdigest(),
+                file_sha256=file_sha256(upload),
                 columns=upload.columns,
             )
         params.pop("noise")
@@ -223,9 +246,10 @@ def download_row(ctrl: Controls, items: list[Download], key: str) -> None:
     """A row of download buttons (hidden in presenter mode: a projector needs no downloads)."""
     if ctrl.presenter or not items:
         return
-    cols = st.columns(len(items))
-    for i, (col, item) in enumerate(zip(cols, items)):
-        with col:
+    # one horizontal block, the buttons sharing its width as columns would: a settle sends this row again,
+    # and columns cost a block message each
+    with st.container(horizontal=True):
+        for i, item in enumerate(items):
             st.download_button(
                 item.label,
                 data=item.make,

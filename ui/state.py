@@ -498,7 +498,9 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
 
 
 def _url_query(st) -> dict[str, str]:
-    return {key: st.query_params[key] for key in QUERY_KEYS if key in st.query_params}
+    """Our parameters of the request's address (one read of st.query_params: each access is a lookup)."""
+    query = st.query_params.to_dict()
+    return {key: query[key] for key in QUERY_KEYS if key in query}
 
 
 def load_controls(st) -> Controls:
@@ -547,12 +549,16 @@ def save_controls(st, ctrl: Controls) -> None:
     query = ctrl.to_query()
     url = _url_query(st)
     last = st.session_state.get(QUERY_KEY) or {}
+    # compare with the request's address and with our last write: the request's address may be stale,
+    # and the browser's is then the last one written
+    writes = {
+        key: query[key]
+        for key in QUERY_KEYS
+        if key in query and (url.get(key) != query[key] or last.get(key) != query[key])
+    }
+    if writes:  # one address message for them all (each item set alone sends its own)
+        st.query_params.update(writes)
     for key in QUERY_KEYS:
-        # compare with the request's address and with our last write: the request's address may
-        # be stale, and the browser's is then the last one written
-        if key in query and (url.get(key) != query[key] or last.get(key) != query[key]):
-            st.query_params[key] = query[key]
-        elif key not in query and (key in url or key in last):
-            if key in st.query_params:
-                del st.query_params[key]
+        if key not in query and key in url:
+            del st.query_params[key]
     st.session_state[QUERY_KEY] = query
