@@ -37,7 +37,8 @@ from proxy_scenarios import (
     wait_for,
 )
 
-pytestmark = pytest.mark.e2e
+# on one pytest-xdist worker (tests/conftest.py gives the group its ids): the module's run-local starts once
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("run-local")]
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
