@@ -7,8 +7,8 @@
 #   bash bench/flake_check.sh                 # 5 runs, runs 2 and 4 beside the hog
 #   RUNS=2 HOG_RUNS=2 bash bench/flake_check.sh -k accessibility   # extra arguments go to pytest
 #
-# Each run uses the README test command's workers: XDIST (default "-n 2 --dist loadgroup": the tests
-# on the shared app server on one worker, the others beside them); XDIST="-n 0" runs in one process.
+# Each run uses the README test command's workers: XDIST (default "-n 2 --dist loadgroup": two workers,
+# each with its own app server and Chromium); XDIST="-n 0" runs in one process.
 #
 # Prints one line per run (exit code, wall and CPU time, load average before and after, pytest's summary,
 # the failed tests by name) and a

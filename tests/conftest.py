@@ -41,15 +41,13 @@ E2E = Path(__file__).resolve().parent / "e2e"
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks (--dist loadgroup)
 def pytest_collection_modifyitems(config, items):
-    """Every browser test gets the marker e2e. The ones on the session's shared app server (fixture
-    ``server``) also get the pytest-xdist group "shared-server": under ``-n 2 --dist loadgroup`` one
-    worker runs all of them, so the session starts that server and its Chromium once, while the other
-    worker shares out the rest (tests with servers of their own, and every test without a browser)."""
+    """Every browser test gets the marker e2e. The tests on the shared app server (fixture ``server``)
+    are in no pytest-xdist group: under ``-n 2 --dist loadgroup`` both workers take them as they come,
+    each with its own server and Chromium (started once per worker), so that neither worker waits for
+    the other at the end."""
     for item in items:
         if E2E in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.e2e)
-            if "server" in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group("shared-server"))
     if getattr(config.option, "loadgroup", False):  # set on an xdist worker under --dist loadgroup
         _group_ids(items)
 

@@ -132,6 +132,41 @@ def test_precompress_writes_smaller_files_and_a_manifest(precompressed):
         assert len(gzip.decompress(packed)) == int(size) and len(packed) < int(size) / 10
 
 
+def test_precompress_keeps_what_it_made_from_the_same_bytes(tmp_path):
+    """A fresh virtualenv installs Streamlit's files with new modification times but the same bytes:
+    their compressed files are kept (not made again, a minute of CPU for Streamlit's); a file whose
+    bytes changed is compressed again."""
+    import gzip
+
+    source, out = tmp_path / "static", tmp_path / "out"
+    (source / "js").mkdir(parents=True)
+    same, changed = source / "js" / "same.js", source / "js" / "changed.js"
+    same.write_text("const same = 1;\n" * 200)
+    changed.write_text("const before = 1;\n" * 200)
+    command = (sys.executable, str(DEPLOY / "precompress"), str(out), "--source", str(source), "--quiet")
+    first = run(*command)
+    assert first.returncode == 0, first.stdout + first.stderr
+    packed = {p.name: p.stat() for p in (out / "static" / "js").iterdir()}
+    assert set(packed) == {"same.js.gz", "same.js.br", "changed.js.gz", "changed.js.br"}
+
+    os.utime(same, (1_000_000_000, 1_000_000_000))  # as a new install: another time, the same bytes
+    changed.write_text("const after = 2;\n" * 300)
+    second = run(*command)
+    assert second.returncode == 0, second.stdout + second.stderr
+    for name in ("same.js.gz", "same.js.br"):
+        now = (out / "static" / "js" / name).stat()
+        assert (now.st_ino, now.st_mtime_ns) == (packed[name].st_ino, packed[name].st_mtime_ns), name
+    for name in ("changed.js.gz", "changed.js.br"):
+        now = (out / "static" / "js" / name).stat()
+        assert (now.st_ino, now.st_mtime_ns) != (packed[name].st_ino, packed[name].st_mtime_ns), name
+    assert gzip.decompress((out / "static" / "js" / "changed.js.gz").read_bytes()) == changed.read_bytes()
+    rows = {r.split("\t")[0]: r.split("\t")[2] for r in (out / "manifest.tsv").read_text().splitlines()}
+    assert rows == {
+        "/static/js/changed.js": str(changed.stat().st_size),
+        "/static/js/same.js": str(same.stat().st_size),
+    }
+
+
 def test_haproxy_stats_page_has_no_default_password(haproxy):
     env = {"RBFVIZ_STATS_BIND": "127.0.0.1:18404"}
     proc = subprocess.run(

@@ -54,6 +54,9 @@ def test_five_students_commit_sigma_without_errors_or_leaks(tmp_path):
             "5",
             "--probe-opens",
             "2",
+            # a run slower than this is an error: the hang bound, not a speed limit (that is bench/'s job)
+            "--timeout",
+            str(HANG_TIMEOUT_S),
             "--json",
             str(report_path),
         ],

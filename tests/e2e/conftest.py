@@ -43,6 +43,25 @@ STARTUP_TIMEOUT = HANG_TIMEOUT_MS / 1000
 expect.set_options(timeout=TIMEOUT_MS)
 
 
+# --- order ----------------------------------------------------------------------------------------
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "last_in_module: runs after every other test of its module (it stops what the module's tests share)",
+    )
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering (by the fixtures tests share)
+def pytest_collection_modifyitems(items):
+    """A test marked ``last_in_module`` moves to just after its module's last other test."""
+    for last in [item for item in items if item.get_closest_marker("last_in_module")]:
+        items.remove(last)
+        same = [i for i, item in enumerate(items) if item.module is last.module]
+        items.insert(same[-1] + 1 if same else len(items), last)
+
+
 # --- the browser ----------------------------------------------------------------------------------
 
 

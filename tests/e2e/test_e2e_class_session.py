@@ -11,14 +11,15 @@ import time
 import pytest
 from conftest import SCREENSHOTS
 from playwright.sync_api import expect
-from student import Student
+from student import HANG_TIMEOUT_MS, Student
 
 from rbfviz.classroom import normalise_code
 from rbfviz.views.lessons import STEPS, prepare
 
 pytestmark = pytest.mark.e2e
 
-REFRESH_TIMEOUT = 20_000  # ms: the panels refresh every 1.5–2 s; a busy 2-core machine is slower
+# ms: the panels refresh every 1.5–2 s, far slower on a busy machine: the bound only catches a hang
+REFRESH_TIMEOUT = HANG_TIMEOUT_MS
 BARS_JS = """() => {
   const gd = document.querySelector("[class*='st-key-rbfviz_figure_class_answers'] .js-plotly-plot");
   return gd && gd.data ? JSON.stringify({ x: Array.from(gd.data[0].x), y: Array.from(gd.data[0].y) }) : null;
@@ -51,7 +52,7 @@ def test_teacher_and_student_in_two_browsers(server, browser, student):
     teacher_context = browser.new_context(viewport={"width": 1920, "height": 1080})
     try:
         teacher = Student(teacher_context.new_page(), SCREENSHOTS, "class_session_teacher")
-        teacher.page.set_default_timeout(60_000)
+        teacher.page.set_default_timeout(HANG_TIMEOUT_MS)
         teacher.open(f"{server.url}/Lessons?presenter=1")
         teacher.page.get_by_role("button", name="Start a class session").click()
         link_box = teacher.page.locator(".rbfviz-room-link")

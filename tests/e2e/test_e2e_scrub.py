@@ -195,7 +195,7 @@ def settle(student: Student, since: float, sigma: str) -> None:
     sidebar = student.page.locator("[data-testid='stSidebar']").inner_text()
     assert "σ: move it with the σ slider above the figure" in sidebar, sidebar
     heading = f"Downloads at σ = {float(sigma):.3g}"
-    student.page.get_by_text(heading).first.wait_for(timeout=30_000)
+    student.page.get_by_text(heading).first.wait_for()
 
 
 # --- the tests -------------------------------------------------------------------------------------

@@ -6,7 +6,8 @@ document.body) can fire between the element leaving the document and the compone
 detached element has no computed style, so reading the theme there must not be tried. The loaded
 machine where that happened is simulated in the page:
 
-* every σ payload's decode waits ``window.__decodeDelay`` ms, so reruns happen while it decodes;
+* while the test holds them, σ payloads' decodes wait until it lets them go, so reruns happen while
+  they decode (a hold for a fixed time can end before a busy machine's rerun);
 * whenever a scrubber leaves the document, document.body's class changes at once, in the next task
   and in the next frame, so its observer fires in exactly that window.
 
@@ -23,18 +24,21 @@ from test_e2e_classroom import SECTION, good_csv
 
 pytestmark = pytest.mark.e2e
 
-DELAY_MS = 3000
-
 STRESS_INIT = """(() => {
-  window.__decodeDelay = 0; window.__decoding = 0;
+  window.__held = null; window.__decoding = 0;
   window.__scrubRemovals = 0; window.__removedWhileDecoding = 0;
+  window.__holdDecodes = () => {
+    window.__held = new Promise((resolve) => {
+      window.__releaseDecodes = () => { window.__held = null; resolve(); };
+    });
+  };
   const arrayBuffer = Response.prototype.arrayBuffer;
   Response.prototype.arrayBuffer = async function () {
     const out = await arrayBuffer.call(this);
     // a Response built in the page (ui/scrub.js inflates its payload through one) has no URL
-    if (this.url === "" && window.__decodeDelay) {
+    if (this.url === "" && window.__held) {
       window.__decoding += 1;
-      await new Promise((resolve) => setTimeout(resolve, window.__decodeDelay));
+      await window.__held;
       window.__decoding -= 1;
     }
     return out;
@@ -71,20 +75,20 @@ def test_no_error_while_the_scrubber_is_out_of_the_page(server, student):
     # error box and takes the scrubber out of the page; the payload arrives later
     data, X = good_csv(rows=41, seed=7)
     bad = data.replace(b"\n", b"\nhello,1.0\n", 1)
-    page.evaluate(f"() => {{ window.__decodeDelay = {DELAY_MS}; }}")
+    page.evaluate("() => window.__holdDecodes()")
     student.upload(SECTION, "detached.csv", data)
     student.upload(SECTION, "broken.csv", bad)
-    page.evaluate("() => { window.__decodeDelay = 0; }")
+    page.evaluate("() => window.__releaseDecodes()")
     page.wait_for_function(DRAWN_JS, arg="detached.csv")
     assert page.evaluate("() => window.__scrubRemovals") >= 1, (
         "the refused upload did not remount the scrubber"
     )
 
     # another view opened while the Explorer's payload decodes, and back before it has been drawn
-    page.evaluate(f"() => {{ window.__decodeDelay = {DELAY_MS}; }}")
+    page.evaluate("() => window.__holdDecodes()")
     student.go_to("Annealing")
     student.go_to("Explorer")
-    page.evaluate("() => { window.__decodeDelay = 0; }")
+    page.evaluate("() => window.__releaseDecodes()")
     page.wait_for_function(DRAWN_JS, arg="detached.csv")
     removed_while_decoding = page.evaluate("() => window.__removedWhileDecoding")
     assert removed_while_decoding >= 1, "no scrubber left the page while its payload decoded"
