@@ -45,7 +45,7 @@ from ._validate import (
     entmax_alpha,
 )
 from .jsonable import jsonable
-from .maps import resp_columns, sq_distance_columns, temperature
+from .maps import _DIRECT_DISTANCE_MAX_FEATURES, resp_columns, sq_distance_columns, temperature
 from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
@@ -54,7 +54,7 @@ from .measures import (
     free_energy_from,
     mean_entropy,
 )
-from .steps import _kmeans, centroids_from_sums, points_with_ones, weighted_sums
+from .steps import _SUM_CHUNK, _kmeans, centroids_from_sums, points_with_ones, weighted_sums
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4
@@ -155,25 +155,6 @@ EM_BLOCK = 1 << 16
 _CLIP_LOGIT = 700.0
 
 
-def _softmax_columns_with_sums_(d: np.ndarray, T: float):
-    """Softmax responsibilities (k, n) of the (k, n) squared distances d, computed in d's memory; also
-    the (n,) nearest distances d_min and column sums s of exp(-(d - d_min)/T), the two parts of each
-    point's log partition sum log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
-
-    Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
-    distances beyond _CLIP_LOGIT·T are lowered to it (see there).
-    """
-    d_min = d.min(axis=0)
-    d -= d_min
-    if d.dtype == np.float64:  # torch's clamp, in d's memory: numpy's minimum is 3× slower
-        torch.from_numpy(d).clamp_max_(_CLIP_LOGIT * T)
-    d *= -1.0 / T  # a multiplication: a (k, n) division pass costs twice as much
-    np.exp(d, out=d)
-    column_sums = d.sum(axis=0)
-    d *= 1.0 / column_sums
-    return d, d_min, column_sums
-
-
 def _free_energy_columns(d: np.ndarray, resp: np.ndarray, sigma: float, kind: str) -> float:
     """F_σ = Σ r·d - T·H(r) of one block from its (k, n) distances d and responsibilities (maps other
     than softmax), as ``measures.free_energy_from`` defines it; entmax15 and hard in numpy on this layout
@@ -187,32 +168,112 @@ def _free_energy_columns(d: np.ndarray, resp: np.ndarray, sigma: float, kind: st
     return free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
 
 
+# One batched EM step holds at most this many (level, centre, point) entries in each of its arrays (1 MB in
+# float64): more levels than fit are stepped in groups, so a server's freed temporaries stay small.
+LEVEL_ENTRIES = 1 << 17
+
+
 def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
     """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
-    points: ``points_with_ones(X)``, made once per run. The public step's maths and functions
-    (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed point reached with one-hot
-    responsibilities is K-Means' centres to the bit) on numpy arrays, without its per-call tensor
-    wrapping (a third of a step at n = 1,000), accumulated block by block so that temporaries stay
-    O(EM_BLOCK × k). For softmax the free energy comes with the responsibilities: F_σ = -T Σ_i log Z_i.
+    ``_em_steps`` with one level (points: ``points_with_ones(X)``, made once per run)."""
+    centers, energies = _em_steps(points, c[None], (float(sigma),), kind, (bool(energy),))
+    return centers[0], (float(energies[0]) if energy else None)
+
+
+def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
+    """One EM step at each of m σ levels: (new centres (m, k, d), F_σ (m,) float64 at C where ``energy``
+    asks for it, NaN elsewhere).
+
+    C: (m, k, d) centres, level i's at sigmas[i] (m floats); energy: m bools. Each level gets the public
+    step's maths and functions (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed
+    point reached with one-hot responsibilities is K-Means' centres to the bit) on numpy arrays, without its
+    per-call tensor wrapping, accumulated block by block so that temporaries stay O(EM_BLOCK × k). The
+    levels' (k, w) blocks are stacked as one (m, k, w) array: the softmax's passes, the centre sums and the
+    update run once for all of them, each level's numbers the bits it gets alone (the same operations on
+    its own rows). For softmax the free energy comes with the responsibilities: F_σ = -T Σ_i log Z_i.
     """
-    sums, total = None, 0.0
-    T = temperature(sigma)
+    m, k, _ = C.shape
+    width = min(points.shape[1], EM_BLOCK)
+    per_call = max(1, LEVEL_ENTRIES // (k * width))
+    if m > per_call:
+        parts = [
+            _em_steps(points, C[i : i + per_call], sigmas[i : i + per_call], kind, energy[i : i + per_call])
+            for i in range(0, m, per_call)
+        ]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    T = [temperature(sigma) for sigma in sigmas]
+    energy = np.asarray(energy, dtype=bool)
+    asked = np.flatnonzero(energy)
+    sums, total = None, np.where(energy, 0.0, math.nan)
     for start in range(0, points.shape[1], EM_BLOCK):
         block = points[:, start : start + EM_BLOCK]
-        d = sq_distance_columns(block[:-1].T, c)
+        D = _sq_distance_levels(block, C)
         if kind == "softmax":
-            resp, d_min, column_sums = _softmax_columns_with_sums_(d, T)
-            if energy:  # -T Σ_i log Z_i
-                log_sums = float(np.log(column_sums).sum(dtype=np.float64))
-                total += float(d_min.sum(dtype=np.float64)) - T * log_sums
+            resp, d_min, column_sums = _softmax_levels_with_sums_(D, T)
+            if asked.size:  # -T Σ_i log Z_i
+                log_sums = np.log(column_sums[asked]).sum(axis=1, dtype=np.float64)
+                total[asked] += d_min[asked].sum(axis=1, dtype=np.float64) - np.take(T, asked) * log_sums
         else:
-            resp = resp_columns(d, sigma, kind, overwrite=not energy)
-            if energy:
-                total += _free_energy_columns(d, resp, sigma, kind)
-        part = weighted_sums(block, resp)
+            resp = np.empty_like(D)
+            for i in range(m):  # the other maps level by level, as ``resp_columns`` runs them
+                resp[i] = resp_columns(D[i], sigmas[i], kind, overwrite=not energy[i])
+                if energy[i]:
+                    total[i] += _free_energy_columns(D[i], resp[i], sigmas[i], kind)
+        part = _weighted_sums_levels(block, resp)
         sums = part if sums is None else sums + part
-    return centroids_from_sums(c, sums), (total if energy else None)
+    return centroids_from_sums(C.reshape(m * k, -1), sums.reshape(m * k, -1)).reshape(C.shape), total
+
+
+def _sq_distance_levels(block: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """(m, k, w) squared distances of the w points of ``block`` (``points_with_ones`` rows) to each level's
+    centres C (m, k, d): ``maps.sq_distance_columns`` of every level (the same operations)."""
+    if C.shape[2] > _DIRECT_DISTANCE_MAX_FEATURES:
+        return np.stack([sq_distance_columns(block[:-1].T, c) for c in C])
+    D = np.subtract(C[:, :, :1], block[0])
+    np.square(D, out=D)
+    diff = np.empty_like(D)
+    for f in range(1, C.shape[2]):
+        np.subtract(C[:, :, f : f + 1], block[f], out=diff)
+        D += np.square(diff, out=diff)
+    return D
+
+
+def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
+    """``steps.weighted_sums`` of each level's (k, w) responsibilities resp (m, k, w): (m, k, d + 1)."""
+    if resp.shape[0] == 1 or block.shape[1] > _SUM_CHUNK:
+        return np.stack([weighted_sums(block, weights) for weights in resp])
+    return np.matmul(resp, block.T)
+
+
+def _softmax_levels_with_sums_(D: np.ndarray, T: list):
+    """Softmax responsibilities (m, k, w) of the (m, k, w) squared distances D, level i at temperature
+    T[i], computed in D's memory; also the (m, w) nearest distances d_min and column sums s of
+    exp(-(d - d_min)/T), the two parts of each point's log partition sum
+    log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
+
+    Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
+    distances beyond _CLIP_LOGIT·T are lowered to it (see there).
+    """
+    m = D.shape[0]
+    d_min = D.min(axis=1)
+    D -= d_min[:, None, :]
+    # each level's -1/T in D's dtype, as a Python float meets a float32 array (a multiplication: a
+    # division pass costs twice as much)
+    factor = np.array([-1.0 / t for t in T]).astype(D.dtype)
+    if m == 1:
+        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
+            torch.from_numpy(D).clamp_max_(_CLIP_LOGIT * T[0])
+        D *= factor[0]
+    else:
+        if D.dtype == np.float64:
+            limit = torch.tensor([_CLIP_LOGIT * t for t in T], dtype=torch.float64)
+            torch.from_numpy(D).clamp_max_(limit[:, None, None])
+        D *= factor[:, None, None]
+    np.exp(D, out=D)
+    column_sums = D.sum(axis=1)
+    D *= (1.0 / column_sums)[:, None, :]
+    return D, d_min, column_sums
 
 
 def _min_centre_gap(c: np.ndarray) -> float:
@@ -236,11 +297,41 @@ def _em(
     apart_abs: float | None = None,
     merge: bool = True,
 ):
-    """EM at fixed σ from c (k, d) until one EM step moves no coordinate more than tol_abs
-    (points: ``points_with_ones(X)``).
+    """``_em_levels`` at one σ from c (k, d): (c, EM steps used, converged)."""
+    centers, used, converged = _em_levels(
+        points, c[None], (float(sigma),), kind, tol_abs, max_iter, accelerate, apart_abs, merge
+    )
+    return centers[0], int(used[0]), bool(converged[0])
 
-    Returns (c, EM steps used, converged). With ``accelerate``, steps are taken in SQUAREM cycles
-    (Varadhan & Roland 2008): from c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
+
+# Where a level is in its SQUAREM cycle: about to take the cycle's first EM step, its second, or the EM step
+# from the extrapolated point.
+_FIRST, _SECOND, _JUMP = 0, 1, 2
+
+
+@torch.no_grad()
+def _em_levels(
+    points: np.ndarray,
+    C: np.ndarray,
+    sigmas,
+    kind: str,
+    tol_abs: float,
+    max_iter: int,
+    accelerate: bool = True,
+    apart_abs: float | None = None,
+    merge: bool = True,
+    progress=None,
+):
+    """EM at m σ levels, each from its own centres C[i] (C (m, k, d), sigmas m floats), until one EM
+    step moves no coordinate more than tol_abs (points: ``points_with_ones(X)``).
+
+    Returns (centres (m, k, d), EM steps used (m,) int64, converged (m,) bool). The levels run together:
+    each round takes one EM step at every level still running, as one ``_em_steps`` call, and a level
+    leaves the rounds as soon as it has stopped, so a slow level costs only its own steps. Level i is
+    what this function gives for that level alone (m = 1), bit for bit: the same steps and decisions.
+
+    Per level, with ``accelerate``, steps are taken in SQUAREM cycles (Varadhan & Roland 2008): from
+    c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
     the extrapolation c0 - 2αr + α²v with α = -||r||/||v|| (at most -1; α = -1 is plain c2) jumps
     along the slow direction, and one EM step from there stabilises it. The jump is kept only if the
     free energy there is no higher than at c0 — EM itself never raises it — otherwise the cycle
@@ -261,50 +352,131 @@ def _em(
     where the run stood. One try per run may spend EM steps: after one that fails, the run goes on
     without merges, so failed tries cost at most one merged run (on the Explorer's default data a
     second try cost 104 more steps and left a level unconverged that converges without merges).
+
+    progress: optional callable(done, total), called as levels stop.
     """
-    used = 0
-    refused = 0  # SQUAREM jumps refused in a row
-    while used < max_iter:
-        if accelerate and apart_abs is not None and _min_centre_gap(c) > apart_abs:
-            c, steps, done = _anderson_steps(points, c, sigma, kind, tol_abs, max_iter - used, apart_abs)
-            used += steps
-            if done is not None:
-                return c, used, done
-            continue
-        c1, f0 = _em_step(points, c, sigma, kind, energy=accelerate)
-        used += 1
-        shift = float(np.abs(c1 - c).max())
-        if not math.isfinite(shift):
-            return c1, used, False
-        if shift <= tol_abs:
-            return c1, used, True
-        if not accelerate or used + 2 > max_iter:
-            c = c1
-            continue
-        c2, _ = _em_step(points, c1, sigma, kind)
-        used += 1
-        r = c1 - c
-        v = c2 - c1 - r
-        v_norm = float(np.linalg.norm(v))
-        alpha = -float(np.linalg.norm(r)) / v_norm if v_norm > 0 else -1.0
-        if not (alpha < -1.0):  # also catches NaN: plain EM
-            c = c2
-            continue
-        c3, f_jump = _em_step(points, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind, energy=True)
-        used += 1
-        accepted = f_jump <= f0 and bool(np.isfinite(c3).all())
-        start, c = c, (c3 if accepted else c2)
-        refused = 0 if accepted else refused + 1
-        if refused < MERGE_AFTER_REFUSALS or not merge:
-            continue
-        merged, steps = _merged_fixed_point(
-            points, start, c, f0, sigma, kind, tol_abs, max_iter - used, apart_abs
-        )
-        used += steps
-        if merged is not None:
-            return merged, used, True
-        merge = steps == 0  # one try that spends steps per run
-    return c, max_iter, False
+    m = C.shape[0]
+    sigmas = [float(sigma) for sigma in sigmas]
+    base = C.copy()  # each level's c: where its cycle starts
+    first, second = np.empty_like(base), np.empty_like(base)  # c1 = EM(c), c2 = EM(c1)
+    probe = base.copy()  # where each level takes its next EM step
+    energy_at_base = np.zeros(m)  # F_σ(c)
+    phase = np.full(m, _FIRST, dtype=np.int8)
+    used = np.zeros(m, dtype=np.int64)
+    refused = np.zeros(m, dtype=np.int64)  # SQUAREM jumps refused in a row
+    merging = np.full(m, bool(accelerate and merge))
+    running = np.ones(m, dtype=bool)
+    converged = np.zeros(m, dtype=bool)
+    result = np.empty_like(base)
+
+    def stop(rows, centers, settled) -> None:
+        result[rows], converged[rows], running[rows] = centers, settled, False
+        if progress is not None:
+            progress(m - int(running.sum()), m)
+
+    while True:
+        at_start = running & (phase == _FIRST)
+        capped = at_start & (used >= max_iter)
+        if capped.any():
+            stop(capped, base[capped], False)
+            used[capped] = max_iter
+        if accelerate and apart_abs is not None:
+            for i in np.flatnonzero(running & (phase == _FIRST)):
+                while used[i] < max_iter and _min_centre_gap(base[i]) > apart_abs:
+                    c, steps, done = _anderson_steps(
+                        points, base[i], sigmas[i], kind, tol_abs, int(max_iter - used[i]), apart_abs
+                    )
+                    used[i] += steps
+                    base[i] = probe[i] = c
+                    if done is not None:
+                        stop([i], c, done)
+                        break
+                if running[i] and used[i] >= max_iter:
+                    stop([i], base[i], False)
+                    used[i] = max_iter
+        live = np.flatnonzero(running)
+        if live.size == 0:
+            return result, used, converged
+        stage = phase[live]
+        wants = (stage == _JUMP) | ((stage == _FIRST) & accelerate)
+        out, energy = _em_steps(points, probe[live], [sigmas[i] for i in live], kind, wants)
+        used[live] += 1
+
+        at = stage == _FIRST
+        if at.any():
+            rows, c1 = live[at], out[at]
+            shift = np.abs(c1 - base[rows]).reshape(rows.size, -1).max(axis=1).astype(np.float64)
+            settled = shift <= tol_abs
+            ended = settled | ~np.isfinite(shift)  # NaN centres: stop, unconverged
+            if ended.any():
+                stop(rows[ended], c1[ended], settled[ended])
+            plain = ~ended & (not accelerate or (used[rows] + 2 > max_iter))
+            base[rows[plain]] = c1[plain]
+            cycle = ~ended & ~plain
+            first[rows[cycle]] = c1[cycle]
+            energy_at_base[rows[cycle]] = energy[at][cycle]
+            phase[rows[cycle]] = _SECOND
+            probe[rows[~ended]] = c1[~ended]
+
+        at = stage == _SECOND
+        if at.any():
+            rows, c2 = live[at], out[at]
+            c = base[rows]
+            r = first[rows] - c
+            v = c2 - first[rows] - r
+            alpha = _squarem_alpha(r, v)
+            jump = alpha < -1.0  # otherwise (also NaN) plain EM: the cycle ends at c2
+            plain = ~jump
+            base[rows[plain]] = probe[rows[plain]] = c2[plain]
+            phase[rows[plain]] = _FIRST
+            if jump.any():
+                a = alpha[jump][:, None, None]
+                # α's factors in the centres' dtype, as Python floats meet a float32 array
+                probe[rows[jump]] = (
+                    c[jump] - (2.0 * a).astype(c.dtype) * r[jump] + (a * a).astype(c.dtype) * v[jump]
+                )
+                second[rows[jump]] = c2[jump]
+                phase[rows[jump]] = _JUMP
+
+        at = stage == _JUMP
+        if at.any():
+            rows, c3 = live[at], out[at]
+            accepted = (energy[at] <= energy_at_base[rows]) & np.isfinite(c3).reshape(rows.size, -1).all(
+                axis=1
+            )
+            start = base[rows]
+            base[rows] = probe[rows] = np.where(accepted[:, None, None], c3, second[rows])
+            phase[rows] = _FIRST
+            refused[rows] = np.where(accepted, 0, refused[rows] + 1)
+            for j in np.flatnonzero(merging[rows] & (refused[rows] >= MERGE_AFTER_REFUSALS)):
+                i = rows[j]
+                merged, steps = _merged_fixed_point(
+                    points,
+                    start[j],
+                    base[i],
+                    float(energy_at_base[i]),
+                    sigmas[i],
+                    kind,
+                    tol_abs,
+                    int(max_iter - used[i]),
+                    apart_abs,
+                )
+                used[i] += steps
+                if merged is not None:
+                    stop([i], merged, True)
+                else:
+                    merging[i] = steps == 0  # one try that spends steps per run
+
+
+def _squarem_alpha(r: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """SQUAREM's step length α = -||r|| / ||v|| (-1 where ||v|| is 0) of each level, from r, v (m, k, d):
+    (m,) float64, each norm the bits ``np.linalg.norm`` gives (its dot product, then its square root in
+    the centres' dtype)."""
+    flat_r, flat_v = r.reshape(r.shape[0], -1), v.reshape(v.shape[0], -1)
+    r_norm = np.sqrt(np.array([row.dot(row) for row in flat_r])).astype(np.float64)
+    v_norm = np.sqrt(np.array([row.dot(row) for row in flat_v])).astype(np.float64)
+    positive = v_norm > 0
+    return np.where(positive, -r_norm / np.where(positive, v_norm, 1.0), -1.0)
 
 
 def _merged_fixed_point(
@@ -485,6 +657,50 @@ def _fixed_point(
         _tolerance(tol, X.dtype, data_scale(X)),
         max_iter,
         bool(accelerate),
+    )
+
+
+def fixed_points(X, C, sigmas, kind="softmax", tol=1e-10, max_iter=500, accelerate=True, progress=None):
+    """``fixed_point`` from the same start C (k, d) at every σ of ``sigmas`` (m,), all levels together.
+
+    Returns (centers (m, k, d) in X's dtype, iterations (m,) int64, converged (m,) bool); level i is
+    ``fixed_point(X, C, sigmas[i], kind, tol, max_iter, accelerate)``, bit for bit. Each round takes one EM
+    step at every level still running, as one set of array operations, and a level drops out as soon as
+    it has stopped (``_em_levels``). progress: optional callable(done, total), called as levels stop.
+    """
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    sigmas = check_sigmas(sigmas)
+    kind = check_kind(kind)
+    for sigma in sigmas:
+        check_sigma_for_dtype(float(sigma), X.dtype)
+    tol = _check_tol(tol)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a callable(done, total) or None.")
+    return _fixed_points(X, C, sigmas, kind, tol, max_iter, accelerate, progress)
+
+
+def _fixed_points(
+    X: np.ndarray,
+    C: np.ndarray,
+    sigmas: np.ndarray,
+    kind: str,
+    tol: float = 1e-10,
+    max_iter: int = 500,
+    accelerate: bool = True,
+    progress=None,
+):
+    """``fixed_points`` on checked arguments (X, C finite in one float dtype, every σ valid in it)."""
+    return _em_levels(
+        points_with_ones(X),
+        np.repeat(C[None], len(sigmas), axis=0),
+        sigmas,
+        kind,
+        _tolerance(tol, X.dtype, data_scale(X)),
+        max_iter,
+        bool(accelerate),
+        progress=progress,
     )
 
 
