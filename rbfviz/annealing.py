@@ -178,70 +178,80 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
 
     ``_em_steps`` with one level (points: ``points_with_ones(X)``, made once per run)."""
     centers, energies = _em_steps(points, c[None], (float(sigma),), kind, (bool(energy),))
-    return centers[0], (float(energies[0]) if energy else None)
+    return centers[0], (energies[0] if energy else None)
 
 
 def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
-    """One EM step at each of m σ levels: (new centres (m, k, d), F_σ (m,) float64 at C where ``energy``
-    asks for it, NaN elsewhere).
+    """One EM step at each of m σ levels: (new centres (m, k, d), F_σ at C as a list of m floats, NaN
+    where ``energy`` does not ask for it).
 
     C: (m, k, d) centres, level i's at sigmas[i] (m floats); energy: m bools. Each level gets the public
     step's maths and functions (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed
     point reached with one-hot responsibilities is K-Means' centres to the bit) on numpy arrays, without its
     per-call tensor wrapping, accumulated block by block so that temporaries stay O(EM_BLOCK × k). The
-    levels' (k, w) blocks are stacked as one (m, k, w) array: the softmax's passes, the centre sums and the
-    update run once for all of them, each level's numbers the bits it gets alone (the same operations on
-    its own rows). For softmax the free energy comes with the responsibilities: F_σ = -T Σ_i log Z_i.
+    levels' (k, w) blocks are stacked as one (m, k, w) array, at most LEVEL_ENTRIES entries per stack: the
+    softmax's passes, the centre sums and the update run once for the stack, each level's numbers the bits
+    it gets alone (the same operations on its own rows). For softmax the free energy comes with the
+    responsibilities: F_σ = -T Σ_i log Z_i.
     """
     m, k, _ = C.shape
-    width = min(points.shape[1], EM_BLOCK)
-    per_call = max(1, LEVEL_ENTRIES // (k * width))
-    if m > per_call:
-        parts = [
-            _em_steps(points, C[i : i + per_call], sigmas[i : i + per_call], kind, energy[i : i + per_call])
-            for i in range(0, m, per_call)
-        ]
-        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
     T = [temperature(sigma) for sigma in sigmas]
-    energy = np.asarray(energy, dtype=bool)
-    asked = np.flatnonzero(energy)
-    sums, total = None, np.where(energy, 0.0, math.nan)
-    for start in range(0, points.shape[1], EM_BLOCK):
-        block = points[:, start : start + EM_BLOCK]
-        D = _sq_distance_levels(block, C)
-        if kind == "softmax":
-            resp, d_min, column_sums = _softmax_levels_with_sums_(D, T)
-            if asked.size:  # -T Σ_i log Z_i
-                log_sums = np.log(column_sums[asked]).sum(axis=1, dtype=np.float64)
-                total[asked] += d_min[asked].sum(axis=1, dtype=np.float64) - np.take(T, asked) * log_sums
-        else:
-            resp = np.empty_like(D)
-            for i in range(m):  # the other maps level by level, as ``resp_columns`` runs them
-                resp[i] = resp_columns(D[i], sigmas[i], kind, overwrite=not energy[i])
-                if energy[i]:
-                    total[i] += _free_energy_columns(D[i], resp[i], sigmas[i], kind)
-        part = _weighted_sums_levels(block, resp)
-        sums = part if sums is None else sums + part
-    return centroids_from_sums(C.reshape(m * k, -1), sums.reshape(m * k, -1)).reshape(C.shape), total
+    total = [0.0 if asked else math.nan for asked in energy]
+    centers = np.empty_like(C)
+    for first in range(0, m, per_stack):
+        last = min(m, first + per_stack)
+        group = C[first:last]
+        asked = [i for i in range(first, last) if energy[i]]
+        sums = None
+        for start in range(0, points.shape[1], EM_BLOCK):
+            block = points[:, start : start + EM_BLOCK]
+            D = _sq_distance_levels(block, group)
+            if kind == "softmax":
+                resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last])
+                if asked:  # -T Σ_i log Z_i
+                    if len(asked) < len(group):
+                        rows = [i - first for i in asked]
+                        d_min, column_sums = d_min[rows], column_sums[rows]
+                    log_sums = np.log(column_sums).sum(axis=1, dtype=np.float64)
+                    nearest = d_min.sum(axis=1, dtype=np.float64)
+                    for j, i in enumerate(asked):
+                        total[i] += float(nearest[j]) - T[i] * float(log_sums[j])
+            else:
+                resp = np.empty_like(D)
+                for i in range(first, last):  # the other maps level by level, as ``resp_columns`` runs them
+                    resp[i - first] = resp_columns(D[i - first], sigmas[i], kind, overwrite=not energy[i])
+                    if energy[i]:
+                        total[i] += _free_energy_columns(D[i - first], resp[i - first], sigmas[i], kind)
+            part = _weighted_sums_levels(block, resp)
+            sums = part if sums is None else sums + part
+        centers[first:last] = centroids_from_sums(
+            group.reshape(-1, group.shape[2]), sums.reshape(-1, sums.shape[2])
+        ).reshape(group.shape)
+    return centers, total
 
 
 def _sq_distance_levels(block: np.ndarray, C: np.ndarray) -> np.ndarray:
     """(m, k, w) squared distances of the w points of ``block`` (``points_with_ones`` rows) to each level's
     centres C (m, k, d): ``maps.sq_distance_columns`` of every level (the same operations)."""
-    if C.shape[2] > _DIRECT_DISTANCE_MAX_FEATURES:
+    m, k, d = C.shape
+    if d > _DIRECT_DISTANCE_MAX_FEATURES:
         return np.stack([sq_distance_columns(block[:-1].T, c) for c in C])
-    D = np.subtract(C[:, :, :1], block[0])
+    rows = C.reshape(m * k, d)  # the levels' centres one after another: 2-D passes, as for one level
+    D = np.subtract(rows[:, :1], block[0])
     np.square(D, out=D)
     diff = np.empty_like(D)
-    for f in range(1, C.shape[2]):
-        np.subtract(C[:, :, f : f + 1], block[f], out=diff)
+    for f in range(1, d):
+        np.subtract(rows[:, f : f + 1], block[f], out=diff)
         D += np.square(diff, out=diff)
-    return D
+    return D.reshape(m, k, -1)
 
 
 def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
     """``steps.weighted_sums`` of each level's (k, w) responsibilities resp (m, k, w): (m, k, d + 1)."""
-    if resp.shape[0] == 1 or block.shape[1] > _SUM_CHUNK:
+    if resp.shape[0] == 1:
+        return weighted_sums(block, resp[0])[None]
+    if block.shape[1] > _SUM_CHUNK:
         return np.stack([weighted_sums(block, weights) for weights in resp])
     return np.matmul(resp, block.T)
 
@@ -255,21 +265,23 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
     distances beyond _CLIP_LOGIT·T are lowered to it (see there).
     """
-    m = D.shape[0]
+    if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
+        level = D[0]
+        d_min = level.min(axis=0)
+        level -= d_min
+        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
+            torch.from_numpy(level).clamp_max_(_CLIP_LOGIT * T[0])
+        level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype, as numpy casts it
+        np.exp(level, out=level)
+        column_sums = level.sum(axis=0)
+        level *= 1.0 / column_sums
+        return D, d_min[None], column_sums[None]
     d_min = D.min(axis=1)
     D -= d_min[:, None, :]
-    # each level's -1/T in D's dtype, as a Python float meets a float32 array (a multiplication: a
-    # division pass costs twice as much)
-    factor = np.array([-1.0 / t for t in T]).astype(D.dtype)
-    if m == 1:
-        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
-            torch.from_numpy(D).clamp_max_(_CLIP_LOGIT * T[0])
-        D *= factor[0]
-    else:
-        if D.dtype == np.float64:
-            limit = torch.tensor([_CLIP_LOGIT * t for t in T], dtype=torch.float64)
-            torch.from_numpy(D).clamp_max_(limit[:, None, None])
-        D *= factor[:, None, None]
+    if D.dtype == np.float64:
+        limit = torch.tensor([_CLIP_LOGIT * t for t in T], dtype=torch.float64)
+        torch.from_numpy(D).clamp_max_(limit[:, None, None])
+    D *= np.array([-1.0 / t for t in T]).astype(D.dtype)[:, None, None]  # each level's -1/T, as above
     np.exp(D, out=D)
     column_sums = D.sum(axis=1)
     D *= (1.0 / column_sums)[:, None, :]
@@ -304,11 +316,6 @@ def _em(
     return centers[0], int(used[0]), bool(converged[0])
 
 
-# Where a level is in its SQUAREM cycle: about to take the cycle's first EM step, its second, or the EM step
-# from the extrapolated point.
-_FIRST, _SECOND, _JUMP = 0, 1, 2
-
-
 @torch.no_grad()
 def _em_levels(
     points: np.ndarray,
@@ -326,9 +333,10 @@ def _em_levels(
     step moves no coordinate more than tol_abs (points: ``points_with_ones(X)``).
 
     Returns (centres (m, k, d), EM steps used (m,) int64, converged (m,) bool). The levels run together:
-    each round takes one EM step at every level still running, as one ``_em_steps`` call, and a level
-    leaves the rounds as soon as it has stopped, so a slow level costs only its own steps. Level i is
-    what this function gives for that level alone (m = 1), bit for bit: the same steps and decisions.
+    each level's run (``_em_run``) asks for one EM step at a time, each round takes the EM steps every
+    running level asked for as one ``_em_steps`` call, and a level leaves the rounds as soon as its run
+    has stopped, so a slow level costs only its own steps. Level i is what this function gives for that
+    level alone (m = 1), bit for bit: the same run, the same steps.
 
     Per level, with ``accelerate``, steps are taken in SQUAREM cycles (Varadhan & Roland 2008): from
     c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
@@ -342,7 +350,7 @@ def _em_levels(
     centres become NaN (the "naive" map past its underflow point).
 
     With ``accelerate`` and ``apart_abs``, whenever no two centres are within apart_abs of each other
-    the steps are Anderson steps instead (``_anderson_steps``), which converge in a few times fewer
+    the steps are Anderson steps instead (``_anderson_run``), which converge in a few times fewer
     steps than SQUAREM once several slow directions mix. Stacked centres keep SQUAREM: its α never
     points towards the stack's saddle, so a split grows as it does under plain EM.
 
@@ -357,126 +365,91 @@ def _em_levels(
     """
     m = C.shape[0]
     sigmas = [float(sigma) for sigma in sigmas]
-    base = C.copy()  # each level's c: where its cycle starts
-    first, second = np.empty_like(base), np.empty_like(base)  # c1 = EM(c), c2 = EM(c1)
-    probe = base.copy()  # where each level takes its next EM step
-    energy_at_base = np.zeros(m)  # F_σ(c)
-    phase = np.full(m, _FIRST, dtype=np.int8)
-    used = np.zeros(m, dtype=np.int64)
-    refused = np.zeros(m, dtype=np.int64)  # SQUAREM jumps refused in a row
-    merging = np.full(m, bool(accelerate and merge))
-    running = np.ones(m, dtype=bool)
-    converged = np.zeros(m, dtype=bool)
-    result = np.empty_like(base)
-
-    def stop(rows, centers, settled) -> None:
-        result[rows], converged[rows], running[rows] = centers, settled, False
-        if progress is not None:
-            progress(m - int(running.sum()), m)
-
-    while True:
-        at_start = running & (phase == _FIRST)
-        capped = at_start & (used >= max_iter)
-        if capped.any():
-            stop(capped, base[capped], False)
-            used[capped] = max_iter
-        if accelerate and apart_abs is not None:
-            for i in np.flatnonzero(running & (phase == _FIRST)):
-                while used[i] < max_iter and _min_centre_gap(base[i]) > apart_abs:
-                    c, steps, done = _anderson_steps(
-                        points, base[i], sigmas[i], kind, tol_abs, int(max_iter - used[i]), apart_abs
-                    )
-                    used[i] += steps
-                    base[i] = probe[i] = c
-                    if done is not None:
-                        stop([i], c, done)
-                        break
-                if running[i] and used[i] >= max_iter:
-                    stop([i], base[i], False)
-                    used[i] = max_iter
-        live = np.flatnonzero(running)
-        if live.size == 0:
-            return result, used, converged
-        stage = phase[live]
-        wants = (stage == _JUMP) | ((stage == _FIRST) & accelerate)
-        out, energy = _em_steps(points, probe[live], [sigmas[i] for i in live], kind, wants)
-        used[live] += 1
-
-        at = stage == _FIRST
-        if at.any():
-            rows, c1 = live[at], out[at]
-            shift = np.abs(c1 - base[rows]).reshape(rows.size, -1).max(axis=1).astype(np.float64)
-            settled = shift <= tol_abs
-            ended = settled | ~np.isfinite(shift)  # NaN centres: stop, unconverged
-            if ended.any():
-                stop(rows[ended], c1[ended], settled[ended])
-            plain = ~ended & (not accelerate or (used[rows] + 2 > max_iter))
-            base[rows[plain]] = c1[plain]
-            cycle = ~ended & ~plain
-            first[rows[cycle]] = c1[cycle]
-            energy_at_base[rows[cycle]] = energy[at][cycle]
-            phase[rows[cycle]] = _SECOND
-            probe[rows[~ended]] = c1[~ended]
-
-        at = stage == _SECOND
-        if at.any():
-            rows, c2 = live[at], out[at]
-            c = base[rows]
-            r = first[rows] - c
-            v = c2 - first[rows] - r
-            alpha = _squarem_alpha(r, v)
-            jump = alpha < -1.0  # otherwise (also NaN) plain EM: the cycle ends at c2
-            plain = ~jump
-            base[rows[plain]] = probe[rows[plain]] = c2[plain]
-            phase[rows[plain]] = _FIRST
-            if jump.any():
-                a = alpha[jump][:, None, None]
-                # α's factors in the centres' dtype, as Python floats meet a float32 array
-                probe[rows[jump]] = (
-                    c[jump] - (2.0 * a).astype(c.dtype) * r[jump] + (a * a).astype(c.dtype) * v[jump]
-                )
-                second[rows[jump]] = c2[jump]
-                phase[rows[jump]] = _JUMP
-
-        at = stage == _JUMP
-        if at.any():
-            rows, c3 = live[at], out[at]
-            accepted = (energy[at] <= energy_at_base[rows]) & np.isfinite(c3).reshape(rows.size, -1).all(
-                axis=1
-            )
-            start = base[rows]
-            base[rows] = probe[rows] = np.where(accepted[:, None, None], c3, second[rows])
-            phase[rows] = _FIRST
-            refused[rows] = np.where(accepted, 0, refused[rows] + 1)
-            for j in np.flatnonzero(merging[rows] & (refused[rows] >= MERGE_AFTER_REFUSALS)):
-                i = rows[j]
-                merged, steps = _merged_fixed_point(
-                    points,
-                    start[j],
-                    base[i],
-                    float(energy_at_base[i]),
-                    sigmas[i],
-                    kind,
-                    tol_abs,
-                    int(max_iter - used[i]),
-                    apart_abs,
-                )
-                used[i] += steps
-                if merged is not None:
-                    stop([i], merged, True)
-                else:
-                    merging[i] = steps == 0  # one try that spends steps per run
+    centers = np.empty_like(C)
+    used, converged = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=bool)
+    runs, asks = {}, {}
+    for i in range(m):
+        runs[i] = _em_run(
+            points, C[i].copy(), sigmas[i], kind, tol_abs, max_iter, accelerate, apart_abs, merge
+        )
+        asks[i] = next(runs[i])
+    while asks:
+        live = list(asks)
+        out, energy = _em_steps(
+            points,
+            asks[live[0]][0][None] if len(live) == 1 else np.stack([asks[i][0] for i in live]),
+            [sigmas[i] for i in live],
+            kind,
+            [asks[i][1] for i in live],
+        )
+        for j, i in enumerate(live):
+            try:
+                asks[i] = runs[i].send((out[j], energy[j] if asks[i][1] else None))
+            except StopIteration as stop:
+                centers[i], used[i], converged[i] = stop.value
+                del asks[i], runs[i]
+                if progress is not None:
+                    progress(m - len(asks), m)
+    return centers, used, converged
 
 
-def _squarem_alpha(r: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """SQUAREM's step length α = -||r|| / ||v|| (-1 where ||v|| is 0) of each level, from r, v (m, k, d):
-    (m,) float64, each norm the bits ``np.linalg.norm`` gives (its dot product, then its square root in
-    the centres' dtype)."""
-    flat_r, flat_v = r.reshape(r.shape[0], -1), v.reshape(v.shape[0], -1)
-    r_norm = np.sqrt(np.array([row.dot(row) for row in flat_r])).astype(np.float64)
-    v_norm = np.sqrt(np.array([row.dot(row) for row in flat_v])).astype(np.float64)
-    positive = v_norm > 0
-    return np.where(positive, -r_norm / np.where(positive, v_norm, 1.0), -1.0)
+def _em_run(
+    points: np.ndarray,
+    c: np.ndarray,
+    sigma: float,
+    kind: str,
+    tol_abs: float,
+    max_iter: int,
+    accelerate: bool,
+    apart_abs: float | None,
+    merge: bool,
+):
+    """One level's run of ``_em_levels`` from c (k, d), as a generator: it yields (centres, whether F_σ
+    is wanted) for each EM step, is sent back (EM image, F_σ or None), and returns (c, EM steps used,
+    converged)."""
+    used = 0
+    refused = 0  # SQUAREM jumps refused in a row
+    while used < max_iter:
+        if accelerate and apart_abs is not None and _min_centre_gap(c) > apart_abs:
+            c, steps, done = yield from _anderson_run(c, tol_abs, max_iter - used, apart_abs)
+            used += steps
+            if done is not None:
+                return c, used, done
+            continue
+        c1, f0 = yield c, accelerate
+        used += 1
+        shift = float(np.abs(c1 - c).max())
+        if not math.isfinite(shift):
+            return c1, used, False
+        if shift <= tol_abs:
+            return c1, used, True
+        if not accelerate or used + 2 > max_iter:
+            c = c1
+            continue
+        c2, _ = yield c1, False
+        used += 1
+        r = c1 - c
+        v = c2 - c1 - r
+        v_norm = float(np.linalg.norm(v))
+        alpha = -float(np.linalg.norm(r)) / v_norm if v_norm > 0 else -1.0
+        if not (alpha < -1.0):  # also catches NaN: plain EM
+            c = c2
+            continue
+        c3, f_jump = yield c - 2.0 * alpha * r + alpha * alpha * v, True
+        used += 1
+        accepted = f_jump <= f0 and bool(np.isfinite(c3).all())
+        start, c = c, (c3 if accepted else c2)
+        refused = 0 if accepted else refused + 1
+        if refused < MERGE_AFTER_REFUSALS or not merge:
+            continue
+        merged, steps = _merged_fixed_point(
+            points, start, c, f0, sigma, kind, tol_abs, max_iter - used, apart_abs
+        )
+        used += steps
+        if merged is not None:
+            return merged, used, True
+        merge = steps == 0  # one try that spends steps per run
+    return c, max_iter, False
 
 
 def _merged_fixed_point(
@@ -563,9 +536,7 @@ MERGE_SLACK = 1.1
 MERGE_AFTER_REFUSALS = 3
 
 
-def _anderson_steps(
-    points: np.ndarray, c: np.ndarray, sigma: float, kind: str, tol_abs: float, budget: int, apart_abs: float
-):
+def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
     """Anderson-accelerated EM (type II, Walker & Ni 2011) from c (k, d), at most ``budget`` EM steps.
 
     Each step maps the current point x to its EM image g = M(x) with residual f = g - x, then jumps to
@@ -574,9 +545,10 @@ def _anderson_steps(
     is kept only while the free energy does not rise (EM never raises it); a point that raises it is
     refused and the run restarts, with no memory, from the last accepted point's EM image.
 
-    Returns (c, steps used, converged): converged is True or False when the run ended here (as ``_em``
-    returns it), None when centres came within apart_abs of each other or the budget ran out (c is
-    then the last EM image, and the caller carries on).
+    A generator, as ``_em_run`` (its EM steps are asked for the same way). Returns (c, steps used,
+    converged): converged is True or False when the run ended here (as ``_em`` returns it), None when
+    centres came within apart_abs of each other or the budget ran out (c is then the last EM image, and
+    the caller carries on).
     """
     k, d = c.shape
     memory = min(ANDERSON_MEMORY, k * d)
@@ -584,7 +556,7 @@ def _anderson_steps(
     last_energy, last_image = None, None
     x, extrapolated = c, False
     for used in range(1, budget + 1):
-        g, energy = _em_step(points, x, sigma, kind, energy=True)
+        g, energy = yield x, True
         shift = float(np.abs(g - x).max())
         if not math.isfinite(shift):
             return g, used, False
