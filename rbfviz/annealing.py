@@ -45,7 +45,7 @@ from ._validate import (
     entmax_alpha,
 )
 from .jsonable import jsonable
-from .maps import resp_columns, sq_distance_columns, temperature
+from .maps import _DIRECT_DISTANCE_MAX_FEATURES, resp_columns, sq_distance_columns, temperature
 from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
@@ -54,7 +54,7 @@ from .measures import (
     free_energy_from,
     mean_entropy,
 )
-from .steps import _kmeans, centroids_from_sums, points_with_ones, weighted_sums
+from .steps import _SUM_CHUNK, _kmeans, centroids_from_sums, points_with_ones, weighted_sums
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4
@@ -155,25 +155,6 @@ EM_BLOCK = 1 << 16
 _CLIP_LOGIT = 700.0
 
 
-def _softmax_columns_with_sums_(d: np.ndarray, T: float):
-    """Softmax responsibilities (k, n) of the (k, n) squared distances d, computed in d's memory; also
-    the (n,) nearest distances d_min and column sums s of exp(-(d - d_min)/T), the two parts of each
-    point's log partition sum log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
-
-    Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
-    distances beyond _CLIP_LOGIT·T are lowered to it (see there).
-    """
-    d_min = d.min(axis=0)
-    d -= d_min
-    if d.dtype == np.float64:  # torch's clamp, in d's memory: numpy's minimum is 3× slower
-        torch.from_numpy(d).clamp_max_(_CLIP_LOGIT * T)
-    d *= -1.0 / T  # a multiplication: a (k, n) division pass costs twice as much
-    np.exp(d, out=d)
-    column_sums = d.sum(axis=0)
-    d *= 1.0 / column_sums
-    return d, d_min, column_sums
-
-
 def _free_energy_columns(d: np.ndarray, resp: np.ndarray, sigma: float, kind: str) -> float:
     """F_σ = Σ r·d - T·H(r) of one block from its (k, n) distances d and responsibilities (maps other
     than softmax), as ``measures.free_energy_from`` defines it; entmax15 and hard in numpy on this layout
@@ -187,32 +168,124 @@ def _free_energy_columns(d: np.ndarray, resp: np.ndarray, sigma: float, kind: st
     return free_energy_from(torch.from_numpy(d).T, torch.from_numpy(resp).T, sigma, kind)
 
 
+# One batched EM step holds at most this many (level, centre, point) entries in each of its arrays (1 MB in
+# float64): more levels than fit are stepped in groups, so a server's freed temporaries stay small.
+LEVEL_ENTRIES = 1 << 17
+
+
 def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy: bool = False):
     """One EM step from centres c (k, d): (new centres (k, d), F_σ(c) if ``energy`` else None).
 
-    points: ``points_with_ones(X)``, made once per run. The public step's maths and functions
-    (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed point reached with one-hot
-    responsibilities is K-Means' centres to the bit) on numpy arrays, without its per-call tensor
-    wrapping (a third of a step at n = 1,000), accumulated block by block so that temporaries stay
-    O(EM_BLOCK × k). For softmax the free energy comes with the responsibilities: F_σ = -T Σ_i log Z_i.
+    ``_em_steps`` with one level (points: ``points_with_ones(X)``, made once per run)."""
+    centers, energies = _em_steps(points, c[None], (float(sigma),), kind, (bool(energy),))
+    return centers[0], (energies[0] if energy else None)
+
+
+def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
+    """One EM step at each of m σ levels: (new centres (m, k, d), F_σ at C as a list of m floats, NaN
+    where ``energy`` does not ask for it).
+
+    C: (m, k, d) centres, level i's at sigmas[i] (m floats); energy: m bools. Each level gets the public
+    step's maths and functions (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed
+    point reached with one-hot responsibilities is K-Means' centres to the bit) on numpy arrays, without its
+    per-call tensor wrapping, accumulated block by block so that temporaries stay O(EM_BLOCK × k). The
+    levels' (k, w) blocks are stacked as one (m, k, w) array, at most LEVEL_ENTRIES entries per stack: the
+    softmax's passes, the centre sums and the update run once for the stack, each level's numbers the bits
+    it gets alone (the same operations on its own rows). For softmax the free energy comes with the
+    responsibilities: F_σ = -T Σ_i log Z_i.
     """
-    sums, total = None, 0.0
-    T = temperature(sigma)
-    for start in range(0, points.shape[1], EM_BLOCK):
-        block = points[:, start : start + EM_BLOCK]
-        d = sq_distance_columns(block[:-1].T, c)
-        if kind == "softmax":
-            resp, d_min, column_sums = _softmax_columns_with_sums_(d, T)
-            if energy:  # -T Σ_i log Z_i
-                log_sums = float(np.log(column_sums).sum(dtype=np.float64))
-                total += float(d_min.sum(dtype=np.float64)) - T * log_sums
-        else:
-            resp = resp_columns(d, sigma, kind, overwrite=not energy)
-            if energy:
-                total += _free_energy_columns(d, resp, sigma, kind)
-        part = weighted_sums(block, resp)
-        sums = part if sums is None else sums + part
-    return centroids_from_sums(c, sums), (total if energy else None)
+    m, k, _ = C.shape
+    per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
+    T = [temperature(sigma) for sigma in sigmas]
+    total = [0.0 if asked else math.nan for asked in energy]
+    centers = np.empty_like(C)
+    for first in range(0, m, per_stack):
+        last = min(m, first + per_stack)
+        group = C[first:last]
+        asked = [i for i in range(first, last) if energy[i]]
+        sums = None
+        for start in range(0, points.shape[1], EM_BLOCK):
+            block = points[:, start : start + EM_BLOCK]
+            D = _sq_distance_levels(block, group)
+            if kind == "softmax":
+                resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last])
+                if asked:  # -T Σ_i log Z_i
+                    if len(asked) < len(group):
+                        rows = [i - first for i in asked]
+                        d_min, column_sums = d_min[rows], column_sums[rows]
+                    log_sums = np.log(column_sums).sum(axis=1, dtype=np.float64)
+                    nearest = d_min.sum(axis=1, dtype=np.float64)
+                    for j, i in enumerate(asked):
+                        total[i] += float(nearest[j]) - T[i] * float(log_sums[j])
+            else:
+                resp = np.empty_like(D)
+                for i in range(first, last):  # the other maps level by level, as ``resp_columns`` runs them
+                    resp[i - first] = resp_columns(D[i - first], sigmas[i], kind, overwrite=not energy[i])
+                    if energy[i]:
+                        total[i] += _free_energy_columns(D[i - first], resp[i - first], sigmas[i], kind)
+            part = _weighted_sums_levels(block, resp)
+            sums = part if sums is None else sums + part
+        centers[first:last] = centroids_from_sums(
+            group.reshape(-1, group.shape[2]), sums.reshape(-1, sums.shape[2])
+        ).reshape(group.shape)
+    return centers, total
+
+
+def _sq_distance_levels(block: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """(m, k, w) squared distances of the w points of ``block`` (``points_with_ones`` rows) to each level's
+    centres C (m, k, d): ``maps.sq_distance_columns`` of every level (the same operations)."""
+    m, k, d = C.shape
+    if d > _DIRECT_DISTANCE_MAX_FEATURES:
+        return np.stack([sq_distance_columns(block[:-1].T, c) for c in C])
+    rows = C.reshape(m * k, d)  # the levels' centres one after another: 2-D passes, as for one level
+    D = np.subtract(rows[:, :1], block[0])
+    np.square(D, out=D)
+    diff = np.empty_like(D)
+    for f in range(1, d):
+        np.subtract(rows[:, f : f + 1], block[f], out=diff)
+        D += np.square(diff, out=diff)
+    return D.reshape(m, k, -1)
+
+
+def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
+    """``steps.weighted_sums`` of each level's (k, w) responsibilities resp (m, k, w): (m, k, d + 1)."""
+    if resp.shape[0] == 1:
+        return weighted_sums(block, resp[0])[None]
+    if block.shape[1] > _SUM_CHUNK:
+        return np.stack([weighted_sums(block, weights) for weights in resp])
+    return np.matmul(resp, block.T)
+
+
+def _softmax_levels_with_sums_(D: np.ndarray, T: list):
+    """Softmax responsibilities (m, k, w) of the (m, k, w) squared distances D, level i at temperature
+    T[i], computed in D's memory; also the (m, w) nearest distances d_min and column sums s of
+    exp(-(d - d_min)/T), the two parts of each point's log partition sum
+    log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
+
+    Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
+    distances beyond _CLIP_LOGIT·T are lowered to it (see there).
+    """
+    if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
+        level = D[0]
+        d_min = level.min(axis=0)
+        level -= d_min
+        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
+            torch.from_numpy(level).clamp_max_(_CLIP_LOGIT * T[0])
+        level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype, as numpy casts it
+        np.exp(level, out=level)
+        column_sums = level.sum(axis=0)
+        level *= 1.0 / column_sums
+        return D, d_min[None], column_sums[None]
+    d_min = D.min(axis=1)
+    D -= d_min[:, None, :]
+    if D.dtype == np.float64:
+        limit = torch.tensor([_CLIP_LOGIT * t for t in T], dtype=torch.float64)
+        torch.from_numpy(D).clamp_max_(limit[:, None, None])
+    D *= np.array([-1.0 / t for t in T]).astype(D.dtype)[:, None, None]  # each level's -1/T, as above
+    np.exp(D, out=D)
+    column_sums = D.sum(axis=1)
+    D *= (1.0 / column_sums)[:, None, :]
+    return D, d_min, column_sums
 
 
 def _min_centre_gap(c: np.ndarray) -> float:
@@ -236,11 +309,37 @@ def _em(
     apart_abs: float | None = None,
     merge: bool = True,
 ):
-    """EM at fixed σ from c (k, d) until one EM step moves no coordinate more than tol_abs
-    (points: ``points_with_ones(X)``).
+    """``_em_levels`` at one σ from c (k, d): (c, EM steps used, converged)."""
+    centers, used, converged = _em_levels(
+        points, c[None], (float(sigma),), kind, tol_abs, max_iter, accelerate, apart_abs, merge
+    )
+    return centers[0], int(used[0]), bool(converged[0])
 
-    Returns (c, EM steps used, converged). With ``accelerate``, steps are taken in SQUAREM cycles
-    (Varadhan & Roland 2008): from c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
+
+@torch.no_grad()
+def _em_levels(
+    points: np.ndarray,
+    C: np.ndarray,
+    sigmas,
+    kind: str,
+    tol_abs: float,
+    max_iter: int,
+    accelerate: bool = True,
+    apart_abs: float | None = None,
+    merge: bool = True,
+    progress=None,
+):
+    """EM at m σ levels, each from its own centres C[i] (C (m, k, d), sigmas m floats), until one EM
+    step moves no coordinate more than tol_abs (points: ``points_with_ones(X)``).
+
+    Returns (centres (m, k, d), EM steps used (m,) int64, converged (m,) bool). The levels run together:
+    each level's run (``_em_run``) asks for one EM step at a time, each round takes the EM steps every
+    running level asked for as one ``_em_steps`` call, and a level leaves the rounds as soon as its run
+    has stopped, so a slow level costs only its own steps. Level i is what this function gives for that
+    level alone (m = 1), bit for bit: the same run, the same steps.
+
+    Per level, with ``accelerate``, steps are taken in SQUAREM cycles (Varadhan & Roland 2008): from
+    c0, two EM steps c1, c2 give r = c1 - c0 and v = c2 - 2c1 + c0;
     the extrapolation c0 - 2αr + α²v with α = -||r||/||v|| (at most -1; α = -1 is plain c2) jumps
     along the slow direction, and one EM step from there stabilises it. The jump is kept only if the
     free energy there is no higher than at c0 — EM itself never raises it — otherwise the cycle
@@ -251,7 +350,7 @@ def _em(
     centres become NaN (the "naive" map past its underflow point).
 
     With ``accelerate`` and ``apart_abs``, whenever no two centres are within apart_abs of each other
-    the steps are Anderson steps instead (``_anderson_steps``), which converge in a few times fewer
+    the steps are Anderson steps instead (``_anderson_run``), which converge in a few times fewer
     steps than SQUAREM once several slow directions mix. Stacked centres keep SQUAREM: its α never
     points towards the stack's saddle, so a split grows as it does under plain EM.
 
@@ -261,17 +360,63 @@ def _em(
     where the run stood. One try per run may spend EM steps: after one that fails, the run goes on
     without merges, so failed tries cost at most one merged run (on the Explorer's default data a
     second try cost 104 more steps and left a level unconverged that converges without merges).
+
+    progress: optional callable(done, total), called as levels stop.
     """
+    m = C.shape[0]
+    sigmas = [float(sigma) for sigma in sigmas]
+    centers = np.empty_like(C)
+    used, converged = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=bool)
+    runs, asks = {}, {}
+    for i in range(m):
+        runs[i] = _em_run(
+            points, C[i].copy(), sigmas[i], kind, tol_abs, max_iter, accelerate, apart_abs, merge
+        )
+        asks[i] = next(runs[i])
+    while asks:
+        live = list(asks)
+        out, energy = _em_steps(
+            points,
+            asks[live[0]][0][None] if len(live) == 1 else np.stack([asks[i][0] for i in live]),
+            [sigmas[i] for i in live],
+            kind,
+            [asks[i][1] for i in live],
+        )
+        for j, i in enumerate(live):
+            try:
+                asks[i] = runs[i].send((out[j], energy[j] if asks[i][1] else None))
+            except StopIteration as stop:
+                centers[i], used[i], converged[i] = stop.value
+                del asks[i], runs[i]
+                if progress is not None:
+                    progress(m - len(asks), m)
+    return centers, used, converged
+
+
+def _em_run(
+    points: np.ndarray,
+    c: np.ndarray,
+    sigma: float,
+    kind: str,
+    tol_abs: float,
+    max_iter: int,
+    accelerate: bool,
+    apart_abs: float | None,
+    merge: bool,
+):
+    """One level's run of ``_em_levels`` from c (k, d), as a generator: it yields (centres, whether F_σ
+    is wanted) for each EM step, is sent back (EM image, F_σ or None), and returns (c, EM steps used,
+    converged)."""
     used = 0
     refused = 0  # SQUAREM jumps refused in a row
     while used < max_iter:
         if accelerate and apart_abs is not None and _min_centre_gap(c) > apart_abs:
-            c, steps, done = _anderson_steps(points, c, sigma, kind, tol_abs, max_iter - used, apart_abs)
+            c, steps, done = yield from _anderson_run(c, tol_abs, max_iter - used, apart_abs)
             used += steps
             if done is not None:
                 return c, used, done
             continue
-        c1, f0 = _em_step(points, c, sigma, kind, energy=accelerate)
+        c1, f0 = yield c, accelerate
         used += 1
         shift = float(np.abs(c1 - c).max())
         if not math.isfinite(shift):
@@ -281,7 +426,7 @@ def _em(
         if not accelerate or used + 2 > max_iter:
             c = c1
             continue
-        c2, _ = _em_step(points, c1, sigma, kind)
+        c2, _ = yield c1, False
         used += 1
         r = c1 - c
         v = c2 - c1 - r
@@ -290,7 +435,7 @@ def _em(
         if not (alpha < -1.0):  # also catches NaN: plain EM
             c = c2
             continue
-        c3, f_jump = _em_step(points, c - 2.0 * alpha * r + alpha * alpha * v, sigma, kind, energy=True)
+        c3, f_jump = yield c - 2.0 * alpha * r + alpha * alpha * v, True
         used += 1
         accepted = f_jump <= f0 and bool(np.isfinite(c3).all())
         start, c = c, (c3 if accepted else c2)
@@ -391,9 +536,7 @@ MERGE_SLACK = 1.1
 MERGE_AFTER_REFUSALS = 3
 
 
-def _anderson_steps(
-    points: np.ndarray, c: np.ndarray, sigma: float, kind: str, tol_abs: float, budget: int, apart_abs: float
-):
+def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
     """Anderson-accelerated EM (type II, Walker & Ni 2011) from c (k, d), at most ``budget`` EM steps.
 
     Each step maps the current point x to its EM image g = M(x) with residual f = g - x, then jumps to
@@ -402,9 +545,10 @@ def _anderson_steps(
     is kept only while the free energy does not rise (EM never raises it); a point that raises it is
     refused and the run restarts, with no memory, from the last accepted point's EM image.
 
-    Returns (c, steps used, converged): converged is True or False when the run ended here (as ``_em``
-    returns it), None when centres came within apart_abs of each other or the budget ran out (c is
-    then the last EM image, and the caller carries on).
+    A generator, as ``_em_run`` (its EM steps are asked for the same way). Returns (c, steps used,
+    converged): converged is True or False when the run ended here (as ``_em`` returns it), None when
+    centres came within apart_abs of each other or the budget ran out (c is then the last EM image, and
+    the caller carries on).
     """
     k, d = c.shape
     memory = min(ANDERSON_MEMORY, k * d)
@@ -412,7 +556,7 @@ def _anderson_steps(
     last_energy, last_image = None, None
     x, extrapolated = c, False
     for used in range(1, budget + 1):
-        g, energy = _em_step(points, x, sigma, kind, energy=True)
+        g, energy = yield x, True
         shift = float(np.abs(g - x).max())
         if not math.isfinite(shift):
             return g, used, False
@@ -485,6 +629,50 @@ def _fixed_point(
         _tolerance(tol, X.dtype, data_scale(X)),
         max_iter,
         bool(accelerate),
+    )
+
+
+def fixed_points(X, C, sigmas, kind="softmax", tol=1e-10, max_iter=500, accelerate=True, progress=None):
+    """``fixed_point`` from the same start C (k, d) at every σ of ``sigmas`` (m,), all levels together.
+
+    Returns (centers (m, k, d) in X's dtype, iterations (m,) int64, converged (m,) bool); level i is
+    ``fixed_point(X, C, sigmas[i], kind, tol, max_iter, accelerate)``, bit for bit. Each round takes one EM
+    step at every level still running, as one set of array operations, and a level drops out as soon as
+    it has stopped (``_em_levels``). progress: optional callable(done, total), called as levels stop.
+    """
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    sigmas = check_sigmas(sigmas)
+    kind = check_kind(kind)
+    for sigma in sigmas:
+        check_sigma_for_dtype(float(sigma), X.dtype)
+    tol = _check_tol(tol)
+    max_iter = check_int(max_iter, "max_iter", 1)
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a callable(done, total) or None.")
+    return _fixed_points(X, C, sigmas, kind, tol, max_iter, accelerate, progress)
+
+
+def _fixed_points(
+    X: np.ndarray,
+    C: np.ndarray,
+    sigmas: np.ndarray,
+    kind: str,
+    tol: float = 1e-10,
+    max_iter: int = 500,
+    accelerate: bool = True,
+    progress=None,
+):
+    """``fixed_points`` on checked arguments (X, C finite in one float dtype, every σ valid in it)."""
+    return _em_levels(
+        points_with_ones(X),
+        np.repeat(C[None], len(sigmas), axis=0),
+        sigmas,
+        kind,
+        _tolerance(tol, X.dtype, data_scale(X)),
+        max_iter,
+        bool(accelerate),
+        progress=progress,
     )
 
 

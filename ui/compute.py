@@ -523,7 +523,8 @@ def field_now(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
 
 def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
     """``centers_at`` at every σ of ``grid``, the same numbers, with one cache lookup per setting
-    instead of one per σ (EM runs from the start at each σ, as ``_fixed_point`` does)."""
+    instead of one per σ (EM runs from the start at each σ, as ``_fixed_point`` does, every level
+    together: ``explore.soft_fixed_points``)."""
     if ctrl.init == "anneal":
         infos = [centers_at(replace(ctrl, sigma=float(sigma))) for sigma in grid]
         if progress:
@@ -534,15 +535,11 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
     C0 = _start(key)
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
     source = f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft fixed point at this σ"
-    infos = []
-    for i, sigma in enumerate(grid):
-        centers, iterations, converged = explore.soft_fixed_point(X, C0, float(sigma), kind=ctrl.kind)
-        infos.append(
-            CentersAtSigma(centers, km_centers, km_labels, C0, int(iterations), bool(converged), source)
-        )
-        if progress:
-            progress(i + 1, len(grid))
-    return infos
+    centers, iterations, converged = explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind, progress=progress)
+    return [
+        CentersAtSigma(centers[i], km_centers, km_labels, C0, int(iterations[i]), bool(converged[i]), source)
+        for i in range(len(grid))
+    ]
 
 
 # The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``): their arrays

@@ -6,6 +6,7 @@
 * ``initial_centers(X, k, init, seed)`` – k-means++ seeding, k random data points, or None for
                                   "anneal" (the annealing path starts at the data mean).
 * ``soft_fixed_point(X, C0, sigma, kind)`` – EM from C0 to the soft fixed point at σ.
+* ``soft_fixed_points(X, C0, sigmas, kind)`` – the same at many σ levels, all together.
 * ``plane_numbers(...)``        – L_σ, J, L_σ − J and its bound, label agreement, mean entropy,
                                   exact zeros, NaN rows: every number the Explorer prints.
 * ``plane_at(...)``             – the responsibilities and ``plane_numbers`` at one σ, checked once.
@@ -32,7 +33,7 @@ from .._validate import (
     check_sigma,
     check_sigma_for_dtype,
 )
-from ..annealing import fixed_point
+from ..annealing import fixed_point, fixed_points
 from ..maps import _responsibilities
 from ..measures import _critical_sigma_predicted, _gamma_gap, _min_sq_gap, _sigma_exact, _sigma_softmax_exact
 
@@ -161,6 +162,16 @@ def soft_fixed_point(X, C0, sigma: float, kind: str = "softmax"):
     Returns (centers (k, d) in X's dtype, iterations, converged).
     """
     return fixed_point(X, C0, sigma, kind=kind)
+
+
+def soft_fixed_points(X, C0, sigmas, kind: str = "softmax", progress=None):
+    """``soft_fixed_point`` at every σ of ``sigmas`` (m,), all levels together
+    (``rbfviz.annealing.fixed_points``; level i the bits of ``soft_fixed_point`` at sigmas[i]).
+
+    Returns (centers (m, k, d) in X's dtype, iterations (m,), converged (m,)); progress(done, total) as
+    levels stop.
+    """
+    return fixed_points(X, C0, sigmas, kind=kind, progress=progress)
 
 
 def plane_numbers(X, C, sigma: float, kind: str, kmeans_labels) -> dict:
