@@ -119,7 +119,7 @@ def explorer_payload_new(ctrl, quantity="max", head="head", axes=None, views=Non
     )
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=1)
 def explorer_case(dataset: str, kind: str, dtype: str) -> tuple[bytes, tuple]:
     """(payload, plane views it was drawn from), built once in a worker: this file compares the payload
     with the reference, tests/test_batched_fields.py (the COVERING cases) its images with the views'
