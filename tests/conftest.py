@@ -25,14 +25,27 @@ def pytest_configure(config):
         torch.set_num_threads(1)
 
 
+# the test function whose cases last ran on warm caches in this process (mark shared_streamlit_caches)
+_caches_kept_for = None
+
+
 @pytest.fixture
-def fresh_streamlit_caches():
+def fresh_streamlit_caches(request):
     """AppTests share a process: clear Streamlit's caches (and cache_resource singletons such as the
-    annealing store and the training registry) so each test computes afresh."""
+    annealing store and the training registry) so each test computes afresh.
+
+    The cases of a test marked ``shared_streamlit_caches`` (each opens the same page at the same setting,
+    then changes one thing) clear them before the first of its cases only: the others read that opening
+    from the caches. The mark puts the cases on one pytest-xdist worker, one after another."""
     import streamlit as st
 
-    st.cache_data.clear()
-    st.cache_resource.clear()
+    global _caches_kept_for
+    shared = request.node.get_closest_marker("shared_streamlit_caches") is not None
+    key = (str(request.node.path), request.node.originalname) if shared else None
+    if key is None or key != _caches_kept_for:
+        st.cache_data.clear()
+        st.cache_resource.clear()
+    _caches_kept_for = key
     yield
 
 
@@ -44,8 +57,11 @@ def pytest_collection_modifyitems(config, items):
     """Every browser test gets the marker e2e. The tests on the shared app server (fixture ``server``)
     are in no pytest-xdist group: under ``-n 2 --dist loadgroup`` both workers take them as they come,
     each with its own server and Chromium (started once per worker), so that neither worker waits for
-    the other at the end."""
+    the other at the end. The cases of a test marked shared_streamlit_caches get a group of their own
+    (``fresh_streamlit_caches``)."""
     for item in items:
+        if item.get_closest_marker("shared_streamlit_caches"):
+            item.add_marker(pytest.mark.xdist_group(f"caches-{item.path.stem}-{item.originalname}"))
         if E2E in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.e2e)
     if getattr(config.option, "loadgroup", False):  # set on an xdist worker under --dist loadgroup

@@ -61,6 +61,7 @@ def test_old_entmax15_links_keep_working_without_the_slider():
 
 
 @pytest.mark.parametrize("bad", ["1", "3", "nan", "NaN", "abc", "-inf", ""])
+@pytest.mark.shared_streamlit_caches
 def test_bad_alpha_in_the_url_gives_a_notice_and_the_default(bad):
     at = run("pages/1_Explorer.py", {**SMALL, "kind": "entmax", "alpha": bad})
     notes = [w for w in warnings(at) if "alpha" in w]

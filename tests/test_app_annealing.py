@@ -72,6 +72,7 @@ def test_sigma_commit_moves_the_markers_and_reuses_the_path():
 @pytest.mark.parametrize(
     "key,value", [("dataset", "circles"), ("k", 3), ("kind", "entmax15"), ("dtype", "float32")]
 )
+@pytest.mark.shared_streamlit_caches
 def test_each_control_changes_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)

@@ -169,6 +169,7 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize("what", BAD_FILES)
+@pytest.mark.shared_streamlit_caches
 def test_bad_upload_shows_the_loader_message_and_keeps_the_data(what):
     data = BAD_FILES[what]
     with pytest.raises(DataError) as err:

@@ -54,6 +54,7 @@ def test_equivalence_loads_with_four_figures_metrics_and_equations():
         ("number_input", "w_seed", 5),
     ],
 )
+@pytest.mark.shared_streamlit_caches
 def test_each_control_changes_what_is_shown(widget, key, value):
     at = equivalence()
     before = shown(at)

@@ -93,6 +93,7 @@ def test_explorer_loads_with_figure_metrics_and_explanation():
         ("radio", "explorer_field", "entropy"),
     ],
 )
+@pytest.mark.shared_streamlit_caches
 def test_each_control_changes_what_is_shown(widget, key, value):
     at = explorer()
     before = shown(at)

@@ -82,6 +82,7 @@ def test_table_is_the_librarys_fit_from_the_same_start():
         ("number_input", "w_seed", 5),
     ],
 )
+@pytest.mark.shared_streamlit_caches
 def test_each_control_changes_what_is_shown(widget, key, value):
     at = mixture_view()
     before = shown(at)

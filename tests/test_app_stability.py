@@ -74,6 +74,7 @@ def test_sigma_change_moves_markers_table_and_plane():
 
 
 @pytest.mark.parametrize("key,value", [("dataset", "circles"), ("k", 3), ("dtype", "float32")])
+@pytest.mark.shared_streamlit_caches
 def test_data_k_and_dtype_change_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)

@@ -114,6 +114,7 @@ def test_a_link_replays_the_same_numbers():
 
 
 @pytest.mark.parametrize("bad", ["EXQ", "E-M"])
+@pytest.mark.shared_streamlit_caches
 def test_a_bad_steps_value_warns_and_starts_from_zero(bad):
     at = stepper({"steps": bad})
     assert any("steps=" in w.value for w in at.warning)

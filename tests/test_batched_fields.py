@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 from PIL import Image
-from test_scrub_levels import COVERING, _ctrl, explorer_payload_new
+from test_scrub_levels import COVERING, covering_group, explorer_case
 
 from rbfviz import field
 from rbfviz._validate import KINDS, entmax_kind
@@ -25,7 +25,6 @@ from rbfviz.views.figures.layout import png_indexed_bytes
 from rbfviz.views.figures.palette import EDGE_RGB, NAN_RGB, cluster_rgb
 from rbfviz.views.figures.plane import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_pngs, field_rgb
 from rbfviz.views.figures.scrub import figure_at, read_payload
-from ui import compute
 
 MAPS = (*KINDS, entmax_kind(2.0), entmax_kind(1.3))
 DTYPES = (np.float32, np.float64)
@@ -221,12 +220,14 @@ def test_field_pngs_fall_back_to_rgb_above_256_colours():
     assert Image.open(io.BytesIO(png)).mode == "RGB" and np.array_equal(decoded(png), image)
 
 
-@pytest.mark.parametrize("dataset, kind, dtype", COVERING)
+@pytest.mark.parametrize(
+    "dataset, kind, dtype", [pytest.param(*case, marks=covering_group(*case)) for case in COVERING]
+)
 def test_explorer_payload_images_are_the_field_images(dataset, kind, dtype):
-    """Every σ level's image in the Explorer's payload decodes to ``field_rgb`` of that level's field."""
-    ctrl = _ctrl(dataset, kind, dtype)
-    header = read_payload(explorer_payload_new(ctrl))
-    views = list(compute.plane_views(ctrl))
+    """Every σ level's image in the Explorer's payload decodes to ``field_rgb`` of that level's field
+    (the payload and plane views tests/test_scrub_levels.py compares with the per-level reference)."""
+    payload, views = explorer_case(dataset, kind, dtype)
+    header = read_payload(payload)
     assert len(views) == len(header["frames"])
     for level, view in enumerate(views):
         (image,) = figure_at(header, level)["layout"]["images"]

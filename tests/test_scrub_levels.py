@@ -10,6 +10,8 @@ back to comparing the decoded payloads to 1e-12 relative and says which values m
 
 from __future__ import annotations
 
+import copy
+import functools
 import logging
 from dataclasses import replace
 
@@ -89,11 +91,14 @@ def _ctrl(dataset: str, kind: str, dtype: str, **more) -> Controls:
     return replace(ctrl, sigma=compute.scale(ctrl).default)
 
 
-def explorer_payload_new(ctrl, quantity="max", head="head", axes=None) -> bytes:
+def explorer_payload_new(ctrl, quantity="max", head="head", axes=None, views=None) -> bytes:
+    """The Explorer's payload as the page builds it; views: a list that gets a copy of each plane view
+    it was built from (a copy, as the builder may reuse the views' arrays)."""
     scale = compute.scale(ctrl)
     drawn = drawn_points(ctrl.n, ctrl.seed)
+    drew = compute.plane_views(ctrl, quantity)
     levels = explorer_levels(
-        compute.plane_views(ctrl, quantity),
+        drew if views is None else (views.append(copy.deepcopy(view)) or view for view in drew),
         scale.grid,
         head,
         ctrl.kind,
@@ -114,13 +119,31 @@ def explorer_payload_new(ctrl, quantity="max", head="head", axes=None) -> bytes:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def explorer_case(dataset: str, kind: str, dtype: str) -> tuple[bytes, tuple]:
+    """(payload, plane views it was drawn from), built once in a worker: this file compares the payload
+    with the reference, tests/test_batched_fields.py (the COVERING cases) its images with the views'
+    fields. Both tests of a case share a pytest-xdist group (``covering_group``), so one worker runs them."""
+    views = []
+    payload = explorer_payload_new(_ctrl(dataset, kind, dtype), views=views)
+    return payload, tuple(views)
+
+
+def covering_group(dataset: str, kind: str, dtype: str):
+    return pytest.mark.xdist_group(f"explorer-{dataset}-{kind}-{dtype}")
+
+
 @pytest.mark.parametrize(
     "dataset, kind, dtype",
-    [(d, m, "float64") for d in DATASETS for m in MAPS] + [c for c in COVERING if c[2] == "float32"],
+    [
+        pytest.param(*case, marks=covering_group(*case)) if case in COVERING else case
+        for case in [(d, m, "float64") for d in DATASETS for m in MAPS]
+        + [c for c in COVERING if c[2] == "float32"]
+    ],
 )
 def test_explorer_payload_is_the_per_level_payload(dataset, kind, dtype):
-    ctrl = _ctrl(dataset, kind, dtype)
-    assert_same_payload(explorer_payload_new(ctrl), payload_reference.explorer(ctrl))
+    new, _ = explorer_case(dataset, kind, dtype)
+    assert_same_payload(new, payload_reference.explorer(_ctrl(dataset, kind, dtype)))
 
 
 @pytest.mark.parametrize(
