@@ -2,7 +2,7 @@
 
 The server sends the scrubber twice in the first run of a new setting (ui.compute.scrub_payload): the
 levels within ``NEAR`` grid steps of the σ on screen, then every level. On this test's idle server the
-second comes a few tenths of a second after the first; a class keeps it longer in coming (the rests are
+second comes about half a second after the first (n = 5,000); a class keeps it longer in coming (the rests are
 built one at a time). To look at the first part for as long as a class would, the page here holds the
 decoding of every payload after its first one until the test lets it go (``RELEASE_JS``; the decode of
 the σ payload is the only URL-less Response the page reads): a hold for a fixed time would end too soon
@@ -31,7 +31,10 @@ from ui.state import parse_query
 
 pytestmark = pytest.mark.e2e
 
-OWN = dict(dataset="blobs", n="500", noise="1.5", seed="4242", k="4", init="kmeanspp", kind="softmax")
+# n = 5,000: the rest takes about half a second of CPU after the first part. At n = 500 it came within
+# a tenth of a second, and the browser had not yet mounted the first part when the complete payload
+# replaced it in the same place (the first part was then never drawn).
+OWN = dict(dataset="blobs", n="5000", noise="1.5", seed="4242", k="4", init="kmeanspp", kind="softmax")
 STATUS = "p.scrub-status"
 HOLD_LATER_PAYLOADS = """(() => {
   window.__payloads = 0;
