@@ -3,7 +3,7 @@ import side effect (a notebook that imports rbfviz keeps its threads and its gar
 
     import rbfviz
     rbfviz.tune_for_server()                      # the command line: once
-    rbfviz.tune_for_server(collect_every=10.0)    # the app's ui package: once, with a collector
+    rbfviz.tune_for_server(collect_every=60.0)    # the app's ui package: once, with a collector
 
 It does three things, each once per process, and a fourth if asked:
 

@@ -6,6 +6,7 @@ request after a settled scrub does (the component's widget lives in the fragment
 the fragment's id in ``fragment_id_queue``) and records every message the run sends.
 """
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from unittest import mock
@@ -20,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.views.figures.scrub import figure_at, read_payload
 from ui import compute
 from ui.compute import NEAR
-from ui.scrub import FIRST_PART
+from ui.scrub import FIRST_PART, HELD, SENT_KEY
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
@@ -95,8 +96,18 @@ def test_a_settled_sigma_reruns_the_fragment_only(page):
     assert new and all(m.delta.fragment_id for m in new)
     assert not [m for m in new if m.metadata.delta_path[0] == SIDEBAR]
     assert not [m for m in new if m.delta.new_element.HasField("page_link")]
-    # the scrubber is drawn again (its bytes unchanged: the browser keeps them), the address follows
-    assert any(m.delta.new_element.HasField("bidi_component") for m in new)
+    # the scrubber is drawn again without its payload, which its element in the browser holds (the full
+    # run sent it); the address follows
+    drawn = [
+        m.delta.new_element.bidi_component for m in new if m.delta.new_element.HasField("bidi_component")
+    ]
+    assert len(drawn) == 1 and drawn[0].WhichOneof("data") == "json" and json.loads(drawn[0].json) == HELD
+    complete = [
+        m.delta.new_element.bidi_component
+        for m in elements(full)
+        if m.delta.new_element.HasField("bidi_component")
+    ]
+    assert drawn[0].id == complete[-1].id and complete[-1].WhichOneof("data") == "bytes"  # the same element
     addresses = [m.page_info_changed.query_string for m in sent if m.HasField("page_info_changed")]
     assert addresses and f"sigma={sigma:.4g}" in addresses[-1]
     assert at.query_params["sigma"] == f"{sigma:.4g}"
@@ -200,7 +211,9 @@ def test_a_new_setting_shows_the_levels_near_sigma_first_then_every_level_in_the
 
 def test_a_setting_dropped_from_the_store_comes_back_whole_to_a_session_that_showed_it():
     """A settle on a setting the server's store has dropped since (a busy class) builds it again in
-    one go: a first part would shrink the slider of a student who has every level already."""
+    one go and sends no part of it: the browser holds every level already, and a first part would shrink
+    its slider. A browser that has lost the payload (its "resend" trigger drops the session's record of
+    it) gets the complete payload, again in one go."""
     at, cold = open_page("pages/1_Explorer.py")
     fragment_id = next(m.delta.fragment_id for m in elements(cold) if m.delta.fragment_id)
     (_, _, complete), *_ = [s for s in scrubbers(cold) if "part" not in s[2]]
@@ -208,6 +221,16 @@ def test_a_setting_dropped_from_the_store_comes_back_whole_to_a_session_that_sho
     assert dropped._items, "the payload should be in the store after the first run"
     dropped._items.clear()
     settle(at)
+    held = [
+        m for m in elements(recorded_run(at, fragment_id)) if m.delta.new_element.HasField("bidi_component")
+    ]
+    assert len(held) == 1 and json.loads(held[0].delta.new_element.bidi_component.json) == HELD
+    assert dropped._items, "the settle should have built the setting again"
+
+    dropped._items.clear()
+    at.session_state[SENT_KEY] = {}  # what the resend trigger's callback does
+    ctrl = at.session_state[STATE_KEY]  # (the page's scrubber holds no payload to read the grid from)
+    at.session_state[STATE_KEY] = replace(ctrl, sigma=float(complete["sigmas"][4]))
     again = scrubbers(recorded_run(at, fragment_id))
     assert len(again) == 1 and "part" not in again[0][2]
     assert as_json(figure_at(again[0][2], 0)) == as_json(figure_at(complete, 0))

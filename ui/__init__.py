@@ -48,6 +48,8 @@ import plotly.graph_objects  # noqa: E402,F401  loaded before the freeze below, 
 import rbfviz  # noqa: E402
 
 # The app is a server: one torch thread, allocator tuning, a frozen garbage collector and a full
-# collection every 10 s in place of Streamlit's after every script run (runner.postScriptGC = false in
-# .streamlit/config.toml), once per process.
-rbfviz.tune_for_server(collect_every=10.0)
+# collection every minute in place of Streamlit's after every script run (runner.postScriptGC = false in
+# .streamlit/config.toml), once per process. With a class connected a full collection walks every
+# session's objects (tens of milliseconds holding the GIL); Python's own young-generation collections
+# still run as objects are allocated, so the minute only bounds how long old cyclic garbage waits.
+rbfviz.tune_for_server(collect_every=60.0)

@@ -138,6 +138,12 @@ export default function (component) {
   }
   inst.setStateValue = setStateValue;
   inst.setTriggerValue = setTriggerValue;
+  if (data?.held === true) {
+    // A settle rerun: the server sends no payload, this element has it (ui/scrub.py HELD). One that has
+    // none (a new element, its old one's DOM gone) asks for it, once this render is done.
+    if (!inst.bytes) setTimeout(() => setTriggerValue("resend", true), 0);
+    return inst.cleanup;
+  }
   const bytes = data instanceof Uint8Array ? data : new Uint8Array(data.buffer ?? data);
   if (inst.bytes && inst.bytes.length === bytes.length && inst.bytes.every((b, i) => b === bytes[i])) {
     return inst.cleanup;

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rbfviz.views.figures.layout import FIELD_LEGEND
 from rbfviz.views.figures.palette import INK_COLORS
@@ -117,11 +118,17 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
     """Draw a scrubbable figure. payload: rbfviz.views.figures.scrub.scrub_payload bytes (the same
     bytes for every σ, so reruns resend nothing). grid: the σ values of its levels, in order.
     on_select(rows): called with the data rows a click, box or lasso selected (payload select=True).
-    slot: an st.empty() to draw it in (default: here)."""
+    slot: an st.empty() to draw it in (default: here).
+
+    A settle rerun (of the σ fragment only) sends HELD in place of a payload this session's browser
+    was sent already under ``key``: the element there holds it."""
+    sent = st.session_state.setdefault(SENT_KEY, {})
+    fingerprint = _fingerprint(payload)
+    held = sent.get(key) == fingerprint and _fragment_rerun()
     with slot if slot is not None else nullcontext():
         _component(
             key=key,
-            data=payload,
+            data=HELD if held else payload,
             default={"level": None},
             on_level_change=lambda: _committed(key, tuple(float(s) for s in grid)),
             on_selected_change=(
@@ -129,7 +136,29 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
             )
             if on_select
             else (lambda: None),
+            on_resend_change=lambda: st.session_state.get(SENT_KEY, {}).pop(key, None),
         )
+    sent[key] = fingerprint
+
+
+# What a settle rerun sends in place of the payload its browser holds. Streamlit hashes an element's
+# bytes twice per run (its identity and its message), copies them into the message and serialises them:
+# about a millisecond per settle for a payload of a few hundred kB the browser has already.
+# ui/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if it has none.
+HELD = {"held": True}
+SENT_KEY = "_rbfviz_scrub_sent"  # component key -> _fingerprint of the payload last sent to this session
+
+
+def _fingerprint(payload: bytes) -> tuple[int, bytes]:
+    """A payload's length and gzip trailer (the CRC-32 and size of what it compresses): tells the
+    payloads of one component key apart without hashing hundreds of kB."""
+    return len(payload), payload[-8:]
+
+
+def _fragment_rerun() -> bool:
+    """This script run reruns fragments only (a widget inside one changed), not the whole page."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
 
 
 # The key of a first part's scrubber. Streamlit allows one element per key in a run, and the complete
