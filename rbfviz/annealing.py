@@ -187,10 +187,10 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
 
     C: (m, k, d) centres, level i's at sigmas[i] (m floats); energy: m bools. Each level gets the public
     step's maths (``soft_centroid_step``) on numpy arrays, without its per-call tensor wrapping, accumulated
-    block by block so that temporaries stay O(EM_BLOCK × k). Softmax divides each point by its column sum
-    s_i rather than each of its k weights (``_scaled_sums_levels``): the same step to rounding, and with
-    one-hot responsibilities (s_i = 1) the same bits when n <= _SUM_CHUNK, so that a fixed point reached
-    there is K-Means' centres to the bit. The
+    block by block so that temporaries stay O(EM_BLOCK × k); the same bits when n <= _SUM_CHUNK, so that
+    a fixed point reached with one-hot responsibilities is K-Means' centres to the bit. Past that, softmax
+    divides each point by its column sum s_i rather than each of its k weights (``_scaled_sums_levels``):
+    the same step to rounding. The
     levels' (k, w) blocks are stacked as one (m, k, w) array, at most LEVEL_ENTRIES entries per stack: the
     softmax's passes, the centre sums and the update run once for the stack, each level's numbers the bits
     it gets alone (the same operations on its own rows). For softmax the free energy comes with the
@@ -217,7 +217,11 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
                     nearest = d_min[rows].sum(axis=1, dtype=np.float64)
                     for j, i in enumerate(asked):
                         total[i] += float(nearest[j]) - T[i] * float(log_sums[j])
-                part = _scaled_sums_levels(block, weights, column_sums)
+                if block.shape[1] > _SUM_CHUNK:
+                    part = _scaled_sums_levels(block, weights, column_sums)
+                else:  # the responsibilities themselves, for the bits of ``soft_centroid_step``
+                    weights *= (1.0 / column_sums)[:, None, :]
+                    part = _weighted_sums_levels(block, weights)
             else:
                 resp = np.empty_like(D)
                 for i in range(first, last):  # the other maps level by level, as ``resp_columns`` runs them
@@ -259,22 +263,12 @@ def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
 
 def _scaled_sums_levels(block: np.ndarray, weights: np.ndarray, column_sums: np.ndarray) -> np.ndarray:
     """(m, k, d + 1) sums [Σ_i r_ij x_i | N_j] of each level from its unnormalised softmax weights (m, k, w)
-    e_ij and their column sums s_i (m, w), r_ij = e_ij / s_i: the points (``block``, (d + 1, w)) are divided
-    by s_i instead of the k weights of each point (d + 1 divisions per point instead of k)."""
-    if weights.shape[0] == 1:
-        return _point_sums(block / column_sums[0], weights[0])[None]
+    e_ij and their column sums s_i (m, w), r_ij = e_ij / s_i, for a block of more than _SUM_CHUNK points
+    (``block``, (d + 1, w)): the points are divided by s_i instead of the k weights of each point (d + 1
+    divisions per point instead of k), and each row of the scaled points is one matrix-vector product
+    (a single product with the (w, d + 1) transposed operand is slower)."""
     scaled = block[None] / column_sums[:, None, :]
-    if block.shape[1] > _SUM_CHUNK:
-        return np.stack([_point_sums(rows, level) for rows, level in zip(scaled, weights)])
-    return np.matmul(weights, scaled.transpose(0, 2, 1))
-
-
-def _point_sums(rows: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """weights (k, w) times rows (f, w) transposed: (k, f). Past _SUM_CHUNK points one matrix-vector
-    product per row (the (w, f) transposed operand is slow in a single product)."""
-    if rows.shape[1] > _SUM_CHUNK:
-        return np.stack([weights @ row for row in rows], axis=1)
-    return weights @ rows.T
+    return np.stack([np.stack([level @ row for row in rows], axis=1) for rows, level in zip(scaled, weights)])
 
 
 def _softmax_weights_levels_(D: np.ndarray, T: list):
