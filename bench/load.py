@@ -219,9 +219,9 @@ class ServerProcess:
     """`python -m streamlit run app.py` from the repository root on a free loopback port.
 
     Runs like the container: .streamlit/config.toml (post-run GC on, XSRF on, session TTL) and the
-    Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it."""
+    Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it; ``env`` adds variables."""
 
-    def __init__(self, log_path: Path | None = None, port: int | None = None):
+    def __init__(self, log_path: Path | None = None, port: int | None = None, env: dict | None = None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = open(log_path, "w") if log_path else subprocess.DEVNULL
@@ -241,7 +241,7 @@ class ServerProcess:
             cwd=ROOT,
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            env={"MALLOC_ARENA_MAX": "2", **os.environ},
+            env={"MALLOC_ARENA_MAX": "2", **os.environ, **(env or {})},
         )
 
     @property

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from playwright.sync_api import expect
 from student import HANG_TIMEOUT_MS, Student
 
 from bench.load import ServerProcess
+from ui.compute import HOLD_REST_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -120,9 +122,13 @@ def context(shared_context):
 
 def _start(name: str) -> ServerProcess:
     """`streamlit run app.py` on a free port (bench/load.py's ServerProcess), healthy, logging to
-    artifacts/."""
+    artifacts/. ``server.hold_rest``: while a test keeps a file there, the server holds back the rest of
+    a new setting's σ levels (ui.compute.HOLD_REST_ENV); nobody creates it otherwise."""
     ARTIFACTS.mkdir(exist_ok=True)
-    server = ServerProcess(ARTIFACTS / f"e2e-server-{name}.log")
+    hold = Path(tempfile.gettempdir()) / f"rbfviz-e2e-hold-rest-{os.getpid()}-{name}"
+    hold.unlink(missing_ok=True)
+    server = ServerProcess(ARTIFACTS / f"e2e-server-{name}.log", env={HOLD_REST_ENV: str(hold)})
+    server.hold_rest = hold
     try:
         server.wait_healthy(STARTUP_TIMEOUT)
     except Exception:
