@@ -23,7 +23,6 @@ from playwright.sync_api import expect
 from student import HANG_TIMEOUT_MS, Student
 
 from bench.load import ServerProcess
-from ui.compute import HOLD_REST_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -124,6 +123,8 @@ def _start(name: str) -> ServerProcess:
     """`streamlit run app.py` on a free port (bench/load.py's ServerProcess), healthy, logging to
     artifacts/. ``server.hold_rest``: while a test keeps a file there, the server holds back the rest of
     a new setting's σ levels (ui.compute.HOLD_REST_ENV); nobody creates it otherwise."""
+    from ui.compute import HOLD_REST_ENV  # here: importing Streamlit's caches at collection logs warnings
+
     ARTIFACTS.mkdir(exist_ok=True)
     hold = Path(tempfile.gettempdir()) / f"rbfviz-e2e-hold-rest-{os.getpid()}-{name}"
     hold.unlink(missing_ok=True)

@@ -71,7 +71,11 @@ def test_a_new_setting_shows_its_figure_first_then_scrubs_every_level(server, st
         student.page.locator(STATUS).wait_for(state="visible")  # the first part: slow on a busy machine
         first = student.wait_for_scrub()
     finally:
-        server.hold_rest.unlink(missing_ok=True)  # the rest is built and sent, and waits in the page
+        server.hold_rest.unlink(missing_ok=True)  # the server builds the rest and sends it
+    # the first run has finished with the rest sent, its decoding held in the page: the settle below is a
+    # rerun of its own, never one that interrupts the first run while it builds the rest
+    student.page.wait_for_function("() => window.__payloads >= 2")
+    student.wait_for_run()
     near = first["level"]
     window = list(range(max(0, near - NEAR), min(len(sigmas), near + NEAR + 1)))
     assert first["max"] == len(window) - 1, first
