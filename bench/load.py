@@ -84,7 +84,8 @@ hold, a commit after which the downloads markdown or the address (`sigma=`) does
 committed σ, and a commit that sends the sidebar again.
 
 Memory: the server's resident set size (VmRSS in /proc/PID/status), sampled every 0.25 s:
-baseline after a warm-up student (imports done, caches warm for the default data), peak during the
+baseline after a warm-up student (imports done, caches warm for the default data) once the server is
+quiet (no session, no CPU for a second, at most 2 s; `until_quiet`), peak during the
 load, and --settle seconds (default 60) after every session has closed. Python rarely returns freed
 memory to the OS, so "after" bounds what the sessions left behind (session state, cache entries).
 
@@ -219,9 +220,9 @@ class ServerProcess:
     """`python -m streamlit run app.py` from the repository root on a free loopback port.
 
     Runs like the container: .streamlit/config.toml (post-run GC on, XSRF on, session TTL) and the
-    Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it."""
+    Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it; ``env`` adds variables."""
 
-    def __init__(self, log_path: Path | None = None, port: int | None = None):
+    def __init__(self, log_path: Path | None = None, port: int | None = None, env: dict | None = None):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = open(log_path, "w") if log_path else subprocess.DEVNULL
@@ -241,7 +242,7 @@ class ServerProcess:
             cwd=ROOT,
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            env={"MALLOC_ARENA_MAX": "2", **os.environ},
+            env={"MALLOC_ARENA_MAX": "2", **os.environ, **(env or {})},
         )
 
     @property
@@ -764,6 +765,25 @@ def summary(values: list[float]) -> dict:
     }
 
 
+QUIET_WINDOW = 0.5  # seconds: the server is quiet after two such windows in a row ...
+QUIET_CPU = 0.02  # ... with less than this much CPU (seconds) used in each
+
+
+async def until_quiet(pid: int | None, base_url: str, longest: float) -> None:
+    """Wait until the server holds no open session and is quiet (``QUIET_CPU`` in each of two
+    ``QUIET_WINDOW``s), at most ``longest`` seconds: what a memory sample after some work waits for (the
+    server's post-run work and the sessions' clean-up done). Without the pid: ``longest`` seconds."""
+    deadline = time.monotonic() + longest
+    last, quiet = cpu_seconds(pid), 0
+    while (left := deadline - time.monotonic()) > 0:
+        await asyncio.sleep(min(QUIET_WINDOW, left))
+        now = cpu_seconds(pid)
+        quiet = quiet + 1 if now is not None and last is not None and now - last < QUIET_CPU else 0
+        last = now
+        if quiet >= 2 and await asyncio.to_thread(active_sessions, base_url) in (0, None):
+            return
+
+
 async def classroom(args, base_url: str, pid: int | None) -> dict:
     """Warm up with one student, probe a warm first open's script time, take the baseline, then run
     ``args.waves`` waves of students (each wave: arrive, work, leave, ``args.settle`` s of quiet).
@@ -776,7 +796,7 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
     probe = (
         await probe_script_time(base_url, args.probe_opens, args.timeout, pid) if args.probe_opens else None
     )
-    await asyncio.sleep(2.0)
+    await until_quiet(pid, base_url, 2.0)
     baseline = monitor.now()
     cache_baseline = cache_mb(base_url)
     t_first = monitor.elapsed()
@@ -830,7 +850,7 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
     # config) and reaps expired ones lazily, on the next write to its session store. One more short
     # visit triggers that; the last sample shows what remains once the sessions are really gone.
     reaper = await student(-2, base_url, {}, 0, (0.0, 0.0), 0.0, args.timeout, args.seed)
-    await asyncio.sleep(5.0)
+    await until_quiet(pid, base_url, 5.0)
     after_reap = monitor.now()
     await monitor.stop()
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -120,9 +121,15 @@ def context(shared_context):
 
 def _start(name: str) -> ServerProcess:
     """`streamlit run app.py` on a free port (bench/load.py's ServerProcess), healthy, logging to
-    artifacts/."""
+    artifacts/. ``server.hold_rest``: while a test keeps a file there, the server holds back the rest of
+    a new setting's σ levels (ui.compute.HOLD_REST_ENV); nobody creates it otherwise."""
+    from ui.compute import HOLD_REST_ENV  # here: importing Streamlit's caches at collection logs warnings
+
     ARTIFACTS.mkdir(exist_ok=True)
-    server = ServerProcess(ARTIFACTS / f"e2e-server-{name}.log")
+    hold = Path(tempfile.gettempdir()) / f"rbfviz-e2e-hold-rest-{os.getpid()}-{name}"
+    hold.unlink(missing_ok=True)
+    server = ServerProcess(ARTIFACTS / f"e2e-server-{name}.log", env={HOLD_REST_ENV: str(hold)})
+    server.hold_rest = hold
     try:
         server.wait_healthy(STARTUP_TIMEOUT)
     except Exception:

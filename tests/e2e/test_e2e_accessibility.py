@@ -4,7 +4,10 @@ in presenter mode and in the dark theme (the browser asks for dark, Streamlit fo
 has drawn all its figures. Presenter mode changes sizes and the theme changes colours, so presenter
 mode is audited in the light theme only. Some states need a click first (a lesson answered, the
 Explorer's picking panel, steps taken, a network trained and its other tabs): SCENARIOS, in both themes,
-audited in the same test and tab as the page's first state (one page load per page and mode).
+audited in the same test and tab as the page's first state. One page load per page for both themes:
+each state is audited in the theme the page is in, then the browser switches its colour scheme and
+Streamlit follows in place (no reload, no rerun; tests/e2e/test_e2e_theme.py) and the state is
+audited again, so the next click happens in that theme (light, dark; dark, light; …).
 
 Any serious or critical violation of the WCAG 2.0, 2.1 and 2.2 A/AA rules fails the page's test with
 the rule, its help page and the offending elements; moderate and minor ones are reported as warnings.
@@ -60,12 +63,28 @@ def _slug(path: str) -> str:
 
 
 TARGETS = [("Home", "")] + [(label, _slug(path)) for path, label, _ in PAGES]
-MODES = {"light": ("light", False), "presenter": ("light", True), "dark": ("dark", False)}
+THEMES = ("light", "dark")  # each page (and each state behind a click) in both, in one test
+# mode -> the themes audited in it, one after the other in one page load
+MODES = {"themes": THEMES, "presenter": ("light",)}
 CASES = [
-    pytest.param(slug, *MODES[mode], id=f"{label}{'' if mode == 'light' else '-' + mode}".replace(" ", "_"))
+    pytest.param(slug, MODES[mode], mode == "presenter", id=f"{label}-{mode}".replace(" ", "_"))
     for label, slug in TARGETS
     for mode in MODES
 ]
+# The page has taken the theme: the app's background, every st.plotly_chart figure's paper and the σ
+# scrubber's figure are dark (or light).
+THEME_TAKEN_JS = """(dark) => {
+  const side = (el) => { const c = el && getComputedStyle(el).backgroundColor.match(/[\\d.]+/g);
+    if (!c) return null; const y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    return y < 80 ? "dark" : y > 200 ? "light" : null; };
+  const want = dark ? "dark" : "light", app = document.querySelector("[data-testid='stApp']");
+  if (side(app) !== want) return false;
+  const charts = document.querySelectorAll("[data-testid='stPlotlyChart'] .js-plotly-plot");
+  const papers = Array.from(charts, (gd) => gd.querySelector(".main-svg"));
+  if (!papers.every((svg) => side(svg) === want)) return false;
+  const scrub = document.querySelector("div.scrub-plot");
+  return !scrub || scrub.dataset.theme === want;
+}"""
 
 
 @pytest.fixture(scope="session")
@@ -92,9 +111,12 @@ def wait_until_drawn(student) -> None:
 
 
 def test_every_page_is_audited():
-    """The audit follows the menu: the home page and every view, in each mode."""
+    """The audit follows the menu: the home page and every view, in both themes and in presenter mode."""
     assert len(CASES) == len(MODES) * (len(PAGES) + 1)
     assert {c.values[0] for c in CASES} == {""} | {_slug(p) for p, _, _ in PAGES}
+    for slug in {c.values[0] for c in CASES}:
+        audited = {(theme, c.values[2]) for c in CASES if c.values[0] == slug for theme in c.values[1]}
+        assert audited == {("light", False), ("dark", False), ("light", True)}, (slug, audited)
 
 
 def test_contrast_ratio_is_wcags():
@@ -135,22 +157,43 @@ def audit(student, axe_js, where: str, label: str = "") -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize(("slug", "scheme", "presenter"), CASES)
-def test_no_serious_accessibility_violation(server, student, axe_js, slug, scheme, presenter):
-    """The page as it opens, then (outside presenter mode) each state behind a click (SCENARIOS)."""
-    student.page.emulate_media(color_scheme=scheme)  # Streamlit's default theme follows the browser's
+def switch_theme(student, scheme: str) -> None:
+    """The browser asks for ``scheme``; wait until the page has taken it (Streamlit follows in place)."""
+    student.page.emulate_media(color_scheme=scheme)
+    student.page.wait_for_function(THEME_TAKEN_JS, arg=scheme == "dark")
+
+
+@pytest.mark.parametrize(("slug", "themes", "presenter"), CASES)
+def test_no_serious_accessibility_violation(server, student, axe_js, slug, themes, presenter):
+    """The page as it opens, then (outside presenter mode) each state behind a click (SCENARIOS), each
+    in every theme of ``themes``: audited in the page's theme, then in the next one after a switch."""
+    order = list(themes)
+    student.page.emulate_media(color_scheme=order[0])  # Streamlit's default theme follows the browser's
     student.open(f"{server.url}/{slug}" + ("?presenter=1" if presenter else ""))
-    problems = audit(student, axe_js, f"/{slug} ({scheme} theme{', presenter' if presenter else ''})")
+    student.page.wait_for_function(THEME_TAKEN_JS, arg=order[0] == "dark")
+    problems: list[str] = []
+
+    def in_every_theme(state: str = "") -> None:
+        for i, scheme in enumerate(order):
+            if i:
+                switch_theme(student, scheme)
+            where = (
+                f"/{slug}{', ' + state if state else ''} ({scheme} theme{', presenter' if presenter else ''})"
+            )
+            problems.extend(audit(student, axe_js, where, "-".join(filter(None, (state, scheme)))))
+        order.reverse()  # the next state starts in the theme the page is in now
+
+    in_every_theme()
     if slug in SCENARIOS and not presenter:
         for state in SCENARIOS[slug](student):
-            problems += audit(student, axe_js, f"/{slug}, {state} ({scheme} theme)", state)
+            in_every_theme(state)
     assert not problems, "\n".join(problems)
 
 
 def test_every_state_behind_a_click_is_audited_in_both_themes():
     """Each scenario's page is audited in the light and the dark theme (not only in presenter mode)."""
-    audited = {(c.values[0], c.values[1]) for c in CASES if not c.values[2]}
-    assert {(slug, scheme) for slug in SCENARIOS for scheme in ("light", "dark")} <= audited
+    audited = {(c.values[0], theme) for c in CASES if not c.values[2] for theme in c.values[1]}
+    assert {(slug, scheme) for slug in SCENARIOS for scheme in THEMES} <= audited
 
 
 # --- states behind a click: what a page shows only after the student does something ---------------
