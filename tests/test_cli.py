@@ -122,7 +122,7 @@ def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
-def test_bad_arguments_from_the_shell_exit_2(monkeypatch, capsys):
+def test_bad_arguments_through_python_m_exit_2(monkeypatch, capsys):
     code, _, stderr = python_m(["anneal", "--n", "10", "--k", "11"], monkeypatch, capsys)
     assert code == 2
     assert "k must be between" in stderr and "Traceback" not in stderr
