@@ -2,6 +2,7 @@
 
 import json
 import math
+import runpy
 import subprocess
 import sys
 import types
@@ -12,7 +13,6 @@ from hang import HANG_TIMEOUT_S
 
 from rbfviz import cli
 
-ROOT = Path(__file__).resolve().parents[1]
 ANNEAL_KEYS = (
     "sigmas",
     "centers",
@@ -25,12 +25,21 @@ ANNEAL_KEYS = (
 )
 
 
-def test_anneal_json_via_python_m():
-    out = subprocess.run(
+def python_m(argv: list[str], monkeypatch, capsys) -> tuple[int, str, str]:
+    """``python -m rbfviz *argv`` run in this process (rbfviz/__main__.py, as the interpreter runs it):
+    (exit code, stdout, stderr). test_app_command_explains_where_the_app_lives starts the real
+    interpreter; the others run here, without a cold torch import each."""
+    monkeypatch.setattr(sys, "argv", ["rbfviz", *argv])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exc:
+        runpy.run_module("rbfviz", run_name="__main__", alter_sys=True)
+    out, err = capsys.readouterr()
+    return exc.value.code, out, err
+
+
+def test_anneal_json_via_python_m(monkeypatch, capsys):
+    code, stdout, stderr = python_m(
         [
-            sys.executable,
-            "-m",
-            "rbfviz",
             "anneal",
             "--dataset",
             "moons",
@@ -46,13 +55,11 @@ def test_anneal_json_via_python_m():
             "25",
             "--json",
         ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG_TIMEOUT_S,
+        monkeypatch,
+        capsys,
     )
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout)
+    assert code == 0, stderr
+    result = json.loads(stdout)
     for key in ANNEAL_KEYS:
         assert key in result
     assert len(result["sigmas"]) == 25 and len(result["error"]) == 25
@@ -60,7 +67,7 @@ def test_anneal_json_via_python_m():
     assert result["kind"] == "entmax15" and result["dataset"] == "moons" and result["n"] == 200
     assert set(result["slope"]) == {"slope", "intercept", "sigma_min", "sigma_max", "n_points"}
     # the JSON is standard (no NaN tokens): missing values are null
-    json.loads(out.stdout, parse_constant=lambda name: pytest.fail(f"non-standard JSON constant {name}"))
+    json.loads(stdout, parse_constant=lambda name: pytest.fail(f"non-standard JSON constant {name}"))
 
 
 def test_anneal_human_summary(capsys):
@@ -115,16 +122,10 @@ def test_bad_arguments_exit_2_without_traceback(argv, message, capsys):
     assert message in err and "Traceback" not in err
 
 
-def test_bad_arguments_from_the_shell_exit_2():
-    out = subprocess.run(
-        [sys.executable, "-m", "rbfviz", "anneal", "--n", "10", "--k", "11"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG_TIMEOUT_S,
-    )
-    assert out.returncode == 2
-    assert "k must be between" in out.stderr and "Traceback" not in out.stderr
+def test_bad_arguments_through_python_m_exit_2(monkeypatch, capsys):
+    code, _, stderr = python_m(["anneal", "--n", "10", "--k", "11"], monkeypatch, capsys)
+    assert code == 2
+    assert "k must be between" in stderr and "Traceback" not in stderr
 
 
 def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
@@ -243,7 +244,9 @@ def test_a_listed_module_with_a_broken_import_is_not_hidden(monkeypatch):
 
 
 def test_app_command_explains_where_the_app_lives(tmp_path):
-    """Installed without the repository, `rbfviz app` says what to do instead of failing obscurely."""
+    """Installed without the repository, `rbfviz app` says what to do instead of failing obscurely.
+
+    The entry point in a real interpreter: ``python -m rbfviz`` from a copy of the package alone."""
     import shutil
 
     shutil.copytree(

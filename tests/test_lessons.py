@@ -15,7 +15,20 @@ from rbfviz.views.lessons import STEPS, VIEWS, check, prepare, step_data
 from ui.page import resolve_sigma
 from ui.state import Controls, lesson_query, parse_query
 
-PREPARED = {step.key: prepare(step) for step in STEPS}
+KEYS = [step.key for step in STEPS]
+# the tests read the prepared steps (PREPARED, on first use): all of them on one pytest-xdist worker
+pytestmark = pytest.mark.xdist_group("lessons")
+
+
+class _Prepared(dict):
+    """``prepare(step)`` by key, on first use (not at collection, which every pytest-xdist worker does)."""
+
+    def __missing__(self, key: str):
+        self[key] = prepare(STEPS[KEYS.index(key)])
+        return self[key]
+
+
+PREPARED = _Prepared()
 
 
 def test_the_steps_in_order():
@@ -34,7 +47,7 @@ def test_the_steps_in_order():
     assert len({s.key for s in STEPS}) == len(STEPS)
 
 
-@pytest.mark.parametrize("key", PREPARED)
+@pytest.mark.parametrize("key", KEYS)
 def test_texts_are_filled_in(key):
     p = PREPARED[key]
     for text in (p.task, p.prompt, p.explanation, p.answer_text):
@@ -42,7 +55,7 @@ def test_texts_are_filled_in(key):
     assert p.step.equations
 
 
-@pytest.mark.parametrize("key", PREPARED)
+@pytest.mark.parametrize("key", KEYS)
 def test_link_parses_into_the_step_settings_without_notices(key):
     p = PREPARED[key]
     ctrl, notices = parse_query(lesson_query(p))

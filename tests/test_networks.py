@@ -12,15 +12,11 @@ bench/bench_networks.py.
 import io
 import json
 import math
-import subprocess
-import sys
 from contextlib import redirect_stdout
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
-from hang import HANG_TIMEOUT_S
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
@@ -43,7 +39,6 @@ from rbfviz.nn import (
     train_deep_clustering,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("softmax", "entmax15")
 
 # small deep runs: a 2-D set of 200 points, a narrow network, few epochs
@@ -379,12 +374,9 @@ def test_cli_classify_json():
     assert data["k"] == 6 and data["seed"] == 1
 
 
-def test_cli_deep_json_through_python_m():
-    proc = subprocess.run(
+def test_cli_deep_json():
+    code, out = run_cli(
         [
-            sys.executable,
-            "-m",
-            "rbfviz",
             "deep",
             "--dataset",
             "moons",
@@ -399,14 +391,10 @@ def test_cli_deep_json_through_python_m():
             "--joint-epochs",
             "2",
             "--json",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG_TIMEOUT_S,
+        ]
     )
-    assert proc.returncode == 0, proc.stderr
-    data = json.loads(proc.stdout)
+    assert code == 0
+    data = json.loads(out)
     assert set(data) == {"softmax", "entmax15"}
     for kind in KINDS:
         for key in ("nmi", "ari", "kmeans_raw_nmi", "kmeans_pca_nmi", "seconds", "nan_steps"):

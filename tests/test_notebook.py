@@ -7,10 +7,7 @@ import re
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from nbclient import NotebookClient
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "examples" / "tour.ipynb"
 CELL_TIMEOUT = 600  # seconds per cell: the first import of torch on a busy shared machine is slow
@@ -21,6 +18,11 @@ pytestmark = pytest.mark.xdist_group("notebook")
 
 @pytest.fixture(scope="module")
 def executed():
+    # imported here: only the worker that runs the notebook's group pays for Jupyter's modules
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+    from nbclient import NotebookClient
+
     nb = nbformat.read(NOTEBOOK, as_version=4)
     # the stored notebook carries no outputs (they are large and change with every figure tweak)
     assert all(not cell.get("outputs") for cell in nb.cells if cell.cell_type == "code")
