@@ -186,11 +186,9 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
     where ``energy`` does not ask for it).
 
     C: (m, k, d) centres, level i's at sigmas[i] (m floats); energy: m bools. Each level gets the public
-    step's maths (``soft_centroid_step``) on numpy arrays, without its per-call tensor wrapping, accumulated
-    block by block so that temporaries stay O(EM_BLOCK × k); the same bits when n <= _SUM_CHUNK, so that
-    a fixed point reached with one-hot responsibilities is K-Means' centres to the bit. Past that, softmax
-    divides each point by its column sum s_i rather than each of its k weights (``_scaled_sums_levels``):
-    the same step to rounding. The
+    step's maths and functions (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed
+    point reached with one-hot responsibilities is K-Means' centres to the bit) on numpy arrays, without its
+    per-call tensor wrapping, accumulated block by block so that temporaries stay O(EM_BLOCK × k). The
     levels' (k, w) blocks are stacked as one (m, k, w) array, at most LEVEL_ENTRIES entries per stack: the
     softmax's passes, the centre sums and the update run once for the stack, each level's numbers the bits
     it gets alone (the same operations on its own rows). For softmax the free energy comes with the
@@ -210,25 +208,22 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
             block = points[:, start : start + EM_BLOCK]
             D = _sq_distance_levels(block, group)
             if kind == "softmax":
-                weights, d_min, column_sums = _softmax_weights_levels_(D, T[first:last])
+                resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last])
                 if asked:  # -T Σ_i log Z_i
-                    rows = [i - first for i in asked] if len(asked) < len(group) else slice(None)
-                    log_sums = np.log(column_sums[rows]).sum(axis=1, dtype=np.float64)
-                    nearest = d_min[rows].sum(axis=1, dtype=np.float64)
+                    if len(asked) < len(group):
+                        rows = [i - first for i in asked]
+                        d_min, column_sums = d_min[rows], column_sums[rows]
+                    log_sums = np.log(column_sums).sum(axis=1, dtype=np.float64)
+                    nearest = d_min.sum(axis=1, dtype=np.float64)
                     for j, i in enumerate(asked):
                         total[i] += float(nearest[j]) - T[i] * float(log_sums[j])
-                if block.shape[1] > _SUM_CHUNK:
-                    part = _scaled_sums_levels(block, weights, column_sums)
-                else:  # the responsibilities themselves, for the bits of ``soft_centroid_step``
-                    weights *= (1.0 / column_sums)[:, None, :]
-                    part = _weighted_sums_levels(block, weights)
             else:
                 resp = np.empty_like(D)
                 for i in range(first, last):  # the other maps level by level, as ``resp_columns`` runs them
                     resp[i - first] = resp_columns(D[i - first], sigmas[i], kind, overwrite=not energy[i])
                     if energy[i]:
                         total[i] += _free_energy_columns(D[i - first], resp[i - first], sigmas[i], kind)
-                part = _weighted_sums_levels(block, resp)
+            part = _weighted_sums_levels(block, resp)
             sums = part if sums is None else sums + part
         centers[first:last] = centroids_from_sums(
             group.reshape(-1, group.shape[2]), sums.reshape(-1, sums.shape[2])
@@ -261,24 +256,14 @@ def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
     return np.matmul(resp, block.T)
 
 
-def _scaled_sums_levels(block: np.ndarray, weights: np.ndarray, column_sums: np.ndarray) -> np.ndarray:
-    """(m, k, d + 1) sums [Σ_i r_ij x_i | N_j] of each level from its unnormalised softmax weights (m, k, w)
-    e_ij and their column sums s_i (m, w), r_ij = e_ij / s_i, for a block of more than _SUM_CHUNK points
-    (``block``, (d + 1, w)): the points are divided by s_i instead of the k weights of each point (d + 1
-    divisions per point instead of k), and each row of the scaled points is one matrix-vector product
-    (a single product with the (w, d + 1) transposed operand is slower)."""
-    scaled = block[None] / column_sums[:, None, :]
-    return np.stack([np.stack([level @ row for row in rows], axis=1) for rows, level in zip(scaled, weights)])
+def _softmax_levels_with_sums_(D: np.ndarray, T: list):
+    """Softmax responsibilities (m, k, w) of the (m, k, w) squared distances D, level i at temperature
+    T[i], computed in D's memory; also the (m, w) nearest distances d_min and column sums s of
+    exp(-(d - d_min)/T), the two parts of each point's log partition sum
+    log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
 
-
-def _softmax_weights_levels_(D: np.ndarray, T: list):
-    """Unnormalised softmax weights e_ij = exp(-(d_ij - d_min,i)/T) (m, k, w) of the (m, k, w) squared
-    distances D, level i at temperature T[i], computed in D's memory; also the (m, w) nearest distances
-    d_min and column sums s_i = Σ_j e_ij. The responsibilities are r_ij = e_ij / s_i, and the two parts
-    give each point's log partition sum log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
-
-    Every column of e holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted distances beyond
-    _CLIP_LOGIT·T are lowered to it (see there).
+    Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
+    distances beyond _CLIP_LOGIT·T are lowered to it (see there).
     """
     if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
         level = D[0]
@@ -289,6 +274,7 @@ def _softmax_weights_levels_(D: np.ndarray, T: list):
         level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype, as numpy casts it
         np.exp(level, out=level)
         column_sums = level.sum(axis=0)
+        level *= 1.0 / column_sums
         return D, d_min[None], column_sums[None]
     d_min = D.min(axis=1)
     D -= d_min[:, None, :]
@@ -298,6 +284,7 @@ def _softmax_weights_levels_(D: np.ndarray, T: list):
     D *= np.array([-1.0 / t for t in T]).astype(D.dtype)[:, None, None]  # each level's -1/T, as above
     np.exp(D, out=D)
     column_sums = D.sum(axis=1)
+    D *= (1.0 / column_sums)[:, None, :]
     return D, d_min, column_sums
 
 
@@ -784,10 +771,7 @@ def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: s
     """What ``AnnealResult`` keeps of one level, at centres c (k, d) on the points ``features`` (n, d):
     (L_σ = Σ r·d, J = Σ_i min_j d_ij, masses N_j (k,) float64, rows of r with a NaN, mean entropy)."""
     d = sq_distance_columns(features, c)
-    if kind == "softmax" and d.dtype == np.float64:
-        resp = _softmax_columns_exact(d, sigma)
-    else:
-        resp = resp_columns(d, sigma, kind)  # the exact map: a far centre's mass is 0, not the clip's 1e-300
+    resp = resp_columns(d, sigma, kind)  # the exact map: a far centre's mass is 0, not the clip's 1e-300
     loss = float((resp * d).sum(dtype=np.float64))
     distortion = float(d.min(axis=0).sum(dtype=np.float64))
     nan_rows = int(np.isnan(resp).any(axis=0).sum())
@@ -796,31 +780,6 @@ def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: s
     else:
         entropy = mean_entropy(resp.T)
     return loss, distortion, resp.sum(axis=1, dtype=np.float64), nan_rows, entropy
-
-
-# float64's exp is exactly 0 below this (its smallest subnormal is exp(-744.44)).
-_EXP_ZERO_BELOW = -746.0
-
-
-def _softmax_columns_exact(d: np.ndarray, sigma: float) -> np.ndarray:
-    """``maps.resp_columns(d, sigma, "softmax")`` of float64 (k, n) squared distances d, the same bits,
-    without numpy's slow exp below -708 (see _CLIP_LOGIT): logits below -_CLIP_LOGIT are raised to it for
-    the exp, then the weights of those below _EXP_ZERO_BELOW are set to their exact 0 and the few in
-    between get their own exp. At small σ most logits are far below -708: about 2× faster there."""
-    logits = np.subtract(d, d.min(axis=0))
-    logits *= -1.0 / temperature(sigma)
-    if not logits.min() < -_CLIP_LOGIT:  # no slow exp to avoid (also NaN: the plain map's NaN)
-        np.exp(logits, out=logits)
-        logits *= 1.0 / logits.sum(axis=0)
-        return logits
-    weights = np.maximum(logits, -_CLIP_LOGIT)
-    np.exp(weights, out=weights)
-    weights *= logits > _EXP_ZERO_BELOW  # exactly x·1 or x·0
-    between = np.flatnonzero((logits < -_CLIP_LOGIT) & (logits > _EXP_ZERO_BELOW))
-    if between.size:
-        weights.flat[between] = np.exp(logits.flat[between])
-    weights *= 1.0 / weights.sum(axis=0)
-    return weights
 
 
 def _softmax_mean_entropy(resp: np.ndarray, loss: float, distortion: float, sigma: float) -> float:

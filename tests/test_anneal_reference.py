@@ -179,23 +179,3 @@ def test_anderson_and_squarem_reach_the_same_path():
     assert gap[both].max() <= 1e-6 * data_scale(X)
     assert fast.iterations.sum() < plain.iterations.sum()
     assert math.isfinite(fast.loss.sum())
-
-
-def test_level_statistics_softmax_is_the_maps_softmax_to_the_bit():
-    """The per-level statistics' softmax (far logits' exp skipped, their exact 0 put back) gives the bits of
-    ``maps.resp_columns``, from soft to hard σ, including logits in the subnormal band just above -746."""
-    from rbfviz.annealing import _softmax_columns_exact
-    from rbfviz.maps import resp_columns, sq_distance_columns
-
-    X = make_dataset("blobs", n=4000, seed=7)[0]
-    C = X[:5].copy()
-    d = sq_distance_columns(X, C)
-    spread = d - d.min(axis=0)
-    band = float(np.median(spread[spread > 0]))  # σ that puts the median far logit at -720: in the band
-    sigmas = [3.0, 0.5, 0.1, 0.02, 0.003, math.sqrt(band / (2.0 * 720.0))]
-    for sigma in sigmas:
-        expected = resp_columns(d.copy(), sigma, "softmax")
-        got = _softmax_columns_exact(d, sigma)
-        assert np.array_equal(got, expected), sigma
-    z = -spread / (2.0 * sigmas[-1] ** 2)
-    assert ((z < -708) & (z > -746)).any()  # the last σ does reach the band
