@@ -45,7 +45,7 @@ from ._validate import (
     entmax_alpha,
 )
 from .jsonable import jsonable
-from .maps import _DIRECT_DISTANCE_MAX_FEATURES, resp_columns, sq_distance_columns, temperature
+from .maps import _DIRECT_DISTANCE_MAX_FEATURES, MIN_MASS, resp_columns, sq_distance_columns, temperature
 from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
@@ -181,9 +181,10 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
     return centers[0], (energies[0] if energy else None)
 
 
-def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
+def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jacobian=None):
     """One EM step at each of m σ levels: (new centres (m, k, d), F_σ at C as a list of m floats, NaN
-    where ``energy`` does not ask for it).
+    where ``energy`` does not ask for it); with ``jacobian`` (m bools, softmax only) also a third item, the
+    list of m EM Jacobians (k·d, k·d) at C (``_softmax_em_jacobian``), None where not asked for.
 
     C: (m, k, d) centres, level i's at sigmas[i] (m floats); energy: m bools. Each level gets the public
     step's maths and functions (``soft_centroid_step``; the same bits when n <= EM_BLOCK, so that a fixed
@@ -198,6 +199,7 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
     per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
     T = [temperature(sigma) for sigma in sigmas]
     total = [0.0 if asked else math.nan for asked in energy]
+    moments = [None] * m  # per level asking for its Jacobian: the pair moments of its responsibilities
     centers = np.empty_like(C)
     for first in range(0, m, per_stack):
         last = min(m, first + per_stack)
@@ -225,10 +227,72 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy):
                         total[i] += _free_energy_columns(D[i - first], resp[i - first], sigmas[i], kind)
             part = _weighted_sums_levels(block, resp)
             sums = part if sums is None else sums + part
+            for i in range(first, last) if jacobian is not None else ():
+                if jacobian[i]:
+                    part = _pair_moments(block, resp[i - first])
+                    moments[i] = part if moments[i] is None else moments[i] + part
         centers[first:last] = centroids_from_sums(
             group.reshape(-1, group.shape[2]), sums.reshape(-1, sums.shape[2])
         ).reshape(group.shape)
-    return centers, total
+    if jacobian is None:
+        return centers, total
+    jacobians = [
+        _softmax_em_jacobian(moments[i], C[i], centers[i], sigmas[i]) if jacobian[i] else None
+        for i in range(m)
+    ]
+    return centers, total, jacobians
+
+
+def _pair_moments(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
+    """G = Σ_i (r_i ⊗ p_i)(r_i ⊗ p_i)ᵀ, (k·(d + 1), k·(d + 1)) float64, over the w points of ``block``
+    (``points_with_ones`` rows, so p_i = [x_i, 1]) with their (k, w) responsibilities resp: entry
+    ((j, a), (l, b)) is Σ_i r_ij r_il p_ia p_ib, every pair moment of order 0, 1 and 2 the EM Jacobian
+    needs, from one symmetric product."""
+    k, w = resp.shape
+    weighted = np.multiply(resp[:, None, :], block[None, :, :], dtype=np.float64).reshape(-1, w)
+    return weighted @ weighted.T
+
+
+def _softmax_em_jacobian(moments: np.ndarray, c: np.ndarray, image: np.ndarray, sigma: float) -> np.ndarray:
+    """The Jacobian (k·d, k·d) float64 of the softmax EM map T at centres c (k, d), T(c) = image, from the
+    pair moments G of its responsibilities (``_pair_moments`` summed over the points).
+
+    T_j = Σ_i r_ij x_i / N_j with r_ij = softmax_j(-||x_i - c_j||²/(2σ²)), and ∂r_ij/∂c_l =
+    r_ij (δ_jl - r_il)(x_i - c_l)ᵀ/σ², so
+
+        ∂T_j/∂c_l = (1/(N_j σ²)) Σ_i r_ij (δ_jl - r_il)(x_i - T_j)(x_i - c_l)ᵀ = (δ_jl A_j - B_jl)/(N_j σ²),
+
+    with B_jl = Σ_i r_ij r_il (x_i - T_j)(x_i - c_l)ᵀ and A_j = Σ_i r_ij (x_i - T_j)(x_i - c_j)ᵀ, both from
+    G by expanding the products (A_j's moments are G's summed over l: the r_il sum to 1). Row (j, a),
+    column (l, b) is ∂T_ja/∂c_lb. A centre without mass (N_j < MIN_MASS) stays put under EM, so its true
+    rows are the identity's; here they are 0, so that Newton's equation (``_newton_run``) keeps it where it
+    is and its eigenvalue 1 does not count as an unstable direction.
+    """
+    k, d = c.shape
+    G = moments.reshape(k, d + 1, k, d + 1)
+    S0 = G[:, d, :, d]  # (j, l): Σ r_ij r_il
+    S1 = G[:, :d, :, d]  # (j, a, l): Σ r_ij r_il x_ia
+    S2 = G[:, :d, :, :d]  # (j, a, l, b): Σ r_ij r_il x_ia x_ib
+    T = image.astype(np.float64)
+    c = c.astype(np.float64)
+    B = (
+        S2
+        - S1[:, :, :, None] * c[None, None, :, :]
+        - T[:, :, None, None] * S1.transpose(0, 2, 1)[:, None, :, :]
+        + S0[:, None, :, None] * T[:, :, None, None] * c[None, None, :, :]
+    )
+    mass, first, second = S0.sum(axis=1), S1.sum(axis=2), S2.sum(axis=2)  # Σ_i r_ij [1, x_i, x_i x_iᵀ]
+    A = (
+        second
+        - first[:, :, None] * c[:, None, :]
+        - T[:, :, None] * first[:, None, :]
+        + mass[:, None, None] * T[:, :, None] * c[:, None, :]
+    )
+    J = -B
+    J[np.arange(k), :, np.arange(k), :] += A
+    alive = mass >= MIN_MASS
+    J *= np.where(alive, 1.0 / (np.where(alive, mass, 1.0) * sigma * sigma), 0.0)[:, None, None, None]
+    return J.reshape(k * d, k * d)
 
 
 def _sq_distance_levels(block: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -308,10 +372,11 @@ def _em(
     accelerate: bool = True,
     apart_abs: float | None = None,
     merge: bool = True,
+    newton: bool = False,
 ):
     """``_em_levels`` at one σ from c (k, d): (c, EM steps used, converged)."""
     centers, used, converged = _em_levels(
-        points, c[None], (float(sigma),), kind, tol_abs, max_iter, accelerate, apart_abs, merge
+        points, c[None], (float(sigma),), kind, tol_abs, max_iter, accelerate, apart_abs, merge, newton=newton
     )
     return centers[0], int(used[0]), bool(converged[0])
 
@@ -328,6 +393,7 @@ def _em_levels(
     apart_abs: float | None = None,
     merge: bool = True,
     progress=None,
+    newton: bool = False,
 ):
     """EM at m σ levels, each from its own centres C[i] (C (m, k, d), sigmas m floats), until one EM
     step moves no coordinate more than tol_abs (points: ``points_with_ones(X)``).
@@ -370,21 +436,25 @@ def _em_levels(
     runs, asks = {}, {}
     for i in range(m):
         runs[i] = _em_run(
-            points, C[i].copy(), sigmas[i], kind, tol_abs, max_iter, accelerate, apart_abs, merge
+            points, C[i].copy(), sigmas[i], kind, tol_abs, max_iter, accelerate, apart_abs, merge, newton
         )
         asks[i] = next(runs[i])
     while asks:
         live = list(asks)
-        out, energy = _em_steps(
+        wanted = [len(asks[i]) > 2 and asks[i][2] for i in live]  # Newton requests: the Jacobian too
+        step = _em_steps(
             points,
             asks[live[0]][0][None] if len(live) == 1 else np.stack([asks[i][0] for i in live]),
             [sigmas[i] for i in live],
             kind,
             [asks[i][1] for i in live],
+            *((wanted,) if any(wanted) else ()),
         )
+        out, energy = step[:2]
         for j, i in enumerate(live):
+            reply = (out[j], energy[j] if asks[i][1] else None)
             try:
-                asks[i] = runs[i].send((out[j], energy[j] if asks[i][1] else None))
+                asks[i] = runs[i].send(reply + (step[2][j],) if wanted[j] else reply)
             except StopIteration as stop:
                 centers[i], used[i], converged[i] = stop.value
                 del asks[i], runs[i]
@@ -403,15 +473,27 @@ def _em_run(
     accelerate: bool,
     apart_abs: float | None,
     merge: bool,
+    newton: bool = False,
 ):
     """One level's run of ``_em_levels`` from c (k, d), as a generator: it yields (centres, whether F_σ
     is wanted) for each EM step, is sent back (EM image, F_σ or None), and returns (c, EM steps used,
-    converged)."""
+    converged). A Newton request (``_newton_run``) yields a third item, True, and is sent back the EM
+    Jacobian as a third item too."""
     used = 0
     refused = 0  # SQUAREM jumps refused in a row
+    newton = newton and accelerate and kind == "softmax"
+    newton_due, newton_wait = 0, NEWTON_RETRY  # the step count from which Newton is tried again; the wait
     while used < max_iter:
+        if newton and used >= newton_due:
+            c, steps, done = yield from _newton_run(c, tol_abs, max_iter - used)
+            used += steps
+            if done is not None:
+                return c, used, done
+            newton_due, newton_wait = used + newton_wait, 2 * newton_wait
+            continue
         if accelerate and apart_abs is not None and _min_centre_gap(c) > apart_abs:
-            c, steps, done = yield from _anderson_run(c, tol_abs, max_iter - used, apart_abs)
+            budget = max_iter - used if not newton else min(max_iter, newton_due) - used
+            c, steps, done = yield from _anderson_run(c, tol_abs, budget, apart_abs)
             used += steps
             if done is not None:
                 return c, used, done
@@ -588,6 +670,57 @@ def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
             if np.isfinite(jump).all():
                 x, extrapolated = jump, True
     return last_image if last_image is not None else c, budget, None
+
+
+# A Newton jump is taken only towards a fixed point whose EM Jacobian has spectral radius below this: a
+# stable one, which EM itself converges to (a saddle, e.g. a stack of centres about to split, is left to EM).
+NEWTON_STABLE = 1.0
+# After a Newton run hands back (a refused jump, or no stable fixed point near), the run takes this many EM
+# steps with the other accelerators before it tries Newton again.
+NEWTON_RETRY = 8
+
+
+def _newton_run(c: np.ndarray, tol_abs: float, budget: int):
+    """Newton's method on the fixed-point equation T(c) = c of the softmax EM map T, from c (k, d), at most
+    ``budget`` EM steps.
+
+    Each request asks for the EM image g = T(x), F_σ(x) and T's Jacobian J at x (``_softmax_em_jacobian``),
+    all from one pass over the points, then jumps to x + (I - J)⁻¹(g - x). Near a critical σ, J has an
+    eigenvalue close to 1 and EM crawls along its eigenvector (hundreds of steps); Newton converges
+    quadratically. Safeguards: a jump is taken only while J's spectral radius is below NEWTON_STABLE (the
+    fixed point ahead is stable, so it is where EM goes too, not a saddle EM would leave), and the point it
+    lands on is kept only if there the free energy is no higher than at the point it left (EM never raises
+    it) and J is still stable. The stopping test is EM's: one EM step moves no coordinate more than tol_abs.
+
+    A generator, as ``_anderson_run``. Returns (c, steps used, converged): converged is True or False when
+    the run ended here, None when it hands back to the other accelerators (c is then the EM image of the
+    last kept point).
+    """
+    k, d = c.shape
+    x, kept_image, kept_energy = c, None, None
+    for used in range(1, budget + 1):
+        g, energy, jacobian = yield x, True, True
+        shift = float(np.abs(g - x).max())
+        if not math.isfinite(shift):
+            return g, used, False
+        radius = float(np.abs(np.linalg.eigvals(jacobian)).max())
+        if kept_image is not None and not (
+            energy <= kept_energy + _ENERGY_SLACK * abs(kept_energy) and radius < NEWTON_STABLE
+        ):
+            return kept_image, used, None
+        if shift <= tol_abs:
+            return g, used, True
+        kept_image, kept_energy = g, energy
+        if not radius < NEWTON_STABLE:
+            return g, used, None
+        try:
+            jump = np.linalg.solve(np.eye(k * d) - jacobian, (g - x).ravel().astype(np.float64))
+        except np.linalg.LinAlgError:
+            return g, used, None
+        x = (x + jump.reshape(k, d)).astype(g.dtype)
+        if not np.isfinite(x).all():
+            return g, used, None
+    return (kept_image if kept_image is not None else c), budget, None
 
 
 def _tolerance(tol: float, dtype, scale: float) -> float:
@@ -832,7 +965,16 @@ def _anneal(
         # no merges: the stacks next to a split are re-split by the noise at the next level anyway, and on
         # N = 100,000 blobs (k = 5) a merged pair at 1.003 σ² (barely unstable) spent a level's budget
         c, iterations[s], converged[s] = _em(
-            points, c, sigma, kind, tol_abs, max_iter, bool(accelerate), APART * scale, merge=False
+            points,
+            c,
+            sigma,
+            kind,
+            tol_abs,
+            max_iter,
+            bool(accelerate),
+            APART * scale,
+            merge=False,
+            newton=True,
         )
         centers[s] = c
         loss[s], distortion[s], masses[s], nan_rows[s], entropy[s] = _level_statistics(

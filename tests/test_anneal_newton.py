@@ -1,0 +1,160 @@
+"""Newton's method on the softmax EM fixed-point equation (``annealing._newton_run``): the closed-form EM
+Jacobian against central finite differences of the EM step (float64 and float32), Newton-accelerated fixed
+points against plain EM's on several data sets, a stack of centres below its critical σ (a saddle) left
+for EM to split, and levels batched with Newton equal to their runs alone, bit for bit."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+from rbfviz import annealing, make_dataset
+from rbfviz.annealing import APART, _em, _em_levels, _em_step, _em_steps, _tolerance, data_scale
+from rbfviz.measures import _critical_sigma_predicted
+from rbfviz.steps import points_with_ones
+
+
+def finite_difference_jacobian(X, C, sigma, step=1e-6):
+    """∂T/∂c (k·d, k·d) of the EM map at C (k, d) by central differences, in float64."""
+    points = points_with_ones(X.astype(np.float64))
+    C = C.astype(np.float64)
+    k, d = C.shape
+    J = np.empty((k * d, k * d))
+    for column in range(k * d):
+        shift = np.zeros(k * d)
+        shift[column] = step
+        ahead, _ = _em_step(points, C + shift.reshape(k, d), sigma, "softmax")
+        behind, _ = _em_step(points, C - shift.reshape(k, d), sigma, "softmax")
+        J[:, column] = ((ahead - behind) / (2 * step)).ravel()
+    return J
+
+
+def em_jacobian(X, C, sigma):
+    _, _, (J,) = _em_steps(points_with_ones(X), C[None], (sigma,), "softmax", (False,), (True,))
+    return J
+
+
+@pytest.mark.parametrize("dtype, rtol", [("float64", 1e-7), ("float32", 1e-4)])
+@pytest.mark.parametrize("dataset, k, sigma", [("blobs", 4, 1.3), ("moons", 3, 0.4), ("varied", 5, 0.8)])
+def test_jacobian_matches_finite_differences(dataset, k, sigma, dtype, rtol):
+    X = make_dataset(dataset, n=2000, seed=1)[0].astype(dtype)
+    C = X[np.random.RandomState(0).choice(X.shape[0], k, replace=False)].copy()
+    J = em_jacobian(X, C, sigma)
+    expected = finite_difference_jacobian(X, C, sigma)
+    assert J.dtype == np.float64 and J.shape == (k * X.shape[1],) * 2
+    assert np.abs(expected).max() > 0.1  # a Jacobian worth checking: the centres pull on each other
+    np.testing.assert_allclose(J, expected, rtol=0, atol=rtol * np.abs(expected).max())
+
+
+def test_jacobian_at_the_stacked_mean_is_the_theorys():
+    """All k centres at the data mean: ∂T_j/∂c_l = (δ_jl - 1/k) Cov/σ² (theory notes §7), whose largest
+    eigenvalue λ_max(Cov)/σ² is 1 exactly at the first critical σ."""
+    X = make_dataset("blobs", n=3000, seed=2)[0]
+    k, sigma = 3, 1.1
+    C = np.repeat(X.mean(axis=0)[None], k, axis=0)
+    cov = np.cov(X.T, bias=True)
+    expected = np.kron(np.eye(k) - 1.0 / k, cov / sigma**2)
+    np.testing.assert_allclose(em_jacobian(X, C, sigma), expected, atol=1e-10 * np.abs(expected).max())
+
+
+def test_a_centre_without_mass_has_zero_rows():
+    X = make_dataset("blobs", n=1000, seed=3)[0]
+    far = X.mean(axis=0) + 1e3 * data_scale(X)
+    C = np.vstack([X[:2], far[None]])
+    J = em_jacobian(X, C, 0.5)
+    assert np.all(J[4:] == 0) and np.abs(J[:4, :4]).max() > 0
+
+
+def spy_on_newton(monkeypatch):
+    """Counts the EM steps that also asked for the Jacobian (Newton requests)."""
+    asked = []
+    original = annealing._em_steps
+
+    def spy(points, C, sigmas, kind, energy, jacobian=None):
+        if jacobian is None:
+            return original(points, C, sigmas, kind, energy)
+        asked.append(sum(jacobian))
+        return original(points, C, sigmas, kind, energy, jacobian)
+
+    monkeypatch.setattr(annealing, "_em_steps", spy)
+    return asked
+
+
+def plain_em(points, C, sigma, tol_abs):
+    return _em(points, C, sigma, "softmax", tol_abs, 100_000, accelerate=False)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("dataset, k", [("blobs", 5), ("moons", 3), ("varied", 4), ("sheared", 3)])
+def test_newton_reaches_plain_ems_fixed_points(dataset, k, dtype, monkeypatch):
+    """From a split start near each data set's first critical σ (where EM crawls) and further down, the
+    Newton-accelerated run converges to plain EM's fixed point, with Newton actually used."""
+    X = make_dataset(dataset, n=1500, seed=5)[0].astype(dtype)
+    scale = data_scale(X)
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    points = points_with_ones(X)
+    critical = _critical_sigma_predicted(X, "softmax", m=k)
+    start = X[np.random.RandomState(1).choice(X.shape[0], k, replace=False)].copy()
+    asked = spy_on_newton(monkeypatch)
+    for sigma in (0.97 * critical, 0.7 * critical, 0.3 * critical):
+        fast, steps, done = _em(
+            points, start, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True
+        )
+        reference, _, reference_done = plain_em(points, start, sigma, tol_abs)
+        assert done and reference_done, (sigma, steps)
+        fast64, reference64 = fast.astype(np.float64), reference.astype(np.float64)
+        if dtype == "float32":  # which centre takes which place may differ by rounding: match them
+            rows, cols = linear_sum_assignment(((fast64[:, None] - reference64[None]) ** 2).sum(axis=2))
+            fast64, reference64 = fast64[rows], reference64[cols]
+        atol = (1e-6 if dtype == "float64" else 2e-3) * scale
+        assert np.abs(fast64 - reference64).max() <= atol, sigma
+    assert sum(asked) >= 3
+
+
+def test_newton_does_not_pull_a_stack_onto_its_saddle(monkeypatch):
+    """k centres stacked at the data mean (plus a 1e-7 × scale jitter) below the first critical σ: the
+    stack is a saddle, a fixed point whose EM Jacobian has an eigenvalue λ_max/σ² > 1. Newton would jump
+    onto it (one step from there moves nothing); the run must split the stack as plain EM does."""
+    X = make_dataset("blobs", n=2000, seed=6)[0]
+    k, scale = 3, data_scale(X)
+    sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    stack = X.mean(axis=0) + 1e-7 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
+    asked = spy_on_newton(monkeypatch)
+    points = points_with_ones(X)
+    fast, _, done = _em(
+        points, stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True
+    )
+    reference, _, _ = plain_em(points, stack, sigma, tol_abs)
+    assert done and np.linalg.norm(fast[:, None] - fast[None], axis=2).max() > 0.1 * scale  # split
+    rows, cols = linear_sum_assignment(((fast[:, None] - reference[None]) ** 2).sum(axis=2))
+    assert np.abs(fast[rows] - reference[cols]).max() <= 1e-6 * scale
+    assert asked  # Newton was asked (and refused at the saddle)
+
+
+def test_batched_newton_levels_are_their_runs_alone():
+    X = make_dataset("varied", n=900, seed=7)[0]
+    scale = data_scale(X)
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    points = points_with_ones(X)
+    C0 = X[np.random.RandomState(3).choice(X.shape[0], 4, replace=False)]
+    critical = _critical_sigma_predicted(X, "softmax", m=4)
+    sigmas = critical * np.array([1.2, 0.98, 0.8, 0.5, 0.2, 0.05])
+    options = dict(apart_abs=APART * scale, merge=False, newton=True)
+    centers, used, converged = _em_levels(
+        points, np.repeat(C0[None], sigmas.size, axis=0), sigmas, "softmax", tol_abs, 3000, True, **options
+    )
+    for i, sigma in enumerate(sigmas):
+        alone, steps, done = _em(points, C0, float(sigma), "softmax", tol_abs, 3000, True, **options)
+        assert np.array_equal(centers[i], alone) and (used[i], converged[i]) == (steps, done), i
+
+
+def test_batched_jacobians_are_each_levels_alone():
+    X = make_dataset("blobs", n=700, seed=3)[0]
+    points = points_with_ones(X)
+    C = X[np.random.RandomState(0).choice(X.shape[0], (4, 3))].copy()
+    sigmas = (3.0, 0.9, 0.4, 0.1)
+    wanted = (True, False, True, True)
+    centers, _, jacobians = _em_steps(points, C, sigmas, "softmax", (True,) * 4, wanted)
+    for i, sigma in enumerate(sigmas):
+        _, _, (alone,) = _em_steps(points, C[i][None], (sigma,), "softmax", (False,), (True,))
+        assert (jacobians[i] is None) if not wanted[i] else np.array_equal(jacobians[i], alone)
