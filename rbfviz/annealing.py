@@ -199,7 +199,9 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
     T = [temperature(sigma) for sigma in sigmas]
     total = [0.0 if asked else math.nan for asked in energy]
-    moments = [None] * m  # per level asking for its Jacobian: the pair moments of its responsibilities
+    moments = [
+        None
+    ] * m  # per level asking for it: the pair moments of its responsibilities, then its Jacobian
     centers = np.empty_like(C)
     for first in range(0, m, per_stack):
         last = min(m, first + per_stack)
@@ -211,6 +213,7 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
             D = _sq_distance_levels(block, group)
             if kind == "softmax":
                 resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last])
+                soft_points = column_sums  # each point's Σ_j exp(-(d_ij - d_min,i)/T): 1 when r_i is one-hot
                 if asked:  # -T Σ_i log Z_i
                     if len(asked) < len(group):
                         rows = [i - first for i in asked]
@@ -229,33 +232,47 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
             sums = part if sums is None else sums + part
             for i in range(first, last) if jacobian is not None else ():
                 if jacobian[i]:
-                    part = _pair_moments(block, resp[i - first])
+                    part = _pair_moments(block, resp[i - first], soft_points[i - first])
                     moments[i] = part if moments[i] is None else moments[i] + part
         centers[first:last] = centroids_from_sums(
             group.reshape(-1, group.shape[2]), sums.reshape(-1, sums.shape[2])
         ).reshape(group.shape)
-    if jacobian is None:
-        return centers, total
-    jacobians = [
-        _softmax_em_jacobian(moments[i], C[i], centers[i], sigmas[i]) if jacobian[i] else None
-        for i in range(m)
-    ]
-    return centers, total, jacobians
+        for i in range(first, last) if jacobian is not None else ():
+            if jacobian[i]:
+                mass = sums[i - first, :, -1]
+                moments[i] = _softmax_em_jacobian(moments[i], C[i], centers[i], mass, sigmas[i])
+    return (centers, total) if jacobian is None else (centers, total, moments)
 
 
-def _pair_moments(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
+# A point whose softmax column sum Σ_j exp(-(d_ij - d_min,i)/T) is at most 1 + this has one-hot
+# responsibilities to this precision, and adds nothing to the EM Jacobian (its weights r_ij (δ_jl - r_il)
+# are below it): the Jacobian's moments skip such points.
+_ONE_HOT = 1e-13
+
+
+def _pair_moments(block: np.ndarray, resp: np.ndarray, column_sums: np.ndarray) -> np.ndarray:
     """G = Σ_i (r_i ⊗ p_i)(r_i ⊗ p_i)ᵀ, (k·(d + 1), k·(d + 1)) float64, over the w points of ``block``
     (``points_with_ones`` rows, so p_i = [x_i, 1]) with their (k, w) responsibilities resp: entry
     ((j, a), (l, b)) is Σ_i r_ij r_il p_ia p_ib, every pair moment of order 0, 1 and 2 the EM Jacobian
-    needs, from one symmetric product."""
+    needs, from one symmetric product.
+
+    Points with one-hot responsibilities (column_sums (w,), the softmax's, at most 1 + _ONE_HOT) are left
+    out: every Jacobian term they add, r_ij (δ_jl - r_il) times moments, is below _ONE_HOT, and G's other
+    uses (A_j - B_jj) cancel their part exactly. At small σ that is nearly every point."""
+    soft = column_sums > 1.0 + _ONE_HOT
+    if soft.mean() < 0.75:
+        block, resp = block[:, soft], resp[:, soft]
     k, w = resp.shape
     weighted = np.multiply(resp[:, None, :], block[None, :, :], dtype=np.float64).reshape(-1, w)
     return weighted @ weighted.T
 
 
-def _softmax_em_jacobian(moments: np.ndarray, c: np.ndarray, image: np.ndarray, sigma: float) -> np.ndarray:
+def _softmax_em_jacobian(
+    moments: np.ndarray, c: np.ndarray, image: np.ndarray, mass: np.ndarray, sigma: float
+) -> np.ndarray:
     """The Jacobian (k·d, k·d) float64 of the softmax EM map T at centres c (k, d), T(c) = image, from the
-    pair moments G of its responsibilities (``_pair_moments`` summed over the points).
+    pair moments G of its responsibilities (``_pair_moments`` summed over the points) and the masses
+    N_j = Σ_i r_ij (k,) of the EM step.
 
     T_j = Σ_i r_ij x_i / N_j with r_ij = softmax_j(-||x_i - c_j||²/(2σ²)), and ∂r_ij/∂c_l =
     r_ij (δ_jl - r_il)(x_i - c_l)ᵀ/σ², so
@@ -281,15 +298,17 @@ def _softmax_em_jacobian(moments: np.ndarray, c: np.ndarray, image: np.ndarray, 
         - T[:, :, None, None] * S1.transpose(0, 2, 1)[:, None, :, :]
         + S0[:, None, :, None] * T[:, :, None, None] * c[None, None, :, :]
     )
-    mass, first, second = S0.sum(axis=1), S1.sum(axis=2), S2.sum(axis=2)  # Σ_i r_ij [1, x_i, x_i x_iᵀ]
+    # Σ_i r_ij [1, x_i, x_i x_iᵀ] over the points in G (not N_j when G skipped the one-hot points)
+    zeroth, first, second = S0.sum(axis=1), S1.sum(axis=2), S2.sum(axis=2)
     A = (
         second
         - first[:, :, None] * c[:, None, :]
         - T[:, :, None] * first[:, None, :]
-        + mass[:, None, None] * T[:, :, None] * c[:, None, :]
+        + zeroth[:, None, None] * T[:, :, None] * c[:, None, :]
     )
     J = -B
     J[np.arange(k), :, np.arange(k), :] += A
+    mass = mass.astype(np.float64)
     alive = mass >= MIN_MASS
     J *= np.where(alive, 1.0 / (np.where(alive, mass, 1.0) * sigma * sigma), 0.0)[:, None, None, None]
     return J.reshape(k * d, k * d)
