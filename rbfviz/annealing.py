@@ -263,7 +263,9 @@ def _pair_moments(block: np.ndarray, resp: np.ndarray, column_sums: np.ndarray) 
     if soft.mean() < 0.75:
         block, resp = block[:, soft], resp[:, soft]
     k, w = resp.shape
-    weighted = np.multiply(resp[:, None, :], block[None, :, :], dtype=np.float64).reshape(-1, w)
+    weighted = np.multiply(resp[:, None, :], block[None, :, :], dtype=np.float64).reshape(
+        k * block.shape[0], w
+    )
     return weighted @ weighted.T
 
 

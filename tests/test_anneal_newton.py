@@ -34,7 +34,11 @@ def em_jacobian(X, C, sigma):
 
 
 @pytest.mark.parametrize("dtype, rtol", [("float64", 1e-7), ("float32", 1e-4)])
-@pytest.mark.parametrize("dataset, k, sigma", [("blobs", 4, 1.3), ("moons", 3, 0.4), ("varied", 5, 0.8)])
+@pytest.mark.parametrize(
+    "dataset, k, sigma",
+    # the last: most points have one-hot responsibilities, and the moments leave them out
+    [("blobs", 4, 1.3), ("moons", 3, 0.4), ("varied", 5, 0.8), ("blobs", 4, 0.12)],
+)
 def test_jacobian_matches_finite_differences(dataset, k, sigma, dtype, rtol):
     X = make_dataset(dataset, n=2000, seed=1)[0].astype(dtype)
     C = X[np.random.RandomState(0).choice(X.shape[0], k, replace=False)].copy()
@@ -54,6 +58,14 @@ def test_jacobian_at_the_stacked_mean_is_the_theorys():
     cov = np.cov(X.T, bias=True)
     expected = np.kron(np.eye(k) - 1.0 / k, cov / sigma**2)
     np.testing.assert_allclose(em_jacobian(X, C, sigma), expected, atol=1e-10 * np.abs(expected).max())
+
+
+def test_jacobian_is_zero_when_every_point_is_one_hot():
+    X = make_dataset("blobs", n=1000, seed=3)[0]
+    C = X[np.random.RandomState(1).choice(X.shape[0], 3, replace=False)]
+    J = em_jacobian(X, C, 1e-3)
+    assert J.shape == (6, 6) and np.all(J == 0)
+    np.testing.assert_allclose(finite_difference_jacobian(X, C, 1e-3), 0, atol=1e-12)
 
 
 def test_a_centre_without_mass_has_zero_rows():
