@@ -18,7 +18,13 @@ Two practical points from the theory:
   and ``converged`` reports honestly which levels hit the cap. EM steps are grouped in SQUAREM
   cycles while centres are stacked, and are Anderson steps once every two centres are apart (see
   ``_em``); both jump along the slow directions and cut the step count several-fold, and neither
-  lets the free energy rise. ``fixed_point`` also merges two centres that close in on each other just
+  lets the free energy rise. For softmax, ``anneal`` first tries Newton's method on the fixed-point
+  equation T(c) = c at each level, with T's closed-form Jacobian (``_softmax_em_jacobian``, from one
+  more product over the points per step): it converges quadratically where EM's rate is close to 1,
+  and is used only where the fixed point ahead is stable (J's spectral radius below 1, so never onto a
+  saddle EM would leave) and the free energy does not rise (``_newton_run``); where that fails, the
+  SQUAREM and Anderson steps take over and Newton is tried again later. The stopping test is EM's in
+  every case. ``fixed_point`` also merges two centres that close in on each other just
   above their own critical σ, where EM needs thousands of steps and the jumps are refused, when the
   merged pair is a stable fixed point with a lower free energy (``_merged_fixed_point``).
 
@@ -441,6 +447,10 @@ def _em_levels(
     steps than SQUAREM once several slow directions mix. Stacked centres keep SQUAREM: its α never
     points towards the stack's saddle, so a split grows as it does under plain EM.
 
+    With ``accelerate`` and ``newton`` (softmax, k·d <= NEWTON_MAX_UNKNOWNS), each run starts with Newton's
+    method (``_newton_run``) and goes back to it after NEWTON_RETRY EM steps of the others, a wait that
+    doubles each time Newton hands back. ``anneal`` uses it; ``fixed_points`` (the Explorer) does not.
+
     With ``accelerate`` and ``merge``, after MERGE_AFTER_REFUSALS SQUAREM jumps in a row were refused, the
     run tries the fixed point with the two centres that are closing in on each other merged
     (``_merged_fixed_point``); it is kept if that pair is stable there and the free energy is lower than
@@ -502,7 +512,7 @@ def _em_run(
     Jacobian as a third item too."""
     used = 0
     refused = 0  # SQUAREM jumps refused in a row
-    newton = newton and accelerate and kind == "softmax"
+    newton = newton and accelerate and kind == "softmax" and c.size <= NEWTON_MAX_UNKNOWNS
     newton_due, newton_wait = 0, NEWTON_RETRY  # the step count from which Newton is tried again; the wait
     while used < max_iter:
         if newton and used >= newton_due:
@@ -697,8 +707,12 @@ def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
 # stable one, which EM itself converges to (a saddle, e.g. a stack of centres about to split, is left to EM).
 NEWTON_STABLE = 1.0
 # After a Newton run hands back (a refused jump, or no stable fixed point near), the run takes this many EM
-# steps with the other accelerators before it tries Newton again.
+# steps with the other accelerators before it tries Newton again; the wait doubles each time (next to a
+# split, EM can spend a hundred steps leaving a fixed point that has turned unstable).
 NEWTON_RETRY = 8
+# Newton is used only up to this many unknowns k·d: its Jacobian's moments cost (k·(d + 1))² per point,
+# an EM step about k·d.
+NEWTON_MAX_UNKNOWNS = 32
 
 
 def _newton_run(c: np.ndarray, tol_abs: float, budget: int):
@@ -888,8 +902,9 @@ def anneal(
     max_iter : cap on EM steps per level.
     progress : optional callable(done, total) called after each level.
     noise : symmetry-breaking noise, relative to the data scale (see the module docstring).
-    accelerate : SQUAREM-accelerated EM (default; several times fewer steps near critical σ, usually to
-        the same fixed points as plain EM, see ``_em``); False runs plain EM steps.
+    accelerate : accelerated EM (default: Newton steps for softmax, SQUAREM and Anderson steps; several
+        times fewer steps near critical σ, usually to the same fixed points as plain EM, see ``_em_levels``);
+        False runs plain EM steps.
     """
     X = check_points(X, "X")
     k = check_k(k, X.shape[0])

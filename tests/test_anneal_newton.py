@@ -8,7 +8,18 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 from rbfviz import annealing, make_dataset
-from rbfviz.annealing import APART, _em, _em_levels, _em_step, _em_steps, _tolerance, data_scale
+from rbfviz.annealing import (
+    APART,
+    NEWTON_MAX_UNKNOWNS,
+    _em,
+    _em_levels,
+    _em_step,
+    _em_steps,
+    _tolerance,
+    anneal,
+    data_scale,
+    default_sigmas,
+)
 from rbfviz.measures import _critical_sigma_predicted
 from rbfviz.steps import points_with_ones
 
@@ -170,3 +181,16 @@ def test_batched_jacobians_are_each_levels_alone():
     for i, sigma in enumerate(sigmas):
         _, _, (alone,) = _em_steps(points, C[i][None], (sigma,), "softmax", (False,), (True,))
         assert (jacobians[i] is None) if not wanted[i] else np.array_equal(jacobians[i], alone)
+
+
+def test_newton_only_for_softmax_and_few_unknowns(monkeypatch):
+    asked = spy_on_newton(monkeypatch)
+    X = make_dataset("blobs", n=400, seed=8)[0]
+    anneal(X, 3, default_sigmas(X, 3, "softmax", num=6))
+    assert asked  # softmax, k·d = 6
+    asked.clear()
+    anneal(X, 3, default_sigmas(X, 3, "entmax15", num=6), kind="entmax15")
+    anneal(X, 3, default_sigmas(X, 3, "softmax", num=6), accelerate=False)
+    wide = np.random.RandomState(4).normal(size=(300, NEWTON_MAX_UNKNOWNS // 2 + 1))
+    anneal(wide, 2, default_sigmas(wide, 2, "softmax", num=6))
+    assert not asked
