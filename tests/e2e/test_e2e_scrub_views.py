@@ -8,7 +8,8 @@
 * focus survives the settle: five presses with a settle (and its rerun) after each move σ five grid
   steps, and the σ slider is still the focused element, the same input, after every one. The view's
   setting is new to the server (its own seed), so the first run draws a progress bar before the
-  scrubber and the settle rerun mounts the component anew, as for the first student of a setting;
+  scrubber and the settle rerun mounts the component anew, as for the first student of a setting.
+  Both walks share one page load of that setting per view: the focus first, then every level;
 * no leaks: ten views visited in turn through the menu leave the same event listeners on window
   and the same number of live MutationObservers each time a view is back;
 * Equivalence's arrows, whose heads ui/scrub.js moves in place: each is the arrow Plotly itself
@@ -18,6 +19,7 @@
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -140,33 +142,6 @@ def check_drawn(page, header: dict) -> int:
     return level
 
 
-@pytest.mark.parametrize("view", list(VIEWS))
-def test_every_level_drawn_is_the_payloads_level(server, student, view):
-    # (the first settle of a new setting mounts the scrubber anew: for a moment there is none)
-    query = {**QUERY, "seed": "3"}
-    header = python_payload(VIEWS[view], query)
-    page = student.page
-    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]")
-    last = len(header["sigmas"]) - 1
-    check_drawn(page, header)
-    page.locator("input.scrub-range").focus()
-    page.keyboard.press("End")  # the largest σ: level 0
-    page.wait_for_function("() => document.querySelector('div.scrub-plot')?.dataset.level === '0'")
-    assert check_drawn(page, header) == 0
-    seen = {0}
-    for level in range(1, last + 1):  # every level in turn, smaller σ each press
-        page.keyboard.press("ArrowLeft")
-        page.wait_for_function(f"() => document.querySelector('div.scrub-plot')?.dataset.level === '{level}'")
-        seen.add(check_drawn(page, header))
-    assert seen == set(range(last + 1)), sorted(seen)
-    for key, level in (("End", 0), ("Home", last)):  # jumps across the whole range
-        page.keyboard.press(key)
-        page.wait_for_function(f"() => document.querySelector('div.scrub-plot')?.dataset.level === '{level}'")
-        assert check_drawn(page, header) == level
-    student.assert_no_problems()
-
-
 # The σ the scrubber draws once it differs from the given one (a press has moved it).
 MOVED_JS = (
     "(s) => { const p = document.querySelector('div.scrub-plot'); "
@@ -185,13 +160,19 @@ SCRUB_INSERTS_INIT = """(() => { window.__scrubInserts = 0;
   .observe(document, { childList: true, subtree: true }); })()"""
 
 
-@pytest.mark.parametrize("view", list(VIEWS))
-def test_focus_survives_every_settle(server, student, view):
-    query = {**QUERY, "seed": str(11 + list(VIEWS).index(view))}  # a setting nobody has opened
+@contextmanager
+def part(name: str):
+    """Prefix a failed assertion inside with ``name``: a test that checks two things says which failed."""
+    try:
+        yield
+    except AssertionError as exc:
+        raise AssertionError(f"{name}: {exc}") from exc
+
+
+def focus_survives_every_settle(student) -> None:
+    """Five presses, each followed by its settle and rerun: after each the σ slider is still the focused
+    element, the same input, one level further; no settle mounted the scrubber anew."""
     page = student.page
-    page.add_init_script(SCRUB_INSERTS_INIT)
-    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
-    page.wait_for_selector("div.scrub-plot[data-level]")
     inserts = page.evaluate("window.__scrubInserts")
     page.evaluate("() => { window.__scrubRange = document.querySelector('input.scrub-range'); }")
     page.locator("input.scrub-range").focus()
@@ -208,6 +189,44 @@ def test_focus_survives_every_settle(server, student, view):
         assert now["level"] == start["level"] + press and now["value"] == start["value"] - press, (start, now)
     # the first run computed under progress bars; had they moved the scrubber, a settle would remount it
     assert page.evaluate("window.__scrubInserts") == inserts, "a settle rerun mounted the scrubber anew"
+
+
+def every_level_drawn_is_the_payloads_level(page, header: dict) -> None:
+    """From the largest σ (End), every level in turn by ArrowLeft, then the jumps End and Home: each
+    drawn level is the payload's (check_drawn)."""
+    last = len(header["sigmas"]) - 1
+    page.locator("input.scrub-range").focus()
+    page.keyboard.press("End")  # the largest σ: level 0
+    page.wait_for_function("() => document.querySelector('div.scrub-plot')?.dataset.level === '0'")
+    assert check_drawn(page, header) == 0
+    seen = {0}
+    for level in range(1, last + 1):  # every level in turn, smaller σ each press
+        page.keyboard.press("ArrowLeft")
+        page.wait_for_function(f"() => document.querySelector('div.scrub-plot')?.dataset.level === '{level}'")
+        seen.add(check_drawn(page, header))
+    assert seen == set(range(last + 1)), sorted(seen)
+    for key, level in (("End", 0), ("Home", last)):  # jumps across the whole range
+        page.keyboard.press(key)
+        page.wait_for_function(f"() => document.querySelector('div.scrub-plot')?.dataset.level === '{level}'")
+        assert check_drawn(page, header) == level
+
+
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_focus_survives_every_settle_and_every_level_drawn_is_the_payloads_level(server, student, view):
+    """One page load of a setting new to the server per view, walked twice: the focus across five
+    settles, then every level drawn (the level first drawn included). A failure names its part."""
+    query = {**QUERY, "seed": str(11 + list(VIEWS).index(view))}  # a setting nobody has opened
+    header = python_payload(VIEWS[view], query)  # in this process: the server has not seen it yet
+    page = student.page
+    page.add_init_script(SCRUB_INSERTS_INIT)
+    student.open(server.url + f"/{view}?" + "&".join(f"{k}={v}" for k, v in query.items()))
+    page.wait_for_selector("div.scrub-plot[data-level]")
+    with part("the level first drawn"):
+        check_drawn(page, header)
+    with part("focus survives every settle"):
+        focus_survives_every_settle(student)
+    with part("every level drawn is the payload's level"):
+        every_level_drawn_is_the_payloads_level(page, header)
     student.assert_no_problems()
 
 
