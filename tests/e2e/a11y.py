@@ -120,7 +120,9 @@ def run_axe(page, script: Path, tags: list[str], exclusions: list[tuple[str, str
     tags and nodes (target selectors, html, axe's failure summary), without the ``exclusions``
     ((rule id, CSS selector) pairs).
     """
-    page.add_script_tag(path=str(script))
+    # once per document: the audits of the states one page load goes through share the engine
+    if page.evaluate("() => typeof window.axe") != "object":
+        page.add_script_tag(path=str(script))
     return page.evaluate(_RUN_JS, [list(tags), [list(e) for e in exclusions]])
 
 
