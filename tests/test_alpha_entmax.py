@@ -20,7 +20,7 @@ from rbfviz._validate import check_alpha, check_kind, entmax_alpha, entmax_kind
 from rbfviz.annealing import anneal, default_sigmas, fixed_point
 from rbfviz.datasets import DATASETS, NATURAL_K, make_dataset
 from rbfviz.family import collapse_sigma_curve, exact_collapse_answer, family_collapse
-from rbfviz.maps import resp_from_sq_distances
+from rbfviz.maps import LOGIT_FLOOR, _alpha_entmax_columns_, resp_from_sq_distances
 from rbfviz.measures import (
     _gamma_gap_bound,
     critical_sigma_predicted,
@@ -270,3 +270,91 @@ def test_first_split_at_the_predicted_critical_sigma(alpha):
         below, _, _ = fixed_point(X, start, sigma_c * math.sqrt(0.95), spec, tol=1e-13, max_iter=3000)
         assert np.abs(above - mean).max() < 1e-9
         assert np.abs(below - mean).max() > 0.3
+
+
+# --- the Newton kernel (maps._alpha_entmax_columns_) against the package, closed forms and itself ------
+# rbfviz solves α-entmax's threshold by Newton steps in numpy; the package's 50-step bisection in torch
+# (entmax_bisect), sparsemax (α = 2), entmax15 (α = 1.5) and softmax (α -> 1) are its references.
+
+
+@st.composite
+def logit_columns(draw):
+    """(k, n) float64 logits whose column maxima are 0 (as the kernel takes them), k = 1..8: plain
+    columns at a drawn scale (1e-9 to 1e4, clamped at LOGIT_FLOOR as the maps do), columns with ties,
+    and columns whose top entries sit exactly 1/(α-1) apart, i.e. on the one-hot boundary."""
+    k = draw(st.integers(1, 8))
+    n = draw(st.integers(1, 5))
+    scale = 10.0 ** draw(st.floats(-9, 4))
+    z = np.array(draw(st.lists(st.floats(-1, 1), min_size=k * n, max_size=k * n))).reshape(k, n) * scale
+    if k > 1 and draw(st.booleans()):
+        z[1 : draw(st.integers(2, k)), 0] = z[0, 0]  # ties in the first column, maybe at its top
+    z = np.maximum(z - z.max(axis=0), LOGIT_FLOOR)
+    return z
+
+
+def _package_columns(z: np.ndarray, alpha: float, dtype=torch.float64) -> np.ndarray:
+    return package_map(torch.from_numpy(z.T.copy()).to(dtype), alpha).T.double().numpy()
+
+
+@SETTINGS
+@given(logit_columns(), alphas)
+def test_kernel_matches_the_package_in_both_dtypes(z, alpha):
+    ours = _alpha_entmax_columns_(z.copy(), alpha)
+    np.testing.assert_allclose(ours, _package_columns(z, alpha), rtol=0, atol=1e-12)
+    assert np.all(ours >= 0) and np.allclose(ours.sum(axis=0), 1.0, rtol=0, atol=1e-13)
+    z32 = z.astype(np.float32)
+    ours32 = _alpha_entmax_columns_(z32.copy(), alpha)
+    assert ours32.dtype == np.float32 and np.all(ours32 >= 0)
+    # float32 against the package run on the same float32 logits in float64: a few float32 roundings of
+    # x - τ, raised to the power 1/(α-1) <= 20
+    np.testing.assert_allclose(ours32, _package_columns(z32.astype(np.float64), alpha), rtol=0, atol=2e-5)
+    np.testing.assert_allclose(ours32, _package_columns(z32, alpha, torch.float32), rtol=0, atol=2e-5)
+
+
+@SETTINGS
+@given(logit_columns(), alphas)
+def test_kernel_zeros_are_exactly_the_entries_outside_the_support(z, alpha):
+    """x_l = (α-1) z_l is in the support iff the mass at τ = x_l, Σ_m [x_m - x_l]₊^{1/(α-1)}, is below 1
+    (the mass falls as τ rises and is 1 at the threshold): computed here without any threshold."""
+    ours = _alpha_entmax_columns_(z.copy(), alpha)
+    x = (alpha - 1) * z
+    mass_at = (np.maximum(x[None, :, :] - x[:, None, :], 0) ** (1 / (alpha - 1))).sum(axis=1)  # (k, n)
+    assert np.all(ours[mass_at >= 1 + 1e-9] == 0)
+    assert np.all(ours[mass_at <= 1 - 1e-9] > 0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("alpha", [1.05, 1.3, 1.75, 2.0])
+def test_kernel_columns_do_not_depend_on_each_other(dtype, alpha):
+    """Each column runs its own Newton steps: a column gives the same bits alone, in a block of others,
+    or at another position (σ levels side by side must equal one level at a time, byte for byte)."""
+    rng = np.random.default_rng(0)
+    z = (rng.normal(size=(5, 301)) * np.geomspace(0.1, 100, 301)).astype(dtype)
+    z[:, ::3] = np.round(z[:, ::3])  # ties
+    z = np.maximum(z - z.max(axis=0), LOGIT_FLOOR)
+    together = _alpha_entmax_columns_(z.copy(), alpha)
+    shifted = _alpha_entmax_columns_(np.tile(z, 2)[:, 7:].copy(), alpha)
+    assert np.array_equal(shifted[:, 301 - 7 : 2 * 301 - 7], together)
+    for j in range(0, 301, 10):
+        assert np.array_equal(_alpha_entmax_columns_(z[:, j : j + 1].copy(), alpha)[:, 0], together[:, j]), j
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_closed_forms_entmax15_sparsemax_softmax(dtype):
+    import entmax
+
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(6, 400)) * np.geomspace(0.05, 50, 400)
+    z[:, :40] = np.round(z[:, :40])
+    z = np.maximum(z - z.max(axis=0), LOGIT_FLOOR).astype(dtype)
+    zt = torch.from_numpy(z.T.astype(np.float64))
+    tol = 2e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(_alpha_entmax_columns_(z.copy(), 1.5), entmax.entmax15(zt, dim=-1).T, atol=tol)
+    np.testing.assert_allclose(_alpha_entmax_columns_(z.copy(), 2.0), sparsemax(zt, dim=-1).T, atol=tol)
+    # α -> 1 is softmax, the difference shrinking in proportion to α - 1 (logits here within [-8, 0]);
+    # float32 only near 1.05, where the app allows α: x - τ rounded to float32 is raised to the 1/(α-1)
+    zs = np.maximum(z[:, 40:], -8)
+    soft = np.exp(zs.astype(np.float64)) / np.exp(zs.astype(np.float64)).sum(axis=0)
+    for gap in (1e-3, 1e-5, 1e-7) if dtype == np.float64 else (0.05, 1e-2):
+        err = np.abs(_alpha_entmax_columns_(zs.copy(), 1.0 + gap) - soft).max()
+        assert err < 50 * gap, (gap, err)
