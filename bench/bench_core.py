@@ -1,5 +1,5 @@
-"""Core speed and memory benchmark: soft steps vs scikit-learn's Lloyd, entmax15 vs softmax, a full anneal,
-and peak memory at a million points.
+"""Core speed and memory benchmark: soft steps vs scikit-learn's Lloyd, entmax15 and α-entmax vs softmax, a
+full anneal, and peak memory at a million points.
 
     .venv/bin/python bench/bench_core.py            # everything (about a minute)
     .venv/bin/python bench/bench_core.py --quick    # fewer repeats
@@ -18,6 +18,9 @@ What is timed, exactly:
   assignment + centre update) on the same float64 data and centres, with n_threads=1 (same thread
   count as torch) and n_threads=2. As a public-API cross-check, the marginal cost per iteration of
   ``KMeans(init=C, n_init=1, tol=0, max_iter=m).fit`` between m=1 and m=11 is printed too.
+* α-entmax (α = 1.3): the same soft step with kind "entmax:1.3" (rbfviz's Newton solve for the threshold),
+  and, as the reference it replaced, the ``entmax`` package's ``entmax_bisect`` (50 bisection steps in
+  torch) on the same (k, n) shifted logits, alone.
 * Threads: every timing runs with BLAS libraries limited to 1 thread (threadpoolctl), as
   ``KMeans.fit`` does itself; both sides call BLAS (sklearn per 256-point chunk, rbfviz for the centre
   update's product), so both get the same single core.
@@ -55,7 +58,7 @@ import rbfviz  # noqa: E402
 
 rbfviz.tune_for_server()  # one torch thread, as the app runs it
 from rbfviz.annealing import _em_step, anneal, default_sigmas  # noqa: E402
-from rbfviz.maps import resp_torch  # noqa: E402
+from rbfviz.maps import LOGIT_FLOOR, resp_torch, temperature  # noqa: E402
 from rbfviz.steps import points_with_ones, soft_centroid_step, soft_centroids_torch  # noqa: E402
 
 
@@ -102,6 +105,21 @@ def soft_step(x: torch.Tensor, c: torch.Tensor, sigma: float, kind: str):
     def step():
         with torch.no_grad():
             soft_centroids_torch(x, c, resp_torch(x, c, sigma, kind))
+
+    return step
+
+
+def bisect_map(x: torch.Tensor, c: torch.Tensor, sigma: float, alpha: float):
+    """The ``entmax`` package's α-entmax by bisection on the (k, n) shifted logits of x and c, as rbfviz
+    called it before its own Newton solve."""
+    from entmax import entmax_bisect
+
+    d = torch.cdist(c, x).square_()
+    z = ((d - d.amin(dim=0)) * (-1.0 / temperature(sigma))).clamp_min_(LOGIT_FLOOR)
+
+    def step():
+        with torch.no_grad():
+            entmax_bisect(z, alpha=alpha, dim=0)
 
     return step
 
@@ -166,6 +184,8 @@ def main(argv=None) -> int:
     contenders = {
         "soft": (soft_step(x, c, sigma, "softmax"), 20),
         "ent": (soft_step(x, c, sigma, "entmax15"), 5),
+        "alpha": (soft_step(x, c, sigma, "entmax:1.3"), 5),
+        "bisect": (bisect_map(x, c, sigma, 1.3), 2),
         "wrap": (lambda: soft_centroid_step(X, C, sigma, "softmax"), 20),
         "em": (lambda: _em_step(points, C, sigma, "softmax"), 20),
         "lloyd1": (lloyd_kernel(X, C, 1), 50),
@@ -175,8 +195,8 @@ def main(argv=None) -> int:
     for _ in range(repeats):
         for name, (fn, inner) in contenders.items():
             best[name] = min(best[name], best_of(fn, 1, inner))
-    t_soft, t_ent, t_wrap, t_em, t_lloyd1, t_lloyd2 = (
-        best[n] for n in ("soft", "ent", "wrap", "em", "lloyd1", "lloyd2")
+    t_soft, t_ent, t_alpha, t_bisect, t_wrap, t_em, t_lloyd1, t_lloyd2 = (
+        best[n] for n in ("soft", "ent", "alpha", "bisect", "wrap", "em", "lloyd1", "lloyd2")
     )
     t_fit = kmeans_fit_marginal(X, C, repeats)
     print("N=10,000, k=10, d=2, float64, σ=0.5; milliseconds per step (best of repeats):")
@@ -184,6 +204,8 @@ def main(argv=None) -> int:
     print(f"  softmax soft_centroid_step (numpy API) {t_wrap * 1e3:8.3f}")
     print(f"  softmax anneal EM step (numpy arrays)  {t_em * 1e3:8.3f}")
     print(f"  entmax15 soft step (torch core)       {t_ent * 1e3:8.3f}")
+    print(f"  α-entmax (α = 1.3) soft step          {t_alpha * 1e3:8.3f}")
+    print(f"  entmax package's entmax_bisect alone  {t_bisect * 1e3:8.3f}  (α = 1.3, the same logits)")
     print(f"  sklearn Lloyd kernel, 1 thread        {t_lloyd1 * 1e3:8.3f}")
     print(f"  sklearn Lloyd kernel, 2 threads       {t_lloyd2 * 1e3:8.3f}")
     print(f"  sklearn KMeans.fit marginal/iteration {t_fit * 1e3:8.3f}  (default threads; cross-check)")
@@ -204,6 +226,10 @@ def main(argv=None) -> int:
         )
     )
     rows.append(("entmax15 step / softmax step", f"{t_ent / t_soft:.2f}x", "<= 4x", t_ent / t_soft <= 4))
+    rows.append(("α-entmax (1.3) step / entmax15 step", f"{t_alpha / t_ent:.2f}x", "(info)", None))
+    rows.append(
+        ("package entmax_bisect alone / α-entmax (1.3) step", f"{t_bisect / t_alpha:.1f}x", "(info)", None)
+    )
 
     # The centre update's product (k, n) @ (n, d + 1), numpy's BLAS against torch's, which
     # ``steps.weighted_sums`` picks between by the number of points.
