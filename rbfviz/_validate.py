@@ -21,7 +21,7 @@ FLOAT_DTYPES = (np.float32, np.float64)
 
 
 # α-entmax, p = [(α-1) z - τ]₊^{1/(α-1)}: α -> 1 is softmax (never exactly sparse), α = 1.5 is "entmax15",
-# α = 2 is sparsemax. Below 1.05 the package's bisection loses accuracy (1/(α-1) > 20) for no new picture.
+# α = 2 is sparsemax. Below 1.05 the exponent 1/(α-1) exceeds 20: float32 loses accuracy for no new picture.
 ALPHA_MIN, ALPHA_MAX = 1.05, 2.0
 ENTMAX_FAMILY = "entmax"  # kind="entmax" with a parameter α; carried as the map spec "entmax:<α>"
 _FAMILY_PREFIX = ENTMAX_FAMILY + ":"

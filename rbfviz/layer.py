@@ -25,8 +25,8 @@ class RBFClusterLayer(nn.Module):
     z_ij = -||x_i - c_j||² / (2σ²); ``loss(x, sigma, kind)`` returns
     L_σ = Σ_i Σ_j r_ij ||x_i - c_j||² (a sum over points, so η_j = 1/(2N_j) steps are exact).
     Gradients flow to the centres and to the inputs x, so the layer can sit on top of an encoder.
-    kind: "softmax" | "entmax15" | "entmax" (with alpha in [1.05, 2]; gradients are the ``entmax``
-    package's) | "naive" | "hard", or an "entmax:<α>" spec.
+    kind: "softmax" | "entmax15" | "entmax" (with alpha in [1.05, 2]; its gradients are the ``entmax``
+    package's formula) | "naive" | "hard", or an "entmax:<α>" spec.
 
     Parameters
     ----------
