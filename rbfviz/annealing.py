@@ -205,9 +205,8 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
     T = [temperature(sigma) for sigma in sigmas]
     total = [0.0 if asked else math.nan for asked in energy]
-    moments = [
-        None
-    ] * m  # per level asking for it: the pair moments of its responsibilities, then its Jacobian
+    # per level asking for it: the pair moments of its responsibilities, then its Jacobian
+    moments = [None] * m
     centers = np.empty_like(C)
     for first in range(0, m, per_stack):
         last = min(m, first + per_stack)
