@@ -1,6 +1,6 @@
 """What a new setting's σ-scrubber payload costs the server: each view's payload built cold, the
 pages' way (batched levels, patches) against the per-level reference (a full Plotly figure per σ,
-tests/payload_reference.py), in one process and one run.
+harness/payload_reference.py), in one process and one run.
 
     .venv/bin/python bench/bench_payload.py                  # defaults, and the Explorer at n = 5,000
     .venv/bin/python bench/bench_payload.py --repeat 5 --json bench_payload.json

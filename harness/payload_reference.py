@@ -1,6 +1,6 @@
 """Reference payloads of the σ-scrubbed views, built the straightforward way: one σ at a time, a full
 Plotly figure per level, from the library's single-σ functions (the way the pages built them before
-levels were batched). tests/test_scrub_levels.py compares the pages' builders with these, and
+levels were batched). tests/unit/test_scrub_levels.py compares the pages' builders with these, and
 bench/bench_payload.py times both in one run."""
 
 from __future__ import annotations

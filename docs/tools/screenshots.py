@@ -4,10 +4,10 @@
     .venv/bin/python docs/tools/screenshots.py --only explorer --out /tmp/shots
 
 The only source of the site's screenshots (and of the README's): never edit an image by hand, run this.
-CI runs it before building the site, and tests/test_docs_images.py checks every image in SHOTS (size,
+CI runs it before building the site, and tests/docs/test_docs_images.py checks every image in SHOTS (size,
 not a blank frame). Playwright drives Debian's Chromium (/usr/bin/chromium or $CHROMIUM_PATH), as the
 browser tests do; the server is bench/load.py's ServerProcess and the waits are the browser tests'
-(tests/e2e/student.py): a shot is taken once the page's runs have finished, every figure is drawn and
+(tests/student.py): a shot is taken once the page's runs have finished, every figure is drawn and
 the layout has stopped changing. Class sessions use a throw-away SQLite store in a temporary folder.
 """
 
@@ -117,7 +117,7 @@ def answer_as_students(teacher, browser, answers: tuple[int, ...]) -> None:
 
 
 def take(student, url: str, shot: Shot, out: Path, browser=None) -> Path:
-    """Open ``url`` with ``student`` (tests/e2e/student.py), press ``shot.clicks``, scroll, wait until
+    """Open ``url`` with ``student`` (tests/student.py), press ``shot.clicks``, scroll, wait until
     everything is drawn, save the viewport."""
     from student import DRAWN_JS  # tests/e2e, on sys.path once main() has run
 

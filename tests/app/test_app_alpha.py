@@ -16,7 +16,7 @@ from rbfviz.family import FAMILY_ALPHAS, family_collapse
 from rbfviz.steps import kmeans
 from rbfviz.views.figures.family import family_collapse_words
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"dataset": "moons", "n": "120"}
 ALPHA_LABEL = "α of entmax"
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/2_Annealing.py"
 SMALL = {"dataset": "moons", "n": "120"}
 

@@ -33,7 +33,7 @@ from rbfviz.views.figures.stability import KIND_LABELS
 from rbfviz.views.lessons import STEPS, prepare
 from ui.state import UPLOAD, lesson_query
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
     "pages/1_Explorer.py",

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import DATASET_LABELS, DEFAULT_NOISE, NATURAL_K, make_dataset
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 EXPLORER = "pages/1_Explorer.py"
 VIEWS = ("pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py")
 FAILURES = ("sheared", "varied", "uneven")

@@ -7,7 +7,7 @@ from hang import HANG_TIMEOUT_S
 from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/4_Equivalence.py"
 
 

@@ -16,7 +16,7 @@ from rbfviz.maps import responsibilities
 from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.views.figures.scrub import figure_at
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/1_Explorer.py"
 
 

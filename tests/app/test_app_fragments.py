@@ -23,7 +23,7 @@ from ui import compute
 from ui.compute import NEAR
 from ui.scrub import FIRST_PART, HELD, SENT_KEY
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
 SCRUB_PAGES = {
     "pages/1_Explorer.py": "Downloads at σ = ",

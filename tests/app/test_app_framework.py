@@ -14,7 +14,7 @@ from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
 from ui.page import PAGES as VIEWS
 from ui.state import Controls, changed, parse_query
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = [
     "pages/1_Explorer.py",
     "pages/2_Annealing.py",

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz import choose_k
 from rbfviz.datasets import NATURAL_K, make_dataset
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/8_How_many_clusters.py"
 SMALL = {"dataset": "moons", "n": "120"}
 

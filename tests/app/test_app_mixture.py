@@ -14,7 +14,7 @@ import rbfviz
 from rbfviz import mixture
 from rbfviz.views.explore import initial_centers
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/9_Gaussian_mixture.py"
 DIFFERENCE = "max |predict_proba − r|"
 

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from ui import training
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/6_Neural_network.py"
 SMALL = {"dataset": "moons", "n": "120"}
 WAIT = HANG_TIMEOUT_S  # a hang bound: rerun_until returns as soon as the training is done

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.annealing import CURRENT
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/3_Stability.py"
 SMALL = {"dataset": "moons", "n": "120"}
 

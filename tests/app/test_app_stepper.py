@@ -12,7 +12,7 @@ from rbfviz.datasets import make_dataset
 from rbfviz.views.explore import initial_centers
 from rbfviz.views.stepper import MAX_STEPS
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/7_Step_by_step.py"
 BUTTONS = {"E": "step_E", "M": "step_M", "L": "step_L"}
 

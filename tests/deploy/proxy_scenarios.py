@@ -1,7 +1,7 @@
 """What students do through a proxy in front of two replicas, for any way of running them.
 
-tests/e2e/test_e2e_proxy.py runs these against `deploy/run-local --processes 2` (processes on this
-machine), tests/e2e/test_e2e_containers.py against `podman-compose -f deploy/compose.yaml up`
+tests/deploy/test_proxy.py runs these against `deploy/run-local --processes 2` (processes on this
+machine), tests/deploy/test_containers.py against `podman-compose -f deploy/compose.yaml up`
 (containers). A *stack* gives what the scenarios need to look behind the proxy:
 
     stack.url                       the proxy's address

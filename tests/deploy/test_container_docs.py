@@ -1,8 +1,9 @@
 """The container image serves the documentation site it built (Dockerfile's docs stage): the Home page's
 link target answers with the site, the tour notebook executed, the reproduce tables computed.
 
-Runs the image test_e2e_containers.py builds (as ../shared/tools/container-smoke does, so its layers come
-from podman's cache), read-only with a tmpfs /tmp as deployed, on a free loopback port."""
+Runs the image the fixture ``images`` (tests/deploy/conftest.py) builds (as ../shared/tools/container-smoke
+does, so its layers come from podman's cache), read-only with a tmpfs /tmp as deployed, on a free loopback
+port."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import urllib.error
 import urllib.request
 
 import pytest
-from test_e2e_containers import _free_port, images, podman, podman_env  # noqa: F401 — fixtures
+from podman_tools import podman
+
+from harness.ports import free_port
 
 pytestmark = [pytest.mark.e2e, pytest.mark.container]
 
@@ -24,8 +27,8 @@ def _get(url: str) -> tuple[int, str, str]:
         return answer.status, answer.headers.get("Content-Type", ""), answer.read().decode("utf-8", "replace")
 
 
-def test_the_image_serves_the_documentation_it_built(images, podman_env):  # noqa: F811
-    port = _free_port()
+def test_the_image_serves_the_documentation_it_built(images, podman_env):
+    port = free_port()
     name = f"rbfviz-docs-{os.getpid()}"
     podman(podman_env, "rm", "-f", name, check=False)
     podman(

@@ -4,13 +4,13 @@
   replicas of the repository's image and HAProxy (deploy/haproxy.Dockerfile); every health check
   goes green, HAProxy finds both replicas through the network's DNS and its stats page wants the
   password; a class-session answer goes through PostgreSQL from one replica to the other; then
-  tests/e2e/proxy_scenarios.py's scenarios run through it (an upload, a σ change, a download and a
+  tests/deploy/proxy_scenarios.py's scenarios run through it (an upload, a σ change, a download and a
   shared link; a stopped replica whose neighbour keeps serving), and `down` leaves no container,
   pod or network behind (the database's named volume stays, as it should; the test removes it).
 * **Kubernetes**: `podman kube play` of deploy/kubernetes/db-secret.yaml, deployment.yaml and
   service.yaml starts the Deployment's pod with its probes and RBFVIZ_DATABASE_URL from the Secret;
   the app answers through the Service's port; `podman kube down` removes it. (The db StatefulSet,
-  Ingress and HorizontalPodAutoscaler have no podman 4.3 equivalent: tests/test_deploy.py checks
+  Ingress and HorizontalPodAutoscaler have no podman 4.3 equivalent: tests/deploy/test_deploy.py checks
   them against the Kubernetes schemas only.)
 
 No registry is reachable here (/work/shared/notes/deploy.md): the images are built locally. The app
@@ -32,18 +32,14 @@ import base64
 import json
 import os
 import secrets
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 import urllib.error
 import urllib.request
-from pathlib import Path
 
 import pytest
 import yaml
+from podman_tools import ARTIFACTS, DEPLOY, ROOT, podman
 from proxy_scenarios import (
     metric_value,
     stopped_replica_leaves_the_others_working,
@@ -51,121 +47,11 @@ from proxy_scenarios import (
     wait_for,
 )
 
+from harness.ports import free_port
+
 pytestmark = [pytest.mark.e2e, pytest.mark.container]
 
-ROOT = Path(__file__).resolve().parents[2]
-DEPLOY = ROOT / "deploy"
-ARTIFACTS = ROOT / "artifacts"
-APP_IMAGE = "localhost/rbfviz:latest"  # compose's and the manifests' "rbfviz:latest", found locally
-PROXY_IMAGE = "localhost/rbfviz-haproxy:latest"
-PYTHON_BASE = "docker.io/library/python:3.11-slim"  # container-smoke's stand-in
-HAPROXY_BASE = "docker.io/library/haproxy:2.8"
-HAPROXY_STANDIN = f"""\
-FROM {PYTHON_BASE}
-RUN apt-get update -qq \\
- && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy \\
- && apt-get clean && rm -rf /var/lib/apt/lists/* && mkdir -p /usr/local/etc/haproxy
-WORKDIR /var/lib/haproxy
-USER haproxy
-STOPSIGNAL SIGUSR1
-CMD ["haproxy", "-W", "-db", "-f", "/usr/local/etc/haproxy/haproxy.cfg"]
-"""
-POSTGRES_STANDIN = Path(__file__).with_name("postgres_standin")
-BUILD_TIMEOUT = 1800  # seconds: a first build of the app image on a busy 2-core machine
 HEALTHY_TIMEOUT = 300
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-# --- podman ---------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def podman_env() -> dict:
-    """The environment podman runs with: container-smoke's containers.conf (runc, cgroupfs)."""
-    if shutil.which("podman") is None:
-        reason = "no podman (apt-get install podman runc; CI installs it for the container smoke test)"
-        if os.environ.get("CI"):
-            pytest.fail(f"CI but {reason}")
-        pytest.skip(reason)
-    state = Path(
-        os.environ.get("CONTAINER_SMOKE_STATE")
-        or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "container-smoke"
-    )
-    conf = state / "containers.conf"
-    if not conf.is_file():  # the same settings container-smoke writes
-        conf = Path(tempfile.mkdtemp(prefix="rbfviz-podman-")) / "containers.conf"
-        conf.write_text(
-            '[containers]\ndefault_ulimits = []\n[engine]\ncgroup_manager = "cgroupfs"\nruntime = "runc"\n'
-        )
-    return {**os.environ, "CONTAINERS_CONF": str(conf)}
-
-
-def podman(env: dict, *args: str, timeout: float = 120, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run(
-        ["podman", "--runtime", "runc", *args], capture_output=True, text=True, timeout=timeout, env=env
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"podman {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}"
-        )
-    return proc
-
-
-def _build(env: dict, tag: str, *args: str) -> None:
-    log = ARTIFACTS / f"podman-build-{tag.split('/')[-1].replace(':', '-')}.log"
-    ARTIFACTS.mkdir(exist_ok=True)
-    t0 = time.monotonic()
-    proc = podman(
-        env,
-        "build",
-        "--network",
-        "host",
-        "--pull=never",
-        "-t",
-        tag,
-        *args,
-        timeout=BUILD_TIMEOUT,
-        check=False,
-    )
-    log.write_text(proc.stdout + proc.stderr)
-    assert proc.returncode == 0, f"podman build {tag} failed (log {log}):\n{proc.stderr[-3000:]}"
-    print(f"\nbuilt {tag} in {time.monotonic() - t0:.0f} s")
-
-
-@pytest.fixture(scope="module")
-def images(podman_env) -> dict:
-    """The app image, the HAProxy stand-in base and compose's HAProxy image, built here if needed."""
-    env = podman_env
-    if podman(env, "image", "exists", PYTHON_BASE, check=False).returncode != 0:
-        reason = f"no {PYTHON_BASE} stand-in image: run ../shared/tools/container-smoke first (CI does)"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    # as container-smoke builds it (same options, same wheel folder), so its layers are reused
-    wheels = (
-        os.environ.get("PIP_FIND_LINKS")
-        or subprocess.run(
-            [sys.executable, "-m", "pip", "config", "get", "global.find-links"],
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    )
-    mount = ["-v", f"{wheels}:/wheels:ro"] if wheels and Path(wheels).is_dir() else []
-    _build(env, APP_IMAGE, *mount, str(ROOT))
-    if podman(env, "image", "exists", HAPROXY_BASE, check=False).returncode != 0:
-        context = Path(tempfile.mkdtemp(prefix="rbfviz-haproxy-standin-"))
-        (context / "Containerfile").write_text(HAPROXY_STANDIN)
-        _build(env, HAPROXY_BASE, str(context))
-    _build(env, PROXY_IMAGE, "-f", str(DEPLOY / "haproxy.Dockerfile"), str(ROOT))
-    db_image = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]["db"]["image"]
-    if podman(env, "image", "exists", db_image, check=False).returncode != 0:
-        _build(env, db_image, str(POSTGRES_STANDIN))
-    return {"app": APP_IMAGE, "proxy": PROXY_IMAGE, "db": db_image}
 
 
 # --- compose --------------------------------------------------------------------------------------
@@ -176,7 +62,7 @@ class ComposeStack:
 
     def __init__(self, env: dict):
         self.project = f"rbfviz-test-{os.getpid()}"
-        port, stats_port = _free_port(), _free_port()
+        port, stats_port = free_port(), free_port()
         self.password = secrets.token_urlsafe(12)
         self.env = {
             **env,
@@ -238,7 +124,7 @@ class ComposeStack:
             if r["pxname"] == "streamlit" and r["svname"] not in ("FRONTEND", "BACKEND")
         }
 
-    # --- what tests/e2e/proxy_scenarios.py needs ---
+    # --- what tests/deploy/proxy_scenarios.py needs ---
 
     def active(self) -> list[int | None]:
         code = (
@@ -428,7 +314,7 @@ def test_kube_play_runs_the_deployment_with_its_probes_behind_the_service_port(i
     (service_port,) = service["spec"]["ports"]
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     (target,) = [p for p in container["ports"] if p["name"] == service_port["targetPort"]]
-    port = _free_port()
+    port = free_port()
     target["hostPort"], target["hostIP"] = port, "127.0.0.1"
     deployment["spec"]["replicas"] = 1
     played = tmp_path / "rbfviz.yaml"

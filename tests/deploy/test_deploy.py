@@ -11,7 +11,7 @@
   offline), and what they must say: probes, non-root, read-only root, cookie affinity, timeouts.
 
 No container engine or cluster is involved: these are static checks (the browser and load tests
-through a real HAProxy are in tests/e2e/test_e2e_proxy.py). A validator that accepts a broken file
+through a real HAProxy are in tests/deploy/test_proxy.py). A validator that accepts a broken file
 would make them worthless, so each is also shown one broken file that it must refuse.
 """
 
@@ -28,7 +28,7 @@ import pytest
 import yaml
 from hang import HANG_TIMEOUT_S
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 HAPROXY_CFG = DEPLOY / "haproxy.cfg"
 COMPOSE = DEPLOY / "compose.yaml"

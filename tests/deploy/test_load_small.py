@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 from hang import HANG_TIMEOUT_S
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SESSIONS, CHANGES = 5, 5
 NON_CACHE_GROWTH_MB = 80.0
 

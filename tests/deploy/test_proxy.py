@@ -1,7 +1,7 @@
 """Through HAProxy to two app processes: `deploy/run-local --processes 2`, then real browsers, the
 proxy's compression and a class of 80 simulated students.
 
-* tests/e2e/proxy_scenarios.py's scenarios (also run against compose, tests/e2e/test_e2e_containers.py):
+* tests/deploy/proxy_scenarios.py's scenarios (also run against compose, tests/deploy/test_containers.py):
   an upload, a σ change, a download and a shared link through the proxy; a stopped replica whose
   neighbour keeps serving; then run-local stops cleanly on SIGTERM;
 * the proxy sends Streamlit's JavaScript gzip-compressed to a client that asks for gzip, Brotli to
@@ -38,11 +38,12 @@ from proxy_scenarios import (
 )
 from student import HANG_TIMEOUT_MS
 
+import harness.run_local
+from harness.settings import ARTIFACTS, ROOT
+
 # on one pytest-xdist worker (tests/conftest.py gives the group its ids): the module's run-local starts once
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("run-local")]
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "artifacts"
 # seconds: two first imports of torch on a busy 2-core machine, plus deploy/precompress the first
 # time (about a minute of CPU, once per Streamlit version; then kept under ~/.cache/rbfviz)
 STARTUP_TIMEOUT = 420
@@ -51,56 +52,13 @@ STARTUP_TIMEOUT = 420
 # --- run-local ------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class RunLocal:
-    """`deploy/run-local --processes N` in the background, ready (its --info file written)."""
+class RunLocal(harness.run_local.RunLocal):
+    """`deploy/run-local --processes N` (harness.run_local), with what the scenarios need."""
 
     def __init__(self, name: str, processes: int = 2):
-        ARTIFACTS.mkdir(exist_ok=True)
-        self.log_dir = ARTIFACTS / f"run-local-{name}"
-        info_path = self.log_dir / "info.json"
-        self.log_dir.mkdir(exist_ok=True)
-        info_path.unlink(missing_ok=True)
-        self.out = open(self.log_dir / "run-local.out", "w")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                str(ROOT / "deploy" / "run-local"),
-                "--processes",
-                str(processes),
-                "--port",
-                str(_free_port()),
-                "--log-dir",
-                str(self.log_dir),
-                "--info",
-                str(info_path),
-            ],
-            cwd=ROOT,
-            stdout=self.out,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + STARTUP_TIMEOUT
-        while not info_path.exists():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"run-local not ready: {self.output()}")
-            time.sleep(0.5)
-        self.info = json.loads(info_path.read_text())
-        self.url = self.info["url"]
-        self.replicas = self.info["replicas"]
+        super().__init__(processes, ARTIFACTS / f"run-local-{name}", startup_timeout=STARTUP_TIMEOUT)
 
-    def output(self) -> str:
-        self.out.flush()
-        return (self.log_dir / "run-local.out").read_text()[-4000:]
-
-    # --- what tests/e2e/proxy_scenarios.py needs ---
+    # --- what tests/deploy/proxy_scenarios.py needs ---
 
     def active(self) -> list[int | None]:
         samples = [_metrics(r["url"]) for r in self.replicas]
@@ -125,20 +83,6 @@ class RunLocal:
         os.kill(gone["pid"], signal.SIGTERM)
         wait_for(lambda: f"{gone['name']} (pid {gone['pid']}) exited" in self.output(), "run-local to notice")
         assert self.proc.poll() is None, "run-local stopped with one replica left"
-
-    def replica_log(self, index: int) -> str:
-        return Path(self.replicas[index]["log"]).read_text(errors="replace")
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.out.close()
-        return self.proc.returncode
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "tools" / "hooks.py")
 hooks = sys.modules.setdefault("docs_hooks", importlib.util.module_from_spec(_spec))
 _spec.loader.exec_module(hooks)

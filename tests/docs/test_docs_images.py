@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("screenshots", ROOT / "docs" / "tools" / "screenshots.py")
 screenshots = sys.modules.setdefault("screenshots", importlib.util.module_from_spec(_spec))
 _spec.loader.exec_module(screenshots)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-NOTEBOOK = Path(__file__).resolve().parents[1] / "examples" / "tour.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "examples" / "tour.ipynb"
 CELL_TIMEOUT = 600  # seconds per cell: the first import of torch on a busy shared machine is slow
 PLOTLY = "application/vnd.plotly.v1+json"
 # every test reads the one executed notebook (module fixture): all of them on one pytest-xdist worker

@@ -3,7 +3,7 @@
 * ``server``        one server for the whole session (started on a free port, health-polled, stopped).
 * ``fresh_server``  a new server for one test (the deep-link test must be the first visitor).
 * ``context``       one browser context for the session (shared HTTP cache), cleaned after each test.
-* ``student``       a Playwright page wrapped in ``Student`` (tests/e2e/student.py); when its test
+* ``student``       a Playwright page wrapped in ``Student`` (tests/student.py); when its test
                     failed it saves a screenshot to artifacts/screenshots/<test name>.png.
 
 Chromium comes from the system (`apt-get install chromium`), never from Playwright's download.
@@ -36,7 +36,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Every wait in the browser tests waits for a state (tests/e2e/student.py); its bound, HANG_TIMEOUT_MS
+# Every wait in the browser tests waits for a state (tests/student.py); its bound, HANG_TIMEOUT_MS
 # (RBFVIZ_E2E_TIMEOUT), only catches a hang. It is also the bound of Playwright's expect() (5 s by
 # default) and of a server's start (the first `import torch` on a busy machine).
 TIMEOUT_MS = HANG_TIMEOUT_MS

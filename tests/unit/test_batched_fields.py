@@ -225,7 +225,7 @@ def test_field_pngs_fall_back_to_rgb_above_256_colours():
 )
 def test_explorer_payload_images_are_the_field_images(dataset, kind, dtype):
     """Every σ level's image in the Explorer's payload decodes to ``field_rgb`` of that level's field
-    (the payload and plane views tests/test_scrub_levels.py compares with the per-level reference)."""
+    (the payload and plane views tests/unit/test_scrub_levels.py compares with the per-level reference)."""
     payload, views = explorer_case(dataset, kind, dtype)
     header = read_payload(payload)
     assert len(views) == len(header["frames"])

@@ -250,7 +250,7 @@ def test_app_command_explains_where_the_app_lives(tmp_path):
     import shutil
 
     shutil.copytree(
-        Path(__file__).resolve().parents[1] / "rbfviz",
+        Path(__file__).resolve().parents[2] / "rbfviz",
         tmp_path / "rbfviz",
         ignore=shutil.ignore_patterns("__pycache__"),
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hang import HANG_TIMEOUT_S
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # both tests read one probe (a cold torch import in a subprocess): on one pytest-xdist worker
 pytestmark = pytest.mark.xdist_group("import-probe")
 

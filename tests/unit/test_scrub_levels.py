@@ -2,7 +2,7 @@
 payload builders) is the payload of a full figure per σ, computed one level at a time: byte for byte,
 on every data set, map and precision.
 
-The references (tests/payload_reference.py) are written out one σ at a time, the straightforward way
+The references (harness/payload_reference.py) are written out one σ at a time, the straightforward way
 (the way the pages built their payloads before levels were batched): a full Plotly figure per level
 from the library's single-σ functions. Where float rounding may move a value, ``assert_same_payload`` falls
 back to comparing the decoded payloads to 1e-12 relative and says which values moved.
@@ -122,7 +122,7 @@ def explorer_payload_new(ctrl, quantity="max", head="head", axes=None, views=Non
 @functools.lru_cache(maxsize=1)
 def explorer_case(dataset: str, kind: str, dtype: str) -> tuple[bytes, tuple]:
     """(payload, plane views it was drawn from), built once in a worker: this file compares the payload
-    with the reference, tests/test_batched_fields.py (the COVERING cases) its images with the views'
+    with the reference, tests/unit/test_batched_fields.py (the COVERING cases) its images with the views'
     fields. Both tests of a case share a pytest-xdist group (``covering_group``), so one worker runs them."""
     views = []
     payload = explorer_payload_new(_ctrl(dataset, kind, dtype), views=views)
