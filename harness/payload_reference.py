@@ -1,10 +1,14 @@
-"""Reference payloads of the σ-scrubbed views, built the straightforward way: one σ at a time, a full
-Plotly figure per level, from the library's single-σ functions (the way the pages built them before
-levels were batched). tests/unit/test_scrub_levels.py compares the pages' builders with these, and
-bench/bench_payload.py times both in one run."""
+"""The σ-scrubbed views' payloads built two ways, for tests/unit/test_scrub_levels.py to compare byte for
+byte and bench/bench_payload.py to time in one run:
+
+* ``explorer``, ``stability``, ``equivalence_``, ``annealing``: the reference, the straightforward way:
+  one σ at a time, a full Plotly figure per level, from the library's single-σ functions;
+* ``explorer_batched``, ``stability_batched``, ...: as the pages build them, from batched levels and
+  patches (rbfviz.views.levels, ui.compute's cached arrays)."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 from rbfviz.maps import responsibilities
@@ -17,7 +21,13 @@ from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side
 from rbfviz.views.figures.presenter import presenter_figure
 from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
 from rbfviz.views.figures.stability import stability_plane_figure
-from rbfviz.views.levels import _equivalence_side
+from rbfviz.views.levels import (
+    _equivalence_side,
+    annealing_levels,
+    equivalence_levels,
+    explorer_levels,
+    stability_levels,
+)
 from ui import compute
 
 
@@ -117,6 +127,68 @@ def annealing(ctrl) -> bytes:
                 describe.annealing_plane(view, float(sigma)),
             )
         )
+    return scrub_payload(
+        levels, view.sigmas, initial=scale.index(scale.default), large=ctrl.presenter, play_ms=FRAME_MS
+    )
+
+
+# --- as the pages build them ------------------------------------------------------------------------
+
+
+def explorer_batched(ctrl, quantity="max", head="head", axes=None, views=None) -> bytes:
+    """The Explorer's payload as the page builds it; views: a list that gets a copy of each plane view
+    it was built from (a copy, as the builder may reuse the views' arrays)."""
+    scale = compute.scale(ctrl)
+    drawn = drawn_points(ctrl.n, ctrl.seed)
+    drew = compute.plane_views(ctrl, quantity)
+    levels = explorer_levels(
+        drew if views is None else (views.append(copy.deepcopy(view)) or view for view in drew),
+        scale.grid,
+        head,
+        ctrl.kind,
+        ctrl.dtype,
+        ctrl.k,
+        picks_traces=picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k) if ctrl.picks else (),
+        axes=axes,
+        drawn=drawn,
+        presenter=ctrl.presenter,
+    )
+    return scrub_payload(
+        levels,
+        scale.grid,
+        initial=scale.index(scale.default),
+        select=True,
+        point_ids=drawn,
+        large=ctrl.presenter,
+    )
+
+
+def stability_batched(ctrl) -> bytes:
+    X, _ = compute.data(ctrl)
+    scale = compute.scale(ctrl)
+    drawn = drawn_points(len(X), ctrl.seed)
+    levels = stability_levels(
+        compute.stability_planes(ctrl),
+        X,
+        compute.kmeans_centroids(ctrl),
+        drawn=drawn,
+        presenter=ctrl.presenter,
+    )
+    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+
+
+def equivalence_batched(ctrl, head="head") -> bytes:
+    X = compute.data(ctrl)[0]
+    scale = compute.scale(ctrl)
+    steps, resps = zip(*compute.steps_at_every_sigma(ctrl))
+    levels = equivalence_levels(steps, resps, scale.grid, X, head, ctrl.kind, presenter=ctrl.presenter)
+    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+
+
+def annealing_batched(ctrl) -> bytes:
+    view = compute.annealing_view(ctrl)
+    scale = compute.scale(ctrl)
+    levels = annealing_levels(view, compute.data(ctrl)[0], presenter=ctrl.presenter)
     return scrub_payload(
         levels, view.sigmas, initial=scale.index(scale.default), large=ctrl.presenter, play_ms=FRAME_MS
     )

@@ -7,6 +7,6 @@ more than 120 s of wall time for one script run. RBFVIZ_TEST_TIMEOUT (seconds) c
 tests have their own bound of the same kind (tests/student.py, RBFVIZ_E2E_TIMEOUT).
 """
 
-import os
+from harness.settings import test_timeout_s
 
-HANG_TIMEOUT_S = float(os.environ.get("RBFVIZ_TEST_TIMEOUT", "600"))
+HANG_TIMEOUT_S = test_timeout_s()

@@ -14,7 +14,6 @@ HANG_TIMEOUT_MS, a hang detector, not a speed limit.
 
 from __future__ import annotations
 
-import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,10 +21,12 @@ from urllib.parse import parse_qsl, urlsplit
 
 from playwright.sync_api import Locator, Page
 
+from harness.settings import e2e_timeout_s
+
 APP = "[data-testid='stApp']"
 # The bound of every wait: it only catches a hang, it is never a speed limit (on a loaded 2-core
 # machine a heavy page may take minutes). RBFVIZ_E2E_TIMEOUT (seconds) changes it.
-HANG_TIMEOUT_MS = int(float(os.environ.get("RBFVIZ_E2E_TIMEOUT", "300")) * 1000)
+HANG_TIMEOUT_MS = int(e2e_timeout_s() * 1000)
 # Plotly figures: st.plotly_chart's, and the σ scrubber's (ui/scrub.js draws into div.scrub-plot)
 PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot, div.scrub-plot.js-plotly-plot"
 SCRUB_RANGE = "input.scrub-range"

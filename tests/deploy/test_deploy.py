@@ -28,6 +28,8 @@ import pytest
 import yaml
 from hang import HANG_TIMEOUT_S
 
+from harness.settings import in_ci
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 HAPROXY_CFG = DEPLOY / "haproxy.cfg"
@@ -57,7 +59,7 @@ def haproxy() -> str:
         "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None
     )
     if path is None:
-        if os.environ.get("CI"):
+        if in_ci():
             pytest.fail("CI but no haproxy on PATH (.ci/run installs Debian's haproxy)")
         pytest.skip("no haproxy on PATH (apt-get install haproxy)")
     return path

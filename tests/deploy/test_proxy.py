@@ -39,7 +39,7 @@ from proxy_scenarios import (
 from student import HANG_TIMEOUT_MS
 
 import harness.run_local
-from harness.settings import ARTIFACTS, ROOT
+from harness.settings import ARTIFACTS, ROOT, in_ci, require_browser
 
 # on one pytest-xdist worker (tests/conftest.py gives the group its ids): the module's run-local starts once
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("run-local")]
@@ -92,7 +92,7 @@ def haproxy_path() -> str:
         "/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None
     )
     if path is None:
-        if os.environ.get("CI") or os.environ.get("RBFVIZ_REQUIRE_BROWSER") == "1":
+        if in_ci() or require_browser():
             pytest.fail("no haproxy (apt-get install haproxy; .ci/run installs it)")
         pytest.skip("no haproxy on PATH (apt-get install haproxy)")
     return path

@@ -9,7 +9,7 @@ import json
 import time
 
 import pytest
-from conftest import SCREENSHOTS
+from browser import SCREENSHOTS
 from playwright.sync_api import expect
 from student import HANG_TIMEOUT_MS, Student
 

@@ -25,7 +25,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from student import HANG_TIMEOUT_MS, Student
 
-from bench.load import free_port
+from harness.ports import free_port
 
 pytestmark = pytest.mark.e2e
 

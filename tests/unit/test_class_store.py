@@ -5,15 +5,15 @@ Outside CI the PostgreSQL half is skipped, with the reason, where Debian's postg
 with CI=true it fails instead (.ci/run installs it)."""
 
 import math
-import os
 import threading
 import time
 
 import pytest
 from hang import HANG_TIMEOUT_S
 
+from harness.scratch_pg import ScratchPostgres, find_bin_dir
+from harness.settings import in_ci
 from rbfviz.classroom import store as store_module
-from rbfviz.classroom.scratch_pg import ScratchPostgres, find_bin_dir
 from rbfviz.classroom.store import (
     CODE_ALPHABET,
     CODE_LENGTH,
@@ -48,7 +48,7 @@ class Clock:
 def postgres_url():
     if find_bin_dir() is None:
         reason = "Debian's postgresql is not installed (apt-get install postgresql); .ci/run installs it"
-        if os.environ.get("CI") == "true":
+        if in_ci():
             pytest.fail(reason)
         pytest.skip(reason)
     cluster = ScratchPostgres().start()

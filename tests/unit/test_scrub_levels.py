@@ -10,22 +10,17 @@ back to comparing the decoded payloads to 1e-12 relative and says which values m
 
 from __future__ import annotations
 
-import copy
 import functools
 import logging
 from dataclasses import replace
 
 import numpy as np
-import payload_reference
 import pytest
 
+from harness import payload_reference
 from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.datasets import DATASETS
-from rbfviz.views.figures.annealing import FRAME_MS
-from rbfviz.views.figures.picking import picks_traces
-from rbfviz.views.figures.plane import drawn_points
-from rbfviz.views.figures.scrub import read_payload, scrub_payload
-from rbfviz.views.levels import annealing_levels, equivalence_levels, explorer_levels, stability_levels
+from rbfviz.views.figures.scrub import read_payload
 from ui import compute
 from ui.state import Controls
 
@@ -91,41 +86,13 @@ def _ctrl(dataset: str, kind: str, dtype: str, **more) -> Controls:
     return replace(ctrl, sigma=compute.scale(ctrl).default)
 
 
-def explorer_payload_new(ctrl, quantity="max", head="head", axes=None, views=None) -> bytes:
-    """The Explorer's payload as the page builds it; views: a list that gets a copy of each plane view
-    it was built from (a copy, as the builder may reuse the views' arrays)."""
-    scale = compute.scale(ctrl)
-    drawn = drawn_points(ctrl.n, ctrl.seed)
-    drew = compute.plane_views(ctrl, quantity)
-    levels = explorer_levels(
-        drew if views is None else (views.append(copy.deepcopy(view)) or view for view in drew),
-        scale.grid,
-        head,
-        ctrl.kind,
-        ctrl.dtype,
-        ctrl.k,
-        picks_traces=picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k) if ctrl.picks else (),
-        axes=axes,
-        drawn=drawn,
-        presenter=ctrl.presenter,
-    )
-    return scrub_payload(
-        levels,
-        scale.grid,
-        initial=scale.index(scale.default),
-        select=True,
-        point_ids=drawn,
-        large=ctrl.presenter,
-    )
-
-
 @functools.lru_cache(maxsize=1)
 def explorer_case(dataset: str, kind: str, dtype: str) -> tuple[bytes, tuple]:
     """(payload, plane views it was drawn from), built once in a worker: this file compares the payload
     with the reference, tests/unit/test_batched_fields.py (the COVERING cases) its images with the views'
     fields. Both tests of a case share a pytest-xdist group (``covering_group``), so one worker runs them."""
     views = []
-    payload = explorer_payload_new(_ctrl(dataset, kind, dtype), views=views)
+    payload = payload_reference.explorer_batched(_ctrl(dataset, kind, dtype), views=views)
     return payload, tuple(views)
 
 
@@ -162,7 +129,7 @@ def test_explorer_payload_other_settings(more):
     if "n" in more:
         ctrl = replace(ctrl, n=more["n"], sigma=compute.scale(replace(ctrl, n=more["n"])).default)
     assert_same_payload(
-        explorer_payload_new(ctrl, quantity="entropy", head="t", axes=("a", "b")),
+        payload_reference.explorer_batched(ctrl, quantity="entropy", head="t", axes=("a", "b")),
         payload_reference.explorer(ctrl, quantity="entropy", head="t", axes=("a", "b")),
     )
 
@@ -170,60 +137,30 @@ def test_explorer_payload_other_settings(more):
 # --- Stability, Equivalence, Annealing ----------------------------------------------------------------
 
 
-def stability_payload_new(ctrl) -> bytes:
-    X, _ = compute.data(ctrl)
-    scale = compute.scale(ctrl)
-    drawn = drawn_points(len(X), ctrl.seed)
-    levels = stability_levels(
-        compute.stability_planes(ctrl),
-        X,
-        compute.kmeans_centroids(ctrl),
-        drawn=drawn,
-        presenter=ctrl.presenter,
-    )
-    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
-
-
-def equivalence_payload_new(ctrl, head="head") -> bytes:
-    X = compute.data(ctrl)[0]
-    scale = compute.scale(ctrl)
-    steps, resps = zip(*compute.steps_at_every_sigma(ctrl))
-    levels = equivalence_levels(steps, resps, scale.grid, X, head, ctrl.kind, presenter=ctrl.presenter)
-    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
-
-
-def annealing_payload_new(ctrl) -> bytes:
-    view = compute.annealing_view(ctrl)
-    scale = compute.scale(ctrl)
-    levels = annealing_levels(view, compute.data(ctrl)[0], presenter=ctrl.presenter)
-    return scrub_payload(
-        levels, view.sigmas, initial=scale.index(scale.default), large=ctrl.presenter, play_ms=FRAME_MS
-    )
-
-
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_stability_payload_is_the_per_level_payload(dataset, dtype):
     ctrl = _ctrl(dataset, "softmax", dtype)  # the view compares the maps itself: kind plays no part
-    assert_same_payload(stability_payload_new(ctrl), payload_reference.stability(ctrl))
+    assert_same_payload(payload_reference.stability_batched(ctrl), payload_reference.stability(ctrl))
 
 
 @pytest.mark.parametrize("dataset, kind, dtype", COVERING)
 def test_equivalence_payload_is_the_per_level_payload(dataset, kind, dtype):
     ctrl = _ctrl(dataset, kind, dtype)
-    assert_same_payload(equivalence_payload_new(ctrl), payload_reference.equivalence_(ctrl))
+    assert_same_payload(payload_reference.equivalence_batched(ctrl), payload_reference.equivalence_(ctrl))
 
 
 @pytest.mark.parametrize("dataset, kind, dtype", COVERING)
 def test_annealing_payload_is_the_per_level_payload(dataset, kind, dtype):
     ctrl = _ctrl(dataset, kind, dtype)
-    assert_same_payload(annealing_payload_new(ctrl), payload_reference.annealing(ctrl))
+    assert_same_payload(payload_reference.annealing_batched(ctrl), payload_reference.annealing(ctrl))
 
 
 @pytest.mark.parametrize("view", ["stability", "equivalence", "annealing"])
 def test_presenter_and_subsample_payloads(view):
-    new = {"stability": stability_payload_new, "equivalence": equivalence_payload_new}.get(
-        view, annealing_payload_new
+    ref = payload_reference
+    new = {"stability": ref.stability_batched, "equivalence": ref.equivalence_batched}.get(
+        view, ref.annealing_batched
     )
     reference = {"stability": payload_reference.stability, "equivalence": payload_reference.equivalence_}.get(
         view, payload_reference.annealing
