@@ -11,11 +11,12 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from harness.ports import free_port
 
 
 def find_bin_dir() -> Path | None:
@@ -26,12 +27,6 @@ def find_bin_dir() -> Path | None:
         if version.isdigit() and all(os.access(Path(path) / tool, os.X_OK) for tool in ("initdb", "pg_ctl")):
             found.append((int(version), Path(path)))
     return max(found)[1] if found else None
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class ScratchPostgres:

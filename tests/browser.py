@@ -5,7 +5,7 @@ A pytest plugin, registered by tests/conftest.py.
 * ``chromium_path``   the system Chromium (harness.chromium); missing: skipped with the reason, or an
                       error under RBFVIZ_REQUIRE_BROWSER=1 (CI): a browser test must never pass without one.
 * ``context``         one browser context for the session (shared HTTP cache), cleaned after each test.
-* ``student``         a Playwright page wrapped in ``Student`` (tests/student.py); when its test
+* ``student``         a Playwright page wrapped in ``Student`` (harness/student.py); when its test
                       failed it saves a screenshot to artifacts/screenshots/<test name>.png.
 * mark ``last_in_module``: the test runs after every other test of its module.
 """
@@ -16,13 +16,13 @@ import re
 
 import pytest
 from playwright.sync_api import expect
-from student import HANG_TIMEOUT_MS, Student
 
 from harness import settings
 from harness.chromium import CHROMIUM_ARGS, missing_chromium
+from harness.student import HANG_TIMEOUT_MS, Student
 
 SCREENSHOTS = settings.ARTIFACTS / "screenshots"
-# Every wait in the browser tests waits for a state (tests/student.py); its bound, HANG_TIMEOUT_MS
+# Every wait in the browser tests waits for a state (harness/student.py); its bound, HANG_TIMEOUT_MS
 # (RBFVIZ_E2E_TIMEOUT), only catches a hang. It is also the bound of Playwright's expect() (5 s by
 # default).
 expect.set_options(timeout=HANG_TIMEOUT_MS)

@@ -30,7 +30,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from playwright.sync_api import expect
-from student import HANG_TIMEOUT_MS, Student
+
+from harness.student import HANG_TIMEOUT_MS, Student
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"

@@ -36,10 +36,10 @@ from proxy_scenarios import (
     upload_sigma_download_shared_link,
     wait_for,
 )
-from student import HANG_TIMEOUT_MS
 
 import harness.run_local
 from harness.settings import ARTIFACTS, ROOT, in_ci, require_browser
+from harness.student import HANG_TIMEOUT_MS
 
 # on one pytest-xdist worker (tests/conftest.py gives the group its ids): the module's run-local starts once
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("run-local")]

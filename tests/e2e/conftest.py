@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from student import HANG_TIMEOUT_MS
 
 from harness.settings import ARTIFACTS
 from harness.streamlit_server import StreamlitServer
+from harness.student import HANG_TIMEOUT_MS
 
 # a server's start waits for the first `import torch` on a busy machine: bounded as a hang only
 STARTUP_TIMEOUT = HANG_TIMEOUT_MS / 1000

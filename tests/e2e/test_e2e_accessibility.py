@@ -38,10 +38,10 @@ from a11y import (
     run_axe,
 )
 from playwright.sync_api import expect
-from student import DRAWN_JS
 
 from harness import settings
 from harness.settings import require_browser
+from harness.student import DRAWN_JS
 from ui.page import PAGES
 
 pytestmark = pytest.mark.e2e

@@ -11,8 +11,8 @@ import time
 import pytest
 from browser import SCREENSHOTS
 from playwright.sync_api import expect
-from student import HANG_TIMEOUT_MS, Student
 
+from harness.student import HANG_TIMEOUT_MS, Student
 from rbfviz.classroom import normalise_code
 from rbfviz.views.lessons import STEPS, prepare
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from student import HANG_TIMEOUT_MS, Student
 
 from harness.ports import free_port
+from harness.student import HANG_TIMEOUT_MS, Student
 
 pytestmark = pytest.mark.e2e
 
