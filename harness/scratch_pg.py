@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
