@@ -3,11 +3,10 @@ kind=entmax&alpha=…, old kind=entmax15 links, bad α values, and every view re
 
 import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import open_page
 from scrub_view import payload_bytes
 from streamlit.testing.v1 import AppTest
 
@@ -16,19 +15,12 @@ from rbfviz.family import FAMILY_ALPHAS, family_collapse
 from rbfviz.steps import kmeans
 from rbfviz.views.figures.family import family_collapse_words
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SMALL = {"dataset": "moons", "n": "120"}
 ALPHA_LABEL = "α of entmax"
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
 
 def run(page: str, query: dict) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(page, query)
 
 
 def map_box(at):

@@ -3,28 +3,20 @@ shown, σ changes only move the markers (the annealing path is computed once per
 and the naive map give messages, not exceptions. Small data (n = 120) keep it quick."""
 
 import json
-from pathlib import Path
 
 import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import ok, open_page
 from scrub_view import as_json, commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/2_Annealing.py"
 SMALL = {"dataset": "moons", "n": "120"}
 
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
-
 def run(query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    return at
+    return open_page(PAGE, query, check=False)
 
 
 def specs(at) -> list[dict]:
@@ -34,11 +26,6 @@ def specs(at) -> list[dict]:
 
 def shape_x(spec, name):
     return [s["x0"] for s in spec["layout"].get("shapes", []) if s.get("name") == name]
-
-
-def ok(at):
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_loads_with_three_figures_and_every_level():

@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
-from hang import HANG_TIMEOUT_S
+from app_page import open_page
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
@@ -23,8 +23,6 @@ from rbfviz.views.lessons import STEPS, prepare
 from ui import classroom
 
 LESSONS = "pages/5_Lessons.py"
-
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 @pytest.fixture(autouse=True)
@@ -54,11 +52,7 @@ def texts(elements) -> str:
 
 
 def open_lessons(query: dict) -> AppTest:
-    at = AppTest.from_file("../app.py", default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(LESSONS).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(LESSONS, query)
 
 
 def teacher_controls(at: AppTest) -> set[str]:

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import streamlit.testing.v1.app_test as app_test_module
+from app_page import open_page
 from hang import HANG_TIMEOUT_S
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes
 from streamlit.runtime.media_file_manager import MediaFileManager
@@ -45,9 +46,6 @@ EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
 
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
-
 @pytest.fixture
 def media(monkeypatch):
     """The media-file managers AppTest creates (one per run): they hold the download generators."""
@@ -60,15 +58,6 @@ def media(monkeypatch):
 
     monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
     return managers
-
-
-def open_page(page: str, query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    if query:
-        at.query_params.update(query)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return at
 
 
 def download(at: AppTest, media, label: str) -> bytes:

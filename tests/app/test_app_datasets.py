@@ -3,31 +3,24 @@
 takes its defaults (noise, natural k) and puts it in the address."""
 
 import base64
-from pathlib import Path
 
+import app_page
 import numpy as np
 import pytest
-from hang import HANG_TIMEOUT_S
 from scrub_view import figure_shown
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import DATASET_LABELS, DEFAULT_NOISE, NATURAL_K, make_dataset
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 EXPLORER = "pages/1_Explorer.py"
 VIEWS = ("pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py")
 FAILURES = ("sheared", "varied", "uneven")
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
 
 def open_page(page: str, query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    if query:
-        at.query_params.update(query)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    """The page, run, without an exception or an error box."""
+    at = app_page.open_page(page, query)
+    app_page.ok(at)
     return at
 
 

@@ -1,26 +1,15 @@
 """AppTests of the Equivalence view: it loads, and each control changes what is shown."""
 
-from pathlib import Path
-
 import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import open_page
 from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/4_Equivalence.py"
 
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
-
 def equivalence(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    if query:
-        at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, query)
 
 
 def shown(at) -> tuple:

@@ -1,11 +1,10 @@
 """AppTests of the Explorer view: it loads, every control changes what is shown, failures stay messages."""
 
 import base64
-from pathlib import Path
 
 import numpy as np
 import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import open_page
 from scrub_view import commit as scrub_commit
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
@@ -16,20 +15,11 @@ from rbfviz.maps import responsibilities
 from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.views.figures.scrub import figure_at
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/1_Explorer.py"
 
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
-
 def explorer(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    if query:
-        at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, query)
 
 
 def decode(value):

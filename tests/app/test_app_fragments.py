@@ -8,13 +8,12 @@ the fragment's id in ``fragment_id_queue``) and records every message the run se
 
 import json
 from dataclasses import replace
-from pathlib import Path
 from unittest import mock
 from urllib.parse import parse_qsl
 
 import pytest
 import streamlit.testing.v1.local_script_runner as local_runner
-from hang import HANG_TIMEOUT_S
+from app_page import app
 from scrub_view import STATE_KEY, as_json, grid
 from streamlit.testing.v1 import AppTest
 
@@ -23,7 +22,6 @@ from ui import compute
 from ui.compute import NEAR
 from ui.scrub import FIRST_PART, HELD, SENT_KEY
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
 SCRUB_PAGES = {
     "pages/1_Explorer.py": "Downloads at σ = ",
@@ -31,8 +29,6 @@ SCRUB_PAGES = {
     "pages/3_Stability.py": "At the current σ = ",
     "pages/4_Equivalence.py": None,
 }
-
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
 def recorded_run(at: AppTest, fragment_id: str | None = None) -> list:
@@ -67,7 +63,7 @@ def text_of(msg) -> str:
 
 
 def open_page(page: str) -> tuple[AppTest, list]:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
+    at = app()
     at.switch_page(page)
     return at, recorded_run(at)
 
@@ -127,7 +123,7 @@ def test_explorer_downloads_after_a_settle_hold_the_numbers_of_the_levels_shown(
     recorded_run(at, fragment_id)
     address = dict(at.query_params)
 
-    link = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
+    link = app()
     link.query_params.update(address)
     link.switch_page("pages/1_Explorer.py")
     sent = recorded_run(link)
@@ -202,7 +198,7 @@ def test_a_new_setting_shows_the_levels_near_sigma_first_then_every_level_in_the
     assert len(paths) == 1 and list(paths.pop()) < full_path  # one place, above the figure
     assert not at.get("progress")  # gone once every level is there
 
-    again = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
+    again = app()
     again.switch_page("pages/1_Explorer.py")
     warm = scrubbers(recorded_run(again))
     assert [(i, p) for i, p, _ in warm] == [(full_id, full_path)] and "part" not in warm[0][2]

@@ -1,37 +1,13 @@
-"""The app's framework: URL state parsing (pure functions) and AppTests of the home page and every view.
-
-AppTest runs the scripts without a browser: paths are relative to this file,
-the timeout covers a cold `import torch`, and caches are cleared between tests.
-"""
-
-from pathlib import Path
+"""The app's framework: URL state parsing (pure functions) and AppTests of the home page and every view
+(every page of ui.page.PAGES, the app's menu)."""
 
 import pytest
-from hang import HANG_TIMEOUT_S
-from streamlit.testing.v1 import AppTest
+from app_page import PAGE_PATHS, app
 
+from harness.settings import ROOT
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
 from ui.page import PAGES as VIEWS
 from ui.state import Controls, changed, parse_query
-
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = [
-    "pages/1_Explorer.py",
-    "pages/2_Annealing.py",
-    "pages/3_Stability.py",
-    "pages/4_Equivalence.py",
-    "pages/5_Lessons.py",
-]
-
-
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
-
-def app(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    if query:
-        at.query_params.update(query)
-    return at
 
 
 def warnings(at) -> str:
@@ -137,7 +113,7 @@ def test_home_and_every_page_load_without_exception():
     at.run()
     assert not at.exception, at.exception
     assert len(at.title) == 1
-    for page in PAGES:
+    for page in PAGE_PATHS:
         at.switch_page(page).run()
         assert not at.exception, (page, at.exception)
         assert not at.error, (page, [e.value for e in at.error])
@@ -203,7 +179,7 @@ def test_k_larger_than_n_in_the_url_shows_a_message():
 
 
 @pytest.mark.parametrize("sigma", ["1e-6", "1e3"])
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", PAGE_PATHS)
 def test_extreme_sigma_gives_a_message_not_an_exception(page, sigma):
     at = app({"sigma": sigma})
     at.switch_page(page).run()
@@ -217,7 +193,7 @@ def test_controls_survive_a_page_switch_without_query_params():
     at.slider(key="w_k").set_value(3).run()
     assert at.query_params["k"] == "3"
     at.query_params.clear()  # the sidebar's page menu drops the query string
-    at.switch_page(PAGES[0]).run()
+    at.switch_page(PAGE_PATHS[0]).run()
     assert not at.exception
     assert at.query_params["k"] == "3"
     assert at.slider(key="w_k").value == 3
@@ -246,7 +222,7 @@ def test_home_links_carry_the_current_state():
 
 def test_every_sidebar_control_explains_itself():
     """Each sidebar control has a tooltip (help=), presenter toggle and upload included."""
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
+    at = app()
     at.switch_page("pages/1_Explorer.py").run()
     kinds = ("selectbox", "number_input", "slider", "radio", "toggle", "select_slider", "file_uploader")
     controls = [w for kind in kinds for w in at.sidebar.get(kind)]
@@ -277,3 +253,10 @@ def test_an_uploads_sha256_is_the_files_and_is_kept_per_file_only():
     for i in range(70):
         exports.file_sha256(upload(f"x,y\n{i},0\n".encode()))
     assert len(exports._FILE_SHA256) == 64 and kept.file_digest not in exports._FILE_SHA256
+
+
+def test_the_menu_lists_every_page_script_once():
+    """The pages the 'every page' tests take (ui.page.PAGES) are every script in pages/."""
+    scripts = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
+    assert sorted(PAGE_PATHS) == scripts
+    assert len(set(PAGE_PATHS)) == len(PAGE_PATHS)

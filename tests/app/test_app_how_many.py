@@ -3,33 +3,20 @@ natural k are shown and equal rbfviz.choose_k run here on the same points; the k
 data set, the precision and presenter mode change what is shown; tiny n gives no exception."""
 
 import json
-from pathlib import Path
 
 import numpy as np
-import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import ok, open_page
 from streamlit.testing.v1 import AppTest
 
 from rbfviz import choose_k
 from rbfviz.datasets import NATURAL_K, make_dataset
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/8_How_many_clusters.py"
 SMALL = {"dataset": "moons", "n": "120"}
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
 
 def run(query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    return at
-
-
-def ok(at):
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    return open_page(PAGE, query, check=False)
 
 
 def shown(at) -> dict[str, str]:

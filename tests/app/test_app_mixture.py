@@ -3,31 +3,22 @@ library's fit, and each control (the sidebar's σ included) changes what is show
 
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import open_page
 from streamlit.testing.v1 import AppTest
 
 import rbfviz
 from rbfviz import mixture
 from rbfviz.views.explore import initial_centers
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/9_Gaussian_mixture.py"
 DIFFERENCE = "max |predict_proba − r|"
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
 
 def mixture_view(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    if query:
-        at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, query)
 
 
 def metrics(at) -> dict:

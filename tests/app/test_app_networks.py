@@ -7,33 +7,20 @@ the page until the result is there (as the page's progress fragment does once a 
 
 import json
 import time
-from pathlib import Path
 
-import pytest
+from app_page import ok, open_page
 from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from ui import training
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/6_Neural_network.py"
 SMALL = {"dataset": "moons", "n": "120"}
 WAIT = HANG_TIMEOUT_S  # a hang bound: rerun_until returns as soon as the training is done
 
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
-
 def run(query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    return at
-
-
-def ok(at):
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
+    return open_page(PAGE, query, check=False)
 
 
 def button(at, text):

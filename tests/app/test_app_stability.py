@@ -2,28 +2,20 @@
 shown, σ moves the markers and the table, extreme σ gives a notice, not an exception. n = 120."""
 
 import json
-from pathlib import Path
 
 import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import ok, open_page
 from scrub_view import as_json, commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.annealing import CURRENT
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/3_Stability.py"
 SMALL = {"dataset": "moons", "n": "120"}
 
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
-
 def run(query) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    return at
+    return open_page(PAGE, query, check=False)
 
 
 def specs(at) -> list[dict]:
@@ -35,11 +27,6 @@ def specs(at) -> list[dict]:
 
 def is_family_panel(spec: dict) -> bool:
     return any(trace.get("meta") == ["curve"] for trace in spec["data"])
-
-
-def ok(at):
-    assert not at.exception, at.exception
-    assert not at.error, [e.value for e in at.error]
 
 
 def current_lines(spec):

@@ -1,31 +1,21 @@
 """AppTests of the Step-by-step view: every button, the counter, the URL's `steps`, the numbers against a
 replay written here in numpy, bad links, and other views dropping the sequence."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
-from hang import HANG_TIMEOUT_S
+from app_page import open_page
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
 from rbfviz.views.explore import initial_centers
 from rbfviz.views.stepper import MAX_STEPS
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGE = "pages/7_Step_by_step.py"
 BUTTONS = {"E": "step_E", "M": "step_M", "L": "step_L"}
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
-
 
 def stepper(query=None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    if query:
-        at.query_params.update(query)
-    at.switch_page(PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(PAGE, query)
 
 
 def metrics(at) -> dict[str, str]:
