@@ -4,6 +4,7 @@ replay written here in numpy, bad links, and other views dropping the sequence."
 import numpy as np
 import pytest
 from app_page import open_page
+from numpy_reference import sq_dist
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
@@ -24,10 +25,6 @@ def metrics(at) -> dict[str, str]:
 
 def url_steps(at) -> str | None:
     return dict(at.query_params).get("steps")
-
-
-def sq_dist(X, C):
-    return ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=-1)
 
 
 def expected_numbers(steps: str, sigma: float):

@@ -9,6 +9,7 @@ Gradient references (theory §3), with d_ij = ||x_i - c_j||²:
 import numpy as np
 import pytest
 import torch
+from numpy_reference import sq_dist
 
 from rbfviz import KINDS, RBFClusterLayer, responsibilities
 
@@ -18,10 +19,6 @@ DTYPES = {torch.float32: np.float32, torch.float64: np.float64}
 def problem(n=60, k=4, d=2, seed=0):
     rng = np.random.default_rng(seed)
     return rng.normal(size=(n, d)), rng.normal(size=(k, d))
-
-
-def sq_dist_np(X, C):
-    return ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=-1)
 
 
 def centre_grad(layer, x, sigma, kind, **kw):
@@ -53,14 +50,14 @@ def test_loss_is_the_sum_of_r_times_d(kind, detach):
     for sigma in (0.1, 0.7, 4.0):
         loss = layer.loss(torch.from_numpy(X), sigma, kind)
         assert loss.ndim == 0
-        expected = (responsibilities(X, C, sigma, kind) * sq_dist_np(X, C)).sum()
+        expected = (responsibilities(X, C, sigma, kind) * sq_dist(X, C)).sum()
         assert loss.item() == pytest.approx(expected, rel=1e-12)
 
 
 def test_loss_at_small_sigma_is_the_kmeans_objective():
     X, C = problem()
     layer = RBFClusterLayer(4, 2, init=C, dtype=torch.float64)
-    J = sq_dist_np(X, C).min(axis=1).sum()
+    J = sq_dist(X, C).min(axis=1).sum()
     for kind in ("softmax", "entmax15", "hard"):
         assert layer.loss(torch.from_numpy(X), 1e-4, kind).item() == pytest.approx(J, rel=1e-12)
 
@@ -109,7 +106,7 @@ def test_full_autograd_softmax_gradient_has_the_closed_form(sigma):
     layer = RBFClusterLayer(4, 2, init=C, dtype=torch.float64, detach_resp=False)
     grad = centre_grad(layer, torch.from_numpy(X), sigma, "softmax")
     r = responsibilities(X, C, sigma, "softmax")
-    d = sq_dist_np(X, C)
+    d = sq_dist(X, C)
     d_bar = (r * d).sum(axis=1, keepdims=True)
     factor = r * (1 - (d - d_bar) / (2 * sigma**2))
     expected = -2 * (factor[:, :, None] * (X[:, None, :] - C[None, :, :])).sum(axis=0)

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy_reference import sq_dist
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
@@ -28,20 +29,15 @@ TOL = {"float64": 1e-10, "float32": 2e-4}  # relative, on sums of a few hundred 
 # --- references in numpy ------------------------------------------------------------------------
 
 
-def sq_dist_np(X, C):
-    X, C = np.asarray(X, np.float64), np.asarray(C, np.float64)
-    return ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=-1)
-
-
 def softmax_resp_np(X, C, sigma):
-    z = -sq_dist_np(X, C) / (2.0 * sigma**2)
+    z = -sq_dist(X, C, np.float64) / (2.0 * sigma**2)
     z -= z.max(axis=1, keepdims=True)
     e = np.exp(z)
     return e / e.sum(axis=1, keepdims=True)
 
 
 def hard_resp_np(X, C):
-    d = sq_dist_np(X, C)
+    d = sq_dist(X, C, np.float64)
     return (np.arange(C.shape[0])[None, :] == d.argmin(axis=1)[:, None]).astype(np.float64)
 
 
@@ -67,8 +63,8 @@ def replay_np(X, C0, sigma, steps):
             r = hard_resp_np(X, C)
             C = weighted_mean_np(X, r, C)
         centers.append(C)
-    loss = [float((softmax_resp_np(X, c, sigma) * sq_dist_np(X, c)).sum()) for c in centers]
-    inertia = [float(sq_dist_np(X, c).min(axis=1).sum()) for c in centers]
+    loss = [float((softmax_resp_np(X, c, sigma) * sq_dist(X, c, np.float64)).sum()) for c in centers]
+    inertia = [float(sq_dist(X, c, np.float64).min(axis=1).sum()) for c in centers]
     return np.stack(centers), r, np.array(loss), np.array(inertia)
 
 

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from numpy_reference import sq_dist
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
@@ -28,13 +29,9 @@ def soft_centroids_np(X, C, r):
     return out
 
 
-def sq_dist_np(X, C):
-    return ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=-1)
-
-
 def min_gap(X, C):
     """Smallest gap d_(2) - d_(1) over the points: how close any point is to a Voronoi edge."""
-    d = np.sort(sq_dist_np(X, C), axis=1)
+    d = np.sort(sq_dist(X, C), axis=1)
     return (d[:, 1] - d[:, 0]).min()
 
 
@@ -93,7 +90,7 @@ def test_gradient_step_is_the_soft_centroid_on_random_problems(data, kind):
 
 def test_lloyd_step_is_hard_assignment_then_means(blobs):
     X, C0 = blobs
-    labels = sq_dist_np(X, C0).argmin(axis=1)
+    labels = sq_dist(X, C0).argmin(axis=1)
     expected = np.array([X[labels == j].mean(axis=0) for j in range(len(C0))])
     np.testing.assert_allclose(lloyd_step(X, C0), expected, rtol=0, atol=1e-12)
     for sigma in (1e-3, 1.0, 1e3):  # the hard map does not depend on σ
@@ -197,7 +194,7 @@ def lloyd_path(blobs):
         km = KMeans(n_clusters=len(C0), init=C0, n_init=1, max_iter=s, tol=0, algorithm="lloyd").fit(X)
         path.append(km.cluster_centers_)
     for C in path:  # sklearn relocates empty clusters; the comparison needs none
-        assert np.bincount(sq_dist_np(X, C).argmin(axis=1), minlength=len(C0)).min() > 0
+        assert np.bincount(sq_dist(X, C).argmin(axis=1), minlength=len(C0)).min() > 0
     moves = [np.abs(path[s + 1] - path[s]).max() for s in range(N_STEPS)]
     assert sum(m > 1e-3 for m in moves) >= 5, "the start must give a trajectory, not a fixed point"
     return path, min(min_gap(X, C) for C in path)
@@ -252,7 +249,7 @@ def test_kmeans_from_init_is_a_fixed_point_of_lloyd(blobs):
     assert centers.dtype == np.float64 and labels.dtype == np.int64
     assert centers.shape == C0.shape and labels.shape == (len(X),)
     np.testing.assert_allclose(lloyd_step(X, centers), centers, rtol=0, atol=1e-12)
-    np.testing.assert_array_equal(labels, sq_dist_np(X, centers).argmin(axis=1))
+    np.testing.assert_array_equal(labels, sq_dist(X, centers).argmin(axis=1))
 
 
 @pytest.mark.parametrize("name_seed", [0, 1, 2])
