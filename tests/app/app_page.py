@@ -11,10 +11,14 @@ page take them from there (``PAGE_PATHS``), so a new page is tested without edit
 
 from __future__ import annotations
 
+import base64
+
+import numpy as np
 from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from harness.settings import APP as APP_PATH
+from rbfviz.datasets import make_dataset
 from ui.page import PAGES
 
 APP = str(APP_PATH)
@@ -43,3 +47,38 @@ def ok(at: AppTest) -> None:
     """The last run raised no exception and showed no error box."""
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+
+
+# --- what a page shows, against the library ------------------------------------------------------------
+
+
+def values(array) -> np.ndarray:
+    """A figure's array as numpy: a plain list, or Plotly's typed array ({"bdata": base64, "dtype": ...})."""
+    if isinstance(array, dict) and "bdata" in array:
+        return np.frombuffer(base64.b64decode(array["bdata"]), array["dtype"])
+    return np.asarray(array)
+
+
+def xy(trace: dict) -> np.ndarray:
+    """(n, 2) the points of a scatter trace."""
+    return np.column_stack([values(trace["x"]), values(trace["y"])]).astype(np.float64)
+
+
+def data_set(at: AppTest) -> np.ndarray:
+    """(n, 2) the data set the page's address names (dataset, n, noise, seed), from the library."""
+    q = at.query_params
+    X, _ = make_dataset(q["dataset"], int(q["n"]), float(q["noise"]), int(q["seed"]))
+    return np.asarray(X, np.float64)
+
+
+def assert_same_points(shown: np.ndarray, expected: np.ndarray) -> None:
+    """The same points, in any order (a figure may draw them grouped by colour)."""
+    assert shown.shape == expected.shape, (shown.shape, expected.shape)
+    order = lambda a: a[np.lexsort(a.T[::-1])]  # noqa: E731
+    np.testing.assert_allclose(order(shown), order(expected), rtol=0, atol=1e-6)
+
+
+def is_float32(array) -> bool:
+    """Every value is a float32 value (what a float32 computation shows, widened to float64)."""
+    a = np.asarray(array, np.float64)
+    return bool(np.array_equal(a.astype(np.float32).astype(np.float64), a))

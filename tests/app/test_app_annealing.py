@@ -4,9 +4,10 @@ and the naive map give messages, not exceptions. Small data (n = 120) keep it qu
 
 import json
 
+import numpy as np
 import pytest
-from app_page import ok, open_page
-from scrub_view import as_json, commit, figure_shown, grid, level, payload, payload_bytes
+from app_page import assert_same_points, data_set, is_float32, ok, open_page, xy
+from scrub_view import commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
@@ -26,6 +27,16 @@ def specs(at) -> list[dict]:
 
 def shape_x(spec, name):
     return [s["x0"] for s in spec["layout"].get("shapes", []) if s.get("name") == name]
+
+
+def centres_on(plane: dict) -> np.ndarray:
+    """(k, 2) the RBF centres the plane shows at its σ."""
+    return xy(next(t for t in plane["data"] if t["name"] == "RBF centres c_j at σ"))
+
+
+def spread(centres: np.ndarray) -> float:
+    """Mean distance of the centres from their mean."""
+    return float(np.linalg.norm(centres - centres.mean(axis=0), axis=1).mean())
 
 
 def test_loads_with_three_figures_and_every_level():
@@ -48,7 +59,9 @@ def test_sigma_commit_moves_the_markers_and_reuses_the_path():
     commit(at, new)
     ok(at)
     after = specs(at)
-    assert as_json(after[0]) != as_json(before[0])  # the plane at the new level
+    # a larger σ (the grid falls from its top): the centres on the plane lie closer together, as they
+    # merge on the way up
+    assert spread(centres_on(after[0])) < spread(centres_on(before[0]))
     assert shape_x(after[1], CURRENT) == [new] and shape_x(after[2], CURRENT) == [new]
     # the path itself (every level) is the same: only the level shown and the markers changed
     assert payload_bytes(at) == before_bytes
@@ -63,7 +76,7 @@ def test_sigma_commit_moves_the_markers_and_reuses_the_path():
 def test_each_control_changes_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)
-    before, before_payload = specs(at), payload(at)
+    before = specs(at)
     widget = (
         at.slider(key="w_k")
         if key == "k"
@@ -72,8 +85,12 @@ def test_each_control_changes_what_is_shown(key, value):
     widget.set_value(value).run()
     ok(at)
     after = specs(at)
-    assert after[2]["data"] != before[2]["data"]
-    assert as_json(payload(at)["frames"]) != as_json(before_payload["frames"])
+    if key == "dataset":  # circles: the plane draws the library's new data set
+        assert_same_points(xy(next(t for t in after[0]["data"] if t["name"] == "data")), data_set(at))
+    if key == "k":
+        assert len(centres_on(after[0])) == 3 and len(centres_on(before[0])) == 4
+    if key == "dtype":  # the path is computed in float32: the centres are float32 values
+        assert is_float32(centres_on(after[0])) and not is_float32(centres_on(before[0]))
     if key == "k":
         assert len(after[0]["data"]) == 2 * 3 + 4  # grey and coloured points, k paths, k trails, centres, C*
     if key == "kind":  # entmax's first split is at (√k·λ_max)^½, above softmax's √λ_max

@@ -4,7 +4,7 @@ import base64
 
 import numpy as np
 import pytest
-from app_page import open_page
+from app_page import assert_same_points, data_set, is_float32, open_page, xy
 from scrub_view import commit as scrub_commit
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
@@ -37,22 +37,17 @@ def shown(at) -> dict:
         title=spec["layout"]["title"]["text"],
         centres=np.column_stack([decode(centres["x"]), decode(centres["y"])]),
         n_points=len(decode(points["x"])),
+        points=xy(points),
+        colour_bars=[
+            t["marker"]["colorbar"]["title"]["text"]
+            for t in spec["data"]
+            if t.get("marker", {}).get("showscale") and "colorbar" in t["marker"]
+        ],
         colours=tuple(points["marker"]["color"]),
         image=spec["layout"]["images"][0]["source"] if spec["layout"].get("images") else None,
         metrics=tuple((label, value) for label, value in metrics.items() if label != "notes"),
         notes=tuple(metrics["notes"]),
         payload=payload_bytes(at),
-    )
-
-
-def differs(a: dict, b: dict) -> bool:
-    return (
-        a["title"] != b["title"]
-        or a["centres"].shape != b["centres"].shape
-        or not np.array_equal(a["centres"], b["centres"])
-        or a["colours"] != b["colours"]
-        or a["image"] != b["image"]
-        or a["metrics"] != b["metrics"]
     )
 
 
@@ -67,6 +62,43 @@ def test_explorer_loads_with_figure_metrics_and_explanation():
         assert any(needle in label for label in labels), needle
     assert len(at.latex) >= 3
     assert view["payload"] <= 2_000_000  # every σ of the slider included
+
+
+def exact_zeros(view: dict) -> int:
+    """The count of exactly-zero responsibilities beside the plot ("a of b")."""
+    return int(dict(view["metrics"])["exactly-zero r_ij"].split(" of ")[0].replace(",", ""))
+
+
+def library_centres(at) -> np.ndarray:
+    """The centres the page should show for its address: EM from its start at its σ (rbfviz)."""
+    q = at.query_params
+    X = data_set(at).astype(q["dtype"])
+    C0 = initial_centers(X, int(q["k"]), q["init"], int(q["seed"]))
+    centres, _, _ = soft_fixed_point(X, C0, float(at.session_state["_rbfviz_controls"].sigma), kind=q["kind"])
+    return np.asarray(centres, np.float64)
+
+
+def assert_changed_as_it_should(key: str, before: dict, after: dict, at) -> None:
+    """What each control changes, and which way. Before: the defaults (blobs, n = 500, noise 1.5, seed 0,
+    k = 4, k-means++, softmax, float64, the max-responsibility field)."""
+    if key in ("w_dataset", "w_n", "w_noise", "w_seed"):  # moons; 300 points; noise 0.8; seed 3
+        assert_same_points(after["points"], data_set(at))  # the library's new data set, every point drawn
+        if key == "w_n":
+            assert after["n_points"] == 300 < before["n_points"]
+    elif key == "w_k":  # 3 centres instead of 4
+        assert after["centres"].shape == (3, 2) and before["centres"].shape == (4, 2)
+    elif key == "w_init":  # EM from k random data points instead of k-means++
+        np.testing.assert_allclose(after["centres"], library_centres(at), rtol=0, atol=1e-9)
+        assert not np.allclose(after["centres"], before["centres"])
+    elif key == "w_kind":  # entmax-1.5 gives exact zeros where softmax gives none
+        assert exact_zeros(after) > exact_zeros(before) == 0
+    elif key == "w_dtype":  # computed in float32: the centres are float32 values
+        assert is_float32(after["centres"]) and not is_float32(before["centres"])
+    elif key == "explorer_field":  # the entropy field, with its colour bar
+        assert after["colour_bars"] == ["H(r), nats"] and before["colour_bars"] == []
+        assert after["image"] != before["image"]
+    else:
+        raise AssertionError(f"no expected change written for {key}")
 
 
 @pytest.mark.parametrize(
@@ -90,7 +122,7 @@ def test_each_control_changes_what_is_shown(widget, key, value):
     getattr(at, widget)(key=key).set_value(value).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
-    assert differs(before, shown(at)), key
+    assert_changed_as_it_should(key, before, shown(at), at)
 
 
 def commit(at, sigma: float) -> None:
@@ -105,7 +137,12 @@ def test_a_committed_sigma_changes_the_address_downloads_and_shown_level():
     smaller = [s for s in grid if s < at.session_state["_rbfviz_controls"].sigma][3]
     commit(at, smaller)
     after = shown(at)
-    assert after["image"] != before["image"] and after["metrics"] != before["metrics"]
+    # a smaller σ: harder responsibilities (lower mean entropy), the soft loss closer to K-Means' J
+    numbers_before, numbers_after = dict(before["metrics"]), dict(after["metrics"])
+    entropy = "mean entropy of r"
+    assert float(numbers_after[entropy].split()[0]) < float(numbers_before[entropy].split()[0])
+    assert abs(float(numbers_after["L_σ − J"])) < abs(float(numbers_before["L_σ − J"]))
+    assert after["image"] != before["image"]  # the field redrawn at the new σ
     assert after["payload"] == before["payload"]  # the same bytes: a commit resends nothing
     assert at.query_params["sigma"] == f"{smaller:.4g}"
     assert any(f"Downloads at σ = {smaller:.3g}" in str(m.value) for m in at.markdown)

@@ -73,7 +73,8 @@ def test_k_max_slider_recomputes_every_answer():
     after = figures(at)
     assert after[1]["layout"]["xaxis"]["tickvals"] == [1, 2, 3, 4, 5]
     assert after[0]["layout"]["yaxis"]["range"] == [0.5, 5.5]
-    assert after != before
+    assert after[2]["layout"]["xaxis"]["tickvals"] == [2, 3, 4, 5]  # the silhouette: 2 … k_max, no more
+    assert len(after[1]["layout"]["xaxis"]["tickvals"]) < len(before[1]["layout"]["xaxis"]["tickvals"])
 
 
 def test_dataset_and_precision_change_the_answers():

@@ -6,12 +6,12 @@ import math
 
 import numpy as np
 import pytest
-from app_page import open_page
+from app_page import assert_same_points, data_set, open_page, xy
 from streamlit.testing.v1 import AppTest
 
 import rbfviz
 from rbfviz import mixture
-from rbfviz.views.explore import initial_centers
+from rbfviz.views.explore import initial_centers, soft_fixed_point
 
 PAGE = "pages/9_Gaussian_mixture.py"
 DIFFERENCE = "max |predict_proba − r|"
@@ -35,6 +35,19 @@ def shown(at) -> tuple:
         tuple(sorted(metrics(at).items())),
         table(at).to_csv(),
     )
+
+
+def mixture_shown(at) -> dict:
+    """The figure's points (every trace of them, (n, 2)) and title, the table's RBF centres (as shown),
+    and the identity's difference max |predict_proba − r|."""
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    points = [xy(t) for t in spec["data"] if t.get("name", "").startswith("points")]
+    return {
+        "points": np.concatenate(points),
+        "title": spec["layout"]["title"]["text"],
+        "rbf_centres": list(table(at)["RBF centre c_j at σ"]),
+        "difference": float(metrics(at)[DIFFERENCE][0]),
+    }
 
 
 def test_loads_with_the_identity_to_rounding_and_the_explanation():
@@ -76,10 +89,24 @@ def test_table_is_the_librarys_fit_from_the_same_start():
 @pytest.mark.shared_streamlit_caches
 def test_each_control_changes_what_is_shown(widget, key, value):
     at = mixture_view()
-    before = shown(at)
+    before = mixture_shown(at)
     getattr(at, widget)(key=key).set_value(value).run()
     assert not at.exception and not at.error
-    assert shown(at) != before, key
+    after = mixture_shown(at)
+    if key in ("w_dataset", "w_seed"):  # circles; another draw: the library's new data set
+        assert_same_points(after["points"], data_set(at))
+    elif key == "w_k":  # three components on each side
+        assert len(after["rbf_centres"]) == 3 and len(before["rbf_centres"]) == 4
+        assert "k = 3" in after["title"]
+    elif key == "w_init":  # the RBF centres are EM at σ from k random data points, as rbfviz computes it
+        X, sigma = data_set(at), float(at.query_params["sigma"])
+        centres, _, _ = soft_fixed_point(X, initial_centers(X, 4, "random", 0), sigma)
+        assert after["rbf_centres"] == [f"({c[0]:.3g}, {c[1]:.3g})" for c in centres]
+        assert after["rbf_centres"] != before["rbf_centres"]
+    elif key == "w_dtype":  # float32 rounding shows in the identity, exact in float64 to 1e-13
+        assert after["difference"] > 1e-13 > before["difference"]
+    else:
+        raise AssertionError(f"no expected change written for {key}")
 
 
 def test_the_sidebar_sigma_moves_the_rbf_side_only():

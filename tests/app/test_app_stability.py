@@ -3,9 +3,10 @@ shown, σ moves the markers and the table, extreme σ gives a notice, not an exc
 
 import json
 
+import numpy as np
 import pytest
-from app_page import ok, open_page
-from scrub_view import as_json, commit, figure_shown, grid
+from app_page import assert_same_points, data_set, ok, open_page, xy
+from scrub_view import commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.annealing import CURRENT
@@ -33,6 +34,15 @@ def current_lines(spec):
     return [s["x0"] for s in spec["layout"]["shapes"] if s.get("name") == CURRENT]
 
 
+def rows_of(plane: dict, side: str) -> list[dict]:
+    """The point traces of one side of the plane ("naive exp/sum" or "entmax-1.5"), every kind of row."""
+    return [t for t in plane["data"] if t["name"].startswith(f"{side}: row")]
+
+
+def one_hot_rows(plane: dict) -> np.ndarray:
+    return xy(next(t for t in plane["data"] if t["name"] == "entmax-1.5: row exactly one-hot"))
+
+
 def test_loads_with_curves_table_and_plane():
     at = run(SMALL)
     ok(at)
@@ -54,7 +64,8 @@ def test_sigma_change_moves_markers_table_and_plane():
     after, table_after = specs(at), at.dataframe[0].value
     assert set(current_lines(after[0])) == {new}
     assert after[0]["data"] == before[0]["data"]  # the curves over σ do not depend on σ
-    assert after[1]["layout"]["images"] != before[1]["layout"]["images"]
+    # a smaller σ: harder responsibilities, more rows of entmax-1.5 exactly one-hot
+    assert len(one_hot_rows(after[1])) > len(one_hot_rows(before[1]))
     assert not table_after.equals(table_before)
     naive = table_after[table_after["map"] == "naive exp/sum"]
     assert (naive["NaN rows %"] > 0).all()
@@ -74,9 +85,19 @@ def test_data_k_and_dtype_change_what_is_shown(key, value):
     widget.set_value(value).run()
     ok(at)
     after = specs(at)
-    assert as_json(after[1]) != as_json(before[1])  # the plane
-    if key != "dtype":
-        assert after[0]["data"] != before[0]["data"]
+    if key == "dataset":  # circles: the plane draws the library's new data set, on each side
+        X = data_set(at)
+        for side in ("naive exp/sum", "entmax-1.5"):
+            assert_same_points(np.concatenate([xy(t) for t in rows_of(after[1], side)]), X)
+    elif key == "k":  # three K-Means centroids on each side of the plane
+        assert [len(xy(t)) for t in after[1]["data"] if t["name"] == "K-Means centroids C*"] == [3, 3]
+    elif key == "dtype":  # the plane is float32's; the curves show both precisions whatever is chosen
+        assert [h.value for h in at.subheader if h.value.startswith("The plane")] == [
+            "The plane at every σ (float32)"
+        ]
+        assert after[0]["data"] == before[0]["data"]
+    else:
+        raise AssertionError(f"no expected change written for {key}")
 
 
 def test_kind_highlights_its_curves():
