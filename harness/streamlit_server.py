@@ -21,9 +21,16 @@ class StreamlitServer:
     """Started on construction; ``wait_healthy()`` until /_stcore/health answers; ``stop()`` ends it.
 
     ``log_path`` receives its output (``log_tail()`` shows the end when a start fails); ``env`` adds
-    variables to this process's environment. Also a context manager (waits healthy, stops on exit)."""
+    variables to this process's environment; ``folder`` is the app's folder (default: the repository;
+    a test's throw-away app elsewhere). Also a context manager (waits healthy, stops on exit)."""
 
-    def __init__(self, log_path: Path | None = None, port: int | None = None, env: dict | None = None):
+    def __init__(
+        self,
+        log_path: Path | None = None,
+        port: int | None = None,
+        env: dict | None = None,
+        folder: Path = ROOT,
+    ):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = log_path
@@ -39,8 +46,9 @@ class StreamlitServer:
                 f"--server.port={self.port}",
                 "--server.address=127.0.0.1",
                 "--server.fileWatcherType=none",
+                "--browser.gatherUsageStats=false",
             ],
-            cwd=ROOT,
+            cwd=folder,
             stdout=self._log,
             stderr=subprocess.STDOUT,
             env={"MALLOC_ARENA_MAX": "2", **os.environ, **(env or {})},
