@@ -145,3 +145,19 @@ def test_the_import_checks_see_imports():
     assert "harness.streamlit_client.StreamlitSession" in _imports(ROOT / "bench" / "load.py")
     relative = _imports(ROOT / "rbfviz" / "views" / "__init__.py") | _imports(ROOT / "rbfviz" / "__init__.py")
     assert any(n.startswith("rbfviz.") for n in relative)
+
+
+def test_every_test_file_is_under_a_testpath():
+    """A test file outside pytest.ini's testpaths would never run under the README's command."""
+    import configparser
+
+    ini = configparser.ConfigParser()
+    ini.read(ROOT / "pytest.ini")
+    paths = [ROOT / path for path in ini["pytest"]["testpaths"].split()]
+    assert all(path.exists() for path in paths), paths
+    outside = [
+        str(f.relative_to(ROOT))
+        for f in (ROOT / "tests").rglob("test_*.py")
+        if not any(f == path or path in f.parents for path in paths)
+    ]
+    assert not outside, outside
