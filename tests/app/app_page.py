@@ -1,6 +1,6 @@
 """Open the app in an AppTest, as every test in tests/app does.
 
-    at = open_page("pages/1_Explorer.py", {"dataset": "moons"})   # the page, run, without an exception
+    at = open_page(page_path("Explorer"), {"dataset": "moons"})   # the page, run, without an exception
     at = open_page(PAGE, query, check=False)                     # the test looks at exceptions itself
     at = app({"n": "6"}); at.run()                               # the home page, or switch pages yourself
 
@@ -23,6 +23,13 @@ from ui.page import PAGES
 
 APP = str(APP_PATH)
 PAGE_PATHS = [path for path, _, _ in PAGES]  # every page of the app's menu, in menu order
+
+
+def page_path(label: str) -> str:
+    """The script of the page the menu calls ``label`` ("Explorer", "Step by step", ...)."""
+    found = [path for path, name, _ in PAGES if name == label]
+    assert found, f"no page {label!r} in ui.page.PAGES: {[name for _, name, _ in PAGES]}"
+    return found[0]
 
 
 def app(query: dict | None = None) -> AppTest:

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from app_page import open_page
+from app_page import open_page, page_path
 from scrub_view import payload_bytes
 from streamlit.testing.v1 import AppTest
 
@@ -36,7 +36,7 @@ def warnings(at) -> list[str]:
 
 
 def test_link_with_alpha_sets_the_menu_and_the_slider():
-    at = run("pages/1_Explorer.py", {**SMALL, "kind": "entmax", "alpha": "1.25"})
+    at = run(page_path("Explorer"), {**SMALL, "kind": "entmax", "alpha": "1.25"})
     assert map_box(at).value == "entmax"
     (slider,) = alpha_sliders(at)
     assert slider.value == pytest.approx(1.25) and slider.min == 1.05 and slider.max == 2.0
@@ -46,7 +46,7 @@ def test_link_with_alpha_sets_the_menu_and_the_slider():
 
 
 def test_old_entmax15_links_keep_working_without_the_slider():
-    at = run("pages/1_Explorer.py", {**SMALL, "kind": "entmax15"})
+    at = run(page_path("Explorer"), {**SMALL, "kind": "entmax15"})
     assert map_box(at).value == "entmax15" and alpha_sliders(at) == []
     assert at.query_params["kind"] == "entmax15" and "alpha" not in at.query_params
     assert not warnings(at)
@@ -55,7 +55,7 @@ def test_old_entmax15_links_keep_working_without_the_slider():
 @pytest.mark.parametrize("bad", ["1", "3", "nan", "NaN", "abc", "-inf", ""])
 @pytest.mark.shared_streamlit_caches
 def test_bad_alpha_in_the_url_gives_a_notice_and_the_default(bad):
-    at = run("pages/1_Explorer.py", {**SMALL, "kind": "entmax", "alpha": bad})
+    at = run(page_path("Explorer"), {**SMALL, "kind": "entmax", "alpha": bad})
     notes = [w for w in warnings(at) if "alpha" in w]
     assert len(notes) == 1 and f"alpha={bad}" in notes[0] and "from 1.05 to 2" in notes[0], warnings(at)
     (slider,) = alpha_sliders(at)
@@ -64,7 +64,7 @@ def test_bad_alpha_in_the_url_gives_a_notice_and_the_default(bad):
 
 
 def test_choosing_alpha_entmax_shows_the_slider_and_softmax_hides_it():
-    at = run("pages/1_Explorer.py", SMALL)
+    at = run(page_path("Explorer"), SMALL)
     assert alpha_sliders(at) == []
     map_box(at).set_value("entmax").run()
     assert not at.exception
@@ -77,7 +77,7 @@ def test_choosing_alpha_entmax_shows_the_slider_and_softmax_hides_it():
     assert alpha_sliders(at)[0].value == pytest.approx(1.8)
 
 
-@pytest.mark.parametrize("page", ["pages/1_Explorer.py", "pages/4_Equivalence.py"])
+@pytest.mark.parametrize("page", [page_path("Explorer"), page_path("Equivalence")])
 def test_every_view_recomputes_on_alpha(page):
     at = run(page, {**SMALL, "kind": "entmax", "alpha": "1.1"})
     before = (payload_bytes(at), [c.proto.spec for c in at.get("plotly_chart")])
@@ -89,7 +89,7 @@ def test_every_view_recomputes_on_alpha(page):
 
 
 def test_stability_panel_draws_the_library_measurement():
-    at = run("pages/3_Stability.py", {**SMALL, "kind": "entmax", "alpha": "1.25"})
+    at = run(page_path("Stability"), {**SMALL, "kind": "entmax", "alpha": "1.25"})
     assert not at.error, [e.value for e in at.error]
     X, _ = make_dataset("moons", 120, DEFAULT_NOISE["moons"], 0)
     centers = kmeans(X, k=2, seed=0)[0]

@@ -12,9 +12,7 @@ import json
 
 import numpy as np
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
-from app_page import open_page
-from streamlit.runtime.media_file_manager import MediaFileManager
+from app_page import open_page, page_path
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.classroom import format_code, normalise_code
@@ -22,7 +20,7 @@ from rbfviz.views.classroom import distribution
 from rbfviz.views.lessons import STEPS, prepare
 from ui import classroom
 
-LESSONS = "pages/5_Lessons.py"
+LESSONS = page_path("Lessons")
 
 
 @pytest.fixture(autouse=True)
@@ -31,20 +29,6 @@ def class_database(tmp_path, monkeypatch):
     monkeypatch.setenv("RBFVIZ_DATABASE_URL", url)
     monkeypatch.delenv("RBFVIZ_PUBLIC_URL", raising=False)
     return url
-
-
-@pytest.fixture
-def media(monkeypatch):
-    """The media-file managers AppTest creates (one per run): they hold the download generators."""
-    managers = []
-
-    class Recording(MediaFileManager):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            managers.append(self)
-
-    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
-    return managers
 
 
 def texts(elements) -> str:

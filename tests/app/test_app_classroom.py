@@ -19,11 +19,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
-from app_page import open_page
+from app_page import open_page, page_path
 from hang import HANG_TIMEOUT_S
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes
-from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
@@ -35,29 +33,14 @@ from rbfviz.views.lessons import STEPS, prepare
 from ui.state import UPLOAD, lesson_query
 
 ROOT = Path(__file__).resolve().parents[2]
-APP = str(ROOT / "app.py")
 EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
-    "pages/1_Explorer.py",
-    "pages/2_Annealing.py",
-    "pages/3_Stability.py",
-    "pages/4_Equivalence.py",
-    "pages/5_Lessons.py",
+    page_path("Explorer"),
+    page_path("Annealing"),
+    page_path("Stability"),
+    page_path("Equivalence"),
+    page_path("Lessons"),
 )
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
-
-
-@pytest.fixture
-def media(monkeypatch):
-    """The media-file managers AppTest creates (one per run): they hold the download generators."""
-    managers = []
-
-    class Recording(MediaFileManager):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            managers.append(self)
-
-    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
-    return managers
 
 
 def download(at: AppTest, media, label: str) -> bytes:

@@ -7,13 +7,14 @@ import base64
 import app_page
 import numpy as np
 import pytest
+from app_page import page_path
 from scrub_view import figure_shown
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import DATASET_LABELS, DEFAULT_NOISE, NATURAL_K, make_dataset
 
-EXPLORER = "pages/1_Explorer.py"
-VIEWS = ("pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py")
+EXPLORER = page_path("Explorer")
+VIEWS = (page_path("Annealing"), page_path("Stability"), page_path("Equivalence"))
 FAILURES = ("sheared", "varied", "uneven")
 
 

@@ -2,14 +2,14 @@
 
 import numpy as np
 import pytest
-from app_page import assert_same_points, data_set, open_page, xy
+from app_page import assert_same_points, data_set, open_page, page_path, xy
 from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, payload_bytes
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.maps import responsibilities
 from rbfviz.views.explore import initial_centers
 
-PAGE = "pages/4_Equivalence.py"
+PAGE = page_path("Equivalence")
 
 
 def equivalence(query=None) -> AppTest:

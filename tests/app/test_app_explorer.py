@@ -4,7 +4,7 @@ import base64
 
 import numpy as np
 import pytest
-from app_page import assert_same_points, data_set, is_float32, open_page, xy
+from app_page import assert_same_points, data_set, is_float32, open_page, page_path, xy
 from scrub_view import commit as scrub_commit
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
@@ -15,7 +15,7 @@ from rbfviz.maps import responsibilities
 from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.views.figures.scrub import figure_at
 
-PAGE = "pages/1_Explorer.py"
+PAGE = page_path("Explorer")
 
 
 def explorer(query=None) -> AppTest:

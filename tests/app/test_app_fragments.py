@@ -13,7 +13,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 import streamlit.testing.v1.local_script_runner as local_runner
-from app_page import app
+from app_page import app, page_path
 from scrub_view import STATE_KEY, as_json, grid
 from streamlit.testing.v1 import AppTest
 
@@ -24,10 +24,10 @@ from ui.scrub import FIRST_PART, HELD, SENT_KEY
 
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
 SCRUB_PAGES = {
-    "pages/1_Explorer.py": "Downloads at σ = ",
-    "pages/2_Annealing.py": None,
-    "pages/3_Stability.py": "At the current σ = ",
-    "pages/4_Equivalence.py": None,
+    page_path("Explorer"): "Downloads at σ = ",
+    page_path("Annealing"): None,
+    page_path("Stability"): "At the current σ = ",
+    page_path("Equivalence"): None,
 }
 
 
@@ -117,7 +117,7 @@ def test_a_settled_sigma_reruns_the_fragment_only(page):
 def test_explorer_downloads_after_a_settle_hold_the_numbers_of_the_levels_shown():
     """The receipt's numbers at the settled σ are the payload level's (the same computation), and a full
     rerun at that σ (a shared link) shows the same address and downloads."""
-    at, full = open_page("pages/1_Explorer.py")
+    at, full = open_page(page_path("Explorer"))
     fragment_id = next(m.delta.fragment_id for m in elements(full) if m.delta.fragment_id)
     sigma = settle(at, steps=5)
     recorded_run(at, fragment_id)
@@ -125,7 +125,7 @@ def test_explorer_downloads_after_a_settle_hold_the_numbers_of_the_levels_shown(
 
     link = app()
     link.query_params.update(address)
-    link.switch_page("pages/1_Explorer.py")
+    link.switch_page(page_path("Explorer"))
     sent = recorded_run(link)
     assert dict(link.query_params) == address
     assert any(f"Downloads at σ = {sigma:.3g}" in text_of(m) for m in elements(sent))
@@ -133,7 +133,7 @@ def test_explorer_downloads_after_a_settle_hold_the_numbers_of_the_levels_shown(
 
 def test_a_pick_inside_the_fragment_reruns_the_whole_page():
     """Anything but σ changing inside the fragment (here the picks) reruns the app, sidebar included."""
-    at, full = open_page("pages/1_Explorer.py")
+    at, full = open_page(page_path("Explorer"))
     fragment_id = next(m.delta.fragment_id for m in elements(full) if m.delta.fragment_id)
     ctrl = at.session_state[STATE_KEY]
     at.session_state[STATE_KEY] = replace(ctrl, picks=(3, 7))
@@ -144,7 +144,7 @@ def test_a_pick_inside_the_fragment_reruns_the_whole_page():
 
 def test_the_menu_keeps_the_settled_sigma_when_switching_views():
     """The menu's links leave σ out; following one in the same session keeps the session's σ."""
-    at, full = open_page("pages/1_Explorer.py")
+    at, full = open_page(page_path("Explorer"))
     menu = [
         m.delta.new_element.page_link for m in elements(full) if m.delta.new_element.HasField("page_link")
     ]
@@ -155,7 +155,7 @@ def test_the_menu_keeps_the_settled_sigma_when_switching_views():
     stability = next(link for link in menu if link.page == "Stability")
     at.query_params.clear()
     at.query_params.update(dict(parse_qsl(stability.query_string)))
-    at.switch_page("pages/3_Stability.py")
+    at.switch_page(page_path("Stability"))
     recorded_run(at)
     assert at.session_state[STATE_KEY].sigma == pytest.approx(sigma)
     assert at.query_params["sigma"] == f"{sigma:.4g}"
@@ -176,7 +176,7 @@ def test_a_new_setting_shows_the_levels_near_sigma_first_then_every_level_in_the
     panels' reserved slot says the other levels are being computed; then with every level under the
     view's key, whose levels at those positions are the first part's. A warm run sends the complete
     payload alone."""
-    at, cold = open_page("pages/1_Explorer.py")
+    at, cold = open_page(page_path("Explorer"))
     sent = scrubbers(cold)
     assert len(sent) == 2
     (first_id, first_path, first), (full_id, full_path, full) = sent
@@ -199,7 +199,7 @@ def test_a_new_setting_shows_the_levels_near_sigma_first_then_every_level_in_the
     assert not at.get("progress")  # gone once every level is there
 
     again = app()
-    again.switch_page("pages/1_Explorer.py")
+    again.switch_page(page_path("Explorer"))
     warm = scrubbers(recorded_run(again))
     assert [(i, p) for i, p, _ in warm] == [(full_id, full_path)] and "part" not in warm[0][2]
     assert as_json(figure_at(warm[0][2], near)) == as_json(figure_at(full, near))
@@ -210,7 +210,7 @@ def test_a_setting_dropped_from_the_store_comes_back_whole_to_a_session_that_sho
     one go and sends no part of it: the browser holds every level already, and a first part would shrink
     its slider. A browser that has lost the payload (its "resend" trigger drops the session's record of
     it) gets the complete payload, again in one go."""
-    at, cold = open_page("pages/1_Explorer.py")
+    at, cold = open_page(page_path("Explorer"))
     fragment_id = next(m.delta.fragment_id for m in elements(cold) if m.delta.fragment_id)
     (_, _, complete), *_ = [s for s in scrubbers(cold) if "part" not in s[2]]
     dropped = compute._scrub_store()

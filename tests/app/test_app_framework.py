@@ -2,7 +2,7 @@
 (every page of ui.page.PAGES, the app's menu)."""
 
 import pytest
-from app_page import PAGE_PATHS, app
+from app_page import PAGE_PATHS, app, page_path
 
 from harness.settings import ROOT
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
@@ -223,7 +223,7 @@ def test_home_links_carry_the_current_state():
 def test_every_sidebar_control_explains_itself():
     """Each sidebar control has a tooltip (help=), presenter toggle and upload included."""
     at = app()
-    at.switch_page("pages/1_Explorer.py").run()
+    at.switch_page(page_path("Explorer")).run()
     kinds = ("selectbox", "number_input", "slider", "radio", "toggle", "select_slider", "file_uploader")
     controls = [w for kind in kinds for w in at.sidebar.get(kind)]
     assert len(controls) >= 8, [c.proto.label for c in controls]

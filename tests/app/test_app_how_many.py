@@ -5,13 +5,13 @@ data set, the precision and presenter mode change what is shown; tiny n gives no
 import json
 
 import numpy as np
-from app_page import ok, open_page
+from app_page import ok, open_page, page_path
 from streamlit.testing.v1 import AppTest
 
 from rbfviz import choose_k
 from rbfviz.datasets import NATURAL_K, make_dataset
 
-PAGE = "pages/8_How_many_clusters.py"
+PAGE = page_path("How many clusters")
 SMALL = {"dataset": "moons", "n": "120"}
 
 

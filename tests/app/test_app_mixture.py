@@ -6,14 +6,14 @@ import math
 
 import numpy as np
 import pytest
-from app_page import assert_same_points, data_set, open_page, xy
+from app_page import assert_same_points, data_set, open_page, page_path, xy
 from streamlit.testing.v1 import AppTest
 
 import rbfviz
 from rbfviz import mixture
 from rbfviz.views.explore import initial_centers, soft_fixed_point
 
-PAGE = "pages/9_Gaussian_mixture.py"
+PAGE = page_path("Gaussian mixture")
 DIFFERENCE = "max |predict_proba − r|"
 
 
@@ -38,12 +38,13 @@ def shown(at) -> tuple:
 
 
 def mixture_shown(at) -> dict:
-    """The figure's points (every trace of them, (n, 2)) and title, the table's RBF centres (as shown),
+    """The figure's points ((n, 2), its first trace of them; the second draws them again on the other
+    panel) and title, the table's RBF centres (as shown),
     and the identity's difference max |predict_proba − r|."""
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    points = [xy(t) for t in spec["data"] if t.get("name", "").startswith("points")]
+    points = next(t for t in spec["data"] if t.get("name", "").startswith("points"))
     return {
-        "points": np.concatenate(points),
+        "points": xy(points),
         "title": spec["layout"]["title"]["text"],
         "rbf_centres": list(table(at)["RBF centre c_j at σ"]),
         "difference": float(metrics(at)[DIFFERENCE][0]),

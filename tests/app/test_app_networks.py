@@ -8,13 +8,13 @@ the page until the result is there (as the page's progress fragment does once a 
 import json
 import time
 
-from app_page import ok, open_page
+from app_page import ok, open_page, page_path
 from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from ui import training
 
-PAGE = "pages/6_Neural_network.py"
+PAGE = page_path("Neural network")
 SMALL = {"dataset": "moons", "n": "120"}
 WAIT = HANG_TIMEOUT_S  # a hang bound: rerun_until returns as soon as the training is done
 

@@ -5,13 +5,13 @@ import json
 
 import numpy as np
 import pytest
-from app_page import assert_same_points, data_set, ok, open_page, xy
+from app_page import assert_same_points, data_set, ok, open_page, page_path, xy
 from scrub_view import commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.figures.annealing import CURRENT
 
-PAGE = "pages/3_Stability.py"
+PAGE = page_path("Stability")
 SMALL = {"dataset": "moons", "n": "120"}
 
 

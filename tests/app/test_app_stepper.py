@@ -3,7 +3,7 @@ replay written here in numpy, bad links, and other views dropping the sequence."
 
 import numpy as np
 import pytest
-from app_page import open_page
+from app_page import open_page, page_path
 from numpy_reference import sq_dist
 from streamlit.testing.v1 import AppTest
 
@@ -11,7 +11,7 @@ from rbfviz.datasets import make_dataset
 from rbfviz.views.explore import initial_centers
 from rbfviz.views.stepper import MAX_STEPS
 
-PAGE = "pages/7_Step_by_step.py"
+PAGE = page_path("Step by step")
 BUTTONS = {"E": "step_E", "M": "step_M", "L": "step_L"}
 
 
@@ -133,7 +133,7 @@ def test_sigma_keeps_the_steps_and_k_ends_them():
 
 def test_other_views_drop_the_sequence():
     at = stepper({"steps": "EM"})
-    at.switch_page("pages/1_Explorer.py").run()
+    at.switch_page(page_path("Explorer")).run()
     assert not at.exception
     assert url_steps(at) is None
     at.switch_page(PAGE).run()
