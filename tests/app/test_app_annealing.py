@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from app_page import assert_same_points, data_set, is_float32, ok, open_page, page_path, values, xy
+from app_page import assert_same_points, data_set, ok, open_page, page_path, values, xy
 from scrub_view import commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
@@ -81,7 +81,7 @@ def test_sigma_commit_moves_the_markers_and_reuses_the_path():
 def test_each_control_changes_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)
-    before = specs(at)
+    before, before_sigmas = specs(at), payload(at)["sigmas"]
     widget = (
         at.slider(key="w_k")
         if key == "k"
@@ -92,10 +92,11 @@ def test_each_control_changes_what_is_shown(key, value):
     after = specs(at)
     if key == "dataset":  # circles: the plane draws the library's new data set
         assert_same_points(xy(next(t for t in after[0]["data"] if t["name"] == "data")), data_set(at))
-    if (
-        key == "dtype"
-    ):  # the path is computed in float32: the bifurcation diagram's centres are float32 values
-        assert is_float32(path_of(after[1])) and not is_float32(path_of(before[1]))
+    if key == "dtype":  # the same σ levels, the path computed again in float32, and the plane says so
+        assert payload(at)["sigmas"] == before_sigmas
+        assert not np.array_equal(path_of(after[1]), path_of(before[1]))
+        headings = [m.value for m in at.markdown if m.value.startswith("**moons, n = 120")]
+        assert headings == ["**moons, n = 120, k = 4, softmax, float32**"]
     if key == "k":
         assert len(after[0]["data"]) == 2 * 3 + 4  # grey and coloured points, k paths, k trails, centres, C*
     if key == "kind":  # entmax's first split is at (√k·λ_max)^½, above softmax's √λ_max
