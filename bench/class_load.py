@@ -6,7 +6,7 @@
 
 A benchmark, not a test: it prints figures and checks them against the targets, exit code 1 on a miss.
 
-Each student is a real Streamlit session speaking the browser's protocol (bench/load.py's ``Session``:
+Each student is a real Streamlit session speaking the browser's protocol (harness.streamlit_client's ``StreamlitSession``:
 websocket, XSRF cookie, message cache). The teacher is this script, on the same store the app uses
 (rbfviz.classroom.Store on the server's RBFVIZ_DATABASE_URL): it creates the room, opens lesson step 1's
 question (a choice of three) and, after the class has answered, reveals it.
