@@ -6,10 +6,11 @@
 
 A benchmark, not a test: it prints figures and checks them against the targets, exit code 1 on a miss.
 
-Each student is a real Streamlit session speaking the browser's protocol (harness.streamlit_client's ``StreamlitSession``:
-websocket, XSRF cookie, message cache). The teacher is this script, on the same store the app uses
-(rbfviz.classroom.Store on the server's RBFVIZ_DATABASE_URL): it creates the room, opens lesson step 1's
-question (a choice of three) and, after the class has answered, reveals it.
+Each student is a real Streamlit session speaking the browser's protocol
+(harness.streamlit_client's ``StreamlitSession``: websocket, XSRF cookie, message cache). The teacher
+is this script, on the same store the app uses (rbfviz.classroom.Store on the server's
+RBFVIZ_DATABASE_URL): it creates the room, opens lesson step 1's question (a choice of three) and, after
+the class has answered, reveals it.
 
 1. **Join**: student i opens ``/Lessons?room=CODE`` at a uniformly spread time within --join seconds
    (the page joins the room and writes the student's seat into the address).
