@@ -6,17 +6,18 @@ import numpy as np
 import streamlit as st
 
 from rbfviz._validate import entmax_alpha
-from rbfviz.views import describe, receipt
-from rbfviz.views.annealing import split_rows, splits_in_words
-from rbfviz.views.figures.annealing import (
+from rbfviz.views.annealing import words as annealing_words
+from rbfviz.views.annealing.arrays import split_rows, splits_in_words
+from rbfviz.views.annealing.figures import (
     FRAME_MS,
     MAX_ANIMATED_POINTS,
     bifurcation_figure,
     collapse_figure,
     trajectory_figure,
 )
-from rbfviz.views.figures.scrub import scrub_payload
-from rbfviz.views.levels import annealing_levels
+from rbfviz.views.annealing.levels import annealing_levels
+from rbfviz.views.annealing.receipt import annealing_numbers, annealing_receipt
+from rbfviz.views.common.scrub import scrub_payload
 from ui import compute, exports
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
@@ -128,7 +129,7 @@ def sigma_panels(ctrl) -> None:
                 bifurcation_figure(view, ctrl.sigma),
                 ctrl,
                 "annealing_bifurcation",
-                description=describe.bifurcation(view) + " " + splits_in_words(view),
+                description=annealing_words.bifurcation(view) + " " + splits_in_words(view),
             )
             downloads.append(exports.figure_download(fig, "annealing_bifurcation", "Bifurcations (HTML)"))
             st.caption(
@@ -198,7 +199,7 @@ def sigma_panels(ctrl) -> None:
                 collapse_figure(view, ctrl.sigma),
                 ctrl,
                 "annealing_collapse",
-                description=describe.collapse(view, ctrl.sigma),
+                description=annealing_words.collapse(view, ctrl.sigma),
             )
             downloads.append(exports.figure_download(fig, "annealing_collapse", "E(σ) figure (HTML)"))
             st.caption(
@@ -259,7 +260,7 @@ def sigma_panels(ctrl) -> None:
                 ),
                 *downloads,
                 exports.receipt_download(
-                    lambda: receipt.annealing_receipt(params, receipt.annealing_numbers(view, ctrl.sigma)),
+                    lambda: annealing_receipt(params, annealing_numbers(view, ctrl.sigma)),
                     "Annealing",
                 ),
             ],

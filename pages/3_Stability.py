@@ -5,12 +5,14 @@ import pandas as pd
 import streamlit as st
 
 from rbfviz.measures import underflow_logit
-from rbfviz.views import describe, receipt
-from rbfviz.views.figures.family import family_collapse_figure, family_collapse_words
-from rbfviz.views.figures.plane import drawn_points
-from rbfviz.views.figures.scrub import scrub_payload
-from rbfviz.views.figures.stability import KIND_LABELS, stability_figure, stability_plane_figure
-from rbfviz.views.levels import stability_levels
+from rbfviz.views.common.kinds import KIND_LABELS
+from rbfviz.views.common.plane import drawn_points
+from rbfviz.views.common.scrub import scrub_payload
+from rbfviz.views.stability import words as stability_words
+from rbfviz.views.stability.family import family_collapse_figure, family_collapse_words
+from rbfviz.views.stability.figures import stability_figure, stability_plane_figure
+from rbfviz.views.stability.levels import stability_levels
+from rbfviz.views.stability.receipt import stability_numbers, stability_receipt
 from ui import compute, exports, family
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
@@ -44,13 +46,16 @@ def sigma_panels(ctrl) -> None:
             sigma_exact=ctx.scale.sigma_exact_entmax,
         )
         fig, _ = chart(
-            fig, ctrl, "stability_curves", description=describe.stability_curves(rows, ctrl.sigma, ctrl.dtype)
+            fig,
+            ctrl,
+            "stability_curves",
+            description=stability_words.stability_curves(rows, ctrl.sigma, ctrl.dtype),
         )
         downloads += [
             exports.figure_download(fig, "stability_curves", "Curves (HTML)"),
             exports.receipt_download(
-                lambda params=exports.receipt_params(ctrl): receipt.stability_receipt(
-                    params, receipt.stability_numbers(rows, ctrl.sigma)
+                lambda params=exports.receipt_params(ctrl): stability_receipt(
+                    params, stability_numbers(rows, ctrl.sigma)
                 ),
                 "Stability",
             ),

@@ -5,15 +5,16 @@ import math
 
 import streamlit as st
 
-from rbfviz.views import describe, receipt
-from rbfviz.views.figures.equivalence import (
+from rbfviz.views.common.scrub import scrub_payload
+from rbfviz.views.equivalence import words as equivalence_words
+from rbfviz.views.equivalence.figures import (
     difference_figure,
     gap_sigma_figure,
     step_figure,
     trajectory_figure,
 )
-from rbfviz.views.figures.scrub import scrub_payload
-from rbfviz.views.levels import equivalence_levels
+from rbfviz.views.equivalence.levels import equivalence_levels
+from rbfviz.views.equivalence.receipt import equivalence_numbers, equivalence_receipt
 from ui import compute, exports
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
@@ -62,8 +63,8 @@ def sigma_panels(ctrl) -> None:
                 "Step figure (HTML)",
             ),
             exports.receipt_download(
-                lambda params=exports.receipt_params(ctrl, steps=STEPS): receipt.equivalence_receipt(
-                    params, receipt.equivalence_numbers(one, traj)
+                lambda params=exports.receipt_params(ctrl, steps=STEPS): equivalence_receipt(
+                    params, equivalence_numbers(one, traj)
                 ),
                 "Equivalence",
             ),
@@ -93,7 +94,7 @@ def sigma_panels(ctrl) -> None:
                     trajectory_figure(compute.data(ctrl)[0], traj),
                     ctrl,
                     "paths",
-                    description=describe.trajectories(traj),
+                    description=equivalence_words.trajectories(traj),
                 )
                 downloads.append(exports.figure_download(fig, "equivalence_paths", "Paths figure (HTML)"))
             with right:
@@ -101,7 +102,7 @@ def sigma_panels(ctrl) -> None:
                     difference_figure(traj, title="distance between the two paths"),
                     ctrl,
                     "difference",
-                    description=describe.path_difference(traj),
+                    description=equivalence_words.path_difference(traj),
                 )
                 final = traj.difference[-1]
                 st.metric(
@@ -130,7 +131,7 @@ def sigma_panels(ctrl) -> None:
                 gap_sigma_figure(curve, sigma=ctrl.sigma, title=f"at the K-Means centroids, {ctrl.kind}"),
                 ctrl,
                 "gap",
-                description=describe.gap_curve(curve, ctrl.sigma, ctrl.kind),
+                description=equivalence_words.gap_curve(curve, ctrl.sigma, ctrl.kind),
             )
             downloads.append(exports.figure_download(fig, "equivalence_gap", "L_σ − J figure (HTML)"))
         with text_col:

@@ -1,11 +1,11 @@
 """Lessons: nine short steps through the result. Each step opens a view in the right state with one
 click, asks for a prediction, checks it, and only then explains, with the equation.
 
-The lesson content (texts, settings, computed answers) is plain data in rbfviz.views.lessons."""
+The lesson content (texts, settings, computed answers) is plain data in rbfviz.views.lessons.arrays."""
 
 import streamlit as st
 
-from rbfviz.views.lessons import STEPS, check, prepare
+from rbfviz.views.lessons.arrays import STEPS, check, prepare
 from ui import classroom, state
 from ui.compute import TTL
 from ui.page import PAGES, panel, setup_page

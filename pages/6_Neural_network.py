@@ -12,8 +12,9 @@ import pandas as pd
 import streamlit as st
 
 from rbfviz.nn.training import TRAIN_KINDS
-from rbfviz.views import networks as views
-from rbfviz.views.figures.networks import (
+from rbfviz.views.common.kinds import KIND_CONTROL_LABELS, KIND_LABELS
+from rbfviz.views.neural_network import arrays as views
+from rbfviz.views.neural_network.figures import (
     classifier_animation,
     classifier_figure,
     classifier_history_figure,
@@ -21,7 +22,6 @@ from rbfviz.views.figures.networks import (
     latent_figure,
     low_sigma_figure,
 )
-from rbfviz.views.figures.stability import KIND_CONTROL_LABELS, KIND_LABELS
 from ui import state, training
 from ui.page import chart, error_message, panel, setup_page
 

@@ -2,15 +2,15 @@
 the new, L_σ and J after every half-step, and the distance between a soft step and Lloyd's.
 
 The steps taken live in the URL (``steps=EMEML``) next to the start (data, k, init, map, precision, σ),
-so a shared link replays exactly the same sequence (rbfviz.views.stepper.replay)."""
+so a shared link replays exactly the same sequence (rbfviz.views.step_by_step.arrays.replay)."""
 
 from dataclasses import replace
 
 import numpy as np
 import streamlit as st
 
-from rbfviz.views.figures.stepper import history_figure, step_plane_figure
-from rbfviz.views.stepper import MAX_STEPS, STEP_NAMES
+from rbfviz.views.step_by_step.arrays import MAX_STEPS, STEP_NAMES
+from rbfviz.views.step_by_step.figures import history_figure, step_plane_figure
 from ui import compute, state
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page

@@ -4,7 +4,7 @@ best silhouette, next to the data set's natural k."""
 import streamlit as st
 
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
-from rbfviz.views.figures.choose_k import elbow_figure, silhouette_figure, staircase_figure
+from rbfviz.views.how_many_clusters.figures import elbow_figure, silhouette_figure, staircase_figure
 from ui import how_many
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page

@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rbfviz import mixture, responsibilities
-from rbfviz.views.figures.mixture import mixture_figure
+from rbfviz.views.gaussian_mixture.figures import mixture_figure
 from ui import compute
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import FAMILY_ALPHAS, family_collapse
 from rbfviz.steps import kmeans
-from rbfviz.views.figures.family import family_collapse_words
+from rbfviz.views.stability.family import family_collapse_words
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = {"dataset": "moons", "n": "120"}

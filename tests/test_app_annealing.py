@@ -10,7 +10,8 @@ from hang import HANG_TIMEOUT_S
 from scrub_view import as_json, commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
+from rbfviz.views.annealing.figures import CRITICAL_PREDICTED, SPLIT_PREDICTED
+from rbfviz.views.common.sigma import CURRENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/2_Annealing.py"

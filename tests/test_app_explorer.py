@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
-from rbfviz.views.figures.scrub import figure_at
+from rbfviz.views.common.scrub import figure_at
+from rbfviz.views.explorer.arrays import initial_centers, plane_numbers, soft_fixed_point
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/1_Explorer.py"

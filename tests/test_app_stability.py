@@ -9,7 +9,7 @@ from hang import HANG_TIMEOUT_S
 from scrub_view import as_json, commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.annealing import CURRENT
+from rbfviz.views.common.sigma import CURRENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/3_Stability.py"

@@ -1,4 +1,5 @@
-"""rbfviz.views.equivalence and its figures: GD with η_j = 1/(2N_j) vs EM vs Lloyd, paths, L_σ − J over σ."""
+"""rbfviz.views.equivalence.arrays and its figures: GD with η_j = 1/(2N_j) vs EM vs Lloyd, paths, L_σ − J over
+σ."""
 
 from dataclasses import replace
 
@@ -9,16 +10,16 @@ from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.steps import gradient_step, lloyd_step, soft_centroid_step
-from rbfviz.views.equivalence import gap_curve, one_step, trajectories
-from rbfviz.views.explore import initial_centers
-from rbfviz.views.figures.equivalence import (
+from rbfviz.views.common.layout import validated
+from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors
+from rbfviz.views.equivalence.arrays import gap_curve, one_step, trajectories
+from rbfviz.views.equivalence.figures import (
     difference_figure,
     gap_sigma_figure,
     step_figure,
     trajectory_figure,
 )
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.palette import KMEANS_COLOR, cluster_colors
+from rbfviz.views.explorer.arrays import initial_centers
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""rbfviz.views.explore: the σ range, starting centres, fixed point and the Explorer's numbers."""
+"""rbfviz.views.explorer.arrays: the σ range, starting centres, fixed point and the Explorer's numbers."""
 
 import math
 
@@ -10,7 +10,7 @@ from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
-from rbfviz.views.explore import (
+from rbfviz.views.explorer.arrays import (
     BOTTOM_FACTOR,
     MAX_DECADES,
     MIN_DECADES,

@@ -1,4 +1,4 @@
-"""The Annealing view's arrays (rbfviz.views.annealing) and figures (rbfviz.views.figures.annealing).
+"""The Annealing view's arrays (rbfviz.views.annealing.arrays) and figures (rbfviz.views.annealing.figures).
 
 One small collapse study per map (blobs, n = 150, k = 3, float64) is shared by the module; every
 figure is checked against the study's own numbers and against closed forms computed here.
@@ -14,10 +14,10 @@ import pytest
 from rbfviz import diagnostics
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.views.annealing import annealing_view, level_colors, principal_axis, project
-from rbfviz.views.figures import annealing as figs
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.palette import NAN_RGB, cluster_colors, mix_colors
+from rbfviz.views.annealing import figures as figs
+from rbfviz.views.annealing.arrays import annealing_view, level_colors, principal_axis, project
+from rbfviz.views.common.layout import validated
+from rbfviz.views.common.palette import NAN_RGB, cluster_colors, mix_colors
 
 K = 3
 
@@ -57,7 +57,7 @@ def study_and_view(request, data, grid):
     return study, annealing_view(study, data)
 
 
-# --- rbfviz.views.annealing ---------------------------------------------------------------------
+# --- rbfviz.views.annealing.arrays ---------------------------------------------------------------------
 
 
 def test_principal_axis_is_the_top_eigenvector_of_the_1_over_n_covariance(data):
@@ -352,7 +352,7 @@ def test_static_trajectory_figure_is_one_level_without_animation(study_and_view,
 
 
 def test_splits_in_words_counts_the_predictions_inside_their_grid_step(study_and_view):
-    from rbfviz.views.annealing import split_rows, splits_in_words
+    from rbfviz.views.annealing.arrays import split_rows, splits_in_words
 
     study, view = study_and_view
     records = view.splits

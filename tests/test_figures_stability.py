@@ -1,4 +1,5 @@
-"""The Stability view's measurements (rbfviz.views.stability) and figures (rbfviz.views.figures.stability).
+"""The Stability view's measurements (rbfviz.views.stability.arrays) and figures
+(rbfviz.views.stability.figures).
 
 The closed forms of theory §5 are checked against the floating-point maps themselves: naive rows
 are NaN iff min_j d_ij/(2σ²) > Z(dtype), entmax15 rows one-hot iff g_i ≥ 4σ², softmax rows one-hot
@@ -18,11 +19,11 @@ from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions, underflow_logit
 from rbfviz.steps import kmeans
-from rbfviz.views.figures import stability as figs
-from rbfviz.views.figures.annealing import CURRENT, EXACT_PREDICTED
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.palette import cluster_colors
-from rbfviz.views.stability import stability_plane, stability_table
+from rbfviz.views.common.layout import validated
+from rbfviz.views.common.palette import cluster_colors
+from rbfviz.views.common.sigma import CURRENT, EXACT_PREDICTED
+from rbfviz.views.stability import figures as figs
+from rbfviz.views.stability.arrays import stability_plane, stability_table
 
 K = 3
 

@@ -7,7 +7,7 @@ error boundary so one failing panel never takes the page down.
         ...
 
 Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
-markers and lines (rbfviz.views.figures.presenter), page text is larger, and the controls a class does not
+markers and lines (rbfviz.views.common.presenter), page text is larger, and the controls a class does not
 need (n, noise, seed, initialisation, precision, downloads) fold away.
 
 Why every page calls ``setup_page`` itself and the menu is drawn here, not by ``st.navigation``:
@@ -39,10 +39,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
-from rbfviz.views.explore import SigmaScale
-from rbfviz.views.figures.layout import THEME_INK_RGB, streamlit_themed
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.stability import KIND_CONTROL_LABELS
+from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
+from rbfviz.views.common.layout import THEME_INK_RGB, streamlit_themed
+from rbfviz.views.common.presenter import presenter_figure
+from rbfviz.views.explorer.arrays import SigmaScale
 
 from . import compute, exports, session_log, state
 from . import upload as uploads
@@ -106,7 +106,7 @@ CAPTION_CSS = (
 )
 # Figures drawn by st.plotly_chart follow the theme in the browser, also right after a switch:
 # Streamlit's chart theme gives the backgrounds, grid, legend and hover colours; this stylesheet draws
-# the ink (rbfviz.views.figures.layout.THEME_INK) and the axis text in the theme's text colour
+# the ink (rbfviz.views.common.layout.THEME_INK) and the axis text in the theme's text colour
 # (Streamlit's own tick grey is 3.7:1 on white, under the 4.5:1 WCAG AA asks for text). No "$" in it:
 # st.markdown would read it as mathematics.
 _SUBPLOTS = ("", "2", "3", "4", "5", "6", "7", "8", "9")  # Plotly's class suffix of subplot n

@@ -830,7 +830,7 @@ function fileName(inst) {
 }
 
 // --- light and dark theme ----------------------------------------------------------------------------
-// The same rule as rbfviz.views.figures.layout.themed_spec (which does it for st.plotly_chart through
+// The same rule as rbfviz.views.common.layout.themed_spec (which does it for st.plotly_chart through
 // Streamlit's chart theme): backgrounds, text, grid, legend and hover labels take the theme's colours,
 // ink colours become the text colour, except on subplots whose background is a (light) field image.
 const INKS = new Set(__INK_COLORS__);

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from rbfviz import DATASETS, DEFAULT_NOISE, NATURAL_K, choose_k, kmeans, make_dataset
-from rbfviz.views import explore, stepper
+from rbfviz.views.explorer import arrays as explore
+from rbfviz.views.step_by_step import arrays as stepper
 
 # as the How many clusters view at the defaults: seed 0, float64, k_max = 8 (ui/how_many.py)
 HOW_MANY_K_MAX = 8

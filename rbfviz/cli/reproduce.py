@@ -234,7 +234,7 @@ def run(
     log=None,
 ) -> dict:
     """Run everything and write summary.json, results.md and (with ``figures``) <dataset>.html to out_dir."""
-    from ..views.figures.collapse import reproduce_figure
+    from ..views.stability.collapse import reproduce_figure
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -68,7 +68,7 @@ class LowSigmaComparison:
     summary: {kind: {final_test_accuracy, nan_steps, first_nan_epoch (None if never),
         final_one_hot_fraction, final_grad_norm_centers_ce}}.
     naive_nan_sigma_first / _all: below these σ at least one / every naive row of the training data
-        is NaN for the initial centres (closed form, ``rbfviz.views.stability.naive_nan_sigmas``).
+        is NaN for the initial centres (closed form, ``rbfviz.views.stability.arrays.naive_nan_sigmas``).
     """
 
     dataset: str

@@ -1,6 +1,6 @@
 """The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
 holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the level's pairs) equals
-rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
+rbfviz.views.common.scrub.figure_at at that level, for the payload the same settings give in Python."""
 
 import re
 from functools import lru_cache
@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from student import HANG_TIMEOUT_MS
 
-from rbfviz.views.figures.scrub import figure_at, read_payload
+from rbfviz.views.common.scrub import figure_at, read_payload
 
 pytestmark = pytest.mark.e2e
 
