@@ -22,7 +22,7 @@ from rbfviz.views.lessons.arrays import STEPS, prepare
 from rbfviz.views.lessons.class_session import distribution
 from ui import classroom
 
-LESSONS = "pages/5_Lessons.py"
+LESSONS = "pages/8_Lessons.py"
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 

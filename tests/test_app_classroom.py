@@ -37,10 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
     "pages/1_Explorer.py",
-    "pages/2_Annealing.py",
-    "pages/3_Stability.py",
-    "pages/4_Equivalence.py",
-    "pages/5_Lessons.py",
+    "pages/3_Annealing.py",
+    "pages/5_Stability.py",
+    "pages/6_Equivalence.py",
+    "pages/8_Lessons.py",
 )
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
 

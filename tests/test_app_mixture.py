@@ -15,7 +15,7 @@ from rbfviz import mixture
 from rbfviz.views.explorer.arrays import initial_centers
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/9_Gaussian_mixture.py"
+PAGE = "pages/7_Gaussian_mixture.py"
 DIFFERENCE = "max |predict_proba − r|"
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")

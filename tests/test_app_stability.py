@@ -1,4 +1,4 @@
-"""AppTests of the Stability view (pages/3_Stability.py): it loads, every control changes what is
+"""AppTests of the Stability view (pages/5_Stability.py): it loads, every control changes what is
 shown, σ moves the markers and the table, extreme σ gives a notice, not an exception. n = 120."""
 
 import json
@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.views.common.sigma import CURRENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/3_Stability.py"
+PAGE = "pages/5_Stability.py"
 SMALL = {"dataset": "moons", "n": "120"}
 
 

@@ -80,7 +80,7 @@ def test_frames_and_default_sizes_scale():
 # --- the app: figure download buttons and themed charts (AppTest) ---------------------------------
 
 APP_PATH = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py")
-ANNEALING = "pages/2_Annealing.py"
+ANNEALING = "pages/3_Annealing.py"
 
 
 def annealing_app(**query):

@@ -63,23 +63,23 @@ log = logging.getLogger("rbfviz.app")
 
 PAGES = (
     ("pages/1_Explorer.py", "Explorer", "the plane at one σ: soft field, points, centres, the numbers"),
-    ("pages/7_Step_by_step.py", "Step by step", "one E-step, one M-step, one Lloyd step at a time"),
-    ("pages/2_Annealing.py", "Annealing", "centres as σ falls: trajectories, bifurcations, collapse error"),
+    ("pages/2_Step_by_step.py", "Step by step", "one E-step, one M-step, one Lloyd step at a time"),
+    ("pages/3_Annealing.py", "Annealing", "centres as σ falls: trajectories, bifurcations, collapse error"),
     (
-        "pages/8_How_many_clusters.py",
+        "pages/4_How_many_clusters.py",
         "How many clusters",
         "three answers side by side: annealing, elbow, silhouette",
     ),
-    ("pages/3_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
-    ("pages/4_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
+    ("pages/5_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
+    ("pages/6_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
     (
-        "pages/9_Gaussian_mixture.py",
+        "pages/7_Gaussian_mixture.py",
         "Gaussian mixture",
         "softmax responsibilities are the E-step of a Gaussian mixture",
     ),
-    ("pages/5_Lessons.py", "Lessons", "a guided tour in nine steps: predict, then see"),
+    ("pages/8_Lessons.py", "Lessons", "a guided tour in nine steps: predict, then see"),
     (
-        "pages/6_Neural_network.py",
+        "pages/9_Neural_network.py",
         "Neural network",
         "K-Means as a layer: a classifier, deep clustering, low σ, trained live",
     ),

@@ -9,7 +9,7 @@ from rbfviz import DATASETS, DEFAULT_NOISE, NATURAL_K, choose_k, kmeans, make_da
 from rbfviz.views.explorer import arrays as explore
 from rbfviz.views.step_by_step import arrays as stepper
 
-# as the How many clusters view at the defaults: seed 0, float64, k_max = 8 (ui/how_many.py)
+# as the How many clusters view at the defaults: seed 0, float64, k_max = 8 (ui/how_many_clusters.py)
 HOW_MANY_K_MAX = 8
 HOW_MANY_SEED = 0
 
@@ -39,7 +39,7 @@ def how_many_table() -> str:
 
 
 # as the Step by step view at its defaults: blobs, n = 500, k = 4, k-means++ start, seed 0, and the
-# view's table of six σ spread over the slider's range (pages/7_Step_by_step.py)
+# view's table of six σ spread over the slider's range (pages/2_Step_by_step.py)
 STEP_K = 4
 STEP_SIGMAS = 6
 

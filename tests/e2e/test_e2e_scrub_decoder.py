@@ -19,9 +19,9 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 QUERY = {"dataset": "moons", "n": "150", "k": "3", "seed": "0"}
 VIEWS = {
     "Explorer": "pages/1_Explorer.py",
-    "Annealing": "pages/2_Annealing.py",
-    "Stability": "pages/3_Stability.py",
-    "Equivalence": "pages/4_Equivalence.py",
+    "Annealing": "pages/3_Annealing.py",
+    "Stability": "pages/5_Stability.py",
+    "Equivalence": "pages/6_Equivalence.py",
 }
 
 # Plotly's own copy of the figure (gd.data / gd.layout) as plain JSON: typed arrays become lists.

@@ -33,9 +33,9 @@ pytestmark = pytest.mark.e2e
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 VIEWS = {
     "Explorer": "pages/1_Explorer.py",
-    "Annealing": "pages/2_Annealing.py",
-    "Stability": "pages/3_Stability.py",
-    "Equivalence": "pages/4_Equivalence.py",
+    "Annealing": "pages/3_Annealing.py",
+    "Stability": "pages/5_Stability.py",
+    "Equivalence": "pages/6_Equivalence.py",
 }
 QUERY = {"dataset": "blobs", "n": "300", "k": "3", "seed": "5"}
 PIXEL = 0.51  # Plotly writes pixel positions to 2 decimals

@@ -5,7 +5,7 @@ import streamlit as st
 
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
 from rbfviz.views.how_many_clusters.figures import elbow_figure, silhouette_figure, staircase_figure
-from ui import how_many
+from ui import how_many_clusters
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page
 
@@ -39,9 +39,9 @@ st.markdown(
 )
 
 # --- controls -----------------------------------------------------------------------------------------
-limit = how_many.k_max_limit(ctrl.n)
+limit = how_many_clusters.k_max_limit(ctrl.n)
 if K_MAX_KEY not in st.session_state or not 3 <= st.session_state[K_MAX_KEY] <= limit:
-    st.session_state[K_MAX_KEY] = how_many.default_k_max(ctrl.k, ctrl.n)
+    st.session_state[K_MAX_KEY] = how_many_clusters.default_k_max(ctrl.k, ctrl.n)
 k_max = st.slider(
     "Centres to try, k_max",
     min_value=3,
@@ -56,7 +56,7 @@ name = uploads.data_name(ctrl)
 
 result = None
 with panel("The three answers"):
-    result = how_many.answers(ctrl, int(k_max))
+    result = how_many_clusters.answers(ctrl, int(k_max))
 
 
 def _shown(k) -> str:
@@ -134,8 +134,8 @@ if result is not None:
             description=words,
         )
         st.caption(
-            f"scikit-learn KMeans for k = 1 … {k_max}, best of {how_many.N_INIT} k-means++ starts, seeded by "
-            "the data seed. Elbow: k and J scaled to [0, 1], the largest 1 − k̃ − J̃ (the “kneedle” rule)."
+            f"scikit-learn KMeans for k = 1 … {k_max}, best of {how_many_clusters.N_INIT} k-means++ starts, "
+            "seeded by the data seed. Elbow: k and J scaled to [0, 1], the largest 1 − k̃ − J̃ (the “kneedle” rule)."
         )
 
     with right, panel("The silhouette"):
