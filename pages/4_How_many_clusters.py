@@ -135,7 +135,8 @@ if result is not None:
         )
         st.caption(
             f"scikit-learn KMeans for k = 1 … {k_max}, best of {how_many_clusters.N_INIT} k-means++ starts, "
-            "seeded by the data seed. Elbow: k and J scaled to [0, 1], the largest 1 − k̃ − J̃ (the “kneedle” rule)."
+            "seeded by the data seed. Elbow: k and J scaled to [0, 1], the largest 1 − k̃ − J̃ "
+            "(the “kneedle” rule)."
         )
 
     with right, panel("The silhouette"):
