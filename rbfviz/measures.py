@@ -2,7 +2,7 @@
 
 Every function here measures; none asserts. The app and the CLI print what these return, the tests
 compare it with closed forms. The experiment that runs annealing and measures it is
-``rbfviz.collapse``; ``rbfviz.diagnostics`` offers both under one name.
+``rbfviz.collapse``.
 
 * Matching and errors: ``match_centers`` (Hungarian), ``collapse_error`` E = ||C_σ[perm] - C*||_F,
   ``fit_loglog_slope`` (log E against log σ, on a stated window), ``monotone_violations``.

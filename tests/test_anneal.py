@@ -10,7 +10,7 @@ from sklearn.cluster import KMeans
 
 from rbfviz import make_dataset
 from rbfviz.annealing import AnnealResult, anneal, data_scale, default_sigmas, fixed_point
-from rbfviz.diagnostics import critical_sigma_measured, critical_sigma_predicted, min_sq_gap
+from rbfviz.measures import critical_sigma_measured, critical_sigma_predicted, min_sq_gap
 
 
 @pytest.fixture(scope="module")

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.diagnostics import kmeans_reference
 from rbfviz.maps import responsibilities
+from rbfviz.measures import kmeans_reference
 from rbfviz.views.annealing import words as annealing_words
 from rbfviz.views.common import words as common_words
 from rbfviz.views.equivalence import words as equivalence_words

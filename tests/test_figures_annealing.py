@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from rbfviz import diagnostics
+from rbfviz import collapse, measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.views.annealing import figures as figs
@@ -47,13 +47,13 @@ def data():
 
 @pytest.fixture(scope="module")
 def grid(data):
-    top = 1.5 * diagnostics.critical_sigma_predicted(data, "entmax15", m=K)
+    top = 1.5 * measures.critical_sigma_predicted(data, "entmax15", m=K)
     return np.geomspace(top, top / 150.0, 24)
 
 
 @pytest.fixture(scope="module", params=["softmax", "entmax15"])
 def study_and_view(request, data, grid):
-    study = diagnostics.collapse_study(data, K, kind=request.param, sigmas=grid, seed=0)
+    study = collapse.collapse_study(data, K, kind=request.param, sigmas=grid, seed=0)
     return study, annealing_view(study, data)
 
 
@@ -183,7 +183,7 @@ def test_large_data_animate_a_fixed_subset_but_draw_every_point():
     np.testing.assert_array_equal(shown, figs.animated_subset(n))  # deterministic
     np.testing.assert_array_equal(figs.animated_subset(100), np.arange(100))
     X = rng.normal(size=(n, 2))
-    study = diagnostics.collapse_study(X, 2, sigmas=np.geomspace(2.0, 0.05, 6))
+    study = collapse.collapse_study(X, 2, sigmas=np.geomspace(2.0, 0.05, 6))
     view = annealing_view(study, X)
     spec = figs.trajectory_figure(view, X, 0.5).to_dict()
     assert len(values(spec["data"][0]["x"])) == n
@@ -319,7 +319,7 @@ def test_collapse_fit_line_has_the_fitted_slope_on_its_window(study_and_view):
 
 def test_collapse_thresholds_are_the_closed_forms(study_and_view, data):
     study, view = study_and_view
-    g_min = diagnostics.min_sq_gap(data, study.kmeans_centers)
+    g_min = measures.min_sq_gap(data, study.kmeans_centers)
     fig = figs.collapse_figure(view, float(view.sigmas[5]))
     assert shape_named(fig, figs.EXACT_PREDICTED)["x0"] == pytest.approx(math.sqrt(g_min) / 2, rel=1e-12)
     assert shape_named(fig, figs.SOFTMAX_EXACT)["x0"] == pytest.approx(math.sqrt(g_min / 73.4), rel=1e-12)

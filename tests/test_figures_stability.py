@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz._validate import DTYPES  # the table nests in this order
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
@@ -106,8 +106,8 @@ def test_table_order_and_report_numbers(problem, table):
         (kind, dtype, float(s)) for kind in kinds for dtype in DTYPES for s in sigmas
     ]
     # the report's own numbers, at C* computed in that dtype
-    C32, _ = diagnostics.kmeans_reference(X.astype("float32"), C)
-    report = diagnostics.stability_report(
+    C32, _ = measures.kmeans_reference(X.astype("float32"), C)
+    report = measures.stability_report(
         X.astype("float32"), C32, sigmas[:3], kinds=("softmax",), dtypes=("float32",)
     )
     for got, want in zip(
@@ -127,7 +127,7 @@ def test_stable_maps_never_nan_naive_does(table):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_entmax_step_from_c_star_is_exactly_c_star_below_sigma_exact(problem, table, dtype):
     X, C, _ = problem
-    sigma_exact = diagnostics.sigma_exact_predicted(X, C)
+    sigma_exact = measures.sigma_exact_predicted(X, C)
     rows = [r for r in table if r["kind"] == "entmax15" and r["dtype"] == dtype]
     below = [r for r in rows if r["sigma"] <= sigma_exact * 0.999]
     assert below and all(r["error_to_kmeans"] == 0.0 and r["hard_row_fraction"] == 1.0 for r in below)
@@ -149,7 +149,7 @@ def curves(problem, table):
         sigma,
         highlight="entmax15",
         nan_sigmas=nan_sigmas,
-        sigma_exact=diagnostics.sigma_exact_predicted(X, C),
+        sigma_exact=measures.sigma_exact_predicted(X, C),
     )
     return fig, predicted, nan_sigmas, sigma
 

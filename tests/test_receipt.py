@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from rbfviz.collapse import collapse_study
 from rbfviz.datasets import make_dataset
-from rbfviz.diagnostics import collapse_study, kmeans_reference
 from rbfviz.loader import load_points, points_to_csv
+from rbfviz.measures import kmeans_reference
 from rbfviz.steps import kmeans
 from rbfviz.views.annealing.receipt import annealing_receipt
 from rbfviz.views.common.receipt import Receipt, literal

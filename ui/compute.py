@@ -33,8 +33,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 import streamlit as st
 
-from rbfviz import diagnostics
 from rbfviz import field as fieldmod
+from rbfviz import measures
 from rbfviz._validate import check_points
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
@@ -378,7 +378,7 @@ def _kmeans_from(key: DataKey, dtype: str, start_bytes: bytes):
     """K-Means from a start given as bytes (float64, k×d) – small, so hashing it is cheap."""
     X, _ = key.points(dtype)
     start = np.frombuffer(start_bytes, dtype=np.float64).reshape(-1, X.shape[1]).copy()
-    return diagnostics.kmeans_reference(X, start)
+    return measures.kmeans_reference(X, start)
 
 
 _START_NAMES = {"custom": "picked-points"}
@@ -983,7 +983,7 @@ def annealing_view(ctrl):
     the end point, E(σ) from C*), computed once per setting with a progress bar and shared read-only
     between sessions. Its annealing path is the one ``annealing(ctrl)`` computes (same call), so it is
     handed to that store too."""
-    from rbfviz.diagnostics import collapse_study
+    from rbfviz.collapse import collapse_study
     from rbfviz.views.annealing.arrays import annealing_view as build_view
 
     key = (_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)

@@ -138,8 +138,8 @@ def _exact_formula(kind: str) -> str:
 
 def _run_anneal(args) -> int:
     from ..annealing import default_sigmas
+    from ..collapse import collapse_study
     from ..datasets import make_dataset
-    from ..diagnostics import collapse_study
 
     if args.dataset == "iris" and args.n > 150:
         raise ValueError(f"iris has 150 points; --n must be at most 150, got {args.n}.")

@@ -32,9 +32,11 @@ import numpy as np
 
 from .._validate import COMPARED_KINDS, DTYPES
 from ..annealing import fixed_point
+from ..collapse import collapse_study
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
-from ..diagnostics import collapse_error, collapse_study, jsonable
 from ..family import family_collapse
+from ..jsonable import jsonable
+from ..measures import collapse_error
 from ..splits import predict_splits
 
 DEFAULT_N = 600

@@ -65,7 +65,7 @@ from torch import nn
 
 from .._validate import check_int, check_k, check_sigma
 from ..datasets import DATASETS, NATURAL_K, make_dataset
-from ..diagnostics import jsonable
+from ..jsonable import jsonable
 from ..layer import RBFClusterLayer
 from .training import (
     ProgressFn,

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 from student import HANG_TIMEOUT_MS, Student
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.views.explorer import words as explorer_words
@@ -63,7 +63,7 @@ def expected(level: int, kind: str = "softmax", dtype: str = "float64") -> dict:
     X = np.ascontiguousarray(X, dtype=dtype)
     C0 = initial_centers(X, 4, "kmeans++", 0)
     C, iterations, converged = soft_fixed_point(X, C0, sigma, kind=kind)
-    km_centers, labels = diagnostics.kmeans_reference(X, np.asarray(C0, dtype=np.float64))
+    km_centers, labels = measures.kmeans_reference(X, np.asarray(C0, dtype=np.float64))
     numbers = plane_numbers(X, C, sigma, kind, labels)
     metrics = [
         ("L_σ  (soft loss)", f"{numbers['loss']:.5g}"),

@@ -1,6 +1,6 @@
 """What the Annealing view draws, computed from one collapse study (no Streamlit, no Plotly).
 
-The study (``rbfviz.diagnostics.collapse_study``) anneals k centres from the data mean down a σ
+The study (``rbfviz.collapse.collapse_study``) anneals k centres from the data mean down a σ
 grid, runs K-Means from the annealed end point (C*) and measures the collapse error E(σ). This
 module turns it into the arrays the figures need:
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
-from rbfviz import diagnostics, maps, measures
+from rbfviz import maps, measures
 from rbfviz._validate import (
     check_centers,
     check_int,
@@ -206,9 +206,9 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
         gap=float(gap.gap),
         bound=float(gap.bound),
         within_bound=bool(gap.within_bound),
-        agreement=float(diagnostics.label_agreement(resp, kmeans_labels)) if nan_rows == 0 else float("nan"),
-        mean_entropy=float(diagnostics.mean_entropy(finite)) if len(finite) else float("nan"),
-        exact_zeros=int(diagnostics.count_exact_zeros(resp)),
+        agreement=float(measures.label_agreement(resp, kmeans_labels)) if nan_rows == 0 else float("nan"),
+        mean_entropy=float(measures.mean_entropy(finite)) if len(finite) else float("nan"),
+        exact_zeros=int(measures.count_exact_zeros(resp)),
         entries=int(resp.size),
         nan_rows=nan_rows,
     )
@@ -263,10 +263,10 @@ def _planes_at(X: np.ndarray, C: np.ndarray, sigmas: np.ndarray, kind: str, kmea
             gap=float(gap[i]),
             bound=float(bound),
             within_bound=bool(math.isfinite(gap[i]) and -tol[i] <= gap[i] <= bound + tol[i]),
-            agreement=float(diagnostics.label_agreement(level, kmeans_labels))
+            agreement=float(measures.label_agreement(level, kmeans_labels))
             if nan_rows[i] == 0
             else float("nan"),
-            mean_entropy=float(diagnostics.mean_entropy(finite)) if len(finite) else float("nan"),
+            mean_entropy=float(measures.mean_entropy(finite)) if len(finite) else float("nan"),
             exact_zeros=int(zeros[i]),
             entries=int(level.size),
             nan_rows=int(nan_rows[i]),

@@ -11,7 +11,7 @@ def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
     imports, body = data_lines(p)
     body = body + [settings_line(p)]
     imports = imports + [
-        "from rbfviz.diagnostics import kmeans_reference",
+        "from rbfviz.measures import kmeans_reference",
         "from rbfviz.views.explorer.arrays import plane_numbers",
     ]
     if p["init"] == "anneal":

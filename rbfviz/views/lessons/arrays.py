@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz._validate import entmax_kind
 from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import exact_collapse_answer
@@ -145,7 +145,7 @@ def _voronoi(d: StepData) -> dict:
         n=len(d.X),
         smallest_max=smallest_max,
         hard_share=percent(float(np.mean(resp.max(axis=1) == 1.0))),
-        agreement=percent(diagnostics.label_agreement(resp, d.labels)),
+        agreement=percent(measures.label_agreement(resp, d.labels)),
         sigma_exact_softmax=d.scale.sigma_exact_softmax,
     )
 
@@ -187,8 +187,8 @@ def _soften(d: StepData) -> dict:
 
 
 def _anneal(d: StepData) -> dict:
-    lam = diagnostics.covariance_lambda_max(d.X)
-    sigma_c = diagnostics.critical_sigma_predicted(d.X, "softmax")
+    lam = measures.covariance_lambda_max(d.X)
+    sigma_c = measures.critical_sigma_predicted(d.X, "softmax")
     return dict(sigma=grid_at_or_below(d.scale, sigma_c), answer=sigma_c, lam=lam, sigma_c=sigma_c)
 
 
@@ -224,7 +224,7 @@ def _underflow(d: StepData) -> dict:
     first, _ = naive_nan_sigmas(d.X, d.centers, "float32")
     sigma = grid_at_or_below(d.scale, first)
     X32 = d.X.astype(np.float32)
-    C32, _ = diagnostics.kmeans_reference(X32, d.centers)  # C* in float32, as the Stability view
+    C32, _ = measures.kmeans_reference(X32, d.centers)  # C* in float32, as the Stability view
     naive = responsibilities(X32, C32, sigma, "naive")
     stable = responsibilities(X32, C32, sigma, "softmax")
     return dict(
@@ -240,11 +240,11 @@ def _underflow(d: StepData) -> dict:
 
 
 def _entmax(d: StepData) -> dict:
-    g_min = diagnostics.min_sq_gap(d.X, d.centers)
-    sigma_star = diagnostics.sigma_exact_predicted(d.X, d.centers)
+    g_min = measures.min_sq_gap(d.X, d.centers)
+    sigma_star = measures.sigma_exact_predicted(d.X, d.centers)
     sigma = grid_at_or_below(d.scale, sigma_star)
     X32 = d.X.astype(np.float32)
-    C32, _ = diagnostics.kmeans_reference(X32, d.centers)
+    C32, _ = measures.kmeans_reference(X32, d.centers)
     resp = responsibilities(X32, C32, sigma, "entmax15")
     k = d.centers.shape[0]
     return dict(
@@ -255,7 +255,7 @@ def _entmax(d: StepData) -> dict:
         n=len(d.X),
         k=k,
         one_hot=int(one_hot_rows(resp).sum()),
-        zeros=int(diagnostics.count_exact_zeros(resp)),
+        zeros=int(measures.count_exact_zeros(resp)),
         zeros_expected=len(d.X) * (k - 1),
         nan_rows=int(np.isnan(resp).any(axis=1).sum()),
     )
@@ -296,7 +296,7 @@ def _agreement_bucket(fraction: float) -> int:
 
 def _moons(d: StepData) -> dict:
     k = d.centers.shape[0]
-    agreement = diagnostics.label_agreement(np.eye(k)[d.labels], d.y)
+    agreement = measures.label_agreement(np.eye(k)[d.labels], d.y)
     # at fixed centres the argmax of r is the nearest centre at every σ: a straight cut
     distances = ((d.X[:, None] - d.centers[None]) ** 2).sum(-1)
     linear = all(
@@ -306,7 +306,7 @@ def _moons(d: StepData) -> dict:
         for s in d.scale.grid[::4]
     )
     circles = step_data(_settings("circles", 2))
-    circles_agreement = diagnostics.label_agreement(np.eye(2)[circles.labels], circles.y)
+    circles_agreement = measures.label_agreement(np.eye(2)[circles.labels], circles.y)
     return dict(
         sigma=d.scale.default,
         answer=_agreement_bucket(agreement),
@@ -358,7 +358,7 @@ def _sheared(d: StepData) -> dict:
         cut_share=percent(float(cells[group, other] / cells[group].sum())),
         angle=angle,
         axis_ratio=float(np.sqrt(spread[-1] / spread[0])),
-        agreement=percent(diagnostics.label_agreement(np.eye(k)[d.labels], d.y)),
+        agreement=percent(measures.label_agreement(np.eye(k)[d.labels], d.y)),
         J_kmeans=float(distances.min(axis=1).sum()),
         J_groups=float(((d.X - group_means[d.y]) ** 2).sum()),
         linear="yes" if linear else "no",

@@ -7,7 +7,7 @@ one soft-centroid step from C* lands exactly on C* iff the map is exactly hard o
 * ``underflow_logit(dtype)``      – Z: exp(z) rounds to 0.0 for z < −Z (float64 1075·ln 2 ≈ 745.1,
                                     float32 150·ln 2 ≈ 104.0 with subnormals; ≈ 87.3 where the
                                     hardware flushes subnormals to zero).
-* ``stability_table(X, C, sigmas)`` – per (kind, dtype, σ): diagnostics.stability_report's NaN-row
+* ``stability_table(X, C, sigmas)`` – per (kind, dtype, σ): measures.stability_report's NaN-row
                                     fraction, zero fraction and ||∇_C L_σ||, plus the fraction of
                                     exactly one-hot rows and the one-step error ||x̄(C*) − C*||_F.
 * ``predicted_fractions(X, C, sigmas, dtype)`` – the closed forms: naive rows NaN iff
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz._validate import (
     COMPARED_KINDS,
     DTYPES,
@@ -45,14 +45,14 @@ from rbfviz.steps import soft_centroid_step
 
 
 def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[dict]:
-    """One dict per (kind, dtype, σ), in that nesting order (as ``diagnostics.stability_report``).
+    """One dict per (kind, dtype, σ), in that nesting order (as ``measures.stability_report``).
 
     C (k, d) should be K-Means centroids of X. In each dtype the reference C* is that partition's
-    means computed in the dtype by rbfviz's own centroid code (``diagnostics.kmeans_reference``, as
+    means computed in the dtype by rbfviz's own centroid code (``measures.kmeans_reference``, as
     in the collapse study), so an exactly hard map reproduces C* bit for bit instead of differing by
     a summation-order rounding.
 
-    Keys: kind, dtype, sigma; from ``diagnostics.stability_report`` at C*: nan_row_fraction,
+    Keys: kind, dtype, sigma; from ``measures.stability_report`` at C*: nan_row_fraction,
     zero_fraction, grad_norm ||∇_C L_σ||_F with r detached, loss, loss_finite; added here:
     hard_row_fraction (rows exactly one-hot) and error_to_kmeans ||x̄(C*) − C*||_F, the move of one
     soft-centroid (EM) step from C* (NaN when the naive map breaks; 0 iff the step reproduces C*).
@@ -63,8 +63,8 @@ def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[d
     found = {}
     for dtype in dtypes:
         Xd = X.astype(dtype)
-        C_star, _ = diagnostics.kmeans_reference(Xd, C)
-        report = diagnostics.stability_report(Xd, C_star, sigmas, kinds=kinds, dtypes=(dtype,))
+        C_star, _ = measures.kmeans_reference(Xd, C)
+        report = measures.stability_report(Xd, C_star, sigmas, kinds=kinds, dtypes=(dtype,))
         with torch.no_grad():
             d = sq_distances(torch.from_numpy(Xd), torch.from_numpy(C_star))
         for row in report:
