@@ -5,7 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
-from rbfviz._validate import entmax_alpha
+from rbfviz.validate import entmax_alpha
 from rbfviz.views.annealing import words as annealing_words
 from rbfviz.views.annealing.arrays import split_rows, splits_in_words
 from rbfviz.views.annealing.figures import (

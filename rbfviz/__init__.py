@@ -13,8 +13,8 @@ from importlib import import_module
 
 # public name -> the module that owns it
 _HOMES = {
-    "KINDS": "._validate",
-    "entmax_kind": "._validate",
+    "KINDS": ".validate",
+    "entmax_kind": ".validate",
     "AnnealResult": ".annealing",
     "anneal": ".annealing",
     "default_sigmas": ".annealing",

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ._validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 from .maps import resp_columns
+from .validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 
 QUANTITIES = ("max", "entropy")
 # Width / height of every plane the app draws: an equal-aspect plot of this shape fills its column.

@@ -19,8 +19,8 @@ from PIL import Image
 from test_scrub_levels import COVERING, covering_group, explorer_case
 
 from rbfviz import field
-from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.maps import resp_from_sq_distances
+from rbfviz.validate import KINDS, entmax_kind
 from rbfviz.views.common.layout import png_indexed_bytes
 from rbfviz.views.common.palette import EDGE_RGB, NAN_RGB, cluster_rgb
 from rbfviz.views.common.scrub import figure_at, read_payload

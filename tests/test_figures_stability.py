@@ -14,11 +14,11 @@ import pytest
 import torch
 
 from rbfviz import measures
-from rbfviz._validate import DTYPES  # the table nests in this order
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions, underflow_logit
 from rbfviz.steps import kmeans
+from rbfviz.validate import DTYPES  # the table nests in this order
 from rbfviz.views.common.layout import validated
 from rbfviz.views.common.palette import cluster_colors
 from rbfviz.views.common.sigma import CURRENT, EXACT_PREDICTED

@@ -19,8 +19,8 @@ import numpy as np
 import payload_reference
 import pytest
 
-from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.datasets import DATASETS
+from rbfviz.validate import KINDS, entmax_kind
 from rbfviz.views.annealing.figures import FRAME_MS
 from rbfviz.views.annealing.levels import annealing_levels
 from rbfviz.views.common.plane import drawn_points

@@ -35,10 +35,10 @@ import streamlit as st
 
 from rbfviz import field as fieldmod
 from rbfviz import measures
-from rbfviz._validate import check_points
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
+from rbfviz.validate import check_points
 from rbfviz.views.common.scrub import ScrubLevel
 from rbfviz.views.explorer import arrays as explore
 from rbfviz.views.explorer.picks import picked_centers

@@ -31,9 +31,9 @@ import math
 import os
 import sys
 
-from .._validate import COMPARED_KINDS, DTYPES, ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
 from ..server import tune_for_server
+from ..validate import COMPARED_KINDS, DTYPES, ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
 COMMAND_MODULES = ("networks",)

@@ -30,7 +30,6 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import COMPARED_KINDS, DTYPES
 from ..annealing import fixed_point
 from ..collapse import collapse_study
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
@@ -38,6 +37,7 @@ from ..family import family_collapse
 from ..jsonable import jsonable
 from ..measures import collapse_error
 from ..splits import predict_splits
+from ..validate import COMPARED_KINDS, DTYPES
 
 DEFAULT_N = 600
 # the paper reports E at these σ (converted to our convention) for moons, circles and spiral.

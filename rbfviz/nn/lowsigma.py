@@ -42,9 +42,9 @@ import torch
 from sklearn.cluster import kmeans_plusplus
 from torch import nn
 
-from .._validate import check_int, check_k, check_kind, check_sigma, check_sigma_for_dtype
 from ..jsonable import jsonable
 from ..measures import naive_nan_sigmas
+from ..validate import check_int, check_k, check_kind, check_sigma, check_sigma_for_dtype
 from .classifier import RBFNetwork, split_dataset
 from .training import (
     append_row,

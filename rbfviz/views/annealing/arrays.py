@@ -24,10 +24,10 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.decomposition import PCA
 
-from rbfviz._validate import check_points
 from rbfviz.collapse import CollapseStudy
 from rbfviz.maps import responsibilities
 from rbfviz.splits import predict_splits
+from rbfviz.validate import check_points
 from rbfviz.views.common.palette import mix_colors
 from rbfviz.views.common.sigma import nearest_index
 

@@ -18,7 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rbfviz._validate import (
+from rbfviz.maps import resp_torch
+from rbfviz.measures import _gamma_gap
+from rbfviz.steps import gradient_step_torch, soft_centroids_torch
+from rbfviz.validate import (
     check_centers,
     check_int,
     check_kind,
@@ -27,9 +30,6 @@ from rbfviz._validate import (
     check_sigma_for_dtype,
     check_sigmas,
 )
-from rbfviz.maps import resp_torch
-from rbfviz.measures import _gamma_gap
-from rbfviz.steps import gradient_step_torch, soft_centroids_torch
 
 
 def _max_abs_diff(a: np.ndarray, b: np.ndarray) -> float:

@@ -24,15 +24,6 @@ import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
 from rbfviz import maps, measures
-from rbfviz._validate import (
-    check_centers,
-    check_int,
-    check_k,
-    check_kind,
-    check_points,
-    check_sigma,
-    check_sigma_for_dtype,
-)
 from rbfviz.annealing import fixed_point, fixed_points
 from rbfviz.maps import _responsibilities
 from rbfviz.measures import (
@@ -41,6 +32,15 @@ from rbfviz.measures import (
     _min_sq_gap,
     _sigma_exact,
     _sigma_softmax_exact,
+)
+from rbfviz.validate import (
+    check_centers,
+    check_int,
+    check_k,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
 )
 from rbfviz.views.common.sigma import nearest_index
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rbfviz._validate import check_int, check_points
+from rbfviz.validate import check_int, check_points
 
 MAX_PICKS = 10  # the app shows at most 10 clusters (one distinct colour each)
 

@@ -23,12 +23,12 @@ from typing import Callable
 import numpy as np
 
 from rbfviz import measures
-from rbfviz._validate import entmax_kind
 from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import exact_collapse_answer
 from rbfviz.maps import responsibilities
 from rbfviz.measures import naive_nan_sigmas, one_hot_rows, underflow_logit
 from rbfviz.steps import kmeans
+from rbfviz.validate import entmax_kind
 from rbfviz.views.common.sigma import nearest_index
 from rbfviz.views.common.words import percent
 from rbfviz.views.equivalence.arrays import one_step

@@ -21,12 +21,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from rbfviz._validate import check_sigma, check_sigma_for_dtype
 from rbfviz.datasets import DEFAULT_N, NATURAL_K
 from rbfviz.field import PLANE_ASPECT, boundary_mask, grid_sq_distances, plane_extent
 from rbfviz.nn.classifier import ClassifierResult, decision_grid, split_dataset, train_classifier
 from rbfviz.nn.deep import DeepClusterResult, train_deep_clustering
 from rbfviz.nn.lowsigma import LowSigmaComparison, compare_low_sigma
+from rbfviz.validate import check_sigma, check_sigma_for_dtype
 
 CLASSIFIER_DATASETS = ("moons", "circles", "spiral")
 DEEP_VIEW_DATASETS = ("digits", "moons", "circles", "spiral", "blobs")

@@ -28,7 +28,11 @@ import numpy as np
 import torch
 
 from rbfviz import measures
-from rbfviz._validate import (
+from rbfviz.field import grid_sq_distances, plane_extent
+from rbfviz.maps import resp_from_sq_distances, sq_distances
+from rbfviz.measures import one_hot_rows
+from rbfviz.steps import soft_centroid_step
+from rbfviz.validate import (
     COMPARED_KINDS,
     DTYPES,
     check_centers,
@@ -38,10 +42,6 @@ from rbfviz._validate import (
     check_sigma_for_dtype,
     check_sigmas,
 )
-from rbfviz.field import grid_sq_distances, plane_extent
-from rbfviz.maps import resp_from_sq_distances, sq_distances
-from rbfviz.measures import one_hot_rows
-from rbfviz.steps import soft_centroid_step
 
 
 def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[dict]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from rbfviz._validate import ALPHA_MAX, ALPHA_MIN
 from rbfviz.family import collapse_sigma_curve
+from rbfviz.validate import ALPHA_MAX, ALPHA_MIN
 from rbfviz.views.common.kinds import DTYPE_DASH
 from rbfviz.views.common.layout import _axis, base_layout, figure
 from rbfviz.views.common.sigma import sigma_axis

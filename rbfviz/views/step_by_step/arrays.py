@@ -26,7 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rbfviz._validate import (
+from rbfviz.maps import _responsibilities
+from rbfviz.measures import _gamma_gap
+from rbfviz.steps import _m_step, _soft_centroid_step
+from rbfviz.validate import (
     check_centers,
     check_kind,
     check_points,
@@ -34,9 +37,6 @@ from rbfviz._validate import (
     check_sigma_for_dtype,
     check_sigmas,
 )
-from rbfviz.maps import _responsibilities
-from rbfviz.measures import _gamma_gap
-from rbfviz.steps import _m_step, _soft_centroid_step
 
 STEP_NAMES = {"E": "E-step", "M": "M-step", "L": "Lloyd step"}
 MAX_STEPS = 200  # a shared link replays every step on each view: this bounds the work and the URL
