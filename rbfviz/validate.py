@@ -1,11 +1,12 @@
 """Argument checks shared by every public function, and the names of the maps and precisions.
 
-Callers use them too: the app checks a value from the address or a form with the same function,
-and the same message, as the library would (``check_points``, ``check_alpha``, ``entmax_kind``,
-``DTYPES``, ``COMPARED_KINDS``, ...). Each check either returns a cleaned value or raises
-``ValueError`` with a message that says what was wrong and what is allowed. Public functions call
-these at their boundary, so the numerical code behind them can assume well-formed input: the library's own inner calls go to the ``_private``
-twin of a public function (``responsibilities`` → ``_responsibilities``), which trusts its arguments.
+Callers use them too: the app checks a value from the address or a form with the same function, and the
+same message, as the library would (``check_points``, ``check_alpha``, ``entmax_kind``, ``DTYPES``,
+``COMPARED_KINDS``, ...). Each check either returns a cleaned value or raises ``ValueError`` with a
+message that says what was wrong and what is allowed. Public functions call these at their boundary, so
+the numerical code behind them can assume well-formed input: the library's own inner calls go to the
+``_private`` twin of a public function (``responsibilities`` → ``_responsibilities``), which trusts its
+arguments.
 """
 
 from __future__ import annotations
