@@ -38,8 +38,12 @@ from rbfviz.views.common.sigma import (
     SOFTMAX_EXACT,
     SOFTMAX_EXACT_COLOR,
     figure_with_frames,
+    log_axis_floor,
+    play_buttons,
     sigma_axis,
     sigma_line,
+    sigma_window,
+    zero_markers,
 )
 
 CRITICAL_COLOR = "#004488"
@@ -240,9 +244,6 @@ def trajectory_figure(
     ]
 
     still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
-    play = dict(
-        frame=dict(duration=int(frame_ms), redraw=False), transition=dict(duration=0), mode="immediate"
-    )
     layout = base_layout(title, height)
     extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
     layout.update(plane_axes(extent))
@@ -252,26 +253,7 @@ def trajectory_figure(
         layout["height"] = height - 90
         return figure(data, layout)
     layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
-    layout["updatemenus"] = [
-        dict(
-            type="buttons",
-            direction="left",
-            showactive=False,
-            x=0.0,
-            xanchor="left",
-            y=-0.11,
-            yanchor="top",
-            pad=dict(t=0, r=10),
-            font=dict(size=13),
-            buttons=[
-                dict(
-                    label="▶ Play from the top", method="animate", args=[None, {**play, "fromcurrent": False}]
-                ),
-                dict(label="❚❚ Pause", method="animate", args=[[None], still]),
-                dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}]),
-            ],
-        )
-    ]
+    layout["updatemenus"] = play_buttons(frame_ms, redraw=False, play_label="▶ Play from the top", y=-0.11)
     layout["sliders"] = [
         dict(
             active=current,
@@ -411,9 +393,9 @@ def split_markers(view) -> list[dict]:
 
 def error_axis_floor(view) -> float:
     """Where exact zeros of E are drawn on the log axis: a decade below the smallest positive E."""
-    values = np.concatenate([np.asarray(view.error, np.float64), np.asarray(view.error_path, np.float64)])
-    positive = values[np.isfinite(values) & (values > 0)]
-    return float(positive.min()) / 10.0 if positive.size else 1e-16
+    return log_axis_floor(
+        np.concatenate([np.asarray(view.error, np.float64), np.asarray(view.error_path, np.float64)])
+    )
 
 
 def collapse_figure(view, sigma: float, title: str | None = None, height: int = 540) -> go.Figure:
@@ -429,7 +411,6 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
     path = np.asarray(view.error_path, dtype=np.float64)
     floor = error_axis_floor(view)
     positive = np.where(np.isfinite(error) & (error > 0), error, np.nan)
-    zero = np.isfinite(error) & (error == 0)
     data = [
         dict(
             type="scatter",
@@ -441,14 +422,14 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
             marker=dict(size=6, color="#000000"),
             hovertemplate="σ = %{x:.3g}<br>E = %{y:.3g}<extra></extra>",
         ),
-        dict(
-            type="scatter",
-            x=sigmas[zero],
-            y=[floor] * int(zero.sum()),
-            mode="markers",
-            name="E = 0 exactly (at axis floor)",
-            marker=dict(symbol="triangle-down", size=10, color=EXACT_COLOR),
-            hovertemplate="σ = %{x:.3g}<br>E = 0 exactly<extra></extra>",
+        zero_markers(
+            sigmas,
+            error,
+            floor,
+            EXACT_COLOR,
+            "E = 0 exactly (at axis floor)",
+            "σ = %{x:.3g}<br>E = 0 exactly<extra></extra>",
+            size=10,
         ),
         dict(
             type="scatter",
@@ -475,21 +456,7 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
                 hoverinfo="skip",
             )
         )
-        shapes.append(
-            dict(
-                type="rect",
-                xref="x",
-                yref="paper",
-                x0=fit.sigma_max,
-                x1=fit.sigma_min,
-                y0=0,
-                y1=1,
-                fillcolor=WINDOW_FILL,
-                line=dict(width=0),
-                layer="below",
-                name="fit window",
-            )
-        )
+        shapes.append(sigma_window(fit.sigma_max, fit.sigma_min, WINDOW_FILL, "fit window"))
     shapes.append(sigma_line(view.sigma_exact_predicted, EXACT_PREDICTED, EXACT_COLOR, "dash"))
     if view.sigma_exact_measured is not None:
         shapes.append(sigma_line(view.sigma_exact_measured, EXACT_MEASURED, EXACT_COLOR, "dot"))

@@ -106,3 +106,75 @@ def nearest_index(values, value: float) -> int:
     """Index of the entry of ``values`` (positive numbers) nearest to ``value`` on a log scale; the
     first of equally near ones. The one way every view finds "the σ level nearest to σ"."""
     return int(np.argmin(np.abs(np.log(np.asarray(values, dtype=np.float64)) - math.log(value))))
+
+
+def sigma_window(sigma_high: float, sigma_low: float, fill: str, name: str) -> dict:
+    """A layout shape: the σ interval [sigma_low, sigma_high] shaded over the plot's full height, below
+    the traces (a fit's window, the plateau of an answer)."""
+    return dict(
+        type="rect",
+        xref="x",
+        yref="paper",
+        x0=float(sigma_high),
+        x1=float(sigma_low),
+        y0=0.0,
+        y1=1.0,
+        fillcolor=fill,
+        line=dict(width=0),
+        layer="below",
+        name=name,
+    )
+
+
+def play_buttons(frame_ms: int, redraw: bool, play_label: str, y: float) -> list[dict]:
+    """The layout's ``updatemenus``: play from the first frame, pause, resume, under the plot at
+    paper height y. ``redraw`` is True when frames change the layout (images), not only the data."""
+    play = dict(
+        frame=dict(duration=int(frame_ms), redraw=redraw), transition=dict(duration=0), mode="immediate"
+    )
+    still = dict(frame=dict(duration=0, redraw=redraw), mode="immediate", transition=dict(duration=0))
+    return [
+        dict(
+            type="buttons",
+            direction="left",
+            showactive=False,
+            x=0.0,
+            xanchor="left",
+            y=y,
+            yanchor="top",
+            pad=dict(t=0, r=10),
+            font=dict(size=13),
+            buttons=[
+                dict(label=play_label, method="animate", args=[None, {**play, "fromcurrent": False}]),
+                dict(label="❚❚ Pause", method="animate", args=[[None], still]),
+                dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}]),
+            ],
+        )
+    ]
+
+
+def log_axis_floor(values) -> float:
+    """Where exact zeros are drawn on a log axis: a decade below the smallest positive finite value
+    (1e-16 when there is none)."""
+    values = np.asarray(values, dtype=np.float64)
+    positive = values[np.isfinite(values) & (values > 0)]
+    return float(positive.min()) / 10.0 if positive.size else 1e-16
+
+
+def zero_markers(
+    x, y, floor: float, color: str, name: str, hovertemplate: str, size: int = 8, **trace
+) -> dict:
+    """A scatter trace of downward triangles at height ``floor`` where y is exactly 0: a log axis cannot
+    show 0, and an exact zero is the point (entmax's collapse, a one-hot row). x, y: (n,) arrays."""
+    y = np.asarray(y, dtype=np.float64)
+    zero = np.isfinite(y) & (y == 0)
+    return dict(
+        type="scatter",
+        x=np.asarray(x)[zero],
+        y=[floor] * int(zero.sum()),
+        mode="markers",
+        name=name,
+        marker=dict(symbol="triangle-down", size=size, color=color),
+        hovertemplate=hovertemplate,
+        **trace,
+    )

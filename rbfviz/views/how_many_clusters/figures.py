@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.views.common.layout import base_layout, figure
-from rbfviz.views.common.sigma import sigma_axis
+from rbfviz.views.common.sigma import sigma_axis, sigma_window
 
 LINE_COLOR = "#0072B2"
 ANSWER_COLOR = "#D55E00"
@@ -111,21 +111,7 @@ def staircase_figure(answer, natural_k: int | None = None, height: int = HEIGHT)
     shapes = []
     plateau = answer.plateau
     if plateau.count is not None:
-        shapes.append(
-            dict(
-                type="rect",
-                xref="x",
-                yref="paper",
-                x0=plateau.sigma_high,
-                x1=plateau.sigma_low,
-                y0=0.0,
-                y1=1.0,
-                fillcolor=ANSWER_FILL,
-                line=dict(width=0),
-                layer="below",
-                name=ANSWER,
-            )
-        )
+        shapes.append(sigma_window(plateau.sigma_high, plateau.sigma_low, ANSWER_FILL, ANSWER))
         middle = math.sqrt(plateau.sigma_high * plateau.sigma_low)
         data.append(
             dict(

@@ -36,7 +36,7 @@ from rbfviz.views.common.layout import (
 )
 from rbfviz.views.common.palette import EDGE_RGB, KMEANS_COLOR, cluster_colors, cluster_rgb, fade, hex_to_rgb
 from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER
-from rbfviz.views.common.sigma import figure_with_frames, log_ticks
+from rbfviz.views.common.sigma import figure_with_frames, log_axis_floor, log_ticks, play_buttons
 
 # Okabe–Ito orange, blue, bluish green: classes 0, 1, 2.
 CLASS_COLORS = ("#E69F00", "#0072B2", "#009E73")
@@ -53,6 +53,9 @@ TEST_POINTS = "test"
 MISCLASSIFIED = "misclassified"
 CENTERS = "RBF centres"
 LLOYD = "Lloyd from the centres"
+
+
+PLAY_LABEL = "▶ Play from the start"
 
 
 def class_colors(n_classes: int) -> list[str]:
@@ -218,35 +221,6 @@ def _slider(labels: list[str], active: int, prefix: str = "", redraw: bool = Tru
     )
 
 
-def _play_buttons(frame_ms: int, redraw: bool) -> list[dict]:
-    play = dict(
-        frame=dict(duration=int(frame_ms), redraw=redraw), transition=dict(duration=0), mode="immediate"
-    )
-    still = dict(frame=dict(duration=0, redraw=redraw), mode="immediate", transition=dict(duration=0))
-    return [
-        dict(
-            type="buttons",
-            direction="left",
-            showactive=False,
-            x=0.0,
-            xanchor="left",
-            y=-0.17,
-            yanchor="top",
-            pad=dict(t=0, r=10),
-            font=dict(size=13),
-            buttons=[
-                dict(
-                    label="▶ Play from the start",
-                    method="animate",
-                    args=[None, {**play, "fromcurrent": False}],
-                ),
-                dict(label="❚❚ Pause", method="animate", args=[[None], still]),
-                dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}]),
-            ],
-        )
-    ]
-
-
 def frame_image(codes, lut: np.ndarray, extent) -> dict:
     """A frame's decision grid (G, G) of codes as a layout image over extent (row 0 = top), coloured by
     lut."""
@@ -311,7 +285,8 @@ def classifier_animation(
     layout.update(plane_axes(view.frame_extent))
     layout["images"] = [images[last]]
     layout["margin"] = dict(l=55, r=10, t=100 if title else 70, b=190)
-    layout["updatemenus"] = _play_buttons(frame_ms, redraw=True)  # layout changes need the redraw path
+    # layout changes (the images) need the redraw path
+    layout["updatemenus"] = play_buttons(frame_ms, redraw=True, play_label=PLAY_LABEL, y=-0.17)
     layout["sliders"] = [_slider(labels, last)]
     return figure_with_frames(data, layout, frames)
 
@@ -424,7 +399,7 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
     layout = base_layout(title, height)
     layout.update(plane_axes(view.extent, *axis_names))
     layout["margin"] = dict(l=55, r=10, t=100 if title else 70, b=190)
-    layout["updatemenus"] = _play_buttons(frame_ms, redraw=False)
+    layout["updatemenus"] = play_buttons(frame_ms, redraw=False, play_label=PLAY_LABEL, y=-0.17)
     layout["sliders"] = [_slider(labels, last, redraw=False)]
     return figure_with_frames(data, layout, frames)
 
@@ -511,7 +486,7 @@ def curves_figure(
             + [np.asarray([h["y"] for h in panel.get("hlines", [])], np.float64)]
         )
         positive = values[np.isfinite(values) & (values > 0)]
-        floor = float(positive.min()) / 10.0 if positive.size else 1e-16
+        floor = log_axis_floor(values)
         ceiling = float(positive.max()) * 10.0 if positive.size else 1.0
         if panel.get("log"):
             tickvals, ticktext = log_tickvals(floor, ceiling)

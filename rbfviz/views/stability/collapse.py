@@ -25,7 +25,9 @@ from rbfviz.views.common.sigma import (
     EXACT_PREDICTED,
     SOFTMAX_EXACT,
     SOFTMAX_EXACT_COLOR,
+    log_axis_floor,
     log_ticks,
+    zero_markers,
 )
 
 
@@ -73,8 +75,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
         raise ValueError("reproduce_figure needs at least one study.")
     sigmas_all = np.concatenate([np.asarray(s.sigmas, np.float64) for s in studies])
     errors = np.concatenate([np.asarray(s.error, np.float64) for s in studies])
-    positive = errors[np.isfinite(errors) & (errors > 0)]
-    floor = float(positive.min()) / 10.0 if positive.size else 1e-16
+    floor = log_axis_floor(errors)
 
     data = []
     # naive is softmax's formula, so where it is finite its curve lies exactly on softmax's: draw it
@@ -102,16 +103,15 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
         zero = np.isfinite(err) & (err == 0)
         if zero.any():
             data.append(
-                dict(
-                    type="scatter",
-                    x=sig[zero],
-                    y=[floor] * int(zero.sum()),
-                    mode="markers",
-                    name=f"E = 0 exactly: {label}",
+                zero_markers(
+                    sig,
+                    err,
+                    floor,
+                    color,
+                    f"E = 0 exactly: {label}",
+                    f"{label}<br>σ = %{{x:.3g}}<br>E = 0 exactly<extra></extra>",
                     legendgroup=label,
                     showlegend=False,
-                    marker=dict(symbol="triangle-down", size=8, color=color),
-                    hovertemplate=f"{label}<br>σ = %{{x:.3g}}<br>E = 0 exactly<extra></extra>",
                 )
             )
         fit = study.slope

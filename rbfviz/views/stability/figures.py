@@ -22,7 +22,15 @@ from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import GRID_COLOR, base_layout, field_image, figure, legend_only, png_data_uri
 from rbfviz.views.common.palette import NAN_RGB, cluster_colors, cluster_rgb, fade
 from rbfviz.views.common.plane import KMEANS_MARKER
-from rbfviz.views.common.sigma import CURRENT, CURRENT_COLOR, EXACT_COLOR, EXACT_PREDICTED, sigma_axis
+from rbfviz.views.common.sigma import (
+    CURRENT,
+    CURRENT_COLOR,
+    EXACT_COLOR,
+    EXACT_PREDICTED,
+    log_axis_floor,
+    sigma_axis,
+    zero_markers,
+)
 
 PREDICTED_BAND = "rgba(120, 120, 120, 0.35)"
 
@@ -57,9 +65,7 @@ def _finite_list(values) -> list:
 
 
 def _log_floor(rows, key: str) -> float:
-    values = np.array([r[key] for r in rows], dtype=np.float64)
-    positive = values[np.isfinite(values) & (values > 0)]
-    return float(positive.min()) / 10.0 if positive.size else 1e-16
+    return log_axis_floor([r[key] for r in rows])
 
 
 def _axis_names(i: int) -> tuple[str, str]:
@@ -205,19 +211,17 @@ def stability_figure(
                 zero = np.isfinite(v) & (v == 0)
                 if log and zero.any():
                     data.append(
-                        dict(
-                            type="scatter",
-                            x=s[zero],
-                            y=[floor] * int(zero.sum()),
-                            mode="markers",
+                        zero_markers(
+                            s,
+                            v,
+                            floor,
+                            KIND_COLORS[kind],
+                            ZERO_MARK,
+                            f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>exactly 0<extra></extra>",
                             xaxis=xref,
                             yaxis=yref,
-                            marker=dict(symbol="triangle-down", size=8, color=KIND_COLORS[kind]),
-                            name=ZERO_MARK,
                             legendgroup="zero",
                             showlegend=not zero_legend_shown,
-                            hovertemplate=f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>exactly 0"
-                            "<extra></extra>",
                             meta=["zero", kind, dtype],
                         )
                     )
