@@ -13,7 +13,7 @@ import streamlit as st
 
 from rbfviz.nn.training import TRAIN_KINDS
 from rbfviz.views.common.kinds import KIND_CONTROL_LABELS, KIND_LABELS
-from rbfviz.views.neural_network import arrays as views
+from rbfviz.views.neural_network import arrays as neural_network
 from rbfviz.views.neural_network.figures import (
     classifier_animation,
     classifier_figure,
@@ -42,7 +42,7 @@ def use_dataset(name: str) -> None:
 def classifier_data(ctrl):
     """(dataset, n, noise, seed) for the classifier: the sidebar's data if it is moons, circles or spiral
     (labelled classes that a straight line cannot separate), else moons at its defaults."""
-    if ctrl.dataset in views.CLASSIFIER_DATASETS:
+    if ctrl.dataset in neural_network.CLASSIFIER_DATASETS:
         return ctrl.dataset, ctrl.n, ctrl.noise, ctrl.seed
     return DEFAULT_DATASET, None, None, ctrl.seed
 
@@ -85,14 +85,14 @@ tab_clf, tab_deep, tab_low = st.tabs(
 # --- 1. the classifier -----------------------------------------------------------------------------
 with tab_clf:
     dataset, n, noise, seed = classifier_data(ctrl)
-    if ctrl.dataset not in views.CLASSIFIER_DATASETS:
+    if ctrl.dataset not in neural_network.CLASSIFIER_DATASETS:
         st.info(
             f"The classifier needs labelled classes that a straight line cannot separate, so it uses "
             f"**{DEFAULT_DATASET}** (500 points, seed {seed}) while the sidebar shows {ctrl.dataset}. "
             "Switch the sidebar to one of these to classify its points (with its n, noise and seed):"
         )
-        cols = st.columns(len(views.CLASSIFIER_DATASETS))
-        for col, name in zip(cols, views.CLASSIFIER_DATASETS):
+        cols = st.columns(len(neural_network.CLASSIFIER_DATASETS))
+        for col, name in zip(cols, neural_network.CLASSIFIER_DATASETS):
             col.button(f"Use {name}", key=f"use_{name}", on_click=use_dataset, args=(name,))
     else:
         st.caption(
@@ -109,12 +109,12 @@ with tab_clf:
     key = ("classifier", dataset, n, noise, seed, k, kind, epochs, lam)
     if train:
         with panel("The classifier's settings"):
-            views.check_classifier_settings(dataset, k, n=n, noise=noise, seed=seed)
+            neural_network.check_classifier_settings(dataset, k, n=n, noise=noise, seed=seed)
             training.start(
                 "classifier",
                 key,
                 partial(
-                    views.train_classifier_view,
+                    neural_network.train_classifier_view,
                     dataset,
                     k=k,
                     seed=seed,
@@ -245,7 +245,7 @@ with tab_deep:
         c1, c2, c3, c4 = st.columns(4)
         deep_dataset = c1.selectbox(
             "Data",
-            views.DEEP_VIEW_DATASETS,
+            neural_network.DEEP_VIEW_DATASETS,
             key="deep_dataset",
             format_func=lambda d: "digits (1,797 handwritten 8×8 images)"
             if d == "digits"
@@ -265,7 +265,7 @@ with tab_deep:
             "deep",
             deep_key,
             partial(
-                views.train_deep_view,
+                neural_network.train_deep_view,
                 deep_dataset,
                 seed=ctrl.seed,
                 kind=deep_kind,
@@ -339,7 +339,7 @@ with tab_deep:
                         "NMI": fmt(row["NMI"]),
                         "ARI": "—" if row["ARI"] is None else fmt(row["ARI"]),
                     }
-                    for row in views.deep_table(dview)
+                    for row in neural_network.deep_table(dview)
                 ]
             )
             st.dataframe(
@@ -429,12 +429,12 @@ with tab_low:
     low_key = ("low", low_dataset, ctrl.seed, low_sigma, low_k, low_epochs, low_dtype)
     if train_low:
         with panel("The low-σ settings"):
-            views.check_low_sigma_settings(low_dataset, low_k, low_sigma, low_dtype, seed=ctrl.seed)
+            neural_network.check_low_sigma_settings(low_dataset, low_k, low_sigma, low_dtype, seed=ctrl.seed)
             training.start(
                 "low",
                 low_key,
                 partial(
-                    views.train_low_sigma_view,
+                    neural_network.train_low_sigma_view,
                     low_dataset,
                     sigma=low_sigma,
                     k=low_k,

@@ -13,14 +13,14 @@ from rbfviz.views.annealing.figures import FRAME_MS, trajectory_figure
 from rbfviz.views.common.plane import drawn_points
 from rbfviz.views.common.presenter import presenter_figure
 from rbfviz.views.common.scrub import ScrubLevel, scrub_payload
-from rbfviz.views.equivalence import arrays as equivalence
+from rbfviz.views.equivalence import arrays as equivalence_arrays
 from rbfviz.views.equivalence import words as equivalence_words
 from rbfviz.views.equivalence.figures import step_figure
 from rbfviz.views.equivalence.levels import _equivalence_side
 from rbfviz.views.explorer import words as explorer_words
 from rbfviz.views.explorer.figures import explorer_figure, plane_side_html
 from rbfviz.views.explorer.picking import picks_traces
-from rbfviz.views.stability import arrays as stability_views
+from rbfviz.views.stability import arrays as stability_arrays
 from rbfviz.views.stability import words as stability_words
 from rbfviz.views.stability.figures import stability_plane_figure
 from ui import compute
@@ -75,7 +75,7 @@ def stability(ctrl) -> bytes:
     drawn = drawn_points(len(X), ctrl.seed)
     levels = []
     for sigma in scale.grid:
-        plane = stability_views.stability_plane(X64, centroids, float(sigma), ctrl.dtype)
+        plane = stability_arrays.stability_plane(X64, centroids, float(sigma), ctrl.dtype)
         fig = stability_plane_figure(plane, X, centroids, drawn=drawn)
         levels.append(
             ScrubLevel(
@@ -94,7 +94,7 @@ def equivalence_(ctrl, head="head") -> bytes:
     levels = []
     for sigma in scale.grid:
         sigma = float(sigma)
-        step = equivalence.one_step(X, C0, sigma, ctrl.kind)
+        step = equivalence_arrays.one_step(X, C0, sigma, ctrl.kind)
         step_resp = responsibilities(X, C0, sigma, ctrl.kind)
         fig = step_figure(X, step_resp, step, title=f"{head}, σ = {sigma:.3g}")
         side = _equivalence_side(step)
