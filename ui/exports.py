@@ -8,7 +8,7 @@ a rerun costs nothing; the generators are plain functions of values already comp
 
     download_row(ctrl, [
         figure_download(fig, "explorer_plane"),
-        receipt_download(lambda: receipt.explorer_receipt(receipt_params(ctrl), numbers), "Explorer"),
+        receipt_download(lambda: explorer_receipt(receipt_params(ctrl), numbers), "Explorer"),
     ], key="explorer")
 """
 

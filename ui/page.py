@@ -3,7 +3,7 @@ error boundary so one failing panel never takes the page down.
 
     ctx = setup_page("Explorer")        # config + sidebar + URL state; ctx.ctrl has a resolved σ
     with panel("The plane"):            # any exception inside becomes a short st.error
-        chart(fig, ctx.ctrl, "plane", description=describe.plane(...))   # figure + one sentence
+        chart(fig, ctx.ctrl, "plane", description=explorer_words.plane(...))  # figure + one sentence
         ...
 
 Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
