@@ -30,7 +30,7 @@ frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
    the server has not built yet, the same run first sends the scrubber with the levels near the σ on
    screen only (its own key; the payload's header has a "part"), then the complete payload in the same
    place under the view's key: the commits below go to that one. The σ grid is
-   read from that payload (`rbfviz.views.figures.scrub.read_payload(...)["sigmas"]`, loaded without running
+   read from that payload (`rbfviz.views.common.scrub.read_payload(...)["sigmas"]`, loaded without running
    `rbfviz/__init__.py`, so this client does not import torch).
 4. **Commits**: in the browser, moving σ runs nothing on the server; when the scrub settles the
    component calls `setStateValue("level", i)`, which sends one `rerun_script` whose `widget_states`

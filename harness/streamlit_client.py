@@ -5,17 +5,14 @@ websocket), sends rerun requests and reads until the script run ends, keeping th
 cache (``MessageCache``). What a run showed is read by a subclass's ``on_element`` (and
 ``on_message`` for other messages) into a ``ScriptRun`` (or a subclass with more fields).
 
-``SCRUB`` is the σ payload's codec, loaded without torch so that a class of simulated students does
-not pay torch's import and memory.
+``SCRUB`` is the σ payload's codec (rbfviz.views.common.scrub: numpy and Plotly, no torch, so that a class
+of simulated students does not pay torch's import and memory).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib
-import sys
 import time
-import types
 import urllib.request
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode
@@ -24,42 +21,12 @@ import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from harness.settings import ROOT
+from rbfviz.views.common import scrub as SCRUB  # noqa: F401  the benchmarks read payloads with it
 
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
 FINISHED_FRAGMENT = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
-
-
-def _load_scrub_codec():
-    """rbfviz.views.figures.scrub (numpy + plotly) without running rbfviz/__init__.py, which imports torch:
-    empty stand-ins for the three packages let the module and its relative imports load from the
-    source tree. If that fails (the module needs more of the package), the normal import."""
-    if "rbfviz" not in sys.modules:
-        for name, path in (
-            ("rbfviz", ROOT / "rbfviz"),
-            ("rbfviz.views", ROOT / "rbfviz" / "views"),
-            ("rbfviz.views.figures", ROOT / "rbfviz" / "views" / "figures"),
-        ):
-            package = types.ModuleType(name)
-            package.__path__ = [str(path)]
-            sys.modules[name] = package
-        try:
-            module = importlib.import_module("rbfviz.views.figures.scrub")
-        except Exception:  # noqa: BLE001 — fall back to the real package
-            module = None
-        # the stand-ins must not outlive the load: a later `import rbfviz` (ui/__init__.py) needs the
-        # real package
-        for name in [n for n in sys.modules if n == "rbfviz" or n.startswith("rbfviz.")]:
-            del sys.modules[name]
-        if module is not None:
-            return module
-    sys.path.insert(0, str(ROOT))
-    return importlib.import_module("rbfviz.views.figures.scrub")
-
-
-SCRUB = _load_scrub_codec()
 
 
 @dataclass

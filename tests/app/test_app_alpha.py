@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import FAMILY_ALPHAS, family_collapse
 from rbfviz.steps import kmeans
-from rbfviz.views.figures.family import family_collapse_words
+from rbfviz.views.stability.family import family_collapse_words
 
 SMALL = {"dataset": "moons", "n": "120"}
 ALPHA_LABEL = "α of entmax"

@@ -10,7 +10,7 @@ from app_page import assert_same_points, data_set, ok, open_page, page_path, val
 from scrub_view import commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
+from rbfviz.views.annealing.figures import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
 
 PAGE = page_path("Annealing")
 SMALL = {"dataset": "moons", "n": "120"}

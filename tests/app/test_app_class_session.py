@@ -16,8 +16,8 @@ from app_page import open_page, page_path
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.classroom import format_code, normalise_code
-from rbfviz.views.classroom import distribution
-from rbfviz.views.lessons import STEPS, prepare
+from rbfviz.views.lessons.arrays import STEPS, prepare
+from rbfviz.views.lessons.class_session import distribution
 from ui import classroom
 
 LESSONS = page_path("Lessons")

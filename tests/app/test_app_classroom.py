@@ -27,9 +27,9 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.maps import responsibilities
-from rbfviz.views.figures.scrub import figure_at
-from rbfviz.views.figures.stability import KIND_LABELS
-from rbfviz.views.lessons import STEPS, prepare
+from rbfviz.views.common.scrub import figure_at
+from rbfviz.views.lessons.arrays import STEPS, prepare
+from rbfviz.views.stability.figures import KIND_LABELS
 from ui.state import UPLOAD, lesson_query
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, paylo
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.maps import responsibilities
-from rbfviz.views.explore import initial_centers
+from rbfviz.views.explorer.arrays import initial_centers
 
 PAGE = page_path("Equivalence")
 

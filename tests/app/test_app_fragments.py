@@ -17,7 +17,7 @@ from app_page import app, page_path
 from scrub_view import STATE_KEY, as_json, grid
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.scrub import figure_at, read_payload
+from rbfviz.views.common.scrub import figure_at, read_payload
 from ui import compute
 from ui.compute import NEAR
 from ui.scrub import FIRST_PART, HELD, SENT_KEY

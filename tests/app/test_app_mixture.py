@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 import rbfviz
 from rbfviz import mixture
-from rbfviz.views.explore import initial_centers, soft_fixed_point
+from rbfviz.views.explorer.arrays import initial_centers, soft_fixed_point
 
 PAGE = page_path("Gaussian mixture")
 DIFFERENCE = "max |predict_proba − r|"

@@ -81,7 +81,7 @@ def test_small_classifier_trains_and_shows_accuracy():
     replay = specs[1]
     assert len(replay["frames"]) == len(replay["layout"]["sliders"][0]["steps"]) == 50 // 2 + 1
     # the same numbers as a direct call of the library with the same settings
-    from rbfviz.views.networks import train_classifier_view
+    from rbfviz.views.neural_network.arrays import train_classifier_view
 
     direct = train_classifier_view("moons", k=6, epochs=50, n=120, noise=0.1, seed=0)
     assert values["test accuracy"] == f"{direct.accuracy:.3f}"

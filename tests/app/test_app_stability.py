@@ -9,7 +9,7 @@ from app_page import assert_same_points, data_set, ok, open_page, page_path, xy
 from scrub_view import commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.annealing import CURRENT
+from rbfviz.views.annealing.figures import CURRENT
 
 PAGE = page_path("Stability")
 SMALL = {"dataset": "moons", "n": "120"}

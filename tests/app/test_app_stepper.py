@@ -8,8 +8,8 @@ from numpy_reference import sq_dist
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.views.explore import initial_centers
-from rbfviz.views.stepper import MAX_STEPS
+from rbfviz.views.explorer.arrays import initial_centers
+from rbfviz.views.step_by_step.arrays import MAX_STEPS
 
 PAGE = page_path("Step by step")
 BUTTONS = {"E": "step_E", "M": "step_M", "L": "step_L"}

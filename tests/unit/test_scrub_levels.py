@@ -1,4 +1,4 @@
-"""A scrubbed view's payload built from batched levels and patches (rbfviz.views.levels, ui.compute's
+"""A scrubbed view's payload built from batched levels and patches (rbfviz.views.explorer.levels, ui.compute's
 payload builders) is the payload of a full figure per σ, computed one level at a time: byte for byte,
 on every data set, map and precision.
 
@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 
 from harness import payload_reference
-from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.datasets import DATASETS
-from rbfviz.views.figures.scrub import read_payload
+from rbfviz.validate import KINDS, entmax_kind
+from rbfviz.views.common.scrub import read_payload
 from ui import compute
 from ui.state import Controls
 
