@@ -96,7 +96,7 @@ def test_each_control_changes_what_is_shown(key, value):
         assert payload(at)["sigmas"] == before_sigmas
         assert not np.array_equal(path_of(after[1]), path_of(before[1]))
         headings = [m.value for m in at.markdown if m.value.startswith("**moons, n = 120")]
-        assert headings == ["**moons, n = 120, k = 4, softmax, float32**"]
+        assert headings == [f"**moons, n = 120, k = {at.query_params['k']}, softmax, float32**"]
     if key == "k":
         assert len(after[0]["data"]) == 2 * 3 + 4  # grey and coloured points, k paths, k trails, centres, C*
     if key == "kind":  # entmax's first split is at (√k·λ_max)^½, above softmax's √λ_max

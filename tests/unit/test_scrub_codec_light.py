@@ -7,7 +7,7 @@ from pathlib import Path
 
 from hang import HANG_TIMEOUT_S
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_scrub_codec_imports_without_torch():
