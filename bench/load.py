@@ -217,12 +217,18 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """`python -m streamlit run app.py` from the repository root on a free loopback port.
+    """`python -m streamlit run app.py` (or ``script``) from the repository root on a free loopback port.
 
     Runs like the container: .streamlit/config.toml (post-run GC on, XSRF on, session TTL) and the
     Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it; ``env`` adds variables."""
 
-    def __init__(self, log_path: Path | None = None, port: int | None = None, env: dict | None = None):
+    def __init__(
+        self,
+        log_path: Path | None = None,
+        port: int | None = None,
+        env: dict | None = None,
+        script: str = "app.py",
+    ):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._log = open(log_path, "w") if log_path else subprocess.DEVNULL
@@ -233,7 +239,7 @@ class ServerProcess:
                 "-m",
                 "streamlit",
                 "run",
-                "app.py",
+                script,
                 "--server.headless=true",
                 f"--server.port={self.port}",
                 "--server.address=127.0.0.1",
