@@ -184,7 +184,6 @@ def error_message(what: str, exc: BaseException) -> str:
     )
 
 
-@contextmanager
 def intro(text: str) -> None:
     """A view's introduction (markdown): the paragraph itself on a laptop, folded into "About this view"
     on a screen up to 640 px wide (CAPTION_CSS picks one), where it would push the view's controls and
@@ -195,6 +194,7 @@ def intro(text: str) -> None:
         st.markdown(text)
 
 
+@contextmanager
 def panel(what: str):
     """Run a block; if it raises, show ``st.error`` with a short message and carry on with the page.
 
