@@ -350,8 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     floor = ServerProcess(log_path=log_dir / "first_open_floor.log", script="bench/floor_page.py")
     out: dict = {"cpu": model, "avx512": avx512}
     try:
-        app.wait_healthy()
-        floor.wait_healthy()
+        app.wait_healthy(timeout=600)  # a busy machine: the first `import torch` alone can take minutes
+        floor.wait_healthy(timeout=600)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             try:
