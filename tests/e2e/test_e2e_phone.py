@@ -86,7 +86,7 @@ def _open(browser, url: str, size: str) -> tuple:
 
 
 @pytest.mark.parametrize("size", list(SIZES))
-@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page or "Home")
 def test_the_page_fits_the_screen(server, browser, page, size):
     context, student = _open(browser, f"{server.url}/{page}", size)
     try:
