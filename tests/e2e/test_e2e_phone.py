@@ -105,7 +105,17 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         context.close()
 
 
-@pytest.mark.parametrize("page", sorted(SCRUBBED))
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(
+            page, marks=pytest.mark.xfail(strict=True, reason="Stability's σ scrubber comes after its curves")
+        )
+        if page == "Stability"
+        else page
+        for page in sorted(SCRUBBED)
+    ],
+)
 def test_sigma_and_figure_on_the_first_screen_of_a_phone(server, browser, page):
     context, student = _open(browser, f"{server.url}/{page}", "phone")
     try:
