@@ -92,6 +92,7 @@ CSS = """
 @media (pointer: coarse) {
   .scrub-range { height: 44px; }
   .scrub-play, .scrub-download { min-height: 44px; min-width: 44px; }
+  .scrub .js-plotly-plot .plotly .modebar-btn { height: 44px !important; min-width: 44px; }
 }
 """
 
