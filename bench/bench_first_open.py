@@ -40,7 +40,7 @@ if str(ROOT) not in sys.path:
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench.load import ServerProcess  # noqa: E402
+from harness.streamlit_server import StreamlitServer  # noqa: E402
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -346,8 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     timeout_ms = int(args.timeout * 1000)
     log_dir = ROOT / "artifacts"
     log_dir.mkdir(exist_ok=True)
-    app = ServerProcess(log_path=log_dir / "first_open_app.log")
-    floor = ServerProcess(log_path=log_dir / "first_open_floor.log", script="bench/floor_page.py")
+    app = StreamlitServer(log_path=log_dir / "first_open_app.log")
+    floor = StreamlitServer(log_path=log_dir / "first_open_floor.log", script="bench/floor_page.py")
     out: dict = {"cpu": model, "avx512": avx512}
     try:
         app.wait_healthy(timeout=600)  # a busy machine: the first `import torch` alone can take minutes

@@ -7,7 +7,7 @@ controls large enough to tap. Each page's screenshot goes to artifacts/screens/<
 from pathlib import Path
 
 import pytest
-from student import HANG_TIMEOUT_MS, Student
+from harness.student import HANG_TIMEOUT_MS, Student
 
 pytestmark = pytest.mark.e2e
 
