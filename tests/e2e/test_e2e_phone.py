@@ -7,6 +7,7 @@ controls large enough to tap. Each page's screenshot goes to artifacts/screens/<
 from pathlib import Path
 
 import pytest
+
 from harness.student import HANG_TIMEOUT_MS, Student
 
 pytestmark = pytest.mark.e2e
