@@ -11,7 +11,7 @@ What is measured, per view (Explorer, Annealing, Stability, Equivalence at the d
 fresh browser context after a warm-up visit has built its payload):
 
 1. **press → figure shows the new σ** (targets p50 ≤ 50 ms, max ≤ 150 ms). The σ slider
-   (``input.scrub-range``, ui/scrub.js) focused, an arrow key pressed ``--presses`` times, ``--gap`` ms
+   (``input.scrub-range``, rbfviz/views/web/scrub.js) focused, an arrow key pressed ``--presses`` times, ``--gap`` ms
    apart. In the page, the keydown's ``event.timeStamp`` (performance.now() time base: when the input
    event was created) starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set
    right after the level is drawn), then two requestAnimationFrame callbacks later the frame with the
@@ -148,7 +148,7 @@ _SEND_LOG_JS = """(() => {
   for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
   window.addEventListener("pointerup", note, true);
 })()"""
-SETTLE_MIN_MS = 450  # ui/scrub.js commits 500 ms after the last input or pointer release
+SETTLE_MIN_MS = 450  # rbfviz/views/web/scrub.js commits 500 ms after the last input or pointer release
 
 
 def pct(values, q: float) -> float | None:

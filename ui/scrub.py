@@ -12,14 +12,13 @@ The component also draws the figure in the page's light or dark theme (the same 
 ui.page.chart's figures, see rbfviz.views.figures.layout.themed_spec), offers it as PNG and SVG
 (file name: view, data set, σ), and in presenter mode makes it fill the window's height.
 
-Moving σ costs no script run. When it settles (ui/scrub.js: 0.5 s without input, pointer up),
+Moving σ costs no script run. When it settles (rbfviz/views/web/scrub.js: 0.5 s without input, pointer up),
 the component commits the level once: the callback here sets the controls' σ before the rerun,
 and the page's usual URL sync writes it into the address.
 """
 
 from __future__ import annotations
 
-import json
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -27,13 +26,9 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from rbfviz.views.figures.layout import FIELD_LEGEND
-from rbfviz.views.figures.palette import INK_COLORS
+from rbfviz.views.web import scrubber_script
 
 from . import compute, state
-from .exports import DOWNLOAD_JS
-
-_HERE = Path(__file__).resolve().parent
 
 
 def _plotly_chunk() -> str:
@@ -86,19 +81,10 @@ CSS = """
 """
 
 
-def _script() -> str:
-    """ui/scrub.js with Streamlit's Plotly bundle, the ink colours and the figure download function."""
-    js = (_HERE / "scrub.js").read_text(encoding="utf-8")
-    js = js.replace("__PLOTLY_CHUNK__", _plotly_chunk())
-    js = js.replace("__INK_COLORS__", json.dumps(sorted(INK_COLORS)))
-    js = js.replace("__FIELD_LEGEND__", json.dumps(FIELD_LEGEND))
-    return DOWNLOAD_JS + js
-
-
 _component = st.components.v2.component(
     "rbfviz_sigma_scrub",
     css=CSS,
-    js=_script(),
+    js=scrubber_script(_plotly_chunk()),  # rbfviz/views/web/scrub.js: the offline page runs it too
     isolate_styles=False,  # Plotly's hover and mode-bar styles live in the document, not in a shadow root
 )
 
@@ -144,7 +130,7 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
 # What a settle rerun sends in place of the payload its browser holds. Streamlit hashes an element's
 # bytes twice per run (its identity and its message), copies them into the message and serialises them:
 # about a millisecond per settle for a payload of a few hundred kB the browser has already.
-# ui/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if it has none.
+# rbfviz/views/web/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if it has none.
 HELD = {"held": True}
 SENT_KEY = "_rbfviz_scrub_sent"  # component key -> _fingerprint of the payload last sent to this session
 

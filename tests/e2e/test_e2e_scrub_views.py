@@ -1,6 +1,6 @@
 """Every scrubbed view (Explorer, Annealing, Stability, Equivalence) in Chromium, by keyboard:
 
-* what is on screen at each level is the payload's level (rbfviz.views.figures.scrub.figure_at): ui/scrub.js
+* what is on screen at each level is the payload's level (rbfviz.views.figures.scrub.figure_at): rbfviz/views/web/scrub.js
   draws a level change straight into Plotly's SVG, so the test reads the SVG itself: every marker
   trace has one drawn point per data point, each at the pixel of its (x, y); every straight line runs
   through the pixels of its points; each field <image> shows the level's image; the title and the
@@ -12,7 +12,7 @@
   Both walks share one page load of that setting per view: the focus first, then every level;
 * no leaks: ten views visited in turn through the menu leave the same event listeners on window
   and the same number of live MutationObservers each time a view is back;
-* Equivalence's arrows, whose heads ui/scrub.js moves in place: each is the arrow Plotly itself
+* Equivalence's arrows, whose heads rbfviz/views/web/scrub.js moves in place: each is the arrow Plotly itself
   draws for the level's annotations (line, dash array, head), and a press needs no Plotly.relayout.
 """
 
