@@ -2,6 +2,8 @@
 the offline interactive page.
 
 * ``download.js`` – ``rbfvizDownloadFigure(gd, format, name)``: a drawn figure as PNG or SVG.
+* ``scrub.css``   – the scrubber's controls, numbers and caption, in the colours of the --st-* custom
+                    properties (Streamlit sets them on every component; the offline page sets them).
 * ``scrub.js``    – the scrubber (a labelled σ range input that redraws a Plotly figure from the
                     levels of an ``rbfviz.views.figures.scrub`` payload). Its default export,
                     ``mountScrubber(component)``, is what Streamlit's component frame calls (ui/scrub.py);
@@ -39,3 +41,9 @@ def scrubber_script(plotly_chunk: str = "") -> str:
     js = js.replace("__INK_COLORS__", json.dumps(sorted(INK_COLORS)))
     js = js.replace("__FIELD_LEGEND__", json.dumps(FIELD_LEGEND))
     return download_script() + js
+
+
+@lru_cache(maxsize=1)
+def scrubber_css() -> str:
+    """scrub.css: the stylesheet of the elements scrub.js builds."""
+    return (_HERE / "scrub.css").read_text(encoding="utf-8")
