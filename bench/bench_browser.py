@@ -11,7 +11,8 @@ What is measured, per view (Explorer, Annealing, Stability, Equivalence at the d
 fresh browser context after a warm-up visit has built its payload):
 
 1. **press → figure shows the new σ** (targets p50 ≤ 50 ms, max ≤ 150 ms). The σ slider
-   (``input.scrub-range``, rbfviz/views/web/scrub.js) focused, an arrow key pressed ``--presses`` times, ``--gap`` ms
+   (``input.scrub-range``, rbfviz/views/web/scrub.js) focused, an arrow key pressed ``--presses`` times,
+   ``--gap`` ms
    apart. In the page, the keydown's ``event.timeStamp`` (performance.now() time base: when the input
    event was created) starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set
    right after the level is drawn), then two requestAnimationFrame callbacks later the frame with the

@@ -40,7 +40,6 @@ def _plotly_chunk() -> str:
     return found[0]
 
 
-
 _component = st.components.v2.component(
     "rbfviz_sigma_scrub",
     css=scrubber_css(),  # rbfviz/views/web/scrub.css

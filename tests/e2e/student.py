@@ -26,7 +26,8 @@ APP = "[data-testid='stApp']"
 # The bound of every wait: it only catches a hang, it is never a speed limit (on a loaded 2-core
 # machine a heavy page may take minutes). RBFVIZ_E2E_TIMEOUT (seconds) changes it.
 HANG_TIMEOUT_MS = int(float(os.environ.get("RBFVIZ_E2E_TIMEOUT", "300")) * 1000)
-# Plotly figures: st.plotly_chart's, and the σ scrubber's (rbfviz/views/web/scrub.js draws into div.scrub-plot)
+# Plotly figures: st.plotly_chart's, and the σ scrubber's (rbfviz/views/web/scrub.js draws into
+# div.scrub-plot)
 PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot, div.scrub-plot.js-plotly-plot"
 SCRUB_RANGE = "input.scrub-range"
 SCRUB_PLOT = "div.scrub-plot"
@@ -384,7 +385,7 @@ class Student:
                 {"name": name, "mimeType": mime, "buffer": data}
             )
 
-    # --- the σ scrubber (ui/scrub.py, rbfviz/views/web/scrub.js) ------------------------------------------------
+    # --- the σ scrubber (ui/scrub.py, rbfviz/views/web/scrub.js) ----------------------------------------
     def scrub(self) -> dict | None:
         """What the σ scrubber shows now (see _SCRUB_JS), or None if the page has none."""
         return self.page.evaluate(_SCRUB_JS)
