@@ -36,7 +36,7 @@ from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
 from ..server import tune_for_server
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
-COMMAND_MODULES = ("networks",)
+COMMAND_MODULES = ("networks", "export")
 
 
 def _int_at_least(low: int, what: str):

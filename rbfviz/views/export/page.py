@@ -4,11 +4,12 @@ uploaded file, an <iframe>) with no network, and moves through σ as the app doe
     html = interactive_page(payload, "explorer", settings, sigma=0.42, dataset="blobs")
     html = view_page(Setting("annealing"))            # builds the payload first (the command line)
 
-The page holds plotly.js (the plotly package's own bundle, gzip-compressed and base64-encoded: the browser
-inflates it with DecompressionStream, as it inflates the payload), the payload, and the σ scrubber's own
-code (rbfviz/views/web/scrub.js), called through the same entry point as in the app. Nothing is fetched:
-no CDN, no fonts. A section at the end says what made the file: the settings, the σ range, the rbfviz and
-package versions, the date, and a link to the same view in the app when a public address is given.
+The page holds plotly.js (the smallest bundle that draws its figures, gzip-compressed and base64-encoded:
+the browser inflates it with DecompressionStream, as it inflates the payload), the payload, and the σ
+scrubber's own code (rbfviz/views/web/scrub.js), called through the same entry point as in the app.
+Nothing is fetched: no CDN, no fonts. A section at the end says what made the file: the settings, the σ
+range, the rbfviz and package versions, the date, and a link to the same view in the app when a public
+address is given.
 """
 
 from __future__ import annotations
@@ -77,16 +78,63 @@ _LABELS = {
 }
 
 
-@lru_cache(maxsize=1)
-def plotly_bundle() -> tuple[str, str]:
-    """(plotly.js version, its minified bundle gzip-compressed and base64-encoded): the bundle the plotly
-    Python package ships, 4.8 MB, about 2.0 MB in the page."""
+# plotly.js in the page: the smallest bundle that draws every trace type of the page's figures, both
+# plotly.js 4.1.1 (the plotly Python package's version). The partial one is the npm package
+# plotly.js-cartesian-dist-min@4.1.1 (MIT, plotly-cartesian.LICENSE; plotly-cartesian.min.js has
+# SHA-256 79542150855a52c567260e3137095dbe2b744e6d702a5cabe67da246942fba7a), stored gzip-compressed:
+# 0.50 MB in place of the full bundle's 1.47 MB. The full one (WebGL traces: the Explorer above 1,500
+# points) is the plotly Python package's own plotly.min.js.
+CARTESIAN_TRACES = frozenset(
+    (
+        "bar",
+        "box",
+        "contour",
+        "heatmap",
+        "histogram",
+        "histogram2d",
+        "histogram2dcontour",
+        "image",
+        "pie",
+        "scatter",
+        "scatterternary",
+        "violin",
+    )
+)
+PLOTLY_VERSION = "4.1.1"
+
+
+@lru_cache(maxsize=2)
+def plotly_bundle(partial: bool = True) -> tuple[str, str]:
+    """(name, bundle gzip-compressed and base64-encoded): the cartesian partial bundle (about 0.66 MB in
+    the page), or with partial=False the full one (about 2.0 MB)."""
+    if partial:
+        data = (_HERE / "plotly-cartesian.min.js.gz").read_bytes()
+        return f"plotly.js (cartesian) {PLOTLY_VERSION}", base64.b64encode(data).decode("ascii")
     import plotly
 
     source = (Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js").read_bytes()
     found = re.search(rb"plotly\.js v(\d+\.\d+\.\d+)", source[:400])
     version = found.group(1).decode() if found else "unknown"
-    return version, base64.b64encode(gzip_ng.compress(source, compresslevel=9, mtime=0)).decode("ascii")
+    return f"plotly.js {version}", base64.b64encode(
+        gzip_ng.compress(source, compresslevel=9, mtime=0)
+    ).decode()
+
+
+def trace_types(payload: bytes) -> set[str]:
+    """Every trace type a payload's levels draw (a trace without one is a scatter, as in Plotly)."""
+    header = read_payload(payload)
+    traces = list(header["figure"]["data"])
+    for frame in header["frames"]:
+        for path, value in frame["set"]:
+            if path[0] != "data":
+                continue
+            if len(path) == 1:
+                traces += list(value)
+            elif len(path) == 2:
+                traces.append(value)
+            elif path[2:] == ["type"]:
+                traces.append({"type": value})
+    return {trace.get("type", "scatter") for trace in traces if isinstance(trace, dict)}
 
 
 def app_link(public_url: str | None, view: str, query: dict) -> str | None:
@@ -121,15 +169,17 @@ def settings_html(settings: dict, sigma_range: tuple[float, float, int] | None) 
     return '<dl class="settings">' + "".join(rows) + "</dl>"
 
 
-def made_html(settings: dict, sigma_range, link: str | None, versions: dict | None = None) -> str:
-    """What made the file: settings, versions, date, and the link back to the app."""
+def made_html(
+    settings: dict, sigma_range, link: str | None, bundle: str, versions: dict | None = None
+) -> str:
+    """What made the file: settings, versions, date, the plotly.js bundle inside, the link back to the app."""
     versions = package_versions() if versions is None else versions
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     version_list = ", ".join(f"{name} {html.escape(str(v))}" for name, v in versions.items())
     parts = [
         settings_html(settings, sigma_range),
         f"<p>Made by rbfviz {html.escape(str(versions.get('rbfviz', '')))} on {made}, with {version_list}; "
-        f"plotly.js {html.escape(plotly_bundle()[0])} is inside this file. Every figure, number and sentence "
+        f"{html.escape(bundle)} is inside this file. Every figure, number and sentence "
         "was computed by the rbfviz library when the file was made; the page only selects and draws them, "
         "with no network.</p>",
     ]
@@ -165,7 +215,7 @@ def page_css() -> str:
 
 def html_page(title: str, body: str, made: str, payloads: dict[str, bytes], extra_js: str = "") -> str:
     """The page around ``body``: styles, plotly.js, the payloads (id -> bytes), the scrubber's code."""
-    version, plotly_b64 = plotly_bundle()
+    version, plotly_b64 = bundle_for(payloads.values())
     template = (_HERE / "page.html").read_text(encoding="utf-8")
     from ... import __version__
 
@@ -176,7 +226,7 @@ def html_page(title: str, body: str, made: str, payloads: dict[str, bytes], extr
         "__PAGE_CSS__": page_css(),
         "__BODY__": body,
         "__MADE__": made,
-        "__PLOTLY_VERSION__": version,
+        "__PLOTLY_VERSION__": html.escape(version),
         "__PLOTLY_GZIP_BASE64__": plotly_b64,
         "__PAYLOADS__": "\n".join(payload_script(key, data) for key, data in payloads.items()),
         "__SCRUBBER_JS__": scrubber_script(""),
@@ -185,6 +235,12 @@ def html_page(title: str, body: str, made: str, payloads: dict[str, bytes], extr
     # one pass, so that no part's text is read as another placeholder
     pattern = re.compile("|".join(re.escape(key) for key in parts))
     return pattern.sub(lambda match: parts[match.group(0)], template)
+
+
+def bundle_for(payloads) -> tuple[str, str]:
+    """``plotly_bundle`` for a page of these payloads: the partial one if it draws all their traces."""
+    types = set().union(*(trace_types(data) for data in payloads))
+    return plotly_bundle(partial=types <= CARTESIAN_TRACES)
 
 
 def sigma_range(payload: bytes) -> tuple[float, float, int]:
@@ -223,7 +279,7 @@ def interactive_page(
             *(f'<p class="note">{html.escape(note)}</p>' for note in notes),
         ]
     )
-    made = made_html(settings, sigma_range(payload), link, versions)
+    made = made_html(settings, sigma_range(payload), link, bundle_for([payload])[0], versions)
     return html_page(f"{page} · rbfviz", body, made, {"rbfviz-payload": payload})
 
 
