@@ -1,14 +1,20 @@
 """The command line's payloads (rbfviz.views.export.build) are the app's, byte for byte: for the same
 settings, every view's page in an AppTest sends the σ scrubber the bytes ``view_payload`` builds, so the
-offline page draws exactly the app's figure, numbers and "In words" at every σ."""
+offline page draws exactly the app's figure, numbers and "In words" at every σ. And the app's own
+"Interactive page (HTML)" download holds the bytes its scrubber draws."""
 
+import base64
+import re
 from pathlib import Path
 
 import pytest
+import streamlit.testing.v1.app_test as app_test_module
 from hang import HANG_TIMEOUT_S
+from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.export.build import Setting, view_payload
+from rbfviz.views.export.page import VIEW_PAGES
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = {
@@ -47,3 +53,42 @@ def app_payload(view: str, query: dict) -> bytes:
 def test_the_command_lines_payload_is_the_apps(view, setting):
     s = Setting(view, **setting)
     assert view_payload(s) == app_payload(view, s.view_query())
+
+
+@pytest.fixture
+def media(monkeypatch):
+    """The media-file managers AppTest creates (one per run): they hold the download generators."""
+    managers = []
+
+    class Recording(MediaFileManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            managers.append(self)
+
+    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
+    return managers
+
+
+@pytest.mark.parametrize("view", list(PAGES))
+def test_the_apps_interactive_page_download_holds_the_page_payload(media, monkeypatch, view):
+    """Each view's "Interactive page (HTML)" button gives the offline page of exactly the payload the view's
+    scrubber draws, opening at the committed σ, with the settings and a link back (RBFVIZ_PUBLIC_URL)."""
+    monkeypatch.setenv("RBFVIZ_PUBLIC_URL", "https://rbfviz.example.edu/course/")
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
+    at.query_params.update(dict(dataset="moons", n="120", k="3", sigma="0.3"))
+    at.switch_page(PAGES[view]).run()
+    assert not at.exception, at.exception
+    buttons = [b for b in at.get("download_button") if b.proto.label == "Interactive page (HTML)"]
+    assert len(buttons) == 1, [b.proto.label for b in at.get("download_button")]
+    page = media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]["callable"]()
+    page = page.decode("utf-8") if isinstance(page, bytes) else page
+    payload = at.get("bidi_component")[0].proto.bytes
+    found = re.search(r'<script type="application/octet-stream" id="rbfviz-payload">([^<]*)</script>', page)
+    assert base64.b64decode(found.group(1)) == payload
+    sigma = at.session_state["_rbfviz_controls"].sigma
+    assert f'data-sigma="{sigma:.12g}"' in page
+    assert "<dt>data set</dt><dd>moons</dd>" in page and "<dt>clusters k</dt><dd>3</dd>" in page
+    link = re.search(r'<a href="([^"]+)"[^>]*>Open the same view in the app', page).group(1)
+    assert link.startswith(f"https://rbfviz.example.edu/course/{VIEW_PAGES[view][0]}?")
+    assert "dataset=moons" in link and "k=3" in link
+    assert len(page.encode()) < 3_000_000

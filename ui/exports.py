@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -114,6 +115,33 @@ def figure_download(fig, name: str, label: str = "Figure (HTML)") -> Download:
         lambda: figure_html(fig() if callable(fig) else fig),
         help="The figure as shown, as a standalone HTML file: opens offline in any browser, "
         "with zoom and hover.",
+    )
+
+
+def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params: dict, notes=()) -> Download:
+    """The view as one self-contained HTML file that works offline: every σ level of its scrubbed figure
+    (``payload``, the bytes the page's scrubber draws), the numbers and "In words" per level, the σ control,
+    the settings and versions (``params``, as a receipt lists them), and a link back to this view when
+    RBFVIZ_PUBLIC_URL is set (rbfviz.views.export.page)."""
+    from rbfviz.views.export.page import app_link, interactive_page
+
+    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip() or None
+    link = app_link(public, view, ctrl.to_query())
+    dataset = ctrl.dataset
+
+    def make() -> bytes:
+        return interactive_page(payload, view, params, ctrl.sigma, dataset, link, tuple(notes)).encode(
+            "utf-8"
+        )
+
+    return Download(
+        "Interactive page (HTML)",
+        f"rbfviz_{view}_{slug(dataset)}_interactive.html",
+        "text/html",
+        make,
+        help="This view as one HTML file that works anywhere with no network and no server: every σ of "
+        "the slider, the numbers beside the figure and the sentence in words. Open it in a browser, put it "
+        "on a USB stick, or upload it to Moodle or Canvas (see the teachers' guide).",
     )
 
 

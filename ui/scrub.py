@@ -114,8 +114,9 @@ FIRST_PART = "_first_part"
 SHOWN_KEY = "_rbfviz_scrub_shown"  # (component key, setting) of the complete payload this session drew last
 
 
-def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> None:
-    """Draw a scrubbable view whose payload is ``ui.compute.scrub_payload(view, ctrl, extra, build, near)``.
+def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> bytes:
+    """Draw a scrubbable view whose payload is ``ui.compute.scrub_payload(view, ctrl, extra, build, near)``;
+    returns that (complete) payload.
 
     On a setting not yet built, the levels near grid position ``near`` (the σ on screen) appear first,
     under the key ``key + FIRST_PART``, with the slider limited to them and a line saying the others are
@@ -134,3 +135,4 @@ def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, 
     payload = compute.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
     scrub_figure(payload, key, grid, on_select, slot)
     st.session_state[SHOWN_KEY] = setting
+    return payload
