@@ -12,13 +12,12 @@ fresh browser context after a warm-up visit has built its payload):
 
 1. **press → figure shows the new σ** (targets p50 ≤ 50 ms, max ≤ 150 ms). The σ slider
    (``input.scrub-range``, rbfviz/views/web/scrub.js) focused, an arrow key pressed ``--presses`` times,
-   ``--gap`` ms
-   apart. In the page, the keydown's ``event.timeStamp`` (performance.now() time base: when the input
-   event was created) starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set
-   right after the level is drawn), then two requestAnimationFrame callbacks later the frame with the
-   new figure has been painted: that time is reported ("painted"), with the time spent inside
-   Plotly's own drawing calls (react, relayout, animate, restyle). After the settle: whether the σ
-   slider still has the keyboard focus.
+   ``--gap`` ms apart. In the page, the keydown's ``event.timeStamp`` (performance.now() time base: when the
+   input event was created) starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set
+   right after the level is drawn), then two requestAnimationFrame callbacks later the frame with the new
+   figure has been painted: that time is reported ("painted"), with the time spent inside Plotly's own drawing
+   calls (react, relayout, animate, restyle). After the settle: whether the σ slider still has the keyboard
+   focus.
 2. **websocket messages the page sends while scrubbing**: every message the page sends (BackMsgs;
    WebSocket.send wrapped by an init script, timestamped in the page), split at 0.45 s after the
    last input event or pointer release. Expected: nothing before, one settle commit after.

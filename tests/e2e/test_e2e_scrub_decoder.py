@@ -1,7 +1,7 @@
 """The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
 holds in Chromium at a level (rbfviz/views/web/scrub.js: inflate, decode blobs, apply the level's pairs)
-equals
-rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
+equals rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in
+Python."""
 
 import re
 from functools import lru_cache

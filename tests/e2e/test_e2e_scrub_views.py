@@ -1,10 +1,9 @@
 """Every scrubbed view (Explorer, Annealing, Stability, Equivalence) in Chromium, by keyboard:
 
 * what is on screen at each level is the payload's level (rbfviz.views.figures.scrub.figure_at):
-rbfviz/views/web/scrub.js
-  draws a level change straight into Plotly's SVG, so the test reads the SVG itself: every marker
-  trace has one drawn point per data point, each at the pixel of its (x, y); every straight line runs
-  through the pixels of its points; each field <image> shows the level's image; the title and the
+  rbfviz/views/web/scrub.js draws a level change straight into Plotly's SVG, so the test reads the SVG itself:
+  every marker trace has one drawn point per data point, each at the pixel of its (x, y); every straight line
+  runs through the pixels of its points; each field <image> shows the level's image; the title and the
   annotations read the level's text. Every level is visited in turn, then two jumps (Home, End);
 * focus survives the settle: five presses with a settle (and its rerun) after each move σ five grid
   steps, and the σ slider is still the focused element, the same input, after every one. The view's
