@@ -5,6 +5,7 @@ offline page draws exactly the app's figure, numbers and "In words" at every σ.
 
 import base64
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,9 @@ from hang import HANG_TIMEOUT_S
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.export.build import Setting, view_payload
+import ui  # noqa: F401  here, so that the app's process tuning (rbfviz.tune_for_server) runs in this thread
+from rbfviz.views.export.build import Setting
+from rbfviz.views.export.build import view_payload as build_payload
 from rbfviz.views.export.page import VIEW_PAGES
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -25,6 +28,19 @@ PAGES = {
 }
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
+
+
+def view_payload(setting: Setting) -> bytes:
+    """``build.view_payload`` in a new thread, as AppTest runs a page in a new thread. scikit-learn's
+    K-Means sums over OpenMP threads, and a thread's OpenMP thread count is its own (torch.set_num_threads,
+    in rbfviz.tune_for_server, sets it for the calling thread only): its last bits depend on it. The
+    container sets OMP_NUM_THREADS=1 for every thread; the command line tunes its one thread."""
+    out = []
+    worker = threading.Thread(target=lambda: out.append(build_payload(setting)))
+    worker.start()
+    worker.join()
+    assert out, "the payload was not built (see the thread's exception above)"
+    return out[0]
 
 
 def app_payload(view: str, query: dict) -> bytes:
@@ -92,3 +108,16 @@ def test_the_apps_interactive_page_download_holds_the_page_payload(media, monkey
     assert link.startswith(f"https://rbfviz.example.edu/course/{VIEW_PAGES[view][0]}?")
     assert "dataset=moons" in link and "k=3" in link
     assert len(page.encode()) < 3_000_000
+
+
+@pytest.mark.parametrize("key", ["entmax", "family", "anneal"])
+def test_a_lesson_steps_figure_in_the_pack_is_the_one_its_link_opens(key):
+    """The lesson pack draws a step's figure from ``step_setting``: the payload the step's link (the
+    Lessons page's, ui.state.lesson_query) opens in the app."""
+    from rbfviz.views.export.lesson_pack import step_setting
+    from rbfviz.views.lessons import STEPS, prepare
+    from ui.state import lesson_query
+
+    prepared = prepare(next(step for step in STEPS if step.key == key))
+    setting = step_setting(prepared)
+    assert view_payload(setting) == app_payload(setting.view, lesson_query(prepared))
