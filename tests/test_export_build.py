@@ -22,9 +22,9 @@ from rbfviz.views.export.page import VIEW_PAGES
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = {
     "explorer": "pages/1_Explorer.py",
-    "annealing": "pages/2_Annealing.py",
-    "stability": "pages/3_Stability.py",
-    "equivalence": "pages/4_Equivalence.py",
+    "annealing": "pages/3_Annealing.py",
+    "stability": "pages/5_Stability.py",
+    "equivalence": "pages/6_Equivalence.py",
 }
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
@@ -115,7 +115,7 @@ def test_a_lesson_steps_figure_in_the_pack_is_the_one_its_link_opens(key):
     """The lesson pack draws a step's figure from ``step_setting``: the payload the step's link (the
     Lessons page's, ui.state.lesson_query) opens in the app."""
     from rbfviz.views.export.lesson_pack import step_setting
-    from rbfviz.views.lessons import STEPS, prepare
+    from rbfviz.views.lessons.arrays import STEPS, prepare
     from ui.state import lesson_query
 
     prepared = prepare(next(step for step in STEPS if step.key == key))

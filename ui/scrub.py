@@ -1,5 +1,5 @@
 """The σ scrubber on the page: a Streamlit component (st.components.v2) that owns the σ slider and
-redraws the figure in the browser from a precomputed payload (rbfviz.views.figures.scrub).
+redraws the figure in the browser from a precomputed payload (rbfviz.views.common.scrub).
 
 Why a component and not Plotly's own slider and frames: the σ control must be a real, labelled
 range input (arrow keys, screen readers, touch), the numbers beside the plot must follow it, and
@@ -9,12 +9,12 @@ three with one small script; Plotly sliders have no keyboard support and no way 
     scrub_figure(payload, key="explorer", grid=scale.grid, on_select=None)
 
 The component also draws the figure in the page's light or dark theme (the same rule as
-ui.page.chart's figures, see rbfviz.views.figures.layout.themed_spec), offers it as PNG and SVG
+ui.page.chart's figures, see rbfviz.views.common.layout.themed_spec), offers it as PNG and SVG
 (file name: view, data set, σ), and in presenter mode makes it fill the window's height.
 
-Moving σ costs no script run. When it settles (rbfviz/views/web/scrub.js: 0.5 s without input, pointer up),
-the component commits the level once: the callback here sets the controls' σ before the rerun,
-and the page's usual URL sync writes it into the address.
+Moving σ costs no script run. When it settles (rbfviz/views/common/web/scrub.js: 0.5 s without input, pointer
+up), the component commits the level once: the callback here sets the controls' σ before the rerun, and the
+page's usual URL sync writes it into the address.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from rbfviz.views.web import scrubber_css, scrubber_script
+from rbfviz.views.common.web import scrubber_css, scrubber_script
 
 from . import compute, state
 
@@ -42,8 +42,8 @@ def _plotly_chunk() -> str:
 
 _component = st.components.v2.component(
     "rbfviz_sigma_scrub",
-    css=scrubber_css(),  # rbfviz/views/web/scrub.css
-    js=scrubber_script(_plotly_chunk()),  # rbfviz/views/web/scrub.js: the offline page runs it too
+    css=scrubber_css(),  # rbfviz/views/common/web/scrub.css
+    js=scrubber_script(_plotly_chunk()),  # rbfviz/views/common/web/scrub.js: the offline page runs it too
     isolate_styles=False,  # Plotly's hover and mode-bar styles live in the document, not in a shadow root
 )
 
@@ -60,7 +60,7 @@ def _committed(key: str, grid: tuple[float, ...]) -> None:
 
 
 def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> None:
-    """Draw a scrubbable figure. payload: rbfviz.views.figures.scrub.scrub_payload bytes (the same
+    """Draw a scrubbable figure. payload: rbfviz.views.common.scrub.scrub_payload bytes (the same
     bytes for every σ, so reruns resend nothing). grid: the σ values of its levels, in order.
     on_select(rows): called with the data rows a click, box or lasso selected (payload select=True).
     slot: an st.empty() to draw it in (default: here).
@@ -89,8 +89,8 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
 # What a settle rerun sends in place of the payload its browser holds. Streamlit hashes an element's
 # bytes twice per run (its identity and its message), copies them into the message and serialises them:
 # about a millisecond per settle for a payload of a few hundred kB the browser has already.
-# rbfviz/views/web/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if it
-# has none.
+# rbfviz/views/common/web/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if
+# it has none.
 HELD = {"held": True}
 SENT_KEY = "_rbfviz_scrub_sent"  # component key -> _fingerprint of the payload last sent to this session
 

@@ -2,13 +2,13 @@
 blocked:
 
 * each view's page: the σ control by keyboard (arrows, Page Up/Down, Home, End) and by mouse drag, and on
-  Annealing Play; every level drawn is the payload's level (rbfviz.views.figures.scrub.figure_at: the
+  Annealing Play; every level drawn is the payload's level (rbfviz.views.common.scrub.figure_at: the
   figure the app draws), the numbers beside it and the "In words" sentence are that level's; nothing
   was requested but the file itself; axe-core finds no serious or critical violation (the app's audit,
   tests/e2e/a11y.py), at laptop size and at phone size (390 × 844, touch), where the page does not
   scroll sideways;
 * the lesson pack (written by ``python -m rbfviz export --lessons``): every step answered in the page,
-  each verdict and explanation equal to rbfviz.views.lessons.check's; each step's figure is its view's
+  each verdict and explanation equal to rbfviz.views.lessons.arrays.check's; each step's figure is its view's
   payload at the step's σ; the page's number formatting is Python's ``{:.4g}``.
 """
 
@@ -24,11 +24,11 @@ import pytest
 from a11y import FAILING_IMPACTS, AxeUnavailable, axe_script, describe, figure_texts, run_axe
 
 from rbfviz.cli import main as cli
+from rbfviz.views.common.scrub import figure_at, read_payload
 from rbfviz.views.export.build import Setting, view_payload
 from rbfviz.views.export.lesson_pack import inline_html
 from rbfviz.views.export.page import view_page
-from rbfviz.views.figures.scrub import figure_at, read_payload
-from rbfviz.views.lessons import STEPS, check, prepare
+from rbfviz.views.lessons.arrays import STEPS, check, prepare
 
 pytestmark = pytest.mark.e2e
 

@@ -1,7 +1,7 @@
 """Figures follow Streamlit's light or dark theme, also when the viewer switches it in the app's menu
 while the page is open: the backgrounds, axis text, legend and ink marks (K-Means centroids, σ lines)
 of a figure drawn by ui.page.chart (Streamlit's chart theme and ui.page.CHART_CSS) and of the σ
-scrubber's figure (rbfviz/views/web/scrub.js), read from the drawn SVG, are light on light and dark on
+scrubber's figure (rbfviz/views/common/web/scrub.js), read from the drawn SVG, are light on light and dark on
 dark, and stay readable (contrast ratio ≥ 4.5 against the background)."""
 
 import re
@@ -27,7 +27,7 @@ COLOURS_JS = """(sel) => {
   };
 }"""
 # An ink mark (a K-Means centroid, a σ line) as drawn: on a chart() figure the mark Plotly gave the ink
-# colour (rbfviz.views.figures.layout.THEME_INK); on the scrubber's figure the K-Means centroids' trace.
+# colour (rbfviz.views.common.layout.THEME_INK); on the scrubber's figure the K-Means centroids' trace.
 INK_JS = """(sel) => {
   const gd = document.querySelector(sel);
   const mark = gd.querySelector("[style*='fill: rgb(1, 2, 3)'], [style*='stroke: rgb(1, 2, 3)']");

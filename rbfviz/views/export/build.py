@@ -6,7 +6,7 @@ settings the bytes are the same (tests/test_export_build.py builds both and comp
 page draws exactly the app's figure at every σ.
 
     setting = Setting("explorer", dataset="moons", k=2, kind="entmax15")
-    payload = view_payload(setting)          # rbfviz.views.figures.scrub payload bytes, every σ level
+    payload = view_payload(setting)          # rbfviz.views.common.scrub payload bytes, every σ level
     sigma = setting.sigma_or_default()       # the σ the page opens at (a grid value)
 
 Not covered (they need the app): uploaded points, and the Explorer's custom start (points clicked on its
@@ -21,20 +21,25 @@ from functools import cached_property
 import numpy as np
 
 from ... import field as fieldmod
-from ..._validate import DTYPES, check_int, check_k, check_kind, check_sigma
 from ...annealing import anneal
+from ...collapse import collapse_study
 from ...datasets import DATASET_LABELS, DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K, make_dataset
-from ...diagnostics import collapse_study, kmeans_reference
 from ...maps import responsibilities
+from ...measures import kmeans_reference
 from ...steps import kmeans
-from .. import equivalence, explore
-from .. import stability as stability_views
-from ..annealing import annealing_view
-from ..figures.annealing import FRAME_MS
-from ..figures.palette import MAX_CLUSTERS
-from ..figures.plane import drawn_points
-from ..figures.scrub import scrub_payload
-from ..levels import annealing_levels, equivalence_levels, explorer_levels, stability_levels
+from ...validate import DTYPES, check_int, check_k, check_kind, check_sigma
+from ..annealing.arrays import annealing_view
+from ..annealing.figures import FRAME_MS
+from ..annealing.levels import annealing_levels
+from ..common.palette import MAX_CLUSTERS
+from ..common.plane import drawn_points
+from ..common.scrub import scrub_payload
+from ..equivalence import arrays as equivalence
+from ..equivalence.levels import equivalence_levels
+from ..explorer import arrays as explore
+from ..explorer.levels import explorer_levels
+from ..stability import arrays as stability_views
+from ..stability.levels import stability_levels
 
 VIEWS = ("explorer", "annealing", "stability", "equivalence")
 INITS = ("kmeans++", "random", "anneal")

@@ -6,7 +6,7 @@ Each step has its task, the step's view as an interactive σ figure (its setting
 the payload is ``build.view_payload``'s, the app's), its question with the options or a number box,
 "Check my answer", and once answered the verdict, the explanation and the equations.
 
-The verdicts are the library's (``rbfviz.views.lessons.check``): for a choice question the page holds
+The verdicts are the library's (``rbfviz.views.lessons.arrays.check``): for a choice question the page holds
 ``check``'s verdict for every option; for a number it holds the answer, the tolerance and check's two
 messages, and applies check's rule (|value − answer| ≤ rel_tol·|answer|; the value written as Python's
 ``{:.4g}``) to what is typed. tests/e2e/test_e2e_export.py answers every step in Chromium and compares
@@ -21,7 +21,7 @@ import html
 import json
 import re
 
-from ..lessons import STEPS, Prepared, check, prepare
+from ..lessons.arrays import STEPS, Prepared, check, prepare
 from .build import Setting, view_payload
 from .page import app_link, bundle_for, html_page, made_html, scrubber_holder
 

@@ -6,7 +6,7 @@ uploaded file, an <iframe>) with no network, and moves through σ as the app doe
 
 The page holds plotly.js (the smallest bundle that draws its figures, gzip-compressed and base64-encoded:
 the browser inflates it with DecompressionStream, as it inflates the payload), the payload, and the σ
-scrubber's own code (rbfviz/views/web/scrub.js), called through the same entry point as in the app.
+scrubber's own code (rbfviz/views/common/web/scrub.js), called through the same entry point as in the app.
 Nothing is fetched: no CDN, no fonts. A section at the end says what made the file: the settings, the σ
 range, the rbfviz and package versions, the date, and a link to the same view in the app when a public
 address is given.
@@ -24,9 +24,9 @@ from urllib.parse import urlencode
 
 from zlib_ng import gzip_ng
 
-from ..figures.scrub import read_payload
-from ..receipt import PARAMETER_ORDER, package_versions
-from ..web import scrubber_css, scrubber_script
+from ..common.receipt import PARAMETER_ORDER, package_versions
+from ..common.scrub import read_payload
+from ..common.web import scrubber_css, scrubber_script
 
 _HERE = Path(__file__).resolve().parent
 
@@ -258,7 +258,7 @@ def interactive_page(
     notes: tuple[str, ...] = (),
     versions: dict | None = None,
 ) -> str:
-    """One view's page. payload: the view's rbfviz.views.figures.scrub payload (every σ level); settings:
+    """One view's page. payload: the view's rbfviz.views.common.scrub payload (every σ level); settings:
     the view's parameters (a receipt's ``params``: dataset, n, noise, seed, k, init, kind, dtype, sigma,
     ...); sigma: the σ it opens at (None: the payload's initial level); dataset: the data set's name for
     the figure's file names; link: the same view in the app (``app_link``) or None; notes: sentences shown
@@ -285,7 +285,7 @@ def interactive_page(
 
 def view_page(setting, public_url: str | None = None, progress=None) -> str:
     """``interactive_page`` of a ``build.Setting``, its payload built here (the command line's path)."""
-    from ..figures.plane import MAX_DRAWN_POINTS
+    from ..common.plane import MAX_DRAWN_POINTS
     from .build import view_payload
 
     payload = view_payload(setting, progress)
