@@ -121,3 +121,23 @@ def test_a_lesson_steps_figure_in_the_pack_is_the_one_its_link_opens(key):
     prepared = prepare(next(step for step in STEPS if step.key == key))
     setting = step_setting(prepared)
     assert view_payload(setting) == app_payload(setting.view, lesson_query(prepared))
+
+
+def test_the_lessons_page_offers_the_lesson_pack(media, monkeypatch):
+    """The Lessons page's "Lesson pack (HTML)" button gives rbfviz.views.export.lesson_pack's page, linking
+    back to RBFVIZ_PUBLIC_URL (the pack itself: tests/e2e/test_e2e_export.py)."""
+    from rbfviz.views.export import lesson_pack
+
+    asked = []
+    monkeypatch.setattr(lesson_pack, "lesson_pack", lambda **kw: asked.append(kw) or "<!doctype html>pack")
+    monkeypatch.setenv("RBFVIZ_PUBLIC_URL", "https://rbfviz.example.edu/course")
+    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
+    at.switch_page("pages/8_Lessons.py").run()
+    assert not at.exception, at.exception
+    buttons = [b for b in at.get("download_button") if b.proto.label == "Lesson pack (HTML)"]
+    assert len(buttons) == 1
+    assert (
+        media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]["callable"]()
+        == b"<!doctype html>pack"
+    )
+    assert asked == [{"public_url": "https://rbfviz.example.edu/course"}]

@@ -146,6 +146,22 @@ def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params:
     )
 
 
+def lesson_pack_download() -> Download:
+    """The nine Lessons steps as one offline HTML file (rbfviz.views.export.lesson_pack), built on click."""
+    from rbfviz.views.export.lesson_pack import lesson_pack
+
+    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip() or None
+    return Download(
+        "Lesson pack (HTML)",
+        "rbfviz_lessons.html",
+        "text/html",
+        lambda: lesson_pack(public_url=public).encode("utf-8"),
+        help="The nine steps as one HTML file for students to work through alone, with no network: each "
+        "step's figure at every σ, its question, the check of the answer and the explanation. Preparing "
+        "it takes about a minute (nine views at every σ).",
+    )
+
+
 def points_download(X, resp, labels=None, name: str = "points", finite: bool | None = None) -> Download:
     """Points with their responsibilities (x, y, r_0..r_{k-1}[, label]); formula-safe CSV.
 
