@@ -11,13 +11,13 @@ What is measured, per view (Explorer, Annealing, Stability, Equivalence at the d
 fresh browser context after a warm-up visit has built its payload):
 
 1. **press → figure shows the new σ** (targets p50 ≤ 50 ms, max ≤ 150 ms). The σ slider
-   (``input.scrub-range``, ui/scrub.js) focused, an arrow key pressed ``--presses`` times, ``--gap`` ms
-   apart. In the page, the keydown's ``event.timeStamp`` (performance.now() time base: when the input
-   event was created) starts the clock; a MutationObserver sees the plot's ``data-sigma`` change (set
-   right after the level is drawn), then two requestAnimationFrame callbacks later the frame with the
-   new figure has been painted: that time is reported ("painted"), with the time spent inside
-   Plotly's own drawing calls (react, relayout, animate, restyle). After the settle: whether the σ
-   slider still has the keyboard focus.
+   (``input.scrub-range``, rbfviz/views/common/web/scrub.js) focused, an arrow key pressed ``--presses``
+   times, ``--gap`` ms apart. In the page, the keydown's ``event.timeStamp`` (performance.now() time base:
+   when the input event was created) starts the clock; a MutationObserver sees the plot's ``data-sigma``
+   change (set right after the level is drawn), then two requestAnimationFrame callbacks later the frame with
+   the new figure has been painted: that time is reported ("painted"), with the time spent inside Plotly's own
+   drawing calls (react, relayout, animate, restyle). After the settle: whether the σ slider still has the
+   keyboard focus.
 2. **websocket messages the page sends while scrubbing**: every message the page sends (BackMsgs;
    WebSocket.send wrapped by an init script, timestamped in the page), split at 0.45 s after the
    last input event or pointer release. Expected: nothing before, one settle commit after.
@@ -141,7 +141,7 @@ _SEND_LOG_JS = """(() => {
   for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
   window.addEventListener("pointerup", note, true);
 })()"""
-SETTLE_MIN_MS = 450  # ui/scrub.js commits 500 ms after the last input or pointer release
+SETTLE_MIN_MS = 450  # rbfviz/views/common/web/scrub.js commits 500 ms after the last input or pointer release
 
 
 def pct(values, q: float) -> float | None:

@@ -27,12 +27,13 @@ APP = "[data-testid='stApp']"
 # The bound of every wait: it only catches a hang, it is never a speed limit (on a loaded 2-core
 # machine a heavy page may take minutes). RBFVIZ_E2E_TIMEOUT (seconds) changes it.
 HANG_TIMEOUT_MS = int(e2e_timeout_s() * 1000)
-# Plotly figures: st.plotly_chart's, and the σ scrubber's (ui/scrub.js draws into div.scrub-plot)
+# Plotly figures: st.plotly_chart's, and the σ scrubber's (rbfviz/views/common/web/scrub.js draws into
+# div.scrub-plot)
 PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot, div.scrub-plot.js-plotly-plot"
 SCRUB_RANGE = "input.scrub-range"
 SCRUB_PLOT = "div.scrub-plot"
 # A page has drawn when no spinner or skeleton is left, every Plotly chart has been laid out and the
-# σ scrubber (ui/scrub.js) has drawn its level (page.wait_for_function(DRAWN_JS)).
+# σ scrubber (rbfviz/views/common/web/scrub.js) has drawn its level (page.wait_for_function(DRAWN_JS)).
 DRAWN_JS = """() => {
   if (document.querySelector("[data-testid='stSpinner'], [data-testid='stSkeleton']")) return false;
   const charts = Array.from(document.querySelectorAll("[data-testid='stPlotlyChart']"));
@@ -42,8 +43,8 @@ DRAWN_JS = """() => {
   return !scrub || (scrub._fullLayout !== undefined && scrub.dataset.level !== undefined);
 }"""
 
-# What the σ scrubber shows now (ui/scrub.js; light DOM): the drawn level and σ, the title, the
-# slider's text, the numbers beside the plot (label -> value, in order) and the notes and caption.
+# What the σ scrubber shows now (rbfviz/views/common/web/scrub.js; light DOM): the drawn level and σ, the
+# title, the slider's text, the numbers beside the plot (label -> value, in order) and the notes and caption.
 _SCRUB_JS = """() => {
   const plot = document.querySelector("div.scrub-plot"), range = document.querySelector("input.scrub-range");
   if (!plot || !range) return null;
@@ -385,7 +386,7 @@ class Student:
                 {"name": name, "mimeType": mime, "buffer": data}
             )
 
-    # --- the σ scrubber (ui/scrub.py, ui/scrub.js) ------------------------------------------------
+    # --- the σ scrubber (ui/scrub.py, rbfviz/views/common/web/scrub.js) ---------------------------------
     def scrub(self) -> dict | None:
         """What the σ scrubber shows now (see _SCRUB_JS), or None if the page has none."""
         return self.page.evaluate(_SCRUB_JS)

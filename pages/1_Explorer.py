@@ -27,6 +27,17 @@ def _nearest(positions: list[int], position: int) -> int:
     return min(range(len(positions)), key=lambda i: abs(positions[i] - position))
 
 
+def drawn_note(n: int) -> tuple[str, ...]:
+    """The sentence under a plane that draws a sample of the points (none when it draws them all)."""
+    drawn = drawn_points(n)
+    if drawn is None:
+        return ()
+    return (
+        f"Drawn: a seeded sample of {len(drawn):,} of the {n:,} points (the browser stays responsive); every "
+        f"number beside the plot counts all {n:,} points.",
+    )
+
+
 def update(**changes) -> None:
     """Button callback (runs before the script): change the shared controls; start a new pick round."""
     st.session_state[state.STATE_KEY] = replace(st.session_state[state.STATE_KEY], **changes)
@@ -104,6 +115,7 @@ select = dict(
 def sigma_panels(ctrl) -> None:
     """The plane and the downloads: rerun alone when σ settles (ui.page.follows_sigma)."""
     view = None
+    payload_bytes = None
 
     with panel("The plane"):
         name = uploads.data_name(ctrl)
@@ -169,7 +181,7 @@ def sigma_panels(ctrl) -> None:
                     part=None if positions is None else (positions, len(grid)),
                 )
 
-            scrub_view(
+            payload_bytes = scrub_view(
                 "explorer",
                 ctrl,
                 (quantity, head, axes, ctrl.picks),
@@ -180,10 +192,7 @@ def sigma_panels(ctrl) -> None:
                 on_select=picked,
             )
             if drawn is not None:
-                st.caption(
-                    f"Drawn: a seeded sample of {len(drawn):,} of the {ctrl.n:,} points (the browser stays "
-                    f"responsive); every number beside the plot counts all {ctrl.n:,} points."
-                )
+                st.caption(drawn_note(ctrl.n)[0])
             st.caption(
                 "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j "
                 "are cluster j. Hover a point for its number and responsibilities r. Move σ with the slider "
@@ -223,6 +232,9 @@ def sigma_panels(ctrl) -> None:
                     "explorer_plane",
                 ),
                 exports.receipt_download(lambda: explorer_receipt(params, view.numbers), "Explorer"),
+                exports.interactive_page_download(
+                    payload_bytes, "explorer", ctrl, params, drawn_note(ctrl.n)
+                ),
             ],
             key="explorer",
         )

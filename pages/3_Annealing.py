@@ -62,16 +62,16 @@ def sigma_panels(ctrl) -> None:
                     play_ms=FRAME_MS,
                 )
 
-            scrub_figure(
-                compute.scrub_payload("annealing", ctrl, (name,), build),
-                key="scrub_annealing",
-                grid=view.sigmas,
-            )
+            payload = compute.scrub_payload("annealing", ctrl, (name,), build)
+            scrub_figure(payload, key="scrub_annealing", grid=view.sigmas)
             downloads.append(
                 exports.figure_download(
                     lambda: trajectory_figure(view, X, ctrl.sigma), "annealing_plane", "Animation (HTML)"
                 )
             )
+            page_params = exports.receipt_params(ctrl)
+            page_params.pop("init")  # annealing always starts from the data mean
+            downloads.append(exports.interactive_page_download(payload, "annealing", ctrl, page_params))
             sample = (
                 ""
                 if X.shape[0] <= MAX_ANIMATED_POINTS

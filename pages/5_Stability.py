@@ -137,14 +137,23 @@ def sigma_panels(ctrl) -> None:
                 large=ctrl.presenter,
             )
 
-        scrub_figure(
-            compute.scrub_payload("stability", ctrl, (), build), key="scrub_stability", grid=ctx.scale.grid
+        payload = compute.scrub_payload("stability", ctrl, (), build)
+        scrub_figure(payload, key="scrub_stability", grid=ctx.scale.grid)
+        drawn_note = (
+            f"Drawn: a seeded sample of {len(drawn):,} of the {len(X):,} points; the counts above each "
+            f"panel and below count all {len(X):,}."
+            if drawn is not None
+            else None
         )
-        if drawn is not None:
-            st.caption(
-                f"Drawn: a seeded sample of {len(drawn):,} of the {len(X):,} points; the counts above each "
-                f"panel and below count all {len(X):,}."
+        if drawn_note:
+            st.caption(drawn_note)
+        page_params = exports.receipt_params(ctrl)
+        page_params.pop("init")  # the planes are drawn at the K-Means centroids, whatever the start
+        downloads.append(
+            exports.interactive_page_download(
+                payload, "stability", ctrl, page_params, (drawn_note,) if drawn_note else ()
             )
+        )
         plane = compute.stability_plane(ctrl)
         downloads.insert(
             1,

@@ -50,12 +50,12 @@ def sigma_panels(ctrl) -> None:
                 large=ctrl.presenter,
             )
 
-        scrub_figure(
-            compute.scrub_payload("equivalence", ctrl, (), build),
-            key="scrub_equivalence",
-            grid=ctx.scale.grid,
-        )
+        payload = compute.scrub_payload("equivalence", ctrl, (), build)
+        scrub_figure(payload, key="scrub_equivalence", grid=ctx.scale.grid)
         downloads += [
+            exports.interactive_page_download(
+                payload, "equivalence", ctrl, exports.receipt_params(ctrl), (note,) if note else ()
+            ),
             exports.points_download(X, resp, name=f"equivalence_{ctrl.dataset}"),
             exports.figure_download(
                 lambda: step_figure(X, resp, one, title=f"{head}, σ = {ctrl.sigma:.3g}"),

@@ -6,7 +6,7 @@ The lesson content (texts, settings, computed answers) is plain data in rbfviz.v
 import streamlit as st
 
 from rbfviz.views.lessons.arrays import STEPS, check, prepare
-from ui import classroom, state
+from ui import classroom, exports, state
 from ui.compute import TTL
 from ui.page import PAGES, panel, setup_page
 
@@ -43,6 +43,18 @@ st.markdown(
     "needs), **predict** the answer to the question, **check** it, then read why. Every number in a question "
     "or an answer is computed by the rbfviz library on the step's own data."
 )
+if not ctx.ctrl.presenter:  # a projector needs no downloads
+    pack = exports.lesson_pack_download()
+    st.download_button(
+        pack.label,
+        data=pack.make,
+        file_name=pack.file_name,
+        mime=pack.mime,
+        key="dl_lesson_pack",
+        on_click="ignore",
+        help=pack.help,
+        icon=":material/download:",
+    )
 
 seat = None
 with panel("The class session"):

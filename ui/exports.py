@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import html
 import json
+import os
 import re
 import threading
 from collections import OrderedDict
@@ -26,41 +27,14 @@ from typing import Callable
 import streamlit as st
 
 from rbfviz.loader import points_to_csv
-from rbfviz.views.common.layout import THEME_INK
+from rbfviz.views.common.web import download_script
 
 from . import upload as uploads
 from .state import UPLOAD, Controls
 
-# The browser's side of a PNG or SVG download: Plotly renders the figure as drawn (its size, its
-# theme) into a file; PNG at twice the pixels for slides and print. Shared with ui/scrub.js. A chart
-# drawn by st.plotly_chart gets its ink and axis text from the page's stylesheet (ui.page.CHART_CSS),
-# which the file does not carry: the copy that goes into the file has them written in.
-DOWNLOAD_JS = (
-    """
-function rbfvizDownloadFigure(gd, format, name) {
-  const shown = gd._fullLayout || {};
-  const options = { format, filename: name, width: shown.width, height: shown.height,
-    scale: format === "png" ? 2 : 1 };
-  if (!gd.closest("[data-testid='stPlotlyChart']")) return window.Plotly.downloadImage(gd, options);
-  const text = getComputedStyle(gd).color, ink = "__THEME_INK__";
-  const swap = (v) => (typeof v === "string" ? (v.toLowerCase() === ink ? text : v)
-    : Array.isArray(v) ? v.map(swap)
-    : v && typeof v === "object" && !ArrayBuffer.isView(v)
-      ? Object.fromEntries(Object.entries(v).map(([key, item]) => [key, swap(item)])) : v);
-  const layout = swap(gd.layout);
-  for (const key of Object.keys(layout)) {
-    if (/^[xy]axis\\d*$/.test(key) && layout[key]) {
-      layout[key] = { ...layout[key], tickfont: { ...(layout[key].tickfont || {}), color: text } };
-      if (layout[key].title) {
-        const title = typeof layout[key].title === "string" ? { text: layout[key].title } : layout[key].title;
-        layout[key].title = { ...title, font: { ...(title.font || {}), color: text } };
-      }
-    }
-  }
-  return window.Plotly.downloadImage({ data: swap(gd.data), layout }, options);
-}
-"""
-).replace("__THEME_INK__", THEME_INK)
+# The browser's side of a PNG or SVG download (rbfviz/views/common/web/download.js), shared with the σ
+# scrubber.
+DOWNLOAD_JS = download_script()
 # One click handler for every figure's buttons (installed once per browser tab): the figure is the
 # Plotly chart in the same keyed container (ui.page.chart puts both there).
 _TOOLS_JS = (
@@ -142,6 +116,49 @@ def figure_download(fig, name: str, label: str = "Figure (HTML)") -> Download:
         lambda: figure_html(fig() if callable(fig) else fig),
         help="The figure as shown, as a standalone HTML file: opens offline in any browser, "
         "with zoom and hover.",
+    )
+
+
+def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params: dict, notes=()) -> Download:
+    """The view as one self-contained HTML file that works offline: every σ level of its scrubbed figure
+    (``payload``, the bytes the page's scrubber draws), the numbers and "In words" per level, the σ control,
+    the settings and versions (``params``, as a receipt lists them), and a link back to this view when
+    RBFVIZ_PUBLIC_URL is set (rbfviz.views.export.page)."""
+    from rbfviz.views.export.page import app_link, interactive_page
+
+    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip() or None
+    link = app_link(public, view, ctrl.to_query())
+    dataset = ctrl.dataset
+
+    def make() -> bytes:
+        return interactive_page(payload, view, params, ctrl.sigma, dataset, link, tuple(notes)).encode(
+            "utf-8"
+        )
+
+    return Download(
+        "Interactive page (HTML)",
+        f"rbfviz_{view}_{slug(dataset)}_interactive.html",
+        "text/html",
+        make,
+        help="This view as one HTML file that works anywhere with no network and no server: every σ of "
+        "the slider, the numbers beside the figure and the sentence in words. Open it in a browser, put it "
+        "on a USB stick, or upload it to Moodle or Canvas (see the teachers' guide).",
+    )
+
+
+def lesson_pack_download() -> Download:
+    """The nine Lessons steps as one offline HTML file (rbfviz.views.export.lesson_pack), built on click."""
+    from rbfviz.views.export.lesson_pack import lesson_pack
+
+    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip() or None
+    return Download(
+        "Lesson pack (HTML)",
+        "rbfviz_lessons.html",
+        "text/html",
+        lambda: lesson_pack(public_url=public).encode("utf-8"),
+        help="The nine steps as one HTML file for students to work through alone, with no network: each "
+        "step's figure at every σ, its question, the check of the answer and the explanation. Preparing "
+        "it takes about a minute (nine views at every σ).",
     )
 
 

@@ -12,14 +12,13 @@ The component also draws the figure in the page's light or dark theme (the same 
 ui.page.chart's figures, see rbfviz.views.common.layout.themed_spec), offers it as PNG and SVG
 (file name: view, data set, σ), and in presenter mode makes it fill the window's height.
 
-Moving σ costs no script run. When it settles (ui/scrub.js: 0.5 s without input, pointer up),
-the component commits the level once: the callback here sets the controls' σ before the rerun,
-and the page's usual URL sync writes it into the address.
+Moving σ costs no script run. When it settles (rbfviz/views/common/web/scrub.js: 0.5 s without input, pointer
+up), the component commits the level once: the callback here sets the controls' σ before the rerun, and the
+page's usual URL sync writes it into the address.
 """
 
 from __future__ import annotations
 
-import json
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -27,13 +26,9 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from rbfviz.views.common.layout import FIELD_LEGEND
-from rbfviz.views.common.palette import INK_COLORS
+from rbfviz.views.common.web import scrubber_css, scrubber_script
 
 from . import compute, state
-from .exports import DOWNLOAD_JS
-
-_HERE = Path(__file__).resolve().parent
 
 
 def _plotly_chunk() -> str:
@@ -45,71 +40,10 @@ def _plotly_chunk() -> str:
     return found[0]
 
 
-# Colours come from the theme Streamlit gives every component (--st-*), so the controls and the
-# numbers follow a light or dark theme; muted text is the text colour at 80 %: 6:1 or more on either.
-CSS = """
-.scrub { font-family: "Source Sans", sans-serif; color: var(--st-text-color, #31333f); }
-.scrub-control { display: flex; align-items: center; gap: 0.8rem; margin: 0 0 0.4rem 0; flex-wrap: wrap; }
-.scrub-label { font-weight: 600; }
-.scrub-play, .scrub-download { font: inherit; padding: 0.25rem 0.8rem; border-radius: 0.5rem; cursor: pointer;
-  border: 1px solid var(--st-border-color, #8c8f99); color: var(--st-text-color, #31333f);
-  background: var(--st-secondary-background-color, #ffffff); }
-.scrub-download { font-size: 0.875rem; padding: 0.15rem 0.6rem; }
-.scrub-play:focus-visible, .scrub-range:focus-visible, .scrub-download:focus-visible {
-  outline: 2px solid var(--st-primary-color, #0068c9); outline-offset: 2px; }
-.scrub-range { flex: 1 1 18rem; min-width: 12rem; accent-color: #0068c9; height: 1.6rem; touch-action: none; }
-.scrub-value { font-variant-numeric: tabular-nums; font-weight: 600; min-width: 7rem; }
-.scrub-downloads { display: inline-flex; gap: 0.4rem; }
-.scrub-downloads[hidden] { display: none; }
-.scrub-body { display: flex; gap: 1.5rem; align-items: flex-start; }
-.scrub-plot { flex: 3 1 0; min-width: 0; }
-.scrub-side { flex: 1.25 1 0; min-width: 12rem; }
-.scrub-side:empty { display: none; }
-.scrub-metric { margin: 0 0 0.9rem 0; }
-.scrub-metric-label { font-size: 0.875rem; }
-.scrub-metric-value { font-size: 1.9rem; line-height: 1.25; font-variant-numeric: tabular-nums; }
-.scrub-note, .scrub-caption { font-size: 0.875rem; opacity: 0.8; }
-.scrub-note { margin: -0.5rem 0 0.9rem 0; }
-.scrub-caption { margin: 0.3rem 0 0 0; }
-.scrub-error { color: #a4161a; font-weight: 600; }
-.scrub-status { font-size: 0.875rem; margin: -0.2rem 0 0.4rem 0; }
-.scrub-status[hidden] { display: none; }
-.scrub-large .scrub-label { font-size: 1.9rem; }
-.scrub-large .scrub-value { font-size: 2.6rem; font-weight: 700; min-width: 12rem; }
-.scrub-large .scrub-range { height: 2.4rem; }
-.scrub-large .scrub-play { font-size: 1.5rem; padding: 0.35rem 1rem; }
-.scrub-large .scrub-metric-label { font-size: 1.35rem; }
-.scrub-large .scrub-metric-value { font-size: 3.2rem; font-weight: 600; }
-.scrub-large .scrub-note, .scrub-large .scrub-caption, .scrub-large .scrub-status { font-size: 1.2rem; }
-.scrub-large .scrub-side { flex: 1 1 0; }
-/* A narrow screen stacks the numbers under the figure; the figure takes the whole width (stretch: a
-   column's flex-start would size it to Plotly's default 700 px). Tap targets reach 44 px there. */
-@media (max-width: 900px) {
-  .scrub-body { flex-direction: column; align-items: stretch; }
-  .scrub-plot { flex: none; width: 100%; }
-  .scrub-side { min-width: 0; }
-}
-@media (pointer: coarse) {
-  .scrub-range { height: 44px; }
-  .scrub-play, .scrub-download { min-height: 44px; min-width: 44px; }
-  .scrub .js-plotly-plot .plotly .modebar-btn { height: 44px !important; min-width: 44px; }
-}
-"""
-
-
-def _script() -> str:
-    """ui/scrub.js with Streamlit's Plotly bundle, the ink colours and the figure download function."""
-    js = (_HERE / "scrub.js").read_text(encoding="utf-8")
-    js = js.replace("__PLOTLY_CHUNK__", _plotly_chunk())
-    js = js.replace("__INK_COLORS__", json.dumps(sorted(INK_COLORS)))
-    js = js.replace("__FIELD_LEGEND__", json.dumps(FIELD_LEGEND))
-    return DOWNLOAD_JS + js
-
-
 _component = st.components.v2.component(
     "rbfviz_sigma_scrub",
-    css=CSS,
-    js=_script(),
+    css=scrubber_css(),  # rbfviz/views/common/web/scrub.css
+    js=scrubber_script(_plotly_chunk()),  # rbfviz/views/common/web/scrub.js: the offline page runs it too
     isolate_styles=False,  # Plotly's hover and mode-bar styles live in the document, not in a shadow root
 )
 
@@ -155,7 +89,8 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
 # What a settle rerun sends in place of the payload its browser holds. Streamlit hashes an element's
 # bytes twice per run (its identity and its message), copies them into the message and serialises them:
 # about a millisecond per settle for a payload of a few hundred kB the browser has already.
-# ui/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if it has none.
+# rbfviz/views/common/web/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if
+# it has none.
 HELD = {"held": True}
 SENT_KEY = "_rbfviz_scrub_sent"  # component key -> _fingerprint of the payload last sent to this session
 
@@ -179,8 +114,9 @@ FIRST_PART = "_first_part"
 SHOWN_KEY = "_rbfviz_scrub_shown"  # (component key, setting) of the complete payload this session drew last
 
 
-def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> None:
-    """Draw a scrubbable view whose payload is ``ui.compute.scrub_payload(view, ctrl, extra, build, near)``.
+def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> bytes:
+    """Draw a scrubbable view whose payload is ``ui.compute.scrub_payload(view, ctrl, extra, build, near)``;
+    returns that (complete) payload.
 
     On a setting not yet built, the levels near grid position ``near`` (the σ on screen) appear first,
     under the key ``key + FIRST_PART``, with the slider limited to them and a line saying the others are
@@ -199,3 +135,4 @@ def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, 
     payload = compute.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
     scrub_figure(payload, key, grid, on_select, slot)
     st.session_state[SHOWN_KEY] = setting
+    return payload

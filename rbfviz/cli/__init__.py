@@ -36,7 +36,7 @@ from ..server import tune_for_server
 from ..validate import COMPARED_KINDS, DTYPES, ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
-COMMAND_MODULES = ("networks",)
+COMMAND_MODULES = ("networks", "export")
 
 
 def _int_at_least(low: int, what: str):

@@ -44,8 +44,9 @@ def _float(text: str) -> float:
 
 
 def test_sigma_slider_changes_the_figure_and_the_numbers(server, student):
-    """The Explorer's σ slider sits on its figure (ui/scrub.js): the figure and the numbers beside it
-    follow each key at once, the address when σ settles (tests/e2e/test_e2e_scrub.py checks the
+    """The Explorer's σ slider sits on its figure (rbfviz/views/common/web/scrub.js): the figure and the
+    numbers beside it follow each key at once, the address when σ settles (tests/e2e/test_e2e_scrub.py checks
+    the
     numbers against rbfviz and the websocket traffic)."""
     student.open(f"{server.url}/Explorer")
     before = student.wait_for_figures()[0]
@@ -91,8 +92,8 @@ PLACEHOLDER = "This view is being built."
 
 
 def test_annealing_animation_plays_in_the_browser(server, student):
-    """The Annealing plane is a σ scrubber (ui/scrub.js) with a Play button: the levels advance in the
-    browser with no message to the server, and pausing commits the σ on screen once."""
+    """The Annealing plane is a σ scrubber (rbfviz/views/common/web/scrub.js) with a Play button: the levels
+    advance in the browser with no message to the server, and pausing commits the σ on screen once."""
     student.open(f"{server.url}/Annealing")
     if PLACEHOLDER in student.text():
         pytest.skip("the Annealing view is still the placeholder page: no animation to play yet")

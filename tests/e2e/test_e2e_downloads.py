@@ -1,6 +1,7 @@
 """Every figure downloads as PNG and SVG from buttons under or beside it, with the keyboard: on a
-figure drawn by ui.page.chart (st.plotly_chart) and on the σ scrubber's figure (ui/scrub.js). The files
-arrive, are what they claim (PNG signature and size, SVG parses as XML with an <svg> root), and are
+figure drawn by ui.page.chart (st.plotly_chart) and on the σ scrubber's figure
+(rbfviz/views/common/web/scrub.js). The files arrive, are what they claim (PNG signature and size, SVG parses
+as XML with an <svg> root), and are
 named after the view, the data set and σ."""
 
 import struct

@@ -1,4 +1,5 @@
-"""A student scrubs σ on the Explorer's figure (ui/scrub.js): by keyboard, by mouse drag and by touch.
+"""A student scrubs σ on the Explorer's figure (rbfviz/views/common/web/scrub.js): by keyboard, by mouse drag
+and by touch.
 
 After each scrub the test checks, in the browser:
 * the drawn σ: the plot's data-sigma, its title and the slider's text all name the same grid σ;

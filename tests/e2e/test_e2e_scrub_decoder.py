@@ -1,6 +1,7 @@
 """The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
-holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the level's pairs) equals
-rbfviz.views.common.scrub.figure_at at that level, for the payload the same settings give in Python."""
+holds in Chromium at a level (rbfviz/views/common/web/scrub.js: inflate, decode blobs, apply the level's
+pairs) equals rbfviz.views.common.scrub.figure_at at that level, for the payload the same settings give in
+Python."""
 
 import re
 from functools import lru_cache

@@ -1,10 +1,10 @@
 """Every scrubbed view (Explorer, Annealing, Stability, Equivalence) in Chromium, by keyboard:
 
-* what is on screen at each level is the payload's level (rbfviz.views.common.scrub.figure_at): ui/scrub.js
-  draws a level change straight into Plotly's SVG, so the test reads the SVG itself: every marker
-  trace has one drawn point per data point, each at the pixel of its (x, y); every straight line runs
-  through the pixels of its points; each field <image> shows the level's image; the title and the
-  annotations read the level's text. Every level is visited in turn, then two jumps (Home, End);
+* what is on screen at each level is the payload's level (rbfviz.views.common.scrub.figure_at):
+  rbfviz/views/common/web/scrub.js draws a level change straight into Plotly's SVG, so the test reads the SVG
+  itself: every marker trace has one drawn point per data point, each at the pixel of its (x, y); every
+  straight line runs through the pixels of its points; each field <image> shows the level's image; the title
+  and the annotations read the level's text. Every level is visited in turn, then two jumps (Home, End);
 * focus survives the settle: five presses with a settle (and its rerun) after each move σ five grid
   steps, and the σ slider is still the focused element, the same input, after every one. The view's
   setting is new to the server (its own seed), so the first run draws a progress bar before the
@@ -12,8 +12,8 @@
   Both walks share one page load of that setting per view: the focus first, then every level;
 * no leaks: ten views visited in turn through the menu leave the same event listeners on window
   and the same number of live MutationObservers each time a view is back;
-* Equivalence's arrows, whose heads ui/scrub.js moves in place: each is the arrow Plotly itself
-  draws for the level's annotations (line, dash array, head), and a press needs no Plotly.relayout.
+* Equivalence's arrows, whose heads rbfviz/views/common/web/scrub.js moves in place: each is the arrow Plotly
+  itself draws for the level's annotations (line, dash array, head), and a press needs no Plotly.relayout.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Figures follow Streamlit's light or dark theme, also when the viewer switches it in the app's menu
 while the page is open: the backgrounds, axis text, legend and ink marks (K-Means centroids, σ lines)
 of a figure drawn by ui.page.chart (Streamlit's chart theme and ui.page.CHART_CSS) and of the σ
-scrubber's figure (ui/scrub.js), read from the drawn SVG, are light on light and dark on dark, and
-stay readable (contrast ratio ≥ 4.5 against the background)."""
+scrubber's figure (rbfviz/views/common/web/scrub.js), read from the drawn SVG, are light on light and dark on
+dark, and stay readable (contrast ratio ≥ 4.5 against the background)."""
 
 import re
 

@@ -49,7 +49,7 @@ GRID_COLOR = "#e6e6e6"
 THEME_INK = "#010203"
 THEME_INK_RGB = "rgb(1, 2, 3)"
 # A field image is light in both themes, and the legend shows the marks drawn on it: its legend
-# keeps a light box with dark text. ui/scrub.js uses the same values.
+# keeps a light box with dark text. rbfviz/views/common/web/scrub.js uses the same values.
 FIELD_LEGEND = dict(bgcolor="rgba(255,255,255,0.9)", font=dict(color=FONT["color"]))
 # zlib-ng's deflate level for a PNG's pixels: field images are most of a σ payload's bytes and much of the
 # time to build it. At level 5 zlib-ng takes about a third of the standard zlib's time at level 6 for PNGs

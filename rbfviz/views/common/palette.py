@@ -11,7 +11,8 @@ Black is left out of the cluster colours: it marks K-Means centroids and Voronoi
 * ``rgb_strings(rgb)``    -> ["rgb(r,g,b)", ...] for Plotly marker colours.
 * ``INK_COLORS``          the near-black colours of marks that are not clusters (centroids, edges,
                           arrows, σ lines): on a dark theme they are drawn in the theme's text colour
-                          (ui.page.chart and ui/scrub.js), except on a field image, which stays light.
+                          (ui.page.chart and rbfviz/views/common/web/scrub.js), except on a field image, which
+                          stays light.
 """
 
 from __future__ import annotations

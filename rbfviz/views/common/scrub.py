@@ -8,8 +8,8 @@ the grid (``ScrubLevel``), once per setting. ``scrub_payload`` stores them compa
   (["data", 0, "marker", "color"], colours) or (["layout", "images", 0, "source"], png_uri),
 * for every level, the HTML of the numbers beside the plot and the "In words" sentence.
 
-The browser (ui/scrub.js) applies a level's pairs to the base and hands the result to Plotly:
-it selects and draws, it computes nothing. ``read_payload`` and ``figure_at`` are the same steps in
+The browser (rbfviz/views/common/web/scrub.js) applies a level's pairs to the base and hands the result to
+Plotly: it selects and draws, it computes nothing. ``read_payload`` and ``figure_at`` are the same steps in
 Python, so tests check that every level rebuilds exactly the figure the server built.
 
 Binary layout (then gzip-compressed as a whole; the browser inflates it with DecompressionStream):
@@ -426,7 +426,8 @@ def figure_at(header: dict, level: int) -> dict:
 
 
 def metrics_html(rows) -> str:
-    """HTML of the numbers beside a plot, styled by ui/scrub.js like Streamlit's st.metric.
+    """HTML of the numbers beside a plot, styled by rbfviz/views/common/web/scrub.js like Streamlit's
+    st.metric.
 
     rows: (label, value, help) tuples; help may be "" (shown as the element's tooltip). A row whose
     label is None is a caption line (value only). Every string is escaped.

@@ -126,13 +126,18 @@ function build(parent) {
 const parked = new Map();  // location.pathname -> unmounted instance
 const PARK_MS = 10000;
 
-export default function (component) {
+// Called by Streamlit's component frame on every render (ui/scrub.py), and once by the offline page
+// (rbfviz.views.export), which has no server: its setStateValue and setTriggerValue do nothing, and it
+// gives the σ the page opens at (component.sigma) and the data set's name (component.dataset).
+export default function mountScrubber(component) {
   const { data, parentElement, setStateValue, setTriggerValue } = component;
   let inst = instances.get(parentElement);
   if (!inst) {
     const adopted = adopt(parentElement);
     inst = adopted ?? create(parentElement);
     instances.set(parentElement, inst);
+    inst.sigma = component.sigma;
+    inst.dataset = component.dataset;
     attach(inst, parentElement);
     if (adopted) refresh(inst);  // it may have missed a draw or a theme change while out of the page
   }
@@ -194,7 +199,7 @@ function ready(inst, payload) {
     inst.wanted = levelOfSigma(payload, before.sigmas[inst.level]);
     show(inst, inst.wanted);
   } else {
-    inst.committed = levelFromAddress(payload);
+    inst.committed = levelFromAddress(payload, inst.sigma);
     show(inst, inst.committed);
   }
 }
@@ -353,8 +358,9 @@ function stop(inst) {
 }
 
 // The page script writes the committed σ into the address on every run, before this element is drawn.
-function levelFromAddress(payload) {
-  const sigma = Number(new URLSearchParams(window.location.search).get("sigma"));
+// Without one there, the σ the host gave (the offline page's), else the payload's initial level.
+function levelFromAddress(payload, given) {
+  const sigma = Number(new URLSearchParams(window.location.search).get("sigma")) || Number(given);
   if (!(sigma > 0)) return payload.initial ?? 0;
   return levelOfSigma(payload, sigma);
 }
@@ -826,7 +832,7 @@ function escapeHtml(text) {
 function fileName(inst) {
   const slug = (text) => String(text).toLowerCase().replace(/[^a-z0-9.]+/g, "-").replace(/^-+|-+$/g, "");
   const view = slug(document.title.split("·")[0]) || "figure";
-  const dataset = slug(new URLSearchParams(window.location.search).get("dataset") || "data");
+  const dataset = slug(new URLSearchParams(window.location.search).get("dataset") || inst.dataset || "data");
   return `rbfviz_${view}_${dataset}_sigma-${inst.payload.texts[inst.level]}`;
 }
 

@@ -1,0 +1,307 @@
+"""The offline pages (rbfviz.views.export) in Chromium, opened from file:// with every network request
+blocked:
+
+* each view's page: the σ control by keyboard (arrows, Page Up/Down, Home, End) and by mouse drag, and on
+  Annealing Play; every level drawn is the payload's level (rbfviz.views.common.scrub.figure_at: the
+  figure the app draws), the numbers beside it and the "In words" sentence are that level's; nothing
+  was requested but the file itself; axe-core finds no serious or critical violation (the app's audit,
+  tests/e2e/a11y.py), at laptop size and at phone size (390 × 844, touch), where the page does not
+  scroll sideways;
+* the lesson pack (written by ``python -m rbfviz export --lessons``): every step answered in the page,
+  each verdict and explanation equal to rbfviz.views.lessons.arrays.check's; each step's figure is its view's
+  payload at the step's σ; the page's number formatting is Python's ``{:.4g}``.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+import re
+
+import numpy as np
+import pytest
+from a11y import FAILING_IMPACTS, AxeUnavailable, axe_script, describe, figure_texts, run_axe
+
+from rbfviz.cli import main as cli
+from rbfviz.views.common.scrub import figure_at, read_payload
+from rbfviz.views.export.build import Setting, view_payload
+from rbfviz.views.export.lesson_pack import inline_html
+from rbfviz.views.export.page import view_page
+from rbfviz.views.lessons.arrays import STEPS, check, prepare
+
+pytestmark = pytest.mark.e2e
+
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]  # as tests/e2e/test_e2e_accessibility.py
+SETTING = dict(dataset="moons", n=150, k=3, seed=0)
+TIMEOUT_MS = 120_000
+
+# Plotly's own copy of a figure (gd.data / gd.layout) as plain JSON, with the scrubber's numbers beside it.
+SHOWN_JS = """(holder) => {
+  const root = holder ? document.querySelector(holder) : document;
+  const gd = root.querySelector("div.scrub-plot");
+  const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain)
+    : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
+  return { level: Number(gd.dataset.level), data: plain(gd.data),
+           images: (gd.layout.images || []).map((i) => i.source),
+           annotations: (gd.layout.annotations || []).map((a) => [a.text, a.x, a.y]),
+           title: gd.layout.title && gd.layout.title.text,
+           side: root.querySelector(".scrub-side").innerHTML,
+           caption: root.querySelector(".scrub-caption").textContent,
+           range: Number(root.querySelector("input.scrub-range").value),
+           valuetext: root.querySelector("input.scrub-range").getAttribute("aria-valuetext") };
+}"""
+
+
+@pytest.fixture(scope="module")
+def axe_js():
+    try:
+        return axe_script()
+    except AxeUnavailable as exc:
+        pytest.skip(f"axe-core is unavailable: {exc}")
+
+
+def embedded_payload(page_html: str, payload_id: str = "rbfviz-payload") -> bytes:
+    found = re.search(
+        rf'<script type="application/octet-stream" id="{payload_id}">([^<]*)</script>', page_html
+    )
+    return base64.b64decode(found.group(1))
+
+
+def offline_tab(browser, path, viewport=None, touch=False):
+    """A new tab that may read the file and nothing else; returns (context, page, requests made)."""
+    context = browser.new_context(
+        viewport=viewport or {"width": 1366, "height": 768}, has_touch=touch, is_mobile=touch
+    )
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    requests, errors = [], []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+
+    def route(route):
+        requests.append(route.request.url)
+        if route.request.url == path.as_uri():
+            return route.continue_()
+        return route.abort()
+
+    context.route("**/*", route)
+    page.goto(path.as_uri())
+    page.errors = errors
+    return context, page, requests
+
+
+def wait_level(page, level: int, holder: str = "") -> dict:
+    page.wait_for_function(
+        """([holder, n]) => { const root = holder ? document.querySelector(holder) : document;
+          const gd = root && root.querySelector('div.scrub-plot');
+          return gd && gd._fullLayout && Number(gd.dataset.level) === n; }""",
+        arg=[holder, level],
+    )
+    return page.evaluate(SHOWN_JS, holder or None)
+
+
+def assert_level_is_the_apps(shown: dict, header: dict) -> None:
+    """What Chromium holds at a level is figure_at's figure at that level, with that level's numbers."""
+    level = shown["level"]
+    want = figure_at(header, level)
+    assert len(shown["data"]) == len(want["data"])
+    for got, python in zip(shown["data"], want["data"]):
+        for key in ("x", "y", "customdata"):
+            if key in python:
+                np.testing.assert_array_equal(
+                    np.asarray(got[key], dtype=np.float64),
+                    np.asarray(python[key], dtype=np.float64),
+                    err_msg=key,
+                )
+        colour = python.get("marker", {}).get("color")
+        if isinstance(colour, list):
+            assert got["marker"]["color"] == colour
+    assert shown["images"] == [image["source"] for image in want["layout"].get("images", [])]
+    title = want["layout"].get("title")
+    assert shown["title"] == (title.get("text") if isinstance(title, dict) else None)
+    annotations = [[a.get("text"), a.get("x"), a.get("y")] for a in want["layout"].get("annotations", [])]
+    assert [a[0] for a in shown["annotations"]] == [a[0] for a in annotations]
+    np.testing.assert_allclose(
+        [a[1:] for a in shown["annotations"] if a[1] is not None],
+        [a[1:] for a in annotations if a[1] is not None],
+        rtol=0,
+        atol=0,
+    )
+    frame = header["frames"][level]
+    assert shown["side"] == frame["side"]
+    assert shown["caption"] == (f"In words: {frame['caption']}" if frame["caption"] else "")
+    assert shown["range"] == len(header["sigmas"]) - 1 - level
+    assert shown["valuetext"] == f"σ = {header['texts'][level]}"
+
+
+def audit(page, axe_js, where: str) -> None:
+    result = run_axe(page, axe_js, WCAG_TAGS)
+    failing = [v for v in result["violations"] if v["impact"] in FAILING_IMPACTS]
+    assert not failing, f"serious or critical accessibility violations on {where}:\n{describe(failing)}"
+    faint = [t for t in figure_texts(page) if t["ratio"] < t["required"]]
+    assert not faint, f"figure text below WCAG AA contrast on {where}: {faint[:5]}"
+
+
+def level_of_sigma(header: dict, sigma: float) -> int:
+    sigmas = header["sigmas"]
+    return min(range(len(sigmas)), key=lambda i: abs(math.log(sigmas[i] / sigma)))
+
+
+@pytest.mark.parametrize("view", ["explorer", "annealing", "stability", "equivalence"])
+def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tmp_path, view):
+    setting = Setting(view, **SETTING)
+    page_html = view_page(setting)
+    payload = embedded_payload(page_html)
+    assert payload == view_payload(setting)  # the app's bytes (tests/test_export_build.py)
+    header = read_payload(payload)
+    path = tmp_path / f"{view}.html"
+    path.write_text(page_html, encoding="utf-8")
+    last = len(header["sigmas"]) - 1
+
+    context, page, requests = offline_tab(browser, path)
+    try:
+        start = level_of_sigma(header, setting.sigma_or_default())
+        assert_level_is_the_apps(wait_level(page, start), header)
+        slider = page.locator("input.scrub-range")
+        slider.focus()
+        level = start
+        for key, move in (("ArrowLeft", 1), ("ArrowLeft", 1), ("ArrowRight", -1), ("PageDown", None)):
+            page.keyboard.press(key)
+            if move is None:  # a page is a tenth of the range (at least one level), as the browser steps it
+                shown = page.evaluate(SHOWN_JS, None)
+                assert shown["level"] > level
+                level = shown["level"]
+            else:
+                level += move
+            assert_level_is_the_apps(wait_level(page, level), header)
+        page.keyboard.press("End")
+        assert_level_is_the_apps(wait_level(page, 0), header)  # the largest σ is on the right
+        page.keyboard.press("Home")
+        assert_level_is_the_apps(wait_level(page, last), header)
+
+        # a mouse drag along the slider from near its left end to its middle: every level it passes is drawn
+        box = slider.bounding_box()
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + 0.05 * box["width"], y)
+        page.mouse.down()
+        for fraction in (0.2, 0.35, 0.5):
+            page.mouse.move(box["x"] + fraction * box["width"], y, steps=4)
+            shown = page.evaluate(SHOWN_JS, None)
+            assert_level_is_the_apps(wait_level(page, shown["level"]), header)
+        page.mouse.up()
+        shown = page.evaluate(SHOWN_JS, None)
+        assert 0 < shown["level"] < last
+        assert_level_is_the_apps(shown, header)
+
+        if view == "annealing":
+            page.keyboard.press("Home")  # Play starts from the largest σ when at the end
+            page.get_by_role("button", name="▶ Play").click()
+            page.get_by_role("button", name="❚❚ Pause").wait_for()
+            page.get_by_role("button", name="▶ Play").wait_for()  # it plays to the end, then stops
+            assert_level_is_the_apps(wait_level(page, last), header)
+
+        audit(page, axe_js, f"the exported {view} page")
+        assert not page.errors, page.errors
+        assert requests == [path.as_uri()], requests
+    finally:
+        context.close()
+
+    # a phone: touch, 390 × 844; the page fits the width and a tap on the slider moves σ
+    context, page, requests = offline_tab(browser, path, {"width": 390, "height": 844}, touch=True)
+    try:
+        assert_level_is_the_apps(wait_level(page, start), header)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        box = page.locator("input.scrub-range").bounding_box()
+        page.touchscreen.tap(box["x"] + 0.1 * box["width"], box["y"] + box["height"] / 2)
+        page.wait_for_function(f"Number(document.querySelector('div.scrub-plot').dataset.level) > {start}")
+        assert_level_is_the_apps(page.evaluate(SHOWN_JS, None), header)
+        audit(page, axe_js, f"the exported {view} page on a phone")
+        assert requests == [path.as_uri()], requests
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def lesson_pack(tmp_path_factory):
+    """The pack as the command line writes it (into a folder that does not exist yet)."""
+    path = tmp_path_factory.mktemp("pack") / "new folder" / "lessons.html"
+    assert cli(["export", "--lessons", "--out", str(path)]) == 0
+    return path
+
+
+# Values typed into a number question: the answer, inside and outside the tolerance, and numbers whose
+# {:.4g} text is hard (a tie at the 5th digit, exponents, negative).
+def typed_values(answer: float) -> list[float]:
+    return [answer, answer * 1.029, answer * 0.97, answer * 1.031, answer * 2, 0.3, 10.125, -1e-7, 123456.5]
+
+
+def test_the_lesson_pack_checks_every_answer_as_the_library_does(browser, axe_js, lesson_pack):
+    page_html = lesson_pack.read_text(encoding="utf-8")
+    assert len(page_html.encode()) <= 3_000_000
+    context, page, requests = offline_tab(browser, lesson_pack)
+    try:
+        for index, step in enumerate(STEPS, start=1):
+            prepared = prepare(step)
+            section = f"#step-{index}"
+            page.locator(section).scroll_into_view_if_needed()
+            # the step's figure: its view's payload, opened at the step's σ
+            holder = page.locator(f"{section} .rbfviz-scrubber")
+            header = read_payload(embedded_payload(page_html, holder.get_attribute("data-payload")))
+            assert_level_is_the_apps(
+                wait_level(page, level_of_sigma(header, prepared.sigma), section), header
+            )
+
+            why = page.locator(f"#step-{index}-why")
+            verdict = page.locator(f"#step-{index}-verdict")
+            button = page.locator(f"{section} button.check")
+            button.click()  # nothing chosen yet
+            assert verdict.text_content() == check(prepared, None).message
+            assert why.is_hidden()
+            if step.question.is_choice:
+                for option in range(len(step.question.options)):
+                    page.locator(f"{section} input[type=radio][value='{option}']").check()
+                    button.click()
+                    assert verdict.text_content() == check(prepared, option).message
+                    assert (
+                        verdict.get_attribute("data-correct") == str(check(prepared, option).correct).lower()
+                    )
+            else:
+                box = page.locator(f"#step-{index}-answer")
+                for value in typed_values(prepared.answer):
+                    box.fill(repr(value))
+                    button.click()
+                    assert verdict.text_content() == check(prepared, value).message, value
+                    assert (
+                        verdict.get_attribute("data-correct") == str(check(prepared, value).correct).lower()
+                    )
+            assert why.is_visible()
+            explanation = page.locator(f"#step-{index}-why .explanation").inner_html()
+            assert explanation == inline_html(prepared.explanation)
+            assert page.locator(f"#step-{index}-why .equation").all_text_contents() == list(step.equations)
+        audit(page, axe_js, "the lesson pack, every step answered")
+        assert not page.errors, page.errors
+        assert requests == [lesson_pack.as_uri()], requests
+    finally:
+        context.close()
+
+
+def test_the_lesson_packs_number_text_is_pythons(browser, lesson_pack):
+    """formatG in the page (the typed value in a wrong answer's message) writes what "{:.4g}" writes."""
+    rng = np.random.default_rng(0)
+    values = (rng.standard_normal(300) * 10.0 ** rng.integers(-9, 10, 300)).tolist()
+    values += [0.0, 1.0, 10.125, 0.00012345, 1e-5, 99995.0, 9.9995, 0.5, 2.5e-5, 123456.5, 1e16, -3.14159]
+    context, page, _ = offline_tab(browser, lesson_pack)
+    try:
+        page.wait_for_function("window.rbfvizLessons !== undefined")
+        got = page.evaluate("(xs) => xs.map((x) => window.rbfvizLessons.formatG(x))", values)
+        assert got == [f"{value:.4g}" for value in values]
+    finally:
+        context.close()
+
+
+def test_the_inline_markdown_of_the_lessons():
+    """Emphasis, strong text and paragraphs; σ* is not emphasis; text is escaped."""
+    assert inline_html("Scroll to *Exact collapse* now.") == "<p>Scroll to <em>Exact collapse</em> now.</p>"
+    assert inline_html("below σ* = 1 and σ* = 2") == "<p>below σ* = 1 and σ* = 2</p>"
+    assert inline_html("**a** < b\n\nnext") == "<p><strong>a</strong> &lt; b</p>\n<p>next</p>"
+    assert html.unescape(inline_html("x > y")) == "<p>x > y</p>"

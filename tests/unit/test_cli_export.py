@@ -1,0 +1,109 @@
+"""``python -m rbfviz export``: every view writes its offline page (the payload inside is the library's,
+``view_payload``, which is the app's), bad settings fail with the library's message and exit code 2, and
+``--out`` into a folder that does not exist creates it and says so. The lesson pack's command is run by
+tests/e2e/test_e2e_export.py, which opens what it writes."""
+
+import base64
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hang import HANG_TIMEOUT_S
+
+from rbfviz.cli import main
+from rbfviz.views.export.build import Setting, view_payload
+
+ROOT = Path(__file__).resolve().parents[2]
+SMALL = ["--dataset", "moons", "--n", "80", "--k", "2"]
+
+
+def embedded_payload(page: str) -> bytes:
+    found = re.search(r'<script type="application/octet-stream" id="rbfviz-payload">([^<]*)</script>', page)
+    return base64.b64decode(found.group(1))
+
+
+@pytest.mark.parametrize("view", ["explorer", "annealing", "stability", "equivalence"])
+def test_every_view_exports(tmp_path, capsys, view):
+    out = tmp_path / f"{view}.html"
+    assert (
+        main(["export", "--view", view, *SMALL, "--kind", "entmax", "--alpha", "1.7", "--out", str(out)]) == 0
+    )
+    page = out.read_text(encoding="utf-8")
+    setting = Setting(view, dataset="moons", n=80, k=2, kind="entmax", alpha=1.7)
+    assert embedded_payload(page) == view_payload(setting)
+    assert "<dt>map</dt><dd>entmax:1.7</dd>" in page
+    assert f"wrote {out}" in capsys.readouterr().out
+    assert out.stat().st_size < 3_000_000
+    assert "http://" not in page.split("<script", 1)[0] and "https://" not in page.split("<script", 1)[0]
+
+
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--k", "40"], "k must be an integer from 2 to 10, got k=40."),
+        (["--n", "3"], "n must be between 5 and 5000, got 3."),
+        (["--dtype", "float16"], "dtype must be one of float64, float32, got 'float16'."),
+        (["--kind", "entmax"], 'kind="entmax" needs alpha'),
+        (["--kind", "entmax", "--alpha", "3"], "alpha must be a number in [1.05, 2.0]"),
+        (["--kind", "sparse"], "kind='sparse' is not a known map; allowed: softmax, entmax15, naive"),
+        (["--sigma", "-1"], "sigma must be a positive finite number, got -1.0."),
+        (["--noise", "50"], "noise must be a number from 0 to 10, got 50.0."),
+    ],
+)
+def test_a_bad_setting_is_one_clear_line_and_exit_code_2(tmp_path, capsys, arguments, message):
+    out = tmp_path / "x.html"
+    with pytest.raises(SystemExit) as stop:
+        main(["export", "--view", "explorer", *arguments, "--out", str(out)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rbfviz export: error: ") and message in err, err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_a_bad_choice_is_argparses_usage_error(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["export", "--view", "gaussian", "--out", "x.html"])
+    assert stop.value.code == 2
+    assert "invalid choice: 'gaussian'" in capsys.readouterr().err
+
+
+def test_out_into_a_missing_folder_creates_it(tmp_path, capsys):
+    out = tmp_path / "course" / "week 3" / "equivalence.html"
+    assert main(["export", "--view", "equivalence", *SMALL, "--out", str(out)]) == 0
+    assert out.is_file()
+    assert f"created the folder {out.parent}" in capsys.readouterr().err
+
+
+def test_out_that_is_a_folder_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["export", "--view", "equivalence", *SMALL, "--out", str(tmp_path)])
+    assert stop.value.code == 2
+    assert "is a folder; give a file name" in capsys.readouterr().err
+
+
+def test_the_command_runs_as_python_dash_m(tmp_path):
+    out = tmp_path / "annealing.html"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "rbfviz",
+            "export",
+            "--view",
+            "annealing",
+            *SMALL,
+            "--out",
+            str(out),
+            "--public-url",
+            "https://rbfviz.example.edu",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_TIMEOUT_S,
+    )
+    assert proc.returncode == 0, proc.stderr
+    page = out.read_text(encoding="utf-8")
+    assert 'href="https://rbfviz.example.edu/Annealing?dataset=moons&amp;n=80' in page
