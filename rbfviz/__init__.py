@@ -3,7 +3,7 @@
 Convention, everywhere: logits z_ij = -||x_i - c_j||² / (2σ²), σ the Gaussian RBF width.
 
 Importing rbfviz changes nothing in the process: a server that runs many sessions calls
-``rbfviz.tune_for_server()`` once (one torch thread, allocator tuning, a frozen collector).
+``rbfviz.tune_process()`` once (one torch thread, allocator tuning, a frozen collector).
 """
 
 from ._validate import KINDS, entmax_kind
@@ -13,7 +13,7 @@ from .diagnostics import CollapseStudy, collapse_error, collapse_study, stabilit
 from .layer import RBFClusterLayer
 from .loader import MAX_BYTES, MAX_ROWS, DataError, LoadedPoints, csv_safe, load_points, points_to_csv
 from .maps import logits, responsibilities, sq_distances, temperature
-from .server import tune_for_server
+from .process_tuning import tune_process
 from .steps import e_step, gradient_step, kmeans, lloyd_step, m_step, soft_centroid_step
 
 __version__ = "0.1.0"
@@ -50,5 +50,5 @@ __all__ = [
     "soft_centroid_step",
     "sq_distances",
     "temperature",
-    "tune_for_server",
+    "tune_process",
 ]

@@ -11,6 +11,8 @@ and ui/ do).
 * ``ui.compute`` cached calls into rbfviz keyed by plain parameters: data, σ range, start,
                  annealing path (progress bar, once per setting), centres at σ, field, and
                  ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions).
+* ``ui.settings`` every RBFVIZ_* environment variable, read and checked once (``settings.current()``).
+* ``ui.session_keys`` the names of everything the app keeps in ``st.session_state``.
 * ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
                  browser from a rbfviz.views.figures.scrub payload; σ reaches the page when it settles.
 
@@ -47,9 +49,18 @@ import plotly.graph_objects  # noqa: E402,F401  loaded before the freeze below, 
 
 import rbfviz  # noqa: E402
 
+from . import settings  # noqa: E402
+
+# A bad RBFVIZ_* value stops here, with a message that names it (never a traceback).
+_settings = settings.at_start_up()
+
 # The app is a server: one torch thread, allocator tuning, a frozen garbage collector and a full
 # collection every minute in place of Streamlit's after every script run (runner.postScriptGC = false in
 # .streamlit/config.toml), once per process. With a class connected a full collection walks every
 # session's objects (tens of milliseconds holding the GIL); Python's own young-generation collections
 # still run as objects are allocated, so the minute only bounds how long old cyclic garbage waits.
-rbfviz.tune_for_server(collect_every=60.0)
+rbfviz.tune_process(
+    torch_threads=_settings.torch_threads,
+    malloc_tuning=_settings.malloc_tuning,
+    collect_every=_settings.gc_seconds,
+)

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import html
 import io
-import math
-import os
 from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlencode, urlsplit
@@ -33,7 +31,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from rbfviz.classroom import (
     ClassError,
     Store,
-    database_url,
     format_code,
     is_student_id,
     new_student_id,
@@ -43,6 +40,7 @@ from rbfviz.classroom.store import CLOSED, OPEN, REVEALED, Tally
 from rbfviz.views.classroom import answers_csv, distribution, distribution_figure, question_spec
 from rbfviz.views.lessons import STEPS, Prepared, check, step_data
 
+from . import settings
 from .page import chart
 
 ROOM_PARAM, SEAT_PARAM = "room", "seat"
@@ -79,16 +77,10 @@ def store_problem(exc: BaseException) -> str:
 
 @st.cache_resource(show_spinner=False)
 def class_store() -> Store:
-    """The process's one Store (a connection pool): RBFVIZ_DATABASE_URL, else an SQLite file in
-    RBFVIZ_DATA_DIR or the temporary folder; rooms live RBFVIZ_CLASS_TTL_HOURS (default 24)."""
-    text = os.environ.get("RBFVIZ_CLASS_TTL_HOURS", "").strip() or "24"
-    try:
-        hours = float(text)
-    except ValueError:
-        hours = math.nan
-    if not math.isfinite(hours) or hours <= 0:
-        raise ValueError(f"RBFVIZ_CLASS_TTL_HOURS must be a positive number of hours, got {text!r}.")
-    return Store(database_url(), ttl_seconds=hours * 3600)
+    """The process's one Store (a connection pool) on ``settings.current().database_url``; rooms live
+    ``class_ttl_hours`` (RBFVIZ_DATABASE_URL, RBFVIZ_DATA_DIR, RBFVIZ_CLASS_TTL_HOURS)."""
+    now = settings.current()
+    return Store(now.database_url, ttl_seconds=now.class_ttl_hours * 3600)
 
 
 @st.cache_data(max_entries=len(STEPS), show_spinner=False)
@@ -102,7 +94,7 @@ def join_link(code: str) -> str:
     """The Lessons page's address with ?room=CODE: RBFVIZ_PUBLIC_URL (the address students reach,
     when a proxy hides it from the app) or else the address of the teacher's own browser."""
     query = urlencode({ROOM_PARAM: code})
-    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip().rstrip("/")
+    public = settings.current().public_url
     if public:
         return f"{public}/Lessons?{query}"
     parts = urlsplit(st.context.url or "")

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 import threading
-import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -43,6 +41,7 @@ from rbfviz.views import explore
 from rbfviz.views.figures.scrub import ScrubLevel
 from rbfviz.views.picks import picked_centers
 
+from .hold_rest import hold_rest_for_a_test
 from .state import UPLOAD, UPLOAD_KEY
 
 TTL = 3600  # seconds
@@ -821,7 +820,7 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
             bar.progress(min(done / max(total, 1), 1.0), text=_REST_TEXT.format(done=done, total=total))
 
         try:
-            _hold_rest_for_a_test(lambda: moved(0, len(rest)))
+            hold_rest_for_a_test(lambda: moved(0, len(rest)), _WAIT_SECONDS)
             ticket, queued = REST_TURNS.take(), False
             try:
                 while not REST_TURNS.wait(ticket, _WAIT_SECONDS):
@@ -839,24 +838,6 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
         finally:
             bar.empty()
     return builder.payload(_levels_at(parts, builder, list(range(builder.size))), None)
-
-
-# Test-only: a browser test (tests/e2e/test_e2e_scrub_parts.py) must see a first part drawn before the
-# rest replaces it, whatever the machine's speed. The test servers get this variable naming a file that
-# the test creates; while it exists, a rest waits before it is built. Unset (outside those servers),
-# nothing waits.
-HOLD_REST_ENV = "RBFVIZ_TEST_HOLD_REST"
-_HOLD_REST_MAX_SECONDS = 600.0  # a test that never deletes its file does not hold a server for ever
-
-
-def _hold_rest_for_a_test(still_waiting: Callable[[], None]) -> None:
-    """While the file named by ``HOLD_REST_ENV`` exists, wait; ``still_waiting()`` every
-    ``_WAIT_SECONDS`` is a yield point (a new setting can interrupt the run meanwhile)."""
-    path = os.environ.get(HOLD_REST_ENV)
-    deadline = time.monotonic() + _HOLD_REST_MAX_SECONDS
-    while path and os.path.exists(path) and time.monotonic() < deadline:
-        still_waiting()
-        time.sleep(_WAIT_SECONDS)
 
 
 _REST_TEXT = (

@@ -33,7 +33,7 @@ import sys
 
 from .._validate import COMPARED_KINDS, DTYPES, ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
-from ..server import tune_for_server
+from ..process_tuning import tune_process
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
 COMMAND_MODULES = ("networks",)
@@ -340,7 +340,7 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command != "app":  # the app's own process tunes itself
-        tune_for_server()  # one torch thread: the documented figures were measured that way
+        tune_process()  # one torch thread: the documented figures were measured that way
     try:
         return int(args.handler(args))
     except ValueError as exc:

@@ -6,7 +6,7 @@ comes a fraction of a second after the first; a class keeps it longer in coming 
 at a time). To look at the first part for as long as a class would, without a hold for a fixed time
 (too short on a busy machine), the test holds the rest twice, each until it lets go:
 
-* on the server (``server.hold_rest``, ui.compute.HOLD_REST_ENV): the rest is not built until the
+* on the server (``server.hold_rest``, ui.hold_rest.ENV): the rest is not built until the
   browser has drawn the first part, so the complete payload never replaces a first part not yet drawn;
 * in the page: the decoding of every payload after the first waits for ``RELEASE_JS`` (the decode of
   the σ payload is the only URL-less Response the page reads).
