@@ -15,6 +15,7 @@ from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.views.figures.scrub import figure_at
+from ui import session_keys
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/1_Explorer.py"
@@ -112,7 +113,7 @@ def test_a_committed_sigma_changes_the_address_downloads_and_shown_level():
     at = explorer()
     before = shown(at)
     grid = payload(at)["sigmas"]
-    smaller = [s for s in grid if s < at.session_state["_rbfviz_controls"].sigma][3]
+    smaller = [s for s in grid if s < at.session_state[session_keys.CONTROLS].sigma][3]
     commit(at, smaller)
     after = shown(at)
     assert after["image"] != before["image"] and after["metrics"] != before["metrics"]
@@ -191,7 +192,7 @@ def test_a_commit_wins_over_a_stale_address():
     assert at.query_params["sigma"] == f"{second:.4g}"
     at.query_params["sigma"] = f"{first:.4g}"  # the stale address of the next request
     commit(at, third)
-    assert at.session_state["_rbfviz_controls"].sigma == third
+    assert at.session_state[session_keys.CONTROLS].sigma == third
     assert at.query_params["sigma"] == f"{third:.4g}"
 
 

@@ -97,3 +97,17 @@ def test_every_rbfviz_variable_named_in_the_app_is_a_setting():
         for name in re.findall(r"RBFVIZ_[A-Z0-9_]*[A-Z0-9]", path.read_text()):
             where = path.relative_to(ROOT)
             assert name in VARIABLE_NAMES, f"{where} names {name}, which ui/settings.py does not read"
+
+
+def test_session_state_keys_are_spelled_once():
+    """Every session-state key (_rbfviz_…) is a constant of ui/session_keys.py: the app and the tests
+    import it instead of retyping it."""
+    import re
+
+    home = ROOT / "ui" / "session_keys.py"
+    assert re.search(r"[\"']_rbfviz_controls[\"']", home.read_text())
+    for path in python_files("ui", "pages", "app.py", "tests", "bench"):
+        if path == home:
+            continue
+        typed = re.findall(r"[\"']_rbfviz_\w*", path.read_text())
+        assert typed == [], f"{path.relative_to(ROOT)} spells {typed}: import it from ui.session_keys"

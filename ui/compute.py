@@ -24,7 +24,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import threading
-from collections import OrderedDict, deque
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -34,6 +34,7 @@ import streamlit as st
 from rbfviz import diagnostics
 from rbfviz import field as fieldmod
 from rbfviz._validate import check_points
+from rbfviz.bounded_store import BoundedStore
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
@@ -41,8 +42,9 @@ from rbfviz.views import explore
 from rbfviz.views.figures.scrub import ScrubLevel
 from rbfviz.views.picks import picked_centers
 
+from . import session_keys as keys
 from .hold_rest import hold_rest_for_a_test
-from .state import UPLOAD, UPLOAD_KEY
+from .state import UPLOAD
 
 TTL = 3600  # seconds
 
@@ -104,8 +106,8 @@ def read_upload(file_digest: str, columns: tuple | None, _data: bytes):
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _upload_store() -> "_BoundedStore":
-    return _BoundedStore(max_entries=64)
+def _upload_store() -> BoundedStore:
+    return BoundedStore(max_entries=64)
 
 
 def points_digest(X) -> str:
@@ -122,7 +124,7 @@ def points_digest(X) -> str:
 def _key(ctrl) -> DataKey:
     """ctrl's DataKey, after making sure an uploaded data set is in the store the caches read from."""
     if ctrl.dataset == UPLOAD:
-        upload = st.session_state.get(UPLOAD_KEY)
+        upload = st.session_state.get(keys.UPLOAD)
         if upload is None or upload.digest != ctrl.upload:
             raise ValueError(
                 "the uploaded points are not in this session any more; upload the file again "
@@ -181,8 +183,8 @@ def scale(ctrl) -> explore.SigmaScale:
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _scale_store() -> "_BoundedStore":
-    return _BoundedStore(max_entries=64)
+def _scale_store() -> BoundedStore:
+    return BoundedStore(max_entries=64)
 
 
 def _read_only(sigma_scale: explore.SigmaScale) -> explore.SigmaScale:
@@ -207,68 +209,9 @@ def start(ctrl):
 # --- the annealing path: computed once per setting, with a progress bar ----------------------------
 
 
-class _BoundedStore:
-    """A small thread-safe LRU dict with one lock per key (100 students asking at once compute once).
-
-    Used instead of st.cache_data where the computation reports progress: Streamlit would record
-    progress-bar updates made inside a cached function and replay them on every cache hit.
-    """
-
-    def __init__(self, max_entries: int, max_bytes: int | None = None):
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes  # for bytes values: their total length, the newest always kept
-        self._items: OrderedDict = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self._key_locks: dict = {}
-
-    def get(self, key):
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        return None
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._bytes -= _size(self._items.get(key))
-            self._items[key] = value
-            self._items.move_to_end(key)
-            self._bytes += _size(value)
-            while len(self._items) > 1 and (
-                len(self._items) > self.max_entries
-                or (self.max_bytes is not None and self._bytes > self.max_bytes)
-            ):
-                old, dropped = self._items.popitem(last=False)
-                self._bytes -= _size(dropped)
-                self._key_locks.pop(old, None)
-
-    def discard(self, key) -> None:
-        with self._lock:
-            self._bytes -= _size(self._items.pop(key, None))
-
-    def key_lock(self, key) -> threading.Lock:
-        with self._lock:
-            return self._key_locks.setdefault(key, threading.Lock())
-
-    def get_or_compute(self, key, compute):
-        """The stored value for key, or ``compute()`` stored under it; computed once however many
-        sessions ask at the same time (the others wait on the key's lock, then find it stored)."""
-        value = self.get(key)
-        if value is not None:
-            return value
-        with self.key_lock(key):
-            value = self.get(key)
-            if value is None:
-                value = compute()
-                self.put(key, value)
-            return value
-
-
-def _size(value) -> int:
-    """What a stored value counts against a store's max_bytes: a bytes value's length, else 0."""
-    return len(value) if isinstance(value, bytes) else 0
-
+# The process-wide stores (rbfviz.bounded_store.BoundedStore, one lock per key: 100 students asking at
+# once compute once) stand in for st.cache_data where a computation reports progress: Streamlit would
+# record progress-bar updates made inside a cached function and replay them on every cache hit.
 
 # The placeholder progress bars are drawn in, when a block has reserved one (``progress_slot``).
 _PROGRESS_SLOT: contextvars.ContextVar = contextvars.ContextVar("progress_slot", default=None)
@@ -310,8 +253,8 @@ def _with_progress_bar(text: str, work):
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _annealing_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=24)
+def _annealing_store() -> BoundedStore:
+    return BoundedStore(max_entries=24)
 
 
 def _freeze(result):
@@ -484,8 +427,8 @@ def _plane_from(ctrl, X, info: CentersAtSigma, field_of, computed=None) -> Plane
 # reads them instead of computing them again. Small: no field and no r (n, k), which only a points
 # download needs (``resp_at``). 240 levels: the whole σ grid of a few settings.
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _levels_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=240)
+def _levels_store() -> BoundedStore:
+    return BoundedStore(max_entries=240)
 
 
 def _level_key(ctrl) -> tuple:
@@ -601,10 +544,10 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _scrub_store() -> "_BoundedStore":
+def _scrub_store() -> BoundedStore:
     # Bounded by bytes: a class exploring on its own holds one setting per student, and a setting dropped
     # here is built again on that student's next settle. 40 default payloads are ~18 MB.
-    return _BoundedStore(max_entries=96, max_bytes=32 << 20)
+    return BoundedStore(max_entries=96, max_bytes=32 << 20)
 
 
 def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None, show=None) -> bytes:
@@ -726,8 +669,8 @@ class _Parts:
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _parts_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=16)
+def _parts_store() -> BoundedStore:
+    return BoundedStore(max_entries=16)
 
 
 def _structure(level) -> tuple:
@@ -954,8 +897,8 @@ def gap_curve(ctrl):
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _collapse_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=24)
+def _collapse_store() -> BoundedStore:
+    return BoundedStore(max_entries=24)
 
 
 def annealing_view(ctrl):
@@ -1042,11 +985,6 @@ def stability_plane(ctrl):
 # --- the Step-by-step view --------------------------------------------------------------------------
 
 
-# The session's last replay: a click adds one step to it, so the replay continues from there instead of
-# from the start (rbfviz.views.stepper.replay's prefix; the same result either way).
-LAST_REPLAY_KEY = "_rbfviz_last_replay"
-
-
 @st.cache_data(max_entries=32, ttl=TTL, show_spinner=False)
 def _stepper(start: StartKey, kind: str, sigma: float, steps: str, sigmas: tuple, _prefix=None):
     from rbfviz.views import stepper
@@ -1063,8 +1001,8 @@ def stepper_replay(ctrl, sigmas):
     replay when it is a beginning of this one."""
     _, note = step_start(ctrl)
     setting = (_step_key(ctrl), ctrl.kind, float(ctrl.sigma))
-    last_setting, last = st.session_state.get(LAST_REPLAY_KEY, (None, None))
+    last_setting, last = st.session_state.get(keys.LAST_REPLAY, (None, None))
     prefix = last if last_setting == setting and ctrl.steps.startswith(last.steps) else None
     run, comparison = _stepper(*setting, ctrl.steps, tuple(float(s) for s in sigmas), _prefix=prefix)
-    st.session_state[LAST_REPLAY_KEY] = (setting, run)
+    st.session_state[keys.LAST_REPLAY] = (setting, run)
     return run, comparison, note

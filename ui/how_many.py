@@ -17,6 +17,7 @@ import numpy as np
 import streamlit as st
 
 from rbfviz import choose_k
+from rbfviz.bounded_store import BoundedStore
 
 from . import compute
 
@@ -55,7 +56,7 @@ class HowMany:
 
 @st.cache_resource(ttl=compute.TTL, show_spinner=False)
 def _store():
-    return compute._BoundedStore(max_entries=24)
+    return BoundedStore(max_entries=24)
 
 
 def answers(ctrl, k_max: int) -> HowMany:
