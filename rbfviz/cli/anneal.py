@@ -7,8 +7,8 @@ import json
 import math
 import sys
 
-from .._validate import ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
+from ..validate import ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 from .arguments import nonnegative_float, nonnegative_int, positive_int
 
 
@@ -64,8 +64,8 @@ def _exact_formula(kind: str) -> str:
 
 def run(args) -> int:
     from ..annealing import default_sigmas
+    from ..collapse import collapse_study
     from ..datasets import make_dataset
-    from ..diagnostics import collapse_study
 
     if args.dataset == "iris" and args.n > 150:
         raise ValueError(f"iris has 150 points; --n must be at most 150, got {args.n}.")
