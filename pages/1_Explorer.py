@@ -14,7 +14,7 @@ from rbfviz.views.explorer.levels import explorer_levels
 from rbfviz.views.explorer.picking import picking_figure, picks_traces
 from rbfviz.views.explorer.picks import MAX_PICKS, add_picks
 from rbfviz.views.explorer.receipt import explorer_receipt
-from ui import compute, exports, state
+from ui import compute, exports, scrub_parts, state
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
@@ -172,7 +172,7 @@ def sigma_panels(ctrl) -> None:
                 "explorer",
                 ctrl,
                 (quantity, head, axes, ctrl.picks),
-                compute.LevelBuilder(len(grid), levels, payload),
+                scrub_parts.LevelBuilder(len(grid), levels, payload),
                 key=f"scrub_explorer_{st.session_state.get(keys.PICK_ROUND, 0)}",
                 grid=grid,
                 near=ctx.scale.index(ctrl.sigma),

@@ -13,7 +13,7 @@ from rbfviz.views.stability.family import family_collapse_figure, family_collaps
 from rbfviz.views.stability.figures import stability_figure, stability_plane_figure
 from rbfviz.views.stability.levels import stability_levels
 from rbfviz.views.stability.receipt import stability_numbers, stability_receipt
-from ui import compute, exports, family
+from ui import compute, exports, family, scrub_parts
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -138,7 +138,9 @@ def sigma_panels(ctrl) -> None:
             )
 
         scrub_figure(
-            compute.scrub_payload("stability", ctrl, (), build), key="scrub_stability", grid=ctx.scale.grid
+            scrub_parts.scrub_payload("stability", ctrl, (), build),
+            key="scrub_stability",
+            grid=ctx.scale.grid,
         )
         if drawn is not None:
             st.caption(

@@ -15,7 +15,7 @@ from rbfviz.views.equivalence.figures import (
 )
 from rbfviz.views.equivalence.levels import equivalence_levels
 from rbfviz.views.equivalence.receipt import equivalence_numbers, equivalence_receipt
-from ui import compute, exports
+from ui import compute, exports, scrub_parts
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -51,7 +51,7 @@ def sigma_panels(ctrl) -> None:
             )
 
         scrub_figure(
-            compute.scrub_payload("equivalence", ctrl, (), build),
+            scrub_parts.scrub_payload("equivalence", ctrl, (), build),
             key="scrub_equivalence",
             grid=ctx.scale.grid,
         )

@@ -92,6 +92,12 @@ class BoundedStore:
             if key in self._items:
                 self._bytes -= bytes_size(self._items.pop(key))
 
+    def clear(self) -> None:
+        """Forget every value (the benchmarks start each measurement cold)."""
+        with self._lock:
+            self._items.clear()
+            self._bytes = 0
+
     def key_lock(self, key: Hashable) -> threading.Lock:
         """The lock of one key: whoever holds it is computing that key's value."""
         with self._lock:

@@ -19,9 +19,9 @@ from scrub_view import as_json, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.common.scrub import figure_at, read_payload
-from ui import compute
-from ui.compute import NEAR
+from ui import scrub_parts
 from ui.scrub import FIRST_PART, HELD
+from ui.scrub_parts import NEAR
 from ui.session_keys import CONTROLS, SCRUB_SENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
@@ -218,17 +218,17 @@ def test_a_setting_dropped_from_the_store_comes_back_whole_to_a_session_that_sho
     at, cold = open_page("pages/1_Explorer.py")
     fragment_id = next(m.delta.fragment_id for m in elements(cold) if m.delta.fragment_id)
     (_, _, complete), *_ = [s for s in scrubbers(cold) if "part" not in s[2]]
-    dropped = compute._scrub_store()
-    assert dropped._items, "the payload should be in the store after the first run"
-    dropped._items.clear()
+    dropped = scrub_parts._scrub_store()
+    assert len(dropped), "the payload should be in the store after the first run"
+    dropped.clear()
     settle(at)
     held = [
         m for m in elements(recorded_run(at, fragment_id)) if m.delta.new_element.HasField("bidi_component")
     ]
     assert len(held) == 1 and json.loads(held[0].delta.new_element.bidi_component.json) == HELD
-    assert dropped._items, "the settle should have built the setting again"
+    assert len(dropped), "the settle should have built the setting again"
 
-    dropped._items.clear()
+    dropped.clear()
     at.session_state[SCRUB_SENT] = {}  # what the resend trigger's callback does
     ctrl = at.session_state[CONTROLS]  # (the page's scrubber holds no payload to read the grid from)
     at.session_state[CONTROLS] = replace(ctrl, sigma=float(complete["sigmas"][4]))

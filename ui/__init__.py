@@ -10,10 +10,13 @@ and ui/ do).
 * ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt
 (rbfviz.views.common.receipt).
 * ``ui.compute`` cached calls into rbfviz keyed by plain parameters: data, σ range, start,
-                 annealing path (progress bar, once per setting), centres at σ, field, and
-                 ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions).
+                 annealing path (progress bar, once per setting), centres at σ, field, each view's arrays.
+* ``ui.scrub_parts`` ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions;
+                 a new setting's levels near the σ on screen first).
+* ``ui.progress`` progress bars of long computations (``with_progress_bar``, ``progress_slot``).
 * ``ui.settings`` every RBFVIZ_* environment variable, read and checked once (``settings.current()``).
 * ``ui.session_keys`` the names of everything the app keeps in ``st.session_state``.
+* ``ui.hold_rest`` tests only: holds back a new setting's other σ levels while a file exists.
 * ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
                  browser from a rbfviz.views.common.scrub payload; σ reaches the page when it settles.
 
@@ -37,7 +40,7 @@ How to add a page ``pages/5_Something.py`` — the story every page tells:
 A figure that changes with σ scrubs in the browser instead: ``setup_page(..., sigma_on_figure=True)``,
 build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a
 ``build(progress)`` that returns ``rbfviz.views.common.scrub.scrub_payload(levels, grid)``, and draw
-``scrub_figure(compute.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
+``scrub_figure(scrub_parts.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
 (pages/1_Explorer.py is the model). Build the levels after the first as ``ScrubPatch``es of the first
 figure, straight from each level's arrays (``rbfviz.views.explorer.levels``: the same payload bytes, without a
 Plotly figure per σ), and compare them with a full figure per level in tests/test_scrub_levels.py.

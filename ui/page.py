@@ -47,6 +47,7 @@ from rbfviz.views.explorer.arrays import SigmaScale
 from . import compute, exports, session_log, state
 from . import session_keys as keys
 from . import upload as uploads
+from .progress import progress_slot
 from .state import (
     ALPHA_MAX,
     ALPHA_MIN,
@@ -482,7 +483,7 @@ def follows_sigma(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
 @st.fragment
 def _sigma_fragment(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
     # the scrubber keeps its position (and so its DOM and focus) on the run after a first computation
-    with compute.progress_slot():
+    with progress_slot():
         draw(_sigma_controls(ctx))
 
 

@@ -30,7 +30,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from rbfviz.views.common.layout import FIELD_LEGEND
 from rbfviz.views.common.palette import INK_COLORS
 
-from . import compute
+from . import scrub_parts
 from . import session_keys as keys
 from .exports import DOWNLOAD_JS
 
@@ -168,7 +168,7 @@ FIRST_PART = "_first_part"
 
 
 def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> None:
-    """Draw a scrubbable view whose payload is ``ui.compute.scrub_payload(view, ctrl, extra, build, near)``.
+    """Draw a scrubbable view whose payload is ``scrub_parts.scrub_payload(view, ctrl, extra, build, near)``.
 
     On a setting not yet built, the levels near grid position ``near`` (the σ on screen) appear first,
     under the key ``key + FIRST_PART``, with the slider limited to them and a line saying the others are
@@ -182,8 +182,8 @@ def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, 
 
     # a session that showed this setting's complete payload already (its setting was dropped from the
     # server's store since) waits for the complete one again: a first part would shrink its slider
-    setting = (key, compute.scrub_key(view, ctrl, extra))
+    setting = (key, scrub_parts.scrub_key(view, ctrl, extra))
     again = st.session_state.get(keys.SCRUB_SHOWN) == setting
-    payload = compute.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
+    payload = scrub_parts.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
     scrub_figure(payload, key, grid, on_select, slot)
     st.session_state[keys.SCRUB_SHOWN] = setting

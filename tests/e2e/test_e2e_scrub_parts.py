@@ -1,6 +1,6 @@
 """A new setting: the figure at the σ on screen comes first, the other σ levels follow by themselves.
 
-The server sends the scrubber twice in the first run of a new setting (ui.compute.scrub_payload): the
+The server sends the scrubber twice in the first run of a new setting (ui.scrub_parts.scrub_payload): the
 levels within ``NEAR`` grid steps of the σ on screen, then every level. On an idle server the second
 comes a fraction of a second after the first; a class keeps it longer in coming (the rests are built one
 at a time). To look at the first part for as long as a class would, without a hold for a fixed time
@@ -31,7 +31,7 @@ import pytest
 from student import SCRUB_RANGE
 
 from ui import compute
-from ui.compute import NEAR
+from ui.scrub_parts import NEAR
 from ui.state import parse_query
 
 pytestmark = pytest.mark.e2e
