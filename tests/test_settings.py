@@ -224,3 +224,18 @@ def test_every_variable_on_the_operators_page_is_read_by_the_app_or_by_deploy():
     for row in proxy:
         for name in re.findall(r"RBFVIZ_\w+", row[0]):
             assert name in deploy, name
+
+
+def test_run_local_stops_on_a_bad_value_before_it_starts_anything():
+    import os
+    import shutil
+
+    if shutil.which("haproxy") is None:
+        pytest.skip("deploy/run-local needs haproxy (Debian: apt-get install haproxy)")
+    proc = run_python(
+        [str(ROOT / "deploy" / "run-local"), "--processes", "1", "--port", "1"],
+        {"PATH": os.environ["PATH"], "RBFVIZ_CLASS_TTL_HOURS": "a day"},
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "RBFVIZ_CLASS_TTL_HOURS must be a positive number of hours" in proc.stdout
+    assert "logs in" not in proc.stdout and "Traceback" not in proc.stdout + proc.stderr
