@@ -5,7 +5,7 @@ else, each checked with a message that says what was wrong and what is allowed.
     settings.current().public_url        # a Settings, read from os.environ (once per environment)
 
 ``VARIABLES`` lists each variable: its name, meaning, default and allowed values. The operator's page
-(docs/deploy/operator.md) has the same table, and tests/test_settings.py keeps the two in step. An
+(docs/deploy/operator.md) has the same table, and tests/unit/test_settings.py keeps the two in step. An
 unset variable and an empty one (compose passes ``${NAME:-}``) both mean the default.
 
 A bad value stops the app with one message listing every problem, never a traceback: ``at_start_up()``

@@ -15,7 +15,7 @@ from hang import HANG_TIMEOUT_S
 from ui import settings
 from ui.settings import VARIABLE_NAMES, VARIABLES, SettingsError, read
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OPERATOR = ROOT / "docs" / "deploy" / "operator.md"
 
 
