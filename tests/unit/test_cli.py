@@ -263,7 +263,7 @@ def test_app_command_starts_streamlit_on_the_repositorys_app(monkeypatch):
     monkeypatch.setattr(app.subprocess, "call", lambda argv, cwd: calls.append((argv, cwd)) or 0)
     assert cli.main(["app", "--port", "8600", "--address", "0.0.0.0"]) == 0
     ((argv, cwd),) = calls
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert argv[1:5] == ["-m", "streamlit", "run", str(root / "app.py")] and Path(cwd) == root
     assert argv[5:] == ["--server.port=8600", "--server.address=0.0.0.0"]
 
