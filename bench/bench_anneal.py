@@ -39,7 +39,7 @@ sys.path.insert(0, {root!r})
 import numpy as np
 from threadpoolctl import threadpool_limits
 import rbfviz
-rbfviz.tune_for_server()
+rbfviz.tune_process()
 from rbfviz import choose_k, make_dataset
 from rbfviz.annealing import anneal, default_sigmas
 

@@ -56,7 +56,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import rbfviz  # noqa: E402
 
-rbfviz.tune_for_server()  # one torch thread, as the app runs it
+rbfviz.tune_process()  # one torch thread, as the app runs it
 from rbfviz.annealing import _em_step, anneal, default_sigmas  # noqa: E402
 from rbfviz.maps import LOGIT_FLOOR, resp_torch, temperature  # noqa: E402
 from rbfviz.steps import points_with_ones, soft_centroid_step, soft_centroids_torch  # noqa: E402
@@ -129,7 +129,7 @@ import resource, sys, json
 import numpy as np, torch
 sys.path.insert(0, {root!r})
 import rbfviz
-rbfviz.tune_for_server()
+rbfviz.tune_process()
 from rbfviz.annealing import _em_step
 from rbfviz.maps import resp_torch
 from rbfviz.steps import points_with_ones, soft_centroids_torch

@@ -37,7 +37,7 @@ logging.disable(logging.WARNING)  # st.cache_data outside a running app warns on
 warnings.filterwarnings("ignore")
 
 from harness import payload_reference  # noqa: E402
-from ui import compute  # noqa: E402
+from ui import compute, scrub_parts  # noqa: E402
 from ui.state import Controls  # noqa: E402
 
 TARGETS = {
@@ -51,10 +51,11 @@ TARGETS = {
 
 def clear_caches() -> None:
     compute.st.cache_data.clear()
-    stores = ("_scrub_store", "_annealing_store", "_collapse_store", "_scale_store", "_levels_store")
-    for name in stores:
-        if hasattr(compute, name):  # the σ range's and the levels' stores in front of st.cache_data
-            getattr(compute, name)()._items.clear()
+    # the process-wide stores in front of st.cache_data (the σ range's, the levels', the payloads')
+    stores = (compute._annealing_store, compute._collapse_store, compute._scale_store, compute._levels_store)
+    for store in stores:
+        store().clear()
+    scrub_parts._scrub_store().clear()
 
 
 def setting(n: int = 500) -> Controls:

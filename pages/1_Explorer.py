@@ -14,12 +14,11 @@ from rbfviz.views.explorer.levels import explorer_levels
 from rbfviz.views.explorer.picking import picking_figure, picks_traces
 from rbfviz.views.explorer.picks import MAX_PICKS, add_picks
 from rbfviz.views.explorer.receipt import explorer_receipt
-from ui import compute, exports, state
+from ui import compute, exports, scrub_parts, state
+from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_view
-
-PICK_ROUND = "_rbfviz_pick_round"  # part of the plot's key: a new round starts with an empty selection
 
 
 def _nearest(positions: list[int], position: int) -> int:
@@ -40,8 +39,8 @@ def drawn_note(n: int) -> tuple[str, ...]:
 
 def update(**changes) -> None:
     """Button callback (runs before the script): change the shared controls; start a new pick round."""
-    st.session_state[state.STATE_KEY] = replace(st.session_state[state.STATE_KEY], **changes)
-    st.session_state[PICK_ROUND] = st.session_state.get(PICK_ROUND, 0) + 1
+    st.session_state[keys.CONTROLS] = replace(st.session_state[keys.CONTROLS], **changes)
+    st.session_state[keys.PICK_ROUND] = st.session_state.get(keys.PICK_ROUND, 0) + 1
 
 
 def selected_points(event) -> list[int]:
@@ -56,21 +55,21 @@ def selected_points(event) -> list[int]:
 
 def picked(rows: list[int]) -> None:
     """Points clicked, boxed or lassoed on a plot become picks (a new pick round starts)."""
-    ctrl = st.session_state[state.STATE_KEY]
+    ctrl = st.session_state[keys.CONTROLS]
     picks, dropped = add_picks(ctrl.picks, rows, ctrl.n)
     if dropped:
         state.add_notices(
             st, [f"At most {MAX_PICKS} points can be picked; {dropped} selected point(s) were left out."]
         )
-    st.session_state[PICK_ROUND] = st.session_state.get(PICK_ROUND, 0) + 1
+    st.session_state[keys.PICK_ROUND] = st.session_state.get(keys.PICK_ROUND, 0) + 1
     if picks != ctrl.picks:
-        st.session_state[state.STATE_KEY] = replace(ctrl, picks=picks)
+        st.session_state[keys.CONTROLS] = replace(ctrl, picks=picks)
 
 
 def typed_picks() -> None:
     """Callback of the keyboard path: point numbers typed into a text box."""
-    ctrl = st.session_state[state.STATE_KEY]
-    text = st.session_state.get("w_typed_picks", "")
+    ctrl = st.session_state[keys.CONTROLS]
+    text = st.session_state.get(keys.TYPED_PICKS, "")
     try:
         numbers = [int(part) for part in text.replace(";", ",").split(",") if part.strip()]
         picks, dropped = add_picks(ctrl.picks, numbers, ctrl.n)
@@ -82,7 +81,7 @@ def typed_picks() -> None:
     if dropped:
         state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} were left out."])
     update(picks=picks)
-    st.session_state["w_typed_picks"] = ""
+    st.session_state[keys.TYPED_PICKS] = ""
 
 
 ctx = setup_page("Explorer", sigma_on_figure=True)
@@ -97,7 +96,7 @@ quantity = st.radio(
     format_func={"max": "max responsibility  maxⱼ rᵢⱼ", "entropy": "entropy  H(rᵢ)"}.get,
 )
 picking = ctrl.init == "custom" and len(ctrl.picks) < ctrl.k
-plot_key = f"plane_{st.session_state.get(PICK_ROUND, 0)}"
+plot_key = f"plane_{st.session_state.get(keys.PICK_ROUND, 0)}"
 # Clicking a point selects it (Streamlit: drag = pan, click = select); the tool bar offers the box and
 # lasso tools for picking several points at once.
 select = dict(
@@ -185,8 +184,8 @@ def sigma_panels(ctrl) -> None:
                 "explorer",
                 ctrl,
                 (quantity, head, axes, ctrl.picks),
-                compute.LevelBuilder(len(grid), levels, payload),
-                key=f"scrub_explorer_{st.session_state.get(PICK_ROUND, 0)}",
+                scrub_parts.LevelBuilder(len(grid), levels, payload),
+                key=f"scrub_explorer_{st.session_state.get(keys.PICK_ROUND, 0)}",
                 grid=grid,
                 near=ctx.scale.index(ctrl.sigma),
                 on_select=picked,
@@ -274,7 +273,7 @@ def picking_panel(ctrl) -> None:
             )
             st.text_input(
                 "Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
-                key="w_typed_picks",
+                key=keys.TYPED_PICKS,
                 on_change=typed_picks,
             )
 

@@ -11,7 +11,8 @@ import streamlit as st
 
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, STEP_NAMES
 from rbfviz.views.step_by_step.figures import history_figure, step_plane_figure
-from ui import compute, state
+from ui import compute
+from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page
 
@@ -26,14 +27,14 @@ COMPARED_SIGMAS = 6  # σ values of the "soft step vs Lloyd step" table, spread 
 
 def take(letter: str) -> None:
     """Button callback (runs before the script): one more step of the given kind."""
-    ctrl = st.session_state[state.STATE_KEY]
+    ctrl = st.session_state[keys.CONTROLS]
     if len(ctrl.steps) < MAX_STEPS:
-        st.session_state[state.STATE_KEY] = replace(ctrl, steps=ctrl.steps + letter)
+        st.session_state[keys.CONTROLS] = replace(ctrl, steps=ctrl.steps + letter)
 
 
 def reset() -> None:
     """Button callback: back to the starting centres."""
-    st.session_state[state.STATE_KEY] = replace(st.session_state[state.STATE_KEY], steps="")
+    st.session_state[keys.CONTROLS] = replace(st.session_state[keys.CONTROLS], steps="")
 
 
 def compared_sigmas(grid, sigma: float) -> list[float]:

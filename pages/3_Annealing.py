@@ -18,7 +18,7 @@ from rbfviz.views.annealing.figures import (
 from rbfviz.views.annealing.levels import annealing_levels
 from rbfviz.views.annealing.receipt import annealing_numbers, annealing_receipt
 from rbfviz.views.common.scrub import scrub_payload
-from ui import compute, exports
+from ui import compute, exports, scrub_parts
 from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -62,7 +62,7 @@ def sigma_panels(ctrl) -> None:
                     play_ms=FRAME_MS,
                 )
 
-            payload = compute.scrub_payload("annealing", ctrl, (name,), build)
+            payload = scrub_parts.scrub_payload("annealing", ctrl, (name,), build)
             scrub_figure(payload, key="scrub_annealing", grid=view.sigmas)
             downloads.append(
                 exports.figure_download(

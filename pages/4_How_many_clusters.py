@@ -6,10 +6,10 @@ import streamlit as st
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
 from rbfviz.views.how_many_clusters.figures import elbow_figure, silhouette_figure, staircase_figure
 from ui import how_many_clusters
+from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page
 
-K_MAX_KEY = "how_many_k_max"
 # Each rule in one sentence.
 RULES = (
     (
@@ -40,13 +40,13 @@ st.markdown(
 
 # --- controls -----------------------------------------------------------------------------------------
 limit = how_many_clusters.k_max_limit(ctrl.n)
-if K_MAX_KEY not in st.session_state or not 3 <= st.session_state[K_MAX_KEY] <= limit:
-    st.session_state[K_MAX_KEY] = how_many_clusters.default_k_max(ctrl.k, ctrl.n)
+if keys.K_MAX not in st.session_state or not 3 <= st.session_state[keys.K_MAX] <= limit:
+    st.session_state[keys.K_MAX] = how_many_clusters.default_k_max(ctrl.k, ctrl.n)
 k_max = st.slider(
     "Centres to try, k_max",
     min_value=3,
     max_value=limit,
-    key=K_MAX_KEY,
+    key=keys.K_MAX,
     help="Annealing starts this many centres at the data mean; K-Means and the silhouette try k = 1 … "
     "k_max. It should be more than the number of clusters you expect (suggested: max(8, 2 × the "
     "sidebar's k)).",

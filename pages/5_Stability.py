@@ -13,7 +13,7 @@ from rbfviz.views.stability.family import family_collapse_figure, family_collaps
 from rbfviz.views.stability.figures import stability_figure, stability_plane_figure
 from rbfviz.views.stability.levels import stability_levels
 from rbfviz.views.stability.receipt import stability_numbers, stability_receipt
-from ui import compute, exports, family
+from ui import compute, exports, family, scrub_parts
 from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -137,7 +137,7 @@ def sigma_panels(ctrl) -> None:
                 large=ctrl.presenter,
             )
 
-        payload = compute.scrub_payload("stability", ctrl, (), build)
+        payload = scrub_parts.scrub_payload("stability", ctrl, (), build)
         scrub_figure(payload, key="scrub_stability", grid=ctx.scale.grid)
         drawn_note = (
             f"Drawn: a seeded sample of {len(drawn):,} of the {len(X):,} points; the counts above each "

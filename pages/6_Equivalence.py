@@ -15,7 +15,7 @@ from rbfviz.views.equivalence.figures import (
 )
 from rbfviz.views.equivalence.levels import equivalence_levels
 from rbfviz.views.equivalence.receipt import equivalence_numbers, equivalence_receipt
-from ui import compute, exports
+from ui import compute, exports, scrub_parts
 from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -50,7 +50,7 @@ def sigma_panels(ctrl) -> None:
                 large=ctrl.presenter,
             )
 
-        payload = compute.scrub_payload("equivalence", ctrl, (), build)
+        payload = scrub_parts.scrub_payload("equivalence", ctrl, (), build)
         scrub_figure(payload, key="scrub_equivalence", grid=ctx.scale.grid)
         downloads += [
             exports.interactive_page_download(

@@ -7,11 +7,11 @@ import streamlit as st
 
 from rbfviz.views.lessons.arrays import STEPS, check, prepare
 from ui import classroom, exports, state
+from ui import session_keys as keys
 from ui.compute import TTL
 from ui.page import PAGES, panel, setup_page
 
 VIEW_PATHS = {label: path for path, label, _ in PAGES}
-STEP_KEY = "_rbfviz_lesson_step"
 
 
 @st.cache_data(max_entries=len(STEPS), ttl=TTL, show_spinner="Computing this step's numbers…")
@@ -23,17 +23,17 @@ def current_step() -> int:
     """The step shown: ?lesson=N in the URL (1-based) when present and valid, else the session's."""
     text = st.query_params.get("lesson")
     if text is not None and text.strip().isdigit() and 1 <= int(text) <= len(STEPS):
-        st.session_state[STEP_KEY] = int(text) - 1
-    return int(st.session_state.get(STEP_KEY, 0))
+        st.session_state[keys.LESSON_STEP] = int(text) - 1
+    return int(st.session_state.get(keys.LESSON_STEP, 0))
 
 
 def go_to(index: int) -> None:
-    st.session_state[STEP_KEY] = index
+    st.session_state[keys.LESSON_STEP] = index
     st.query_params["lesson"] = str(index + 1)
 
 
 def on_pick() -> None:
-    go_to(st.session_state["w_lesson"])
+    go_to(st.session_state[keys.LESSON_CHOICE])
 
 
 ctx = setup_page("Lessons")
@@ -62,12 +62,12 @@ with panel("The class session"):
 
 index = current_step()
 step = STEPS[index]
-st.session_state["w_lesson"] = index
+st.session_state[keys.LESSON_CHOICE] = index
 nav = st.columns([4, 1, 1], vertical_alignment="bottom")
 nav[0].selectbox(
     "Step",
     range(len(STEPS)),
-    key="w_lesson",
+    key=keys.LESSON_CHOICE,
     on_change=on_pick,
     format_func=lambda i: f"{i + 1} · {STEPS[i].title}",
 )
@@ -101,7 +101,7 @@ with panel("This step"):
 
     st.subheader("Predict first")
     answer_key = f"lesson_{step.key}_answer"
-    verdict_key = f"lesson_{step.key}_verdict"
+    verdict_key = keys.lesson_verdict(step.key)
     if step.question.is_choice:
         response = st.radio(
             lesson.prompt,

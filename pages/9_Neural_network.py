@@ -22,6 +22,7 @@ from rbfviz.views.neural_network.figures import (
     latent_figure,
     low_sigma_figure,
 )
+from ui import session_keys as keys
 from ui import state, training
 from ui.page import chart, error_message, panel, setup_page
 
@@ -33,9 +34,9 @@ LOW_SIGMAS = (0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.002, 0.001)
 
 def use_dataset(name: str) -> None:
     """Button callback: switch the sidebar's data set (and so every view's) to ``name``."""
-    ctrl = st.session_state[state.STATE_KEY]
+    ctrl = st.session_state[keys.CONTROLS]
     new, notes = state.changed(ctrl, "dataset", name)
-    st.session_state[state.STATE_KEY] = new
+    st.session_state[keys.CONTROLS] = new
     state.add_notices(st, notes)
 
 

@@ -3,7 +3,7 @@
 Convention, everywhere: logits z_ij = -||x_i - c_j||² / (2σ²), σ the Gaussian RBF width.
 
 Importing rbfviz changes nothing in the process: a server that runs many sessions calls
-``rbfviz.tune_for_server()`` once (one torch thread, allocator tuning, a frozen collector).
+``rbfviz.tune_process()`` once (one torch thread, allocator tuning, a frozen collector).
 
 The names below load on first use (PEP 562), so ``import rbfviz.views.common.scrub`` (the σ payload
 codec a load test reads) does not pull in torch; ``from rbfviz import kmeans`` works as usual.
@@ -38,7 +38,7 @@ _HOMES = {
     "responsibilities": ".maps",
     "sq_distances": ".maps",
     "temperature": ".maps",
-    "tune_for_server": ".server",
+    "tune_process": ".process_tuning",
     "e_step": ".steps",
     "gradient_step": ".steps",
     "kmeans": ".steps",

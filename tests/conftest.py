@@ -25,7 +25,7 @@ pytest_plugins = ["browser"]  # tests/browser.py
 def pytest_configure(config):
     """On a pytest-xdist worker torch computes on one thread: the two workers fill the machine's two
     cores, where torch's default (a thread per core in each worker) oversubscribes them and its idle
-    threads spin. The app's server also runs torch on one thread (rbfviz.tune_for_server)."""
+    threads spin. The app's server also runs torch on one thread (rbfviz.tune_process)."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         import torch
 

@@ -13,8 +13,7 @@ import math
 import re
 
 from rbfviz.views.common.scrub import figure_at, read_payload
-
-STATE_KEY = "_rbfviz_controls"
+from ui.session_keys import CONTROLS
 
 
 def payload(at, index: int = 0) -> dict:
@@ -29,7 +28,7 @@ def payload_bytes(at, index: int = 0) -> int:
 
 def level(at, header: dict) -> int:
     """The level of the session's committed σ (what the browser opens at: the address's σ)."""
-    sigma = at.session_state[STATE_KEY].sigma
+    sigma = at.session_state[CONTROLS].sigma
     return min(range(len(header["sigmas"])), key=lambda i: abs(math.log(header["sigmas"][i] / sigma)))
 
 
@@ -67,7 +66,7 @@ def commit(at, sigma: float) -> None:
     """What a settled scrub does before its rerun (ui.scrub's callback): the controls take σ; then rerun."""
     from dataclasses import replace
 
-    at.session_state[STATE_KEY] = replace(at.session_state[STATE_KEY], sigma=float(sigma))
+    at.session_state[CONTROLS] = replace(at.session_state[CONTROLS], sigma=float(sigma))
     at.run()
 
 

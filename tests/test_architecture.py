@@ -106,6 +106,10 @@ def test_no_library_module_exists_only_for_the_tests():
     library = _library_modules()
     reached, todo = set(), [p for p in _python_files(*PRODUCT_ROOTS)]
     files = {_module_name(p): p for p in _python_files("rbfviz")}
+    from rbfviz.cli import COMMANDS  # the command line imports its commands by name
+
+    reached |= {f"rbfviz.cli.{name}" for name in COMMANDS}
+    todo += [files[f"rbfviz.cli.{name}"] for name in COMMANDS]
     while todo:
         path = todo.pop()
         for name in _imports(path):
@@ -177,3 +181,72 @@ def test_page_files_are_numbered_in_menu_order():
     files = [path for path, *_ in PAGES if path.startswith("pages/")]
     assert files == sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]_*.py"))
     assert [int(Path(f).name.split("_", 1)[0]) for f in files] == list(range(1, len(files) + 1))
+
+
+# --- the environment is read in one place ----------------------------------------------------------
+
+
+def python_files(*tops: str) -> list[Path]:
+    found = []
+    for top in tops:
+        path = ROOT / top
+        found += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return found
+
+
+def environment_reads(path: Path) -> list[str]:
+    """Where a module touches the environment: os.environ / os.environb / os.getenv / os.putenv /
+    os.unsetenv, as attributes or imported by name ("file:line what")."""
+    import ast
+
+    names = {"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"}
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Attribute) and node.attr in names:
+            found.append((node.lineno, f"….{node.attr}"))
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [(node.lineno, f"from os import {a.name}") for a in node.names if a.name in names]
+    return [f"{path.relative_to(ROOT)}:{line} {what}" for line, what in found]
+
+
+def test_the_library_reads_no_environment():
+    """rbfviz/ takes arguments; the app's settings (ui/settings.py) read the environment for it."""
+    reads = [read for path in python_files("rbfviz") for read in environment_reads(path)]
+    assert reads == [], reads
+
+
+def test_the_app_reads_the_environment_only_in_its_settings_module():
+    """Every RBFVIZ_* variable (and any other) of the app goes through ui/settings.py."""
+    settings = ROOT / "ui" / "settings.py"
+    app = [p for p in python_files("ui", "pages", "app.py") if p != settings]
+    assert len(app) > 10  # the scan sees the app's modules and pages
+    reads = [read for path in app for read in environment_reads(path)]
+    assert reads == [], reads
+    assert environment_reads(settings)  # and the settings module does read it
+
+
+def test_every_rbfviz_variable_named_in_the_app_is_a_setting():
+    """A name like RBFVIZ_SOMETHING in the app's code (a constant for a test, a message) is one of the
+    settings module's variables: no second spelling, no variable read some other way."""
+    import re
+
+    from ui.settings import VARIABLE_NAMES
+
+    for path in python_files("ui", "pages", "app.py"):
+        for name in re.findall(r"RBFVIZ_[A-Z0-9_]*[A-Z0-9]", path.read_text()):
+            where = path.relative_to(ROOT)
+            assert name in VARIABLE_NAMES, f"{where} names {name}, which ui/settings.py does not read"
+
+
+def test_session_state_keys_are_spelled_once():
+    """Every session-state key (_rbfviz_…) is a constant of ui/session_keys.py: the app and the tests
+    import it instead of retyping it."""
+    import re
+
+    home = ROOT / "ui" / "session_keys.py"
+    assert re.search(r"[\"']_rbfviz_controls[\"']", home.read_text())
+    for path in python_files("ui", "pages", "app.py", "tests", "bench"):
+        if path == home:
+            continue
+        typed = re.findall(r"[\"']_rbfviz_\w*", path.read_text())
+        assert typed == [], f"{path.relative_to(ROOT)} spells {typed}: import it from ui.session_keys"

@@ -10,8 +10,13 @@ and ui/ do).
 * ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt
 (rbfviz.views.common.receipt).
 * ``ui.compute`` cached calls into rbfviz keyed by plain parameters: data, σ range, start,
-                 annealing path (progress bar, once per setting), centres at σ, field, and
-                 ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions).
+                 annealing path (progress bar, once per setting), centres at σ, field, each view's arrays.
+* ``ui.scrub_parts`` ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions;
+                 a new setting's levels near the σ on screen first).
+* ``ui.progress`` progress bars of long computations (``with_progress_bar``, ``progress_slot``).
+* ``ui.settings`` every RBFVIZ_* environment variable, read and checked once (``settings.current()``).
+* ``ui.session_keys`` the names of everything the app keeps in ``st.session_state``.
+* ``ui.hold_rest`` tests only: holds back a new setting's other σ levels while a file exists.
 * ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
                  browser from a rbfviz.views.common.scrub payload; σ reaches the page when it settles.
 
@@ -35,7 +40,7 @@ How to add a page ``pages/5_Something.py`` — the story every page tells:
 A figure that changes with σ scrubs in the browser instead: ``setup_page(..., sigma_on_figure=True)``,
 build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a
 ``build(progress)`` that returns ``rbfviz.views.common.scrub.scrub_payload(levels, grid)``, and draw
-``scrub_figure(compute.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
+``scrub_figure(scrub_parts.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
 (pages/1_Explorer.py is the model). Build the levels after the first as ``ScrubPatch``es of the first
 figure, straight from each level's arrays (``rbfviz.views.explorer.levels``: the same payload bytes, without a
 Plotly figure per σ), and compare them with a full figure per level in tests/unit/test_scrub_levels.py.
@@ -48,9 +53,18 @@ import plotly.graph_objects  # noqa: E402,F401  loaded before the freeze below, 
 
 import rbfviz  # noqa: E402
 
+from . import settings  # noqa: E402
+
+# A bad RBFVIZ_* value stops here, with a message that names it (never a traceback).
+_settings = settings.at_start_up()
+
 # The app is a server: one torch thread, allocator tuning, a frozen garbage collector and a full
 # collection every minute in place of Streamlit's after every script run (runner.postScriptGC = false in
 # .streamlit/config.toml), once per process. With a class connected a full collection walks every
 # session's objects (tens of milliseconds holding the GIL); Python's own young-generation collections
 # still run as objects are allocated, so the minute only bounds how long old cyclic garbage waits.
-rbfviz.tune_for_server(collect_every=60.0)
+rbfviz.tune_process(
+    torch_threads=_settings.torch_threads,
+    malloc_tuning=_settings.malloc_tuning,
+    collect_every=_settings.gc_seconds,
+)

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import html
 import io
-import math
-import os
 from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlencode, urlsplit
@@ -33,7 +31,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from rbfviz.classroom import (
     ClassError,
     Store,
-    database_url,
     format_code,
     is_student_id,
     new_student_id,
@@ -43,14 +40,11 @@ from rbfviz.classroom.store import CLOSED, OPEN, REVEALED, Tally
 from rbfviz.views.lessons.arrays import STEPS, Prepared, check, step_data
 from rbfviz.views.lessons.class_session import answers_csv, distribution, distribution_figure, question_spec
 
+from . import session_keys as keys
+from . import settings
 from .page import chart
 
 ROOM_PARAM, SEAT_PARAM = "room", "seat"
-TEACHER_KEY = "_rbfviz_class_teacher"  # (code, secret)
-SEAT_KEY = "_rbfviz_class_seat"
-JOINED_KEY = "_rbfviz_class_joined"  # the room this session has joined
-SEEN_KEY = "_rbfviz_class_seen"  # the room's question this student's page last followed
-MESSAGE_KEY = "_rbfviz_class_message"
 TEACHER_REFRESH = 1.5  # seconds
 STUDENT_REFRESH = 2.0
 STEP_BY_KEY = {step.key: i for i, step in enumerate(STEPS)}
@@ -79,16 +73,10 @@ def store_problem(exc: BaseException) -> str:
 
 @st.cache_resource(show_spinner=False)
 def class_store() -> Store:
-    """The process's one Store (a connection pool): RBFVIZ_DATABASE_URL, else an SQLite file in
-    RBFVIZ_DATA_DIR or the temporary folder; rooms live RBFVIZ_CLASS_TTL_HOURS (default 24)."""
-    text = os.environ.get("RBFVIZ_CLASS_TTL_HOURS", "").strip() or "24"
-    try:
-        hours = float(text)
-    except ValueError:
-        hours = math.nan
-    if not math.isfinite(hours) or hours <= 0:
-        raise ValueError(f"RBFVIZ_CLASS_TTL_HOURS must be a positive number of hours, got {text!r}.")
-    return Store(database_url(), ttl_seconds=hours * 3600)
+    """The process's one Store (a connection pool) on ``settings.current().database_url``; rooms live
+    ``class_ttl_hours`` (RBFVIZ_DATABASE_URL, RBFVIZ_DATA_DIR, RBFVIZ_CLASS_TTL_HOURS)."""
+    now = settings.current()
+    return Store(now.database_url, ttl_seconds=now.class_ttl_hours * 3600)
 
 
 @st.cache_data(max_entries=len(STEPS), show_spinner=False)
@@ -102,7 +90,7 @@ def join_link(code: str) -> str:
     """The Lessons page's address with ?room=CODE: RBFVIZ_PUBLIC_URL (the address students reach,
     when a proxy hides it from the app) or else the address of the teacher's own browser."""
     query = urlencode({ROOM_PARAM: code})
-    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip().rstrip("/")
+    public = settings.current().public_url
     if public:
         return f"{public}/Lessons?{query}"
     parts = urlsplit(st.context.url or "")
@@ -128,7 +116,7 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
     text = st.query_params.get(ROOM_PARAM)
     if text is not None:
         return _student_seat(text)
-    teacher = st.session_state.get(TEACHER_KEY)
+    teacher = st.session_state.get(keys.CLASS_TEACHER)
     if teacher is not None:
         code, secret = teacher
         _teacher_banner(code)
@@ -148,19 +136,19 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
 
 
 def _start_session() -> None:
-    st.session_state[MESSAGE_KEY] = None
+    st.session_state[keys.CLASS_MESSAGE] = None
     try:
         room = class_store().create_room()
     except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
-        st.session_state[MESSAGE_KEY] = store_problem(exc)
+        st.session_state[keys.CLASS_MESSAGE] = store_problem(exc)
         return
-    st.session_state[TEACHER_KEY] = (room.code, room.secret)
+    st.session_state[keys.CLASS_TEACHER] = (room.code, room.secret)
 
 
 def _show_message() -> None:
     """The last refused action's message; it stays (the panels refresh by themselves) until the next
     action."""
-    message = st.session_state.get(MESSAGE_KEY)
+    message = st.session_state.get(keys.CLASS_MESSAGE)
     if message:
         st.error(message)
 
@@ -170,21 +158,21 @@ def _student_seat(text: str) -> Seat | None:
     if code is None:
         st.error("This link's class room code is not valid. Check the code on the projector.")
         return None
-    seat = st.session_state.get(SEAT_KEY)
+    seat = st.session_state.get(keys.CLASS_SEAT)
     if seat is None:
         seat = st.query_params.get(SEAT_PARAM)
         if not is_student_id(seat):
             seat = new_student_id()
-        st.session_state[SEAT_KEY] = seat
+        st.session_state[keys.CLASS_SEAT] = seat
     if st.query_params.get(SEAT_PARAM) != seat:
         st.query_params[SEAT_PARAM] = seat
-    if st.session_state.get(JOINED_KEY) != code:
+    if st.session_state.get(keys.CLASS_JOINED) != code:
         try:
             class_store().join(code, seat)
         except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
             st.error(store_problem(exc))
             return None
-        st.session_state[JOINED_KEY] = code
+        st.session_state[keys.CLASS_JOINED] = code
     st.info(
         f"You are in class room **{format_code(code)}**, anonymously: no name is asked or stored. "
         "Answer the teacher's question below; the answer appears here when the teacher reveals it.",
@@ -215,11 +203,11 @@ def teacher_panel(seat: Seat, index: int, prepared: Callable[[str], Prepared], c
 
 
 def _act(action: Callable, *args) -> None:
-    st.session_state[MESSAGE_KEY] = None
+    st.session_state[keys.CLASS_MESSAGE] = None
     try:
         action(*args)
     except (ClassError, SQLAlchemyError) as exc:
-        st.session_state[MESSAGE_KEY] = store_problem(exc)
+        st.session_state[keys.CLASS_MESSAGE] = store_problem(exc)
 
 
 def _ask(code: str, secret: str, key: str, prepared: Callable[[str], Prepared]) -> None:
@@ -228,13 +216,13 @@ def _ask(code: str, secret: str, key: str, prepared: Callable[[str], Prepared]) 
 
 def _end(code: str, secret: str) -> None:
     _act(class_store().clear_room, code, secret)
-    if MESSAGE_KEY not in st.session_state:
-        st.session_state.pop(TEACHER_KEY, None)
+    if keys.CLASS_MESSAGE not in st.session_state:
+        st.session_state.pop(keys.CLASS_TEACHER, None)
 
 
 @st.fragment(run_every=TEACHER_REFRESH)
 def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> None:
-    if st.session_state.get(TEACHER_KEY) != (code, secret):  # the session was ended
+    if st.session_state.get(keys.CLASS_TEACHER) != (code, secret):  # the session was ended
         st.rerun(scope="app")
     step = STEPS[index]
     store = class_store()
@@ -243,7 +231,7 @@ def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> Non
     except (ClassError, SQLAlchemyError) as exc:
         st.error(store_problem(exc))
         if isinstance(exc, ClassError):  # the room expired: forget it
-            st.session_state.pop(TEACHER_KEY, None)
+            st.session_state.pop(keys.CLASS_TEACHER, None)
             st.button("Start again", on_click=lambda: None)
         return
     this = tally.question == step.key
@@ -354,15 +342,15 @@ def student_panel(seat: Seat, index: int, prepared: Callable[[str], Prepared], g
 
 
 def _send(code: str, seat: str, key: str, field: str) -> None:
-    st.session_state[MESSAGE_KEY] = None
+    st.session_state[keys.CLASS_MESSAGE] = None
     value = st.session_state.get(field)
     if value is None:
-        st.session_state[MESSAGE_KEY] = "Choose or enter an answer first."
+        st.session_state[keys.CLASS_MESSAGE] = "Choose or enter an answer first."
         return
     try:
         class_store().submit(code, seat, key, value)
     except (ClassError, SQLAlchemyError) as exc:
-        st.session_state[MESSAGE_KEY] = store_problem(exc)
+        st.session_state[keys.CLASS_MESSAGE] = store_problem(exc)
 
 
 @st.fragment(run_every=STUDENT_REFRESH)
@@ -372,8 +360,8 @@ def _student_fragment(code: str, seat: str, index: int, prepared, go_to) -> None
     except (ClassError, SQLAlchemyError) as exc:
         st.error(store_problem(exc))
         return
-    if view.question != st.session_state.get(SEEN_KEY):
-        st.session_state[SEEN_KEY] = view.question
+    if view.question != st.session_state.get(keys.CLASS_SEEN):
+        st.session_state[keys.CLASS_SEEN] = view.question
         if view.question is not None and STEP_BY_KEY[view.question] != index:
             go_to(STEP_BY_KEY[view.question])  # follow the teacher to the asked step
             st.rerun(scope="app")

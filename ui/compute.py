@@ -16,18 +16,12 @@ slowly, sample large ones, or refuse tensors), and builds its arrays inside. Cac
                             points are checked once per σ); ``plane_views`` at every σ, with the
                             fields, for the payload (one cache lookup per setting, not per σ)
 * ``field_now(...)``        the soft field over the plane (rbfviz.field.Field), uncached
-* ``scrub_payload(...)``    a scrubbing view's payload at every σ, once per setting, shared
+
+A scrubbable view's payload at every σ is ui.scrub_parts.scrub_payload; progress bars are ui.progress.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import os
-import threading
-import time
-from collections import OrderedDict, deque
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -35,15 +29,17 @@ import streamlit as st
 
 from rbfviz import field as fieldmod
 from rbfviz import measures
+from rbfviz.bounded_store import BoundedStore
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
 from rbfviz.validate import check_points
-from rbfviz.views.common.scrub import ScrubLevel
 from rbfviz.views.explorer import arrays as explore
 from rbfviz.views.explorer.picks import picked_centers
 
-from .state import UPLOAD, UPLOAD_KEY
+from . import session_keys as keys
+from .progress import with_progress_bar
+from .state import UPLOAD
 
 TTL = 3600  # seconds
 
@@ -105,8 +101,8 @@ def read_upload(file_digest: str, columns: tuple | None, _data: bytes):
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _upload_store() -> "_BoundedStore":
-    return _BoundedStore(max_entries=64)
+def _upload_store() -> BoundedStore:
+    return BoundedStore(max_entries=64)
 
 
 def points_digest(X) -> str:
@@ -123,7 +119,7 @@ def points_digest(X) -> str:
 def _key(ctrl) -> DataKey:
     """ctrl's DataKey, after making sure an uploaded data set is in the store the caches read from."""
     if ctrl.dataset == UPLOAD:
-        upload = st.session_state.get(UPLOAD_KEY)
+        upload = st.session_state.get(keys.UPLOAD)
         if upload is None or upload.digest != ctrl.upload:
             raise ValueError(
                 "the uploaded points are not in this session any more; upload the file again "
@@ -182,8 +178,8 @@ def scale(ctrl) -> explore.SigmaScale:
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _scale_store() -> "_BoundedStore":
-    return _BoundedStore(max_entries=64)
+def _scale_store() -> BoundedStore:
+    return BoundedStore(max_entries=64)
 
 
 def _read_only(sigma_scale: explore.SigmaScale) -> explore.SigmaScale:
@@ -208,111 +204,14 @@ def start(ctrl):
 # --- the annealing path: computed once per setting, with a progress bar ----------------------------
 
 
-class _BoundedStore:
-    """A small thread-safe LRU dict with one lock per key (100 students asking at once compute once).
-
-    Used instead of st.cache_data where the computation reports progress: Streamlit would record
-    progress-bar updates made inside a cached function and replay them on every cache hit.
-    """
-
-    def __init__(self, max_entries: int, max_bytes: int | None = None):
-        self.max_entries = max_entries
-        self.max_bytes = max_bytes  # for bytes values: their total length, the newest always kept
-        self._items: OrderedDict = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-        self._key_locks: dict = {}
-
-    def get(self, key):
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        return None
-
-    def put(self, key, value) -> None:
-        with self._lock:
-            self._bytes -= _size(self._items.get(key))
-            self._items[key] = value
-            self._items.move_to_end(key)
-            self._bytes += _size(value)
-            while len(self._items) > 1 and (
-                len(self._items) > self.max_entries
-                or (self.max_bytes is not None and self._bytes > self.max_bytes)
-            ):
-                old, dropped = self._items.popitem(last=False)
-                self._bytes -= _size(dropped)
-                self._key_locks.pop(old, None)
-
-    def discard(self, key) -> None:
-        with self._lock:
-            self._bytes -= _size(self._items.pop(key, None))
-
-    def key_lock(self, key) -> threading.Lock:
-        with self._lock:
-            return self._key_locks.setdefault(key, threading.Lock())
-
-    def get_or_compute(self, key, compute):
-        """The stored value for key, or ``compute()`` stored under it; computed once however many
-        sessions ask at the same time (the others wait on the key's lock, then find it stored)."""
-        value = self.get(key)
-        if value is not None:
-            return value
-        with self.key_lock(key):
-            value = self.get(key)
-            if value is None:
-                value = compute()
-                self.put(key, value)
-            return value
-
-
-def _size(value) -> int:
-    """What a stored value counts against a store's max_bytes: a bytes value's length, else 0."""
-    return len(value) if isinstance(value, bytes) else 0
-
-
-# The placeholder progress bars are drawn in, when a block has reserved one (``progress_slot``).
-_PROGRESS_SLOT: contextvars.ContextVar = contextvars.ContextVar("progress_slot", default=None)
-
-
-@contextlib.contextmanager
-def progress_slot():
-    """Reserve one placeholder, here and on every run, for the progress bars drawn inside the block.
-
-    A bar drawn in place takes a position in its container only on the runs that compute, so every
-    element after it moves one place down on those runs; Streamlit then mounts a moved element anew
-    (a custom component loses its DOM and the keyboard focus). In the slot, the positions stay put."""
-    token = _PROGRESS_SLOT.set(st.empty())
-    try:
-        yield
-    finally:
-        _PROGRESS_SLOT.reset(token)
-
-
-def _progress_bar(text: str):
-    """A progress bar at 0 showing ``text``, in the block's ``progress_slot`` if it has one, else in place."""
-    slot = _PROGRESS_SLOT.get()
-    return (st if slot is None else slot).progress(0.0, text=text)
-
-
-def _with_progress_bar(text: str, work):
-    """Run ``work(progress)`` under a progress bar; progress(done, total) moves it. The bar goes away
-    afterwards, whether the work succeeded or not. It is drawn in the block's ``progress_slot`` if it
-    has one, else in place."""
-    bar = _progress_bar(f"{text}…")
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"{text}: {done} of {total}…")
-
-    try:
-        return work(progress)
-    finally:
-        bar.empty()
+# The process-wide stores (rbfviz.bounded_store.BoundedStore, one lock per key: 100 students asking at
+# once compute once) stand in for st.cache_data where a computation reports progress: Streamlit would
+# record progress-bar updates made inside a cached function and replay them on every cache hit.
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _annealing_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=24)
+def _annealing_store() -> BoundedStore:
+    return BoundedStore(max_entries=24)
 
 
 def _freeze(result):
@@ -333,7 +232,7 @@ def annealing(ctrl):
     def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
-        return _with_progress_bar(
+        return with_progress_bar(
             "Annealing from the data mean, once per setting: σ level",
             lambda progress: _freeze(
                 anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress)
@@ -485,8 +384,8 @@ def _plane_from(ctrl, X, info: CentersAtSigma, field_of, computed=None) -> Plane
 # reads them instead of computing them again. Small: no field and no r (n, k), which only a points
 # download needs (``resp_at``). 240 levels: the whole σ grid of a few settings.
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _levels_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=240)
+def _levels_store() -> BoundedStore:
+    return BoundedStore(max_entries=240)
 
 
 def _level_key(ctrl) -> tuple:
@@ -598,298 +497,6 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
             )
 
 
-# --- σ scrubbing: every level of a view in one payload, shared by every session on that setting -------
-
-
-@st.cache_resource(ttl=TTL, show_spinner=False)
-def _scrub_store() -> "_BoundedStore":
-    # Bounded by bytes: a class exploring on its own holds one setting per student, and a setting dropped
-    # here is built again on that student's next settle. 40 default payloads are ~18 MB.
-    return _BoundedStore(max_entries=96, max_bytes=32 << 20)
-
-
-def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None, show=None) -> bytes:
-    """The payload of a scrubbable view (rbfviz.views.common.scrub) for ctrl's setting at every σ, built
-    once per (view, data, k, init, picks, kind, dtype, presenter, extra) with a progress bar, and shared
-    read-only by every session on that setting. ``extra``: whatever else the figure depends on (a field
-    quantity, titles).
-
-    build: ``build(progress) -> bytes``, or a ``LevelBuilder`` (built in one go without ``near`` and
-    ``show``). With a LevelBuilder, ``near`` (the grid
-    position of the σ on screen) and ``show(partial_payload)``, a setting not yet stored comes in two
-    parts: the levels within ``NEAR`` grid steps of ``near`` first, handed to ``show`` at once, then the
-    rest (the first part's levels are reused, never built again). A session whose setting another
-    session is building shows that session's first part if it holds ``near``, and waits for the rest
-    under a progress bar. Returns the complete payload."""
-    key = scrub_key(view, ctrl, extra)
-    if isinstance(build, LevelBuilder):
-        if near is not None and show is not None:
-            return _payload_in_parts(key, build, near, show)
-        build = _in_one_go(build)
-    return _scrub_store().get_or_compute(
-        key,
-        lambda: _with_progress_bar(
-            "Drawing the figure at every σ of the slider, once per setting: σ level", build
-        ),
-    )
-
-
-def scrub_key(view: str, ctrl, extra: tuple) -> tuple:
-    """What a scrubbable view's payload is stored under (``scrub_payload``)."""
-    return (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, extra)
-
-
-# --- σ scrubbing, the levels near the σ on screen first ---------------------------------------------
-#
-# A new setting's payload costs a few tenths of a second of one core, and a class exploring on its own
-# asks for one per student: their first opens would queue behind each other's whole payloads. The
-# levels around the σ on screen come first (a figure at once, and the first arrow presses work), then
-# the rest, one setting's rest at a time in order of arrival (REST_TURNS), so that first parts are not
-# slowed by everybody's rest (the GIL runs one Python thread at a time anyway).
-
-NEAR = 2  # grid steps on each side of the σ on screen in the first part
-_WAIT_SECONDS = 0.25  # how often a waiting session moves its progress bar (and can be interrupted)
-
-
-class _Turns:
-    """At most ``slots`` holders at a time, let in in order of arrival: a waiter that stops waiting for a
-    moment (to move its progress bar) keeps its place, so the rest of a setting opened first is built
-    first."""
-
-    def __init__(self, slots: int):
-        self._slots = slots
-        self._active = 0
-        self._queue: deque = deque()
-        self._changed = threading.Condition()
-
-    def take(self) -> object:
-        """A place at the end of the queue."""
-        ticket = object()
-        with self._changed:
-            self._queue.append(ticket)
-        return ticket
-
-    def wait(self, ticket, timeout: float) -> bool:
-        """Whether ``ticket``'s turn came within ``timeout`` seconds; then it holds a slot until ``done``."""
-        with self._changed:
-            ready = self._changed.wait_for(
-                lambda: self._queue[0] is ticket and self._active < self._slots, timeout
-            )
-            if ready:
-                self._queue.popleft()
-                self._active += 1
-                self._changed.notify_all()
-            return ready
-
-    def leave(self, ticket) -> None:
-        """Give up a place not yet served (the run was interrupted while it waited)."""
-        with self._changed:
-            if ticket in self._queue:
-                self._queue.remove(ticket)
-                self._changed.notify_all()
-
-    def done(self) -> None:
-        with self._changed:
-            self._active -= 1
-            self._changed.notify_all()
-
-
-REST_TURNS = _Turns(slots=1)  # rests of first parts, one at a time (per process)
-
-
-@dataclass(frozen=True)
-class LevelBuilder:
-    """How a scrubbed view builds its payload a few σ levels at a time (``scrub_payload``).
-
-    size: the number of σ levels of the grid.
-    levels(positions, progress) -> list: the view's levels (rbfviz.views.common.scrub ScrubLevel or
-    ScrubPatch) at these increasing grid positions, in that order, the first a ScrubLevel and every
-    ScrubPatch a patch of it; progress(done, total) as they are computed.
-    payload(levels, positions) -> bytes: scrub_payload of levels at every grid position in order
-    (positions None: the complete payload) or at these positions (a partial payload, ``part=``).
-    """
-
-    size: int
-    levels: Callable
-    payload: Callable
-
-
-@dataclass
-class _Parts:
-    """A setting's levels built so far: grid position -> (level, the structure its patches apply to);
-    the first part's positions and payload; the rest's progress (done, total)."""
-
-    levels: dict
-    first: tuple = ()
-    first_payload: bytes | None = None
-    done: int = 0
-    total: int = 0
-
-
-@st.cache_resource(ttl=TTL, show_spinner=False)
-def _parts_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=16)
-
-
-def _structure(level) -> tuple:
-    """What a patch of this ScrubLevel relies on: its traces' types and how many images it has."""
-    layout = level.figure.layout
-    return tuple(trace.type for trace in level.figure.data), len(layout.images or ())
-
-
-def _add_levels(parts: _Parts, builder: LevelBuilder, positions: list, progress=None) -> None:
-    """Build the levels at these grid positions and keep them (each with its patches' base structure)."""
-    if not positions:
-        return
-    built = builder.levels(positions, progress)
-    if len(built) != len(positions) or not isinstance(built[0], ScrubLevel):
-        raise ValueError(f"{len(positions)} levels asked, {len(built)} built, the first not a full figure.")
-    base = _structure(built[0])
-    for position, level in zip(positions, built):
-        parts.levels[position] = (level, _structure(level) if isinstance(level, ScrubLevel) else base)
-
-
-def _levels_at(parts: _Parts, builder: LevelBuilder, positions: list) -> list:
-    """The kept levels at these positions as one scrub_payload list: the first a full figure, every
-    patch one of a figure of the same structure. A level that does not fit (rare: a σ where the view
-    has other traces than at the first position) is built again as a full figure."""
-    out = []
-    for index, position in enumerate(positions):
-        level, base = parts.levels[position]
-        if index == 0:
-            if not isinstance(level, ScrubLevel):
-                _add_levels(parts, builder, [position])
-                level, base = parts.levels[position]
-            first = base
-        elif not isinstance(level, ScrubLevel) and base != first:
-            _add_levels(parts, builder, [position])
-            level, _ = parts.levels[position]
-        out.append(level)
-    return out
-
-
-def _in_one_go(builder: LevelBuilder):
-    """``build(progress) -> bytes`` of every level at once, as one part."""
-    return lambda progress: builder.payload(builder.levels(list(range(builder.size)), progress), None)
-
-
-def _payload_in_parts(key, builder: LevelBuilder, near: int, show) -> bytes:
-    store = _scrub_store()
-    shown = False
-    while True:
-        payload = store.get(key)
-        if payload is not None:
-            return payload
-        lock = store.key_lock(key)
-        if lock.acquire(blocking=False):
-            try:
-                payload = store.get(key)
-                if payload is None:
-                    payload = _build_in_parts(key, builder, near, show, shown)
-                    store.put(key, payload)
-                    _parts_store().discard(key)
-                return payload
-            finally:
-                lock.release()
-        shown = _wait_for_builder(key, lock, near, show, shown)
-
-
-def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) -> bytes:
-    """The complete payload, its first part shown first (unless this session shows one already)."""
-    parts = _parts_store().get(key)
-    if parts is None:
-        parts = _Parts(levels={})
-        _parts_store().put(key, parts)
-    if not shown:
-        if near not in parts.first or parts.first_payload is None:
-            first = list(range(max(0, near - NEAR), min(builder.size, near + NEAR + 1)))
-            _add_levels(parts, builder, [i for i in first if i not in parts.levels])
-            parts.first_payload = builder.payload(_levels_at(parts, builder, first), first)
-            parts.first = tuple(first)
-        show(parts.first_payload)
-    rest = [i for i in range(builder.size) if i not in parts.levels]
-    if rest:
-        parts.done, parts.total = 0, len(rest)
-
-        def progress(done: int, total: int) -> None:
-            parts.done, parts.total = done, total
-            moved(done, total)
-
-        bar = _progress_bar(_REST_TEXT.format(done=0, total=len(rest)))
-
-        def moved(done: int, total: int) -> None:
-            bar.progress(min(done / max(total, 1), 1.0), text=_REST_TEXT.format(done=done, total=total))
-
-        try:
-            _hold_rest_for_a_test(lambda: moved(0, len(rest)))
-            ticket, queued = REST_TURNS.take(), False
-            try:
-                while not REST_TURNS.wait(ticket, _WAIT_SECONDS):
-                    queued = True
-                    bar.progress(0.0, text=_QUEUED_TEXT)  # a yield point: a new setting can interrupt
-            except BaseException:
-                REST_TURNS.leave(ticket)
-                raise
-            try:
-                if queued:
-                    moved(0, len(rest))
-                _add_levels(parts, builder, rest, progress)
-            finally:
-                REST_TURNS.done()
-        finally:
-            bar.empty()
-    return builder.payload(_levels_at(parts, builder, list(range(builder.size))), None)
-
-
-# Test-only: a browser test (tests/e2e/test_e2e_scrub_parts.py) must see a first part drawn before the
-# rest replaces it, whatever the machine's speed. The test servers get this variable naming a file that
-# the test creates; while it exists, a rest waits before it is built. Unset (outside those servers),
-# nothing waits.
-HOLD_REST_ENV = "RBFVIZ_TEST_HOLD_REST"
-_HOLD_REST_MAX_SECONDS = 600.0  # a test that never deletes its file does not hold a server for ever
-
-
-def _hold_rest_for_a_test(still_waiting: Callable[[], None]) -> None:
-    """While the file named by ``HOLD_REST_ENV`` exists, wait; ``still_waiting()`` every
-    ``_WAIT_SECONDS`` is a yield point (a new setting can interrupt the run meanwhile)."""
-    path = os.environ.get(HOLD_REST_ENV)
-    deadline = time.monotonic() + _HOLD_REST_MAX_SECONDS
-    while path and os.path.exists(path) and time.monotonic() < deadline:
-        still_waiting()
-        time.sleep(_WAIT_SECONDS)
-
-
-_REST_TEXT = (
-    "Computing the slider's other σ levels, once per setting (the figure is ready): {done} of {total}…"
-)
-_QUEUED_TEXT = "The slider's other σ levels are next in line on the server (the figure is ready)…"
-_WAITING_TEXT = "This setting's σ levels are being computed, once for everybody…"
-_WAIT_TEXT = "This setting's σ levels are being computed, once for everybody: {done} of {total}…"
-
-
-def _wait_for_builder(key, lock, near: int, show, shown: bool) -> bool:
-    """Wait while another session builds this setting, under a progress bar that follows its progress;
-    show its first part as soon as it holds ``near``. Returns whether a first part was shown."""
-    bar = _progress_bar(_WAITING_TEXT)
-    try:
-        while not lock.acquire(timeout=_WAIT_SECONDS):
-            parts = _parts_store().get(key)
-            if parts is None:
-                continue
-            if not shown and parts.first_payload is not None and near in parts.first:
-                show(parts.first_payload)
-                shown = True
-            if parts.total:
-                bar.progress(
-                    min(parts.done / parts.total, 1.0),
-                    text=_WAIT_TEXT.format(done=parts.done, total=parts.total),
-                )
-        lock.release()
-    finally:
-        bar.empty()
-    return shown
-
-
 # --- the Equivalence view ---------------------------------------------------------------------------
 
 
@@ -973,8 +580,8 @@ def gap_curve(ctrl):
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
-def _collapse_store() -> _BoundedStore:
-    return _BoundedStore(max_entries=24)
+def _collapse_store() -> BoundedStore:
+    return BoundedStore(max_entries=24)
 
 
 def annealing_view(ctrl):
@@ -991,7 +598,7 @@ def annealing_view(ctrl):
     def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
-        study = _with_progress_bar(
+        study = with_progress_bar(
             "Annealing and measuring the collapse, once per setting: step",
             lambda progress: collapse_study(
                 X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed, progress=progress
@@ -1062,11 +669,6 @@ def stability_plane(ctrl):
 # --- the Step-by-step view --------------------------------------------------------------------------
 
 
-# The session's last replay: a click adds one step to it, so the replay continues from there instead of
-# from the start (rbfviz.views.step_by_step.arrays.replay's prefix; the same result either way).
-LAST_REPLAY_KEY = "_rbfviz_last_replay"
-
-
 @st.cache_data(max_entries=32, ttl=TTL, show_spinner=False)
 def _stepper(start: StartKey, kind: str, sigma: float, steps: str, sigmas: tuple, _prefix=None):
     from rbfviz.views.step_by_step import arrays as stepper
@@ -1083,8 +685,8 @@ def stepper_replay(ctrl, sigmas):
     replay when it is a beginning of this one."""
     _, note = step_start(ctrl)
     setting = (_step_key(ctrl), ctrl.kind, float(ctrl.sigma))
-    last_setting, last = st.session_state.get(LAST_REPLAY_KEY, (None, None))
+    last_setting, last = st.session_state.get(keys.LAST_REPLAY, (None, None))
     prefix = last if last_setting == setting and ctrl.steps.startswith(last.steps) else None
     run, comparison = _stepper(*setting, ctrl.steps, tuple(float(s) for s in sigmas), _prefix=prefix)
-    st.session_state[LAST_REPLAY_KEY] = (setting, run)
+    st.session_state[keys.LAST_REPLAY] = (setting, run)
     return run, comparison, note

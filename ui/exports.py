@@ -17,18 +17,17 @@ from __future__ import annotations
 import hashlib
 import html
 import json
-import os
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
 import streamlit as st
 
+from rbfviz.bounded_store import BoundedStore
 from rbfviz.loader import points_to_csv
 from rbfviz.views.common.web import download_script
 
+from . import settings
 from . import upload as uploads
 from .state import UPLOAD, Controls
 
@@ -126,7 +125,7 @@ def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params:
     RBFVIZ_PUBLIC_URL is set (rbfviz.views.export.page)."""
     from rbfviz.views.export.page import app_link, interactive_page
 
-    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip() or None
+    public = settings.current().public_url
     link = app_link(public, view, ctrl.to_query())
     dataset = ctrl.dataset
 
@@ -150,7 +149,7 @@ def lesson_pack_download() -> Download:
     """The nine Lessons steps as one offline HTML file (rbfviz.views.export.lesson_pack), built on click."""
     from rbfviz.views.export.lesson_pack import lesson_pack
 
-    public = os.environ.get("RBFVIZ_PUBLIC_URL", "").strip() or None
+    public = settings.current().public_url
     return Download(
         "Lesson pack (HTML)",
         "rbfviz_lessons.html",
@@ -210,25 +209,14 @@ def receipt_download(make_receipt: Callable, view: str) -> Download:
     )
 
 
-_FILE_SHA256: OrderedDict[str, str] = OrderedDict()  # an uploaded file's digest -> its SHA-256
-_FILE_SHA256_LOCK = threading.Lock()
+_FILE_SHA256 = BoundedStore(max_entries=64)  # an uploaded file's digest -> its SHA-256
 
 
 def file_sha256(upload) -> str:
     """The SHA-256 of an uploaded file's bytes (``ui.upload.Upload``), computed once per file and process:
     every run of a view that offers a receipt lists it (a settled σ too), and a 5 MB file takes
     milliseconds to hash. Keyed by the file's own digest, so no file bytes are kept; 64 files at most."""
-    with _FILE_SHA256_LOCK:
-        found = _FILE_SHA256.get(upload.file_digest)
-        if found is not None:
-            _FILE_SHA256.move_to_end(upload.file_digest)
-            return found
-    found = hashlib.sha256(upload.data).hexdigest()
-    with _FILE_SHA256_LOCK:
-        _FILE_SHA256[upload.file_digest] = found
-        while len(_FILE_SHA256) > 64:
-            _FILE_SHA256.popitem(last=False)
-    return found
+    return _FILE_SHA256.get_or_compute(upload.file_digest, lambda: hashlib.sha256(upload.data).hexdigest())
 
 
 def receipt_params(ctrl: Controls, **extra) -> dict:

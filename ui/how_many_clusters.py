@@ -2,7 +2,7 @@
 
 The three answers are computed once per (data, k_max, precision) and shared read-only between
 sessions, each with a progress bar the first time: the annealing run walks ~60 σ levels, the K-Means
-sweep fits k_max models. They live in a bounded store (ui.compute's), not st.cache_data, because
+sweep fits k_max models. They live in a bounded store (rbfviz.bounded_store), not st.cache_data, because
 Streamlit would replay a cached function's progress-bar updates on every hit.
 
 * ``default_k_max(k, n)``  the suggested number of centres: max(8, 2k), at most n − 1 and K_MAX_CAP
@@ -17,8 +17,10 @@ import numpy as np
 import streamlit as st
 
 from rbfviz import choose_k
+from rbfviz.bounded_store import BoundedStore
 
 from . import compute
+from .progress import with_progress_bar
 
 # The largest k_max offered: the staircase, J(k) and the silhouette stay readable, and a sweep stays
 # a few seconds long.
@@ -55,7 +57,7 @@ class HowMany:
 
 @st.cache_resource(ttl=compute.TTL, show_spinner=False)
 def _store():
-    return compute._BoundedStore(max_entries=24)
+    return BoundedStore(max_entries=24)
 
 
 def answers(ctrl, k_max: int) -> HowMany:
@@ -64,13 +66,13 @@ def answers(ctrl, k_max: int) -> HowMany:
 
     def work():
         X, _ = compute.data(ctrl)
-        annealing = compute._with_progress_bar(
+        annealing = with_progress_bar(
             f"Annealing {k_max} centres from the data mean, once per setting: σ level",
             lambda progress: choose_k.annealing_answer(
                 X, k_max, kind=ANNEAL_KIND, seed=ctrl.seed, progress=progress
             ),
         )
-        sweep = compute._with_progress_bar(
+        sweep = with_progress_bar(
             "K-Means for every k, once per setting: k",
             lambda progress: choose_k.kmeans_sweep(
                 X, k_max, seed=ctrl.seed, n_init=N_INIT, progress=progress

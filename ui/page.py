@@ -45,7 +45,9 @@ from rbfviz.views.common.presenter import presenter_figure
 from rbfviz.views.explorer.arrays import SigmaScale
 
 from . import compute, exports, session_log, state
+from . import session_keys as keys
 from . import upload as uploads
+from .progress import progress_slot
 from .state import (
     ALPHA_MAX,
     ALPHA_MIN,
@@ -85,7 +87,6 @@ PAGES = (
     ),
 )
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
-VIEW_KEY = "_rbfviz_view"  # the page's title, for figure file names
 # Captions carry real content ("In words", the bound, lesson hints): Streamlit's faded grey is 3.9:1 on
 # white, under the 4.5:1 that WCAG AA asks for. The text colour at 80 % follows the light or dark theme
 # and stays above 6:1 on either. Figure download buttons: small, in the theme's colours.
@@ -212,11 +213,11 @@ def panel(what: str):
 
 def _on_change(field: str) -> None:
     """Widget callback (runs before the script): fold the widget's value into the shared controls."""
-    value = st.session_state[f"w_{field}"]
-    ctrl = st.session_state.get(state.STATE_KEY) or Controls()
+    value = st.session_state[keys.widget(field)]
+    ctrl = st.session_state.get(keys.CONTROLS) or Controls()
     new, notes = state.changed(ctrl, field, value)
-    st.session_state[state.STATE_KEY] = new
-    st.session_state[state.NOTICE_KEY] = notes
+    st.session_state[keys.CONTROLS] = new
+    st.session_state[keys.NOTICES] = notes
 
 
 # The sidebar's tooltips: what each control changes, in a student's words.
@@ -241,7 +242,7 @@ HELP = {
 
 
 def _widget(kind, label: str, field: str, value, **kwargs):
-    key = f"w_{field}"
+    key = keys.widget(field)
     st.session_state[key] = value
     kwargs.setdefault("help", HELP.get(field))
     return kind(label, key=key, on_change=_on_change, args=(field,), **kwargs)
@@ -415,7 +416,7 @@ def setup_page(
         initial_sidebar_state="collapsed" if ctrl.presenter else "auto",
     )
     session_log.track_session()
-    st.session_state[VIEW_KEY] = title
+    st.session_state[keys.VIEW] = title
     nav_slot = st.sidebar.container()  # filled last, when the links' state is known
     if not steps:
         ctrl = state.without_steps(ctrl)
@@ -437,7 +438,7 @@ def setup_page(
         st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
     for note in state.notices(st):
         st.warning(note, icon="⚠️")
-    st.session_state[state.NOTICE_KEY] = []  # shown once
+    st.session_state[keys.NOTICES] = []  # shown once
     uploads.show_messages(ctrl)
     return PageContext(ctrl=ctrl, scale=scale)
 
@@ -498,13 +499,13 @@ def follows_sigma(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
 @st.fragment
 def _sigma_fragment(ctx: PageContext, draw: Callable[[Controls], None]) -> None:
     # the scrubber keeps its position (and so its DOM and focus) on the run after a first computation
-    with compute.progress_slot():
+    with progress_slot():
         draw(_sigma_controls(ctx))
 
 
 def _sigma_controls(ctx: PageContext) -> Controls:
     """ctx.ctrl with the session's σ, saved to the address; a full rerun if anything else changed."""
-    now = st.session_state.get(state.STATE_KEY)
+    now = st.session_state.get(keys.CONTROLS)
     if now is None or replace(now, sigma=ctx.ctrl.sigma) != ctx.ctrl or state.notices(st):
         st.rerun()  # scope "app": the sidebar, the menu and the notices follow too
     # the scrubber commits grid values: resolving only checks; the address is written when it differs
@@ -541,7 +542,7 @@ def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: b
         with st.container(key=f"{FILL_KEY}_{key}", height=720, border=False) if fill else nullcontext():
             event = st.plotly_chart(streamlit_themed(fig), width="stretch", key=key, **kwargs)
         if not ctrl.presenter:
-            view = st.session_state.get(VIEW_KEY, "figure")
+            view = st.session_state.get(keys.VIEW, "figure")
             name = exports.figure_file_name(view, key, ctrl.dataset, ctrl.sigma)
             exports.figure_tools(key, name, what=f"the {view} figure ({key})")
         if description:

@@ -28,7 +28,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rbfviz.views.common.web import scrubber_css, scrubber_script
 
-from . import compute, state
+from . import scrub_parts
+from . import session_keys as keys
 
 
 def _plotly_chunk() -> str:
@@ -54,9 +55,9 @@ def _committed(key: str, grid: tuple[float, ...]) -> None:
     level = result.get("level")
     if level is None or not 0 <= int(level) < len(grid):
         return
-    ctrl = st.session_state.get(state.STATE_KEY)
+    ctrl = st.session_state.get(keys.CONTROLS)
     if ctrl is not None:
-        st.session_state[state.STATE_KEY] = replace(ctrl, sigma=float(grid[int(level)]))
+        st.session_state[keys.CONTROLS] = replace(ctrl, sigma=float(grid[int(level)]))
 
 
 def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> None:
@@ -67,7 +68,7 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
 
     A settle rerun (of the σ fragment only) sends HELD in place of a payload this session's browser
     was sent already under ``key``: the element there holds it."""
-    sent = st.session_state.setdefault(SENT_KEY, {})
+    sent = st.session_state.setdefault(keys.SCRUB_SENT, {})
     fingerprint = _fingerprint(payload)
     held = sent.get(key) == fingerprint and _fragment_rerun()
     with slot if slot is not None else nullcontext():
@@ -81,7 +82,7 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
             )
             if on_select
             else (lambda: None),
-            on_resend_change=lambda: st.session_state.get(SENT_KEY, {}).pop(key, None),
+            on_resend_change=lambda: st.session_state.get(keys.SCRUB_SENT, {}).pop(key, None),
         )
     sent[key] = fingerprint
 
@@ -92,7 +93,6 @@ def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> N
 # rbfviz/views/common/web/scrub.js keeps its payload on HELD, and asks for it again (the "resend" trigger) if
 # it has none.
 HELD = {"held": True}
-SENT_KEY = "_rbfviz_scrub_sent"  # component key -> _fingerprint of the payload last sent to this session
 
 
 def _fingerprint(payload: bytes) -> tuple[int, bytes]:
@@ -111,12 +111,11 @@ def _fragment_rerun() -> bool:
 # payload, drawn in the same place later in the same run, takes the view's own key, so the runs after it
 # find the same element (no new mount) as on every warm run.
 FIRST_PART = "_first_part"
-SHOWN_KEY = "_rbfviz_scrub_shown"  # (component key, setting) of the complete payload this session drew last
 
 
 def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, on_select=None) -> bytes:
-    """Draw a scrubbable view whose payload is ``ui.compute.scrub_payload(view, ctrl, extra, build, near)``;
-    returns that (complete) payload.
+    """Draw a scrubbable view whose payload is
+    ``scrub_parts.scrub_payload(view, ctrl, extra, build, near)``; returns that (complete) payload.
 
     On a setting not yet built, the levels near grid position ``near`` (the σ on screen) appear first,
     under the key ``key + FIRST_PART``, with the slider limited to them and a line saying the others are
@@ -130,9 +129,9 @@ def scrub_view(view: str, ctrl, extra: tuple, build, key: str, grid, near: int, 
 
     # a session that showed this setting's complete payload already (its setting was dropped from the
     # server's store since) waits for the complete one again: a first part would shrink its slider
-    setting = (key, compute.scrub_key(view, ctrl, extra))
-    again = st.session_state.get(SHOWN_KEY) == setting
-    payload = compute.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
+    setting = (key, scrub_parts.scrub_key(view, ctrl, extra))
+    again = st.session_state.get(keys.SCRUB_SHOWN) == setting
+    payload = scrub_parts.scrub_payload(view, ctrl, extra, build, near=near, show=None if again else show)
     scrub_figure(payload, key, grid, on_select, slot)
-    st.session_state[SHOWN_KEY] = setting
+    st.session_state[keys.SCRUB_SHOWN] = setting
     return payload

@@ -4,8 +4,8 @@ replica's name, so whoever runs the class can see how the students spread over t
     2026-12-01 14:05:09 rbfviz session start replica=app2 session=5d0c… sessions=17
     2026-12-01 14:52:40 rbfviz session end replica=app2 session=5d0c… seconds=2851 sessions=16
 
-The replica's name is RBFVIZ_REPLICA_NAME (deploy/run-local sets app1..N, HAProxy's names for
-them), else the host name (a container's or a pod's name). "End" is when the browser's websocket
+The replica's name is RBFVIZ_REPLICA_NAME (ui.settings; deploy/run-local sets app1..N, HAProxy's names
+for them), else the host name (a container's or a pod's name). "End" is when the browser's websocket
 goes (tab closed, network gone, replica stopping): Streamlit then releases the session's
 session-scoped resources, and this module's one resource logs as it goes. A browser that
 reconnects later logs a new start.
@@ -14,8 +14,6 @@ reconnects later logs a new start.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import sys
 import threading
 import time
@@ -24,7 +22,7 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-REPLICA = os.environ.get("RBFVIZ_REPLICA_NAME") or socket.gethostname()
+from . import settings
 
 log = logging.getLogger("rbfviz.sessions")
 if not log.handlers:  # Streamlit configures only its own loggers: this one writes to stderr itself
@@ -41,6 +39,7 @@ _lock = threading.Lock()
 @dataclass(frozen=True)
 class _Session:
     session_id: str
+    replica: str
     started: float  # time.monotonic() at the session's first script run
 
 
@@ -54,7 +53,7 @@ def _count(change: int) -> int:
 def _end(session: _Session) -> None:
     log.info(
         "session end replica=%s session=%s seconds=%.0f sessions=%d",
-        REPLICA,
+        session.replica,
         session.session_id,
         time.monotonic() - session.started,
         _count(-1),
@@ -64,8 +63,9 @@ def _end(session: _Session) -> None:
 @st.cache_resource(scope="session", on_release=_end, show_spinner=False)
 def _start() -> _Session:
     ctx = get_script_run_ctx()
-    session = _Session(ctx.session_id if ctx is not None else "-", time.monotonic())
-    log.info("session start replica=%s session=%s sessions=%d", REPLICA, session.session_id, _count(+1))
+    session_id = ctx.session_id if ctx is not None else "-"
+    session = _Session(session_id, settings.current().replica_name, time.monotonic())
+    log.info("session start replica=%s session=%s sessions=%d", session.replica, session_id, _count(+1))
     return session
 
 

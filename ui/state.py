@@ -8,8 +8,8 @@ parameter.
 
 Where the state is kept during a session (pages run one at a time, and widgets are dropped when
 the user leaves a page):
-* ``st.session_state[STATE_KEY]``  the current ``Controls`` (a non-widget key, so it survives);
-* ``st.session_state[QUERY_KEY]``  the query dict last read from or written to the URL. If the URL
+* ``st.session_state[keys.CONTROLS]``  the current ``Controls`` (a non-widget key, so it survives);
+* ``st.session_state[keys.QUERY]``  the query dict last read from or written to the URL. If the URL
   differs from it, somebody edited the URL or followed a link: the URL wins. If the URL carries
   none of our keys (the sidebar's page menu drops them), the session's controls win.
 Widgets write into the controls through ``on_change`` callbacks (see ui.page), which run before
@@ -49,6 +49,8 @@ from rbfviz.validate import (
 from rbfviz.views.common.palette import MAX_CLUSTERS
 from rbfviz.views.explorer.picks import MAX_PICKS
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, check_steps
+
+from . import session_keys as keys
 
 KINDS = COMPARED_KINDS  # the maps the app offers (rbfviz.validate.DTYPES: its precisions)
 # the Map menu: those, with α-entmax ("entmax", its α from the α control) after entmax-1.5
@@ -106,14 +108,6 @@ INIT_LABELS = {
     "custom": "custom (points clicked on the Explorer plot)",
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
-
-STATE_KEY = "_rbfviz_controls"
-UPLOAD_KEY = "_rbfviz_upload"  # the session's uploaded points (ui.upload.Upload), never in the URL
-QUERY_KEY = "_rbfviz_query"
-# the Controls as last saved: if the session's controls differ from it at the start of a run, a
-# widget callback changed them in this rerun, and that change wins over the URL of the request
-SAVED_KEY = "_rbfviz_saved"
-NOTICE_KEY = "_rbfviz_notices"
 
 
 def n_max(dataset: str) -> int:
@@ -506,49 +500,49 @@ def _url_query(st) -> dict[str, str]:
 def load_controls(st) -> Controls:
     """The controls for this run: from the URL on a fresh session or an edited link, else the session's.
 
-    dataset=upload is resolved against the session's upload (``UPLOAD_KEY``): a link cannot carry
+    dataset=upload is resolved against the session's upload (``keys.UPLOAD``): a link cannot carry
     the file, so without one the defaults are used and a notice says why."""
     url = _url_query(st)
-    known = st.session_state.get(STATE_KEY)
+    known = st.session_state.get(keys.CONTROLS)
     # A rerun request carries the address as the browser had it when the request was sent; after
     # quick successive changes it can be older than what the last run wrote. So an address that
     # differs from our last write counts as a new link only when no widget changed the controls
     # in this rerun (a widget change is the user's newest intent).
-    changed_by_widget = known is not None and known != st.session_state.get(SAVED_KEY)
-    last = st.session_state.get(QUERY_KEY) or {}
+    changed_by_widget = known is not None and known != st.session_state.get(keys.SAVED_CONTROLS)
+    last = st.session_state.get(keys.QUERY) or {}
     if known is not None and url and url == {k: v for k, v in last.items() if k not in MENU_DROPS}:
         # the sidebar's menu link (``menu_query``): this session's own view, σ included, no steps
         url = last = {}
         known = without_steps(known)
     if known is None or (not changed_by_widget and url and url != last):
         ctrl, notices = parse_query(url)
-        ctrl, more = resolve_upload(ctrl, st.session_state.get(UPLOAD_KEY))
-        st.session_state[STATE_KEY] = ctrl
-        st.session_state[NOTICE_KEY] = notices + more
-        st.session_state[QUERY_KEY] = url
+        ctrl, more = resolve_upload(ctrl, st.session_state.get(keys.UPLOAD))
+        st.session_state[keys.CONTROLS] = ctrl
+        st.session_state[keys.NOTICES] = notices + more
+        st.session_state[keys.QUERY] = url
         return ctrl
-    ctrl, more = resolve_upload(known, st.session_state.get(UPLOAD_KEY))
+    ctrl, more = resolve_upload(known, st.session_state.get(keys.UPLOAD))
     if more:
         add_notices(st, more)
-    st.session_state[STATE_KEY] = ctrl
+    st.session_state[keys.CONTROLS] = ctrl
     return ctrl
 
 
 def notices(st) -> list[str]:
-    return list(st.session_state.get(NOTICE_KEY, []))
+    return list(st.session_state.get(keys.NOTICES, []))
 
 
 def add_notices(st, new: list[str]) -> None:
-    st.session_state[NOTICE_KEY] = notices(st) + list(new)
+    st.session_state[keys.NOTICES] = notices(st) + list(new)
 
 
 def save_controls(st, ctrl: Controls) -> None:
     """Keep ctrl in the session and write the URL, touching only the parameters that changed."""
-    st.session_state[STATE_KEY] = ctrl
-    st.session_state[SAVED_KEY] = ctrl
+    st.session_state[keys.CONTROLS] = ctrl
+    st.session_state[keys.SAVED_CONTROLS] = ctrl
     query = ctrl.to_query()
     url = _url_query(st)
-    last = st.session_state.get(QUERY_KEY) or {}
+    last = st.session_state.get(keys.QUERY) or {}
     # compare with the request's address and with our last write: the request's address may be stale,
     # and the browser's is then the last one written
     writes = {
@@ -561,4 +555,4 @@ def save_controls(st, ctrl: Controls) -> None:
     for key in QUERY_KEYS:
         if key not in query and key in url:
             del st.query_params[key]
-    st.session_state[QUERY_KEY] = query
+    st.session_state[keys.QUERY] = query

@@ -24,10 +24,11 @@ import streamlit as st
 
 from rbfviz.nn.jobs import JobRegistry, TrainingJob
 
+from . import session_keys as keys
+
 MAX_RESULTS = 24
 MAX_PARALLEL = 2
 STOP_WAIT = 3.0  # seconds the Stop callback waits for the job to end, so the next run shows the result
-WATCHER_KEY = "_rbfviz_watcher"
 
 
 @st.cache_resource(show_spinner=False)
@@ -36,17 +37,9 @@ def registry() -> JobRegistry:
 
 
 def _watcher() -> str:
-    if WATCHER_KEY not in st.session_state:
-        st.session_state[WATCHER_KEY] = uuid.uuid4().hex
-    return st.session_state[WATCHER_KEY]
-
-
-def _job_key(section: str) -> str:
-    return f"_rbfviz_job_{section}"
-
-
-def _left_key(section: str) -> str:
-    return f"_rbfviz_left_{section}"
+    if keys.TRAINING_WATCHER not in st.session_state:
+        st.session_state[keys.TRAINING_WATCHER] = uuid.uuid4().hex
+    return st.session_state[keys.TRAINING_WATCHER]
 
 
 @dataclass
@@ -68,18 +61,18 @@ def status(section: str, key) -> Status:
     result = reg.result(key)
     if result is not None:
         return Status(result=result)
-    job = st.session_state.get(_job_key(section))
+    job = st.session_state.get(keys.training_job(section))
     if job is not None and job.key == key:
         if job.finished:
             return Status(error=job.error) if job.error is not None else Status(result=job.result)
         return Status(job=job)
     running = reg.running(key)
     if running is not None:
-        if st.session_state.get(_left_key(section)) == key:
+        if st.session_state.get(keys.training_left(section)) == key:
             return Status(job=running, left=True)
         # somebody else is training exactly this: watch it instead of starting a second run
         running.watch(_watcher())
-        st.session_state[_job_key(section)] = running
+        st.session_state[keys.training_job(section)] = running
         return Status(job=running)
     return Status()
 
@@ -89,22 +82,22 @@ def start(section: str, key, fn) -> TrainingJob | None:
 
     If a complete run of ``key`` is already stored, nothing is trained (None): pressing Train on a
     setting somebody has trained shows that result at once."""
-    st.session_state.pop(_left_key(section), None)
+    st.session_state.pop(keys.training_left(section), None)
     if registry().result(key) is not None:
         return None
     job = registry().start(key, fn, _watcher())
-    st.session_state[_job_key(section)] = job
+    st.session_state[keys.training_job(section)] = job
     return job
 
 
 def stop(section: str) -> None:
     """Button callback: leave the section's job; it stops if nobody else watches it."""
-    job = st.session_state.get(_job_key(section))
+    job = st.session_state.get(keys.training_job(section))
     if job is None or job.finished:
         return
     if not registry().stop(job, _watcher(), wait=STOP_WAIT):
-        st.session_state[_left_key(section)] = job.key
-        st.session_state[_job_key(section)] = None
+        st.session_state[keys.training_left(section)] = job.key
+        st.session_state[keys.training_job(section)] = None
 
 
 def progress_panel(section: str, job: TrainingJob, what: str, left: bool = False) -> None:

@@ -22,12 +22,8 @@ from rbfviz.datasets import DATASET_LABELS
 from rbfviz.loader import MAX_BYTES, MAX_ROWS, LoadedPoints
 
 from . import compute, state
-from .state import UPLOAD, UPLOAD_KEY, Controls
-
-ERROR_KEY = "_rbfviz_upload_error"  # (file hash, file name, message) of the rejected file in the uploader
-SEEN_KEY = "_rbfviz_upload_seen"  # hash of the file in the uploader that was already handled
-COLUMN_ERROR_KEY = "_rbfviz_upload_column_error"
-SUCCESS_KEY = "_rbfviz_upload_success"  # a one-time message after a file was loaded
+from . import session_keys as keys
+from .state import UPLOAD, Controls
 
 
 @dataclass(frozen=True, eq=False)
@@ -91,15 +87,15 @@ def file_digest(data: bytes) -> str:
 
 
 def current() -> Upload | None:
-    return st.session_state.get(UPLOAD_KEY)
+    return st.session_state.get(keys.UPLOAD)
 
 
 def _accept(ctrl: Controls, upload: Upload) -> Controls:
     """Make upload the session's data set; returns the controls switched to it."""
-    st.session_state[UPLOAD_KEY] = upload
+    st.session_state[keys.UPLOAD] = upload
     new, notes = state.with_upload(ctrl, upload)
     state.add_notices(st, notes)
-    st.session_state[state.STATE_KEY] = new
+    st.session_state[keys.CONTROLS] = new
     return new
 
 
@@ -109,8 +105,8 @@ def _on_columns() -> None:
     if upload is None:
         return
     numeric = upload.loaded.numeric_columns
-    mode = st.session_state.get("w_upload_mode", "pca")
-    x, y = st.session_state.get("w_upload_x"), st.session_state.get("w_upload_y")
+    mode = st.session_state.get(keys.UPLOAD_MODE, "pca")
+    x, y = st.session_state.get(keys.UPLOAD_X), st.session_state.get(keys.UPLOAD_Y)
     if x not in numeric or y not in numeric:  # first switch to "columns": the first two numeric columns
         x, y = numeric[0], numeric[1]
     columns = None if mode == "pca" else (x, y)
@@ -118,13 +114,13 @@ def _on_columns() -> None:
         return
     result = compute.read_upload(upload.file_digest, columns, upload.data)
     if isinstance(result, str):
-        st.session_state[COLUMN_ERROR_KEY] = result
+        st.session_state[keys.UPLOAD_COLUMN_ERROR] = result
         return
-    st.session_state.pop(COLUMN_ERROR_KEY, None)
+    st.session_state.pop(keys.UPLOAD_COLUMN_ERROR, None)
     new = Upload(
         upload.name, upload.file_digest, upload.data, result, columns, compute.points_digest(result.X)
     )
-    _accept(st.session_state.get(state.STATE_KEY) or Controls(), new)
+    _accept(st.session_state.get(keys.CONTROLS) or Controls(), new)
 
 
 def _column_choice(upload: Upload) -> None:
@@ -132,22 +128,22 @@ def _column_choice(upload: Upload) -> None:
     if len(numeric) <= 2:
         return
     mode = "pca" if upload.columns is None else "columns"
-    st.session_state["w_upload_mode"] = mode
+    st.session_state[keys.UPLOAD_MODE] = mode
     st.radio(
         "Plane",
         ["pca", "columns"],
-        key="w_upload_mode",
+        key=keys.UPLOAD_MODE,
         on_change=_on_columns,
         format_func={"pca": "first two principal components", "columns": "two columns I choose"}.get,
         help=f"The file has {len(numeric)} numeric columns; the plane needs two.",
     )
     if mode == "columns":
         x, y = upload.columns
-        st.session_state["w_upload_x"], st.session_state["w_upload_y"] = x, y
+        st.session_state[keys.UPLOAD_X], st.session_state[keys.UPLOAD_Y] = x, y
         cols = st.columns(2)
-        cols[0].selectbox("x column", numeric, key="w_upload_x", on_change=_on_columns)
-        cols[1].selectbox("y column", numeric, key="w_upload_y", on_change=_on_columns)
-    error = st.session_state.pop(COLUMN_ERROR_KEY, None)
+        cols[0].selectbox("x column", numeric, key=keys.UPLOAD_X, on_change=_on_columns)
+        cols[1].selectbox("y column", numeric, key=keys.UPLOAD_Y, on_change=_on_columns)
+    error = st.session_state.pop(keys.UPLOAD_COLUMN_ERROR, None)
     if error:
         st.error(error)
 
@@ -157,7 +153,7 @@ def upload_section(ctrl: Controls) -> Controls:
     good file arrived; a rejected file's message is kept for ``show_messages``."""
     upload = current()
     with st.sidebar.expander(
-        "Your own data (CSV)", expanded=ctrl.dataset == UPLOAD or ERROR_KEY in st.session_state
+        "Your own data (CSV)", expanded=ctrl.dataset == UPLOAD or keys.UPLOAD_ERROR in st.session_state
     ):
         file = st.file_uploader(
             "Points as a CSV file",
@@ -170,21 +166,21 @@ def upload_section(ctrl: Controls) -> Controls:
         )
         if file is None:
             # the same file chosen again later is handled again (and its message shown again)
-            st.session_state.pop(SEEN_KEY, None)
-            st.session_state.pop(ERROR_KEY, None)
+            st.session_state.pop(keys.UPLOAD_SEEN, None)
+            st.session_state.pop(keys.UPLOAD_ERROR, None)
         else:
             raw = file.getvalue()
             digest = file_digest(raw)
-            if st.session_state.get(SEEN_KEY) != digest:
-                st.session_state[SEEN_KEY] = digest
+            if st.session_state.get(keys.UPLOAD_SEEN) != digest:
+                st.session_state[keys.UPLOAD_SEEN] = digest
                 result = compute.read_upload(digest, None, raw)
                 if isinstance(result, str):
-                    st.session_state[ERROR_KEY] = (digest, file.name, result)
+                    st.session_state[keys.UPLOAD_ERROR] = (digest, file.name, result)
                 else:
-                    st.session_state.pop(ERROR_KEY, None)
+                    st.session_state.pop(keys.UPLOAD_ERROR, None)
                     upload = Upload(file.name, digest, raw, result, None, compute.points_digest(result.X))
                     ctrl = _accept(ctrl, upload)
-                    st.session_state[SUCCESS_KEY] = (
+                    st.session_state[keys.UPLOAD_SUCCESS] = (
                         f"Loaded {upload.describe()}. " + " ".join(result.notes)
                     ).strip()
         if upload is not None:
@@ -199,7 +195,7 @@ def upload_section(ctrl: Controls) -> Controls:
 def show_messages(ctrl: Controls) -> None:
     """In the main area: a rejected file's error (the data shown stay as they were), or the one-time
     confirmation of a loaded file; and, for uploaded data, a reminder that links cannot carry it."""
-    error = st.session_state.get(ERROR_KEY)
+    error = st.session_state.get(keys.UPLOAD_ERROR)
     if error is not None:
         _, name, message = error
         shown = current().describe() if ctrl.dataset == UPLOAD and current() else f"the {ctrl.dataset} data"
@@ -207,7 +203,7 @@ def show_messages(ctrl: Controls) -> None:
             f"**{name} was not loaded.** {message}\n\nNothing else changed: the view still shows {shown}.",
             icon=":material/block:",
         )
-    success = st.session_state.pop(SUCCESS_KEY, None)
+    success = st.session_state.pop(keys.UPLOAD_SUCCESS, None)
     if success:
         st.success(success)
     if ctrl.dataset == UPLOAD:

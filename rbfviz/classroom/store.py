@@ -4,7 +4,7 @@ One ``Store`` wraps one SQLAlchemy engine (a connection pool). Every statement i
 bound parameters; the schema is created at start-up (``CREATE TABLE IF NOT EXISTS``, under an advisory
 lock on PostgreSQL so replicas starting together do not race). The same code runs on an embedded
 SQLite file (one process; WAL journal, writes serialised with ``BEGIN IMMEDIATE``) and on PostgreSQL
-(replicas behind a proxy), chosen by one URL (``database_url``: ``RBFVIZ_DATABASE_URL``).
+(replicas behind a proxy), chosen by one URL (the app's is ``ui.settings``' ``RBFVIZ_DATABASE_URL``).
 
 Who may do what:
 
@@ -25,10 +25,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import math
-import os
 import re
 import secrets
-import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -92,17 +90,6 @@ def format_code(code: str) -> str:
 def new_student_id() -> str:
     """An anonymous student's id: 128 random bits, URL-safe (22 characters)."""
     return secrets.token_urlsafe(16)
-
-
-def database_url(environ=None) -> str:
-    """``RBFVIZ_DATABASE_URL`` if set, else an SQLite file in a writable folder: ``RBFVIZ_DATA_DIR`` or,
-    failing that, the system's temporary folder (the container's root is read-only; give it a volume)."""
-    environ = os.environ if environ is None else environ
-    url = environ.get("RBFVIZ_DATABASE_URL", "").strip()
-    if url:
-        return url
-    folder = Path(environ.get("RBFVIZ_DATA_DIR", "").strip() or Path(tempfile.gettempdir()) / "rbfviz")
-    return f"sqlite:///{folder / 'classroom.sqlite3'}"
 
 
 def _hash_secret(secret: str) -> str:
@@ -292,13 +279,13 @@ ROOM_TABLES = (answers, members, questions, rooms)  # deletion order
 class Store:
     """Rooms, questions and answers in one database (see the module's docstring).
 
-    url: a SQLAlchemy URL, ``sqlite:///path`` or ``postgresql://…`` (psycopg 3 is used); default
-    ``database_url()``. ttl_seconds: how long a room and its answers live. clock: seconds since the
+    url: a SQLAlchemy URL, ``sqlite:///path`` or ``postgresql://…`` (psycopg 3 is used).
+    ttl_seconds: how long a room and its answers live. clock: seconds since the
     epoch (tests pass their own)."""
 
     def __init__(
         self,
-        url: str | None = None,
+        url: str,
         *,
         ttl_seconds: float = DEFAULT_TTL_SECONDS,
         clock: Callable[[], float] = time.time,
@@ -310,7 +297,7 @@ class Store:
             raise ValueError(f"ttl_seconds must be a positive number of seconds, got {ttl_seconds!r}.")
         self.ttl_seconds = ttl_seconds
         self.clock = clock
-        parsed = make_url(url or database_url())
+        parsed = make_url(url)
         self.dialect = parsed.get_backend_name()
         if self.dialect == "sqlite":
             self.engine = _sqlite_engine(parsed, pool_size, max_overflow)

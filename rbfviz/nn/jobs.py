@@ -8,11 +8,11 @@ same default setting should cause one training, not thirty. So:
   updates ``done``/``total``; ``stop`` is ``stop_event.is_set``, which the trainers of ``rbfviz.nn``
   check after every epoch. The job ends with ``result`` (whatever fn returned) or ``error`` (the
   exception, kept for the page to show; never swallowed).
-* ``JobRegistry`` (one per process) holds at most one running job per key and a bounded LRU store of
-  the results of finished, *complete* runs, so revisiting a setting is instant. A run cut short by
-  Stop is not stored: the same key means "the full training", and a partial result stays with the
-  watcher who stopped it. At most ``max_parallel`` jobs train at once (the machine has two cores);
-  the others wait in the queue, and Stop works there too.
+* ``JobRegistry`` (one per process) holds at most one running job per key and a bounded LRU store
+  (rbfviz.bounded_store) of the results of finished, *complete* runs, so revisiting a setting is
+  instant. A run cut short by Stop is not stored: the same key means "the full training", and a
+  partial result stays with the watcher who stopped it. At most ``max_parallel`` jobs train at once
+  (the machine has two cores); the others wait in the queue, and Stop works there too.
 * Watchers: every session that starts or joins a job is a watcher. ``stop(key, watcher)`` removes
   the watcher; the job is stopped only when nobody is left watching it, so one student cannot stop
   a training thirty others are watching (the stopping student simply leaves it).
@@ -26,8 +26,9 @@ import itertools
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
+
+from ..bounded_store import BoundedStore
 
 log = logging.getLogger("rbfviz.jobs")
 
@@ -162,17 +163,13 @@ class JobRegistry:
             raise ValueError("max_results and max_parallel must be at least 1.")
         self.max_results = max_results
         self._slots = threading.Semaphore(max_parallel)
-        self._results: OrderedDict = OrderedDict()
+        self._results = BoundedStore(max_entries=max_results)
         self._running: dict = {}
         self._lock = threading.Lock()
 
     def result(self, key: Hashable):
         """The stored result of a complete run of ``key``, or None."""
-        with self._lock:
-            if key in self._results:
-                self._results.move_to_end(key)
-                return self._results[key]
-        return None
+        return self._results.get(key)
 
     def running(self, key: Hashable) -> TrainingJob | None:
         with self._lock:
@@ -203,10 +200,7 @@ class JobRegistry:
             if self._running.get(job.key) is job:
                 del self._running[job.key]
             if job.state == FINISHED and not _was_stopped(job.result):
-                self._results[job.key] = job.result
-                self._results.move_to_end(job.key)
-                while len(self._results) > self.max_results:
-                    self._results.popitem(last=False)
+                self._results.put(job.key, job.result)
 
 
 def _was_stopped(result) -> bool:

@@ -18,7 +18,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.classroom import format_code, normalise_code
 from rbfviz.views.lessons.arrays import STEPS, prepare
 from rbfviz.views.lessons.class_session import distribution
-from ui import classroom
+from ui import classroom, session_keys
 
 LESSONS = page_path("Lessons")
 
@@ -51,7 +51,7 @@ def start_class(query=None) -> tuple[AppTest, str]:
     assert len(start) == 1
     start[0].click().run()
     assert not teacher.exception, teacher.exception
-    code, secret = teacher.session_state[classroom.TEACHER_KEY]
+    code, secret = teacher.session_state[session_keys.CLASS_TEACHER]
     banner = texts(teacher.markdown)
     assert format_code(code) in banner and f"/Lessons?room={code}" in banner
     assert secret not in banner and secret not in str(dict(teacher.query_params))
@@ -76,8 +76,8 @@ def test_a_teacher_and_three_students(media):
         assert "Start a class session" not in [b.proto.label for b in student.button]
         assert format_code(code) in texts(student.info)
         assert "Waiting for the teacher" in texts(student.info)
-        seats.add(student.session_state[classroom.SEAT_KEY])
-        assert student.query_params["seat"] == student.session_state[classroom.SEAT_KEY]
+        seats.add(student.session_state[session_keys.CLASS_SEAT])
+        assert student.query_params["seat"] == student.session_state[session_keys.CLASS_SEAT]
     assert len(seats) == 3
     teacher.run()
     assert teacher.metric[0].value == "3"  # students in the room
@@ -127,7 +127,7 @@ def test_a_teacher_and_three_students(media):
         [b for b in student.button if b.proto.label == "Send my answer"][0].click().run()
         assert "Your answer is in" in texts(student.success), texts(student.error)
     teacher.run()
-    tally = classroom.class_store().tally(code, teacher.session_state[classroom.TEACHER_KEY][1])
+    tally = classroom.class_store().tally(code, teacher.session_state[session_keys.CLASS_TEACHER][1])
     assert sorted(tally.values) == pytest.approx(sorted(numbers))
     assert figure_counts(teacher) == distribution(tally).counts.tolist()
     assert sum(figure_counts(teacher)) == 3
@@ -140,7 +140,7 @@ def test_a_teacher_and_three_students(media):
     # end: everything deleted, students told
     teacher.button(key="class_end").click().run()
     teacher.run()
-    assert classroom.TEACHER_KEY not in teacher.session_state
+    assert session_keys.CLASS_TEACHER not in teacher.session_state
     assert classroom.class_store().count_rows()["rbfviz_answers"] == 0
     students[0].run()
     assert "No class room" in texts(students[0].error)
@@ -169,12 +169,12 @@ def test_the_projector_address_gives_no_teacher_controls():
     copied = open_lessons(dict(teacher.query_params))  # a student copies the teacher's address
     assert teacher_controls(copied) == set()
     assert "Start a class session" in [b.proto.label for b in copied.button]  # only a room of their own
-    assert classroom.TEACHER_KEY not in copied.session_state
+    assert session_keys.CLASS_TEACHER not in copied.session_state
 
 
 def test_the_join_link_uses_the_configured_public_address(monkeypatch):
     monkeypatch.setenv("RBFVIZ_PUBLIC_URL", "https://rbfviz.example.edu/class/")
     teacher = open_lessons({"presenter": "1"})
     [b for b in teacher.button if b.proto.label == "Start a class session"][0].click().run()
-    code, _ = teacher.session_state[classroom.TEACHER_KEY]
+    code, _ = teacher.session_state[session_keys.CLASS_TEACHER]
     assert f"https://rbfviz.example.edu/class/Lessons?room={code}" in texts(teacher.markdown)

@@ -30,6 +30,7 @@ from rbfviz.maps import responsibilities
 from rbfviz.views.common.scrub import figure_at
 from rbfviz.views.lessons.arrays import STEPS, prepare
 from rbfviz.views.stability.figures import KIND_LABELS
+from ui import session_keys
 from ui.state import UPLOAD, lesson_query
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,7 +195,7 @@ def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb()
     assert "a seeded sample of 5,000 of the 19,999 points" in texts(at.caption)
     spec = figure(at)
     assert len(spec["data"][0]["x"]) == 5000
-    k = at.session_state["_rbfviz_controls"].k
+    k = at.session_state[session_keys.CONTROLS].k
     assert metrics(at)["exactly-zero r_ij"].endswith(f"of {19_999 * k:,}")  # r of every point counted
     assert payload_bytes(at) <= 8_000_000
     for page in (ANNEALING, EQUIVALENCE):
@@ -473,7 +474,7 @@ def test_each_lesson_link_lands_in_its_state(step):
     at = open_page(VIEW_PAGES[step.view], query)
     assert not at.warning and not at.error, (texts(at.warning), texts(at.error))
     assert dict(at.query_params) == query  # nothing was reset or re-snapped
-    ctrl = at.session_state["_rbfviz_controls"]
+    ctrl = at.session_state[session_keys.CONTROLS]
     assert ctrl.sigma == lesson.sigma == float(query["sigma"])
     assert ctrl.kind == lesson.step.settings["kind"]
     assert at.selectbox(key="w_kind").value == ctrl.map_choice()  # "entmax" for an α-entmax step

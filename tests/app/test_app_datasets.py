@@ -12,6 +12,7 @@ from scrub_view import figure_shown
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import DATASET_LABELS, DEFAULT_NOISE, NATURAL_K, make_dataset
+from ui import session_keys
 
 EXPLORER = page_path("Explorer")
 VIEWS = (page_path("Annealing"), page_path("Stability"), page_path("Equivalence"))
@@ -34,7 +35,7 @@ def decode(value):
 @pytest.mark.parametrize("name", FAILURES)
 def test_the_explorer_draws_the_generated_points_with_k_centres(name):
     at = open_page(EXPLORER, {"dataset": name})
-    ctrl = at.session_state["_rbfviz_controls"]
+    ctrl = at.session_state[session_keys.CONTROLS]
     assert (ctrl.dataset, ctrl.n, ctrl.noise, ctrl.k) == (name, 500, DEFAULT_NOISE[name], NATURAL_K[name])
     spec = figure_shown(at)
     points, centres = spec["data"][0], spec["data"][1]
@@ -49,7 +50,7 @@ def test_the_explorer_draws_the_generated_points_with_k_centres(name):
 @pytest.mark.parametrize("name", FAILURES)
 def test_every_sigma_view_opens_on_it(page, name):
     at = open_page(page, {"dataset": name, "n": "200"})
-    assert at.session_state["_rbfviz_controls"].dataset == name
+    assert at.session_state[session_keys.CONTROLS].dataset == name
     assert not at.warning, [w.value for w in at.warning]
 
 
@@ -59,7 +60,7 @@ def test_picking_it_in_the_sidebar_takes_its_defaults_and_its_label():
     assert [DATASET_LABELS[name] for name in FAILURES] == box.options[-3:]
     box.set_value("sheared").run()
     assert not at.exception, at.exception
-    ctrl = at.session_state["_rbfviz_controls"]
+    ctrl = at.session_state[session_keys.CONTROLS]
     assert (ctrl.dataset, ctrl.noise, ctrl.k) == ("sheared", 1.0, 3)
     assert at.query_params["dataset"] == "sheared" and at.query_params["k"] == "3"
     assert len(decode(figure_shown(at)["data"][1]["x"])) == 3
@@ -68,7 +69,7 @@ def test_picking_it_in_the_sidebar_takes_its_defaults_and_its_label():
 @pytest.mark.parametrize("n", ["5", "61"])
 def test_uneven_at_a_small_n_keeps_every_blob(n):
     at = open_page(EXPLORER, {"dataset": "uneven", "n": n})
-    assert at.session_state["_rbfviz_controls"].n == int(n)
+    assert at.session_state[session_keys.CONTROLS].n == int(n)
     assert len(decode(figure_shown(at)["data"][0]["x"])) == int(n)
 
 

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from rbfviz.maps import responsibilities
 from rbfviz.views.explorer.arrays import initial_centers
+from ui import session_keys
 
 PAGE = page_path("Equivalence")
 
@@ -83,7 +84,7 @@ def test_each_control_changes_what_is_shown(widget, key, value):
         np.testing.assert_allclose(after["start"], initial_centers(X, 4, "random", 0), rtol=0, atol=1e-12)
         assert not np.allclose(after["start"], before["start"])
     elif key == "w_kind":  # the step is the soft centroid of entmax-1.5's responsibilities, not softmax's
-        X, sigma = data_set(at), float(at.session_state["_rbfviz_controls"].sigma)
+        X, sigma = data_set(at), float(at.session_state[session_keys.CONTROLS].sigma)
         for kind, step in (("entmax15", after["gradient"]), ("softmax", before["gradient"])):
             r = responsibilities(X, after["start"], sigma, kind)
             np.testing.assert_allclose(step, (r.T @ X) / r.sum(axis=0)[:, None], rtol=0, atol=1e-9)

@@ -14,6 +14,7 @@ from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.views.common.scrub import figure_at
 from rbfviz.views.explorer.arrays import initial_centers, plane_numbers, soft_fixed_point
+from ui import session_keys
 
 PAGE = page_path("Explorer")
 
@@ -74,7 +75,9 @@ def library_centres(at) -> np.ndarray:
     q = at.query_params
     X = data_set(at).astype(q["dtype"])
     C0 = initial_centers(X, int(q["k"]), q["init"], int(q["seed"]))
-    centres, _, _ = soft_fixed_point(X, C0, float(at.session_state["_rbfviz_controls"].sigma), kind=q["kind"])
+    centres, _, _ = soft_fixed_point(
+        X, C0, float(at.session_state[session_keys.CONTROLS].sigma), kind=q["kind"]
+    )
     return np.asarray(centres, np.float64)
 
 
@@ -134,7 +137,7 @@ def test_a_committed_sigma_changes_the_address_downloads_and_shown_level():
     at = explorer()
     before = shown(at)
     grid = payload(at)["sigmas"]
-    smaller = [s for s in grid if s < at.session_state["_rbfviz_controls"].sigma][3]
+    smaller = [s for s in grid if s < at.session_state[session_keys.CONTROLS].sigma][3]
     commit(at, smaller)
     after = shown(at)
     # a smaller σ: harder responsibilities (lower mean entropy), the soft loss closer to K-Means' J
@@ -218,7 +221,7 @@ def test_a_commit_wins_over_a_stale_address():
     assert at.query_params["sigma"] == f"{second:.4g}"
     at.query_params["sigma"] = f"{first:.4g}"  # the stale address of the next request
     commit(at, third)
-    assert at.session_state["_rbfviz_controls"].sigma == third
+    assert at.session_state[session_keys.CONTROLS].sigma == third
     assert at.query_params["sigma"] == f"{third:.4g}"
 
 

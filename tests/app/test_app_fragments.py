@@ -14,13 +14,14 @@ from urllib.parse import parse_qsl
 import pytest
 import streamlit.testing.v1.local_script_runner as local_runner
 from app_page import app, page_path
-from scrub_view import STATE_KEY, as_json, grid
+from scrub_view import as_json, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.common.scrub import figure_at, read_payload
-from ui import compute
-from ui.compute import NEAR
-from ui.scrub import FIRST_PART, HELD, SENT_KEY
+from ui import scrub_parts
+from ui.scrub import FIRST_PART, HELD
+from ui.scrub_parts import NEAR
+from ui.session_keys import CONTROLS, SCRUB_SENT
 
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
 SCRUB_PAGES = {
@@ -71,9 +72,9 @@ def open_page(page: str) -> tuple[AppTest, list]:
 def settle(at: AppTest, steps: int = 3) -> float:
     """What ui.scrub's callback does when the scrub settles: the controls take a grid σ."""
     sigmas = grid(at)
-    ctrl = at.session_state[STATE_KEY]
+    ctrl = at.session_state[CONTROLS]
     sigma = float(next(s for s in sigmas if s < ctrl.sigma and sigmas.index(s) >= steps))
-    at.session_state[STATE_KEY] = replace(ctrl, sigma=sigma)
+    at.session_state[CONTROLS] = replace(ctrl, sigma=sigma)
     return sigma
 
 
@@ -135,8 +136,8 @@ def test_a_pick_inside_the_fragment_reruns_the_whole_page():
     """Anything but σ changing inside the fragment (here the picks) reruns the app, sidebar included."""
     at, full = open_page(page_path("Explorer"))
     fragment_id = next(m.delta.fragment_id for m in elements(full) if m.delta.fragment_id)
-    ctrl = at.session_state[STATE_KEY]
-    at.session_state[STATE_KEY] = replace(ctrl, picks=(3, 7))
+    ctrl = at.session_state[CONTROLS]
+    at.session_state[CONTROLS] = replace(ctrl, picks=(3, 7))
     sent = recorded_run(at, fragment_id)
     assert [m for m in elements(sent) if m.metadata.delta_path[0] == SIDEBAR]
     assert at.query_params["picks"] == "3,7"
@@ -157,7 +158,7 @@ def test_the_menu_keeps_the_settled_sigma_when_switching_views():
     at.query_params.update(dict(parse_qsl(stability.query_string)))
     at.switch_page(page_path("Stability"))
     recorded_run(at)
-    assert at.session_state[STATE_KEY].sigma == pytest.approx(sigma)
+    assert at.session_state[CONTROLS].sigma == pytest.approx(sigma)
     assert at.query_params["sigma"] == f"{sigma:.4g}"
 
 
@@ -183,7 +184,7 @@ def test_a_new_setting_shows_the_levels_near_sigma_first_then_every_level_in_the
     assert first_path == full_path
     assert first_id.endswith("scrub_explorer_0" + FIRST_PART) and full_id.endswith("scrub_explorer_0")
     size = len(full["sigmas"])
-    near = full["sigmas"].index(min(full["sigmas"], key=lambda s: abs(s - at.session_state[STATE_KEY].sigma)))
+    near = full["sigmas"].index(min(full["sigmas"], key=lambda s: abs(s - at.session_state[CONTROLS].sigma)))
     window = list(range(max(0, near - NEAR), min(size, near + NEAR + 1)))
     assert "part" not in full and first["part"] == {"levels": window, "of": size}
     for level, position in enumerate(window):
@@ -213,20 +214,20 @@ def test_a_setting_dropped_from_the_store_comes_back_whole_to_a_session_that_sho
     at, cold = open_page(page_path("Explorer"))
     fragment_id = next(m.delta.fragment_id for m in elements(cold) if m.delta.fragment_id)
     (_, _, complete), *_ = [s for s in scrubbers(cold) if "part" not in s[2]]
-    dropped = compute._scrub_store()
-    assert dropped._items, "the payload should be in the store after the first run"
-    dropped._items.clear()
+    dropped = scrub_parts._scrub_store()
+    assert len(dropped), "the payload should be in the store after the first run"
+    dropped.clear()
     settle(at)
     held = [
         m for m in elements(recorded_run(at, fragment_id)) if m.delta.new_element.HasField("bidi_component")
     ]
     assert len(held) == 1 and json.loads(held[0].delta.new_element.bidi_component.json) == HELD
-    assert dropped._items, "the settle should have built the setting again"
+    assert len(dropped), "the settle should have built the setting again"
 
-    dropped._items.clear()
-    at.session_state[SENT_KEY] = {}  # what the resend trigger's callback does
-    ctrl = at.session_state[STATE_KEY]  # (the page's scrubber holds no payload to read the grid from)
-    at.session_state[STATE_KEY] = replace(ctrl, sigma=float(complete["sigmas"][4]))
+    dropped.clear()
+    at.session_state[SCRUB_SENT] = {}  # what the resend trigger's callback does
+    ctrl = at.session_state[CONTROLS]  # (the page's scrubber holds no payload to read the grid from)
+    at.session_state[CONTROLS] = replace(ctrl, sigma=float(complete["sigmas"][4]))
     again = scrubbers(recorded_run(at, fragment_id))
     assert len(again) == 1 and "part" not in again[0][2]
     assert as_json(figure_at(again[0][2], 0)) == as_json(figure_at(complete, 0))

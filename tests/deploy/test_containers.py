@@ -244,7 +244,10 @@ def test_compose_a_class_answer_goes_through_postgresql_from_one_replica_to_the_
     replica counts it, and the row is in the db service's PostgreSQL: the replicas share one store."""
 
     def in_replica(index: int, code: str) -> list[str]:
-        store = "from rbfviz.classroom.store import QuestionSpec, Store, new_student_id; store = Store()\n"
+        store = (
+            "import os; from rbfviz.classroom.store import QuestionSpec, Store, new_student_id\n"
+            "store = Store(os.environ['RBFVIZ_DATABASE_URL'])\n"
+        )
         proc = compose.exec_python(compose.containers[index], store + code, timeout=60)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         return proc.stdout.split()

@@ -25,8 +25,8 @@ STARTUP_TIMEOUT = HANG_TIMEOUT_MS / 1000
 def _start(name: str) -> StreamlitServer:
     """`streamlit run app.py` on a free port (harness.streamlit_server), healthy, logging to
     artifacts/. ``server.hold_rest``: while a test keeps a file there, the server holds back the rest of
-    a new setting's σ levels (ui.compute.HOLD_REST_ENV); nobody creates it otherwise."""
-    from ui.compute import HOLD_REST_ENV  # here: importing Streamlit's caches at collection logs warnings
+    a new setting's σ levels (ui.hold_rest.ENV); nobody creates it otherwise."""
+    from ui.hold_rest import ENV as HOLD_REST_ENV  # here: importing Streamlit at collection logs warnings
 
     ARTIFACTS.mkdir(exist_ok=True)
     hold = Path(tempfile.gettempdir()) / f"rbfviz-e2e-hold-rest-{os.getpid()}-{name}"

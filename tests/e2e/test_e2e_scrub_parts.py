@@ -1,12 +1,12 @@
 """A new setting: the figure at the σ on screen comes first, the other σ levels follow by themselves.
 
-The server sends the scrubber twice in the first run of a new setting (ui.compute.scrub_payload): the
+The server sends the scrubber twice in the first run of a new setting (ui.scrub_parts.scrub_payload): the
 levels within ``NEAR`` grid steps of the σ on screen, then every level. On an idle server the second
 comes a fraction of a second after the first; a class keeps it longer in coming (the rests are built one
 at a time). To look at the first part for as long as a class would, without a hold for a fixed time
 (too short on a busy machine), the test holds the rest twice, each until it lets go:
 
-* on the server (``server.hold_rest``, ui.compute.HOLD_REST_ENV): the rest is not built until the
+* on the server (``server.hold_rest``, ui.hold_rest.ENV): the rest is not built until the
   browser has drawn the first part, so the complete payload never replaces a first part not yet drawn;
 * in the page: the decoding of every payload after the first waits for ``RELEASE_JS`` (the decode of
   the σ payload is the only URL-less Response the page reads).
@@ -31,7 +31,7 @@ import pytest
 
 from harness.student import SCRUB_RANGE
 from ui import compute
-from ui.compute import NEAR
+from ui.scrub_parts import NEAR
 from ui.state import parse_query
 
 pytestmark = pytest.mark.e2e

@@ -2,6 +2,7 @@
 
 import json
 import math
+import re
 import runpy
 import subprocess
 import sys
@@ -215,7 +216,7 @@ def test_reproduce_writes_summary_figure_and_table(tmp_path, capsys):
         assert abs(record["measured_float64"] - record["predicted"]) <= record["step_float64"]
 
 
-def test_extra_commands_register_from_their_own_module(monkeypatch, capsys):
+def test_a_command_is_its_own_module_added_by_one_name(monkeypatch, capsys):
     module = types.ModuleType("rbfviz.cli.fakecmd")
 
     def register(subparsers):
@@ -225,22 +226,46 @@ def test_extra_commands_register_from_their_own_module(monkeypatch, capsys):
 
     module.register = register
     monkeypatch.setitem(sys.modules, "rbfviz.cli.fakecmd", module)
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("does_not_exist_yet", "fakecmd"))
+    monkeypatch.setattr(cli, "COMMANDS", (*cli.COMMANDS, "fakecmd"))
     assert cli.main(["hello", "--times", "2"]) == 0
     assert capsys.readouterr().out.strip() == "hello hello"
 
 
-def test_a_listed_module_with_a_broken_import_is_not_hidden(monkeypatch):
+def test_every_command_has_its_file_and_help_lists_them_in_order(capsys):
+    folder = Path(cli.__file__).parent
+    assert {p.stem for p in folder.glob("*.py")} == {"__init__", "arguments", *cli.COMMANDS}
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    shown = capsys.readouterr().out
+    listed = re.findall(r"^    (\w+)", shown, flags=re.M)  # a command's name; its wrapped help is further in
+    assert listed == list(cli.COMMANDS) == ["anneal", "reproduce", "app", "deep", "classify"]
+
+
+@pytest.mark.parametrize("missing", ["does_not_exist", "broken"])
+def test_a_listed_command_that_cannot_be_imported_is_not_hidden(monkeypatch, missing):
     def broken(name, *args, **kwargs):
-        if name == "rbfviz.cli.brokencmd":
+        if name == "rbfviz.cli.broken":
             raise ModuleNotFoundError("No module named 'somethingelse'", name="somethingelse")
         return original(name, *args, **kwargs)
 
     original = cli.importlib.import_module
     monkeypatch.setattr(cli.importlib, "import_module", broken)
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("brokencmd",))
-    with pytest.raises(ModuleNotFoundError, match="somethingelse"):
+    monkeypatch.setattr(cli, "COMMANDS", (missing,))
+    with pytest.raises(ModuleNotFoundError, match="somethingelse" if missing == "broken" else missing):
         cli.build_parser()
+
+
+def test_app_command_starts_streamlit_on_the_repositorys_app(monkeypatch):
+    from rbfviz.cli import app
+
+    calls = []
+    monkeypatch.setattr(app.subprocess, "call", lambda argv, cwd: calls.append((argv, cwd)) or 0)
+    assert cli.main(["app", "--port", "8600", "--address", "0.0.0.0"]) == 0
+    ((argv, cwd),) = calls
+    root = Path(__file__).resolve().parents[2]
+    assert argv[1:5] == ["-m", "streamlit", "run", str(root / "app.py")] and Path(cwd) == root
+    assert argv[5:] == ["--server.port=8600", "--server.address=0.0.0.0"]
 
 
 def test_app_command_explains_where_the_app_lives(tmp_path):

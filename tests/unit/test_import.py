@@ -19,8 +19,8 @@ sys.path.insert(0, {root!r})
 before = dict(threads=torch.get_num_threads(), frozen=gc.get_freeze_count())
 import rbfviz, rbfviz.views.explorer.figures, rbfviz.cli
 after_import = dict(threads=torch.get_num_threads(), frozen=gc.get_freeze_count())
-rbfviz.tune_for_server()
-rbfviz.tune_for_server()  # idempotent
+rbfviz.tune_process()
+rbfviz.tune_process()  # idempotent
 tuned = dict(threads=torch.get_num_threads(), frozen=gc.get_freeze_count())
 print(json.dumps(dict(before=before, after_import=after_import, tuned=tuned)))
 """
@@ -50,6 +50,6 @@ def test_import_leaves_torch_threads_and_the_garbage_collector_alone(result):
     assert result["after_import"] == result["before"]
 
 
-def test_tune_for_server_sets_one_thread_and_freezes_once(result):
+def test_tune_process_sets_one_thread_and_freezes_once(result):
     assert result["tuned"]["threads"] == 1
     assert result["tuned"]["frozen"] > result["before"]["frozen"]

@@ -10,6 +10,7 @@ from rbfviz.maps import responsibilities
 from rbfviz.views.common.layout import validated
 from rbfviz.views.common.presenter import FONT_SCALE, HEIGHT_SCALE, MARK_SCALE, presenter_figure
 from rbfviz.views.explorer.figures import plane_figure
+from ui import session_keys
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +108,7 @@ def test_every_chart_figure_gets_png_and_svg_buttons_named_after_it():
     charts = at.get("plotly_chart")
     tools = figure_tools(at)
     assert len(charts) >= 2 and len(tools) == len(charts)
-    sigma = at.session_state["_rbfviz_controls"].sigma
+    sigma = at.session_state[session_keys.CONTROLS].sigma
     for body in tools:
         name = re.search(r'data-name="([^"]+)"', body).group(1)
         assert re.fullmatch(rf"rbfviz_annealing_[a-z0-9.-]+_moons_sigma-{sigma:.3g}", name), name

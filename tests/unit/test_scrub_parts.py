@@ -1,4 +1,4 @@
-"""A new setting's σ payload in two parts (ui.compute.scrub_payload with a LevelBuilder): the levels near
+"""A new setting's σ payload in two parts (ui.scrub_parts.scrub_payload with a LevelBuilder): the levels near
 the σ on screen first, then the rest.
 
 Asserted: the complete payload is byte for byte the one built in one go; the first part holds exactly
@@ -22,7 +22,7 @@ from scrub_view import as_json
 from rbfviz.views.common.plane import drawn_points
 from rbfviz.views.common.scrub import ScrubLevel, ScrubPatch, figure_at, read_payload, scrub_payload
 from rbfviz.views.explorer.levels import explorer_levels
-from ui import compute
+from ui import compute, scrub_parts
 from ui.state import Controls
 
 logging.getLogger("streamlit").setLevel(logging.ERROR)  # caches used outside a running app
@@ -30,10 +30,10 @@ logging.getLogger("streamlit").setLevel(logging.ERROR)  # caches used outside a 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 
 
-class Recording(compute.LevelBuilder):
+class Recording(scrub_parts.LevelBuilder):
     """A LevelBuilder that records the grid positions it was asked to build, call by call."""
 
-    def __init__(self, builder: compute.LevelBuilder, fail_on_call: int | None = None):
+    def __init__(self, builder: scrub_parts.LevelBuilder, fail_on_call: int | None = None):
         self.calls: list[list[int]] = []
 
         def levels(positions, progress):
@@ -52,7 +52,7 @@ class Interrupted(Exception):
     """Stands for Streamlit stopping a run at a yield point (a new setting chosen meanwhile)."""
 
 
-def explorer_builder(ctrl) -> compute.LevelBuilder:
+def explorer_builder(ctrl) -> scrub_parts.LevelBuilder:
     """The Explorer's builder, as pages/1_Explorer.py makes it (without its plot configuration)."""
     scale = compute.scale(ctrl)
     grid = scale.grid
@@ -67,10 +67,10 @@ def explorer_builder(ctrl) -> compute.LevelBuilder:
         sigmas = grid if positions is None else grid[positions]
         return scrub_payload(levels, sigmas, initial=0, select=True, point_ids=drawn, part=part)
 
-    return compute.LevelBuilder(len(grid), levels, payload)
+    return scrub_parts.LevelBuilder(len(grid), levels, payload)
 
 
-def in_one_go(builder: compute.LevelBuilder) -> bytes:
+def in_one_go(builder: scrub_parts.LevelBuilder) -> bytes:
     everything = list(range(builder.size))
     return builder.payload(builder.levels(everything, None), None)
 
@@ -109,17 +109,17 @@ def test_parts_make_the_payload_built_in_one_go(dataset, kind, dtype, where):
     near = {"largest": 0, "smallest": size - 1, "default": compute.scale(ctrl).index(ctrl.sigma)}[where]
     builder = Recording(explorer_builder(ctrl))
     shown = []
-    complete = compute.scrub_payload("test", ctrl, (), builder, near=near, show=shown.append)
+    complete = scrub_parts.scrub_payload("test", ctrl, (), builder, near=near, show=shown.append)
 
     assert complete == in_one_go(explorer_builder(ctrl))
-    window = list(range(max(0, near - compute.NEAR), min(size, near + compute.NEAR + 1)))
+    window = list(range(max(0, near - scrub_parts.NEAR), min(size, near + scrub_parts.NEAR + 1)))
     assert len(shown) == 1
     assert_first_part_is_the_complete_payloads(shown[0], complete, window)
     assert builder.calls[0] == window
     assert builder.built() == list(range(size))  # every level once
     # the setting is stored: the next session gets the complete payload and nothing is built or shown
     again = Recording(explorer_builder(ctrl))
-    assert compute.scrub_payload("test", ctrl, (), again, near=near, show=shown.append) == complete
+    assert scrub_parts.scrub_payload("test", ctrl, (), again, near=near, show=shown.append) == complete
     assert again.calls == [] and len(shown) == 1
 
 
@@ -129,11 +129,11 @@ def test_an_interrupted_rest_is_finished_later_from_the_levels_built():
     first = Recording(explorer_builder(ctrl), fail_on_call=2)  # the rest's call
     shown = []
     with pytest.raises(Interrupted):
-        compute.scrub_payload("test", ctrl, (), first, near=near, show=shown.append)
+        scrub_parts.scrub_payload("test", ctrl, (), first, near=near, show=shown.append)
     assert len(shown) == 1
 
     second = Recording(explorer_builder(ctrl))
-    complete = compute.scrub_payload("test", ctrl, (), second, near=near, show=shown.append)
+    complete = scrub_parts.scrub_payload("test", ctrl, (), second, near=near, show=shown.append)
     assert shown[1] == shown[0]  # the first part kept from the interrupted run, not built again
     window = first.calls[0]
     assert second.calls == [[p for p in range(first.size) if p not in window]]
@@ -147,16 +147,18 @@ def test_a_second_session_shows_the_first_part_and_waits_for_the_builder():
     rest_started, release = threading.Event(), threading.Event()
 
     def slow_levels(positions, progress):
-        if len(positions) > 2 * compute.NEAR + 1:  # the rest: hold it until the second session waits
+        if len(positions) > 2 * scrub_parts.NEAR + 1:  # the rest: hold it until the second session waits
             rest_started.set()
             assert release.wait(30)
         return inner.levels(positions, progress)
 
-    builder = Recording(compute.LevelBuilder(inner.size, slow_levels, inner.payload))
+    builder = Recording(scrub_parts.LevelBuilder(inner.size, slow_levels, inner.payload))
     results, shown_by_builder = {}, []
     thread = threading.Thread(
         target=lambda: results.update(
-            builder=compute.scrub_payload("test", ctrl, (), builder, near=near, show=shown_by_builder.append)
+            builder=scrub_parts.scrub_payload(
+                "test", ctrl, (), builder, near=near, show=shown_by_builder.append
+            )
         )
     )
     thread.start()
@@ -166,7 +168,7 @@ def test_a_second_session_shows_the_first_part_and_waits_for_the_builder():
     shown_by_waiter = []
 
     def wait():
-        results["waiter"] = compute.scrub_payload(
+        results["waiter"] = scrub_parts.scrub_payload(
             "test", ctrl, (), waiter, near=near + 1, show=shown_by_waiter.append
         )
 
@@ -216,9 +218,9 @@ def test_a_kept_patch_of_another_structure_is_built_again_as_a_full_figure():
         part = None if positions is None else (positions, size)
         return scrub_payload(levels, sigmas if positions is None else sigmas[positions], part=part)
 
-    builder = Recording(compute.LevelBuilder(size, levels, payload))
+    builder = Recording(scrub_parts.LevelBuilder(size, levels, payload))
     shown = []
-    complete = compute.scrub_payload("synthetic", ctrl_for(), (), builder, near=3, show=shown.append)
+    complete = scrub_parts.scrub_payload("synthetic", ctrl_for(), (), builder, near=3, show=shown.append)
     # first 1, 2, 3 (1 full, 2 and 3 patches of it), then 0 (full, no image): 2 and 3 patch an image
     # that level 0 has not, so each is built again as a full figure
     assert builder.calls == [[1, 2, 3], [0], [2], [3]]
