@@ -91,6 +91,10 @@ def same_centres(a, b, tol: float = 1e-6) -> bool:
 
 
 def main(argv=None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", default=BEFORE, help=f"git revision to compare with (default {BEFORE})")
     parser.add_argument("--repeats", type=int, default=2, help="runs of each, best CPU kept (default 2)")

@@ -364,6 +364,10 @@ def table(results: list[ViewResult]) -> str:
 
 
 def main() -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    machine.start()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, help="measure a running server instead of starting one")
     parser.add_argument("--reruns", type=int, default=20)
