@@ -51,7 +51,14 @@ from ._validate import (
     entmax_alpha,
 )
 from .jsonable import jsonable
-from .maps import _DIRECT_DISTANCE_MAX_FEATURES, MIN_MASS, resp_columns, sq_distance_columns, temperature
+from .maps import (
+    _DIRECT_DISTANCE_MAX_FEATURES,
+    MIN_MASS,
+    _exp_logits_,
+    resp_columns,
+    sq_distance_columns,
+    temperature,
+)
 from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
@@ -353,10 +360,9 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
 
     Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
-    distances beyond _CLIP_LOGIT·T are lowered to it (see there). The passes are torch's, on D's memory:
-    its exp is vectorised for float64 on every x86-64 processor (numpy's only with AVX-512: 2-4× slower
-    without it), and its reductions down the short axis cost less than numpy's; its exp differs from
-    numpy's by at most one unit in the last place (tests/test_anneal_reference.py).
+    distances beyond _CLIP_LOGIT·T are lowered to it (see there). The passes are torch's, on D's memory
+    (its reductions down the short axis cost less than numpy's), and so is float64's exp
+    (``maps._exp_logits_``: vectorised without AVX-512 too, where numpy's is not).
     """
     t = torch.from_numpy(D)
     if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
@@ -366,7 +372,7 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
         if D.dtype == np.float64:
             level.clamp_max_(_CLIP_LOGIT * T[0])
         level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype
-        level.exp_()
+        _exp_logits_(level.numpy())
         column_sums = level.sum(dim=0)
         level *= 1.0 / column_sums
         return D, d_min.numpy()[None], column_sums.numpy()[None]
@@ -377,7 +383,7 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
         t.clamp_max_(limit[:, None, None])
     scales = torch.tensor([-1.0 / temp for temp in T], dtype=torch.float64).to(t.dtype)
     t *= scales[:, None, None]  # each level's -1/T, rounded to D's dtype as a Python float is above
-    t.exp_()
+    _exp_logits_(D)
     column_sums = t.sum(dim=1)
     t *= (1.0 / column_sums)[:, None, :]
     return D, d_min.numpy(), column_sums.numpy()
