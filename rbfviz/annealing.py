@@ -54,7 +54,6 @@ from .jsonable import jsonable
 from .maps import (
     _DIRECT_DISTANCE_MAX_FEATURES,
     MIN_MASS,
-    _exp_logits_,
     resp_columns,
     sq_distance_columns,
     temperature,
@@ -353,6 +352,17 @@ def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
     return np.matmul(resp, block.T)
 
 
+def _exp_clipped_(t: torch.Tensor) -> None:
+    """exp in place of the softmax's clipped logits t (>= -_CLIP_LOGIT in float64): torch's for float64,
+    which is vectorised on every x86-64 processor and within one unit in the last place of numpy's
+    (``maps._exp_logits_``), numpy's for float32 (torch's float32 exp is slow for the far logits float32
+    does not clip, and not faster otherwise)."""
+    if t.dtype == torch.float64:
+        t.exp_()
+    else:
+        np.exp(t.numpy(), out=t.numpy())
+
+
 def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     """Softmax responsibilities (m, k, w) of the (m, k, w) squared distances D, level i at temperature
     T[i], computed in D's memory; also the (m, w) nearest distances d_min and column sums s of
@@ -362,7 +372,7 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
     distances beyond _CLIP_LOGIT·T are lowered to it (see there). The passes are torch's, on D's memory
     (its reductions down the short axis cost less than numpy's), and so is float64's exp
-    (``maps._exp_logits_``: vectorised without AVX-512 too, where numpy's is not).
+    (vectorised without AVX-512 too, where numpy's is not; ``_exp_clipped_``).
     """
     t = torch.from_numpy(D)
     if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
@@ -372,7 +382,7 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
         if D.dtype == np.float64:
             level.clamp_max_(_CLIP_LOGIT * T[0])
         level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype
-        _exp_logits_(level.numpy())
+        _exp_clipped_(level)
         column_sums = level.sum(dim=0)
         level *= 1.0 / column_sums
         return D, d_min.numpy()[None], column_sums.numpy()[None]
@@ -383,7 +393,7 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
         t.clamp_max_(limit[:, None, None])
     scales = torch.tensor([-1.0 / temp for temp in T], dtype=torch.float64).to(t.dtype)
     t *= scales[:, None, None]  # each level's -1/T, rounded to D's dtype as a Python float is above
-    _exp_logits_(D)
+    _exp_clipped_(t)
     column_sums = t.sum(dim=1)
     t *= (1.0 / column_sums)[:, None, :]
     return D, d_min.numpy(), column_sums.numpy()
