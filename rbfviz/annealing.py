@@ -363,6 +363,12 @@ def _exp_clipped_(t: torch.Tensor) -> None:
         np.exp(t.numpy(), out=t.numpy())
 
 
+# Up to this many (centre, point) entries per level, the EM step's softmax runs numpy's passes (fewer
+# microseconds per call on small arrays), above it torch's (see ``_softmax_levels_with_sums_``). It depends on
+# the level's size only, not on how many levels are stacked, so a level gets the same bits alone or batched.
+_TORCH_SOFTMAX_MIN_ENTRIES = 1 << 14
+
+
 def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     """Softmax responsibilities (m, k, w) of the (m, k, w) squared distances D, level i at temperature
     T[i], computed in D's memory; also the (m, w) nearest distances d_min and column sums s of
@@ -370,10 +376,13 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
 
     Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
-    distances beyond _CLIP_LOGIT·T are lowered to it (see there). The passes are torch's, on D's memory
-    (its reductions down the short axis cost less than numpy's), and so is float64's exp
-    (vectorised without AVX-512 too, where numpy's is not; ``_exp_clipped_``).
+    distances beyond _CLIP_LOGIT·T are lowered to it (see there). For levels of more than
+    _TORCH_SOFTMAX_MIN_ENTRIES entries the passes are torch's, on D's memory: its reductions down the short
+    axis cost less than numpy's, and so does its float64 exp, vectorised on every x86-64 processor where
+    numpy's is vectorised only with AVX-512 (the two differ by at most one unit in the last place).
     """
+    if D.shape[1] * D.shape[2] < _TORCH_SOFTMAX_MIN_ENTRIES:
+        return _softmax_levels_numpy_(D, T)
     t = torch.from_numpy(D)
     if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
         level = t[0]
@@ -397,6 +406,31 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     column_sums = t.sum(dim=1)
     t *= (1.0 / column_sums)[:, None, :]
     return D, d_min.numpy(), column_sums.numpy()
+
+
+def _softmax_levels_numpy_(D: np.ndarray, T: list):
+    """``_softmax_levels_with_sums_`` in numpy's passes (small levels)."""
+    if len(T) == 1:
+        level = D[0]
+        d_min = level.min(axis=0)
+        level -= d_min
+        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
+            torch.from_numpy(level).clamp_max_(_CLIP_LOGIT * T[0])
+        level *= -1.0 / T[0]
+        np.exp(level, out=level)
+        column_sums = level.sum(axis=0)
+        level *= 1.0 / column_sums
+        return D, d_min[None], column_sums[None]
+    d_min = D.min(axis=1)
+    D -= d_min[:, None, :]
+    if D.dtype == np.float64:
+        limit = torch.tensor([_CLIP_LOGIT * temp for temp in T], dtype=torch.float64)
+        torch.from_numpy(D).clamp_max_(limit[:, None, None])
+    D *= np.array([-1.0 / temp for temp in T]).astype(D.dtype)[:, None, None]
+    np.exp(D, out=D)
+    column_sums = D.sum(axis=1)
+    D *= (1.0 / column_sums)[:, None, :]
+    return D, d_min, column_sums
 
 
 def _min_centre_gap(c: np.ndarray) -> float:
