@@ -98,9 +98,8 @@ def header(facts: dict) -> str:
     """``describe()``'s figures as three lines for the top of a benchmark's output."""
     avx = "yes" if facts["avx512"] else "no"
     if facts["playing_avx2"]:
-        avx += (
-            f" (turned off for this run, {FLAG}: numpy uses it: {'yes' if facts['numpy_avx512'] else 'no'})"
-        )
+        in_use = "yes" if facts["numpy_avx512"] else "no"
+        avx += f" (turned off for this run, {FLAG}; numpy's AVX-512 kernels in use: {in_use})"
     load = ", ".join(f"{x:.2f}" for x in facts["load_average"])
     return (
         f"machine: {facts['cpu']}, {facts['cores']} cores; AVX-512: {avx}\n"
