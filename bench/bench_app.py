@@ -482,9 +482,7 @@ def main() -> int:
             proc.terminate()
             proc.wait(timeout=30)
     if args.new_setting:
-        print(
-            f"rbfviz app, real server on loopback: a new setting, whole page, from {urlencode(DEFAULTS)}\n"
-        )
+        print(f"rbfviz app, real server on loopback: a new setting, whole page, from {urlencode(DEFAULTS)}\n")
         print(new_setting_table(found))
         for r in found:
             for problem in sorted(set(r.problems)):
