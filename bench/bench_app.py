@@ -267,7 +267,8 @@ class ViewResult:
         return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-async def measure_view(base: str, view: str, reruns: int, timeout: float) -> ViewResult:
+async def clear_caches(base: str, timeout: float) -> None:
+    """BackMsg ``clear_cache`` from a session of its own: st.cache_data and st.cache_resource emptied."""
     control = Session(base, timeout)
     await control.connect()
     clear = BackMsg()
@@ -275,6 +276,10 @@ async def measure_view(base: str, view: str, reruns: int, timeout: float) -> Vie
     await control.send(clear)
     await asyncio.sleep(0.5)
     await control.close()
+
+
+async def measure_view(base: str, view: str, reruns: int, timeout: float) -> ViewResult:
+    await clear_caches(base, timeout)
 
     session = Session(base, timeout)
     await session.connect()
@@ -350,13 +355,7 @@ class NewSettingResult:
 
 async def measure_new_settings(base: str, view: str, ks, pid: int | None, timeout: float) -> NewSettingResult:
     """Per k of ks, the whole page at that new k (see the module docstring)."""
-    control = Session(base, timeout)
-    await control.connect()
-    clear = BackMsg()
-    clear.clear_cache = True
-    await control.send(clear)
-    await asyncio.sleep(0.5)
-    await control.close()
+    await clear_caches(base, timeout)
     session = Session(base, timeout)
     await session.connect()
     opened = await session.run(view, DEFAULTS)
