@@ -559,6 +559,10 @@ def report(result: dict) -> str:
 
 
 def main(argv=None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, help="use a server already running on this port (127.0.0.1)")
     parser.add_argument("--presses", type=int, default=12)

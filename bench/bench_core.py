@@ -163,6 +163,10 @@ def memory_case(kind: str, dtype: str, which: str) -> dict:
 
 
 def main(argv=None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (noisier)")
     args = parser.parse_args(argv)

@@ -139,6 +139,10 @@ def bench_low_sigma() -> dict:
 
 
 def main(argv=None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="seeds 0-1 and softmax only")
     parser.add_argument("--json", default=None, help="also write all figures to this JSON file")

@@ -72,6 +72,10 @@ def timed(build, prepare) -> tuple[float, float, bytes]:
 
 
 def main() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    machine.start()
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -425,6 +425,10 @@ def print_report(r: dict, args) -> bool:
 
 
 def main(argv=None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    argv = machine.start(argv)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--students", type=int, default=120)
     p.add_argument("--join", type=float, default=20.0, help="students arrive within this many seconds")

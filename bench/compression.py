@@ -122,6 +122,10 @@ def measure(
 
 
 def main(argv=None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    argv = machine.start(argv)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--visits", type=int, default=3, help="first visits per way (default 3)")
     p.add_argument("--json", type=Path, help="write the results here")

@@ -139,6 +139,10 @@ def fmt(row: dict) -> str:
 
 
 def main(argv=None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import machine  # bench/machine.py: the machine header and --no-avx512
+
+    argv = machine.start(argv)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--processes", type=int, nargs="+", default=[1, 2])
     p.add_argument(

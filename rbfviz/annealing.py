@@ -40,7 +40,13 @@ import numpy as np
 import torch
 
 from .jsonable import jsonable
-from .maps import _DIRECT_DISTANCE_MAX_FEATURES, MIN_MASS, resp_columns, sq_distance_columns, temperature
+from .maps import (
+    _DIRECT_DISTANCE_MAX_FEATURES,
+    MIN_MASS,
+    resp_columns,
+    sq_distance_columns,
+    temperature,
+)
 from .measures import (
     SOFTMAX_EXACT_LOGIT_GAP,
     _critical_sigma_predicted,
@@ -346,6 +352,23 @@ def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
     return np.matmul(resp, block.T)
 
 
+def _exp_clipped_(t: torch.Tensor) -> None:
+    """exp in place of the softmax's clipped logits t (>= -_CLIP_LOGIT in float64): torch's for float64,
+    which is vectorised on every x86-64 processor and within one unit in the last place of numpy's
+    (``maps._exp_logits_``), numpy's for float32 (torch's float32 exp is slow for the far logits float32
+    does not clip, and not faster otherwise)."""
+    if t.dtype == torch.float64:
+        t.exp_()
+    else:
+        np.exp(t.numpy(), out=t.numpy())
+
+
+# Up to this many (centre, point) entries per level, the EM step's softmax runs numpy's passes (fewer
+# microseconds per call on small arrays), above it torch's (see ``_softmax_levels_with_sums_``). It depends on
+# the level's size only, not on how many levels are stacked, so a level gets the same bits alone or batched.
+_TORCH_SOFTMAX_MIN_ENTRIES = 1 << 14
+
+
 def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     """Softmax responsibilities (m, k, w) of the (m, k, w) squared distances D, level i at temperature
     T[i], computed in D's memory; also the (m, w) nearest distances d_min and column sums s of
@@ -353,15 +376,47 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     log Z_i = log Σ_j exp(-d_ij/T) = -d_min,i/T + log s_i.
 
     Every column of exp(-(d - d_min)/T) holds a 1, so s_i lies in [1, k]: no overflow, no 0/0. Shifted
-    distances beyond _CLIP_LOGIT·T are lowered to it (see there).
+    distances beyond _CLIP_LOGIT·T are lowered to it (see there). For levels of more than
+    _TORCH_SOFTMAX_MIN_ENTRIES entries the passes are torch's, on D's memory: its reductions down the short
+    axis cost less than numpy's, and so does its float64 exp, vectorised on every x86-64 processor where
+    numpy's is vectorised only with AVX-512 (the two differ by at most one unit in the last place).
     """
+    if D.shape[1] * D.shape[2] < _TORCH_SOFTMAX_MIN_ENTRIES:
+        return _softmax_levels_numpy_(D, T)
+    t = torch.from_numpy(D)
     if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
+        level = t[0]
+        d_min = level.amin(dim=0)
+        level -= d_min
+        if D.dtype == np.float64:
+            level.clamp_max_(_CLIP_LOGIT * T[0])
+        level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype
+        _exp_clipped_(level)
+        column_sums = level.sum(dim=0)
+        level *= 1.0 / column_sums
+        return D, d_min.numpy()[None], column_sums.numpy()[None]
+    d_min = t.amin(dim=1)
+    t -= d_min[:, None, :]
+    if D.dtype == np.float64:
+        limit = torch.tensor([_CLIP_LOGIT * temp for temp in T], dtype=torch.float64)
+        t.clamp_max_(limit[:, None, None])
+    scales = torch.tensor([-1.0 / temp for temp in T], dtype=torch.float64).to(t.dtype)
+    t *= scales[:, None, None]  # each level's -1/T, rounded to D's dtype as a Python float is above
+    _exp_clipped_(t)
+    column_sums = t.sum(dim=1)
+    t *= (1.0 / column_sums)[:, None, :]
+    return D, d_min.numpy(), column_sums.numpy()
+
+
+def _softmax_levels_numpy_(D: np.ndarray, T: list):
+    """``_softmax_levels_with_sums_`` in numpy's passes (small levels)."""
+    if len(T) == 1:
         level = D[0]
         d_min = level.min(axis=0)
         level -= d_min
         if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
             torch.from_numpy(level).clamp_max_(_CLIP_LOGIT * T[0])
-        level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype, as numpy casts it
+        level *= -1.0 / T[0]
         np.exp(level, out=level)
         column_sums = level.sum(axis=0)
         level *= 1.0 / column_sums
@@ -369,9 +424,9 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     d_min = D.min(axis=1)
     D -= d_min[:, None, :]
     if D.dtype == np.float64:
-        limit = torch.tensor([_CLIP_LOGIT * t for t in T], dtype=torch.float64)
+        limit = torch.tensor([_CLIP_LOGIT * temp for temp in T], dtype=torch.float64)
         torch.from_numpy(D).clamp_max_(limit[:, None, None])
-    D *= np.array([-1.0 / t for t in T]).astype(D.dtype)[:, None, None]  # each level's -1/T, as above
+    D *= np.array([-1.0 / temp for temp in T]).astype(D.dtype)[:, None, None]
     np.exp(D, out=D)
     column_sums = D.sum(axis=1)
     D *= (1.0 / column_sums)[:, None, :]
