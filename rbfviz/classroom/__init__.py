@@ -19,6 +19,7 @@ from .store import (
     is_student_id,
     new_student_id,
     normalise_code,
+    normalise_secret,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "is_student_id",
     "new_student_id",
     "normalise_code",
+    "normalise_secret",
 ]
