@@ -70,8 +70,8 @@ CODE_CSS = """<style>
 # the buttons, the text and number fields, and each answer option's whole row.
 TOUCH_CSS = """<style>
 [class*='st-key-class_touch'] button { min-height: 44px; min-width: 44px; }
-[class*='st-key-class_touch'] [data-baseweb='input'] { min-height: 44px; }
-[class*='st-key-class_touch'] [data-testid='stRadio'] label { min-height: 44px; align-items: center; }
+[class*='st-key-class_touch'] input:not([type='radio']) { min-height: 44px; }
+[class*='st-key-class_touch'] [role='radiogroup'] label { min-height: 44px; width: 100%; align-items: center }
 </style>"""
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 PUBLIC_URL_DOCS = "app/static/docs/teach/class-sessions.html#public-url"
@@ -338,7 +338,6 @@ def join_form(where: str) -> dict[str, str] | None:
                 max_chars=32,
                 placeholder="7KQ2-XM9D",
                 autocomplete="off",
-                help="The 8 letters and digits on the projector; the dash and capitals are optional.",
             )
             sent = st.form_submit_button("Join the class", type="primary", icon=":material/groups:")
     if not sent:
