@@ -75,7 +75,7 @@ TARGET_FIRST_OPEN_BYTES = 2_000_000  # a view's first open at the defaults, all 
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import SCRUB, MessageCache  # noqa: E402  rbfviz.views.figures.scrub without torch (see there)
+from load import SCRUB, MessageCache  # noqa: E402  rbfviz.views.common.scrub without torch (see there)
 
 
 def free_port() -> int:

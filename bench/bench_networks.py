@@ -32,7 +32,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from rbfviz.diagnostics import jsonable  # noqa: E402
+from rbfviz.jsonable import jsonable  # noqa: E402
 from rbfviz.nn import compare_low_sigma, train_classifier, train_deep_clustering  # noqa: E402
 
 NMI_MARGIN = 0.05

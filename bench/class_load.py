@@ -294,8 +294,8 @@ def loadavg() -> str:
 
 async def run_class(args, base_url: str, db_url: str, pids: list[int]) -> dict:
     from rbfviz.classroom import Store
-    from rbfviz.views.classroom import question_spec
-    from rbfviz.views.lessons import STEPS, prepare, step_data
+    from rbfviz.views.lessons.arrays import STEPS, prepare, step_data
+    from rbfviz.views.lessons.class_session import question_spec
 
     store = Store(db_url, pool_size=2, max_overflow=2)
     room = store.create_room()

@@ -26,12 +26,12 @@ frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
 3. **First open**: BackMsg `rerun_script` with `page_name="Explorer"` (pages/1_Explorer.py) and the
    page's query string; read ForwardMsgs until `script_finished`. This runs the real page script.
    The page mounts the σ scrubber, a Streamlit v2 component (ui/scrub.py): a `bidi_component`
-   element whose `bytes` are the gzip payload of every σ (rbfviz/views/figures/scrub.py). On a setting
+   element whose `bytes` are the gzip payload of every σ (rbfviz/views/common/scrub.py). On a setting
    the server has not built yet, the same run first sends the scrubber with the levels near the σ on
    screen only (its own key; the payload's header has a "part"), then the complete payload in the same
    place under the view's key: the commits below go to that one. The σ grid is
-   read from that payload (`rbfviz.views.figures.scrub.read_payload(...)["sigmas"]`, loaded without running
-   `rbfviz/__init__.py`, so this client does not import torch).
+   read from that payload (`rbfviz.views.common.scrub.read_payload(...)["sigmas"]`, a module that
+   imports no torch, so this client stays light).
 4. **Commits**: in the browser, moving σ runs nothing on the server; when the scrub settles the
    component calls `setStateValue("level", i)`, which sends one `rerun_script` whose `widget_states`
    hold, for the component's widget id (the element's `bidi_component.id`), `json_value`
@@ -116,6 +116,12 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+# the σ payload codec imports numpy and Plotly, not torch (rbfviz loads its own names lazily)
+from rbfviz.views.common import scrub as SCRUB  # noqa: E402
+
 PAGE = "Explorer"  # url path of pages/1_Explorer.py
 FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
@@ -163,37 +169,6 @@ MODES = {
 }
 
 
-def _load_scrub_codec():
-    """rbfviz.views.figures.scrub (numpy + plotly) without running rbfviz/__init__.py, which imports torch:
-    empty stand-ins for the three packages let the module and its relative imports load from the
-    source tree. If that fails (the module needs more of the package), the normal import."""
-    import importlib
-    import types
-
-    if "rbfviz" not in sys.modules:
-        for name, path in (
-            ("rbfviz", ROOT / "rbfviz"),
-            ("rbfviz.views", ROOT / "rbfviz" / "views"),
-            ("rbfviz.views.figures", ROOT / "rbfviz" / "views" / "figures"),
-        ):
-            package = types.ModuleType(name)
-            package.__path__ = [str(path)]
-            sys.modules[name] = package
-        try:
-            module = importlib.import_module("rbfviz.views.figures.scrub")
-        except Exception:  # noqa: BLE001 — fall back to the real package
-            module = None
-        # the stand-ins must not outlive the load: a later `import rbfviz` (ui/__init__.py) needs the
-        # real package
-        for name in [n for n in sys.modules if n == "rbfviz" or n.startswith("rbfviz.")]:
-            del sys.modules[name]
-        if module is not None:
-            return module
-    sys.path.insert(0, str(ROOT))
-    return importlib.import_module("rbfviz.views.figures.scrub")
-
-
-SCRUB = _load_scrub_codec()
 _GRIDS: dict[str, tuple] = {}  # payload's message hash → (σ levels, part) (decoded once per distinct payload)
 
 

@@ -6,12 +6,14 @@ from dataclasses import replace
 import streamlit as st
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
-from rbfviz.views import describe, receipt
-from rbfviz.views.figures.picking import picking_figure, picks_traces
-from rbfviz.views.figures.plane import drawn_points, explorer_figure
-from rbfviz.views.figures.scrub import scrub_payload
-from rbfviz.views.levels import explorer_levels
-from rbfviz.views.picks import MAX_PICKS, add_picks
+from rbfviz.views.common.plane import drawn_points
+from rbfviz.views.common.scrub import scrub_payload
+from rbfviz.views.explorer import words as explorer_words
+from rbfviz.views.explorer.figures import explorer_figure
+from rbfviz.views.explorer.levels import explorer_levels
+from rbfviz.views.explorer.picking import picking_figure, picks_traces
+from rbfviz.views.explorer.picks import MAX_PICKS, add_picks
+from rbfviz.views.explorer.receipt import explorer_receipt
 from ui import compute, exports, state
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
@@ -120,7 +122,11 @@ def sigma_panels(ctrl) -> None:
                 if axes:
                     fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
                 fig, event = chart(
-                    fig, ctrl, plot_key, description=describe.picking(ctrl.n, ctrl.picks, ctrl.k), **select
+                    fig,
+                    ctrl,
+                    plot_key,
+                    description=explorer_words.picking(ctrl.n, ctrl.picks, ctrl.k),
+                    **select,
                 )
             with numbers_col:
                 more = ctrl.k - len(ctrl.picks)
@@ -216,7 +222,7 @@ def sigma_panels(ctrl) -> None:
                     ),
                     "explorer_plane",
                 ),
-                exports.receipt_download(lambda: receipt.explorer_receipt(params, view.numbers), "Explorer"),
+                exports.receipt_download(lambda: explorer_receipt(params, view.numbers), "Explorer"),
             ],
             key="explorer",
         )

@@ -4,51 +4,61 @@ Convention, everywhere: logits z_ij = -||x_i - c_j||² / (2σ²), σ the Gaussia
 
 Importing rbfviz changes nothing in the process: a server that runs many sessions calls
 ``rbfviz.tune_for_server()`` once (one torch thread, allocator tuning, a frozen collector).
+
+The names below load on first use (PEP 562), so ``import rbfviz.views.common.scrub`` (the σ payload
+codec a load test reads) does not pull in torch; ``from rbfviz import kmeans`` works as usual.
 """
 
-from ._validate import KINDS, entmax_kind
-from .annealing import AnnealResult, anneal, default_sigmas
-from .datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
-from .diagnostics import CollapseStudy, collapse_error, collapse_study, stability_report
-from .layer import RBFClusterLayer
-from .loader import MAX_BYTES, MAX_ROWS, DataError, LoadedPoints, csv_safe, load_points, points_to_csv
-from .maps import logits, responsibilities, sq_distances, temperature
-from .server import tune_for_server
-from .steps import e_step, gradient_step, kmeans, lloyd_step, m_step, soft_centroid_step
+from importlib import import_module
+
+# public name -> the module that owns it
+_HOMES = {
+    "KINDS": ".validate",
+    "entmax_kind": ".validate",
+    "AnnealResult": ".annealing",
+    "anneal": ".annealing",
+    "default_sigmas": ".annealing",
+    "DATASETS": ".datasets",
+    "DEFAULT_NOISE": ".datasets",
+    "NATURAL_K": ".datasets",
+    "make_dataset": ".datasets",
+    "CollapseStudy": ".collapse",
+    "collapse_study": ".collapse",
+    "collapse_error": ".measures",
+    "stability_report": ".measures",
+    "RBFClusterLayer": ".layer",
+    "MAX_BYTES": ".loader",
+    "MAX_ROWS": ".loader",
+    "DataError": ".loader",
+    "LoadedPoints": ".loader",
+    "csv_safe": ".loader",
+    "load_points": ".loader",
+    "points_to_csv": ".loader",
+    "logits": ".maps",
+    "responsibilities": ".maps",
+    "sq_distances": ".maps",
+    "temperature": ".maps",
+    "tune_for_server": ".server",
+    "e_step": ".steps",
+    "gradient_step": ".steps",
+    "kmeans": ".steps",
+    "lloyd_step": ".steps",
+    "m_step": ".steps",
+    "soft_centroid_step": ".steps",
+}
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "DataError",
-    "LoadedPoints",
-    "MAX_BYTES",
-    "MAX_ROWS",
-    "csv_safe",
-    "load_points",
-    "points_to_csv",
-    "AnnealResult",
-    "CollapseStudy",
-    "anneal",
-    "collapse_error",
-    "collapse_study",
-    "default_sigmas",
-    "stability_report",
-    "DATASETS",
-    "DEFAULT_NOISE",
-    "KINDS",
-    "NATURAL_K",
-    "RBFClusterLayer",
-    "e_step",
-    "entmax_kind",
-    "gradient_step",
-    "kmeans",
-    "lloyd_step",
-    "logits",
-    "m_step",
-    "make_dataset",
-    "responsibilities",
-    "soft_centroid_step",
-    "sq_distances",
-    "temperature",
-    "tune_for_server",
-]
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str):
+    if name not in _HOMES:
+        raise AttributeError(f"module 'rbfviz' has no attribute {name!r}")
+    value = getattr(import_module(_HOMES[name], __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

@@ -39,17 +39,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ._validate import (
-    check_centers,
-    check_int,
-    check_k,
-    check_kind,
-    check_points,
-    check_sigma,
-    check_sigma_for_dtype,
-    check_sigmas,
-    entmax_alpha,
-)
 from .jsonable import jsonable
 from .maps import _DIRECT_DISTANCE_MAX_FEATURES, MIN_MASS, resp_columns, sq_distance_columns, temperature
 from .measures import (
@@ -61,6 +50,17 @@ from .measures import (
     mean_entropy,
 )
 from .steps import _SUM_CHUNK, _kmeans, centroids_from_sums, points_with_ones, weighted_sums
+from .validate import (
+    check_centers,
+    check_int,
+    check_k,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+    check_sigmas,
+    entmax_alpha,
+)
 
 # Centres closer than this (× data scale) count as coincident and get symmetry-breaking noise.
 COINCIDENT = 1e-4

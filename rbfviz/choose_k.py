@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_int, check_kind, check_points, check_sigmas
 from .annealing import _anneal, _anneal_checks, _check_decreasing, data_scale
 from .measures import _critical_sigma_predicted
 from .splits import _stack_groups
 from .steps import _kmeans
+from .validate import check_int, check_kind, check_points, check_sigmas
 
 # Centres closer than this (× data scale) count as one. Coincident centres end each annealing level
 # within ~1e-3 × scale of each other at most (the symmetry-breaking noise, shrunk by EM above their own

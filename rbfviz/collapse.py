@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validate import check_centers, check_k, check_kind, check_points, check_sigmas, entmax_alpha
 from .annealing import NOISE, _anneal, _anneal_checks, _default_sigmas, _fixed_point
 from .jsonable import jsonable
 from .measures import (
@@ -32,6 +31,7 @@ from .measures import (
     sigma_exact_measured,
 )
 from .steps import _kmeans
+from .validate import check_centers, check_k, check_kind, check_points, check_sigmas, entmax_alpha
 
 # --- the collapse experiment -----------------------------------------------------
 

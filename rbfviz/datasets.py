@@ -19,7 +19,7 @@ from sklearn import datasets as skd
 from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
 
-from ._validate import check_int
+from .validate import check_int
 
 DATASETS = ("blobs", "moons", "circles", "spiral", "iris", "sheared", "varied", "uneven")
 

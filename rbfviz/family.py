@@ -22,7 +22,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import torch
 
-from ._validate import (
+from .jsonable import jsonable
+from .maps import _stable_columns_, sq_distance_columns, temperature
+from .measures import _min_sq_gap, _sigma_exact
+from .validate import (
     ALPHA_MAX,
     ALPHA_MIN,
     DTYPES,
@@ -33,9 +36,6 @@ from ._validate import (
     check_sigmas,
     entmax_kind,
 )
-from .jsonable import jsonable
-from .maps import _stable_columns_, sq_distance_columns, temperature
-from .measures import _min_sq_gap, _sigma_exact
 
 # the α at which the app and ``rbfviz reproduce`` measure the collapse
 FAMILY_ALPHAS = (1.1, 1.25, 1.5, 1.75, 2.0)

@@ -1,6 +1,6 @@
 """The soft field over the plane: responsibilities on a pixel grid, and the hard Voronoi edges.
 
-Pixel convention (what ``rbfviz.views.figures.layout.add_field_image`` expects): an image of H rows and
+Pixel convention (what ``rbfviz.views.common.layout.add_field_image`` expects): an image of H rows and
 W columns covers extent = (x_min, x_max, y_min, y_max); row 0 is the TOP (y_max), column 0 the
 LEFT (x_min); pixel (i, j) is the cell whose centre is (x_min + (j + ½)·dx, y_max − (i + ½)·dy).
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ._validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 from .maps import resp_columns
+from .validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 
 QUANTITIES = ("max", "entropy")
 # Width / height of every plane the app draws: an equal-aspect plot of this shape fills its column.

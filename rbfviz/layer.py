@@ -6,8 +6,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ._validate import check_int, check_kind, check_sigma, check_sigma_for_dtype
 from .maps import resp_from_sq_distances, sq_distances
+from .validate import check_int, check_kind, check_sigma, check_sigma_for_dtype
 
 # numpy dtype with the same exponent range, for checking that 2σ² is a normal number
 _RANGE_DTYPE = {

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.decomposition import PCA
 
-from ._validate import check_int, check_points
+from .validate import check_int, check_points
 
 MAX_BYTES = 5 * 1024 * 1024
 MAX_ROWS = 20_000

@@ -8,7 +8,7 @@ Four maps turn a row of logits into a row of responsibilities r_i (each row on t
 
 * ``"softmax"``  r_ij = exp(z_ij - max_l z_il) / Σ_l exp(z_il - max_l z_il)   (stable, never NaN)
 * ``"entmax15"`` r_ij = [z_ij/2 - τ_i]₊², τ_i chosen so the row sums to 1   (exactly sparse)
-* ``"entmax"`` with α in [1.05, 2], carried as the spec "entmax:<α>" (``_validate.entmax_kind``):
+* ``"entmax"`` with α in [1.05, 2], carried as the spec "entmax:<α>" (``rbfviz.validate.entmax_kind``):
                  r_ij = [(α-1) z_ij - τ_i]₊^{1/(α-1)}. α = 1.5 runs the entmax15 kernel below, any other
                  α a Newton solve for τ (α = 2: sparsemax); both agree with the ``entmax`` package.
 * ``"naive"``    r_ij = φ_ij / Σ_l φ_il with φ = exp(z): the literal form. Once every φ_il of a
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ._validate import (
+from .validate import (
     check_centers,
     check_kind,
     check_points,

@@ -2,7 +2,7 @@
 
 Every function here measures; none asserts. The app and the CLI print what these return, the tests
 compare it with closed forms. The experiment that runs annealing and measures it is
-``rbfviz.collapse``; ``rbfviz.diagnostics`` offers both under one name.
+``rbfviz.collapse``.
 
 * Matching and errors: ``match_centers`` (Hungarian), ``collapse_error`` E = ||C_σ[perm] - C*||_F,
   ``fit_loglog_slope`` (log E against log σ, on a stated window), ``monotone_violations``.
@@ -29,7 +29,10 @@ import torch
 from scipy.optimize import linear_sum_assignment
 from scipy.special import xlogy
 
-from ._validate import (
+from .jsonable import jsonable
+from .maps import resp_from_sq_distances, sq_distances
+from .steps import _kmeans, soft_centroids_torch
+from .validate import (
     FLOAT_DTYPES,
     check_alpha,
     check_centers,
@@ -41,9 +44,6 @@ from ._validate import (
     check_sigmas,
     entmax_alpha,
 )
-from .jsonable import jsonable
-from .maps import resp_from_sq_distances, sq_distances
-from .steps import _kmeans, soft_centroids_torch
 
 __all__ = [
     "SOFTMAX_EXACT_LOGIT_GAP",

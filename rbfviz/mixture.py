@@ -31,8 +31,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
-from ._validate import check_centers, check_int, check_k, check_points, check_sigma, check_sigma_for_dtype
 from .maps import _responsibilities
+from .validate import check_centers, check_int, check_k, check_points, check_sigma, check_sigma_for_dtype
 
 # EM stops when the mean log-likelihood per point gains less than this; tighter than scikit-learn's
 # default 1e-3, so the learned σ_j and π_j are those of the fixed point, not of an early stop.

@@ -55,10 +55,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.cluster.hierarchy import fcluster, linkage
 
-from ._validate import check_kind, check_points, entmax_alpha
 from .annealing import _fixed_point
 from .jsonable import jsonable
 from .measures import _critical_sigma_predicted, _resp_and_distances
+from .validate import check_kind, check_points, entmax_alpha
 
 __all__ = [
     "SPLIT_THRESHOLD",

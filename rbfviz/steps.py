@@ -19,15 +19,6 @@ import numpy as np
 import torch
 from sklearn.cluster import KMeans
 
-from ._validate import (
-    check_centers,
-    check_int,
-    check_k,
-    check_kind,
-    check_points,
-    check_sigma,
-    check_sigma_for_dtype,
-)
 from .maps import (
     MIN_MASS,
     _responsibilities,
@@ -35,6 +26,15 @@ from .maps import (
     resp_from_sq_distances,
     sq_distance_columns,
     sq_distances,
+)
+from .validate import (
+    check_centers,
+    check_int,
+    check_k,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
 )
 
 

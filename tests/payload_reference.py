@@ -8,16 +8,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rbfviz.maps import responsibilities
-from rbfviz.views import describe, equivalence
-from rbfviz.views import stability as stability_views
-from rbfviz.views.figures.annealing import FRAME_MS, trajectory_figure
-from rbfviz.views.figures.equivalence import step_figure
-from rbfviz.views.figures.picking import picks_traces
-from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.scrub import ScrubLevel, scrub_payload
-from rbfviz.views.figures.stability import stability_plane_figure
-from rbfviz.views.levels import _equivalence_side
+from rbfviz.views.annealing import words as annealing_words
+from rbfviz.views.annealing.figures import FRAME_MS, trajectory_figure
+from rbfviz.views.common.plane import drawn_points
+from rbfviz.views.common.presenter import presenter_figure
+from rbfviz.views.common.scrub import ScrubLevel, scrub_payload
+from rbfviz.views.equivalence import arrays as equivalence_arrays
+from rbfviz.views.equivalence import words as equivalence_words
+from rbfviz.views.equivalence.figures import step_figure
+from rbfviz.views.equivalence.levels import _equivalence_side
+from rbfviz.views.explorer import words as explorer_words
+from rbfviz.views.explorer.figures import explorer_figure, plane_side_html
+from rbfviz.views.explorer.picking import picks_traces
+from rbfviz.views.stability import arrays as stability_arrays
+from rbfviz.views.stability import words as stability_words
+from rbfviz.views.stability.figures import stability_plane_figure
 from ui import compute
 
 
@@ -49,7 +54,7 @@ def explorer(ctrl, quantity="max", head="head", axes=None) -> bytes:
             ScrubLevel(
                 presenter_figure(fig) if ctrl.presenter else fig,
                 plane_side_html(v.numbers, ctrl.kind, ctrl.k, v.note, shown),
-                describe.plane(v.resp, v.numbers, float(sigma), ctrl.kind, ctrl.dtype),
+                explorer_words.plane(v.resp, v.numbers, float(sigma), ctrl.kind, ctrl.dtype),
             )
         )
     return scrub_payload(
@@ -70,13 +75,13 @@ def stability(ctrl) -> bytes:
     drawn = drawn_points(len(X), ctrl.seed)
     levels = []
     for sigma in scale.grid:
-        plane = stability_views.stability_plane(X64, centroids, float(sigma), ctrl.dtype)
+        plane = stability_arrays.stability_plane(X64, centroids, float(sigma), ctrl.dtype)
         fig = stability_plane_figure(plane, X, centroids, drawn=drawn)
         levels.append(
             ScrubLevel(
                 presenter_figure(fig) if ctrl.presenter else fig,
                 "",
-                describe.stability_plane(plane, plane.sigma, plane.dtype),
+                stability_words.stability_plane(plane, plane.sigma, plane.dtype),
             )
         )
     return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
@@ -89,7 +94,7 @@ def equivalence_(ctrl, head="head") -> bytes:
     levels = []
     for sigma in scale.grid:
         sigma = float(sigma)
-        step = equivalence.one_step(X, C0, sigma, ctrl.kind)
+        step = equivalence_arrays.one_step(X, C0, sigma, ctrl.kind)
         step_resp = responsibilities(X, C0, sigma, ctrl.kind)
         fig = step_figure(X, step_resp, step, title=f"{head}, σ = {sigma:.3g}")
         side = _equivalence_side(step)
@@ -97,7 +102,7 @@ def equivalence_(ctrl, head="head") -> bytes:
             ScrubLevel(
                 presenter_figure(fig) if ctrl.presenter else fig,
                 side,
-                describe.equivalence_step(step, sigma, ctrl.kind),
+                equivalence_words.equivalence_step(step, sigma, ctrl.kind),
             )
         )
     return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
@@ -114,7 +119,7 @@ def annealing(ctrl) -> bytes:
             ScrubLevel(
                 presenter_figure(fig) if ctrl.presenter else fig,
                 "",
-                describe.annealing_plane(view, float(sigma)),
+                annealing_words.annealing_plane(view, float(sigma)),
             )
         )
     return scrub_payload(

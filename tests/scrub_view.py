@@ -1,7 +1,7 @@
 """What a σ-scrubbing view shows, read from an AppTest: the component's payload (every σ level), the
 level the session has committed, and that level's figure and numbers as the browser draws them.
 
-    header = payload(at)                 # rbfviz.views.figures.scrub.read_payload of the page's component
+    header = payload(at)                 # rbfviz.views.common.scrub.read_payload of the page's component
     spec = figure_shown(at)              # the figure dict at the committed σ (arrays as numpy)
     numbers = metrics_shown(at)          # {label: value text} beside the plot at the committed σ
 """
@@ -12,7 +12,7 @@ import html
 import math
 import re
 
-from rbfviz.views.figures.scrub import figure_at, read_payload
+from rbfviz.views.common.scrub import figure_at, read_payload
 
 STATE_KEY = "_rbfviz_controls"
 

@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rbfviz import RBFClusterLayer, responsibilities
-from rbfviz._validate import check_alpha, check_kind, entmax_alpha, entmax_kind
 from rbfviz.annealing import anneal, default_sigmas, fixed_point
 from rbfviz.datasets import DATASETS, NATURAL_K, make_dataset
 from rbfviz.family import collapse_sigma_curve, exact_collapse_answer, family_collapse
@@ -30,6 +29,7 @@ from rbfviz.measures import (
     sigma_exact_predicted,
 )
 from rbfviz.steps import kmeans
+from rbfviz.validate import check_alpha, check_kind, entmax_alpha, entmax_kind
 
 SETTINGS = settings(derandomize=True, max_examples=60, deadline=None)
 SIGMA_ONE = 1.0 / math.sqrt(2.0)  # T = 2σ² = 1: the map of distances d is the map of logits z = -d

@@ -10,7 +10,7 @@ from sklearn.cluster import KMeans
 
 from rbfviz import make_dataset
 from rbfviz.annealing import AnnealResult, anneal, data_scale, default_sigmas, fixed_point
-from rbfviz.diagnostics import critical_sigma_measured, critical_sigma_predicted, min_sq_gap
+from rbfviz.measures import critical_sigma_measured, critical_sigma_predicted, min_sq_gap
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +223,7 @@ def test_a_pair_at_its_critical_sigma_merges_to_plain_ems_limit(sigma):
     """At σ = 1.87 and 1.8 on the Explorer's default data two centres close in on each other at a factor
     ≈ 0.995 per step (their cluster's λ_max(C_{x|y}) just below σ²): plain EM needs thousands of steps and
     refused SQUAREM jumps do not shorten them. The merged fixed point is the same limit, within the cap."""
-    from rbfviz.views.explore import initial_centers
+    from rbfviz.views.explorer.arrays import initial_centers
 
     X = make_dataset("blobs", n=500, seed=0)[0]
     C0 = initial_centers(X, 4, "kmeans++", seed=0)
@@ -240,7 +240,7 @@ def test_a_pair_at_its_critical_sigma_merges_to_plain_ems_limit(sigma):
 def test_a_merge_is_never_kept_where_plain_em_keeps_the_pair_apart(sigma):
     """Below the pair's critical σ merging would land on a saddle: the accelerated run, with its merge
     tries, reaches the fixed point plain EM reaches, with no centres merged."""
-    from rbfviz.views.explore import initial_centers
+    from rbfviz.views.explorer.arrays import initial_centers
 
     X = make_dataset("blobs", n=500, seed=0)[0]
     C0 = initial_centers(X, 4, "kmeans++", seed=0)

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import FAMILY_ALPHAS, family_collapse
 from rbfviz.steps import kmeans
-from rbfviz.views.figures.family import family_collapse_words
+from rbfviz.views.stability.family import family_collapse_words
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SMALL = {"dataset": "moons", "n": "120"}
@@ -85,7 +85,7 @@ def test_choosing_alpha_entmax_shows_the_slider_and_softmax_hides_it():
     assert alpha_sliders(at)[0].value == pytest.approx(1.8)
 
 
-@pytest.mark.parametrize("page", ["pages/1_Explorer.py", "pages/4_Equivalence.py"])
+@pytest.mark.parametrize("page", ["pages/1_Explorer.py", "pages/6_Equivalence.py"])
 def test_every_view_recomputes_on_alpha(page):
     at = run(page, {**SMALL, "kind": "entmax", "alpha": "1.1"})
     before = (payload_bytes(at), [c.proto.spec for c in at.get("plotly_chart")])
@@ -97,7 +97,7 @@ def test_every_view_recomputes_on_alpha(page):
 
 
 def test_stability_panel_draws_the_library_measurement():
-    at = run("pages/3_Stability.py", {**SMALL, "kind": "entmax", "alpha": "1.25"})
+    at = run("pages/5_Stability.py", {**SMALL, "kind": "entmax", "alpha": "1.25"})
     assert not at.error, [e.value for e in at.error]
     X, _ = make_dataset("moons", 120, DEFAULT_NOISE["moons"], 0)
     centers = kmeans(X, k=2, seed=0)[0]

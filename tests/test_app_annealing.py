@@ -1,4 +1,4 @@
-"""AppTests of the Annealing view (pages/2_Annealing.py): it loads, every control changes what is
+"""AppTests of the Annealing view (pages/3_Annealing.py): it loads, every control changes what is
 shown, σ changes only move the markers (the annealing path is computed once per setting), extreme σ
 and the naive map give messages, not exceptions. Small data (n = 120) keep it quick."""
 
@@ -10,10 +10,11 @@ from hang import HANG_TIMEOUT_S
 from scrub_view import as_json, commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
+from rbfviz.views.annealing.figures import CRITICAL_PREDICTED, SPLIT_PREDICTED
+from rbfviz.views.common.sigma import CURRENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/2_Annealing.py"
+PAGE = "pages/3_Annealing.py"
 SMALL = {"dataset": "moons", "n": "120"}
 
 

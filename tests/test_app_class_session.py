@@ -18,12 +18,12 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.classroom import format_code, normalise_code
-from rbfviz.views.classroom import distribution
-from rbfviz.views.lessons import STEPS, prepare
+from rbfviz.views.lessons.arrays import STEPS, prepare
+from rbfviz.views.lessons.class_session import distribution
 from ui import classroom
 from ui.page import SEAT_KEY
 
-LESSONS = "pages/5_Lessons.py"
+LESSONS = "pages/8_Lessons.py"
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
 

@@ -28,19 +28,19 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.maps import responsibilities
-from rbfviz.views.figures.scrub import figure_at
-from rbfviz.views.figures.stability import KIND_LABELS
-from rbfviz.views.lessons import STEPS, prepare
+from rbfviz.views.common.kinds import KIND_LABELS
+from rbfviz.views.common.scrub import figure_at
+from rbfviz.views.lessons.arrays import STEPS, prepare
 from ui.state import UPLOAD, lesson_query
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
     "pages/1_Explorer.py",
-    "pages/2_Annealing.py",
-    "pages/3_Stability.py",
-    "pages/4_Equivalence.py",
-    "pages/5_Lessons.py",
+    "pages/3_Annealing.py",
+    "pages/5_Stability.py",
+    "pages/6_Equivalence.py",
+    "pages/8_Lessons.py",
 )
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
 

@@ -15,7 +15,7 @@ from rbfviz.datasets import DATASET_LABELS, DEFAULT_NOISE, NATURAL_K, make_datas
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EXPLORER = "pages/1_Explorer.py"
-VIEWS = ("pages/2_Annealing.py", "pages/3_Stability.py", "pages/4_Equivalence.py")
+VIEWS = ("pages/3_Annealing.py", "pages/5_Stability.py", "pages/6_Equivalence.py")
 FAILURES = ("sheared", "varied", "uneven")
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")

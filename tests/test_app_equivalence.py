@@ -8,7 +8,7 @@ from scrub_view import as_json, commit, figure_shown, grid, metrics_shown, paylo
 from streamlit.testing.v1 import AppTest
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/4_Equivalence.py"
+PAGE = "pages/6_Equivalence.py"
 
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")

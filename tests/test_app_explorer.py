@@ -10,11 +10,11 @@ from scrub_view import commit as scrub_commit
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes, side
 from streamlit.testing.v1 import AppTest
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
-from rbfviz.views.figures.scrub import figure_at
+from rbfviz.views.common.scrub import figure_at
+from rbfviz.views.explorer.arrays import initial_centers, plane_numbers, soft_fixed_point
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGE = "pages/1_Explorer.py"
@@ -128,7 +128,7 @@ def test_every_level_matches_rbfviz_at_its_sigma():
     header = payload(at)
     X, _ = make_dataset("blobs", 500, 1.5, 0)
     C0 = initial_centers(X, 4, "kmeans++", 0)
-    _, labels = diagnostics.kmeans_reference(X, C0)
+    _, labels = measures.kmeans_reference(X, C0)
     assert header["texts"] == [f"{s:.3g}" for s in header["sigmas"]] and np.all(np.diff(header["sigmas"]) < 0)
     for i in range(0, len(header["sigmas"]), 5):
         sigma = header["sigmas"][i]

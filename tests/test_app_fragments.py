@@ -18,7 +18,7 @@ from hang import HANG_TIMEOUT_S
 from scrub_view import STATE_KEY, as_json, grid
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.scrub import figure_at, read_payload
+from rbfviz.views.common.scrub import figure_at, read_payload
 from ui import compute
 from ui.compute import NEAR
 from ui.scrub import FIRST_PART, HELD, SENT_KEY
@@ -27,9 +27,9 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
 SCRUB_PAGES = {
     "pages/1_Explorer.py": "Downloads at σ = ",
-    "pages/2_Annealing.py": None,
-    "pages/3_Stability.py": "At the current σ = ",
-    "pages/4_Equivalence.py": None,
+    "pages/3_Annealing.py": None,
+    "pages/5_Stability.py": "At the current σ = ",
+    "pages/6_Equivalence.py": None,
 }
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
@@ -159,7 +159,7 @@ def test_the_menu_keeps_the_settled_sigma_when_switching_views():
     stability = next(link for link in menu if link.page == "Stability")
     at.query_params.clear()
     at.query_params.update(dict(parse_qsl(stability.query_string)))
-    at.switch_page("pages/3_Stability.py")
+    at.switch_page("pages/5_Stability.py")
     recorded_run(at)
     assert at.session_state[STATE_KEY].sigma == pytest.approx(sigma)
     assert at.query_params["sigma"] == f"{sigma:.4g}"

@@ -17,10 +17,10 @@ from ui.state import Controls, changed, parse_query
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 PAGES = [
     "pages/1_Explorer.py",
-    "pages/2_Annealing.py",
-    "pages/3_Stability.py",
-    "pages/4_Equivalence.py",
-    "pages/5_Lessons.py",
+    "pages/3_Annealing.py",
+    "pages/5_Stability.py",
+    "pages/6_Equivalence.py",
+    "pages/8_Lessons.py",
 ]
 
 

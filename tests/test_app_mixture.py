@@ -12,10 +12,10 @@ from streamlit.testing.v1 import AppTest
 
 import rbfviz
 from rbfviz import mixture
-from rbfviz.views.explore import initial_centers
+from rbfviz.views.explorer.arrays import initial_centers
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/9_Gaussian_mixture.py"
+PAGE = "pages/7_Gaussian_mixture.py"
 DIFFERENCE = "max |predict_proba − r|"
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")

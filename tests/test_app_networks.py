@@ -1,4 +1,4 @@
-"""AppTests of the Neural network view (pages/6_Neural_network.py): it loads; a small classifier
+"""AppTests of the Neural network view (pages/9_Neural_network.py): it loads; a small classifier
 training completes in the background and shows its accuracy next to the linear baseline and the
 Lloyd distance; a finished setting is shown at once to a new session; Stop ends a training early and
 the page says so; bad settings give a message, never a traceback; the low-σ comparison and a small
@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 from ui import training
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/6_Neural_network.py"
+PAGE = "pages/9_Neural_network.py"
 SMALL = {"dataset": "moons", "n": "120"}
 WAIT = HANG_TIMEOUT_S  # a hang bound: rerun_until returns as soon as the training is done
 
@@ -94,7 +94,7 @@ def test_small_classifier_trains_and_shows_accuracy():
     replay = specs[1]
     assert len(replay["frames"]) == len(replay["layout"]["sliders"][0]["steps"]) == 50 // 2 + 1
     # the same numbers as a direct call of the library with the same settings
-    from rbfviz.views.networks import train_classifier_view
+    from rbfviz.views.neural_network.arrays import train_classifier_view
 
     direct = train_classifier_view("moons", k=6, epochs=50, n=120, noise=0.1, seed=0)
     assert values["test accuracy"] == f"{direct.accuracy:.3f}"

@@ -1,4 +1,4 @@
-"""AppTests of the Stability view (pages/3_Stability.py): it loads, every control changes what is
+"""AppTests of the Stability view (pages/5_Stability.py): it loads, every control changes what is
 shown, σ moves the markers and the table, extreme σ gives a notice, not an exception. n = 120."""
 
 import json
@@ -9,10 +9,10 @@ from hang import HANG_TIMEOUT_S
 from scrub_view import as_json, commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.annealing import CURRENT
+from rbfviz.views.common.sigma import CURRENT
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/3_Stability.py"
+PAGE = "pages/5_Stability.py"
 SMALL = {"dataset": "moons", "n": "120"}
 
 

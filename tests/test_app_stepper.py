@@ -9,11 +9,11 @@ from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.views.explore import initial_centers
-from rbfviz.views.stepper import MAX_STEPS
+from rbfviz.views.explorer.arrays import initial_centers
+from rbfviz.views.step_by_step.arrays import MAX_STEPS
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
-PAGE = "pages/7_Step_by_step.py"
+PAGE = "pages/2_Step_by_step.py"
 BUTTONS = {"E": "step_E", "M": "step_M", "L": "step_L"}
 
 pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")

@@ -42,3 +42,18 @@ def test_every_core_module_is_under_the_core_contract():
     }
     assert found == set(core["source_modules"]), found ^ set(core["source_modules"])
     assert {"rbfviz.views", "rbfviz.cli", "plotly", "streamlit"} <= set(core["forbidden_modules"])
+
+
+def test_one_views_package_per_page_named_like_the_page():
+    """rbfviz/views/ holds one package per page file (pages/N_Name.py -> rbfviz/views/name/), plus common/."""
+    pages = {p.stem.split("_", 1)[1].lower() for p in (ROOT / "pages").glob("[0-9]_*.py")}
+    packages = {p.parent.name for p in (ROOT / "rbfviz" / "views").glob("*/__init__.py")}
+    assert packages == pages | {"common"}
+
+
+def test_page_files_are_numbered_in_menu_order():
+    from ui.page import PAGES
+
+    files = [path for path, *_ in PAGES if path.startswith("pages/")]
+    assert files == sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]_*.py"))
+    assert [int(Path(f).name.split("_", 1)[0]) for f in files] == list(range(1, len(files) + 1))

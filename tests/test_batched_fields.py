@@ -1,6 +1,7 @@
 """The fields, their images and the Explorer's numbers at many σ levels at once (rbfviz.field.soft_fields
-with its Voronoi labels decided block by block, rbfviz.views.figures.plane.field_images and field_pngs,
-rbfviz.views.explore.planes_at) are the one-level computations at each level, bit for bit, for every map,
+with its Voronoi labels decided block by block, rbfviz.views.explorer.figures.field_images and field_pngs,
+rbfviz.views.explorer.arrays.planes_at) are the one-level computations at each level, bit for bit, for
+every map,
 both quantities and both precisions; every PNG decodes to the image's pixels. The references are written
 out one level at a time, the straightforward way: every pixel's distance to every centre and numpy's
 argmin for the Voronoi labels and argmax, and the image pixel by pixel."""
@@ -18,13 +19,13 @@ from PIL import Image
 from test_scrub_levels import COVERING, covering_group, explorer_case
 
 from rbfviz import field
-from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.maps import resp_from_sq_distances
-from rbfviz.views.explore import plane_at, planes_at
-from rbfviz.views.figures.layout import png_indexed_bytes
-from rbfviz.views.figures.palette import EDGE_RGB, NAN_RGB, cluster_rgb
-from rbfviz.views.figures.plane import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_pngs, field_rgb
-from rbfviz.views.figures.scrub import figure_at, read_payload
+from rbfviz.validate import KINDS, entmax_kind
+from rbfviz.views.common.layout import png_indexed_bytes
+from rbfviz.views.common.palette import EDGE_RGB, NAN_RGB, cluster_rgb
+from rbfviz.views.common.scrub import figure_at, read_payload
+from rbfviz.views.explorer.arrays import plane_at, planes_at
+from rbfviz.views.explorer.figures import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_pngs, field_rgb
 
 MAPS = (*KINDS, entmax_kind(2.0), entmax_kind(1.3))
 DTYPES = (np.float32, np.float64)

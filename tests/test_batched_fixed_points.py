@@ -10,7 +10,7 @@ import rbfviz.annealing as annealing
 from rbfviz import make_dataset
 from rbfviz.annealing import _em_step, _em_steps, fixed_point, fixed_points
 from rbfviz.steps import _kmeans, points_with_ones
-from rbfviz.views.explore import initial_centers, sigma_scale, soft_fixed_points
+from rbfviz.views.explorer.arrays import initial_centers, sigma_scale, soft_fixed_points
 
 
 def _setting(dataset, k, dtype, n=240, seed=1):

@@ -355,8 +355,8 @@ def test_bad_input_gives_clear_value_errors(call, message):
 
 
 def test_figures_are_valid_and_mark_the_answers():
-    from rbfviz.views.figures import choose_k as figs
-    from rbfviz.views.figures.layout import validated
+    from rbfviz.views.common.layout import validated
+    from rbfviz.views.how_many_clusters import figures as figs
 
     X, _ = polygon_blobs(3, seed=0, n=60)
     answer = ck.annealing_answer(X, 5)

@@ -1,4 +1,5 @@
-"""The class's answers as the teacher sees them (rbfviz.views.classroom): each lesson question as the
+"""The class's answers as the teacher sees them (rbfviz.views.lessons.class_session): each lesson
+question as the
 store checks it, the distribution against separately written counting, the figure hiding the correct
 answer until it is revealed, and the CSV."""
 
@@ -13,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from rbfviz.classroom.store import Tally
-from rbfviz.views.classroom import (
+from rbfviz.views.common.layout import validated
+from rbfviz.views.lessons.arrays import STEPS, prepare, step_data
+from rbfviz.views.lessons.class_session import (
     CORRECT_COLOR,
     HISTOGRAM_BINS,
     answers_csv,
@@ -21,8 +24,6 @@ from rbfviz.views.classroom import (
     distribution_figure,
     question_spec,
 )
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.lessons import STEPS, prepare, step_data
 
 
 def tally(kind, values, answer=None, n_options=0, low=None, high=None) -> Tally:

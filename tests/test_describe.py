@@ -1,4 +1,4 @@
-"""rbfviz.views.describe: each sentence states the numbers of what is drawn, and only those."""
+"""rbfviz.views.common.words: each sentence states the numbers of what is drawn, and only those."""
 
 import math
 
@@ -6,11 +6,15 @@ import numpy as np
 import pytest
 
 from rbfviz.datasets import make_dataset
-from rbfviz.diagnostics import kmeans_reference
 from rbfviz.maps import responsibilities
-from rbfviz.views import describe
-from rbfviz.views.equivalence import gap_curve, one_step, trajectories
-from rbfviz.views.explore import initial_centers, plane_numbers
+from rbfviz.measures import kmeans_reference
+from rbfviz.views.annealing import words as annealing_words
+from rbfviz.views.common import words as common_words
+from rbfviz.views.equivalence import words as equivalence_words
+from rbfviz.views.equivalence.arrays import gap_curve, one_step, trajectories
+from rbfviz.views.explorer import words as explorer_words
+from rbfviz.views.explorer.arrays import initial_centers, plane_numbers
+from rbfviz.views.stability import words as stability_words
 
 
 @pytest.mark.parametrize(
@@ -18,7 +22,7 @@ from rbfviz.views.explore import initial_centers, plane_numbers
     [(1.0, "100%"), (0.0, "0%"), (0.9995, "99.9%"), (0.0004, "0.1%"), (0.5, "50.0%"), (float("nan"), "n/a")],
 )
 def test_percent_never_rounds_to_all_or_nothing(fraction, text):
-    assert describe.percent(fraction) == text
+    assert common_words.percent(fraction) == text
 
 
 @pytest.fixture(scope="module")
@@ -34,13 +38,15 @@ def test_plane_sentence_has_the_counts(blobs):
     sigma = 0.3
     resp = responsibilities(X, C, sigma, "entmax15")
     numbers = plane_numbers(X, C, sigma, "entmax15", labels)
-    text = describe.plane(resp, numbers, sigma, "entmax15", "float64")
+    text = explorer_words.plane(resp, numbers, sigma, "entmax15", "float64")
     one_hot = int(((resp == 0).sum(axis=1) == 3).sum())
     assert text.startswith("4 RBF centres at σ = 0.3 (entmax15, float64) on 300 points")
     assert f"{one_hot:,} rows are exactly one-hot" in text or (
         one_hot == 1 and "1 row is exactly one-hot" in text
     )
-    assert describe.percent(numbers["agreement"]) + " of the points have the same cluster as K-Means" in text
+    assert (
+        common_words.percent(numbers["agreement"]) + " of the points have the same cluster as K-Means" in text
+    )
     assert text.count(".") >= 1 and "\n" not in text
 
 
@@ -50,13 +56,13 @@ def test_plane_sentence_reports_nan_rows(blobs):
     resp = responsibilities(X.astype(np.float32), C.astype(np.float32), sigma, "naive")
     numbers = plane_numbers(X.astype(np.float32), C.astype(np.float32), sigma, "naive", labels)
     assert numbers["nan_rows"] > 0
-    assert f"{numbers['nan_rows']:,} rows of r are NaN" in describe.plane(
+    assert f"{numbers['nan_rows']:,} rows of r are NaN" in explorer_words.plane(
         resp, numbers, sigma, "naive", "float32"
     )
 
 
 def test_picking_sentence():
-    assert describe.picking(500, [3, 9], 4) == (
+    assert explorer_words.picking(500, [3, 9], 4) == (
         "500 points in grey; 2 of the 4 starting centres picked (#3, #9); click 2 more to start."
     )
 
@@ -64,13 +70,13 @@ def test_picking_sentence():
 def test_equivalence_sentences(blobs):
     X, C, _ = blobs
     step = one_step(X, C, 0.5, "softmax")
-    text = describe.equivalence_step(step, 0.5, "softmax")
-    assert describe.number(step.gd_vs_lloyd) in text and "soft centroids" in text
+    text = equivalence_words.equivalence_step(step, 0.5, "softmax")
+    assert common_words.number(step.gd_vs_lloyd) in text and "soft centroids" in text
     paths = trajectories(X, C, 0.5, "softmax", 5)
-    assert describe.number(paths.difference[-1]) in describe.trajectories(paths)
-    assert describe.number(paths.difference[-1]) in describe.path_difference(paths)
+    assert common_words.number(paths.difference[-1]) in equivalence_words.trajectories(paths)
+    assert common_words.number(paths.difference[-1]) in equivalence_words.path_difference(paths)
     curve = gap_curve(X, C, np.geomspace(2, 0.01, 9), "entmax15")
-    text = describe.gap_curve(curve, 0.01, "entmax15")
+    text = equivalence_words.gap_curve(curve, 0.01, "entmax15")
     assert "over 9 σ values" in text and "inside its bound at every σ" in text
     zeros = int((curve.gap == 0).sum())
     assert (f"exactly 0 at {zeros} σ value" in text) == (zeros > 0)
@@ -99,13 +105,13 @@ def test_annealing_sentences_count_distinct_centres():
     view = _View(
         [[[0, 0], [0, 0], [0, 0]], [[-1, 0], [1, 0], [1, 0]], [[-1, 0], [1, 0], [0, 2]]], [2.0, 0.5, 0.1]
     )
-    assert "sit at 1 distinct place" in describe.annealing_plane(view, 2.0)
-    assert "sit at 2 distinct places" in describe.annealing_plane(view, 0.5)
-    assert "sit at 3 distinct places" in describe.annealing_plane(view, 0.1)
-    assert "first split at σ = 0.9" in describe.bifurcation(view)
-    text = describe.collapse(view, 0.1)
+    assert "sit at 1 distinct place" in annealing_words.annealing_plane(view, 2.0)
+    assert "sit at 2 distinct places" in annealing_words.annealing_plane(view, 0.5)
+    assert "sit at 3 distinct places" in annealing_words.annealing_plane(view, 0.1)
+    assert "first split at σ = 0.9" in annealing_words.bifurcation(view)
+    text = annealing_words.collapse(view, 0.1)
     assert "slope 2.00" in text and "E is exactly 0" in text and "from σ = 0.1 down" in text
-    assert "not computed above σ_c" in describe.collapse(view, 2.0)
+    assert "not computed above σ_c" in annealing_words.collapse(view, 2.0)
 
 
 def test_stability_sentences():
@@ -114,6 +120,6 @@ def test_stability_sentences():
         dict(kind="naive", dtype="float64", sigma=0.2, nan_row_fraction=0.0, hard_row_fraction=0.0),
     ]
     assert (
-        describe.stability_curves(rows, 0.2, "float32")
+        stability_words.stability_curves(rows, 0.2, "float32")
         == "At σ = 0.2 in float32: naive 25.0% NaN rows and 0% one-hot rows."
     )

@@ -9,11 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rbfviz import make_dataset
-from rbfviz.diagnostics import (
+from rbfviz.collapse import collapse_study
+from rbfviz.maps import responsibilities
+from rbfviz.measures import (
     GammaGap,
     SlopeFit,
     collapse_error,
-    collapse_study,
     count_exact_zeros,
     critical_sigma_predicted,
     fit_loglog_slope,
@@ -30,7 +31,6 @@ from rbfviz.diagnostics import (
     sigma_softmax_exact,
     stability_report,
 )
-from rbfviz.maps import responsibilities
 
 SETTINGS = settings(derandomize=True, max_examples=40, deadline=None)
 

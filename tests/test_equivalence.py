@@ -1,24 +1,25 @@
-"""rbfviz.views.equivalence and its figures: GD with η_j = 1/(2N_j) vs EM vs Lloyd, paths, L_σ − J over σ."""
+"""rbfviz.views.equivalence.arrays and its figures: GD with η_j = 1/(2N_j) vs EM vs Lloyd, paths, L_σ − J over
+σ."""
 
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.steps import gradient_step, lloyd_step, soft_centroid_step
-from rbfviz.views.equivalence import gap_curve, one_step, trajectories
-from rbfviz.views.explore import initial_centers
-from rbfviz.views.figures.equivalence import (
+from rbfviz.views.common.layout import validated
+from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors
+from rbfviz.views.equivalence.arrays import gap_curve, one_step, trajectories
+from rbfviz.views.equivalence.figures import (
     difference_figure,
     gap_sigma_figure,
     step_figure,
     trajectory_figure,
 )
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.palette import KMEANS_COLOR, cluster_colors
+from rbfviz.views.explorer.arrays import initial_centers
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +46,7 @@ def test_one_step_becomes_lloyd_as_sigma_falls(blobs):
     assert diffs[0] > diffs[1] > diffs[2]
     # Below σ* of this start every entmax row is one-hot, so the steps agree to rounding (the GD step
     # computes c − ∇/(2N), Lloyd the mean: the same number by two roundings); softmax is not there yet.
-    sigma = 0.5 * diagnostics.sigma_exact_predicted(X, C0)
+    sigma = 0.5 * measures.sigma_exact_predicted(X, C0)
     assert one_step(X, C0, sigma, "entmax15").gd_vs_lloyd < 1e-12
     assert one_step(X, C0, sigma, "softmax").gd_vs_lloyd > 1e-9
 
@@ -83,7 +84,7 @@ def test_gap_curve_matches_gamma_gap_and_stays_within_the_bound(blobs):
         curve = gap_curve(X, C0, sigmas, kind)
         assert curve.within.all()
         for s, gap in zip(sigmas[::4], curve.gap[::4]):
-            assert gap == diagnostics.gamma_gap(X, C0, s, kind).gap
+            assert gap == measures.gamma_gap(X, C0, s, kind).gap
     # one-hot rows: L_σ = J up to the rounding of two differently ordered sums
     tiny = gap_curve(X, C0, [1e-3], "entmax15")
     assert abs(tiny.gap[0]) <= 1e-12 * tiny.distortion[0]

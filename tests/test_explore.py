@@ -1,4 +1,4 @@
-"""rbfviz.views.explore: the σ range, starting centres, fixed point and the Explorer's numbers."""
+"""rbfviz.views.explorer.arrays: the σ range, starting centres, fixed point and the Explorer's numbers."""
 
 import math
 
@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 from sklearn.cluster import kmeans_plusplus
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
-from rbfviz.views.explore import (
+from rbfviz.views.explorer.arrays import (
     BOTTOM_FACTOR,
     MAX_DECADES,
     MIN_DECADES,
@@ -33,10 +33,10 @@ def test_sigma_scale_spans_split_to_collapse(moons):
     X, C, _ = moons
     s = sigma_scale(X, C)
     assert np.all(np.diff(s.grid) < 0)
-    assert s.sigma_c_softmax == pytest.approx(diagnostics.critical_sigma_predicted(X, "softmax"))
-    assert s.sigma_c_entmax == pytest.approx(diagnostics.critical_sigma_predicted(X, "entmax15", m=2))
-    assert s.sigma_exact_entmax == pytest.approx(diagnostics.sigma_exact_predicted(X, C))
-    assert s.sigma_exact_softmax == pytest.approx(diagnostics.sigma_softmax_exact(X, C))
+    assert s.sigma_c_softmax == pytest.approx(measures.critical_sigma_predicted(X, "softmax"))
+    assert s.sigma_c_entmax == pytest.approx(measures.critical_sigma_predicted(X, "entmax15", m=2))
+    assert s.sigma_exact_entmax == pytest.approx(measures.sigma_exact_predicted(X, C))
+    assert s.sigma_exact_softmax == pytest.approx(measures.sigma_softmax_exact(X, C))
     # from above both first critical σ to below both exact-collapse σ (3 significant digits of rounding)
     assert s.high >= 0.995 * TOP_FACTOR * max(s.sigma_c_softmax, s.sigma_c_entmax)
     assert (
@@ -99,13 +99,13 @@ def test_plane_numbers_agree_with_diagnostics(moons):
     X, C, labels = moons
     for kind in ("softmax", "entmax15"):
         nums = plane_numbers(X, C, 0.2, kind, labels)
-        gap = diagnostics.gamma_gap(X, C, 0.2, kind)
+        gap = measures.gamma_gap(X, C, 0.2, kind)
         assert nums["loss"] == gap.loss and nums["distortion"] == gap.distortion
         assert nums["gap"] == pytest.approx(nums["loss"] - nums["distortion"])
         assert nums["within_bound"] and 0 <= nums["gap"] <= nums["bound"]
         assert nums["entries"] == X.shape[0] * 2 and nums["nan_rows"] == 0
     # far below σ*, entmax is exactly K-Means: every row one-hot, full agreement, zero entropy
-    tiny = 0.1 * diagnostics.sigma_exact_predicted(X, C)
+    tiny = 0.1 * measures.sigma_exact_predicted(X, C)
     nums = plane_numbers(X, C, tiny, "entmax15", labels)
     assert nums["agreement"] == 1.0 and nums["mean_entropy"] == 0.0
     assert nums["exact_zeros"] == X.shape[0] and abs(nums["gap"]) <= 1e-12 * nums["distortion"]

@@ -1,4 +1,4 @@
-"""The Annealing view's arrays (rbfviz.views.annealing) and figures (rbfviz.views.figures.annealing).
+"""The Annealing view's arrays (rbfviz.views.annealing.arrays) and figures (rbfviz.views.annealing.figures).
 
 One small collapse study per map (blobs, n = 150, k = 3, float64) is shared by the module; every
 figure is checked against the study's own numbers and against closed forms computed here.
@@ -11,13 +11,13 @@ import math
 import numpy as np
 import pytest
 
-from rbfviz import diagnostics
+from rbfviz import collapse, measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.views.annealing import annealing_view, level_colors, principal_axis, project
-from rbfviz.views.figures import annealing as figs
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.palette import NAN_RGB, cluster_colors, mix_colors
+from rbfviz.views.annealing import figures as figs
+from rbfviz.views.annealing.arrays import annealing_view, level_colors, principal_axis, project
+from rbfviz.views.common.layout import validated
+from rbfviz.views.common.palette import NAN_RGB, cluster_colors, mix_colors
 
 K = 3
 
@@ -47,17 +47,17 @@ def data():
 
 @pytest.fixture(scope="module")
 def grid(data):
-    top = 1.5 * diagnostics.critical_sigma_predicted(data, "entmax15", m=K)
+    top = 1.5 * measures.critical_sigma_predicted(data, "entmax15", m=K)
     return np.geomspace(top, top / 150.0, 24)
 
 
 @pytest.fixture(scope="module", params=["softmax", "entmax15"])
 def study_and_view(request, data, grid):
-    study = diagnostics.collapse_study(data, K, kind=request.param, sigmas=grid, seed=0)
+    study = collapse.collapse_study(data, K, kind=request.param, sigmas=grid, seed=0)
     return study, annealing_view(study, data)
 
 
-# --- rbfviz.views.annealing ---------------------------------------------------------------------
+# --- rbfviz.views.annealing.arrays ---------------------------------------------------------------------
 
 
 def test_principal_axis_is_the_top_eigenvector_of_the_1_over_n_covariance(data):
@@ -183,7 +183,7 @@ def test_large_data_animate_a_fixed_subset_but_draw_every_point():
     np.testing.assert_array_equal(shown, figs.animated_subset(n))  # deterministic
     np.testing.assert_array_equal(figs.animated_subset(100), np.arange(100))
     X = rng.normal(size=(n, 2))
-    study = diagnostics.collapse_study(X, 2, sigmas=np.geomspace(2.0, 0.05, 6))
+    study = collapse.collapse_study(X, 2, sigmas=np.geomspace(2.0, 0.05, 6))
     view = annealing_view(study, X)
     spec = figs.trajectory_figure(view, X, 0.5).to_dict()
     assert len(values(spec["data"][0]["x"])) == n
@@ -319,7 +319,7 @@ def test_collapse_fit_line_has_the_fitted_slope_on_its_window(study_and_view):
 
 def test_collapse_thresholds_are_the_closed_forms(study_and_view, data):
     study, view = study_and_view
-    g_min = diagnostics.min_sq_gap(data, study.kmeans_centers)
+    g_min = measures.min_sq_gap(data, study.kmeans_centers)
     fig = figs.collapse_figure(view, float(view.sigmas[5]))
     assert shape_named(fig, figs.EXACT_PREDICTED)["x0"] == pytest.approx(math.sqrt(g_min) / 2, rel=1e-12)
     assert shape_named(fig, figs.SOFTMAX_EXACT)["x0"] == pytest.approx(math.sqrt(g_min / 73.4), rel=1e-12)
@@ -352,7 +352,7 @@ def test_static_trajectory_figure_is_one_level_without_animation(study_and_view,
 
 
 def test_splits_in_words_counts_the_predictions_inside_their_grid_step(study_and_view):
-    from rbfviz.views.annealing import split_rows, splits_in_words
+    from rbfviz.views.annealing.arrays import split_rows, splits_in_words
 
     study, view = study_and_view
     records = view.splits

@@ -1,4 +1,5 @@
-"""The Neural network view's arrays (rbfviz.views.networks) and figures (rbfviz.views.figures.networks).
+"""The Neural network view's arrays (rbfviz.views.neural_network.arrays) and figures
+(rbfviz.views.neural_network.figures).
 
 Pinned: confidence codes and the class a centre's cell votes for (closed forms), the pixel
 orientation of every grid (row 0 = top) through to the decoded Plotly heatmaps, frames that carry
@@ -16,8 +17,21 @@ import torch
 
 from rbfviz.field import pixel_centers
 from rbfviz.nn import train_classifier, train_deep_clustering
-from rbfviz.views.figures.layout import png_data_uri, validated
-from rbfviz.views.figures.networks import (
+from rbfviz.views.common.layout import png_data_uri, validated
+from rbfviz.views.common.palette import cluster_colors, fade
+from rbfviz.views.neural_network.arrays import (
+    CONFIDENCE_LEVELS,
+    center_classes,
+    confidence_codes,
+    deep_table,
+    deep_view,
+    nearest_center_grid,
+    snapshot_every,
+    train_classifier_view,
+    train_low_sigma_view,
+    voronoi_cells,
+)
+from rbfviz.views.neural_network.figures import (
     CENTERS,
     CERTAIN_FADE,
     CLASS_COLORS,
@@ -38,19 +52,6 @@ from rbfviz.views.figures.networks import (
     latent_figure,
     log_tickvals,
     low_sigma_figure,
-)
-from rbfviz.views.figures.palette import cluster_colors, fade
-from rbfviz.views.networks import (
-    CONFIDENCE_LEVELS,
-    center_classes,
-    confidence_codes,
-    deep_table,
-    deep_view,
-    nearest_center_grid,
-    snapshot_every,
-    train_classifier_view,
-    train_low_sigma_view,
-    voronoi_cells,
 )
 
 
@@ -191,7 +192,7 @@ def test_classifier_view_arrays(clf):
 
 
 def test_settings_checks_say_what_is_wrong():
-    from rbfviz.views.networks import check_classifier_settings, check_low_sigma_settings
+    from rbfviz.views.neural_network.arrays import check_classifier_settings, check_low_sigma_settings
 
     with pytest.raises(ValueError, match="k = 12 centres need at least 12 training points"):
         check_classifier_settings("moons", 12, n=10)

@@ -10,8 +10,8 @@ from PIL import Image
 
 from rbfviz.field import grid_sq_distances, pixel_centers, plane_extent, soft_field
 from rbfviz.maps import responsibilities
-from rbfviz.views.figures.layout import field_image, png_bytes, png_data_uri, validated
-from rbfviz.views.figures.palette import (
+from rbfviz.views.common.layout import field_image, png_bytes, png_data_uri, validated
+from rbfviz.views.common.palette import (
     MAX_CLUSTERS,
     NAN_RGB,
     cluster_colors,
@@ -21,7 +21,7 @@ from rbfviz.views.figures.palette import (
     mix_colors,
     rgb_strings,
 )
-from rbfviz.views.figures.plane import field_rgb, plane_figure
+from rbfviz.views.explorer.figures import field_rgb, plane_figure
 
 EXTENT = (-2.0, 4.0, -1.0, 3.0)  # deliberately not square and not centred on 0
 

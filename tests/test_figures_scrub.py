@@ -1,4 +1,4 @@
-"""The σ-scrubbing payload (rbfviz.views.figures.scrub): every level rebuilds exactly the figure the server
+"""The σ-scrubbing payload (rbfviz.views.common.scrub): every level rebuilds exactly the figure the server
 built, arrays travel as typed bytes, colours as bytes, and the numbers' HTML is escaped."""
 
 import gzip
@@ -15,14 +15,15 @@ from rbfviz.datasets import make_dataset
 from rbfviz.field import plane_extent, soft_field
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
-from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
-from rbfviz.views.figures.plane import drawn_points, explorer_figure, plane_side_html
-from rbfviz.views.figures.scrub import MAGIC, ScrubLevel, figure_at, metrics_html, read_payload, scrub_payload
+from rbfviz.views.common.plane import drawn_points
+from rbfviz.views.common.scrub import MAGIC, ScrubLevel, figure_at, metrics_html, read_payload, scrub_payload
+from rbfviz.views.explorer.arrays import initial_centers, plane_numbers, soft_fixed_point
+from rbfviz.views.explorer.figures import explorer_figure, plane_side_html
 
 
 def plain(value):
     """A figure dict with every array as a nested list and typed-array specs decoded, for comparison."""
-    from rbfviz.views.figures.presenter import _decoded
+    from rbfviz.views.common.presenter import _decoded
 
     if isinstance(value, dict):
         if "bdata" in value and "dtype" in value:
@@ -183,7 +184,7 @@ def test_plane_side_html_shows_the_numbers_as_formatted():
 
 
 def test_colour_lists_with_repeats_parse_to_every_item_and_mixed_or_out_of_range_lists_stay_strings():
-    from rbfviz.views.figures.scrub import _color_array
+    from rbfviz.views.common.scrub import _color_array
 
     names = [
         "#1f77b4",

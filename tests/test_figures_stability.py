@@ -1,4 +1,5 @@
-"""The Stability view's measurements (rbfviz.views.stability) and figures (rbfviz.views.figures.stability).
+"""The Stability view's measurements (rbfviz.views.stability.arrays) and figures
+(rbfviz.views.stability.figures).
 
 The closed forms of theory §5 are checked against the floating-point maps themselves: naive rows
 are NaN iff min_j d_ij/(2σ²) > Z(dtype), entmax15 rows one-hot iff g_i ≥ 4σ², softmax rows one-hot
@@ -12,17 +13,17 @@ import numpy as np
 import pytest
 import torch
 
-from rbfviz import diagnostics
-from rbfviz._validate import DTYPES  # the table nests in this order
+from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions, underflow_logit
 from rbfviz.steps import kmeans
-from rbfviz.views.figures import stability as figs
-from rbfviz.views.figures.annealing import CURRENT, EXACT_PREDICTED
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.palette import cluster_colors
-from rbfviz.views.stability import stability_plane, stability_table
+from rbfviz.validate import DTYPES  # the table nests in this order
+from rbfviz.views.common.layout import validated
+from rbfviz.views.common.palette import cluster_colors
+from rbfviz.views.common.sigma import CURRENT, EXACT_PREDICTED
+from rbfviz.views.stability import figures as figs
+from rbfviz.views.stability.arrays import stability_plane, stability_table
 
 K = 3
 
@@ -105,8 +106,8 @@ def test_table_order_and_report_numbers(problem, table):
         (kind, dtype, float(s)) for kind in kinds for dtype in DTYPES for s in sigmas
     ]
     # the report's own numbers, at C* computed in that dtype
-    C32, _ = diagnostics.kmeans_reference(X.astype("float32"), C)
-    report = diagnostics.stability_report(
+    C32, _ = measures.kmeans_reference(X.astype("float32"), C)
+    report = measures.stability_report(
         X.astype("float32"), C32, sigmas[:3], kinds=("softmax",), dtypes=("float32",)
     )
     for got, want in zip(
@@ -126,7 +127,7 @@ def test_stable_maps_never_nan_naive_does(table):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_entmax_step_from_c_star_is_exactly_c_star_below_sigma_exact(problem, table, dtype):
     X, C, _ = problem
-    sigma_exact = diagnostics.sigma_exact_predicted(X, C)
+    sigma_exact = measures.sigma_exact_predicted(X, C)
     rows = [r for r in table if r["kind"] == "entmax15" and r["dtype"] == dtype]
     below = [r for r in rows if r["sigma"] <= sigma_exact * 0.999]
     assert below and all(r["error_to_kmeans"] == 0.0 and r["hard_row_fraction"] == 1.0 for r in below)
@@ -148,7 +149,7 @@ def curves(problem, table):
         sigma,
         highlight="entmax15",
         nan_sigmas=nan_sigmas,
-        sigma_exact=diagnostics.sigma_exact_predicted(X, C),
+        sigma_exact=measures.sigma_exact_predicted(X, C),
     )
     return fig, predicted, nan_sigmas, sigma
 

@@ -6,7 +6,7 @@ import pytest
 
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.views.figures.layout import (
+from rbfviz.views.common.layout import (
     FIELD_LEGEND,
     THEME_INK,
     THEME_INK_RGB,
@@ -18,8 +18,8 @@ from rbfviz.views.figures.layout import (
     themed_spec,
     validated,
 )
-from rbfviz.views.figures.palette import INK_COLORS
-from rbfviz.views.figures.plane import plane_figure
+from rbfviz.views.common.palette import INK_COLORS
+from rbfviz.views.explorer.figures import plane_figure
 
 INK = "#abcdef"
 

@@ -17,7 +17,7 @@ import gc, json, sys
 import torch
 sys.path.insert(0, {root!r})
 before = dict(threads=torch.get_num_threads(), frozen=gc.get_freeze_count())
-import rbfviz, rbfviz.views.figures.plane, rbfviz.cli
+import rbfviz, rbfviz.views.explorer.figures, rbfviz.cli
 after_import = dict(threads=torch.get_num_threads(), frozen=gc.get_freeze_count())
 rbfviz.tune_for_server()
 rbfviz.tune_for_server()  # idempotent

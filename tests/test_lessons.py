@@ -1,4 +1,5 @@
-"""rbfviz.views.lessons: every step prepares, its link lands in a valid state of the app's URL code, its
+"""rbfviz.views.lessons.arrays: every step prepares, its link lands in a valid state of the app's URL
+code, its
 answer is what the maths says (checked against independent numpy references), and answers are checked."""
 
 import math
@@ -11,7 +12,7 @@ from sklearn.cluster import KMeans
 
 from rbfviz.datasets import make_dataset
 from rbfviz.steps import kmeans
-from rbfviz.views.lessons import STEPS, VIEWS, check, prepare, step_data
+from rbfviz.views.lessons.arrays import STEPS, VIEWS, check, prepare, step_data
 from ui.page import resolve_sigma
 from ui.state import Controls, lesson_query, parse_query
 
@@ -224,7 +225,7 @@ def test_sheared_answer_follows_the_data():
 
 def test_family_step_answer_comes_from_the_measured_collapse():
     from rbfviz.family import exact_collapse_answer
-    from rbfviz.views.lessons import FAMILY_OPTION_ALPHAS, step_data
+    from rbfviz.views.lessons.arrays import FAMILY_OPTION_ALPHAS, step_data
 
     p = PREPARED["family"]
     d = step_data(p.step.settings)

@@ -18,8 +18,8 @@ from sklearn.decomposition import PCA
 
 import rbfviz
 from rbfviz import MAX_BYTES, MAX_ROWS, DataError, LoadedPoints, csv_safe, load_points, points_to_csv
-from rbfviz._validate import check_points
 from rbfviz.loader import MAX_COLUMNS, MAX_LINE_CHARS
+from rbfviz.validate import check_points
 
 GARBAGE = settings(derandomize=True, max_examples=300, deadline=None)
 

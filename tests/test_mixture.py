@@ -23,8 +23,8 @@ from sklearn.mixture import GaussianMixture
 
 import rbfviz
 from rbfviz import mixture
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.mixture import mixture_figure
+from rbfviz.views.common.layout import validated
+from rbfviz.views.gaussian_mixture.figures import mixture_figure
 
 SETTINGS = settings(derandomize=True, max_examples=60, deadline=None)
 
@@ -192,7 +192,7 @@ def test_small_sigma_posterior_is_the_kmeans_assignment():
 def test_app_data_sets_at_every_sigma_of_their_range(name):
     """What the page shows, on each data set of the app, at every σ of its slider, at its K-Means
     centroids: never more than the rounding bound, and 1e-12 wherever that bound allows it."""
-    from rbfviz.views.explore import sigma_scale
+    from rbfviz.views.explorer.arrays import sigma_scale
 
     X, _ = rbfviz.make_dataset(name, 150 if name == "iris" else 500, rbfviz.DEFAULT_NOISE[name], 0)
     C, _ = rbfviz.kmeans(X, k=rbfviz.NATURAL_K[name], seed=0)

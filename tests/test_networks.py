@@ -24,8 +24,8 @@ from sklearn.metrics import normalized_mutual_info_score
 
 from rbfviz import RBFClusterLayer, kmeans
 from rbfviz.cli import main as cli_main
-from rbfviz.diagnostics import covariance_lambda_max
 from rbfviz.field import pixel_centers
+from rbfviz.measures import covariance_lambda_max
 from rbfviz.nn import (
     Autoencoder,
     RBFNetwork,

@@ -9,7 +9,7 @@ import pytest
 from hang import HANG_TIMEOUT_S
 
 from rbfviz.nn.jobs import FAILED, FINISHED, QUEUED, JobRegistry, TrainingJob
-from rbfviz.views.networks import train_classifier_view
+from rbfviz.views.neural_network.arrays import train_classifier_view
 
 WAIT = HANG_TIMEOUT_S  # a hang bound: each wait ends as soon as its state is reached
 

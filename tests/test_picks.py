@@ -1,9 +1,10 @@
-"""rbfviz.views.picks: picks accumulate in order without repeats, up to a cap; the first k are the start."""
+"""rbfviz.views.explorer.picks: picks accumulate in order without repeats, up to a cap; the first k are the
+start."""
 
 import numpy as np
 import pytest
 
-from rbfviz.views.picks import MAX_PICKS, add_picks, picked_centers
+from rbfviz.views.explorer.picks import MAX_PICKS, add_picks, picked_centers
 
 
 def test_add_picks_keeps_order_and_skips_repeats():

@@ -7,9 +7,9 @@ import pytest
 
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.plane import plane_figure
-from rbfviz.views.figures.presenter import FONT_SCALE, HEIGHT_SCALE, MARK_SCALE, presenter_figure
+from rbfviz.views.common.layout import validated
+from rbfviz.views.common.presenter import FONT_SCALE, HEIGHT_SCALE, MARK_SCALE, presenter_figure
+from rbfviz.views.explorer.figures import plane_figure
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +80,7 @@ def test_frames_and_default_sizes_scale():
 # --- the app: figure download buttons and themed charts (AppTest) ---------------------------------
 
 APP_PATH = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py")
-ANNEALING = "pages/2_Annealing.py"
+ANNEALING = "pages/3_Annealing.py"
 
 
 def annealing_app(**query):
@@ -119,7 +119,7 @@ def test_every_chart_figure_gets_png_and_svg_buttons_named_after_it():
 def test_charts_are_sent_in_the_theme_and_presenter_mode_hides_the_buttons():
     import json
 
-    from rbfviz.views.figures.layout import THEME_INK
+    from rbfviz.views.common.layout import THEME_INK
 
     at = annealing_app(presenter="1")
     assert figure_tools(at) == []  # a projector needs no downloads

@@ -1,4 +1,5 @@
-"""rbfviz.views.receipt: receipts are valid Python whose snippet recomputes the numbers, for every view."""
+"""rbfviz.views.common.receipt: receipts are valid Python whose snippet recomputes the numbers, for
+every view."""
 
 import ast
 import math
@@ -6,14 +7,19 @@ import math
 import numpy as np
 import pytest
 
+from rbfviz.collapse import collapse_study
 from rbfviz.datasets import make_dataset
-from rbfviz.diagnostics import collapse_study, kmeans_reference
 from rbfviz.loader import load_points, points_to_csv
+from rbfviz.measures import kmeans_reference
 from rbfviz.steps import kmeans
-from rbfviz.views import receipt
-from rbfviz.views.equivalence import one_step, trajectories
-from rbfviz.views.explore import initial_centers, plane_numbers, sigma_scale, soft_fixed_point
-from rbfviz.views.stability import stability_table
+from rbfviz.views.annealing.receipt import annealing_receipt
+from rbfviz.views.common.receipt import Receipt, literal
+from rbfviz.views.equivalence.arrays import one_step, trajectories
+from rbfviz.views.equivalence.receipt import equivalence_numbers, equivalence_receipt
+from rbfviz.views.explorer.arrays import initial_centers, plane_numbers, sigma_scale, soft_fixed_point
+from rbfviz.views.explorer.receipt import explorer_receipt
+from rbfviz.views.stability.arrays import stability_table
+from rbfviz.views.stability.receipt import STABILITY_KEYS, stability_numbers, stability_receipt
 
 PARAMS = dict(
     dataset="moons",
@@ -29,7 +35,7 @@ PARAMS = dict(
 )
 
 
-def run(rec: receipt.Receipt) -> dict:
+def run(rec: Receipt) -> dict:
     """Execute a receipt's file as a module (not as __main__) and return its ``numbers``."""
     text = rec.to_python()
     ast.parse(text)
@@ -75,7 +81,7 @@ def assert_same(got: dict, want: dict, tol: float = 1e-12) -> None:
     ],
 )
 def test_literal_round_trips(value):
-    back = eval(receipt.literal(value))  # noqa: S307
+    back = eval(literal(value))  # noqa: S307
     expected = value.tolist() if isinstance(value, np.ndarray) else value
     if isinstance(value, np.float32):
         assert back == float(value)
@@ -88,9 +94,9 @@ def test_literal_round_trips(value):
 
 
 def test_receipt_lists_parameters_and_versions():
-    text = receipt.explorer_receipt(PARAMS, {"loss": 1.0}).to_python()
+    text = explorer_receipt(PARAMS, {"loss": 1.0}).to_python()
     for key, value in PARAMS.items():
-        assert f"    {key} = {receipt.literal(value)}" in text
+        assert f"    {key} = {literal(value)}" in text
     for name in ("python", "numpy", "torch", "scikit-learn", "entmax", "rbfviz"):
         assert f"    {name} " in text
     assert "SHOWN = {'loss': 1.0}" in text
@@ -119,7 +125,7 @@ def test_explorer_snippet_reproduces(changes):
     X = X.astype(p["dtype"])
     C0 = X[list(p["picks"][:3])] if p["init"] == "custom" else initial_centers(X, 3, p["init"], p["seed"])
     want = _explorer_reference(X, p, C0)
-    rec = receipt.explorer_receipt(p, want)
+    rec = explorer_receipt(p, want)
     assert_same(run(rec), want)
 
 
@@ -133,16 +139,14 @@ def test_explorer_snippet_with_annealing_reproduces():
     path = anneal(X, 3, scale.grid, kind="softmax", seed=1)
     _, labels = kmeans_reference(X, path.centers[-1])
     want = plane_numbers(X, path.centers[scale.index(sigma)], sigma, "softmax", labels)
-    assert_same(run(receipt.explorer_receipt(dict(p, sigma=sigma), want)), want)
+    assert_same(run(explorer_receipt(dict(p, sigma=sigma), want)), want)
 
 
 def test_equivalence_snippet_reproduces():
     X, _ = make_dataset("moons", 120, 0.1, 1)
     C0 = initial_centers(X, 3, "kmeans++", 1)
-    want = receipt.equivalence_numbers(
-        one_step(X, C0, 0.2, "softmax"), trajectories(X, C0, 0.2, "softmax", 7)
-    )
-    assert_same(run(receipt.equivalence_receipt(dict(PARAMS, steps=7), want)), want)
+    want = equivalence_numbers(one_step(X, C0, 0.2, "softmax"), trajectories(X, C0, 0.2, "softmax", 7))
+    assert_same(run(equivalence_receipt(dict(PARAMS, steps=7), want)), want)
 
 
 def test_annealing_snippet_reproduces():
@@ -160,7 +164,7 @@ def test_annealing_snippet_reproduces():
         "error_at_sigma": float(study.error[level]),
         "centers_at_sigma": study.path.centers[level].tolist(),
     }
-    assert_same(run(receipt.annealing_receipt(dict(PARAMS, sigma=sigma), want)), want)
+    assert_same(run(annealing_receipt(dict(PARAMS, sigma=sigma), want)), want)
 
 
 def test_stability_snippet_reproduces_the_rows_of_the_full_grid():
@@ -168,9 +172,9 @@ def test_stability_snippet_reproduces_the_rows_of_the_full_grid():
     centers, _ = kmeans(X, k=3, seed=1)
     grid = sigma_scale(X, centers).grid
     sigma = float(grid[-3])
-    want = receipt.stability_numbers(stability_table(X, centers, grid), sigma)  # read off the whole table
-    assert len(want) == 3 * 2 * len(receipt.STABILITY_KEYS)
-    assert_same(run(receipt.stability_receipt(dict(PARAMS, sigma=sigma, dtype="float32"), want)), want)
+    want = stability_numbers(stability_table(X, centers, grid), sigma)  # read off the whole table
+    assert len(want) == 3 * 2 * len(STABILITY_KEYS)
+    assert_same(run(stability_receipt(dict(PARAMS, sigma=sigma, dtype="float32"), want)), want)
 
 
 def test_uploaded_data_snippet_reads_the_file(tmp_path, monkeypatch):
@@ -183,6 +187,6 @@ def test_uploaded_data_snippet_reads_the_file(tmp_path, monkeypatch):
         p = dict(PARAMS, dataset="upload", file_name="mine.csv", file_sha256="-", columns=columns, n=60)
         C0 = initial_centers(X, 3, "kmeans++", 1)
         want = _explorer_reference(X, p, C0)
-        rec = receipt.explorer_receipt(p, want)
+        rec = explorer_receipt(p, want)
         assert "mine.csv" in rec.to_python()
         assert_same(run(rec), want)

@@ -1,4 +1,4 @@
-"""A scrubbed view's payload built from batched levels and patches (rbfviz.views.levels, ui.compute's
+"""A scrubbed view's payload built from batched levels and patches (rbfviz.views.explorer.levels, ui.compute's
 payload builders) is the payload of a full figure per σ, computed one level at a time: byte for byte,
 on every data set, map and precision.
 
@@ -19,13 +19,16 @@ import numpy as np
 import payload_reference
 import pytest
 
-from rbfviz._validate import KINDS, entmax_kind
 from rbfviz.datasets import DATASETS
-from rbfviz.views.figures.annealing import FRAME_MS
-from rbfviz.views.figures.picking import picks_traces
-from rbfviz.views.figures.plane import drawn_points
-from rbfviz.views.figures.scrub import read_payload, scrub_payload
-from rbfviz.views.levels import annealing_levels, equivalence_levels, explorer_levels, stability_levels
+from rbfviz.validate import KINDS, entmax_kind
+from rbfviz.views.annealing.figures import FRAME_MS
+from rbfviz.views.annealing.levels import annealing_levels
+from rbfviz.views.common.plane import drawn_points
+from rbfviz.views.common.scrub import read_payload, scrub_payload
+from rbfviz.views.equivalence.levels import equivalence_levels
+from rbfviz.views.explorer.levels import explorer_levels
+from rbfviz.views.explorer.picking import picks_traces
+from rbfviz.views.stability.levels import stability_levels
 from ui import compute
 from ui.state import Controls
 

@@ -19,9 +19,9 @@ import plotly.graph_objects as go
 import pytest
 from scrub_view import as_json
 
-from rbfviz.views.figures.plane import drawn_points
-from rbfviz.views.figures.scrub import ScrubLevel, ScrubPatch, figure_at, read_payload, scrub_payload
-from rbfviz.views.levels import explorer_levels
+from rbfviz.views.common.plane import drawn_points
+from rbfviz.views.common.scrub import ScrubLevel, ScrubPatch, figure_at, read_payload, scrub_payload
+from rbfviz.views.explorer.levels import explorer_levels
 from ui import compute
 from ui.state import Controls
 

@@ -1,5 +1,5 @@
 """Step by step: the E-step, the M-step and the Lloyd step (rbfviz.steps), their replay from a sequence
-of letters (rbfviz.views.stepper), its figures, and the sequence's URL form (ui.state).
+of letters (rbfviz.views.step_by_step.arrays), its figures, and the sequence's URL form (ui.state).
 
 References written here in numpy: the E-step is softmax_j(-d_ij / (2σ²)) (or one-hot nearest centre),
 the M-step the r-weighted mean, J the sum of each point's smallest squared distance; the Lloyd step is
@@ -15,9 +15,9 @@ from sklearn.datasets import make_blobs
 
 from rbfviz import lloyd_step, responsibilities, soft_centroid_step
 from rbfviz.steps import e_step, m_step
-from rbfviz.views.figures.layout import validated
-from rbfviz.views.figures.stepper import history_figure, step_plane_figure
-from rbfviz.views.stepper import MAX_STEPS, check_steps, compare_with_lloyd, replay, soft_vs_lloyd
+from rbfviz.views.common.layout import validated
+from rbfviz.views.step_by_step.arrays import MAX_STEPS, check_steps, compare_with_lloyd, replay, soft_vs_lloyd
+from rbfviz.views.step_by_step.figures import history_figure, step_plane_figure
 from ui.state import Controls, changed, parse_query, without_steps
 
 SETTINGS = settings(derandomize=True, max_examples=40, deadline=None)

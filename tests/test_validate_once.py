@@ -12,16 +12,16 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from rbfviz import _validate
+from rbfviz import validate
 from rbfviz.annealing import anneal, default_sigmas
 from rbfviz.collapse import collapse_study
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
-from rbfviz.views.equivalence import gap_curve, trajectories
-from rbfviz.views.explore import plane_at, plane_numbers, sigma_scale
+from rbfviz.views.equivalence.arrays import gap_curve, trajectories
+from rbfviz.views.explorer.arrays import plane_at, plane_numbers, sigma_scale
 
-_CHECKS = {getattr(_validate, name).__code__: name for name in dir(_validate) if name.startswith("check_")}
+_CHECKS = {getattr(validate, name).__code__: name for name in dir(validate) if name.startswith("check_")}
 
 
 @contextmanager

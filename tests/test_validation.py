@@ -1,6 +1,6 @@
 """Every documented bad argument raises ValueError, and the message says what was wrong.
 
-The checks live in rbfviz._validate; they are exercised here through every public numpy entry
+The checks live in rbfviz.validate; they are exercised here through every public numpy entry
 point (responsibilities, gradient_step, soft_centroid_step, lloyd_step, kmeans), so a function that
 forgot to call them would fail too.
 """
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rbfviz import gradient_step, kmeans, lloyd_step, responsibilities, soft_centroid_step
-from rbfviz._validate import check_int, check_sigmas
+from rbfviz.validate import check_int, check_sigmas
 
 X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
 C = np.array([[0.0, 0.0], [1.0, 1.0]])

@@ -7,36 +7,37 @@ and ui/ do).
                  description=...)`` (a figure, enlarged in presenter mode, with its one-sentence
                  description), ``page_links(ctrl)``.
 * ``ui.upload``  the sidebar's CSV upload: the session's uploaded points (``Upload``), messages.
-* ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt (rbfviz.views.receipt).
+* ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt
+(rbfviz.views.common.receipt).
 * ``ui.compute`` cached calls into rbfviz keyed by plain parameters: data, σ range, start,
                  annealing path (progress bar, once per setting), centres at σ, field, and
                  ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions).
 * ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
-                 browser from a rbfviz.views.figures.scrub payload; σ reaches the page when it settles.
+                 browser from a rbfviz.views.common.scrub payload; σ reaches the page when it settles.
 
 How to add a page ``pages/5_Something.py`` — the story every page tells:
 
     import streamlit as st
-    from rbfviz.views.figures.something import something_figure     # figure builder, unit-tested
-    from rbfviz.views import describe
+    from rbfviz.views.something.figures import something_figure  # figure builder, unit-tested
+    from rbfviz.views.something.words import something_in_words  # the "In words" sentence
     from ui import compute, exports
     from ui.page import chart, panel, setup_page
 
     ctx = setup_page("Something")                    # 1. controls (ctx.ctrl: σ already on the grid)
     with panel("The something figure"):              #    errors become a short st.error
         X, _ = compute.data(ctx.ctrl)                # 2. compute (cached, in rbfviz)
-        fig = something_figure(X, ...)               # 3. figure (built in rbfviz/views/figures)
-        fig, _ = chart(fig, ctx.ctrl, "something", description=describe.something(...))  # + one sentence
+        fig = something_figure(X, ...)               # 3. figure (built in rbfviz/views/<page>/figures.py)
+        fig, _ = chart(fig, ctx.ctrl, "something", description=something_in_words(...))
         st.latex(r"z_{ij} = -\\frac{\\lVert x_i - c_j\\rVert^2}{2\\sigma^2}")   # 4. explanation
         st.markdown("What it shows, and where measurement differs from the paper.")
         exports.download_row(ctx.ctrl, [exports.figure_download(fig, "something")], key="something")
 
 A figure that changes with σ scrubs in the browser instead: ``setup_page(..., sigma_on_figure=True)``,
 build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a
-``build(progress)`` that returns ``rbfviz.views.figures.scrub.scrub_payload(levels, grid)``, and draw
+``build(progress)`` that returns ``rbfviz.views.common.scrub.scrub_payload(levels, grid)``, and draw
 ``scrub_figure(compute.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
 (pages/1_Explorer.py is the model). Build the levels after the first as ``ScrubPatch``es of the first
-figure, straight from each level's arrays (``rbfviz.views.levels``: the same payload bytes, without a
+figure, straight from each level's arrays (``rbfviz.views.explorer.levels``: the same payload bytes, without a
 Plotly figure per σ), and compare them with a full figure per level in tests/test_scrub_levels.py.
 
 Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. Heavy work over

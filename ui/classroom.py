@@ -45,8 +45,8 @@ from rbfviz.classroom import (
     normalise_code,
 )
 from rbfviz.classroom.store import CLOSED, OPEN, REVEALED, Room, Tally
-from rbfviz.views.classroom import answers_csv, distribution, distribution_figure, question_spec
-from rbfviz.views.lessons import STEPS, Prepared, check, step_data
+from rbfviz.views.lessons.arrays import STEPS, Prepared, check, step_data
+from rbfviz.views.lessons.class_session import answers_csv, distribution, distribution_figure, question_spec
 
 from .page import ROOM_PARAM, SEAT_PARAM, chart, class_seat
 

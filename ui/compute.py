@@ -7,7 +7,7 @@ slowly, sample large ones, or refuse tensors), and builds its arrays inside. Cac
 
 * ``data(ctrl)``            X (n, 2) in the chosen dtype, y (n,); generated, or the session's upload
 * ``read_upload(...)``      an uploaded file's bytes -> rbfviz.LoadedPoints or the DataError message
-* ``scale(ctrl)``           the σ range of the data (rbfviz.views.explore.SigmaScale)
+* ``scale(ctrl)``           the σ range of the data (rbfviz.views.explorer.arrays.SigmaScale)
 * ``start(ctrl)``           the starting centres of the chosen init (None for "anneal")
 * ``annealing(ctrl)``       the annealing path on the σ grid: computed once per (data, k, kind,
                             dtype) with a progress bar, then every σ on the slider reuses it
@@ -33,15 +33,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import streamlit as st
 
-from rbfviz import diagnostics
 from rbfviz import field as fieldmod
-from rbfviz._validate import check_points
+from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
-from rbfviz.views import explore
-from rbfviz.views.figures.scrub import ScrubLevel
-from rbfviz.views.picks import picked_centers
+from rbfviz.validate import check_points
+from rbfviz.views.common.scrub import ScrubLevel
+from rbfviz.views.explorer import arrays as explore
+from rbfviz.views.explorer.picks import picked_centers
 
 from .state import UPLOAD, UPLOAD_KEY
 
@@ -378,7 +378,7 @@ def _kmeans_from(key: DataKey, dtype: str, start_bytes: bytes):
     """K-Means from a start given as bytes (float64, k×d) – small, so hashing it is cheap."""
     X, _ = key.points(dtype)
     start = np.frombuffer(start_bytes, dtype=np.float64).reshape(-1, X.shape[1]).copy()
-    return diagnostics.kmeans_reference(X, start)
+    return measures.kmeans_reference(X, start)
 
 
 _START_NAMES = {"custom": "picked-points"}
@@ -609,7 +609,7 @@ def _scrub_store() -> "_BoundedStore":
 
 
 def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None, show=None) -> bytes:
-    """The payload of a scrubbable view (rbfviz.views.figures.scrub) for ctrl's setting at every σ, built
+    """The payload of a scrubbable view (rbfviz.views.common.scrub) for ctrl's setting at every σ, built
     once per (view, data, k, init, picks, kind, dtype, presenter, extra) with a progress bar, and shared
     read-only by every session on that setting. ``extra``: whatever else the figure depends on (a field
     quantity, titles).
@@ -702,7 +702,7 @@ class LevelBuilder:
     """How a scrubbed view builds its payload a few σ levels at a time (``scrub_payload``).
 
     size: the number of σ levels of the grid.
-    levels(positions, progress) -> list: the view's levels (rbfviz.views.figures.scrub ScrubLevel or
+    levels(positions, progress) -> list: the view's levels (rbfviz.views.common.scrub ScrubLevel or
     ScrubPatch) at these increasing grid positions, in that order, the first a ScrubLevel and every
     ScrubPatch a patch of it; progress(done, total) as they are computed.
     payload(levels, positions) -> bytes: scrub_payload of levels at every grid position in order
@@ -917,7 +917,7 @@ def step_start(ctrl):
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner="Running gradient descent and Lloyd…")
 def _equivalence(start: StartKey, kind: str, sigma: float, steps: int):
     from rbfviz.maps import responsibilities
-    from rbfviz.views import equivalence
+    from rbfviz.views.equivalence import arrays as equivalence
 
     X, _ = start.data.points(start.dtype)
     C0 = _start(start)
@@ -939,7 +939,7 @@ def equivalence_runs(ctrl, steps: int = 25):
 def steps_at_every_sigma(ctrl, progress=None):
     """(OneStep, resp at the start (n, k)) at every σ of the grid from ``step_start``, one at a time."""
     from rbfviz.maps import responsibilities
-    from rbfviz.views import equivalence
+    from rbfviz.views.equivalence import arrays as equivalence
 
     key = _step_key(ctrl)
     X, _ = key.data.points(key.dtype)
@@ -956,7 +956,7 @@ def steps_at_every_sigma(ctrl, progress=None):
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _gap_curve(key: DataKey, k: int, kind: str, dtype: str):
-    from rbfviz.views import equivalence
+    from rbfviz.views.equivalence import arrays as equivalence
 
     X, _ = key.points(dtype)
     centers, _ = _kmeans_pp(key, k)
@@ -978,13 +978,13 @@ def _collapse_store() -> _BoundedStore:
 
 
 def annealing_view(ctrl):
-    """The Annealing view's arrays (rbfviz.views.annealing.AnnealingView) for ctrl's data, k, kind and
+    """The Annealing view's arrays (rbfviz.views.annealing.arrays.AnnealingView) for ctrl's data, k, kind and
     dtype: ``collapse_study`` on the σ grid of ``scale(ctrl)`` (anneal from the data mean, K-Means from
     the end point, E(σ) from C*), computed once per setting with a progress bar and shared read-only
     between sessions. Its annealing path is the one ``annealing(ctrl)`` computes (same call), so it is
     handed to that store too."""
-    from rbfviz.diagnostics import collapse_study
-    from rbfviz.views.annealing import annealing_view as build_view
+    from rbfviz.collapse import collapse_study
+    from rbfviz.views.annealing.arrays import annealing_view as build_view
 
     key = (_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
 
@@ -1012,7 +1012,7 @@ def kmeans_centroids(ctrl):
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner="Measuring every map in float32 and float64 across σ…")
 def _stability(key: DataKey, k: int):
     from rbfviz import measures
-    from rbfviz.views import stability as stability_views
+    from rbfviz.views.stability import arrays as stability_views
 
     X, _ = key.points("float64")
     centers, _ = _kmeans_pp(key, k)
@@ -1026,14 +1026,14 @@ def _stability(key: DataKey, k: int):
 
 
 def stability(ctrl):
-    """(rows of rbfviz.views.stability.stability_table, predicted fractions per dtype, naive NaN σ per
+    """(rows of rbfviz.views.stability.arrays.stability_table, predicted fractions per dtype, naive NaN σ per
     dtype (first, all)) over the σ grid at ``kmeans_centroids(ctrl)``; every map, both dtypes."""
     return _stability(_key(ctrl), ctrl.k)
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
 def _stability_plane(key: DataKey, k: int, dtype: str, sigma: float):
-    from rbfviz.views import stability as stability_views
+    from rbfviz.views.stability import arrays as stability_views
 
     X, _ = key.points("float64")
     centers, _ = _kmeans_pp(key, k)
@@ -1042,7 +1042,7 @@ def _stability_plane(key: DataKey, k: int, dtype: str, sigma: float):
 
 def stability_planes(ctrl, progress=None):
     """``stability_plane`` at every σ of the grid, one at a time (a generator, not cached one by one)."""
-    from rbfviz.views import stability as stability_views
+    from rbfviz.views.stability import arrays as stability_views
 
     X, _ = _key(ctrl).points("float64")
     centers = kmeans_centroids(ctrl)
@@ -1054,7 +1054,8 @@ def stability_planes(ctrl, progress=None):
 
 
 def stability_plane(ctrl):
-    """rbfviz.views.stability.StabilityPlane at ctrl.sigma in ctrl.dtype, at ``kmeans_centroids(ctrl)``."""
+    """rbfviz.views.stability.arrays.StabilityPlane at ctrl.sigma in ctrl.dtype, at
+    ``kmeans_centroids(ctrl)``."""
     return _stability_plane(_key(ctrl), ctrl.k, ctrl.dtype, float(ctrl.sigma))
 
 
@@ -1062,13 +1063,13 @@ def stability_plane(ctrl):
 
 
 # The session's last replay: a click adds one step to it, so the replay continues from there instead of
-# from the start (rbfviz.views.stepper.replay's prefix; the same result either way).
+# from the start (rbfviz.views.step_by_step.arrays.replay's prefix; the same result either way).
 LAST_REPLAY_KEY = "_rbfviz_last_replay"
 
 
 @st.cache_data(max_entries=32, ttl=TTL, show_spinner=False)
 def _stepper(start: StartKey, kind: str, sigma: float, steps: str, sigmas: tuple, _prefix=None):
-    from rbfviz.views import stepper
+    from rbfviz.views.step_by_step import arrays as stepper
 
     X, _ = start.data.points(start.dtype)
     run = stepper.replay(X, _start(start), sigma, kind, steps, prefix=_prefix)
@@ -1076,7 +1077,7 @@ def _stepper(start: StartKey, kind: str, sigma: float, steps: str, sigmas: tuple
 
 
 def stepper_replay(ctrl, sigmas):
-    """(rbfviz.views.stepper.Replay of ctrl.steps from ``step_start`` at ctrl.sigma, its
+    """(rbfviz.views.step_by_step.arrays.Replay of ctrl.steps from ``step_start`` at ctrl.sigma, its
     LloydComparison at σ and at each σ of ``sigmas``, note or None). Cached per (start, map, σ, steps,
     sigmas), so a shared link is replayed once per server; a new step continues the session's last
     replay when it is a beginning of this one."""

@@ -8,7 +8,7 @@ a rerun costs nothing; the generators are plain functions of values already comp
 
     download_row(ctrl, [
         figure_download(fig, "explorer_plane"),
-        receipt_download(lambda: receipt.explorer_receipt(receipt_params(ctrl), numbers), "Explorer"),
+        receipt_download(lambda: explorer_receipt(receipt_params(ctrl), numbers), "Explorer"),
     ], key="explorer")
 """
 
@@ -26,7 +26,7 @@ from typing import Callable
 import streamlit as st
 
 from rbfviz.loader import points_to_csv
-from rbfviz.views.figures.layout import THEME_INK
+from rbfviz.views.common.layout import THEME_INK
 
 from . import upload as uploads
 from .state import UPLOAD, Controls
@@ -178,7 +178,7 @@ def json_download(make_dict: Callable[[], dict], name: str, label: str, help: st
 
 
 def receipt_download(make_receipt: Callable, view: str) -> Download:
-    """make_receipt() -> rbfviz.views.receipt.Receipt; the file is its ``to_python()``."""
+    """make_receipt() -> rbfviz.views.common.receipt.Receipt; the file is its ``to_python()``."""
 
     def make() -> bytes:
         return make_receipt().to_python().encode("utf-8")

@@ -3,11 +3,11 @@ error boundary so one failing panel never takes the page down.
 
     ctx = setup_page("Explorer")        # config + sidebar + URL state; ctx.ctrl has a resolved σ
     with panel("The plane"):            # any exception inside becomes a short st.error
-        chart(fig, ctx.ctrl, "plane", description=describe.plane(...))   # figure + one sentence
+        chart(fig, ctx.ctrl, "plane", description=explorer_words.plane(...))  # figure + one sentence
         ...
 
 Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
-markers and lines (rbfviz.views.figures.presenter), page text is larger, and the controls a class does not
+markers and lines (rbfviz.views.common.presenter), page text is larger, and the controls a class does not
 need (n, noise, seed, initialisation, precision, downloads) fold away.
 
 Why every page calls ``setup_page`` itself and the menu is drawn here, not by ``st.navigation``:
@@ -40,10 +40,10 @@ import streamlit as st
 
 from rbfviz.classroom import format_code, is_student_id, new_student_id, normalise_code
 from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
-from rbfviz.views.explore import SigmaScale
-from rbfviz.views.figures.layout import THEME_INK_RGB, streamlit_themed
-from rbfviz.views.figures.presenter import presenter_figure
-from rbfviz.views.figures.stability import KIND_CONTROL_LABELS
+from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
+from rbfviz.views.common.layout import THEME_INK_RGB, streamlit_themed
+from rbfviz.views.common.presenter import presenter_figure
+from rbfviz.views.explorer.arrays import SigmaScale
 
 from . import compute, exports, session_log, state
 from . import upload as uploads
@@ -64,23 +64,23 @@ log = logging.getLogger("rbfviz.app")
 
 PAGES = (
     ("pages/1_Explorer.py", "Explorer", "the plane at one σ: soft field, points, centres, the numbers"),
-    ("pages/7_Step_by_step.py", "Step by step", "one E-step, one M-step, one Lloyd step at a time"),
-    ("pages/2_Annealing.py", "Annealing", "centres as σ falls: trajectories, bifurcations, collapse error"),
+    ("pages/2_Step_by_step.py", "Step by step", "one E-step, one M-step, one Lloyd step at a time"),
+    ("pages/3_Annealing.py", "Annealing", "centres as σ falls: trajectories, bifurcations, collapse error"),
     (
-        "pages/8_How_many_clusters.py",
+        "pages/4_How_many_clusters.py",
         "How many clusters",
         "three answers side by side: annealing, elbow, silhouette",
     ),
-    ("pages/3_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
-    ("pages/4_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
+    ("pages/5_Stability.py", "Stability", "softmax vs entmax15 vs naive across σ, float32 and float64"),
+    ("pages/6_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
     (
-        "pages/9_Gaussian_mixture.py",
+        "pages/7_Gaussian_mixture.py",
         "Gaussian mixture",
         "softmax responsibilities are the E-step of a Gaussian mixture",
     ),
-    ("pages/5_Lessons.py", "Lessons", "a guided tour in nine steps: predict, then see"),
+    ("pages/8_Lessons.py", "Lessons", "a guided tour in nine steps: predict, then see"),
     (
-        "pages/6_Neural_network.py",
+        "pages/9_Neural_network.py",
         "Neural network",
         "K-Means as a layer: a classifier, deep clustering, low σ, trained live",
     ),
@@ -110,7 +110,7 @@ CAPTION_CSS = (
 )
 # Figures drawn by st.plotly_chart follow the theme in the browser, also right after a switch:
 # Streamlit's chart theme gives the backgrounds, grid, legend and hover colours; this stylesheet draws
-# the ink (rbfviz.views.figures.layout.THEME_INK) and the axis text in the theme's text colour
+# the ink (rbfviz.views.common.layout.THEME_INK) and the axis text in the theme's text colour
 # (Streamlit's own tick grey is 3.7:1 on white, under the 4.5:1 WCAG AA asks for text). No "$" in it:
 # st.markdown would read it as mathematics.
 _SUBPLOTS = ("", "2", "3", "4", "5", "6", "7", "8", "9")  # Plotly's class suffix of subplot n

@@ -1,6 +1,6 @@
 // The σ scrubber: a labelled range input that redraws a Plotly figure from precomputed levels.
 //
-// Payload (rbfviz/figures/scrub.py): gzip of  "RBFS" | u32 header length | header JSON | blobs.
+// Payload (rbfviz/views/common/scrub.py): gzip of  "RBFS" | u32 header length | header JSON | blobs.
 // Each level is a list of (path, value) pairs applied to the base figure, the HTML of the numbers
 // beside the plot and one sentence. This file only selects and draws: every number was computed and
 // formatted by the server. When the user stops moving σ (SETTLE_MS without input, pointer up),
@@ -830,7 +830,7 @@ function fileName(inst) {
 }
 
 // --- light and dark theme ----------------------------------------------------------------------------
-// The same rule as rbfviz.views.figures.layout.themed_spec (which does it for st.plotly_chart through
+// The same rule as rbfviz.views.common.layout.themed_spec (which does it for st.plotly_chart through
 // Streamlit's chart theme): backgrounds, text, grid, legend and hover labels take the theme's colours,
 // ink colours become the text colour, except on subplots whose background is a (light) field image.
 const INKS = new Set(__INK_COLORS__);

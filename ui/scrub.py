@@ -1,5 +1,5 @@
 """The σ scrubber on the page: a Streamlit component (st.components.v2) that owns the σ slider and
-redraws the figure in the browser from a precomputed payload (rbfviz.views.figures.scrub).
+redraws the figure in the browser from a precomputed payload (rbfviz.views.common.scrub).
 
 Why a component and not Plotly's own slider and frames: the σ control must be a real, labelled
 range input (arrow keys, screen readers, touch), the numbers beside the plot must follow it, and
@@ -9,7 +9,7 @@ three with one small script; Plotly sliders have no keyboard support and no way 
     scrub_figure(payload, key="explorer", grid=scale.grid, on_select=None)
 
 The component also draws the figure in the page's light or dark theme (the same rule as
-ui.page.chart's figures, see rbfviz.views.figures.layout.themed_spec), offers it as PNG and SVG
+ui.page.chart's figures, see rbfviz.views.common.layout.themed_spec), offers it as PNG and SVG
 (file name: view, data set, σ), and in presenter mode makes it fill the window's height.
 
 Moving σ costs no script run. When it settles (ui/scrub.js: 0.5 s without input, pointer up),
@@ -27,8 +27,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from rbfviz.views.figures.layout import FIELD_LEGEND
-from rbfviz.views.figures.palette import INK_COLORS
+from rbfviz.views.common.layout import FIELD_LEGEND
+from rbfviz.views.common.palette import INK_COLORS
 
 from . import compute, state
 from .exports import DOWNLOAD_JS
@@ -115,7 +115,7 @@ def _committed(key: str, grid: tuple[float, ...]) -> None:
 
 
 def scrub_figure(payload: bytes, key: str, grid, on_select=None, slot=None) -> None:
-    """Draw a scrubbable figure. payload: rbfviz.views.figures.scrub.scrub_payload bytes (the same
+    """Draw a scrubbable figure. payload: rbfviz.views.common.scrub.scrub_payload bytes (the same
     bytes for every σ, so reruns resend nothing). grid: the σ values of its levels, in order.
     on_select(rows): called with the data rows a click, box or lasso selected (payload select=True).
     slot: an st.empty() to draw it in (default: here).

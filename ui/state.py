@@ -34,7 +34,9 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, replace
 
-from rbfviz._validate import (
+from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
+from rbfviz.loader import MAX_ROWS
+from rbfviz.validate import (
     ALPHA_MAX,
     ALPHA_MIN,
     COMPARED_KINDS,
@@ -44,13 +46,11 @@ from rbfviz._validate import (
     entmax_alpha,
     entmax_kind,
 )
-from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
-from rbfviz.loader import MAX_ROWS
-from rbfviz.views.figures.palette import MAX_CLUSTERS
-from rbfviz.views.picks import MAX_PICKS
-from rbfviz.views.stepper import MAX_STEPS, check_steps
+from rbfviz.views.common.palette import MAX_CLUSTERS
+from rbfviz.views.explorer.picks import MAX_PICKS
+from rbfviz.views.step_by_step.arrays import MAX_STEPS, check_steps
 
-KINDS = COMPARED_KINDS  # the maps the app offers (rbfviz._validate.DTYPES: its precisions)
+KINDS = COMPARED_KINDS  # the maps the app offers (rbfviz.validate.DTYPES: its precisions)
 # the Map menu: those, with α-entmax ("entmax", its α from the α control) after entmax-1.5
 KIND_CHOICES = (*KINDS[:2], ENTMAX_FAMILY, *KINDS[2:])
 ALPHA_DEFAULT = 1.5
@@ -136,7 +136,7 @@ class Controls:
     first k of them. upload: for dataset "upload", the content hash of the session's uploaded points
     (never in the URL: a link cannot carry the file). presenter: large fonts and markers, fewer controls.
     steps: the Step-by-step view's sequence of E-, M- and Lloyd steps from the start, as letters E, M, L
-    (rbfviz.views.stepper); empty on every other view.
+    (rbfviz.views.step_by_step.arrays); empty on every other view.
     """
 
     dataset: str = "blobs"
@@ -397,7 +397,7 @@ def _as_flag(text: str) -> bool | None:
 
 
 def lesson_query(lesson, presenter: bool = False) -> dict[str, str]:
-    """The address of a lesson step's view (rbfviz.views.lessons.Prepared): its settings at its σ."""
+    """The address of a lesson step's view (rbfviz.views.lessons.arrays.Prepared): its settings at its σ."""
     return Controls(**lesson.step.settings, sigma=lesson.sigma, presenter=presenter).to_query()
 
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from rbfviz import DATASETS, DEFAULT_NOISE, NATURAL_K, choose_k, kmeans, make_dataset
-from rbfviz.views import explore, stepper
+from rbfviz.views.explorer import arrays as explorer_arrays
+from rbfviz.views.step_by_step import arrays as step_by_step_arrays
 
-# as the How many clusters view at the defaults: seed 0, float64, k_max = 8 (ui/how_many.py)
+# as the How many clusters view at the defaults: seed 0, float64, k_max = 8 (ui/how_many_clusters.py)
 HOW_MANY_K_MAX = 8
 HOW_MANY_SEED = 0
 
@@ -38,7 +39,7 @@ def how_many_table() -> str:
 
 
 # as the Step by step view at its defaults: blobs, n = 500, k = 4, k-means++ start, seed 0, and the
-# view's table of six σ spread over the slider's range (pages/7_Step_by_step.py)
+# view's table of six σ spread over the slider's range (pages/2_Step_by_step.py)
 STEP_K = 4
 STEP_SIGMAS = 6
 
@@ -46,7 +47,7 @@ STEP_SIGMAS = 6
 def _step_setting():
     X, _ = make_dataset("blobs", n=500, noise=DEFAULT_NOISE["blobs"], seed=0)
     centers, _ = kmeans(X, k=STEP_K, seed=0)
-    scale = explore.sigma_scale(X, centers)
+    scale = explorer_arrays.sigma_scale(X, centers)
     grid = np.asarray(scale.grid)
     sigmas = grid[np.linspace(0, len(grid) - 1, STEP_SIGMAS).round().astype(int)]
     return X, scale, sigmas
@@ -62,8 +63,8 @@ def soft_vs_lloyd_table() -> str:
         shown = {}
         for dtype in ("float64", "float32"):
             Xd = X.astype(dtype)
-            start = explore.initial_centers(Xd, STEP_K, "kmeans++", 0)
-            gaps = stepper.soft_vs_lloyd(Xd, start, sigmas, kind)
+            start = explorer_arrays.initial_centers(Xd, STEP_K, "kmeans++", 0)
+            gaps = step_by_step_arrays.soft_vs_lloyd(Xd, start, sigmas, kind)
             shown[dtype] = ["0" if g == 0 else f"{g:.3g}" for g in gaps]
         if shown["float64"] == shown["float32"]:
             rows.append(f"| {label}, float64 and float32 | " + " | ".join(shown["float64"]) + " |")
@@ -76,9 +77,9 @@ def five_steps_sentence() -> str:
     """L_σ and J after five E+M pairs, and J after five Lloyd steps, from the view's start at its
     default σ (softmax, float64)."""
     X, scale, _ = _step_setting()
-    start = explore.initial_centers(X, STEP_K, "kmeans++", 0)
-    soft = stepper.replay(X, start, scale.default, "softmax", "EM" * 5)
-    hard = stepper.replay(X, start, scale.default, "softmax", "L" * 5)
+    start = explorer_arrays.initial_centers(X, STEP_K, "kmeans++", 0)
+    soft = step_by_step_arrays.replay(X, start, scale.default, "softmax", "EM" * 5)
+    hard = step_by_step_arrays.replay(X, start, scale.default, "softmax", "L" * 5)
     return (
         f"On the same data five E+M pairs take L_σ from {soft.loss[0]:.2f} to {soft.loss[-1]:.2f} and J "
         f"from {soft.distortion[0]:.2f} to {soft.distortion[-1]:.2f}; five Lloyd steps take J to "

@@ -31,9 +31,9 @@ import math
 import os
 import sys
 
-from .._validate import COMPARED_KINDS, DTYPES, ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K
 from ..server import tune_for_server
+from ..validate import COMPARED_KINDS, DTYPES, ENTMAX_FAMILY, KINDS, check_kind, entmax_alpha
 
 # Modules of rbfviz that contribute subcommands through register(subparsers), in help order.
 COMMAND_MODULES = ("networks",)
@@ -138,8 +138,8 @@ def _exact_formula(kind: str) -> str:
 
 def _run_anneal(args) -> int:
     from ..annealing import default_sigmas
+    from ..collapse import collapse_study
     from ..datasets import make_dataset
-    from ..diagnostics import collapse_study
 
     if args.dataset == "iris" and args.n > 150:
         raise ValueError(f"iris has 150 points; --n must be at most 150, got {args.n}.")

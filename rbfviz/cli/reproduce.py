@@ -30,12 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
-from .._validate import COMPARED_KINDS, DTYPES
 from ..annealing import fixed_point
+from ..collapse import collapse_study
 from ..datasets import DATASETS, DEFAULT_NOISE, NATURAL_K, make_dataset
-from ..diagnostics import collapse_error, collapse_study, jsonable
 from ..family import family_collapse
+from ..jsonable import jsonable
+from ..measures import collapse_error
 from ..splits import predict_splits
+from ..validate import COMPARED_KINDS, DTYPES
 
 DEFAULT_N = 600
 # the paper reports E at these σ (converted to our convention) for moons, circles and spiral.
@@ -234,7 +236,7 @@ def run(
     log=None,
 ) -> dict:
     """Run everything and write summary.json, results.md and (with ``figures``) <dataset>.html to out_dir."""
-    from ..views.figures.collapse import reproduce_figure
+    from ..views.stability.collapse import reproduce_figure
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

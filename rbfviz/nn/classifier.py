@@ -41,12 +41,13 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 from torch import nn
 
-from .._validate import check_int, check_k, check_points, check_sigma
 from ..datasets import make_dataset
-from ..diagnostics import covariance_lambda_max, jsonable, match_centers
 from ..field import pixel_centers, plane_extent
+from ..jsonable import jsonable
 from ..layer import RBFClusterLayer
+from ..measures import covariance_lambda_max, match_centers
 from ..steps import kmeans
+from ..validate import check_int, check_k, check_points, check_sigma
 from .training import (
     ProgressFn,
     StopFn,

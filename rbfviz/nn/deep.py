@@ -63,10 +63,10 @@ from sklearn.decomposition import PCA
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from torch import nn
 
-from .._validate import check_int, check_k, check_sigma
 from ..datasets import DATASETS, NATURAL_K, make_dataset
-from ..diagnostics import jsonable
+from ..jsonable import jsonable
 from ..layer import RBFClusterLayer
+from ..validate import check_int, check_k, check_sigma
 from .training import (
     ProgressFn,
     StopFn,

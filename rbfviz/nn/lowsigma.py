@@ -42,9 +42,9 @@ import torch
 from sklearn.cluster import kmeans_plusplus
 from torch import nn
 
-from .._validate import check_int, check_k, check_kind, check_sigma, check_sigma_for_dtype
-from ..diagnostics import jsonable
+from ..jsonable import jsonable
 from ..measures import naive_nan_sigmas
+from ..validate import check_int, check_k, check_kind, check_sigma, check_sigma_for_dtype
 from .classifier import RBFNetwork, split_dataset
 from .training import (
     append_row,
@@ -68,7 +68,7 @@ class LowSigmaComparison:
     summary: {kind: {final_test_accuracy, nan_steps, first_nan_epoch (None if never),
         final_one_hot_fraction, final_grad_norm_centers_ce}}.
     naive_nan_sigma_first / _all: below these σ at least one / every naive row of the training data
-        is NaN for the initial centres (closed form, ``rbfviz.views.stability.naive_nan_sigmas``).
+        is NaN for the initial centres (closed form, ``rbfviz.views.stability.arrays.naive_nan_sigmas``).
     """
 
     dataset: str

@@ -24,7 +24,7 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-from .._validate import check_int, check_kind, check_sigma
+from ..validate import check_int, check_kind, check_sigma
 
 TRAIN_KINDS = ("softmax", "entmax15")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}

@@ -18,7 +18,7 @@ from test_e2e_class_session import mark_window, not_reloaded, wait_until
 
 from bench.load import ServerProcess
 from rbfviz.classroom import format_code, normalise_code
-from rbfviz.views.lessons import STEPS, prepare
+from rbfviz.views.lessons.arrays import STEPS, prepare
 from ui.classroom import TEACHER_COOKIE
 
 pytestmark = pytest.mark.e2e
@@ -122,7 +122,7 @@ def test_the_teacher_reloads_mid_question_resumes_elsewhere_and_a_student_cannot
             expect(who.page.get_by_role("heading", name="Why")).to_be_visible()
             assert not_reloaded(who)
         expect(students[0].page.get_by_text("Not quite")).to_be_visible()
-        expect(students[1].page.get_by_text("Right")).to_be_visible()
+        expect(students[1].page.get_by_text("Right: the answer is")).to_be_visible()
         teacher.screenshot("reloaded_revealed")
 
         # a student types the teacher's address (as projected) into their own browser: no controls
@@ -192,7 +192,7 @@ def test_the_room_survives_a_server_restart(chromium_path, browser, class_file):
         assert controls(teacher) == list(TEACHER_BUTTONS)
         teacher.page.get_by_role("button", name="Reveal the answer").click()
         expect(pupil.page.get_by_role("heading", name="Why")).to_be_visible()
-        verdict = "Right" if int(LESSON.answer) == 1 else "Not quite"
+        verdict = "Right: the answer is" if int(LESSON.answer) == 1 else "Not quite"
         expect(pupil.page.get_by_text(verdict)).to_be_visible()  # the answer given before the restart
         assert not teacher.problems(), teacher.problems()
     finally:

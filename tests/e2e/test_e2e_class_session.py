@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from student import HANG_TIMEOUT_MS, Student
 
 from rbfviz.classroom import normalise_code
-from rbfviz.views.lessons import STEPS, prepare
+from rbfviz.views.lessons.arrays import STEPS, prepare
 
 pytestmark = pytest.mark.e2e
 

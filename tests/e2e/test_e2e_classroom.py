@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from rbfviz.views.lessons import STEPS, prepare
+from rbfviz.views.lessons.arrays import STEPS, prepare
 from ui.state import lesson_query
 
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,7 @@ import pytest
 
 import rbfviz
 from rbfviz import mixture
-from rbfviz.views.explore import initial_centers, soft_fixed_point
+from rbfviz.views.explorer.arrays import initial_centers, soft_fixed_point
 
 pytestmark = pytest.mark.e2e
 

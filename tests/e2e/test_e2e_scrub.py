@@ -5,7 +5,7 @@ After each scrub the test checks, in the browser:
 * the numbers beside the plot, against rbfviz recomputed here at that σ. The shown strings are
   compared exactly (the page's formats: L_σ and J ``.5g``, L_σ − J ``.3g`` …), and full-precision
   values that the figure carries (the RBF centres and the K-Means centroids: float64 in the figure)
-  to 1e-9 relative; the "In words" sentence against rbfviz.views.describe at that σ; the
+  to 1e-9 relative; the "In words" sentence against rbfviz.views.common.words at that σ; the
   responsibilities in the hover are r rounded to 3 decimals (float32);
 * that no script runs while σ moves: the page sends no websocket message (a BackMsg) during the
   scrub, and exactly one, a rerun_script, when it settles (0.5 s after the last key, or after the
@@ -26,11 +26,11 @@ import numpy as np
 import pytest
 from student import HANG_TIMEOUT_MS, Student
 
-from rbfviz import diagnostics
+from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.views import describe
-from rbfviz.views.explore import initial_centers, plane_numbers, soft_fixed_point
+from rbfviz.views.explorer import words as explorer_words
+from rbfviz.views.explorer.arrays import initial_centers, plane_numbers, soft_fixed_point
 from ui import compute
 from ui.state import parse_query
 
@@ -63,7 +63,7 @@ def expected(level: int, kind: str = "softmax", dtype: str = "float64") -> dict:
     X = np.ascontiguousarray(X, dtype=dtype)
     C0 = initial_centers(X, 4, "kmeans++", 0)
     C, iterations, converged = soft_fixed_point(X, C0, sigma, kind=kind)
-    km_centers, labels = diagnostics.kmeans_reference(X, np.asarray(C0, dtype=np.float64))
+    km_centers, labels = measures.kmeans_reference(X, np.asarray(C0, dtype=np.float64))
     numbers = plane_numbers(X, C, sigma, kind, labels)
     metrics = [
         ("L_σ  (soft loss)", f"{numbers['loss']:.5g}"),
@@ -83,7 +83,7 @@ def expected(level: int, kind: str = "softmax", dtype: str = "float64") -> dict:
         metrics=metrics,
         bound=f"bound for {kind}: {numbers['bound']:.3g} — "
         + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"),
-        caption="In words: " + describe.plane(resp, numbers, sigma, kind, dtype),
+        caption="In words: " + explorer_words.plane(resp, numbers, sigma, kind, dtype),
         centres=f"({iterations} EM iteration(s), {'converged' if converged else 'NOT converged'}",
         C=np.asarray(C, dtype=np.float64),
         km=np.asarray(km_centers, dtype=np.float64),

@@ -1,6 +1,6 @@
 """The browser's reading of a σ payload is the library's: for each scrubbing view, the figure Plotly
 holds in Chromium at a level (ui/scrub.js: inflate, decode blobs, apply the level's pairs) equals
-rbfviz.views.figures.scrub.figure_at at that level, for the payload the same settings give in Python."""
+rbfviz.views.common.scrub.figure_at at that level, for the payload the same settings give in Python."""
 
 import re
 from functools import lru_cache
@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from student import HANG_TIMEOUT_MS
 
-from rbfviz.views.figures.scrub import figure_at, read_payload
+from rbfviz.views.common.scrub import figure_at, read_payload
 
 pytestmark = pytest.mark.e2e
 
@@ -19,9 +19,9 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 QUERY = {"dataset": "moons", "n": "150", "k": "3", "seed": "0"}
 VIEWS = {
     "Explorer": "pages/1_Explorer.py",
-    "Annealing": "pages/2_Annealing.py",
-    "Stability": "pages/3_Stability.py",
-    "Equivalence": "pages/4_Equivalence.py",
+    "Annealing": "pages/3_Annealing.py",
+    "Stability": "pages/5_Stability.py",
+    "Equivalence": "pages/6_Equivalence.py",
 }
 
 # Plotly's own copy of the figure (gd.data / gd.layout) as plain JSON: typed arrays become lists.

@@ -1,6 +1,6 @@
 """Every scrubbed view (Explorer, Annealing, Stability, Equivalence) in Chromium, by keyboard:
 
-* what is on screen at each level is the payload's level (rbfviz.views.figures.scrub.figure_at): ui/scrub.js
+* what is on screen at each level is the payload's level (rbfviz.views.common.scrub.figure_at): ui/scrub.js
   draws a level change straight into Plotly's SVG, so the test reads the SVG itself: every marker
   trace has one drawn point per data point, each at the pixel of its (x, y); every straight line runs
   through the pixels of its points; each field <image> shows the level's image; the title and the
@@ -26,16 +26,16 @@ import pytest
 from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
-from rbfviz.views.figures.scrub import figure_at, read_payload
+from rbfviz.views.common.scrub import figure_at, read_payload
 
 pytestmark = pytest.mark.e2e
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 VIEWS = {
     "Explorer": "pages/1_Explorer.py",
-    "Annealing": "pages/2_Annealing.py",
-    "Stability": "pages/3_Stability.py",
-    "Equivalence": "pages/4_Equivalence.py",
+    "Annealing": "pages/3_Annealing.py",
+    "Stability": "pages/5_Stability.py",
+    "Equivalence": "pages/6_Equivalence.py",
 }
 QUERY = {"dataset": "blobs", "n": "300", "k": "3", "seed": "5"}
 PIXEL = 0.51  # Plotly writes pixel positions to 2 decimals

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from rbfviz.views.figures.annealing import CRITICAL_PREDICTED, SPLIT_MEASURED, SPLIT_PREDICTED
+from rbfviz.views.annealing.figures import CRITICAL_PREDICTED, SPLIT_MEASURED, SPLIT_PREDICTED
 
 pytestmark = pytest.mark.e2e
 

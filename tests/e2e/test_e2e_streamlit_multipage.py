@@ -36,7 +36,7 @@ import streamlit as st
 st.sidebar.markdown("entry script ran")
 pg = st.navigation([st.Page(lambda: st.title("Home"), title="Home", url_path="", default=True),
                     st.Page("pages/1_Explorer.py", title="Explorer"),
-                    st.Page("pages/2_Stability.py", title="Stability")])
+                    st.Page("pages/5_Stability.py", title="Stability")])
 pg.run()
 """
 
@@ -46,7 +46,7 @@ def draw():
     st.sidebar.selectbox("Dataset", ["blobs", "moons"], key="dataset", bind="query-params")
     st.sidebar.number_input("Points n", min_value=5, max_value=5000, value=500, key="n", bind="query-params")
     query = {"dataset": st.session_state.dataset, "n": str(st.session_state.n)}
-    st.sidebar.page_link("pages/2_Stability.py", label="Stability", query_params=query)
+    st.sidebar.page_link("pages/5_Stability.py", label="Stability", query_params=query)
     st.markdown(f"dataset={st.session_state.dataset} n={st.session_state.n}")
 """
 
@@ -117,7 +117,7 @@ def test_navigation_with_a_pages_folder_skips_the_entry_script_on_a_fresh_server
         {
             "app.py": NAVIGATION_APP,
             "pages/1_Explorer.py": 'import streamlit as st\nst.title("Explorer page")\n',
-            "pages/2_Stability.py": 'import streamlit as st\nst.title("Stability page")\n',
+            "pages/5_Stability.py": 'import streamlit as st\nst.title("Stability page")\n',
         }
     )
     entry = student.page.get_by_text("entry script ran")
@@ -142,7 +142,7 @@ def test_bound_widgets_lose_their_values_on_a_page_switch(tiny_app, student):
             "app.py": page.format("Home"),
             "sidebar.py": BOUND_SIDEBAR,
             "pages/1_Explorer.py": page.format("Explorer"),
-            "pages/2_Stability.py": page.format("Stability"),
+            "pages/5_Stability.py": page.format("Stability"),
         }
     )
     student.open(f"{server.url}/Explorer?dataset=moons&n=9")

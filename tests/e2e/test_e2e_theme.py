@@ -27,7 +27,7 @@ COLOURS_JS = """(sel) => {
   };
 }"""
 # An ink mark (a K-Means centroid, a σ line) as drawn: on a chart() figure the mark Plotly gave the ink
-# colour (rbfviz.views.figures.layout.THEME_INK); on the scrubber's figure the K-Means centroids' trace.
+# colour (rbfviz.views.common.layout.THEME_INK); on the scrubber's figure the K-Means centroids' trace.
 INK_JS = """(sel) => {
   const gd = document.querySelector(sel);
   const mark = gd.querySelector("[style*='fill: rgb(1, 2, 3)'], [style*='stroke: rgb(1, 2, 3)']");

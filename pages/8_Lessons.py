@@ -1,0 +1,138 @@
+"""Lessons: nine short steps through the result. Each step opens a view in the right state with one
+click, asks for a prediction, checks it, and only then explains, with the equation.
+
+The lesson content (texts, settings, computed answers) is plain data in rbfviz.views.lessons.arrays."""
+
+import streamlit as st
+
+from rbfviz.views.lessons.arrays import STEPS, check, prepare
+from ui import classroom, state
+from ui.compute import TTL
+from ui.page import PAGES, panel, room_query, setup_page
+
+VIEW_PATHS = {label: path for path, label, _ in PAGES}
+STEP_KEY = "_rbfviz_lesson_step"
+
+
+@st.cache_data(max_entries=len(STEPS), ttl=TTL, show_spinner="Computing this step's numbers…")
+def prepared(key: str):
+    return prepare(next(step for step in STEPS if step.key == key))
+
+
+def current_step() -> int:
+    """The step shown: ?lesson=N in the URL (1-based) when present and valid, else the session's."""
+    text = st.query_params.get("lesson")
+    if text is not None and text.strip().isdigit() and 1 <= int(text) <= len(STEPS):
+        st.session_state[STEP_KEY] = int(text) - 1
+    return int(st.session_state.get(STEP_KEY, 0))
+
+
+def go_to(index: int) -> None:
+    st.session_state[STEP_KEY] = index
+    st.query_params["lesson"] = str(index + 1)
+
+
+def on_pick() -> None:
+    go_to(st.session_state["w_lesson"])
+
+
+ctx = setup_page("Lessons")
+st.title("Lessons: from K-Means to an RBF network and back")
+st.markdown(
+    "Nine short steps. In each: **open the view** with one click (it opens in exactly the state the step "
+    "needs), **predict** the answer to the question, **check** it, then read why. Every number in a question "
+    "or an answer is computed by the rbfviz library on the step's own data."
+)
+
+seat = None
+with panel("The class session"):
+    seat = classroom.seat_for_this_session(ctx.ctrl.presenter)
+
+index = current_step()
+step = STEPS[index]
+st.session_state["w_lesson"] = index
+nav = st.columns([4, 1, 1], vertical_alignment="bottom")
+nav[0].selectbox(
+    "Step",
+    range(len(STEPS)),
+    key="w_lesson",
+    on_change=on_pick,
+    format_func=lambda i: f"{i + 1} · {STEPS[i].title}",
+)
+nav[1].button("← Previous", on_click=go_to, args=(index - 1,), disabled=index == 0, width="stretch")
+nav[2].button("Next →", on_click=go_to, args=(index + 1,), disabled=index == len(STEPS) - 1, width="stretch")
+
+with panel("This step"):
+    lesson = prepared(step.key)
+    st.header(f"Step {index + 1} of {len(STEPS)} · {step.title}")
+    with st.container(border=True):
+        st.markdown(lesson.task)
+        room = room_query()  # a student in a class stays in it in the view and on the way back
+        query = {**state.lesson_query(lesson, ctx.ctrl.presenter), **room}
+        st.page_link(
+            VIEW_PATHS[step.view],
+            label=f"**Open the {step.view} view with these settings**",
+            icon=":material/open_in_new:",
+            query_params=query,
+        )
+        st.caption(
+            (
+                "Then come back to answer: **Back to the class** at the top of the view (or Lessons in the "
+                "sidebar) keeps you in the room. Changing the controls in the view is part of the exercise."
+            )
+            if room
+            else "Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is "
+            "part of the exercise. The link is also a lesson link to share: it opens the view in this state."
+        )
+
+    if seat is not None:
+        st.subheader("Ask the class" if seat.role == "teacher" else "Your answer")
+        if seat.role == "teacher":
+            classroom.teacher_panel(seat, index, prepared, ctx.ctrl)
+        else:
+            classroom.student_panel(seat, index, prepared, go_to)
+        st.stop()  # the class panel takes the place of the private predict-and-check below
+
+    st.subheader("Predict first")
+    answer_key = f"lesson_{step.key}_answer"
+    verdict_key = f"lesson_{step.key}_verdict"
+    if step.question.is_choice:
+        response = st.radio(
+            lesson.prompt,
+            range(len(step.question.options)),
+            index=None,
+            key=answer_key,
+            format_func=lambda i: step.question.options[i],
+        )
+    else:
+        response = st.number_input(
+            lesson.prompt,
+            value=None,
+            min_value=0.0,
+            step=0.01,
+            format="%.4f",
+            key=answer_key,
+            help=f"A number{step.question.unit}; within "
+            f"{100 * step.question.rel_tol:.0f}% of the exact value counts as right.",
+        )
+    if st.button(
+        "Check my answer", key=f"lesson_{step.key}_check", type="primary", disabled=response is None
+    ):
+        st.session_state[verdict_key] = check(lesson, response)
+
+    verdict = st.session_state.get(verdict_key)
+    if verdict is None or not verdict.answered:
+        st.caption("The explanation appears once you have answered.")
+    else:
+        (st.success if verdict.correct else st.warning)(verdict.message)
+        st.subheader("Why")
+        st.markdown(lesson.explanation)
+        for equation in step.equations:
+            st.latex(equation)
+        if index < len(STEPS) - 1:
+            st.button(
+                f"Next step: {STEPS[index + 1].title} →",
+                on_click=go_to,
+                args=(index + 1,),
+                key=f"lesson_{step.key}_next",
+            )

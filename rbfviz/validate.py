@@ -1,0 +1,193 @@
+"""Argument checks shared by every public function, and the names of the maps and precisions.
+
+Callers use them too: the app checks a value from the address or a form with the same function, and the
+same message, as the library would (``check_points``, ``check_alpha``, ``entmax_kind``, ``DTYPES``,
+``COMPARED_KINDS``, ...). Each check either returns a cleaned value or raises ``ValueError`` with a
+message that says what was wrong and what is allowed. Public functions call these at their boundary, so
+the numerical code behind them can assume well-formed input: the library's own inner calls go to the
+``_private`` twin of a public function (``responsibilities`` → ``_responsibilities``), which trusts its
+arguments.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+# Every name of a map, of a precision, defined once here.
+KINDS = ("softmax", "entmax15", "naive", "hard")  # every map rbfviz computes
+COMPARED_KINDS = KINDS[:3]  # the three the app and the experiments compare ("hard" is K-Means itself)
+DTYPES = ("float64", "float32")  # the precisions, by name
+FLOAT_DTYPES = (np.float32, np.float64)
+
+
+# α-entmax, p = [(α-1) z - τ]₊^{1/(α-1)}: α -> 1 is softmax (never exactly sparse), α = 1.5 is "entmax15",
+# α = 2 is sparsemax. Below 1.05 the exponent 1/(α-1) exceeds 20: float32 loses accuracy for no new picture.
+ALPHA_MIN, ALPHA_MAX = 1.05, 2.0
+ENTMAX_FAMILY = "entmax"  # kind="entmax" with a parameter α; carried as the map spec "entmax:<α>"
+_FAMILY_PREFIX = ENTMAX_FAMILY + ":"
+
+
+def check_alpha(alpha, name: str = "alpha") -> float:
+    """α of α-entmax: a finite real number in [ALPHA_MIN, ALPHA_MAX] = [1.05, 2]."""
+    bad = isinstance(alpha, bool) or not isinstance(alpha, (Real, np.floating, np.integer))
+    value = math.nan if bad else float(alpha)
+    if not (ALPHA_MIN <= value <= ALPHA_MAX):  # also False for NaN
+        raise ValueError(
+            f"{name} must be a number in [{ALPHA_MIN}, {ALPHA_MAX}] (α = 1.5 is entmax-1.5, α = 2 is "
+            f"sparsemax; α -> 1 is softmax, which has its own kind), got {alpha!r}."
+        )
+    return value
+
+
+def entmax_kind(alpha) -> str:
+    """The map spec of α-entmax, "entmax:<α>" (α checked; written with repr, so it reads back to the
+    same float). Every function that takes ``kind`` accepts it."""
+    return f"{_FAMILY_PREFIX}{check_alpha(alpha)!r}"
+
+
+def entmax_alpha(kind: str) -> float | None:
+    """α of a sparse map: 1.5 for "entmax15", α for an "entmax:<α>" spec, None for any other kind."""
+    if kind == "entmax15":
+        return 1.5
+    if isinstance(kind, str) and kind.startswith(_FAMILY_PREFIX):
+        return float(kind[len(_FAMILY_PREFIX) :])
+    return None
+
+
+def check_kind(kind, allowed=KINDS, alpha=None) -> str:
+    """A known map name from ``allowed``, returned as the library passes it on.
+
+    α-entmax is accepted wherever "entmax15" is: as kind="entmax" with ``alpha``, or as its spec
+    "entmax:<α>" (``entmax_kind``); both come back as the spec. ``alpha`` with any other kind is an error.
+    """
+    if kind == ENTMAX_FAMILY or (isinstance(kind, str) and kind.startswith(_FAMILY_PREFIX)):
+        if "entmax15" not in allowed:
+            raise ValueError(f"kind={kind!r} is not allowed here; allowed: {', '.join(allowed)}.")
+        if kind == ENTMAX_FAMILY:
+            if alpha is None:
+                raise ValueError('kind="entmax" needs alpha, a number in [1.05, 2].')
+            return entmax_kind(alpha)
+        try:
+            spec_alpha = float(kind[len(_FAMILY_PREFIX) :])
+        except ValueError:
+            spec_alpha = kind
+        spec = entmax_kind(spec_alpha)
+        if alpha is not None and check_alpha(alpha) != entmax_alpha(spec):
+            raise ValueError(f"kind={kind!r} already names α; alpha={alpha!r} contradicts it.")
+        return spec
+    if kind not in allowed:
+        raise ValueError(
+            f"kind={kind!r} is not a known map; allowed: {', '.join(allowed)}"
+            + (', or "entmax" with alpha in [1.05, 2].' if "entmax15" in allowed else ".")
+        )
+    if alpha is not None:
+        raise ValueError(f'alpha is a parameter of kind="entmax" only, not of kind={kind!r}.')
+    return kind
+
+
+def check_sigma(sigma, name: str = "sigma") -> float:
+    """σ must be a finite positive real number (in data units)."""
+    if isinstance(sigma, bool) or not isinstance(sigma, (Real, np.floating, np.integer)):
+        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}.")
+    sigma = float(sigma)
+    if not math.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}.")
+    return sigma
+
+
+def check_sigma_for_dtype(sigma: float, dtype) -> None:
+    """The temperature 2σ² must be a positive normal number in the working dtype."""
+    info = np.finfo(dtype)
+    temperature = 2.0 * sigma * sigma
+    if not (float(info.tiny) <= temperature <= float(info.max)):
+        raise ValueError(
+            f"sigma={sigma!r} is out of range for {np.dtype(dtype).name}: 2*sigma**2 = {temperature:.3g} "
+            f"must lie in [{float(info.tiny):.3g}, {float(info.max):.3g}]."
+        )
+
+
+def check_int(value, name: str, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}.")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"between {low} and {high}"
+        raise ValueError(f"{name} must be {allowed}, got {value}.")
+    return value
+
+
+def check_points(X, name: str = "X", dtype=None) -> np.ndarray:
+    """A finite 2-D float array of shape (n, d) with n >= 1, d >= 1.
+
+    Float32 and float64 keep their dtype; integer and other real input becomes float64 unless
+    ``dtype`` asks for something else.
+    """
+    arr = np.asarray(X)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise ValueError(f"{name} must be a numeric array, got dtype {arr.dtype}.")
+    if np.iscomplexobj(arr):
+        raise ValueError(f"{name} must be real, got a complex array.")
+    if arr.ndim != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+        raise ValueError(f"{name} must have shape (n, d) with n >= 1 and d >= 1, got shape {arr.shape}.")
+    if dtype is not None:
+        arr = arr.astype(dtype, copy=False)
+    elif arr.dtype not in FLOAT_DTYPES:
+        arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr).all(axis=1)))
+        raise ValueError(
+            f"{name} contains NaN or infinite values in {bad} row(s); all values must be finite."
+        )
+    # Squared distances between points in [-M, M]^d are at most 4·d·M²; past the dtype's max they
+    # become inf, and the maps would compute inf - inf = NaN.
+    limit = (
+        math.sqrt(float(np.finfo(arr.dtype).max) / (4 * arr.shape[1]))
+        if arr.dtype in FLOAT_DTYPES
+        else math.inf
+    )
+    biggest = max(float(arr.max()), -float(arr.min()))
+    if biggest > limit:
+        raise ValueError(
+            f"{name} has a value of magnitude {biggest:.3g}; in {arr.dtype.name} with {arr.shape[1]} "
+            f"feature(s) values must be at most {limit:.3g} so that squared distances stay finite. "
+            "Rescale the data."
+        )
+    return np.ascontiguousarray(arr)
+
+
+def check_centers(C, X: np.ndarray, name: str = "C") -> np.ndarray:
+    """Centres (k, d) matching X's feature count, cast to X's dtype; 1 <= k <= n."""
+    C = check_points(C, name=name, dtype=X.dtype)
+    if C.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"{name} has {C.shape[1]} feature(s) per centre but X has {X.shape[1]}; they must match."
+        )
+    check_k(C.shape[0], X.shape[0])
+    return C
+
+
+def check_k(k, n: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, Integral):
+        raise ValueError(f"k must be an integer, got {k!r}.")
+    if k < 1 or k > n:
+        raise ValueError(f"k must be between 1 and the number of points ({n}), got k={k}.")
+    return int(k)
+
+
+def check_sigmas(sigmas, name: str = "sigmas") -> np.ndarray:
+    """A non-empty 1-D array of positive finite σ values (float64)."""
+    arr = (
+        np.asarray(sigmas, dtype=float)
+        if not isinstance(sigmas, (Real, np.floating))
+        else np.array([sigmas], float)
+    )
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"{name} must be a non-empty 1-D sequence of positive numbers, got shape {arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"{name} must all be positive finite numbers.")
+    return arr

@@ -1,0 +1,1 @@
+"""The Annealing page's arrays, figures and words (no Streamlit)."""

@@ -1,0 +1,133 @@
+"""Traces and markers of the data plane that several views draw: the points coloured by r, the RBF
+centres, the
+K-Means centroids, arrows from a centre to where a step moves it, and which points are drawn when there
+are many.
+
+RBF centres are marked with ``CENTER_MARKER`` and K-Means centroids with ``KMEANS_MARKER`` in every view, so a
+symbol means the same thing everywhere."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rbfviz.views.common.palette import (
+    KMEANS_COLOR,
+    cluster_colors,
+    mix_colors,
+    rgb_strings,
+)
+
+# RBF centres are drawn larger than the K-Means ×, so a centre sitting on its centroid still shows
+# its cluster colour around the ×.
+CENTER_MARKER = dict(symbol="circle", size=24, line=dict(color="#000000", width=2))
+
+
+KMEANS_MARKER = dict(symbol="x-thin", size=12, color=KMEANS_COLOR, line=dict(color=KMEANS_COLOR, width=3))
+
+
+WEBGL_ABOVE = 1500  # points; Scattergl above this, plain SVG below (crisper, no WebGL context)
+
+
+def resp_hovertemplate(k: int) -> str:
+    """Hover text showing a point's position and its r vector (customdata = resp)."""
+    entries = ", ".join(f"%{{customdata[{j}]:.3f}}" for j in range(k))
+    return "x = (%{x:.3f}, %{y:.3f})<br>r = [" + entries + "]<extra></extra>"
+
+
+def points_trace(X, resp, name: str = "points (colour mixed by r)") -> dict:
+    """Points coloured by their responsibilities, hover = r vector. NaN rows grey."""
+    n, k = resp.shape
+    return dict(
+        type="scattergl" if n > WEBGL_ABOVE else "scatter",
+        x=X[:, 0],
+        y=X[:, 1],
+        mode="markers",
+        name=name,
+        marker=dict(
+            color=rgb_strings(mix_colors(resp)),
+            size=7 if n <= 2000 else 5,
+            line=dict(color="rgba(0,0,0,0.55)", width=0.6),
+        ),
+        customdata=np.round(resp, 4),
+        hovertemplate=resp_hovertemplate(k),
+    )
+
+
+def centers_trace(centers, name: str = "RBF centres c_j") -> dict:
+    k = centers.shape[0]
+    return dict(
+        type="scatter",
+        x=centers[:, 0],
+        y=centers[:, 1],
+        mode="markers",
+        name=name,
+        marker=dict(color=cluster_colors(k), **CENTER_MARKER),
+        customdata=np.arange(k),
+        hovertemplate="RBF centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+    )
+
+
+def kmeans_trace(kmeans_centers, name: str = "K-Means centroids") -> dict:
+    k = kmeans_centers.shape[0]
+    return dict(
+        type="scatter",
+        x=kmeans_centers[:, 0],
+        y=kmeans_centers[:, 1],
+        mode="markers",
+        name=name,
+        marker=KMEANS_MARKER,
+        customdata=np.arange(k),
+        hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+    )
+
+
+# Above this many points the plane draws a seeded subsample (every number still counts all points).
+MAX_DRAWN_POINTS = 5000
+
+
+def drawn_points(n: int, seed: int = 0, limit: int = MAX_DRAWN_POINTS) -> np.ndarray | None:
+    """Sorted indices of the points to draw: None (all) for n <= limit, else a seeded subsample."""
+    if n <= limit:
+        return None
+    return np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
+
+
+START_MARKER = dict(symbol="circle-open", size=13, color="#333333", line=dict(width=2.5))
+
+
+ARROW_COLOR = "#222222"  # dark on every cluster colour; the markers at the arrow heads carry the colour
+
+
+def step_arrows(
+    start: np.ndarray, end: np.ndarray, colors, xref: str, yref: str, dash: bool = False
+) -> list[dict]:
+    """Layout annotations: one arrow per centre from start[j] to end[j] (data coordinates)."""
+    out = []
+    for (x0, y0), (x1, y1), color, drawn in zip(start, end, colors, step_arrow_drawn(start, end)):
+        if not drawn:
+            continue
+        out.append(
+            dict(
+                x=float(x1),
+                y=float(y1),
+                ax=float(x0),
+                ay=float(y0),
+                xref=xref,
+                yref=yref,
+                axref=xref,
+                ayref=yref,
+                showarrow=True,
+                arrowhead=3,
+                arrowsize=1.3,
+                arrowwidth=3 if not dash else 2,
+                arrowcolor=color,
+                text="",
+            )
+        )
+    return out
+
+
+def step_arrow_drawn(start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """(k,) bool: centre j gets an arrow from start[j] to end[j] (k, 2): both finite and not equal."""
+    start, end = np.asarray(start, dtype=np.float64), np.asarray(end, dtype=np.float64)
+    return np.isfinite(start).all(axis=1) & np.isfinite(end).all(axis=1) & (start != end).any(axis=1)

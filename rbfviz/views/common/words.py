@@ -1,0 +1,38 @@
+"""One-sentence text descriptions of what each figure currently shows, generated from its numbers.
+
+They go under every figure: for screen readers (a Plotly chart is opaque to them), for the back row
+of a classroom, and as a check that the picture says what the numbers say. Each function takes the
+same arrays/results the figure was drawn from and returns one plain sentence (no Markdown).
+
+* ``plane``            the Explorer's plane: centres, σ, agreement with K-Means, one-hot and NaN rows.
+* ``picking``          the Explorer while starting centres are being picked.
+* ``equivalence_step``, ``trajectories``, ``gap_curve``   the Equivalence view's three figures.
+* ``annealing_plane``, ``bifurcation``, ``collapse``       the Annealing view's three figures.
+* ``stability_curves``, ``stability_plane``               the Stability view's two figures.
+"""
+
+from __future__ import annotations
+
+import math
+
+
+def number(x: float, digits: int = 3) -> str:
+    """x with ``digits`` significant digits; "NaN" for NaN."""
+    x = float(x)
+    return "NaN" if math.isnan(x) else f"{x:.{digits}g}"
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a percentage: 1 decimal, "100%" only when exactly 1 and "0%" only when exactly 0."""
+    fraction = float(fraction)
+    if math.isnan(fraction):
+        return "n/a"
+    if fraction == 1.0:
+        return "100%"
+    if fraction == 0.0:
+        return "0%"
+    return f"{min(max(100 * fraction, 0.1), 99.9):.1f}%"
+
+
+def count(n: int, thing: str, plural: str | None = None) -> str:
+    return f"{n:,} {thing if n == 1 else (plural or thing + 's')}"

@@ -1,0 +1,1 @@
+"""The Equivalence page's arrays, figures and words (no Streamlit)."""

@@ -1,0 +1,287 @@
+"""Figures of the Equivalence view: one GD step next to one Lloyd step, the two training
+trajectories from the same start, and L_σ − J against σ with its bound.
+
+Colours and markers as everywhere: cluster j in ``cluster_colors(k)[j]``; RBF (gradient-descent)
+centres filled circles in their cluster colour; Lloyd/K-Means centres black × (``KMEANS_MARKER``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rbfviz.field import plane_extent
+from rbfviz.views.common.layout import base_layout, figure, plane_axes, two_planes_layout
+from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings
+from rbfviz.views.common.plane import ARROW_COLOR, CENTER_MARKER, KMEANS_MARKER, START_MARKER, step_arrows
+from rbfviz.views.equivalence.arrays import GapCurve, OneStep, Trajectories
+
+POINT_GREY = "rgba(120,120,120,0.35)"
+
+
+def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 520) -> go.Figure:
+    """Two planes side by side, same scale: left the gradient step (η_j = 1/(2N_j)) from the start,
+    right the Lloyd step from the same start. Points are coloured by their responsibilities at the
+    start. Traces: per panel [points, start, new centres]; arrows are layout annotations."""
+    X = np.asarray(X, dtype=np.float64)
+    resp = np.asarray(resp, dtype=np.float64)
+    k = step.start.shape[0]
+    colors = cluster_colors(k)
+    point_colors = rgb_strings(mix_colors(resp))
+    extent = plane_extent(X)
+    data, annotations = [], []
+    panels = (
+        ("x", "y", step.gd, "gradient step", dict(CENTER_MARKER, color=colors, size=16)),
+        ("x2", "y2", step.lloyd, "Lloyd step", KMEANS_MARKER),
+    )
+    for i, (xa, ya, new, label, marker) in enumerate(panels):
+        data.append(
+            dict(
+                type="scatter",
+                x=X[:, 0],
+                y=X[:, 1],
+                mode="markers",
+                xaxis=xa,
+                yaxis=ya,
+                name="points (colour mixed by r at the start)",
+                showlegend=i == 0,
+                legendgroup="points",
+                marker=dict(color=point_colors, size=6, opacity=0.75),
+                hoverinfo="skip",
+            )
+        )
+        data.append(
+            dict(
+                type="scatter",
+                x=step.start[:, 0],
+                y=step.start[:, 1],
+                mode="markers",
+                xaxis=xa,
+                yaxis=ya,
+                name="start c⁰",
+                showlegend=i == 0,
+                legendgroup="start",
+                marker=START_MARKER,
+                hovertemplate="start (%{x:.3f}, %{y:.3f})<extra></extra>",
+            )
+        )
+        data.append(
+            dict(
+                type="scatter",
+                x=new[:, 0],
+                y=new[:, 1],
+                mode="markers",
+                xaxis=xa,
+                yaxis=ya,
+                name=f"after one {label}",
+                marker=marker,
+                customdata=np.arange(k),
+                hovertemplate=f"{label}, centre %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>",
+            )
+        )
+        annotations += step_arrows(step.start, new, [ARROW_COLOR] * k, xa, ya)
+    layout = two_planes_layout(
+        title, height, extent, "one gradient step on L_σ, η_j = 1/(2N_j)", "one Lloyd step"
+    )
+    layout["annotations"] = annotations + layout["annotations"]
+    return figure(data, layout)
+
+
+def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: int = 560) -> go.Figure:
+    """Both training paths in the plane: gradient descent (cluster colours, solid) and Lloyd (black,
+    dashed) from the same start (open circles). Traces: points, then per centre j a GD path and a
+    Lloyd path, then the end points."""
+    X = np.asarray(X, dtype=np.float64)
+    k = traj.gd.shape[1]
+    colors = cluster_colors(k)
+    data = [
+        dict(
+            type="scatter",
+            x=X[:, 0],
+            y=X[:, 1],
+            mode="markers",
+            name="points",
+            marker=dict(color=POINT_GREY, size=5),
+            hoverinfo="skip",
+        )
+    ]
+    steps = np.arange(traj.gd.shape[0])
+    for j in range(k):
+        data.append(
+            dict(
+                type="scatter",
+                x=traj.gd[:, j, 0],
+                y=traj.gd[:, j, 1],
+                mode="lines+markers",
+                name="gradient descent" if j == 0 else f"GD centre {j}",
+                legendgroup="gd",
+                showlegend=j == 0,
+                line=dict(color=colors[j], width=3.5),
+                marker=dict(size=6, color=colors[j]),
+                customdata=steps,
+                hovertemplate=(
+                    f"GD centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>"
+                ),
+            )
+        )
+        data.append(
+            dict(
+                type="scatter",
+                x=traj.lloyd[:, j, 0],
+                y=traj.lloyd[:, j, 1],
+                mode="lines+markers",
+                name="Lloyd" if j == 0 else f"Lloyd centre {j}",
+                legendgroup="lloyd",
+                showlegend=j == 0,
+                line=dict(color=KMEANS_COLOR, width=2, dash="dash"),
+                marker=dict(size=4, color=KMEANS_COLOR),
+                customdata=steps,
+                hovertemplate=(
+                    f"Lloyd centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>"
+                ),
+            )
+        )
+    data.append(
+        dict(
+            type="scatter",
+            x=traj.gd[0, :, 0],
+            y=traj.gd[0, :, 1],
+            mode="markers",
+            name="start",
+            marker=START_MARKER,
+            hoverinfo="skip",
+        )
+    )
+    data.append(
+        dict(
+            type="scatter",
+            x=traj.gd[-1, :, 0],
+            y=traj.gd[-1, :, 1],
+            mode="markers",
+            name="GD end",
+            marker=dict(color=colors, **CENTER_MARKER),
+            hoverinfo="skip",
+        )
+    )
+    data.append(
+        dict(
+            type="scatter",
+            x=traj.lloyd[-1, :, 0],
+            y=traj.lloyd[-1, :, 1],
+            mode="markers",
+            name="Lloyd end",
+            marker=KMEANS_MARKER,
+            hoverinfo="skip",
+        )
+    )
+    layout = base_layout(title, height, legend="below")
+    layout.update(plane_axes(plane_extent(X)))
+    return figure(data, layout)
+
+
+def _positive_log(values: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """Values for a log axis: positive finite ones kept, the rest None; plus a mask of exact zeros."""
+    values = np.asarray(values, dtype=np.float64)
+    shown = np.where(np.isfinite(values) & (values > floor), values, np.nan)
+    zeros = np.isfinite(values) & (values <= floor)
+    return shown, zeros
+
+
+def difference_figure(traj: Trajectories, title: str | None = None, height: int = 300) -> go.Figure:
+    """max |c_GD − c_Lloyd| against the step number (log y). Exact zeros sit on the bottom edge,
+    marked as such (a log axis has no 0)."""
+    steps = np.arange(len(traj.difference))
+    finite = traj.difference[np.isfinite(traj.difference) & (traj.difference > 0)]
+    floor = float(finite.min()) / 10 if finite.size else 1e-16
+    shown, zeros = _positive_log(traj.difference, 0.0)
+    data = [
+        dict(
+            type="scatter",
+            x=steps,
+            y=shown,
+            mode="lines+markers",
+            name="max |c_GD − c_Lloyd|",
+            line=dict(color="#0072B2", width=3),
+            hovertemplate="step %{x}: %{y:.3g}<extra></extra>",
+        )
+    ]
+    if zeros[1:].any():
+        data.append(
+            dict(
+                type="scatter",
+                x=steps[zeros],
+                y=np.full(int(zeros.sum()), floor),
+                mode="markers",
+                name="exactly 0",
+                marker=dict(symbol="triangle-down", size=10, color="#009E73"),
+                hovertemplate="step %{x}: exactly 0<extra></extra>",
+            )
+        )
+    layout = base_layout(title, height, x_title="step t", y_title="max |Δ| (data units)")
+    layout["yaxis"]["type"] = "log"
+    layout["yaxis"]["exponentformat"] = "power"
+    return figure(data, layout)
+
+
+def gap_sigma_figure(
+    curve: GapCurve, sigma: float | None = None, title: str | None = None, height: int = 420
+) -> go.Figure:
+    """L_σ − J (at fixed centres) and its uniform bound against σ, log-log. Exact zeros (entmax below
+    its collapse σ) are marked on the bottom edge. A dotted vertical line marks the current σ."""
+    positive = curve.gap[np.isfinite(curve.gap) & (curve.gap > 0)]
+    low = min(
+        positive.min() if positive.size else np.inf,
+        curve.bound[curve.bound > 0].min() if (curve.bound > 0).any() else np.inf,
+    )
+    floor = float(low) / 10 if np.isfinite(low) else 1e-12
+    shown, zeros = _positive_log(curve.gap, 0.0)
+    data = [
+        dict(
+            type="scatter",
+            x=curve.sigmas,
+            y=curve.bound,
+            mode="lines",
+            name="bound",
+            line=dict(color="#D55E00", width=2.5, dash="dash"),
+            hovertemplate="σ = %{x:.3g}: bound %{y:.3g}<extra></extra>",
+        ),
+        dict(
+            type="scatter",
+            x=curve.sigmas,
+            y=shown,
+            mode="lines+markers",
+            name="L_σ − J (measured)",
+            line=dict(color="#0072B2", width=3),
+            marker=dict(size=6),
+            hovertemplate="σ = %{x:.3g}: L_σ − J = %{y:.3g}<extra></extra>",
+        ),
+    ]
+    if zeros.any():
+        data.append(
+            dict(
+                type="scatter",
+                x=curve.sigmas[zeros],
+                y=np.full(int(zeros.sum()), floor),
+                mode="markers",
+                name="L_σ − J = 0 exactly",
+                marker=dict(symbol="triangle-down", size=10, color="#009E73"),
+                hovertemplate="σ = %{x:.3g}: exactly 0<extra></extra>",
+            )
+        )
+    layout = base_layout(title, height, x_title="σ (log scale)", y_title="L_σ − J (log scale)")
+    layout["xaxis"].update(type="log", exponentformat="power")
+    layout["yaxis"].update(type="log", exponentformat="power")
+    if sigma is not None:  # a trace, not a shape: data coordinates on log axes without surprises
+        top = float(np.nanmax(np.concatenate([curve.bound, np.nan_to_num(shown, nan=floor)])))
+        data.append(
+            dict(
+                type="scatter",
+                x=[float(sigma), float(sigma)],
+                y=[floor, top],
+                mode="lines",
+                name=f"current σ = {float(sigma):.3g}",
+                line=dict(color="#444444", width=1.5, dash="dot"),
+                hoverinfo="skip",
+            )
+        )
+    return figure(data, layout)

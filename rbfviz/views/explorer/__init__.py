@@ -1,0 +1,1 @@
+"""The Explorer page's arrays, figures and words (no Streamlit)."""

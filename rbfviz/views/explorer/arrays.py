@@ -1,0 +1,275 @@
+"""What the app needs around one σ: its range, the starting centres, the soft fixed point, the numbers.
+
+* ``sigma_scale(X, C_km)``      – the data-derived σ range (log grid) with its landmarks: the first
+                                  critical σ (softmax and entmax15), entmax's exact-collapse σ
+                                  √g_min/2 and softmax's float64-exact σ √(g_min/73.4).
+* ``initial_centers(X, k, init, seed)`` – k-means++ seeding, k random data points, or None for
+                                  "anneal" (the annealing path starts at the data mean).
+* ``soft_fixed_point(X, C0, sigma, kind)`` – EM from C0 to the soft fixed point at σ.
+* ``soft_fixed_points(X, C0, sigmas, kind)`` – the same at many σ levels, all together.
+* ``plane_numbers(...)``        – L_σ, J, L_σ − J and its bound, label agreement, mean entropy,
+                                  exact zeros, NaN rows: every number the Explorer prints.
+* ``plane_at(...)``             – the responsibilities and ``plane_numbers`` at one σ, checked once.
+* ``planes_at(...)``            – ``plane_at`` at many σ levels (each with its centres) at once.
+
+Convention: logits z = -||x - c||² / (2σ²); all σ values are in data units.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.cluster import kmeans_plusplus
+
+from rbfviz import maps, measures
+from rbfviz.annealing import fixed_point, fixed_points
+from rbfviz.maps import _responsibilities
+from rbfviz.measures import (
+    _critical_sigma_predicted,
+    _gamma_gap,
+    _min_sq_gap,
+    _sigma_exact,
+    _sigma_softmax_exact,
+)
+from rbfviz.validate import (
+    check_centers,
+    check_int,
+    check_k,
+    check_kind,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+)
+from rbfviz.views.common.sigma import nearest_index
+
+INITS = ("kmeans++", "random", "anneal")
+
+# The σ grid spans from above the first split down to below the exact collapse, at this density.
+POINTS_PER_DECADE = 16
+MIN_LEVELS, MAX_LEVELS = 30, 81
+# Top of the range, in units of the larger predicted first critical σ.
+TOP_FACTOR = 1.5
+# Bottom of the range, in units of entmax's exact-collapse σ* = √g_min/2: below softmax's
+# float64-exact σ = σ*·√(4/73.4) ≈ 0.23 σ*, so both collapses are on the slider.
+BOTTOM_FACTOR = 0.2
+# At least this many decades, at most MAX_DECADES (g_min can be 0 or tiny).
+MIN_DECADES, MAX_DECADES = 2.0, 5.0
+
+
+@dataclass(frozen=True)
+class SigmaScale:
+    """The σ range of one data set, and where the maths says things happen on it.
+
+    grid : (S,) float64, decreasing, geometric, values rounded to 3 significant digits.
+    sigma_c_softmax, sigma_c_entmax : predicted first critical σ (centres split from the mean);
+        softmax √λ_max, entmax15 (√k·λ_max)^½ with λ_max of the 1/N covariance.
+    sigma_exact_entmax : √g_min/2 at the K-Means solution; below it entmax15 is exactly K-Means.
+    sigma_exact_softmax : √(g_min/73.4); below it float64 softmax is bitwise hard.
+    default : the σ the app opens with (a grid value between the split and the collapse).
+    """
+
+    grid: np.ndarray
+    sigma_c_softmax: float
+    sigma_c_entmax: float
+    sigma_exact_entmax: float
+    sigma_exact_softmax: float
+    default: float
+
+    @property
+    def low(self) -> float:
+        return float(self.grid[-1])
+
+    @property
+    def high(self) -> float:
+        return float(self.grid[0])
+
+    def nearest(self, sigma: float) -> float:
+        """The grid value nearest to σ on a log scale."""
+        return float(self.grid[self.index(sigma)])
+
+    def index(self, sigma: float) -> int:
+        """Position of σ (a grid value, or the nearest one) in the decreasing grid."""
+        return nearest_index(self.grid, check_sigma(sigma))
+
+
+def _round_sig(values: np.ndarray, digits: int = 3) -> np.ndarray:
+    return np.array([float(f"{v:.{digits}g}") for v in values])
+
+
+def sigma_scale(X, C_km) -> SigmaScale:
+    """The σ range for data X (n, d) whose K-Means centroids are C_km (k, d), k >= 2.
+
+    From TOP_FACTOR × the larger predicted first critical σ (softmax, entmax15 with m = k) down to
+    BOTTOM_FACTOR × entmax's exact-collapse σ* = √g_min/2, kept between MIN_DECADES and
+    MAX_DECADES wide, on a geometric grid of about POINTS_PER_DECADE values per decade.
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C_km = check_centers(C_km, X, "C_km")
+    k = C_km.shape[0]
+    if k < 2:
+        raise ValueError(f"the σ range needs at least 2 centres, got k={k}.")
+    sc_soft = float(_critical_sigma_predicted(X, "softmax"))
+    sc_ent = float(_critical_sigma_predicted(X, "entmax15", m=k))
+    g_min = _min_sq_gap(X, C_km)
+    s_exact, s_soft_exact = float(_sigma_exact(g_min)), float(_sigma_softmax_exact(g_min))
+    top = TOP_FACTOR * max(sc_soft, sc_ent)
+    if not (math.isfinite(top) and top > 0):
+        raise ValueError("the data have no spread (all points coincide): there is no σ range to explore.")
+    bottom = BOTTOM_FACTOR * s_exact if s_exact > 0 else 0.0
+    bottom = min(max(bottom, top * 10.0**-MAX_DECADES), top * 10.0**-MIN_DECADES)
+    decades = math.log10(top / bottom)
+    num = int(np.clip(math.ceil(POINTS_PER_DECADE * decades) + 1, MIN_LEVELS, MAX_LEVELS))
+    grid = np.unique(_round_sig(np.geomspace(top, bottom, num)))[::-1].copy()
+    # Open between the split and the exact collapse: the soft band is wide enough to see.
+    target = math.sqrt(max(s_exact, bottom) * sc_soft)
+    default = float(grid[nearest_index(grid, target)])
+    return SigmaScale(
+        grid=grid,
+        sigma_c_softmax=sc_soft,
+        sigma_c_entmax=sc_ent,
+        sigma_exact_entmax=s_exact,
+        sigma_exact_softmax=s_soft_exact,
+        default=default,
+    )
+
+
+def initial_centers(X, k: int, init: str, seed: int = 0):
+    """Starting centres (k, d) in X's dtype, or None for "anneal".
+
+    "kmeans++": scikit-learn's k-means++ seeding from ``seed``; "random": k distinct data points
+    drawn with ``seed``; "anneal": None (``rbfviz.annealing.anneal`` starts every centre at the data
+    mean with a tiny symmetry-breaking perturbation).
+    """
+    X = check_points(X, "X")
+    k = check_k(k, X.shape[0])
+    seed = check_int(seed, "seed", 0, 2**32 - 1)
+    if init not in INITS:
+        raise ValueError(f"init={init!r} is unknown; allowed: {', '.join(INITS)}.")
+    if init == "anneal":
+        return None
+    if init == "kmeans++":
+        centers, _ = kmeans_plusplus(X.astype(np.float64), n_clusters=k, random_state=seed)
+    else:
+        rows = np.random.RandomState(seed).choice(X.shape[0], size=k, replace=False)
+        centers = X[np.sort(rows)]
+    return np.ascontiguousarray(centers, dtype=X.dtype)
+
+
+def soft_fixed_point(X, C0, sigma: float, kind: str = "softmax"):
+    """EM from C0 until the centres stop moving at this σ (``rbfviz.annealing.fixed_point``).
+
+    Returns (centers (k, d) in X's dtype, iterations, converged).
+    """
+    return fixed_point(X, C0, sigma, kind=kind)
+
+
+def soft_fixed_points(X, C0, sigmas, kind: str = "softmax", progress=None):
+    """``soft_fixed_point`` at every σ of ``sigmas`` (m,), all levels together
+    (``rbfviz.annealing.fixed_points``; level i the bits of ``soft_fixed_point`` at sigmas[i]).
+
+    Returns (centers (m, k, d) in X's dtype, iterations (m,), converged (m,)); progress(done, total) as
+    levels stop.
+    """
+    return fixed_points(X, C0, sigmas, kind=kind, progress=progress)
+
+
+def plane_numbers(X, C, sigma: float, kind: str, kmeans_labels) -> dict:
+    """The Explorer's numbers for points X (n, d), centres C (k, d) at σ.
+
+    kmeans_labels (n,) are K-Means labels in C's centre indices (K-Means run from the same start
+    keeps centre j as cluster j). Returns a dict of plain floats/ints: loss L_σ, distortion J, gap
+    L_σ − J, bound (the Γ-convergence bound for this map), within_bound, agreement (fraction of
+    argmax r equal to the K-Means label), mean_entropy (nats), exact_zeros (count of r_ij == 0),
+    entries (n·k), nan_rows (rows of r that are NaN; only "naive").
+    """
+    return plane_at(X, C, sigma, kind, kmeans_labels)[1]
+
+
+def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, dict]:
+    """(r, numbers) at one σ, from one check of the arguments: the responsibilities r (n, k) of points X
+    (n, d) for centres C (k, d), as ``rbfviz.responsibilities`` gives them (what the Explorer colours the
+    points with), and ``plane_numbers`` (what it prints beside them)."""
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    kind = check_kind(kind)
+    sigma = check_sigma(sigma)
+    check_sigma_for_dtype(sigma, X.dtype)
+    resp = _responsibilities(X, C, sigma, kind)
+    nan_rows = int(np.count_nonzero(~np.isfinite(resp).all(axis=1)))
+    gap = _gamma_gap(X, C, sigma, kind)
+    finite = resp[np.isfinite(resp).all(axis=1)]
+    return resp, dict(
+        loss=float(gap.loss),
+        distortion=float(gap.distortion),
+        gap=float(gap.gap),
+        bound=float(gap.bound),
+        within_bound=bool(gap.within_bound),
+        agreement=float(measures.label_agreement(resp, kmeans_labels)) if nan_rows == 0 else float("nan"),
+        mean_entropy=float(measures.mean_entropy(finite)) if len(finite) else float("nan"),
+        exact_zeros=int(measures.count_exact_zeros(resp)),
+        entries=int(resp.size),
+        nan_rows=nan_rows,
+    )
+
+
+def planes_at(X, C, sigmas, kind: str, kmeans_labels) -> list[tuple[np.ndarray, dict]]:
+    """``plane_at`` at m σ levels at once: centres C (m, k, d) (level i's at sigmas[i]), sigmas (m,).
+
+    Each level's distances go through the map once (``plane_at`` computes r twice: for the points and
+    for L_σ), and L_σ, J, the NaN rows and the exact zeros of all levels are reduced together as
+    (m, k, n) arrays; the label agreement and the mean entropy are read from each level's r. Level i is
+    ``plane_at(X, C[i], sigmas[i], kind, kmeans_labels)``, bit for bit. Temporaries are O(m·k·n): pass
+    a few levels at a time when there are many points.
+    """
+    X = check_points(X, "X")
+    sigmas = np.asarray(sigmas, dtype=np.float64)
+    C = np.asarray(C)
+    if C.ndim != 3 or C.shape[0] != sigmas.size:
+        raise ValueError(f"C must have shape (m, k, d) with m = {sigmas.size} levels, got {C.shape}.")
+    C = np.stack([check_centers(c, X, "C") for c in C])
+    kind = check_kind(kind)
+    for sigma in sigmas:
+        check_sigma_for_dtype(check_sigma(float(sigma)), X.dtype)
+    return _planes_at(X, C, sigmas, kind, kmeans_labels)
+
+
+def _planes_at(X: np.ndarray, C: np.ndarray, sigmas: np.ndarray, kind: str, kmeans_labels) -> list:
+    """``planes_at`` on checked arguments (X, C (m, k, d) finite in one float dtype, σ valid in it)."""
+    m, k, _ = C.shape
+    n = X.shape[0]
+    distances = np.empty((m, k, n), dtype=X.dtype)
+    resp = np.empty((m, k, n), dtype=X.dtype)
+    for i in range(m):  # the map level by level, as ``rbfviz.maps.responsibilities`` runs it
+        distances[i] = maps.sq_distance_columns(X, C[i])
+        resp[i] = maps.resp_columns(distances[i].copy(), float(sigmas[i]), kind, overwrite=True)
+    d64 = distances.astype(np.float64)
+    # as ``measures._gamma_gap``: each point's sum over the centres, then the sum over the points
+    loss = (resp.astype(np.float64) * d64).sum(axis=1).sum(axis=1)
+    distortion = d64.min(axis=1).sum(axis=1)
+    gap = loss - distortion
+    tol = 16.0 * float(np.finfo(X.dtype).eps) * (np.abs(loss) + np.abs(distortion))
+    nan_rows = (~np.isfinite(resp)).any(axis=1).sum(axis=1)
+    zeros = np.count_nonzero(resp == 0, axis=(1, 2))
+    planes = []
+    for i in range(m):
+        level = np.ascontiguousarray(resp[i].T)  # (n, k) rows, as ``rbfviz.maps.responsibilities`` gives
+        bound = measures._gamma_gap_bound(n, k, float(sigmas[i]), kind)
+        finite = level[np.isfinite(level).all(axis=1)]
+        numbers = dict(
+            loss=float(loss[i]),
+            distortion=float(distortion[i]),
+            gap=float(gap[i]),
+            bound=float(bound),
+            within_bound=bool(math.isfinite(gap[i]) and -tol[i] <= gap[i] <= bound + tol[i]),
+            agreement=float(measures.label_agreement(level, kmeans_labels))
+            if nan_rows[i] == 0
+            else float("nan"),
+            mean_entropy=float(measures.mean_entropy(finite)) if len(finite) else float("nan"),
+            exact_zeros=int(zeros[i]),
+            entries=int(level.size),
+            nan_rows=int(nan_rows[i]),
+        )
+        planes.append((level, numbers))
+    return planes

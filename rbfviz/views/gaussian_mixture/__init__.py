@@ -1,0 +1,1 @@
+"""The Gaussian mixture page's arrays, figures and words (no Streamlit)."""

@@ -1,0 +1,1 @@
+"""The How many clusters page's arrays, figures and words (no Streamlit)."""

@@ -1,0 +1,1 @@
+"""The Lessons page's arrays, figures and words (no Streamlit)."""

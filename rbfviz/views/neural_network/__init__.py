@@ -1,0 +1,1 @@
+"""The Neural network page's arrays, figures and words (no Streamlit)."""

@@ -1,0 +1,1 @@
+"""The Stability page's arrays, figures and words (no Streamlit)."""

@@ -1,0 +1,137 @@
+"""What the Stability view shows: each map's numerical health across σ, in float32 and float64, at
+fixed centres, next to the closed forms that predict it (no Streamlit, no Plotly).
+
+The centres are the K-Means centroids C* of the data, so "error to K-Means" has a clean meaning:
+one soft-centroid step from C* lands exactly on C* iff the map is exactly hard on the data.
+
+* ``underflow_logit(dtype)``      – Z: exp(z) rounds to 0.0 for z < −Z (float64 1075·ln 2 ≈ 745.1,
+                                    float32 150·ln 2 ≈ 104.0 with subnormals; ≈ 87.3 where the
+                                    hardware flushes subnormals to zero).
+* ``stability_table(X, C, sigmas)`` – per (kind, dtype, σ): measures.stability_report's NaN-row
+                                    fraction, zero fraction and ||∇_C L_σ||, plus the fraction of
+                                    exactly one-hot rows and the one-step error ||x̄(C*) − C*||_F.
+* ``predicted_fractions(X, C, sigmas, dtype)`` – the closed forms: naive rows NaN iff
+                                    min_j d_ij/(2σ²) > Z; entmax15 one-hot iff g_i ≥ 4σ²; softmax
+                                    one-hot iff g_i/(2σ²) > Z (its off-weights underflow).
+* ``naive_nan_sigmas(X, C, dtype)`` – σ below which the first / every naive row is NaN.
+* ``stability_plane(X, C, sigma, dtype)`` – the plane at σ: where naive is NaN and where entmax15 is
+                                    exactly one-hot, for pixels and for the points.
+
+Convention: z_ij = −d_ij/(2σ²) with d_ij = ||x_i − c_j||²; g_i = d_i(2) − d_i(1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from rbfviz import measures
+from rbfviz.field import grid_sq_distances, plane_extent
+from rbfviz.maps import resp_from_sq_distances, sq_distances
+from rbfviz.measures import one_hot_rows
+from rbfviz.steps import soft_centroid_step
+from rbfviz.validate import (
+    COMPARED_KINDS,
+    DTYPES,
+    check_centers,
+    check_int,
+    check_points,
+    check_sigma,
+    check_sigma_for_dtype,
+    check_sigmas,
+)
+
+
+def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[dict]:
+    """One dict per (kind, dtype, σ), in that nesting order (as ``measures.stability_report``).
+
+    C (k, d) should be K-Means centroids of X. In each dtype the reference C* is that partition's
+    means computed in the dtype by rbfviz's own centroid code (``measures.kmeans_reference``, as
+    in the collapse study), so an exactly hard map reproduces C* bit for bit instead of differing by
+    a summation-order rounding.
+
+    Keys: kind, dtype, sigma; from ``measures.stability_report`` at C*: nan_row_fraction,
+    zero_fraction, grad_norm ||∇_C L_σ||_F with r detached, loss, loss_finite; added here:
+    hard_row_fraction (rows exactly one-hot) and error_to_kmeans ||x̄(C*) − C*||_F, the move of one
+    soft-centroid (EM) step from C* (NaN when the naive map breaks; 0 iff the step reproduces C*).
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    sigmas = check_sigmas(sigmas)
+    found = {}
+    for dtype in dtypes:
+        Xd = X.astype(dtype)
+        C_star, _ = measures.kmeans_reference(Xd, C)
+        report = measures.stability_report(Xd, C_star, sigmas, kinds=kinds, dtypes=(dtype,))
+        with torch.no_grad():
+            d = sq_distances(torch.from_numpy(Xd), torch.from_numpy(C_star))
+        for row in report:
+            sigma = row["sigma"]
+            with torch.no_grad():
+                resp = resp_from_sq_distances(d, sigma, row["kind"]).numpy()
+            moved = soft_centroid_step(Xd, C_star, sigma, row["kind"])
+            row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
+            row["error_to_kmeans"] = float(
+                np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64))
+            )
+            found[(row["kind"], dtype, sigma)] = row
+    return [found[(kind, dtype, float(sigma))] for kind in kinds for dtype in dtypes for sigma in sigmas]
+
+
+@dataclass(frozen=True)
+class StabilityPlane:
+    """The plane at one σ and dtype, for centres C (k, 2).
+
+    extent (x_min, x_max, y_min, y_max); pixel arrays (H, W), row 0 at the top (y_max):
+    label (nearest centre), naive_nan (the naive row is NaN), entmax_hard (the entmax15 row is
+    exactly one-hot). Point arrays (n,): point_label, point_naive_nan, point_entmax_hard.
+    """
+
+    extent: tuple
+    sigma: float
+    dtype: str
+    label: np.ndarray
+    naive_nan: np.ndarray
+    entmax_hard: np.ndarray
+    point_label: np.ndarray
+    point_naive_nan: np.ndarray
+    point_entmax_hard: np.ndarray
+
+
+def stability_plane(X, C, sigma: float, dtype="float64", size: int = 160) -> StabilityPlane:
+    """Where the naive map is NaN and where entmax15 is exactly one-hot, at σ, in ``dtype``.
+
+    Pixels: a size×size grid over the points' extent (``rbfviz.field`` pixel convention); points: X
+    itself. Both computed with the same maps the rest of the app uses.
+    """
+    X = check_points(X, "X", dtype=np.float64)
+    C = check_centers(C, X, "C")
+    if X.shape[1] != 2:
+        raise ValueError(f"the plane needs 2-D points, got {X.shape[1]} feature(s).")
+    sigma = check_sigma(sigma)
+    dtype = np.dtype(dtype).name
+    check_sigma_for_dtype(sigma, dtype)
+    size = check_int(size, "size", 2, 1000)
+    extent = plane_extent(X, C)
+    Cd = C.astype(dtype)
+    with torch.no_grad():
+        d_pix = torch.from_numpy(grid_sq_distances(extent, size, size, Cd))
+        d_pts = sq_distances(torch.from_numpy(X.astype(dtype)), torch.from_numpy(Cd))
+        maps = {
+            where: {kind: resp_from_sq_distances(d, sigma, kind).numpy() for kind in ("naive", "entmax15")}
+            for where, d in (("pixels", d_pix), ("points", d_pts))
+        }
+    shape = (size, size)
+    return StabilityPlane(
+        extent=extent,
+        sigma=sigma,
+        dtype=dtype,
+        label=d_pix.numpy().argmin(axis=1).reshape(shape),
+        naive_nan=np.isnan(maps["pixels"]["naive"]).any(axis=1).reshape(shape),
+        entmax_hard=one_hot_rows(maps["pixels"]["entmax15"]).reshape(shape),
+        point_label=d_pts.numpy().argmin(axis=1),
+        point_naive_nan=np.isnan(maps["points"]["naive"]).any(axis=1),
+        point_entmax_hard=one_hot_rows(maps["points"]["entmax15"]),
+    )

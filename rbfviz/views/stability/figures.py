@@ -1,0 +1,422 @@
+"""The Stability view's figures: each map's health across σ, and the plane at the current σ.
+
+* ``stability_figure(rows, predicted, sigma, ...)`` – four panels against σ (log, cooling →):
+  NaN rows, exactly one-hot rows, ||∇_C L_σ||, and the one-step error to K-Means, one line per
+  map (colour) and dtype (dash), the closed-form predictions as wide grey bands underneath, and
+  vertical lines at the naive NaN thresholds, entmax's σ* and the current σ.
+* ``stability_plane_figure(plane, X, C)`` – two planes side by side at the current σ: where the naive
+  map's rows are NaN, and where entmax15's rows are exactly one-hot; points on top.
+
+Map colours (not cluster colours: these lines are maps, and no cluster colour is reused):
+``KIND_COLORS``, Paul Tol's high-contrast scheme, colour-blind safe and distinct in greyscale.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
+from rbfviz.views.common.layout import GRID_COLOR, base_layout, field_image, figure, legend_only, png_data_uri
+from rbfviz.views.common.palette import NAN_RGB, cluster_colors, cluster_rgb, fade
+from rbfviz.views.common.plane import KMEANS_MARKER
+from rbfviz.views.common.sigma import (
+    CURRENT,
+    CURRENT_COLOR,
+    EXACT_COLOR,
+    EXACT_PREDICTED,
+    log_axis_floor,
+    sigma_axis,
+    zero_markers,
+)
+
+PREDICTED_BAND = "rgba(120, 120, 120, 0.35)"
+
+PANELS = (  # (key in the rows, panel title, log y?)
+    ("nan_row_fraction", "NaN rows (%)", False),
+    ("hard_row_fraction", "exactly one-hot rows (%)", False),
+    ("grad_norm", "‖∇_C L_σ‖ at C* (log)", True),
+    ("error_to_kmeans", "one EM step from C*: ‖x̄ − C*‖ (log)", True),
+)
+# (panel key, kind whose closed form is drawn under it, key of predicted_fractions)
+PREDICTED = (
+    ("nan_row_fraction", "naive", "naive_nan"),
+    ("hard_row_fraction", "entmax15", "entmax15_hard"),
+    ("hard_row_fraction", "softmax", "softmax_hard"),
+)
+NAN_THRESHOLD = "naive: first NaN row below"
+ZERO_MARK = "exactly 0 (drawn at the axis floor)"
+
+
+def series(rows, kind: str, dtype: str, key: str) -> tuple[np.ndarray, np.ndarray]:
+    """(σ (S,), values (S,)) of one map and dtype from ``stability_table`` rows, σ decreasing."""
+    picked = [(r["sigma"], r[key]) for r in rows if r["kind"] == kind and r["dtype"] == dtype]
+    if not picked:
+        raise ValueError(f"no rows for kind={kind!r}, dtype={dtype!r}.")
+    sigmas, values = (np.array(v, dtype=np.float64) for v in zip(*picked))
+    order = np.argsort(-sigmas)
+    return sigmas[order], values[order]
+
+
+def _finite_list(values) -> list:
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
+
+
+def _log_floor(rows, key: str) -> float:
+    return log_axis_floor([r[key] for r in rows])
+
+
+def _axis_names(i: int) -> tuple[str, str]:
+    """('x', 'y') for panel 0, ('x2', 'y2') for panel 1, ..."""
+    suffix = "" if i == 0 else str(i + 1)
+    return "x" + suffix, "y" + suffix
+
+
+def _vline(
+    sigma: float, panel: int, name: str, color: str, dash: str, showlegend: bool, width: float = 2.0
+) -> dict:
+    xref, yref = _axis_names(panel)
+    return dict(
+        type="line",
+        xref=xref,
+        yref=f"{yref} domain",
+        x0=float(sigma),
+        x1=float(sigma),
+        y0=0,
+        y1=1,
+        line=dict(color=color, dash=dash, width=width),
+        name=name,
+        showlegend=showlegend,
+        legendgroup=name,
+        layer="above",
+    )
+
+
+def stability_figure(
+    rows,
+    predicted: dict,
+    sigma: float,
+    kinds=("softmax", "entmax15", "naive"),
+    dtypes=("float64", "float32"),
+    highlight: str | None = None,
+    nan_sigmas: dict | None = None,
+    sigma_exact: float | None = None,
+    title: str | None = None,
+    height: int = 780,
+) -> go.Figure:
+    """Four panels of ``stability_table`` rows against σ.
+
+    predicted: {dtype: rbfviz.views.stability.arrays.predicted_fractions(...)} (grey bands under the
+    measured NaN and one-hot curves). highlight: the map chosen in the sidebar, drawn thicker.
+    nan_sigmas: {dtype: σ below which the first naive row is NaN}; sigma_exact: entmax's
+    σ* = √g_min/2 (every entmax row one-hot below it). Exact zeros on the log panels are drawn as
+    triangles at the axis floor. Each measured trace has ``meta = [panel key, kind, dtype]``.
+    """
+    data: list[dict] = []
+    shapes: list[dict] = []
+    domains = [
+        ((0.0, 0.46), (0.56, 1.0)),
+        ((0.54, 1.0), (0.56, 1.0)),
+        ((0.0, 0.46), (0.0, 0.42)),
+        ((0.54, 1.0), (0.0, 0.42)),
+    ]
+    layout = base_layout(title, height)
+    layout.pop("xaxis"), layout.pop("yaxis")
+    layout["annotations"] = []
+    zero_legend_shown = False
+    band_legend_shown = False
+    for i, (key, label, log) in enumerate(PANELS):
+        xref, yref = _axis_names(i)
+        (x0, x1), (y0, y1) = domains[i]
+        axis = dict(
+            tickfont=dict(size=11),
+            gridcolor=GRID_COLOR,
+            linecolor="#888888",
+            showline=True,
+            mirror=True,
+            zeroline=False,
+        )
+        all_sigmas = [r["sigma"] for r in rows]
+        layout["xaxis" + xref[1:]] = dict(
+            sigma_axis(all_sigmas, "σ (log; cooling →)"), domain=[x0, x1], anchor=yref, tickfont=dict(size=11)
+        )
+        yaxis = dict(axis, domain=[y0, y1], anchor=xref)
+        if log:
+            yaxis.update(type="log", exponentformat="power")
+        else:
+            yaxis.update(range=[-4, 104])
+        layout["yaxis" + yref[1:]] = yaxis
+        layout["annotations"].append(
+            dict(
+                text=f"<b>{label}</b>",
+                xref="paper",
+                yref="paper",
+                x=(x0 + x1) / 2,
+                y=y1,
+                yanchor="bottom",
+                xanchor="center",
+                showarrow=False,
+                font=dict(size=14),
+            )
+        )
+        for panel_key, kind, pkey in PREDICTED:
+            if panel_key != key or kind not in kinds:
+                continue
+            for dtype in dtypes:
+                s, _ = series(rows, kind, dtype, key)
+                data.append(
+                    dict(
+                        type="scatter",
+                        x=s,
+                        y=100.0 * np.asarray(predicted[dtype][pkey]),
+                        mode="lines",
+                        xaxis=xref,
+                        yaxis=yref,
+                        line=dict(color=PREDICTED_BAND, width=9),
+                        name="closed form (grey band)",
+                        legendgroup="closed form",
+                        showlegend=not band_legend_shown,
+                        hoverinfo="skip",
+                        meta=["predicted", kind, dtype],
+                    )
+                )
+                band_legend_shown = True
+        floor = _log_floor(rows, key) if log else None
+        for kind in kinds:
+            for dtype in dtypes:
+                s, v = series(rows, kind, dtype, key)
+                y = 100.0 * v if not log else np.where(v > 0, v, np.nan)
+                width = 3.5 if kind == highlight else 2.0
+                data.append(
+                    dict(
+                        type="scatter",
+                        x=s,
+                        y=_finite_list(y),
+                        mode="lines+markers",
+                        xaxis=xref,
+                        yaxis=yref,
+                        name=f"{KIND_LABELS[kind]} · {dtype}",
+                        legendgroup=f"{kind}-{dtype}",
+                        showlegend=i == 0,
+                        line=dict(color=KIND_COLORS[kind], dash=DTYPE_DASH[dtype], width=width),
+                        marker=dict(color=KIND_COLORS[kind], size=4),
+                        meta=[key, kind, dtype],
+                        hovertemplate=(
+                            f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>%{{y:.4g}}<extra></extra>"
+                        ),
+                    )
+                )
+                zero = np.isfinite(v) & (v == 0)
+                if log and zero.any():
+                    data.append(
+                        zero_markers(
+                            s,
+                            v,
+                            floor,
+                            KIND_COLORS[kind],
+                            ZERO_MARK,
+                            f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>exactly 0<extra></extra>",
+                            xaxis=xref,
+                            yaxis=yref,
+                            legendgroup="zero",
+                            showlegend=not zero_legend_shown,
+                            meta=["zero", kind, dtype],
+                        )
+                    )
+                    zero_legend_shown = True
+        if nan_sigmas and key == "nan_row_fraction":
+            for dtype, value in nan_sigmas.items():
+                shapes.append(
+                    _vline(
+                        value,
+                        i,
+                        f"{NAN_THRESHOLD} ({dtype})",
+                        KIND_COLORS["naive"],
+                        DTYPE_DASH[dtype] if dtype == "float32" else "dash",
+                        True,
+                    )
+                )
+        if sigma_exact is not None and key in ("hard_row_fraction", "error_to_kmeans"):
+            shapes.append(
+                _vline(sigma_exact, i, EXACT_PREDICTED, EXACT_COLOR, "dash", key == "hard_row_fraction")
+            )
+        shapes.append(_vline(sigma, i, CURRENT, CURRENT_COLOR, "solid", i == 0, 1.5))
+    layout["shapes"] = shapes
+    layout["margin"] = dict(l=60, r=20, t=150 if title else 110, b=55)
+    layout["legend"] = dict(
+        layout["legend"], font=dict(size=12), y=1.05, entrywidth=0.25, entrywidthmode="fraction"
+    )
+    return figure(data, layout)
+
+
+# --- the plane at the current σ -----------------------------------------------------------------
+
+NAIVE_FINITE_FADE = 0.8
+ENTMAX_HARD_FADE = 0.55
+NAN_POINT_COLOR = "#ffffff"
+
+
+def naive_rgb(plane) -> np.ndarray:
+    """(H, W, 3) uint8: grey where the naive row is NaN, else the nearest centre's colour, faded."""
+    k = int(plane.label.max()) + 1 if plane.label.size else 1
+    rgb = fade(cluster_rgb(max(k, 1))[plane.label], NAIVE_FINITE_FADE)
+    rgb[plane.naive_nan] = NAN_RGB
+    return rgb
+
+
+def entmax_rgb(plane) -> np.ndarray:
+    """(H, W, 3) uint8: the nearest centre's colour where entmax15 is exactly one-hot, white where soft."""
+    k = int(plane.label.max()) + 1 if plane.label.size else 1
+    rgb = fade(cluster_rgb(max(k, 1))[plane.label], ENTMAX_HARD_FADE)
+    rgb[~plane.entmax_hard] = 255
+    return rgb
+
+
+def stability_panels(plane, n: int) -> list[tuple[str, np.ndarray]]:
+    """(title, (H, W, 3) uint8 image) of the two panels of ``stability_plane_figure`` at ``plane.sigma``:
+    naive NaN rows, then entmax15 one-hot rows, counted over all n points."""
+    return [
+        (
+            f"naive exp/sum ({plane.dtype}): {int(plane.point_naive_nan.sum())} of {n} rows NaN",
+            naive_rgb(plane),
+        ),
+        (
+            f"entmax-1.5 ({plane.dtype}): {int(plane.point_entmax_hard.sum())} of {n} rows one-hot",
+            entmax_rgb(plane),
+        ),
+    ]
+
+
+def stability_plane_figure(
+    plane, X, C, title: str | None = None, height: int = 520, drawn: np.ndarray | None = None
+) -> go.Figure:
+    """Two planes at ``plane.sigma``: left, naive rows NaN (grey) or finite; right, entmax15 rows exactly
+    one-hot (cluster colour) or soft (white). Points on top in the same code; K-Means centroids ×.
+    drawn: indices of the points to draw (a subsample of large data); the counts in the panel titles
+    always count every point.
+
+    Traces: per panel, points split by state (meta = ["naive", "nan"|"finite"] or
+    ["entmax15", "hard"|"soft"]), then the centroids; then legend-only entries for the images.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    C = np.asarray(C, dtype=np.float64)
+    k = C.shape[0]
+    colors = np.array(cluster_colors(k))
+    extent = plane.extent
+    x_min, x_max, y_min, y_max = extent
+    layout = base_layout(title, height)
+    layout.pop("xaxis"), layout.pop("yaxis")
+    panels = [
+        (kind, title, rgb, domain)
+        for kind, (title, rgb), domain in zip(
+            ("naive", "entmax15"), stability_panels(plane, len(X)), ((0.0, 0.48), (0.52, 1.0))
+        )
+    ]
+    data, images, annotations = [], [], []
+    keep = np.ones(len(X), dtype=bool)
+    if drawn is not None:
+        keep[:] = False
+        keep[drawn] = True
+    for i, (kind, label, rgb, (d0, d1)) in enumerate(panels):
+        xref, yref = _axis_names(i)
+        axis = dict(
+            tickfont=dict(size=11),
+            showgrid=False,
+            zeroline=False,
+            linecolor="#888888",
+            showline=True,
+            mirror=True,
+        )
+        layout["xaxis" + xref[1:]] = dict(
+            axis, range=[x_min, x_max], domain=[d0, d1], anchor=yref, constrain="domain"
+        )
+        layout["yaxis" + yref[1:]] = dict(
+            axis, range=[y_min, y_max], anchor=xref, scaleanchor=xref, scaleratio=1, constrain="domain"
+        )
+        images.append(field_image(png_data_uri(rgb), extent, xref=xref, yref=yref))
+        annotations.append(
+            dict(
+                text=f"<b>{label}</b>",
+                xref="paper",
+                yref="paper",
+                x=(d0 + d1) / 2,
+                y=1.0,
+                yanchor="bottom",
+                xanchor="center",
+                showarrow=False,
+                font=dict(size=14),
+            )
+        )
+        if kind == "naive":
+            groups = (
+                ("nan", plane.point_naive_nan, "row NaN (0/0)"),
+                ("finite", ~plane.point_naive_nan, "row finite"),
+            )
+        else:
+            groups = (
+                ("hard", plane.point_entmax_hard, "row exactly one-hot"),
+                ("soft", ~plane.point_entmax_hard, "row soft (≥ 2 nonzero)"),
+            )
+        for state, mask, text in groups:
+            mask = mask & keep  # float32 positions below: only drawn, never hovered, half the bytes per σ
+            if state == "nan":
+                # white crosses read on the grey NaN region they sit in
+                marker = dict(
+                    color=NAN_POINT_COLOR, size=8, symbol="x", line=dict(color="#000000", width=0.8)
+                )
+            elif state == "soft":
+                marker = dict(color="#ffffff", size=7, line=dict(color="#000000", width=1.2))
+            else:
+                marker = dict(
+                    color=list(colors[plane.point_label[mask]]),
+                    size=6,
+                    line=dict(color="rgba(0,0,0,0.5)", width=0.5),
+                )
+            data.append(
+                dict(
+                    type="scatter",
+                    x=X[mask, 0].astype(np.float32),
+                    y=X[mask, 1].astype(np.float32),
+                    mode="markers",
+                    xaxis=xref,
+                    yaxis=yref,
+                    name=f"{KIND_LABELS[kind]}: {text}",
+                    marker=marker,
+                    meta=[kind, state],
+                    hoverinfo="skip",
+                )
+            )
+        data.append(
+            dict(
+                type="scatter",
+                x=C[:, 0],
+                y=C[:, 1],
+                mode="markers",
+                xaxis=xref,
+                yaxis=yref,
+                marker=dict(KMEANS_MARKER, size=14),
+                name="K-Means centroids C*",
+                showlegend=i == 0,
+                legendgroup="kmeans",
+                meta=["kmeans"],
+                hovertemplate="K-Means centroid<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+            )
+        )
+    data.append(
+        legend_only(
+            "naive NaN region (grey)", marker=dict(color="rgb(%d,%d,%d)" % NAN_RGB, size=12, symbol="square")
+        )
+    )
+    data.append(
+        legend_only(
+            "entmax soft band (white)",
+            marker=dict(color="#ffffff", size=12, symbol="square", line=dict(color="#000000", width=1)),
+        )
+    )
+    layout["images"] = images
+    layout["annotations"] = annotations
+    layout["margin"] = dict(l=50, r=20, t=130 if title else 110, b=40)
+    layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.08)
+    return figure(data, layout)

@@ -1,0 +1,1 @@
+"""The Step by step page's arrays, figures and words (no Streamlit)."""
