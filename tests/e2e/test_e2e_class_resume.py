@@ -191,6 +191,7 @@ def test_the_room_survives_a_server_restart(chromium_path, browser, class_file):
         wait_until(lambda: teacher.metric("Answered") == "1" and teacher.metric("Question") == "open")
         assert controls(teacher) == list(TEACHER_BUTTONS)
         teacher.page.get_by_role("button", name="Reveal the answer").click()
+        wait_until(lambda: teacher.metric("Question") == "revealed")
         expect(pupil.page.get_by_role("heading", name="Why")).to_be_visible()
         verdict = "Right: the answer is" if int(LESSON.answer) == 1 else "Not quite"
         expect(pupil.page.get_by_text(verdict)).to_be_visible()  # the answer given before the restart
