@@ -49,181 +49,65 @@ import argparse
 import asyncio
 import json
 import math
-import socket
 import statistics
-import subprocess
 import sys
-import time
-import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
-import websockets
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository's harness
 
-ROOT = Path(__file__).resolve().parents[1]
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+
+from harness.ports import free_port  # noqa: E402
+from harness.streamlit_client import SCRUB, ScriptRun, StreamlitSession  # noqa: E402
+from harness.streamlit_server import StreamlitServer  # noqa: E402
+
 VIEWS = ("Explorer", "Annealing", "Stability", "Equivalence")
 HOME = "app"
 SIGMA_LABEL = "σ (log scale)"
 DEFAULTS = {"dataset": "blobs", "n": "500", "k": "4", "kind": "softmax", "dtype": "float64"}
-FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 TARGET_EXPLORER_MS = 150.0
 TARGET_BYTES = 1_000_000
 TARGET_FIRST_OPEN_BYTES = 2_000_000  # a view's first open at the defaults, all σ included
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load import SCRUB, MessageCache  # noqa: E402  rbfviz.views.common.scrub without torch (see there)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, log: Path) -> subprocess.Popen:
-    """``streamlit run app.py`` with the repository's .streamlit/config.toml, on loopback."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless=true",
-            f"--server.port={port}",
-            "--server.address=127.0.0.1",
-            "--server.fileWatcherType=none",
-        ],
-        cwd=ROOT,
-        stdout=open(log, "w"),
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited ({proc.returncode}); see {log}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
-                if r.read() == b"ok":
-                    return proc
-        except OSError:
-            pass
-        time.sleep(0.25)
-    proc.terminate()
-    raise RuntimeError(f"streamlit not healthy after 120 s; see {log}")
-
-
 @dataclass
-class Run:
-    seconds: float = 0.0
+class Run(ScriptRun):
     figure_bytes: int = 0  # Σ len(plotly_chart.spec) + len(bidi_component.bytes) actually sent in this run
     charts_sent: int = 0
-    refs: int = 0  # ref_hash references (an element this client already holds)
-    ws_bytes: int = 0  # every websocket message received
-    query: dict = field(default_factory=dict)
     sigma_options: list[str] = field(default_factory=list)
     component_id: str = ""  # the σ scrubber (Explorer)
     grid: list[float] = field(default_factory=list)
     downloads_text: str = ""  # the Explorer's "**Downloads at σ = …**"
-    problems: list[str] = field(default_factory=list)
 
 
-class Session:
-    """One browser tab: the health ping (sets the XSRF cookie), then the websocket."""
-
-    def __init__(self, base: str, timeout: float):
-        self.base, self.timeout, self.ws = base, timeout, None
-        self.cache = MessageCache()  # the browser's, as bench/load.py's students keep it
-
-    async def connect(self) -> None:
-        def ping() -> str:
-            with urllib.request.urlopen(f"{self.base}/_stcore/health", timeout=self.timeout) as r:
-                return r.headers.get("set-cookie", "").split(";")[0]
-
-        cookie = await asyncio.to_thread(ping)
-        xsrf = cookie.split("=", 1)[1] if cookie.startswith("_streamlit_xsrf=") else "PLACEHOLDER_AUTH_TOKEN"
-        self.ws = await websockets.connect(
-            self.base.replace("http://", "ws://") + "/_stcore/stream",
-            subprotocols=["streamlit", xsrf],
-            max_size=None,
-            open_timeout=self.timeout,
-            additional_headers={"Cookie": cookie, "Origin": self.base},
-        )
-
-    async def send(self, msg: BackMsg) -> None:
-        await self.ws.send(msg.SerializeToString())
-
-    def _receive(self, raw: bytes, result: Run) -> ForwardMsg:
-        fwd, ref = self.cache.receive(raw)
-        if ref is not None:
-            result.refs += 1
-            if not ref:
-                result.problems.append(f"ref_hash {fwd.ref_hash} not in the client's cache")
-        return fwd
+class Session(StreamlitSession):
+    """One browser tab (harness.streamlit_client), counting the figure bytes each run sends."""
 
     async def run(self, page: str, query: dict, widget: tuple[str, dict] | None = None) -> Run:
         """Rerun ``page`` with ``query`` (and one widget's JSON state, e.g. the scrubber's commit)."""
-        msg = BackMsg()
-        msg.rerun_script.query_string = urlencode(query)
-        msg.rerun_script.page_name = page
-        msg.rerun_script.cached_message_hashes.extend(self.cache.entries)
-        if widget is not None:
-            state = msg.rerun_script.widget_states.widgets.add()
-            state.id, state.json_value = widget[0], json.dumps(widget[1])
-        result = Run()
-        t0 = time.perf_counter()
-        await self.send(msg)
-        async with asyncio.timeout(self.timeout):
-            while True:
-                raw = await self.ws.recv()
-                result.ws_bytes += len(raw)
-                was_ref = result.refs
-                fwd = self._receive(raw, result)
-                kind = fwd.WhichOneof("type")
-                if kind == "new_session" and fwd.new_session.config.max_cached_message_age:
-                    self.cache.max_age = fwd.new_session.config.max_cached_message_age
-                elif kind == "page_info_changed":
-                    result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
-                elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                    element = fwd.delta.new_element
-                    which = element.WhichOneof("type")
-                    sent = result.refs == was_ref  # the element itself came over the wire, not a reference
-                    if which == "plotly_chart":
-                        result.figure_bytes += len(element.plotly_chart.spec.encode()) if sent else 0
-                        result.charts_sent += sent
-                    elif which == "bidi_component":
-                        component = element.bidi_component
-                        result.component_id = component.id
-                        if component.WhichOneof("data") == "bytes":
-                            result.figure_bytes += len(component.bytes) if sent else 0
-                            result.charts_sent += sent
-                            result.grid = [float(x) for x in SCRUB.read_payload(component.bytes)["sigmas"]]
-                    elif which == "slider" and element.slider.label == SIGMA_LABEL:
-                        result.sigma_options = list(element.slider.options)
-                    elif which == "markdown" and element.markdown.body.startswith("**Downloads at σ = "):
-                        result.downloads_text = element.markdown.body
-                    elif which == "exception":
-                        result.problems.append(
-                            f"exception: {element.exception.type}: {element.exception.message}"
-                        )
-                    elif which == "alert" and element.alert.format == 1:  # Alert.ERROR
-                        result.problems.append(f"error box: {element.alert.body[:120]}")
-                elif kind == "script_finished":
-                    result.seconds = time.perf_counter() - t0
-                    self.cache.run_finished(fwd.script_finished)
-                    if fwd.script_finished != FINISHED_OK:
-                        result.problems.append(
-                            f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"
-                        )
-                    return result
+        widgets = () if widget is None else ((widget[0], "json_value", json.dumps(widget[1])),)
+        return await super().run(page, query, widgets=widgets, result=Run())
 
-    async def close(self) -> None:
-        if self.ws is not None:
-            await self.ws.close()
+    def on_element(self, fwd: ForwardMsg, result: Run, now: float, sent: bool) -> None:
+        super().on_element(fwd, result, now, sent)
+        element = fwd.delta.new_element
+        which = element.WhichOneof("type")
+        if which == "plotly_chart":
+            result.figure_bytes += len(element.plotly_chart.spec.encode()) if sent else 0
+            result.charts_sent += sent
+        elif which == "bidi_component":
+            component = element.bidi_component
+            result.component_id = component.id
+            if component.WhichOneof("data") == "bytes":
+                result.figure_bytes += len(component.bytes) if sent else 0
+                result.charts_sent += sent
+                result.grid = [float(x) for x in SCRUB.read_payload(component.bytes)["sigmas"]]
+        elif which == "slider" and element.slider.label == SIGMA_LABEL:
+            result.sigma_options = list(element.slider.options)
+        elif which == "markdown" and element.markdown.body.startswith("**Downloads at σ = "):
+            result.downloads_text = element.markdown.body
 
 
 def sigma_walk(options: list[str], start: str, count: int) -> list[str]:
@@ -262,9 +146,7 @@ class ViewResult:
 async def measure_view(base: str, view: str, reruns: int, timeout: float) -> ViewResult:
     control = Session(base, timeout)
     await control.connect()
-    clear = BackMsg()
-    clear.clear_cache = True
-    await control.send(clear)
+    await control.clear_cache()
     await asyncio.sleep(0.5)
     await control.close()
 
@@ -379,16 +261,20 @@ def main() -> int:
     args = parser.parse_args()
     DEFAULTS["kind"] = args.kind
 
-    proc = None
+    server = None
     port = args.port or free_port()
     if args.port is None:
-        proc = start_server(port, Path("/tmp") / f"bench_app_server_{port}.log")
+        server = StreamlitServer(Path("/tmp") / f"bench_app_server_{port}.log", port=port)
+        try:
+            server.wait_healthy(120)
+        except Exception:
+            server.stop()
+            raise
     try:
         results = asyncio.run(measure(f"http://127.0.0.1:{port}", args.views, args.reruns, args.timeout))
     finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(timeout=30)
+        if server is not None:
+            server.stop()
 
     print(
         f"rbfviz app, real server on loopback (streamlit 1.67), defaults {urlencode(DEFAULTS)}, "

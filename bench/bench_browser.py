@@ -59,18 +59,11 @@ if str(ROOT) not in sys.path:
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from bench.load import ServerProcess  # noqa: E402
+from harness.chromium import CHROMIUM_ARGS as BASE_ARGS  # noqa: E402
+from harness.settings import chromium_path  # noqa: E402
+from harness.streamlit_server import StreamlitServer  # noqa: E402
 
-CHROMIUM_ARGS = [
-    "--enable-gpu-benchmarking",  # chrome.gpuBenchmarking.smoothDrag: Chromium's own 60 Hz drag
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+CHROMIUM_ARGS = ["--enable-gpu-benchmarking", *BASE_ARGS]  # chrome.gpuBenchmarking.smoothDrag: 60 Hz drags
 VIEWPORT = {"width": 1400, "height": 1000}
 TARGETS = {
     "press_p50_ms": 50.0,
@@ -582,7 +575,7 @@ def main(argv=None) -> int:
     parser.add_argument("--views", nargs="+", choices=VIEWS, help="only these views (default: all)")
     parser.add_argument("--no-first-open", action="store_true", help="skip the per-view first-open bytes")
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds for a view to draw")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    parser.add_argument("--chromium", default=chromium_path())
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
 
@@ -591,7 +584,7 @@ def main(argv=None) -> int:
         base = f"http://127.0.0.1:{args.port}"
     else:
         (ROOT / "artifacts").mkdir(exist_ok=True)
-        server = ServerProcess(ROOT / "artifacts" / "bench-browser-server.log")
+        server = StreamlitServer(ROOT / "artifacts" / "bench-browser-server.log")
         server.wait_healthy(120)
         base = server.url
     timeout_ms = int(args.timeout * 1000)

@@ -1,6 +1,6 @@
 """What a new setting's σ-scrubber payload costs the server: each view's payload built cold, the
 pages' way (batched levels, patches) against the per-level reference (a full Plotly figure per σ,
-tests/payload_reference.py), in one process and one run.
+harness/payload_reference.py), in one process and one run.
 
     .venv/bin/python bench/bench_payload.py                  # defaults, and the Explorer at n = 5,000
     .venv/bin/python bench/bench_payload.py --repeat 5 --json bench_payload.json
@@ -32,13 +32,11 @@ from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))  # run as a script: the repository
 logging.disable(logging.WARNING)  # st.cache_data outside a running app warns on every call
 warnings.filterwarnings("ignore")
 
-import payload_reference  # noqa: E402
-import test_scrub_levels as pages  # noqa: E402  the pages' builders, as the tests call them
-
+from harness import payload_reference  # noqa: E402
 from ui import compute  # noqa: E402
 from ui.state import Controls  # noqa: E402
 
@@ -88,14 +86,20 @@ def main() -> None:
         return lambda: compute.annealing_view(ctrl)
 
     views = [
-        ("Explorer", defaults, pages.explorer_payload_new, payload_reference.explorer, nothing),
-        ("Explorer n=5000", large, pages.explorer_payload_new, payload_reference.explorer, nothing),
-        ("Stability", defaults, pages.stability_payload_new, payload_reference.stability, nothing),
-        ("Equivalence", defaults, pages.equivalence_payload_new, payload_reference.equivalence_, nothing),
+        ("Explorer", defaults, payload_reference.explorer_batched, payload_reference.explorer, nothing),
+        ("Explorer n=5000", large, payload_reference.explorer_batched, payload_reference.explorer, nothing),
+        ("Stability", defaults, payload_reference.stability_batched, payload_reference.stability, nothing),
+        (
+            "Equivalence",
+            defaults,
+            payload_reference.equivalence_batched,
+            payload_reference.equivalence_,
+            nothing,
+        ),
         (
             "Annealing plane",
             defaults,
-            pages.annealing_payload_new,
+            payload_reference.annealing_batched,
             payload_reference.annealing,
             annealed(defaults),
         ),
@@ -106,7 +110,7 @@ def main() -> None:
     compute.annealing_view(defaults)
     spent = time.process_time() - cpu
     print(f"annealing path + collapse study at the defaults (not in the plane payload): {spent:.3f} s CPU")
-    pages.explorer_payload_new(defaults)  # imports and first calls out of the way
+    payload_reference.explorer_batched(defaults)  # imports and first calls out of the way
     rows = []
     for name, ctrl, new, reference, prepare in views:
         times = {"new": [], "reference": []}

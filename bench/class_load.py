@@ -6,10 +6,11 @@
 
 A benchmark, not a test: it prints figures and checks them against the targets, exit code 1 on a miss.
 
-Each student is a real Streamlit session speaking the browser's protocol (bench/load.py's ``Session``:
-websocket, XSRF cookie, message cache). The teacher is this script, on the same store the app uses
-(rbfviz.classroom.Store on the server's RBFVIZ_DATABASE_URL): it creates the room, opens lesson step 1's
-question (a choice of three) and, after the class has answered, reveals it.
+Each student is a real Streamlit session speaking the browser's protocol
+(harness.streamlit_client's ``StreamlitSession``: websocket, XSRF cookie, message cache). The teacher
+is this script, on the same store the app uses (rbfviz.classroom.Store on the server's
+RBFVIZ_DATABASE_URL): it creates the room, opens lesson step 1's question (a choice of three) and, after
+the class has answered, reveals it.
 
 1. **Join**: student i opens ``/Lessons?room=CODE`` at a uniformly spread time within --join seconds
    (the page joins the room and writes the student's seat into the address).
@@ -36,40 +37,35 @@ import json
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from streamlit.proto.Alert_pb2 import Alert  # noqa: E402
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 from websockets.exceptions import ConnectionClosed, InvalidStatus  # noqa: E402
 
-from bench.load import ServerProcess, Session, cpu_seconds, percentile  # noqa: E402
+from bench.load import percentile  # noqa: E402
+from harness.proc import cpu_seconds  # noqa: E402
+from harness.run_local import RunLocal  # noqa: E402
+from harness.streamlit_client import ScriptRun, StreamlitSession  # noqa: E402
+from harness.streamlit_server import StreamlitServer  # noqa: E402
 
 PAGE = "Lessons"
 STUDENT_REFRESH = 2.0  # ui.classroom.STUDENT_REFRESH (read from the page's auto_rerun message)
-FINISHED = {
-    ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY"),
-    ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY"),
-}
-EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
 ACK = "Your answer is in"
 TARGET_SUBMIT_P95 = 1.0  # seconds, one process
 
 
 @dataclass
-class PanelRun:
+class PanelRun(ScriptRun):
     """What one run of the page or of the class panel showed (times from sending, seconds)."""
 
-    seconds: float | None = None
     fragment_id: str = ""
     interval: float | None = None
     radio_id: str = ""
@@ -77,8 +73,6 @@ class PanelRun:
     submit_id: str = ""
     acknowledged_at: float | None = None
     revealed: bool = False
-    query: dict = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -101,49 +95,29 @@ class Student:
     problems: list[str] = field(default_factory=list)
 
 
-class ClassSession(Session):
-    """A student's browser tab on the Lessons page: page runs and class-panel (fragment) reruns."""
+class ClassSession(StreamlitSession):
+    """A student's browser tab on the Lessons page (harness.streamlit_client): page runs and class-panel
+    (fragment) reruns; a run replaced by a newer one is read past."""
+
+    returns_on_early = False
 
     async def run_panel(self, query: dict, fragment_id: str = "", widgets: tuple = ()) -> PanelRun:
-        msg = BackMsg()
-        msg.rerun_script.query_string = urlencode(query)
-        msg.rerun_script.page_name = PAGE
-        msg.rerun_script.cached_message_hashes.extend(self.cache.entries)
-        if fragment_id:
-            msg.rerun_script.fragment_id = fragment_id
-            msg.rerun_script.is_auto_rerun = not widgets
-        for widget_id, kind, value in widgets:
-            state = msg.rerun_script.widget_states.widgets.add()
-            state.id = widget_id
-            setattr(state, kind, value)
-        result = PanelRun()
-        t0 = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        async with asyncio.timeout(self.timeout):
-            while True:
-                raw = await self.ws.recv()
-                fwd, ref = self.cache.receive(raw)
-                if ref is False:
-                    result.problems.append("a ref_hash not in the client's cache")
-                kind = fwd.WhichOneof("type")
-                if kind == "page_info_changed":
-                    result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
-                elif kind == "auto_rerun":
-                    result.fragment_id, result.interval = fwd.auto_rerun.fragment_id, fwd.auto_rerun.interval
-                elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                    self._element(fwd.delta.new_element, result, t0)
-                elif kind == "script_finished":
-                    result.seconds = time.perf_counter() - t0
-                    self.cache.run_finished(fwd.script_finished)
-                    if fwd.script_finished not in FINISHED and fwd.script_finished != EARLY:
-                        result.problems.append(
-                            f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"
-                        )
-                    if fwd.script_finished != EARLY:
-                        return result
+        return await super().run(
+            PAGE,
+            query,
+            widgets=widgets,
+            fragment_id=fragment_id,
+            is_auto_rerun=not widgets,
+            result=PanelRun(),
+        )
 
-    @staticmethod
-    def _element(element, result: PanelRun, t0: float) -> None:
+    def on_message(self, fwd: ForwardMsg, result: PanelRun, now: float) -> None:
+        if fwd.WhichOneof("type") == "auto_rerun":
+            result.fragment_id, result.interval = fwd.auto_rerun.fragment_id, fwd.auto_rerun.interval
+
+    def on_element(self, fwd: ForwardMsg, result: PanelRun, now: float, sent: bool) -> None:
+        super().on_element(fwd, result, now, sent)
+        element = fwd.delta.new_element
         kind = element.WhichOneof("type")
         if kind == "radio" and element.radio.label == "Your answer":
             result.radio_id, result.options = element.radio.id, tuple(element.radio.options)
@@ -152,13 +126,9 @@ class ClassSession(Session):
         elif kind == "alert":
             body = element.alert.body
             if element.alert.format == Alert.SUCCESS and body.startswith(ACK):
-                result.acknowledged_at = time.perf_counter() - t0
+                result.acknowledged_at = now
             elif body.startswith(("Right:", "Not quite:")):
                 result.revealed = True
-            elif element.alert.format == Alert.ERROR:
-                result.problems.append(f"error box: {body}")
-        elif kind == "exception":
-            result.problems.append(f"exception: {element.exception.type}: {element.exception.message}")
 
 
 async def play_student(s: Student, base_url: str, code: str, plan: dict, clock: dict, timeout: float):
@@ -403,37 +373,14 @@ def start_target(args, log_dir: Path):
     if args.processes == 1 and args.database == "sqlite":
         db_url = f"sqlite:///{log_dir / 'class.sqlite3'}"
         os.environ["RBFVIZ_DATABASE_URL"] = db_url
-        server = ServerProcess(log_dir / "app.log")
+        server = StreamlitServer(log_dir / "app.log")
         server.wait_healthy(180)
         return server.url, db_url, [server.pid], [server.url], server.stop
-    info = log_dir / "run-local.json"
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "deploy" / "run-local"), "--processes", str(args.processes),
-         "--port", str(args.port), "--database", args.database, "--info", str(info),
-         "--log-dir", str(log_dir)] + (["--maxconn", str(args.maxconn)] if args.maxconn else []),
-        cwd=ROOT, stdout=open(log_dir / "run-local.out", "w"), stderr=subprocess.STDOUT,
-    )  # fmt: skip
-
-    def stop():
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-    deadline = time.monotonic() + 300
-    while not info.exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            stop()
-            raise RuntimeError(
-                f"run-local did not become ready: {(log_dir / 'run-local.out').read_text()[-2000:]}"
-            )
-        time.sleep(0.5)
-    data = json.loads(info.read_text())
-    pids = [r["pid"] for r in data["replicas"]] + [data["haproxy_pid"]]
-    return data["url"], data["database_url"], pids, [r["url"] for r in data["replicas"]], stop
+    rl = RunLocal(
+        args.processes, log_dir, port=args.port, database=args.database, maxconn=args.maxconn or None
+    )
+    pids = rl.pids + [rl.info["haproxy_pid"]]
+    return rl.url, rl.info["database_url"], pids, [r["url"] for r in rl.replicas], rl.stop
 
 
 def print_report(r: dict, args) -> bool:

@@ -34,73 +34,33 @@ import csv
 import io
 import json
 import os
-import signal
-import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.scaleout import cpu_seconds, free_port  # noqa: E402
+from harness.chromium import CHROMIUM_ARGS  # noqa: E402
+from harness.proc import cpu_seconds  # noqa: E402
+from harness.run_local import RunLocal  # noqa: E402
+from harness.settings import chromium_path  # noqa: E402
 
 TARGET_BYTES = 3_000_000
 APP = "[data-testid='stApp']"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
 
 
-class RunLocal:
-    """deploy/run-local --processes 1 in the background, ready."""
-
-    def __init__(self, log_dir: Path, precompressed: bool, env: dict | None = None):
-        log_dir.mkdir(parents=True, exist_ok=True)
-        info = log_dir / "info.json"
-        info.unlink(missing_ok=True)
-        self.out = open(log_dir / "run-local.out", "w")
-        cmd = [
-            sys.executable,
-            str(ROOT / "deploy" / "run-local"),
-            "--processes",
-            "1",
-            "--port",
-            str(free_port()),
-        ]
-        cmd += ["--log-dir", str(log_dir), "--info", str(info)]
-        cmd += [] if precompressed else ["--no-precompressed"]
-        self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=self.out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+def replica_bytes_out(rl: RunLocal) -> int:
+    """Bytes HAProxy received from the replica and passed on (its stats page's "bout")."""
+    login = base64.b64encode(f"{rl.info['stats_user']}:{rl.info['stats_password']}".encode()).decode()
+    request = urllib.request.Request(
+        rl.info["stats_url"] + ";csv", headers={"Authorization": f"Basic {login}"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as r:
+        rows = csv.DictReader(io.StringIO(r.read().decode().lstrip("# ")))
+        return sum(
+            int(row["bout"]) for row in rows if row["pxname"] == "streamlit" and row["svname"] == "app1"
         )
-        deadline = time.monotonic() + 300
-        while not info.exists():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"run-local did not start: see {log_dir / 'run-local.out'}")
-            time.sleep(0.5)
-        self.info = json.loads(info.read_text())
-
-    def replica_bytes_out(self) -> int:
-        """Bytes HAProxy received from the replica and passed on (its stats page's "bout")."""
-        login = base64.b64encode(f"{self.info['stats_user']}:{self.info['stats_password']}".encode()).decode()
-        request = urllib.request.Request(
-            self.info["stats_url"] + ";csv", headers={"Authorization": f"Basic {login}"}
-        )
-        with urllib.request.urlopen(request, timeout=10) as r:
-            rows = csv.DictReader(io.StringIO(r.read().decode().lstrip("# ")))
-            return sum(
-                int(row["bout"]) for row in rows if row["pxname"] == "streamlit" and row["svname"] == "app1"
-            )
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.out.close()
 
 
 def first_visit(browser, url: str, accept_encoding: str | None, timeout_ms: int) -> dict:
@@ -151,13 +111,13 @@ def measure(
     timeout_ms: int,
 ) -> dict:
     haproxy_pid, app_pid = rl.info["haproxy_pid"], rl.info["replicas"][0]["pid"]
-    cpu0, app0, out0 = cpu_seconds(haproxy_pid), cpu_seconds(app_pid), rl.replica_bytes_out()
+    cpu0, app0, out0 = cpu_seconds(haproxy_pid), cpu_seconds(app_pid), replica_bytes_out(rl)
     runs = [first_visit(browser, url, accept_encoding, timeout_ms) for _ in range(visits)]
     row = {**runs[-1], "http_bytes_all": [r["http_bytes"] for r in runs]}
     row["app_cpu_s_per_visit"] = round((cpu_seconds(app_pid) - app0) / visits, 4)
     if via_proxy:
         row["proxy_cpu_s_per_visit"] = round((cpu_seconds(haproxy_pid) - cpu0) / visits, 4)
-        row["replica_bytes_out_per_visit"] = (rl.replica_bytes_out() - out0) // visits
+        row["replica_bytes_out_per_visit"] = (replica_bytes_out(rl) - out0) // visits
     return row
 
 
@@ -165,7 +125,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--visits", type=int, default=3, help="first visits per way (default 3)")
     p.add_argument("--json", type=Path, help="write the results here")
-    p.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    p.add_argument("--chromium", default=chromium_path())
     p.add_argument("--timeout", type=float, default=120, help="seconds per page (default 120)")
     args = p.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -182,7 +142,7 @@ def main(argv=None) -> int:
                 "ws-deflate": (True, {"STREAMLIT_SERVER_ENABLE_WEBSOCKET_COMPRESSION": "true"}),
             }
             for setup, (precompressed, env) in ways.items():
-                rl = RunLocal(logs / setup, precompressed, env)
+                rl = RunLocal(1, logs / setup, precompressed=precompressed, env=env)
                 try:
                     proxy, replica = rl.info["url"] + "/Explorer", rl.info["replicas"][0]["url"] + "/Explorer"
                     # the replica warms up (first script run imports torch) before anything is counted

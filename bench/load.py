@@ -26,12 +26,12 @@ frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
 3. **First open**: BackMsg `rerun_script` with `page_name="Explorer"` (pages/1_Explorer.py) and the
    page's query string; read ForwardMsgs until `script_finished`. This runs the real page script.
    The page mounts the σ scrubber, a Streamlit v2 component (ui/scrub.py): a `bidi_component`
-   element whose `bytes` are the gzip payload of every σ (rbfviz/views/common/scrub.py). On a setting
+   element whose `bytes` are the gzip payload of every σ (rbfviz/views/figures/scrub.py). On a setting
    the server has not built yet, the same run first sends the scrubber with the levels near the σ on
    screen only (its own key; the payload's header has a "part"), then the complete payload in the same
    place under the view's key: the commits below go to that one. The σ grid is
-   read from that payload (`rbfviz.views.common.scrub.read_payload(...)["sigmas"]`, a module that
-   imports no torch, so this client stays light).
+   read from that payload (`rbfviz.views.common.scrub.read_payload(...)["sigmas"]`, loaded without running
+   `rbfviz/__init__.py`, so this client does not import torch).
 4. **Commits**: in the browser, moving σ runs nothing on the server; when the scrub settles the
    component calls `setStateValue("level", i)`, which sends one `rerun_script` whose `widget_states`
    hold, for the component's widget id (the element's `bidi_component.id`), `json_value`
@@ -101,32 +101,22 @@ import math
 import os
 import random
 import signal
-import socket
-import subprocess
 import sys
 import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode
 
-import websockets
-from streamlit.proto.Alert_pb2 import Alert
-from streamlit.proto.BackMsg_pb2 import BackMsg
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script: the repository's harness
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
 
-# the σ payload codec imports numpy and Plotly, not torch (rbfviz loads its own names lazily)
-from rbfviz.views.common import scrub as SCRUB  # noqa: E402
+from harness.proc import cpu_seconds, pid_listening_on, rss_mb  # noqa: E402
+from harness.settings import ARTIFACTS  # noqa: E402
+from harness.streamlit_client import SCRUB, SIDEBAR, ScriptRun, StreamlitSession  # noqa: E402
+from harness.streamlit_server import StreamlitServer  # noqa: E402
 
 PAGE = "Explorer"  # url path of pages/1_Explorer.py
-FINISHED_OK = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
-FINISHED_EARLY = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
-FINISHED_FRAGMENT = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_FRAGMENT_RUN_SUCCESSFULLY")
-SIDEBAR = 1  # RootContainer.SIDEBAR: the first index of a sidebar element's delta path
 DOWNLOADS_PREFIX = "**Downloads at σ = "  # pages/1_Explorer.py, written after the scrubber
 SIDEBAR_MARK = "σ: move it with the σ slider"  # ui/page.py _sigma_control(on_figure=True)
 TARGET_MEMORY = 1.20  # RSS after / warm baseline
@@ -182,125 +172,7 @@ def payload_grid(key: str, payload: bytes) -> tuple[list[float], dict | None]:
     return _GRIDS[key]
 
 
-# --- the server -----------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class ServerProcess:
-    """`python -m streamlit run app.py` from the repository root on a free loopback port.
-
-    Runs like the container: .streamlit/config.toml (post-run GC on, XSRF on, session TTL) and the
-    Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it; ``env`` adds variables."""
-
-    def __init__(self, log_path: Path | None = None, port: int | None = None, env: dict | None = None):
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._log = open(log_path, "w") if log_path else subprocess.DEVNULL
-        self.log_path = log_path
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.headless=true",
-                f"--server.port={self.port}",
-                "--server.address=127.0.0.1",
-                "--server.fileWatcherType=none",
-            ],
-            cwd=ROOT,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            env={"MALLOC_ARENA_MAX": "2", **os.environ, **(env or {})},
-        )
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def wait_healthy(self, timeout: float = 90.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(
-                    f"streamlit exited with code {self.proc.returncode}; log: {self.log_tail()}"
-                )
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        return
-            except OSError:
-                pass
-            time.sleep(0.25)
-        raise RuntimeError(f"streamlit not healthy after {timeout:.0f} s; log: {self.log_tail()}")
-
-    def log_tail(self, chars: int = 4000) -> str:
-        if self.log_path is None:
-            return "(not logged)"
-        self._log.flush()
-        return self.log_path.read_text()[-chars:]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self._log is not subprocess.DEVNULL:
-            self._log.close()
-
-
-def rss_mb(pid: int) -> float | None:
-    """Resident set size of ``pid`` in MB (VmRSS in /proc/PID/status), None if unreadable."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    except OSError:
-        return None
-    return None
-
-
-def cpu_seconds(pid: int | None) -> float | None:
-    """User + system CPU time of ``pid`` so far, seconds (/proc/PID/stat), None if unreadable."""
-    if pid is None:
-        return None
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def pid_listening_on(port: int) -> int | None:
-    """The pid of the process listening on TCP ``port`` (from /proc/net/tcp and /proc/*/fd)."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            cols = row.split()
-            if int(cols[1].rsplit(":", 1)[1], 16) == port and cols[3] == "0A":  # 0A = LISTEN
-                inodes.add(f"socket:[{cols[9]}]")
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
-                return int(proc.name)
-        except OSError:
-            continue
-    return None
+# --- the server's memory ----------------------------------------------------------------------------
 
 
 class RssMonitor:
@@ -348,107 +220,24 @@ class RssMonitor:
 
 
 @dataclass
-class Run:
-    """What one script run sent back (times in seconds from sending the rerun_script)."""
+class Run(ScriptRun):
+    """What one script run sent back (times in seconds from sending the rerun request)."""
 
-    to_new_session: float | None = None
     to_sidebar: float | None = None  # the sidebar's "σ: move it with the σ slider" markdown
     to_downloads: float | None = None  # "**Downloads at σ = …**": the updated page
     to_component: float | None = None  # the first scrubber element (a first part or the complete payload)
     to_complete: float | None = None  # the scrubber element with the complete payload (every σ level)
-    to_finished: float | None = None
     fragment_id: str = ""  # the fragment the scrubber lives in (a settle reruns it alone)
     sidebar_elements: int = 0  # elements sent to the sidebar (a settle should send none)
     sidebar_text: str = ""
     downloads_text: str = ""
-    status: int | None = None
-    query: dict = field(default_factory=dict)  # the address the server wrote last
     component_id: str = ""
     grid: list[float] = field(default_factory=list)
-    ws_bytes: int = 0  # every websocket message received in this run
-    messages: int = 0
-    refs: int = 0  # ref_hash messages (an element the client already holds)
-    problems: list[str] = field(default_factory=list)
 
 
-class MessageCache:
-    """The browser's ForwardMsgCache: big messages are kept by hash and listed in every rerun request,
-    a reference (ref_hash) is answered from here, and an entry unused for ``max_age`` finished runs
-    is dropped (Streamlit's frontend does the same)."""
-
-    def __init__(self):
-        self.entries: dict[str, list] = {}  # hash → [raw bytes, run count when last used, fragment id]
-        self.run_count = 0
-        self.max_age = 2  # new_session.config.max_cached_message_age
-
-    def receive(self, raw: bytes) -> tuple[ForwardMsg, bool | None]:
-        """(the message, with a reference resolved; None if it was no reference, else whether the
-        cache held what it refers to)."""
-        fwd = ForwardMsg()
-        fwd.ParseFromString(raw)
-        if fwd.WhichOneof("type") == "ref_hash":
-            entry = self.entries.get(fwd.ref_hash)
-            if entry is None:
-                return fwd, False
-            entry[1] = self.run_count
-            cached = ForwardMsg()
-            cached.ParseFromString(entry[0])
-            cached.metadata.CopyFrom(fwd.metadata)  # the reference carries the delta's place
-            return cached, True
-        if fwd.metadata.cacheable and fwd.hash and fwd.hash not in self.entries:
-            fragment = fwd.delta.fragment_id if fwd.WhichOneof("type") == "delta" else ""
-            self.entries[fwd.hash] = [raw, self.run_count, fragment]
-        return fwd, None
-
-    def run_finished(self, status: int, fragment_ids: tuple[str, ...] = ()) -> None:
-        """A run ended: age the entries (after a fragment run, only that fragment's, as the frontend)."""
-        if status == FINISHED_EARLY:
-            return
-        self.run_count += 1
-        for key in [
-            k
-            for k, (_, used, fragment) in self.entries.items()
-            if self.run_count - used > self.max_age and (not fragment_ids or fragment in fragment_ids)
-        ]:
-            del self.entries[key]
-
-
-class Session:
-    """One browser tab's worth of Streamlit protocol over one websocket, with the browser's message cache."""
-
-    def __init__(self, base_url: str, timeout: float):
-        self.base_url = base_url
-        self.timeout = timeout
-        self.ws = None
-        self.cache = MessageCache()
-
-    async def connect(self) -> None:
-        def pings() -> str:
-            with urllib.request.urlopen(f"{self.base_url}/_stcore/health", timeout=self.timeout) as r:
-                cookie = r.headers.get("set-cookie", "").split(";")[0]
-            with urllib.request.urlopen(f"{self.base_url}/_stcore/host-config", timeout=self.timeout) as r:
-                r.read()
-            return cookie
-
-        cookie = await asyncio.to_thread(pings)
-        xsrf = cookie.split("=", 1)[1] if cookie.startswith("_streamlit_xsrf=") else "PLACEHOLDER_AUTH_TOKEN"
-        ws_url = self.base_url.replace("http://", "ws://") + "/_stcore/stream"
-        self.ws = await websockets.connect(
-            ws_url,
-            subprotocols=["streamlit", xsrf],
-            max_size=None,
-            open_timeout=self.timeout,
-            additional_headers={"Cookie": cookie, "Origin": self.base_url},
-        )
-
-    def _receive(self, raw: bytes, result: Run) -> ForwardMsg:
-        """Parse one message through the message cache; count references, report unknown ones."""
-        fwd, ref = self.cache.receive(raw)
-        if ref is not None:
-            result.refs += 1
-            if not ref:
-                result.problems.append(f"ref_hash {fwd.ref_hash} not in this client's cache")
-        return fwd
+class Session(StreamlitSession):
+    """A student's tab on a σ view (harness.streamlit_client): reads the sidebar, the downloads heading
+    and the scrubber's payload of each run."""
 
     async def run(
         self,
@@ -460,51 +249,15 @@ class Session:
     ) -> Run:
         """Rerun ``page`` with this address query (and, for a commit, the scrubber's widget state and
         the fragment it lives in, as the browser sends them); read until script_finished."""
-        msg = BackMsg()
-        msg.rerun_script.query_string = urlencode(query)
-        msg.rerun_script.page_name = page
-        msg.rerun_script.cached_message_hashes.extend(self.cache.entries)
-        if level is not None:
-            widget = msg.rerun_script.widget_states.widgets.add()
-            widget.id = component_id
-            widget.json_value = json.dumps({"level": level})
-            msg.rerun_script.fragment_id = fragment_id
-        result = Run()
-        t0 = time.perf_counter()
-        await self.ws.send(msg.SerializeToString())
-        async with asyncio.timeout(self.timeout):
-            while True:
-                raw = await self.ws.recv()
-                result.ws_bytes += len(raw)
-                result.messages += 1
-                fwd = self._receive(raw, result)
-                kind = fwd.WhichOneof("type")
-                if kind == "new_session":
-                    result.to_new_session = time.perf_counter() - t0
-                    if fwd.new_session.config.max_cached_message_age:
-                        self.cache.max_age = fwd.new_session.config.max_cached_message_age
-                elif kind == "page_info_changed":
-                    result.query = dict(parse_qsl(fwd.page_info_changed.query_string))
-                elif kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                    self._read_element(fwd, result, t0)
-                elif kind == "script_finished":
-                    result.to_finished = time.perf_counter() - t0
-                    result.status = fwd.script_finished
-                    self.cache.run_finished(
-                        fwd.script_finished,
-                        (fragment_id,) if fwd.script_finished == FINISHED_FRAGMENT else (),
-                    )
-                    if fwd.script_finished not in (FINISHED_OK, FINISHED_FRAGMENT):
-                        result.problems.append(
-                            f"run ended {ForwardMsg.ScriptFinishedStatus.Name(fwd.script_finished)}"
-                        )
-                    return result
+        widgets = () if level is None else ((component_id, "json_value", json.dumps({"level": level})),)
+        return await super().run(
+            page, query, widgets=widgets, fragment_id=fragment_id if level is not None else "", result=Run()
+        )
 
-    @staticmethod
-    def _read_element(fwd: ForwardMsg, result: Run, t0: float) -> None:
+    def on_element(self, fwd: ForwardMsg, result: Run, now: float, sent: bool) -> None:
+        super().on_element(fwd, result, now, sent)
         element = fwd.delta.new_element
         kind = element.WhichOneof("type")
-        now = time.perf_counter() - t0
         if fwd.metadata.delta_path and fwd.metadata.delta_path[0] == SIDEBAR:
             result.sidebar_elements += 1
         if kind == "markdown":
@@ -532,14 +285,6 @@ class Session:
                 result.component_id = element.bidi_component.id
                 result.fragment_id = fwd.delta.fragment_id
                 result.grid = sigmas
-        elif kind == "exception":
-            result.problems.append(f"exception box: {element.exception.type}: {element.exception.message}")
-        elif kind == "alert" and element.alert.format == Alert.ERROR:
-            result.problems.append(f"error box: {element.alert.body}")
-
-    async def close(self) -> None:
-        if self.ws is not None:
-            await self.ws.close()
 
 
 def shows_sigma(run: Run, sigma: float) -> list[str]:
@@ -636,8 +381,8 @@ async def student(
             else:
                 result.commits_ok += 1
                 result.commit_to_page.append(run.to_downloads)
-            if run.to_finished is not None:
-                result.commit_to_finished.append(run.to_finished)
+            if run.seconds is not None:
+                result.commit_to_finished.append(run.seconds)
             result.commit_bytes.append(run.ws_bytes)
             result.commit_refs.append(run.refs)
             query = run.query or query
@@ -674,9 +419,9 @@ async def probe_script_time(base_url: str, opens: int, timeout: float, pid: int 
             if before is not None and after is not None:
                 cpu_open += after - before
             problems += run.problems
-            if run.to_new_session is not None and run.to_finished is not None:
-                script.append(run.to_finished - run.to_new_session)
-                total.append(run.to_finished)
+            if run.to_new_session is not None and run.seconds is not None:
+                script.append(run.seconds - run.to_new_session)
+                total.append(run.seconds)
         finally:
             if i < opens - 1:
                 await session.close()
@@ -697,8 +442,8 @@ async def probe_script_time(base_url: str, opens: int, timeout: float, pid: int 
                 if before is not None and after is not None:
                     cpu_commit += after - before
                     commits += 1
-                if commit.to_finished is not None:
-                    commit_seconds.append(commit.to_finished)
+                if commit.seconds is not None:
+                    commit_seconds.append(commit.seconds)
                 query = commit.query or query
                 await asyncio.sleep(0.3)
         finally:
@@ -862,7 +607,7 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         "errors": errors,
         "sessions_with_all_commits": sum(r.commits_ok == args.changes for r in results),
         "commits_per_session": [r.commits_ok for r in results],
-        # the names from before the scrubber, kept for tests/e2e/test_e2e_proxy.py: a commit's
+        # the names from before the scrubber, kept for tests/deploy/test_proxy.py: a commit's
         # "figure" is now the updated page (the figure itself is drawn in the browser)
         "change_to_figure": summary(commit),
         "sessions_with_all_figures": sum(r.commits_ok == args.changes for r in results),
@@ -1091,9 +836,9 @@ def main(argv=None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = None
     if args.port is None:
-        log = ROOT / "artifacts" / f"load-server-{os.getpid()}.log"
+        log = ARTIFACTS / f"load-server-{os.getpid()}.log"
         log.parent.mkdir(exist_ok=True)
-        server = ServerProcess(log)
+        server = StreamlitServer(log)
         t0 = time.perf_counter()
         server.wait_healthy()
         print(

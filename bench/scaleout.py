@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -32,99 +31,12 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TICK = os.sysconf("SC_CLK_TCK")
+sys.path.insert(0, str(ROOT))  # run as a script: the repository's harness
+
+from harness.proc import children_cpu_seconds, machine_busy_seconds, rss_mb  # noqa: E402
+from harness.run_local import RunLocal  # noqa: E402
+
 TARGET_P95 = 2.0
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of ``pid`` so far (0 if it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime (fields 14 and 15 of stat)
-
-
-def rss_mb(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
-
-
-def machine_busy_seconds() -> float:
-    """CPU seconds all cores spent not idle since boot (/proc/stat), to see other work on the machine."""
-    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    idle = values[3] + values[4]  # idle, iowait
-    return (sum(values[:8]) - idle) / TICK
-
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class RunLocal:
-    def __init__(self, processes: int, log_dir: Path, maxconn: int):
-        log_dir.mkdir(parents=True, exist_ok=True)
-        info = log_dir / "info.json"
-        info.unlink(missing_ok=True)
-        self.out = open(log_dir / "run-local.out", "w")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                str(ROOT / "deploy" / "run-local"),
-                "--processes",
-                str(processes),
-                "--port",
-                str(free_port()),
-                "--maxconn",
-                str(maxconn),
-                "--log-dir",
-                str(log_dir),
-                "--info",
-                str(info),
-            ],
-            cwd=ROOT,
-            stdout=self.out,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 300
-        while not info.exists():
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError(f"run-local did not start: see {log_dir / 'run-local.out'}")
-            time.sleep(0.5)
-        self.info = json.loads(info.read_text())
-        self.port = int(self.info["url"].rsplit(":", 1)[1])
-        self.pids = [r["pid"] for r in self.info["replicas"]]
-
-    def server_cpu(self) -> float:
-        return sum(cpu_seconds(p) for p in self.pids)
-
-    def proxy_cpu(self) -> float:
-        return cpu_seconds(self.info["haproxy_pid"])
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.out.close()
 
 
 def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
@@ -133,7 +45,7 @@ def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
     cpu0, proxy0, client0, busy0, t0 = (
         rl.server_cpu(),
         rl.proxy_cpu(),
-        children_cpu(),
+        children_cpu_seconds(),
         machine_busy_seconds(),
         time.monotonic(),
     )
@@ -168,7 +80,7 @@ def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
     server_cpu, proxy_cpu, client_cpu = (
         rl.server_cpu() - cpu0,
         rl.proxy_cpu() - proxy0,
-        children_cpu() - client0,
+        children_cpu_seconds() - client0,
     )
     other_cpu = machine_busy_seconds() - busy0 - server_cpu - proxy_cpu - client_cpu
     if proc.returncode != 0 or not report_path.exists():
@@ -260,7 +172,7 @@ def main(argv=None) -> int:
     runs = {}
     try:
         for processes in args.processes:
-            runs[processes] = RunLocal(processes, out_dir / f"run-local-{processes}p", args.maxconn)
+            runs[processes] = RunLocal(processes, out_dir / f"run-local-{processes}p", maxconn=args.maxconn)
             print(
                 f"{processes} process(es) behind HAProxy at http://127.0.0.1:{runs[processes].port}",
                 flush=True,

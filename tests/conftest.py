@@ -1,7 +1,12 @@
-"""Make the repository root importable, so `pytest` works as well as `python -m pytest`.
+"""What every kind of test shares (docs/contribute/tests.md: tests/unit, app, e2e, deploy, docs).
 
-Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier (README: Tests)
-leaves out a new browser test file even if it forgets its pytestmark.
+* The repository root is importable (rbfviz, ui, harness), so `pytest` works as well as `python -m pytest`;
+  this folder is too (pytest puts a conftest's folder on sys.path), for the helpers every kind may use:
+  hang.py (the bound of a hang), student.py (a student at a browser).
+* The browser fixtures (tests/browser.py) for the browser tests of tests/e2e and tests/deploy.
+* Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier (README: Tests)
+  leaves out a new browser test file even if it forgets its pytestmark.
+* ``fresh_streamlit_caches`` and the pytest-xdist groups.
 """
 
 import os
@@ -13,6 +18,8 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import pytest  # noqa: E402
+
+pytest_plugins = ["browser"]  # tests/browser.py
 
 
 def pytest_configure(config):

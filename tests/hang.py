@@ -4,9 +4,9 @@ of every test's ``python -m rbfviz`` / ``python -c`` subprocess (each a cold ``i
 It only catches a hang, it is never a speed limit: on a loaded 2-core machine running the suite with two
 pytest-xdist workers beside other work, a heavy page (19,999 uploaded points on every σ view) has taken
 more than 120 s of wall time for one script run. RBFVIZ_TEST_TIMEOUT (seconds) changes it. The browser
-tests have their own bound of the same kind (tests/e2e/student.py, RBFVIZ_E2E_TIMEOUT).
+tests have their own bound of the same kind (harness/student.py, RBFVIZ_E2E_TIMEOUT).
 """
 
-import os
+from harness.settings import test_timeout_s
 
-HANG_TIMEOUT_S = float(os.environ.get("RBFVIZ_TEST_TIMEOUT", "600"))
+HANG_TIMEOUT_S = test_timeout_s()

@@ -44,6 +44,125 @@ def test_every_core_module_is_under_the_core_contract():
     assert {"rbfviz.views", "rbfviz.cli", "plotly", "streamlit"} <= set(core["forbidden_modules"])
 
 
+# --- who imports what: the library, the tests, the benchmarks, the pages -----------------------------
+
+# The app: what a user runs (the app, its pages, ui/, the command line); the product adds what builds the
+# documents.
+APP_ROOTS = ("app.py", "pages", "ui", "rbfviz/__init__.py", "rbfviz/__main__.py", "rbfviz/cli")
+PRODUCT_ROOTS = (*APP_ROOTS, "docs/tools")
+SKIPPED = {".git", "artifacts", "static", "build", ".venv", "venv", "node_modules"}
+
+
+def _python_files(*folders: str) -> list[Path]:
+    found = []
+    for name in folders:
+        path = ROOT / name
+        candidates = [path] if path.is_file() else sorted(path.rglob("*.py"))
+        found += [p for p in candidates if not SKIPPED & set(p.relative_to(ROOT).parts)]
+    return found
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports (absolute dotted names; ``from a import b`` gives a and a.b; relative
+    imports resolved against the file's package)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            names.add(base)
+            names |= {f"{base}.{alias.name}" for alias in node.names}
+    return {n for n in names if n}
+
+
+def _with_parents(name: str) -> set[str]:
+    """Importing a.b.c runs a/__init__.py and a/b/__init__.py too."""
+    parts = name.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts) + 1)}
+
+
+def _library_modules() -> set[str]:
+    return {_module_name(p) for p in _python_files("rbfviz")}
+
+
+def test_no_library_module_exists_only_for_the_tests():
+    """Every module in rbfviz/ is reached from the product (the app, its pages, ui/, the command line, the
+    documents' tools) by imports, not only from tests/, bench/ or harness/: code that only tests use
+    lives with them (harness/ when the benchmarks use it too)."""
+    library = _library_modules()
+    reached, todo = set(), [p for p in _python_files(*PRODUCT_ROOTS)]
+    files = {_module_name(p): p for p in _python_files("rbfviz")}
+    while todo:
+        path = todo.pop()
+        for name in _imports(path):
+            for module in _with_parents(name) & library - reached:
+                reached.add(module)
+                todo.append(files[module])
+    by_tests = set().union(*(_imports(p) for p in _python_files("tests", "bench", "harness")))
+    only_for_tests = sorted(m for m in library - reached if m in by_tests)
+    assert not only_for_tests, (
+        f"rbfviz modules that only tests, benchmarks or harness/ import: {only_for_tests}"
+    )
+
+
+def test_tests_and_benchmarks_import_neither_each_other_nor_a_page_script():
+    """What both need is in harness/; a page script is run by Streamlit (or AppTest), never imported;
+    and neither the library nor the app imports harness/."""
+    pages = {f"pages.{p.stem}" for p in (ROOT / "pages").glob("*.py")} | {"pages", "app"}
+    test_modules = {p.stem for p in _python_files("tests")}  # on sys.path by pytest: imported by file name
+    bench_modules = {p.stem for p in _python_files("bench")} | {"bench"}
+    wrong = []
+    for path in _python_files("tests"):
+        bad = {n for n in _imports(path) if n.split(".")[0] in bench_modules - test_modules or n in pages}
+        wrong += [f"{path.relative_to(ROOT)} imports {sorted(bad)}"] if bad else []
+    for path in _python_files("bench", "harness"):
+        bad = {n for n in _imports(path) if n.split(".")[0] in test_modules | {"tests"} or n in pages}
+        wrong += [f"{path.relative_to(ROOT)} imports {sorted(bad)}"] if bad else []
+    for path in _python_files(*APP_ROOTS, "rbfviz"):
+        bad = {n for n in _imports(path) if n.split(".")[0] in {"harness", "tests", "bench"}}
+        wrong += [f"{path.relative_to(ROOT)} imports {sorted(bad)}"] if bad else []
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_import_checks_see_imports():
+    """The two checks above read real imports: a page's, a test's and a benchmark's are found."""
+    assert "ui.page" in set().union(*(_imports(p) for p in _python_files("pages")))
+    assert "harness.streamlit_server" in _imports(ROOT / "tests" / "e2e" / "conftest.py")
+    assert "harness.streamlit_client.StreamlitSession" in _imports(ROOT / "bench" / "load.py")
+    relative = _imports(ROOT / "rbfviz" / "nn" / "__init__.py")  # `from .training import ...`
+    assert any(n.startswith("rbfviz.nn.") for n in relative)
+
+
+def test_every_test_file_is_under_a_testpath():
+    """A test file outside pytest.ini's testpaths would never run under the README's command."""
+    import configparser
+
+    ini = configparser.ConfigParser()
+    ini.read(ROOT / "pytest.ini")
+    paths = [ROOT / path for path in ini["pytest"]["testpaths"].split()]
+    assert all(path.exists() for path in paths), paths
+    outside = [
+        str(f.relative_to(ROOT))
+        for f in (ROOT / "tests").rglob("test_*.py")
+        if not any(f == path or path in f.parents for path in paths)
+    ]
+    assert not outside, outside
+
+
 def test_one_views_package_per_page_named_like_the_page():
     """rbfviz/views/ holds one package per page file (pages/N_Name.py -> rbfviz/views/name/), plus common/."""
     pages = {p.stem.split("_", 1)[1].lower() for p in (ROOT / "pages").glob("[0-9]_*.py")}

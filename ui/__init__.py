@@ -38,7 +38,7 @@ build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid
 ``scrub_figure(compute.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
 (pages/1_Explorer.py is the model). Build the levels after the first as ``ScrubPatch``es of the first
 figure, straight from each level's arrays (``rbfviz.views.explorer.levels``: the same payload bytes, without a
-Plotly figure per σ), and compare them with a full figure per level in tests/test_scrub_levels.py.
+Plotly figure per σ), and compare them with a full figure per level in tests/unit/test_scrub_levels.py.
 
 Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. Heavy work over
 ~0.5 s: cache it in ui/compute.py keyed by plain values, and show progress (see ``annealing``).

@@ -4,10 +4,10 @@
     .venv/bin/python docs/tools/screenshots.py --only explorer --out /tmp/shots
 
 The only source of the site's screenshots (and of the README's): never edit an image by hand, run this.
-CI runs it before building the site, and tests/test_docs_images.py checks every image in SHOTS (size,
+CI runs it before building the site, and tests/docs/test_docs_images.py checks every image in SHOTS (size,
 not a blank frame). Playwright drives Debian's Chromium (/usr/bin/chromium or $CHROMIUM_PATH), as the
-browser tests do; the server is bench/load.py's ServerProcess and the waits are the browser tests'
-(tests/e2e/student.py): a shot is taken once the page's runs have finished, every figure is drawn and
+browser tests do; the server is harness/streamlit_server.py's and the waits are the browser tests'
+(harness/student.py): a shot is taken once the page's runs have finished, every figure is drawn and
 the layout has stopped changing. Class sessions use a throw-away SQLite store in a temporary folder.
 """
 
@@ -24,7 +24,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "images"
 VIEWPORT = {"width": 1400, "height": 900}
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +92,7 @@ def answer_as_students(teacher, browser, answers: tuple[int, ...]) -> None:
     the link on the teacher's page; returns once the teacher's panel counts them all."""
     import re
 
-    from student import HANG_TIMEOUT_MS, Student
+    from harness.student import HANG_TIMEOUT_MS, Student
 
     link = teacher.page.locator(".rbfviz-room-link").inner_text().strip()
     for option in answers:
@@ -117,9 +116,9 @@ def answer_as_students(teacher, browser, answers: tuple[int, ...]) -> None:
 
 
 def take(student, url: str, shot: Shot, out: Path, browser=None) -> Path:
-    """Open ``url`` with ``student`` (tests/e2e/student.py), press ``shot.clicks``, scroll, wait until
+    """Open ``url`` with ``student`` (harness/student.py), press ``shot.clicks``, scroll, wait until
     everything is drawn, save the viewport."""
-    from student import DRAWN_JS  # tests/e2e, on sys.path once main() has run
+    from harness.student import DRAWN_JS  # tests/e2e, on sys.path once main() has run
 
     page = student.page
     student.open(url)
@@ -152,13 +151,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated shot names (default: all)")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
     args = parser.parse_args(argv)
-    for path in (ROOT, ROOT / "tests" / "e2e"):
-        if str(path) not in sys.path:
-            sys.path.insert(0, str(path))
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
-    from student import HANG_TIMEOUT_MS, Student
 
-    from bench.load import ServerProcess
+    from harness.chromium import CHROMIUM_ARGS
+    from harness.streamlit_server import StreamlitServer
+    from harness.student import HANG_TIMEOUT_MS, Student
 
     wanted = [s for s in SHOTS if not args.only or s.name in args.only.split(",")]
     if not wanted:
@@ -168,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rbfviz-shots-") as data_dir:
         os.environ["RBFVIZ_DATA_DIR"] = data_dir  # the class store of this server only
         os.environ.pop("RBFVIZ_DATABASE_URL", None)
-        server = ServerProcess(Path(data_dir) / "server.log")
+        server = StreamlitServer(Path(data_dir) / "server.log")
         try:
             server.wait_healthy(HANG_TIMEOUT_MS / 1000)
             with sync_playwright() as p:

@@ -14,12 +14,12 @@ RBFVIZ_REQUIRE_BROWSER=1 (CI), where they fail: an audit must never pass without
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from harness.settings import ROOT, axe_js
+
 AXE_VERSION = "4.14.1"
 AXE_CACHE = ROOT / "artifacts" / f"axe-core-{AXE_VERSION}"
 NPM_TIMEOUT = 300  # seconds for `npm install` (one small package without dependencies)
@@ -46,7 +46,7 @@ def _checked(script: Path) -> Path:
 
 def axe_script() -> Path:
     """The path of the pinned axe.min.js; installs it into the cache with npm if needed."""
-    given = os.environ.get("RBFVIZ_AXE_JS")
+    given = axe_js()
     if given:
         return _checked(Path(given))
     script = AXE_CACHE / "node_modules" / "axe-core" / "axe.min.js"

@@ -22,7 +22,6 @@ and its sidebar, and axe's colour-contrast rule skips text scrolled out of view 
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from pathlib import Path
 
@@ -39,13 +38,15 @@ from a11y import (
     run_axe,
 )
 from playwright.sync_api import expect
-from student import DRAWN_JS
 
+from harness import settings
+from harness.settings import require_browser
+from harness.student import DRAWN_JS
 from ui.page import PAGES
 
 pytestmark = pytest.mark.e2e
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "accessibility"
+ARTIFACTS = settings.ARTIFACTS / "accessibility"
 # axe's tags for the WCAG 2.0, 2.1 and 2.2 success criteria at levels A and AA (2.2 adds AA rules only)
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 # (axe rule id, CSS selector): elements drawn by Streamlit or Plotly themselves that the app cannot
@@ -92,7 +93,7 @@ def axe_js() -> Path:
     try:
         return axe_script()
     except AxeUnavailable as exc:
-        if os.environ.get("RBFVIZ_REQUIRE_BROWSER") == "1":
+        if require_browser():
             pytest.fail(f"RBFVIZ_REQUIRE_BROWSER=1 but axe-core is unavailable: {exc}")
         pytest.skip(f"axe-core is unavailable: {exc}")
 

@@ -9,10 +9,10 @@ import json
 import time
 
 import pytest
-from conftest import SCREENSHOTS
+from browser import SCREENSHOTS
 from playwright.sync_api import expect
-from student import HANG_TIMEOUT_MS, Student
 
+from harness.student import HANG_TIMEOUT_MS, Student
 from rbfviz.classroom import normalise_code
 from rbfviz.views.lessons.arrays import STEPS, prepare
 

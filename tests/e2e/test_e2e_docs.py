@@ -6,13 +6,14 @@ in CI (CI=true), whose docs step builds it before the tests."""
 
 from __future__ import annotations
 
-import os
 import re
 import urllib.request
 from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
+
+from harness.settings import in_ci
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +25,7 @@ SITE = ROOT / "static" / "docs"
 def built_site() -> Path:
     if not (SITE / "index.html").is_file():
         reason = "the documentation is not built (run `mkdocs build`: static/docs/index.html is missing)"
-        if os.environ.get("CI") == "true":
+        if in_ci():
             pytest.fail(f"CI=true but {reason}")
         pytest.skip(reason)
     return SITE

@@ -24,8 +24,8 @@ from urllib.parse import urlencode
 
 import numpy as np
 import pytest
-from student import HANG_TIMEOUT_MS, Student
 
+from harness.student import HANG_TIMEOUT_MS, Student
 from rbfviz import measures
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
-from student import HANG_TIMEOUT_MS
 
+from harness.student import HANG_TIMEOUT_MS
 from rbfviz.views.common.scrub import figure_at, read_payload
 
 pytestmark = pytest.mark.e2e

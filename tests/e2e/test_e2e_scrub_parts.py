@@ -28,8 +28,8 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 import pytest
-from student import SCRUB_RANGE
 
+from harness.student import SCRUB_RANGE
 from ui import compute
 from ui.compute import NEAR
 from ui.state import parse_query

@@ -3,7 +3,8 @@ counter follows, the address holds the steps taken, the plane draws arrows from 
 new, and the address opened in a new tab replays the same numbers."""
 
 import pytest
-from student import HANG_TIMEOUT_MS, PLOT, Student
+
+from harness.student import HANG_TIMEOUT_MS, PLOT, Student
 
 pytestmark = pytest.mark.e2e
 

@@ -15,17 +15,12 @@ Streamlit feature (see ui/page.py's docstring) and delete the test.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-import urllib.request
-from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-from student import HANG_TIMEOUT_MS, Student
 
-from bench.load import free_port
+from harness.streamlit_server import StreamlitServer
+from harness.student import HANG_TIMEOUT_MS, Student
 
 pytestmark = pytest.mark.e2e
 
@@ -51,57 +46,17 @@ def draw():
 """
 
 
-class TinyServer:
-    """`streamlit run app.py` of a throw-away app folder, health-polled."""
-
-    def __init__(self, folder: Path):
-        self.url = f"http://127.0.0.1:{free_port()}"
-        self.log = open(folder / "server.log", "w")
-        self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                "app.py",
-                "--server.headless=true",
-                f"--server.port={self.url.rsplit(':', 1)[1]}",
-                "--server.address=127.0.0.1",
-                "--server.fileWatcherType=none",
-                "--browser.gatherUsageStats=false",
-            ],
-            cwd=folder,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + HANG_TIMEOUT_MS / 1000
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
-                    if r.read() == b"ok":
-                        return
-            except OSError:
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"tiny streamlit app not healthy: {(folder / 'server.log').read_text()[-2000:]}")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=15)
-        self.log.close()
-
-
 @pytest.fixture
 def tiny_app(tmp_path, chromium_path):
     """Write an app folder (entry script + pages/), start it; yields a function files -> server."""
     servers = []
 
-    def start(files: dict[str, str]) -> TinyServer:
+    def start(files: dict[str, str]) -> StreamlitServer:
         for name, text in files.items():
             (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / name).write_text(text)
-        servers.append(TinyServer(tmp_path))
-        return servers[-1]
+        servers.append(StreamlitServer(tmp_path / "server.log", folder=tmp_path))
+        return servers[-1].wait_healthy(HANG_TIMEOUT_MS / 1000)
 
     yield start
     for server in servers:

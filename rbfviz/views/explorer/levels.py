@@ -3,7 +3,7 @@
 The first level is a full figure (``ScrubLevel``); every other level whose figure has the same
 structure is a ``ScrubPatch``: only the values that move with σ, built straight from that level's
 arrays. The payload is the same, byte for byte, as one built from a full figure per level
-(tests/test_scrub_levels.py builds both).
+(tests/unit/test_scrub_levels.py builds both).
 
 * ``explorer_levels(planes, sigmas, ...)``  – the Explorer's plane at every σ.
 * ``stability_levels(planes, X, centroids)`` – the Stability view's two planes at every σ.
