@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from app_page import open_page, page_path
+from app_page import app, open_page, page_path
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.classroom import format_code, normalise_code
@@ -335,7 +335,7 @@ def test_a_student_types_the_code_as_printed(shape):
 
 def test_the_join_field_on_home_opens_the_lesson_in_the_room():
     _, code = start_class()
-    at = AppTest.from_file("../app.py", default_timeout=HANG_TIMEOUT_S).run()
+    at = app().run()
     join(at, "home", format_code(code).lower())
     assert at.query_params["room"] == code
     assert f"You are in class room **{format_code(code)}**" in texts(at.info)
@@ -376,15 +376,11 @@ def test_every_link_a_student_is_shown_keeps_the_room():
     (view_link,) = [q for label, q in link_queries(student, student.main).items() if "Open the" in label]
     assert view_link["room"] == code and view_link["seat"] == seat and view_link["dataset"] == "blobs"
 
-    explorer = AppTest.from_file("../app.py", default_timeout=HANG_TIMEOUT_S)  # the student follows it
-    explorer.query_params.update(view_link)
-    explorer.switch_page("pages/1_Explorer.py").run()
-    assert not explorer.exception
+    explorer = open_page(page_path("Explorer"), view_link)  # the student follows it
     back = [q for label, q in link_queries(explorer, explorer.main).items() if "Back to the class" in label]
     assert back == [{**back[0], "room": code, "seat": seat}]
     assert all(q.get("room") == code for q in link_queries(explorer, explorer.sidebar).values())
-    home = AppTest.from_file("../app.py", default_timeout=HANG_TIMEOUT_S)
-    home.query_params.update({"room": code, "seat": seat})
+    home = app({"room": code, "seat": seat})
     home.run()
     assert all(q.get("room") == code for q in link_queries(home, home.main).values())
 

@@ -11,12 +11,14 @@ import re
 import time
 
 import pytest
-from conftest import ARTIFACTS, SCREENSHOTS, STARTUP_TIMEOUT
+from browser import SCREENSHOTS
+from conftest import STARTUP_TIMEOUT
 from playwright.sync_api import expect
-from student import HANG_TIMEOUT_MS, Student
 from test_e2e_class_session import mark_window, not_reloaded, wait_until
 
-from bench.load import ServerProcess
+from harness.settings import ARTIFACTS
+from harness.streamlit_server import StreamlitServer
+from harness.student import HANG_TIMEOUT_MS, Student
 from rbfviz.classroom import format_code, normalise_code
 from rbfviz.views.lessons.arrays import STEPS, prepare
 from ui.classroom import TEACHER_COOKIE
@@ -161,9 +163,9 @@ def class_file(tmp_path) -> dict[str, str]:
     return {"RBFVIZ_DATABASE_URL": f"sqlite:///{tmp_path / 'class.sqlite3'}"}
 
 
-def start_server(env: dict, port: int | None, name: str) -> ServerProcess:
+def start_server(env: dict, port: int | None, name: str) -> StreamlitServer:
     ARTIFACTS.mkdir(exist_ok=True)
-    srv = ServerProcess(ARTIFACTS / f"e2e-server-{name}.log", port=port, env=env)
+    srv = StreamlitServer(ARTIFACTS / f"e2e-server-{name}.log", port=port, env=env)
     try:
         srv.wait_healthy(STARTUP_TIMEOUT)
     except Exception:
