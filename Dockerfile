@@ -45,11 +45,20 @@ RUN sed -n '/^# >>> docs/,/^# <<< docs/p' requirements-dev.txt > /tmp/docs-requi
 COPY . .
 RUN NO_MKDOCS_2_WARNING=1 mkdocs build --strict --quiet
 
+# Streamlit's front-end files compressed once, as small as the formats go (deploy/precompress: Zopfli's
+# gzip and Brotli 11, about a minute of CPU), so that the app's process sends them compressed from the
+# first student on without compressing anything itself (ui/compression.py reads build/precompressed/).
+FROM base AS precompress
+COPY requirements-dev.txt deploy/precompress /tmp/precompress/
+RUN pip install -c /tmp/precompress/requirements-dev.txt brotli zopfli \
+ && python /tmp/precompress/precompress /app/build/precompressed
+
 FROM base
 # Code stays root-owned and read-only for the app user; the site lands in static/docs/, which
 # Streamlit serves (.streamlit/config.toml: server.enableStaticServing).
 COPY . .
 COPY --from=docs /app/static/docs /app/static/docs
+COPY --from=precompress /app/build/precompressed /app/build/precompressed
 RUN chmod -R a+rX,go-w /app
 
 USER 10001:10001

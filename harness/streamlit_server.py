@@ -22,7 +22,8 @@ class StreamlitServer:
 
     ``log_path`` receives its output (``log_tail()`` shows the end when a start fails); ``env`` adds
     variables to this process's environment; ``folder`` is the app's folder (default: the repository;
-    a test's throw-away app elsewhere). Also a context manager (waits healthy, stops on exit)."""
+    a test's throw-away app elsewhere); ``script`` the page it runs (default app.py). Also a context
+    manager (waits healthy, stops on exit)."""
 
     def __init__(
         self,
@@ -30,6 +31,7 @@ class StreamlitServer:
         port: int | None = None,
         env: dict | None = None,
         folder: Path = ROOT,
+        script: str = "app.py",
     ):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -41,7 +43,7 @@ class StreamlitServer:
                 "-m",
                 "streamlit",
                 "run",
-                "app.py",
+                script,
                 "--server.headless=true",
                 f"--server.port={self.port}",
                 "--server.address=127.0.0.1",

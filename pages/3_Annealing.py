@@ -19,13 +19,13 @@ from rbfviz.views.annealing.levels import annealing_levels
 from rbfviz.views.annealing.receipt import annealing_numbers, annealing_receipt
 from rbfviz.views.common.scrub import scrub_payload
 from ui import compute, exports
-from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
+from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
 ctx = setup_page("Annealing", sigma_on_figure=True)
 ctrl = ctx.ctrl
 st.title("Annealing: from the data mean to K-Means as σ falls")
-st.markdown(
+intro(
     "Start every centre at the data mean with a large σ, then cool: at each σ of the slider's grid, "
     "run EM (every centre to its responsibility-weighted mean) to the soft fixed point, and use it as "
     "the start for the next, smaller σ. The centres stay together until σ reaches a critical value, "

@@ -14,13 +14,13 @@ from rbfviz.views.stability.figures import stability_figure, stability_plane_fig
 from rbfviz.views.stability.levels import stability_levels
 from rbfviz.views.stability.receipt import stability_numbers, stability_receipt
 from ui import compute, exports, family
-from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
+from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
 ctx = setup_page("Stability", sigma_on_figure=True)
 ctrl = ctx.ctrl
 st.title("Stability: which maps survive small σ, in which precision")
-st.markdown(
+intro(
     "All three maps are evaluated at the same centres, the K-Means centroids C* of these data "
     "(k-means++ seeded, the ones the σ range comes from), in float32 and float64. Softmax and "
     "entmax-1.5 shift the logits before exponentiating; the naive map computes exp(z)/Σexp(z) as "

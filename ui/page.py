@@ -106,7 +106,13 @@ CAPTION_CSS = (
     ".katex-display > .katex { white-space: normal; }\n"
     # a slider's value above its thumb: the theme's text colour, since the dark theme's red on the dark
     # sidebar is 3.5:1 (axe: color-contrast)
-    "[data-testid='stSliderThumbValue'], [data-testid='stSliderThumbValue'] p { color: inherit; }</style>"
+    "[data-testid='stSliderThumbValue'], [data-testid='stSliderThumbValue'] p { color: inherit; }\n"
+    # a phone: a smaller title and less space above it, the view's introduction folded (ui.page.intro),
+    # so that the σ control and the first figure are on the first screen
+    "@media (max-width: 640px) { [data-testid='stMainBlockContainer'] { padding-top: 3rem; } "
+    "[data-testid='stMainBlockContainer'] h1 { font-size: 1.75rem; } "
+    ".st-key-intro-wide { display: none; } }\n"
+    "@media (min-width: 641px) { .st-key-intro-narrow { display: none; } }</style>"
 )
 # Figures drawn by st.plotly_chart follow the theme in the browser, also right after a switch:
 # Streamlit's chart theme gives the backgrounds, grid, legend and hover colours; this stylesheet draws
@@ -180,6 +186,16 @@ def error_message(what: str, exc: BaseException) -> str:
         f"{what} could not be computed ({type(exc).__name__}). The rest of the page still works; "
         f"try another setting."
     )
+
+
+def intro(text: str) -> None:
+    """A view's introduction (markdown): the paragraph itself on a laptop, folded into "About this view"
+    on a screen up to 640 px wide (CAPTION_CSS picks one), where it would push the view's controls and
+    first figure below the first screen."""
+    with st.container(key="intro-wide"):
+        st.markdown(text)
+    with st.container(key="intro-narrow"), st.expander("About this view"):
+        st.markdown(text)
 
 
 @contextmanager

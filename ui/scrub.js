@@ -387,6 +387,7 @@ function show(inst, level) {
   }
   inst.pending = false;
   const fig = themed(figureAt(payload, level), inst.theme, inst.fields);
+  if (!payload.large) fitNarrow(fig, els.plot.clientWidth);
   if (payload.large) fig.layout.height = presenterHeight(els);
   if (fig.layout.height) els.plot.style.minHeight = `${fig.layout.height}px`;  // no reflow while Plotly draws
   const updated = inst.drawn === payload && update(els.plot, payload, inst.drawnLevel, level, fig);
@@ -934,6 +935,39 @@ function themed(fig, theme, fields) {
   for (const key of ["sliders", "updatemenus"]) if (layout[key]) layout[key] = inked(layout[key], theme.text);
   const data = fig.data.map((trace) => (onField(trace.xaxis, trace.yaxis) ? trace : inked(trace, theme.text)));
   return { ...fig, data, layout };
+}
+
+// --- narrow screens (phones) -------------------------------------------------------------------------
+
+const NARROW_PX = 600;
+
+// Below NARROW_PX wide: a plane (y scaled to x) is only as tall as its width needs, so no empty band
+// above and below it pushes the figure and the numbers down the screen, and a long title breaks at
+// the comma nearest its middle instead of running under the mode bar and off the edge.
+function fitNarrow(fig, width) {
+  const layout = fig.layout;
+  if (!width || width >= NARROW_PX) return;
+  const x = layout.xaxis, y = layout.yaxis, m = layout.margin || {};
+  if (layout.height && y?.scaleanchor === "x" && x?.range && y?.range) {
+    const plotWidth = width - (m.l ?? 80) - (m.r ?? 80);
+    const plotHeight = (plotWidth * Math.abs(y.range[1] - y.range[0])) / Math.abs(x.range[1] - x.range[0]);
+    const height = Math.min(layout.height, Math.round(plotHeight + (m.t ?? 100) + (m.b ?? 80)));
+    // a legend below the plot is placed in fractions of the plot's height: keep it as many pixels below
+    const was = layout.height - (m.t ?? 100) - (m.b ?? 80), now = height - (m.t ?? 100) - (m.b ?? 80);
+    if (layout.legend?.y < 0 && now > 0) layout.legend = { ...layout.legend, y: (layout.legend.y * was) / now };
+    layout.height = height;
+  }
+  const title = layout.title?.text;
+  const fontSize = layout.title?.font?.size ?? 17;
+  if (title && !title.includes("<br>") && title.length * fontSize * 0.5 > width) {
+    const commas = [...title.matchAll(/, /g)].map((match) => match.index);
+    if (commas.length) {
+      const at = commas.reduce((a, b) => (Math.abs(b - title.length / 2) < Math.abs(a - title.length / 2) ? b : a));
+      layout.title = { ...layout.title, text: `${title.slice(0, at + 1)}<br>${title.slice(at + 2)}` };
+      layout.margin = { ...m, t: (m.t ?? 100) + fontSize };
+      if (layout.height) layout.height += fontSize;
+    }
+  }
 }
 
 // --- presenter mode ----------------------------------------------------------------------------------

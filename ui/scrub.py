@@ -82,7 +82,18 @@ CSS = """
 .scrub-large .scrub-metric-value { font-size: 3.2rem; font-weight: 600; }
 .scrub-large .scrub-note, .scrub-large .scrub-caption, .scrub-large .scrub-status { font-size: 1.2rem; }
 .scrub-large .scrub-side { flex: 1 1 0; }
-@media (max-width: 900px) { .scrub-body { flex-direction: column; } .scrub-side { min-width: 0; } }
+/* A narrow screen stacks the numbers under the figure; the figure takes the whole width (stretch: a
+   column's flex-start would size it to Plotly's default 700 px). Tap targets reach 44 px there. */
+@media (max-width: 900px) {
+  .scrub-body { flex-direction: column; align-items: stretch; }
+  .scrub-plot { flex: none; width: 100%; }
+  .scrub-side { min-width: 0; }
+}
+@media (pointer: coarse) {
+  .scrub-range { height: 44px; }
+  .scrub-play, .scrub-download { min-height: 44px; min-width: 44px; }
+  .scrub .js-plotly-plot .plotly .modebar-btn { height: 44px !important; min-width: 44px; }
+}
 """
 
 

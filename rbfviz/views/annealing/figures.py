@@ -63,7 +63,9 @@ EXACT_MEASURED = "E = 0 from here (measured)"
 SPLIT_PREDICTED = "predicted σ of each split"
 SPLIT_LINEARISED = "entmax: √r-weighted prediction"
 SPLIT_MEASURED = "split seen (first level)"
-# Horizontal legends laid out in columns (entries are long; one per row would squash the plot).
+# Horizontal legends above the plot. No fixed entry width: Plotly wraps the entries into as many rows
+# as the figure's width needs (a fraction of the width each drew long entries on top of each other on
+# a phone), and the top margin grows with them.
 GRID_LEGEND = dict(
     orientation="h",
     yanchor="bottom",
@@ -71,8 +73,6 @@ GRID_LEGEND = dict(
     xanchor="left",
     x=0.0,
     font=dict(size=12),
-    entrywidth=0.33,
-    entrywidthmode="fraction",
     bgcolor="rgba(255,255,255,0.85)",
 )
 
@@ -247,7 +247,7 @@ def trajectory_figure(
     layout = base_layout(title, height)
     extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
     layout.update(plane_axes(extent))
-    layout["legend"] = {key: value for key, value in GRID_LEGEND.items() if not key.startswith("entrywidth")}
+    layout["legend"] = dict(GRID_LEGEND)
     if static:
         layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=60)
         layout["height"] = height - 90
@@ -330,7 +330,7 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
         shapes.append(sigma_line(view.sigma_critical_measured, CRITICAL_MEASURED, CRITICAL_COLOR, "dot"))
     shapes.append(sigma_line(sigma, CURRENT, CURRENT_COLOR, "solid", 1.5))
     layout["shapes"] = shapes
-    layout["legend"] = dict(GRID_LEGEND, entrywidth=0.5)  # long entries ("σ_c predicted …"): two columns
+    layout["legend"] = dict(GRID_LEGEND)
     layout["margin"] = dict(layout["margin"], t=130 if title else 110)
     return figure(data, layout)
 
@@ -467,6 +467,6 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
     layout["xaxis"] = sigma_axis(sigmas)
     layout["yaxis"] = dict(layout["yaxis"], type="log", exponentformat="power")
     layout["shapes"] = shapes
-    layout["legend"] = dict(GRID_LEGEND, entrywidth=0.5)  # long entries: two columns
+    layout["legend"] = dict(GRID_LEGEND)
     layout["margin"] = dict(layout["margin"], t=150 if title else 125)
     return figure(data, layout)

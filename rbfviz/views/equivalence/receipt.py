@@ -21,7 +21,7 @@ def equivalence_receipt(params: dict, numbers: dict) -> Receipt:
     init = "kmeans++" if p["init"] == "anneal" else p["init"]  # annealing has no start to step from
     imports, body = data_lines(p)
     more, start = start_lines(p, init)
-    imports = imports + more + ["from rbfviz.views.equivalence import one_step, trajectories"]
+    imports = imports + more + ["from rbfviz.views.equivalence.arrays import one_step, trajectories"]
     body = (
         body
         + [settings_line(p)]

@@ -34,11 +34,13 @@ from rbfviz.views.common.sigma import (
 
 PREDICTED_BAND = "rgba(120, 120, 120, 0.35)"
 
-PANELS = (  # (key in the rows, panel title, log y?)
+# (key in the rows, panel title, log y?). A panel is half the figure's width, 150 px on a phone: the
+# longer titles are two lines, so that neighbouring titles never run into each other.
+PANELS = (
     ("nan_row_fraction", "NaN rows (%)", False),
-    ("hard_row_fraction", "exactly one-hot rows (%)", False),
-    ("grad_norm", "‖∇_C L_σ‖ at C* (log)", True),
-    ("error_to_kmeans", "one EM step from C*: ‖x̄ − C*‖ (log)", True),
+    ("hard_row_fraction", "exactly one-hot<br>rows (%)", False),
+    ("grad_norm", "‖∇_C L_σ‖ at C*<br>(log)", True),
+    ("error_to_kmeans", "one EM step from C*:<br>‖x̄ − C*‖ (log)", True),
 )
 # (panel key, kind whose closed form is drawn under it, key of predicted_fractions)
 PREDICTED = (
@@ -117,10 +119,10 @@ def stability_figure(
     data: list[dict] = []
     shapes: list[dict] = []
     domains = [
-        ((0.0, 0.46), (0.56, 1.0)),
-        ((0.54, 1.0), (0.56, 1.0)),
-        ((0.0, 0.46), (0.0, 0.42)),
-        ((0.54, 1.0), (0.0, 0.42)),
+        ((0.0, 0.46), (0.58, 1.0)),
+        ((0.54, 1.0), (0.58, 1.0)),
+        ((0.0, 0.46), (0.0, 0.38)),
+        ((0.54, 1.0), (0.0, 0.38)),
     ]
     layout = base_layout(title, height)
     layout.pop("xaxis"), layout.pop("yaxis")
@@ -245,9 +247,9 @@ def stability_figure(
         shapes.append(_vline(sigma, i, CURRENT, CURRENT_COLOR, "solid", i == 0, 1.5))
     layout["shapes"] = shapes
     layout["margin"] = dict(l=60, r=20, t=150 if title else 110, b=55)
-    layout["legend"] = dict(
-        layout["legend"], font=dict(size=12), y=1.05, entrywidth=0.25, entrywidthmode="fraction"
-    )
+    # no fixed entry width: Plotly wraps the entries into as many rows as the figure's width needs
+    # (a quarter of the width each overlapped on a phone), and the top margin grows with them
+    layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.1)
     return figure(data, layout)
 
 

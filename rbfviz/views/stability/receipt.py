@@ -23,7 +23,7 @@ def stability_receipt(params: dict, numbers: dict) -> Receipt:
     """The Stability view: every map in both dtypes at the K-Means centroids, at σ."""
     p = dict(params, dtype="float64")  # the view measures both precisions from float64 points
     imports, body = data_lines(p)
-    imports = imports + ["from rbfviz import kmeans", "from rbfviz.views.stability import stability_table"]
+    imports = imports + ["from rbfviz import kmeans", "from rbfviz.views.stability.arrays import stability_table"]
     body = body + [
         settings_line(p),
         "centers, _ = kmeans(X, k=k, seed=seed)  # K-Means, k-means++ seeded: the view's C*",

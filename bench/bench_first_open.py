@@ -1,0 +1,399 @@
+"""A student's first open of each view: time to the first Plotly figure drawn, and the bytes, against
+the floor (bench/floor_page.py: a trivial Streamlit page with one small Plotly chart).
+
+    python bench/bench_first_open.py                       # both sizes, 3 rounds, plus a throttled run
+    python bench/bench_first_open.py --rounds 5 --views Explorer Stability --json out.json
+    python bench/bench_first_open.py --no-throttled        # skip the 1.25 Mbit/s run
+
+A benchmark, not a test. It starts two servers of the same kind (`python -m streamlit run`, the
+repository's .streamlit/config.toml): the app and the floor page. Each view is first visited once
+(a warm server: its defaults built), then opened in a fresh Chromium context (empty cache, no
+cookie) per round, at 1366 × 768 (laptop) and 390 × 844 (phone: touch, mobile), interleaved with
+the floor page in the same round, so the ratio view / floor is measured under the same load.
+
+Per open: navigation → the first Plotly figure drawn (a `.js-plotly-plot` holding its `.main-svg`,
+seen by the page itself at its next animation frame, in performance.now() time: 0 is navigation
+start), the bytes transferred over HTTP (Chromium's encodedDataLength: headers + body as sent,
+compressed where the server compresses) and over the websocket (frames received), and where the
+time went: the HTML's response, DOMContentLoaded, the websocket opened, its first and last frame
+before the figure, the last JavaScript file received, the main thread's long tasks (JS parse and
+run, layout), and Plotly's own drawing time (Plotly.newPlot / react, wrapped by an init script).
+
+Throttled: the phone size again with CDP Network.emulateNetworkConditions at 1.25 Mbit/s each way
+and 20 ms latency (forty students sharing a 50 Mbit/s link), one round, views and floor.
+Each line carries the load average; the header the CPU model and whether it has AVX-512.
+Target: every view within 1.25 × the floor at both sizes; ≤ 3 MB per first visit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from harness.streamlit_server import StreamlitServer  # noqa: E402
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SIZES = {
+    "laptop": {"viewport": {"width": 1366, "height": 768}},
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 3,
+    },
+}
+VIEWS = [
+    "Explorer",
+    "Annealing",
+    "Stability",
+    "Equivalence",
+    "Step_by_step",
+    "How_many_clusters",
+    "Gaussian_mixture",
+    "Neural_network",
+]
+FLOOR = "floor"
+TARGET_RATIO = 1.25
+TARGET_BYTES = 3_000_000
+THROTTLE = {"offline": False, "latency": 20, "downloadThroughput": 1.25e6 / 8, "uploadThroughput": 1.25e6 / 8}
+
+# In the page, from navigation on: the websocket's open and frames, long tasks, Plotly's drawing.
+_TIMELINE_JS = """(() => {
+  const T = window.__firstOpen = { wsOpen: null, wsFrames: [], longTasks: [], plotly: [], drawn: null };
+  const Native = window.WebSocket;
+  window.WebSocket = function (...args) {
+    const ws = new Native(...args);
+    ws.addEventListener("open", () => { if (T.wsOpen === null) T.wsOpen = performance.now(); });
+    ws.addEventListener("message", (e) => {
+      if (T.drawn === null) T.wsFrames.push([performance.now(), e.data.byteLength || e.data.length || 0]);
+    });
+    return ws;
+  };
+  window.WebSocket.prototype = Native.prototype;
+  Object.assign(window.WebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) if (T.drawn === null) T.longTasks.push([e.startTime, e.duration]);
+    }).observe({ type: "longtask", buffered: true });
+  } catch (e) {}
+  // Plotly arrives as a lazily loaded chunk that sets window.Plotly: wrap its drawing calls then.
+  let plotly;
+  Object.defineProperty(window, "Plotly", {
+    configurable: true,
+    get() { return plotly; },
+    set(value) {
+      plotly = value;
+      for (const name of ["newPlot", "react"]) {
+        const original = value && value[name];
+        if (typeof original !== "function" || original.__timed) continue;
+        const timed = function (...args) {
+          const t0 = performance.now();
+          const out = original.apply(this, args);
+          Promise.resolve(out).then(() => T.plotly.push([t0, performance.now() - t0]));
+          return out;
+        };
+        timed.__timed = true;
+        value[name] = timed;
+      }
+    },
+  });
+  const look = () => {
+    if (document.querySelector(".js-plotly-plot .main-svg")) { T.drawn = performance.now(); return; }
+    requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})();"""
+
+
+def cpu_model() -> tuple[str, bool]:
+    """The CPU's model name and whether it has AVX-512 (from /proc/cpuinfo)."""
+    model, avx512 = "unknown", False
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name") and model == "unknown":
+                model = line.split(":", 1)[1].strip()
+            if line.startswith("flags"):
+                avx512 = "avx512f" in line.split()
+    except OSError:
+        pass
+    return model, avx512
+
+
+def load_average() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+class Traffic:
+    """Bytes of one page over CDP: HTTP responses as transferred, websocket frames received."""
+
+    def __init__(self, context, page, throttle: dict | None):
+        self.http: dict[str, int] = {}
+        self.urls: dict[str, str] = {}
+        self.ws = 0
+        self.cdp = context.new_cdp_session(page)
+        self.cdp.send("Network.enable")
+        if throttle:
+            self.cdp.send("Network.emulateNetworkConditions", throttle)
+        self.cdp.on("Network.responseReceived", self._response)
+        self.cdp.on("Network.loadingFinished", self._finished)
+        self.cdp.on("Network.webSocketFrameReceived", self._frame)
+
+    def _response(self, event):
+        self.urls[event["requestId"]] = event["response"]["url"]
+
+    def _finished(self, event):
+        self.http[event["requestId"]] = int(event["encodedDataLength"])
+
+    def _frame(self, event):
+        data = event["response"]["payloadData"]
+        self.ws += len(data) * 3 // 4 if event["response"]["opcode"] == 2 else len(data.encode())
+
+    def by_url(self) -> list[tuple[str, int]]:
+        return sorted(((self.urls.get(k, k), n) for k, n in self.http.items()), key=lambda r: -r[1])
+
+
+def open_once(browser, base: str, path: str, size: str, throttle: dict | None, timeout_ms: int) -> dict:
+    """One first open in a fresh context: times (ms from navigation start) and bytes."""
+    context = browser.new_context(**SIZES[size])
+    context.add_init_script(_TIMELINE_JS)
+    page = context.new_page()
+    traffic = Traffic(context, page, throttle)
+    try:
+        page.goto(f"{base}/{path}", wait_until="commit", timeout=timeout_ms)
+        page.wait_for_function(
+            "() => window.__firstOpen && window.__firstOpen.drawn !== null", timeout=timeout_ms, polling=100
+        )
+        page.wait_for_timeout(300)  # the figure's own late requests (fonts) are part of the visit
+        t = page.evaluate("""() => {
+          const T = window.__firstOpen;
+          const nav = performance.getEntriesByType("navigation")[0];
+          const js = performance.getEntriesByType("resource").filter((r) => r.name.endsWith(".js")
+                                                                       && r.responseEnd < T.drawn);
+          const plotlyChunk = js.find((r) => r.name.includes("PlotlyChart"));
+          return {
+            drawn: T.drawn, html: nav.responseEnd, dom_content_loaded: nav.domContentLoadedEventEnd,
+            ws_open: T.wsOpen, ws_first: T.wsFrames.length ? T.wsFrames[0][0] : null,
+            ws_last: T.wsFrames.length ? T.wsFrames[T.wsFrames.length - 1][0] : null,
+            js_files: js.length, js_last: js.length ? Math.max(...js.map((r) => r.responseEnd)) : null,
+            plotly_chunk: plotlyChunk ? plotlyChunk.responseEnd : null,
+            long_tasks: T.longTasks.reduce((a, [, d]) => a + d, 0),
+            plotly_draw: T.plotly.length ? T.plotly[0][1] : null,
+            plotly_start: T.plotly.length ? T.plotly[0][0] : null,
+          };
+        }""")
+        return {
+            "path": path,
+            "size": size,
+            **{k: (round(v) if isinstance(v, float) else v) for k, v in t.items()},
+            "http_bytes": sum(traffic.http.values()),
+            "ws_bytes": traffic.ws,
+            "requests": len(traffic.http),
+            "largest": traffic.by_url()[:3],
+            "load": load_average(),
+        }
+    except Exception as exc:  # noqa: BLE001 - one view failing must not stop the benchmark
+        return {
+            "path": path,
+            "size": size,
+            "error": f"{type(exc).__name__}: {exc}"[:300],
+            "load": load_average(),
+        }
+    finally:
+        context.close()
+
+
+def second_visit_bytes(browser, base: str, path: str, timeout_ms: int) -> int:
+    """HTTP bytes of a second visit in the same context (the browser's cache warm)."""
+    context = browser.new_context(**SIZES["laptop"])
+    context.add_init_script(_TIMELINE_JS)
+    page = context.new_page()
+    try:
+        page.goto(f"{base}/{path}", timeout=timeout_ms)
+        page.wait_for_function("() => window.__firstOpen.drawn !== null", timeout=timeout_ms, polling=100)
+        page.wait_for_timeout(500)
+        traffic = Traffic(context, page, None)
+        page.goto(f"{base}/{path}", timeout=timeout_ms)
+        page.wait_for_function("() => window.__firstOpen.drawn !== null", timeout=timeout_ms, polling=100)
+        page.wait_for_timeout(500)
+        return sum(traffic.http.values())
+    finally:
+        context.close()
+
+
+def median_rows(rows: list[dict]) -> dict:
+    good = [r for r in rows if "error" not in r]
+    if not good:
+        return rows[0]
+    out = dict(good[0])
+    for key in (
+        "drawn",
+        "html",
+        "dom_content_loaded",
+        "ws_open",
+        "ws_first",
+        "ws_last",
+        "js_last",
+        "plotly_chunk",
+        "long_tasks",
+        "plotly_draw",
+        "plotly_start",
+        "http_bytes",
+        "ws_bytes",
+    ):
+        values = [r[key] for r in good if r.get(key) is not None]
+        out[key] = round(statistics.median(values)) if values else None
+    out["n"] = len(good)
+    out["errors"] = len(rows) - len(good)
+    return out
+
+
+def measure(
+    browser,
+    app: str,
+    floor: str,
+    views: list[str],
+    sizes: list[str],
+    rounds: int,
+    throttle: dict | None,
+    timeout_ms: int,
+) -> list[dict]:
+    samples: dict[tuple[str, str], list[dict]] = {}
+    for r in range(rounds):
+        for size in sizes:
+            # the floor before and after the views of a round: the same load for both
+            for path in [FLOOR, *views, FLOOR]:
+                base, url_path = (floor, "") if path == FLOOR else (app, path)
+                row = open_once(browser, base, url_path, size, throttle, timeout_ms)
+                row["path"] = path
+                samples.setdefault((path, size), []).append(row)
+                print(
+                    f"  round {r + 1} {size:6} {path:18} "
+                    + (
+                        f"{row['drawn']:6} ms  {row['http_bytes'] / 1e6:5.2f} MB"
+                        if "error" not in row
+                        else row["error"]
+                    )
+                    + f"  load {row['load']}",
+                    flush=True,
+                )
+    results = []
+    for size in sizes:
+        floor_ms = median_rows(samples[(FLOOR, size)]).get("drawn")
+        for path in [FLOOR, *views]:
+            row = median_rows(samples[(path, size)])
+            row["ratio"] = round(row["drawn"] / floor_ms, 2) if row.get("drawn") and floor_ms else None
+            results.append(row)
+    return results
+
+
+def print_table(title: str, rows: list[dict]) -> None:
+    print(f"\n{title}")
+    print(
+        f"{'view':18} {'size':6} {'first fig':>9} {'ratio':>5} {'HTTP MB':>7} {'ws KB':>6} | "
+        f"{'html':>5} {'DCL':>5} {'ws open':>7} {'ws 1st':>6} {'ws last':>7} {'js last':>7} "
+        f"{'plotly':>6} {'draw@':>6} {'draw':>5} {'long':>5}  load"
+    )
+    for r in rows:
+        if "error" in r:
+            print(f"{r['path']:18} {r['size']:6} {r['error']}")
+            continue
+
+        def ms(key):
+            return f"{r[key]:>5}" if r.get(key) is not None else "    -"
+
+        print(
+            f"{r['path']:18} {r['size']:6} {r['drawn']:>7}ms {r['ratio'] or 0:>5.2f} "
+            f"{r['http_bytes'] / 1e6:>7.2f} {r['ws_bytes'] / 1e3:>6.0f} | {ms('html')} "
+            f"{ms('dom_content_loaded')} {ms('ws_open'):>7} {ms('ws_first'):>6} {ms('ws_last'):>7} "
+            f"{ms('js_last'):>7} {ms('plotly_chunk'):>6} {ms('plotly_start'):>6} {ms('plotly_draw')} "
+            f"{ms('long_tasks')}  {r['load']}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--views", nargs="+", default=VIEWS)
+    parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-throttled", action="store_true")
+    parser.add_argument("--throttled-views", nargs="+", default=["Explorer", "Stability"])
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per open")
+    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    model, avx512 = cpu_model()
+    print(
+        f"CPU: {model} ({os.cpu_count()} cores), AVX-512: {'yes' if avx512 else 'no'}; load {load_average()}"
+    )
+    timeout_ms = int(args.timeout * 1000)
+    log_dir = ROOT / "artifacts"
+    log_dir.mkdir(exist_ok=True)
+    app = StreamlitServer(log_path=log_dir / "first_open_app.log")
+    floor = StreamlitServer(log_path=log_dir / "first_open_floor.log", script="bench/floor_page.py")
+    out: dict = {"cpu": model, "avx512": avx512}
+    try:
+        app.wait_healthy(timeout=600)  # a busy machine: the first `import torch` alone can take minutes
+        floor.wait_healthy(timeout=600)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+            try:
+                print("warm-up (each view's defaults built once)", flush=True)
+                for path in args.views:
+                    open_once(browser, app.url, path, "laptop", None, timeout_ms * 3)
+                open_once(browser, floor.url, "", "laptop", None, timeout_ms)
+                out["open"] = measure(
+                    browser, app.url, floor.url, args.views, args.sizes, args.rounds, None, timeout_ms
+                )
+                print_table(f"First open, median of {args.rounds} (ms from navigation start)", out["open"])
+                out["second_visit_bytes"] = {
+                    p: second_visit_bytes(browser, app.url, p, timeout_ms) for p in args.views[:1]
+                }
+                print(f"\nsecond visit, same browser: {out['second_visit_bytes']} HTTP bytes")
+                if not args.no_throttled:
+                    out["throttled"] = measure(
+                        browser,
+                        app.url,
+                        floor.url,
+                        args.throttled_views,
+                        ["phone"],
+                        1,
+                        THROTTLE,
+                        timeout_ms * 3,
+                    )
+                    print_table("Throttled: 1.25 Mbit/s, 20 ms, phone", out["throttled"])
+            finally:
+                browser.close()
+    finally:
+        app.stop()
+        floor.stop()
+    worst = max((r["ratio"] or 0) for r in out["open"] if r["path"] != FLOOR and "error" not in r)
+    heaviest = max(r["http_bytes"] + r["ws_bytes"] for r in out["open"] if "error" not in r)
+    print(
+        f"\nworst ratio to the floor {worst:.2f} (target ≤ {TARGET_RATIO}); heaviest first visit "
+        f"{heaviest / 1e6:.2f} MB (target ≤ {TARGET_BYTES / 1e6:.0f} MB); load {load_average()}"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
