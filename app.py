@@ -12,8 +12,9 @@ from pathlib import Path
 
 import streamlit as st
 
+from ui import classroom
 from ui.compression import compression_middleware
-from ui.page import page_links, panel, setup_page
+from ui.page import LESSONS, page_links, page_path, panel, setup_page
 
 # The documentation site, built by `mkdocs build` into static/docs/ and served by Streamlit's static
 # file serving (.streamlit/config.toml: server.enableStaticServing) at /app/static/docs/. The link is
@@ -55,9 +56,15 @@ else:  # Streamlit's script run: the home page
         page_links(ctx.ctrl)
 
     st.subheader("In a classroom")
+    with panel("Joining a class"), st.container(border=True):
+        joined = classroom.join_form("home")  # a student told the app's address and the room's code
+        if joined is not None:
+            st.switch_page(page_path(LESSONS), query_params=joined)
     st.markdown(
         "- **Lessons** walk through the result in nine steps: each opens a view in the right state, "
-        "asks for a prediction, checks it, then explains.\n"
+        "asks for a prediction, checks it, then explains. A teacher can ask each step's question to the "
+        "whole class (*Start a class session* on Lessons, in presenter mode); students join with the "
+        "link, the QR code or the room's code (above).\n"
         "- **Presenter mode** (sidebar toggle, or `?presenter=1` in the address) enlarges text, markers and "
         "figures for a projector and folds away the controls a class does not need.\n"
         "- **Your own data**: upload a CSV file of points in the sidebar (it stays in your browser "

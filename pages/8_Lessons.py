@@ -9,7 +9,7 @@ from rbfviz.views.lessons.arrays import STEPS, check, prepare
 from ui import classroom, exports, state
 from ui import session_keys as keys
 from ui.compute import TTL
-from ui.page import PAGES, panel, setup_page
+from ui.page import PAGES, panel, room_query, setup_page
 
 VIEW_PATHS = {label: path for path, label, _ in PAGES}
 
@@ -79,7 +79,8 @@ with panel("This step"):
     st.header(f"Step {index + 1} of {len(STEPS)} · {step.title}")
     with st.container(border=True):
         st.markdown(lesson.task)
-        query = state.lesson_query(lesson, ctx.ctrl.presenter)
+        room = room_query()  # a student in a class stays in it in the view and on the way back
+        query = {**state.lesson_query(lesson, ctx.ctrl.presenter), **room}
         st.page_link(
             VIEW_PATHS[step.view],
             label=f"**Open the {step.view} view with these settings**",
@@ -87,8 +88,13 @@ with panel("This step"):
             query_params=query,
         )
         st.caption(
-            "Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is part "
-            "of the exercise. The link is also a lesson link to share: it opens the view in this state."
+            (
+                "Then come back to answer: **Back to the class** at the top of the view (or Lessons in the "
+                "sidebar) keeps you in the room. Changing the controls in the view is part of the exercise."
+            )
+            if room
+            else "Then come back here (sidebar: Lessons) to answer. Changing the controls in the view is "
+            "part of the exercise. The link is also a lesson link to share: it opens the view in this state."
         )
 
     if seat is not None:

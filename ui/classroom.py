@@ -3,13 +3,18 @@
 Roles, and why a student cannot take the teacher's controls:
 
 * The teacher, in presenter mode, starts a session. The room's code and the teacher's secret live in
-  this browser session's memory only (``st.session_state``), never in the address; the projector
-  shows the code, the join link and its QR code.
+  this browser session's memory (``st.session_state``), never in the address; the projector shows
+  the code, the join link and its QR code, none of which carries the secret.
+* The teacher gets the room back (``resume``) from the secret alone: this browser keeps it in a
+  cookie (``TEACHER_COOKIE``, sent only with the app's websocket request, so a reload, a new tab or
+  a restarted server finds the room again), and the teacher can save it as a resume link or code,
+  shown only behind a control of its own, for another device. A resume link's secret is taken out of
+  the address on its first run.
 * A student opens the join link (``/Lessons?room=CODE``) and is in the room, with no name: the app
   draws an anonymous seat id and writes it into the student's own address (``&seat=…``), so a
   browser that reconnects to another replica keeps its seat and its next answer replaces the old one.
   An address with ``room=`` never shows teacher controls, and the teacher's actions all need the
-  secret, which the store checks.
+  secret, which the store checks. A student can also type the room's code (``join_form``).
 
 Both panels are fragments that rerun by themselves (``run_every``): the teacher's every
 TEACHER_REFRESH seconds (counts and distribution), the student's every STUDENT_REFRESH seconds (a cheap
@@ -20,6 +25,8 @@ from __future__ import annotations
 
 import html
 import io
+import json
+import time
 from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlencode, urlsplit
@@ -32,19 +39,18 @@ from rbfviz.classroom import (
     ClassError,
     Store,
     format_code,
-    is_student_id,
-    new_student_id,
     normalise_code,
 )
-from rbfviz.classroom.store import CLOSED, OPEN, REVEALED, Tally
+from rbfviz.classroom.store import CLOSED, OPEN, REVEALED, Room, Tally
 from rbfviz.views.lessons.arrays import STEPS, Prepared, check, step_data
 from rbfviz.views.lessons.class_session import answers_csv, distribution, distribution_figure, question_spec
 
 from . import session_keys as keys
 from . import settings
-from .page import chart
+from .page import ROOM_PARAM, SEAT_PARAM, chart, class_seat
 
-ROOM_PARAM, SEAT_PARAM = "room", "seat"
+RESUME_PARAM = "resume"
+TEACHER_COOKIE = "rbfviz_teacher"  # the secret of the room this browser's teacher started last
 TEACHER_REFRESH = 1.5  # seconds
 STUDENT_REFRESH = 2.0
 STEP_BY_KEY = {step.key: i for i, step in enumerate(STEPS)}
@@ -52,6 +58,15 @@ CODE_CSS = """<style>
 .rbfviz-room-code { font: 700 3.4rem/1.1 ui-monospace, "DejaVu Sans Mono", monospace; letter-spacing: .12em; }
 .rbfviz-room-link { font-size: 1.25rem; word-break: break-all; }
 </style>"""
+# On a phone every control of the student's panel and of the join form is a 44 px target (WCAG 2.5.5):
+# the buttons, the text and number fields, and each answer option's whole row.
+TOUCH_CSS = """<style>
+[class*='st-key-class_touch'] button { min-height: 44px; min-width: 44px; }
+[class*='st-key-class_touch'] input:not([type='radio']) { min-height: 44px; }
+[class*='st-key-class_touch'] [role='radiogroup'] label { min-height: 44px; width: 100%; align-items: center }
+</style>"""
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
+PUBLIC_URL_DOCS = "app/static/docs/teach/class-sessions.html#public-url"
 
 
 @dataclass(frozen=True)
@@ -86,18 +101,69 @@ def step_scale(key: str):
     return step_data(step.settings).scale
 
 
-def join_link(code: str) -> str:
-    """The Lessons page's address with ?room=CODE: RBFVIZ_PUBLIC_URL (the address students reach,
-    when a proxy hides it from the app) or else the address of the teacher's own browser."""
-    query = urlencode({ROOM_PARAM: code})
+def lessons_address() -> str:
+    """The Lessons page's address as students reach it: RBFVIZ_PUBLIC_URL (when a proxy hides it from
+    the app) or else the address of the teacher's own browser (relative if unknown)."""
     public = settings.current().public_url
     if public:
-        return f"{public}/Lessons?{query}"
+        return f"{public}/Lessons"
     parts = urlsplit(st.context.url or "")
     if not parts.scheme or not parts.netloc:
-        return f"/Lessons?{query}"
+        return "/Lessons"
     prefix = parts.path.rsplit("/", 1)[0]  # drop the page's name, keep any base path
-    return f"{parts.scheme}://{parts.netloc}{prefix}/Lessons?{query}"
+    return f"{parts.scheme}://{parts.netloc}{prefix}/Lessons"
+
+
+def join_link(code: str) -> str:
+    """The link projected for students: the Lessons page with ?room=CODE (and nothing secret)."""
+    return f"{lessons_address()}?{urlencode({ROOM_PARAM: code})}"
+
+
+def resume_link(secret: str) -> str:
+    """The teacher's private way back: the Lessons page in presenter mode with ?resume=SECRET, on the
+    same address as the join link."""
+    return f"{lessons_address()}?{urlencode({'presenter': '1', RESUME_PARAM: format_code(secret)})}"
+
+
+def is_local(link: str) -> bool:
+    """Whether a link's host is this machine (localhost, 127.x): no student's device can reach it."""
+    host = urlsplit(link).hostname or ""
+    return host in LOCAL_HOSTS or host.startswith("127.")
+
+
+def teacher_cookie() -> str | None:
+    """The teacher's secret this browser sent with its websocket request (None if none)."""
+    return st.context.cookies.get(TEACHER_COOKIE)
+
+
+def _cookie_path() -> str:
+    """The path of the app's websocket (``<base>/_stcore``): the only request that needs the cookie."""
+    path = urlsplit(st.context.url or "").path
+    return f"{path.rsplit('/', 1)[0]}/_stcore"
+
+
+def _send_cookie() -> None:
+    """Write (or delete) the teacher's cookie in the browser, once, if a callback asked for it."""
+    pending = st.session_state.pop(keys.CLASS_COOKIE_WRITE, None)
+    if pending is None:
+        return
+    secret, seconds = pending
+    value = f"{TEACHER_COOKIE}={secret}; Path={_cookie_path()}; Max-Age={int(seconds)}; SameSite=Strict"
+    st.html(
+        f"<script>document.cookie = {json.dumps(value)} + "
+        "(location.protocol === 'https:' ? '; Secure' : '');</script>",
+        unsafe_allow_javascript=True,
+    )
+
+
+def _become_teacher(room: Room) -> None:
+    st.session_state[keys.CLASS_TEACHER] = (room.code, room.secret)
+    st.session_state[keys.CLASS_COOKIE_WRITE] = (room.secret, max(room.expires_at - time.time(), 0))
+
+
+def _forget_teacher() -> None:
+    st.session_state.pop(keys.CLASS_TEACHER, None)
+    st.session_state[keys.CLASS_COOKIE_WRITE] = ("", 0)
 
 
 def qr_png(link: str) -> bytes:
@@ -111,27 +177,53 @@ def qr_png(link: str) -> bytes:
 
 
 def seat_for_this_session(presenter: bool) -> Seat | None:
-    """Join the room in the address (a student), or return the teacher's session, or show the button
-    that starts one (presenter mode). Shows the room's banner. None when not in a class."""
+    """Join the room in the address (a student), or return the teacher's session (resumed from a
+    resume link or this browser's cookie if need be), or show the ways into a class: the join field,
+    the button that starts a session (presenter mode) and the resume field. Shows the room's banner.
+    None when not in a class."""
     text = st.query_params.get(ROOM_PARAM)
     if text is not None:
         return _student_seat(text)
+    _resume_from_link_or_cookie()
+    _send_cookie()
     teacher = st.session_state.get(keys.CLASS_TEACHER)
     if teacher is not None:
         code, secret = teacher
+        if st.session_state.pop(keys.CLASS_RESUMED, None) == code:
+            st.success(
+                f"Your class room {format_code(code)} is back, with its answers.", icon=":material/undo:"
+            )
         _teacher_banner(code)
+        _resume_later(code, secret)
         return Seat("teacher", code, secret=secret)
-    if presenter:
-        with st.container(border=True, key="class_start"):
+    with st.container(border=True, key="class_start"):
+        query = join_form("lessons")
+        if query is not None:
+            st.query_params.update(query)
+            st.rerun()
+        if presenter:
             st.button(
                 "Start a class session",
                 icon=":material/groups:",
                 on_click=_start_session,
                 type="primary",
-                help="Students join with a link or QR code, answer each step's question from their own "
-                "device, and this page shows the class's answers. No names are asked or stored.",
+                help="Students join with a link, a QR code or the room's code, answer each step's "
+                "question from their own device, and this page shows the class's answers. No names are "
+                "asked or stored.",
             )
-            _show_message()
+        with st.expander("Resume a class you started (teachers)", icon=":material/key:"):
+            with st.form("class_resume", border=False):
+                st.text_input(
+                    "Your resume code",
+                    key="class_resume_code",
+                    type="password",
+                    max_chars=64,
+                    placeholder="XXXX-XXXX-XXXX-XXXX",
+                    help="The 16-character code of your resume link (saved when you started the session). "
+                    "It is typed as a password: it does not show on the projector.",
+                )
+                st.form_submit_button("Resume my class", on_click=_resume_typed)
+        _show_message()
     return None
 
 
@@ -142,7 +234,73 @@ def _start_session() -> None:
     except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
         st.session_state[keys.CLASS_MESSAGE] = store_problem(exc)
         return
-    st.session_state[keys.CLASS_TEACHER] = (room.code, room.secret)
+    _become_teacher(room)
+
+
+def _resume(secret: str) -> str | None:
+    """Make this session the teacher of the room of ``secret``; returns why not, or None."""
+    try:
+        room = class_store().resume(secret)
+    except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
+        return store_problem(exc)
+    _become_teacher(room)
+    st.session_state[keys.CLASS_RESUMED] = room.code
+    return None
+
+
+def _resume_typed() -> None:
+    st.session_state[keys.CLASS_MESSAGE] = _resume(st.session_state.get("class_resume_code") or "")
+
+
+def _resume_from_link_or_cookie() -> None:
+    """A resume link (?resume=SECRET, taken out of the address at once) or, once per session, the
+    cookie of the room this browser's teacher started last (forgotten if that room has ended)."""
+    link = st.query_params.get(RESUME_PARAM)
+    if link is not None:
+        del st.query_params[RESUME_PARAM]
+        st.session_state[keys.CLASS_MESSAGE] = _resume(link)
+        st.session_state[keys.CLASS_COOKIE_TRIED] = True
+    elif keys.CLASS_TEACHER not in st.session_state and not st.session_state.get(keys.CLASS_COOKIE_TRIED):
+        st.session_state[keys.CLASS_COOKIE_TRIED] = True
+        cookie = teacher_cookie()
+        if cookie and _resume(cookie) is not None:
+            _forget_teacher()
+
+
+def _resume_later(code: str, secret: str) -> None:
+    """The teacher's private way back to the room (another device, or this one after a restart),
+    folded away and never drawn until asked for: it is projected."""
+    showing = bool(st.session_state.get("class_resume_show"))  # stays open while the link is shown
+    with st.expander("Resume this room later, or on another device", icon=":material/key:", expanded=showing):
+        st.markdown(
+            "This browser gets the room back by itself after a reload or a restart of the app. On another "
+            "device (or if this browser forgets it), open your **resume link** or type the **resume code** "
+            "on Lessons, *Resume a class you started*. Anyone who has it controls this room: "
+            "keep it off the projector."
+        )
+        st.download_button(
+            "Save my resume link (text file)",
+            data=lambda: _resume_note(code, secret),
+            file_name=f"rbfviz_resume_{code}.txt",
+            mime="text/plain",
+            key="class_resume_save",
+            on_click="ignore",
+            icon=":material/download:",
+            help="A small text file with your resume link and code; nothing is shown on the screen.",
+        )
+        if st.toggle("Show my resume link here (not on the projector)", key="class_resume_show"):
+            st.markdown("Resume code")
+            st.code(format_code(secret), language=None)
+            st.markdown("Resume link")
+            st.code(resume_link(secret), language=None)
+
+
+def _resume_note(code: str, secret: str) -> str:
+    return (
+        f"rbfviz class room {format_code(code)}: the teacher's resume link. Keep it private: it gives the "
+        f"room's controls to whoever opens it.\n\n{resume_link(secret)}\n\n"
+        f'Resume code (Lessons, "Resume a class you started"): {format_code(secret)}\n'
+    )
 
 
 def _show_message() -> None:
@@ -153,17 +311,50 @@ def _show_message() -> None:
         st.error(message)
 
 
+def join_form(where: str) -> dict[str, str] | None:
+    """A "Join a class" field for the room's code as printed (with or without the dash, any case).
+
+    Returns the query of the room's Lessons page once a code of an open room was sent (the page goes
+    there), else None; a code that is not one, or of no open room, gets a message."""
+    st.markdown(TOUCH_CSS, unsafe_allow_html=True)
+    with st.container(key=f"class_touch_join_{where}"):
+        with st.form(f"class_join_{where}", border=False):
+            st.text_input(
+                "Join a class: the room code",
+                key=f"class_join_code_{where}",
+                max_chars=32,
+                placeholder="7KQ2-XM9D",
+                autocomplete="off",
+            )
+            sent = st.form_submit_button("Join the class", type="primary", icon=":material/groups:")
+    if not sent:
+        return None
+    typed = st.session_state.get(f"class_join_code_{where}") or ""
+    code = normalise_code(typed)
+    if code is None:
+        st.error(
+            f"“{typed.strip()[:32]}” is not a room code: a code has 8 letters and digits, like 7KQ2-XM9D "
+            "(the dash is optional). Check the code on the projector."
+            if typed.strip()
+            else "Type the room code shown on the projector, like 7KQ2-XM9D."
+        )
+        return None
+    seat = class_seat()
+    try:
+        class_store().join(code, seat)
+    except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
+        st.error(store_problem(exc))
+        return None
+    st.session_state[keys.CLASS_JOINED] = code
+    return {ROOM_PARAM: code, SEAT_PARAM: seat}
+
+
 def _student_seat(text: str) -> Seat | None:
     code = normalise_code(text)
     if code is None:
         st.error("This link's class room code is not valid. Check the code on the projector.")
         return None
-    seat = st.session_state.get(keys.CLASS_SEAT)
-    if seat is None:
-        seat = st.query_params.get(SEAT_PARAM)
-        if not is_student_id(seat):
-            seat = new_student_id()
-        st.session_state[keys.CLASS_SEAT] = seat
+    seat = class_seat()
     if st.query_params.get(SEAT_PARAM) != seat:
         st.query_params[SEAT_PARAM] = seat
     if st.session_state.get(keys.CLASS_JOINED) != code:
@@ -187,11 +378,21 @@ def _teacher_banner(code: str) -> None:
     with st.container(border=True, key="class_banner"):
         text, picture = st.columns([3, 1], vertical_alignment="center")
         with text:
-            st.markdown("**Join the class:** open the link or scan the code. Room")
+            st.markdown(
+                "**Join the class:** open the link, scan the code, or type the room's code on Lessons. Room"
+            )
             st.markdown(f"<div class='rbfviz-room-code'>{format_code(code)}</div>", unsafe_allow_html=True)
             st.markdown(f"<div class='rbfviz-room-link'>{html.escape(link)}</div>", unsafe_allow_html=True)
         with picture:
             st.image(qr_png(link), width=220, alt=f"QR code of the join link {link}")
+    if is_local(link):
+        st.warning(
+            f"The join link points at **{urlsplit(link).hostname}**, this computer: no student's phone can "
+            "open it. Open this page at an address the students can reach (this computer's network "
+            "address, e.g. `http://192.168.1.20:8501`), or have the app started with `RBFVIZ_PUBLIC_URL` "
+            f"set to it: see [Ask the class: the join link and RBFVIZ_PUBLIC_URL]({PUBLIC_URL_DOCS}).",
+            icon=":material/wifi_off:",
+        )
 
 
 # --- the teacher's panel ---------------------------------------------------------------------------
@@ -216,8 +417,8 @@ def _ask(code: str, secret: str, key: str, prepared: Callable[[str], Prepared]) 
 
 def _end(code: str, secret: str) -> None:
     _act(class_store().clear_room, code, secret)
-    if keys.CLASS_MESSAGE not in st.session_state:
-        st.session_state.pop(keys.CLASS_TEACHER, None)
+    if not st.session_state.get(keys.CLASS_MESSAGE):
+        _forget_teacher()
 
 
 @st.fragment(run_every=TEACHER_REFRESH)
@@ -231,7 +432,7 @@ def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> Non
     except (ClassError, SQLAlchemyError) as exc:
         st.error(store_problem(exc))
         if isinstance(exc, ClassError):  # the room expired: forget it
-            st.session_state.pop(keys.CLASS_TEACHER, None)
+            _forget_teacher()
             st.button("Start again", on_click=lambda: None)
         return
     this = tally.question == step.key
@@ -338,7 +539,9 @@ def describe_tally(tally: Tally, options: tuple[str, ...]) -> str:
 
 def student_panel(seat: Seat, index: int, prepared: Callable[[str], Prepared], go_to: Callable) -> None:
     """The room's open question, the student's answer, then the reveal; follows the teacher's step."""
-    _student_fragment(seat.code, seat.seat, index, prepared, go_to)
+    st.markdown(TOUCH_CSS, unsafe_allow_html=True)
+    with st.container(key="class_touch_student"):
+        _student_fragment(seat.code, seat.seat, index, prepared, go_to)
 
 
 def _send(code: str, seat: str, key: str, field: str) -> None:

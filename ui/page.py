@@ -38,6 +38,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import streamlit as st
 
+from rbfviz.classroom import format_code, is_student_id, new_student_id, normalise_code
 from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
 from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
 from rbfviz.views.common.layout import THEME_INK_RGB, streamlit_themed
@@ -86,6 +87,8 @@ PAGES = (
         "K-Means as a layer: a classifier, deep clustering, low σ, trained live",
     ),
 )
+LESSONS = "Lessons"  # the page of the class sessions
+ROOM_PARAM, SEAT_PARAM = "room", "seat"  # a student's class room and anonymous seat, in the address
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 # Captions carry real content ("In words", the bound, lesson hints): Streamlit's faded grey is 3.9:1 on
 # white, under the 4.5:1 that WCAG AA asks for. The text colour at 80 % follows the light or dark theme
@@ -440,7 +443,45 @@ def setup_page(
         st.warning(note, icon="⚠️")
     st.session_state[keys.NOTICES] = []  # shown once
     uploads.show_messages(ctrl)
+    room = room_query()
+    if room and title != LESSONS:  # a student in a class, away from the lesson: the way back, on top
+        st.page_link(
+            _page(page_path(LESSONS)),
+            label=f"**Back to the class** (room {format_code(room[ROOM_PARAM])})",
+            icon=":material/groups:",
+            query_params={**state.menu_query(ctrl), **room},
+        )
     return PageContext(ctrl=ctrl, scale=scale)
+
+
+def room_query() -> dict[str, str]:
+    """The class room of a student's address and their seat, for every link the app draws for them:
+    a student who follows a link stays in the class. Empty when the address has no room code.
+
+    The seat is this session's (``class_seat``); the address gets it too, so a reload keeps it."""
+    code = normalise_code(st.query_params.get(ROOM_PARAM))
+    if code is None:
+        return {}
+    seat = class_seat()
+    if st.query_params.get(SEAT_PARAM) != seat:
+        st.query_params[SEAT_PARAM] = seat
+    return {ROOM_PARAM: code, SEAT_PARAM: seat}
+
+
+def class_seat() -> str:
+    """This session's anonymous seat id in a class: kept in the session, else the address's, else new."""
+    seat = st.session_state.get(keys.CLASS_SEAT)
+    if seat is None:
+        seat = st.query_params.get(SEAT_PARAM)
+        if not is_student_id(seat):
+            seat = new_student_id()
+        st.session_state[keys.CLASS_SEAT] = seat
+    return seat
+
+
+def page_path(label: str) -> str:
+    """The script of the page called ``label`` in PAGES."""
+    return next(path for path, name, _ in PAGES if name == label)
 
 
 ROOT = Path(__file__).resolve().parents[1]  # app.py and pages/ live here
@@ -461,12 +502,13 @@ def _navigation(slot, ctrl: Controls) -> None:
     """The sidebar's page menu: Home and one link per view, each carrying the current controls but σ.
 
     Replaces Streamlit's automatic menu (client.showSidebarNavigation = false), which names the home
-    page after its file ("app") and drops the query string when switching pages. σ is left out: a
+    page after its file ("app") and drops the query string when switching pages. A student's class
+    room comes along (``room_query``). σ is left out: a
     settled σ reruns only the page's σ panels (``follows_sigma``), not the sidebar, and the session's σ
     comes along anyway (ui.state.load_controls takes a link that differs from the address only by σ as
     this session's own).
     """
-    query = state.menu_query(ctrl)
+    query = {**state.menu_query(ctrl), **room_query()}
     with slot:
         st.page_link(_page("app.py"), label="Home", icon=":material/home:", query_params=query)
         for path, label, _ in PAGES:
@@ -475,9 +517,10 @@ def _navigation(slot, ctrl: Controls) -> None:
 
 
 def page_links(ctrl: Controls) -> None:
-    """One link per view, carrying the current controls in the URL."""
+    """One link per view, carrying the current controls in the URL (and a student's class room)."""
+    query = {**ctrl.to_query(), **room_query()}
     for path, label, blurb in PAGES:
-        st.page_link(_page(path), label=f"**{label}** — {blurb}", query_params=ctrl.to_query())
+        st.page_link(_page(path), label=f"**{label}** — {blurb}", query_params=query)
 
 
 # --- σ panels: rerun alone when the scrubber settles ------------------------------------------------

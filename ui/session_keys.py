@@ -62,6 +62,9 @@ CLASS_SEAT = "_rbfviz_class_seat"
 CLASS_JOINED = "_rbfviz_class_joined"  # the room this session has joined
 CLASS_SEEN = "_rbfviz_class_seen"  # the room's question this student's page last followed
 CLASS_MESSAGE = "_rbfviz_class_message"
+CLASS_COOKIE_TRIED = "_rbfviz_class_cookie_tried"  # this session has looked for a room in the cookie
+CLASS_COOKIE_WRITE = "_rbfviz_class_cookie_write"  # (secret or "", seconds to keep it) to send once
+CLASS_RESUMED = "_rbfviz_class_resumed"  # the room just resumed, for one "your room is back" notice
 
 # --- training on the Neural network page (ui.training) ----------------------------------------------
 

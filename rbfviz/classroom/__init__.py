@@ -18,6 +18,7 @@ from .store import (
     is_student_id,
     new_student_id,
     normalise_code,
+    normalise_secret,
 )
 
 __all__ = [
@@ -29,4 +30,5 @@ __all__ = [
     "is_student_id",
     "new_student_id",
     "normalise_code",
+    "normalise_secret",
 ]

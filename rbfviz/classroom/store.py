@@ -9,8 +9,10 @@ SQLite file (one process; WAL journal, writes serialised with ``BEGIN IMMEDIATE`
 Who may do what:
 
 * The teacher creates a room and gets its code (8 characters from Crockford's base-32 alphabet, no
-  I, L, O or U: 40 bits) and a secret. Only a hash of the secret is stored; every teacher action
-  (open, reveal, close a question, read the answers, clear the room) needs the secret.
+  I, L, O or U: 40 bits) and a secret (16 characters of the same alphabet: 80 bits). Only a hash of
+  the secret is stored; every teacher action (open, reveal, close a question, read the answers, clear
+  the room) needs the secret, and the secret alone finds the room again (``resume``): a reloaded
+  page, another device or another replica gets the room back from it.
 * A student joins with the code and a random id the app makes (``new_student_id``); no name. One
   answer per (room, question, student): a new answer replaces the old one (an atomic upsert).
 * Every refused request raises ``ClassError`` with a message for the person who made it, and leaves
@@ -42,6 +44,9 @@ from sqlalchemy.exc import IntegrityError
 # Crockford's base 32: digits and capitals without I, L, O and U (look-alikes of 1, 1, 0 and V).
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 8  # 8 × 5 = 40 bits: 10,000 guesses find one room in 2^40 with probability 9e-9
+# 16 × 5 = 80 bits: the code is projected, so the secret alone must resist guessing (a billion guesses
+# find one of a thousand live rooms with probability 8e-13)
+SECRET_LENGTH = 16
 _CODE_READS_AS = str.maketrans({"O": "0", "I": "1", "L": "1"})
 _STUDENT_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 _QUESTION_KEY = re.compile(r"[a-z0-9_]{1,32}")
@@ -69,22 +74,38 @@ def new_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def new_secret() -> str:
+    """A fresh teacher's secret: SECRET_LENGTH characters of CODE_ALPHABET from the OS's CSPRNG."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(SECRET_LENGTH))
+
+
+def _crockford(text, length: int) -> str | None:
+    """text as `length` characters of CODE_ALPHABET, ignoring case, spaces and hyphens and reading
+    O, I, L as 0, 1, 1 (Crockford's decoding); None if it cannot be read so."""
+    if not isinstance(text, str) or len(text) > 4 * length:
+        return None
+    canonical = re.sub(r"[\s-]", "", text).upper().translate(_CODE_READS_AS)
+    if len(canonical) != length or any(ch not in CODE_ALPHABET for ch in canonical):
+        return None
+    return canonical
+
+
 def normalise_code(text) -> str | None:
     """The room code a person typed or a link carried, in canonical form, or None if it cannot be one.
 
     Case, spaces and hyphens are ignored, and O, I, L read as 0, 1, 1 (Crockford's decoding)."""
-    if not isinstance(text, str) or len(text) > 4 * CODE_LENGTH:
-        return None
-    code = re.sub(r"[\s-]", "", text).upper().translate(_CODE_READS_AS)
-    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
-        return None
-    return code
+    return _crockford(text, CODE_LENGTH)
+
+
+def normalise_secret(text) -> str | None:
+    """A teacher's resume code as typed or carried by a link, in canonical form, or None if it cannot
+    be one (read like a room code: case, spaces, hyphens and O, I, L do not matter)."""
+    return _crockford(text, SECRET_LENGTH)
 
 
 def format_code(code: str) -> str:
-    """A code as it is shown: two groups of four (``7KQ2-XM9D``)."""
-    half = CODE_LENGTH // 2
-    return f"{code[:half]}-{code[half:]}"
+    """A room code or a secret as it is shown: groups of four (``7KQ2-XM9D``)."""
+    return "-".join(code[i : i + 4] for i in range(0, len(code), 4))
 
 
 def new_student_id() -> str:
@@ -93,6 +114,7 @@ def new_student_id() -> str:
 
 
 def _hash_secret(secret: str) -> str:
+    # one SHA-256, no salt or stretching: the secret is 80 random bits, not a password a person chose
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
@@ -134,7 +156,7 @@ class QuestionSpec:
 
 @dataclass(frozen=True)
 class Room:
-    """A new room: its code, and the teacher's secret (returned once, never stored in clear)."""
+    """A teacher's room: its code, and the teacher's secret (never stored in clear: only its hash)."""
 
     code: str
     secret: str
@@ -233,7 +255,7 @@ rooms = sa.Table(
     "rbfviz_rooms",
     metadata,
     sa.Column("code", sa.String(CODE_LENGTH), primary_key=True),
-    sa.Column("teacher_hash", sa.String(64), nullable=False),
+    sa.Column("teacher_hash", sa.String(64), nullable=False, index=True),
     sa.Column("created_at", sa.Double, nullable=False),
     sa.Column("expires_at", sa.Double, nullable=False, index=True),
     sa.Column("current", sa.String(32)),
@@ -331,6 +353,8 @@ class Store:
             if self.dialect == "postgresql":
                 conn.execute(sa.select(sa.func.pg_advisory_xact_lock(_PG_SCHEMA_LOCK)))
             metadata.create_all(conn, checkfirst=True)
+            for index in rooms.indexes:  # a table made by an older version has the table, not the index
+                index.create(conn, checkfirst=True)
 
     @contextmanager
     def _write(self) -> Iterator[sa.Connection]:
@@ -358,7 +382,8 @@ class Store:
     def _teacher_room(self, conn, code, secret, now: float):
         code = _checked_code(code)
         row = self._live_room(conn, code, now)
-        if not isinstance(secret, str) or not hmac.compare_digest(_hash_secret(secret), row.teacher_hash):
+        canonical = normalise_secret(secret)
+        if canonical is None or not hmac.compare_digest(_hash_secret(canonical), row.teacher_hash):
             raise ClassError("Only the teacher who started this room can do that.")
         return row
 
@@ -368,9 +393,8 @@ class Store:
         """A new room, open for ttl_seconds. Also deletes expired rooms."""
         now = self.clock()
         self.purge_expired()
-        secret = secrets.token_urlsafe(32)
         for _ in range(8):
-            code = new_code()
+            code, secret = new_code(), new_secret()
             try:
                 with self._write() as conn:
                     conn.execute(
@@ -386,6 +410,28 @@ class Store:
             except IntegrityError:  # the code is taken: draw another
                 continue
         raise RuntimeError("could not draw a free room code in 8 tries")
+
+    def resume(self, secret) -> Room:
+        """The live room whose teacher's secret this is (typed as a resume code, or from a link or this
+        browser's cookie), so a reloaded page, another device or another replica gets its controls back.
+        Refused (ClassError): anything that is not a secret of a live room."""
+        canonical = normalise_secret(secret)
+        if canonical is None:
+            raise ClassError(
+                f"A resume code has {SECRET_LENGTH} letters and digits in groups of four, "
+                "like 7KQ2-XM0D-4H8R-B2NC."
+            )
+        now = self.clock()
+        self._maybe_purge(now)
+        with self._read() as conn:
+            row = conn.execute(
+                sa.select(rooms.c.code, rooms.c.expires_at).where(
+                    rooms.c.teacher_hash == _hash_secret(canonical), rooms.c.expires_at > now
+                )
+            ).first()
+        if row is None:
+            raise ClassError("No open class room has this resume code (it may have ended or expired).")
+        return Room(row.code, canonical, row.expires_at)
 
     def open_question(self, code, secret, spec: QuestionSpec) -> None:
         """Make spec the room's current question, open for answers (answers given before are kept).

@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+import sqlalchemy as sa
 from hang import HANG_TIMEOUT_S
 
 from harness.scratch_pg import ScratchPostgres, find_bin_dir
@@ -19,13 +20,16 @@ from rbfviz.classroom.store import (
     CODE_LENGTH,
     RATE_LIMIT,
     RATE_WINDOW_SECONDS,
+    SECRET_LENGTH,
     ClassError,
     QuestionSpec,
     Store,
     format_code,
     new_code,
+    new_secret,
     new_student_id,
     normalise_code,
+    normalise_secret,
 )
 
 NUMBER = QuestionSpec("anneal", "number", answer=1.25, low=0.0, high=5.0)
@@ -203,6 +207,84 @@ def test_only_the_teacher_controls_the_room(make_store):
         with pytest.raises(ClassError, match="Only the teacher"):
             store.open_question(room.code, secret, NUMBER)
     assert store.view(room.code, a).state == "open"
+
+
+# --- the teacher comes back ---------------------------------------------------------------------------
+
+
+def test_a_secret_has_80_bits_and_is_read_as_typed():
+    assert SECRET_LENGTH * math.log2(len(CODE_ALPHABET)) >= 80
+    secrets_ = {new_secret() for _ in range(2000)}
+    assert len(secrets_) == 2000 and all(set(s) <= set(CODE_ALPHABET) for s in secrets_)
+    for position in range(SECRET_LENGTH):
+        assert {s[position] for s in secrets_} == set(CODE_ALPHABET)
+    secret = "7KQ2XM0D4H8RB2NC"
+    assert format_code(secret) == "7KQ2-XM0D-4H8R-B2NC"
+    for typed in ("7kq2-xm0d-4h8r-b2nc", " 7KQ2 XMOD 4H8R B2NC ", "7kq2xmod4h8rb2nc"):
+        assert normalise_secret(typed) == secret
+    for bad in ("", secret[:-1], secret + "0", "7KQ2XM0D", None, new_student_id(), *SQL_LIKE):
+        assert normalise_secret(bad) is None
+
+
+def test_the_teacher_resumes_with_the_secret_only(make_store):
+    store = make_store()
+    room, (a,) = room_with_question(store, CHOICE, students=1)
+    store.submit(room.code, a, "voronoi", 2)
+    other = store.create_room()
+    back = store.resume(format_code(room.secret).lower())  # as typed from a note
+    assert (back.code, back.secret, back.expires_at) == (room.code, room.secret, room.expires_at)
+    assert store.resume(other.secret).code == other.code
+    tally = store.tally(back.code, back.secret)
+    assert (tally.question, tally.state, tally.values) == ("voronoi", "open", (2.0,))
+    store.reveal(back.code, back.secret)  # every control works with what resume returned
+    assert store.view(room.code, a).answer == 1.0
+    before = store.count_rows()
+    for wrong in (None, "", room.code, a, room.secret[:-1], new_secret(), *SQL_LIKE):
+        with pytest.raises(ClassError, match="resume code"):
+            store.resume(wrong)
+    assert store.count_rows() == before
+    with store.engine.connect() as conn:  # the secret itself is nowhere in the database
+        stored = repr(conn.execute(store_module.rooms.select()).all())
+    assert room.code in stored and room.secret not in stored and other.secret not in stored
+
+
+def test_resuming_survives_a_restart_and_reaches_another_replica(make_store):
+    first = make_store()
+    room, (a,) = room_with_question(first, NUMBER, students=1)
+    first.submit(room.code, a, "anneal", 3.0)
+    first.dispose()  # the teacher's replica died, or the app restarted
+    second = make_store()
+    back = second.resume(room.secret)
+    assert back.code == room.code
+    assert second.tally(back.code, back.secret).values == (3.0,)
+
+
+def test_an_ended_or_expired_room_cannot_be_resumed(make_store):
+    clock = Clock()
+    store = make_store(ttl_seconds=3600, clock=clock)
+    ended, _ = room_with_question(store, NUMBER)
+    store.clear_room(ended.code, ended.secret)
+    with pytest.raises(ClassError, match="No open class room"):
+        store.resume(ended.secret)
+    room, _ = room_with_question(store, NUMBER)
+    clock.now += 3599
+    assert store.resume(room.secret).code == room.code
+    clock.now += 1
+    with pytest.raises(ClassError, match="No open class room"):
+        store.resume(room.secret)
+
+
+def test_an_older_database_gets_the_secret_index(make_store):
+    store = make_store()
+    index = next(iter(store_module.rooms.indexes))
+    with store.engine.begin() as conn:
+        index.drop(conn)
+    store.dispose()
+    again = make_store()  # the schema step adds the index to the existing table
+    names = {i["name"] for i in sa.inspect(again.engine).get_indexes("rbfviz_rooms")}
+    assert index.name in names
+    room = again.create_room()
+    assert again.resume(room.secret).code == room.code
 
 
 # --- expiry and clearing ------------------------------------------------------------------------------
