@@ -106,8 +106,8 @@ def same_centres(a, b, tol: float = 1e-6) -> bool:
 
 
 def main(argv=None) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import machine  # bench/machine.py: the machine header and --no-avx512
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from harness import machine  # the machine header and --no-avx512
 
     argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -320,8 +320,8 @@ def table(results: list[ViewResult]) -> str:
 
 
 def main() -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import machine  # bench/machine.py: the machine header and --no-avx512
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from harness import machine  # the machine header and --no-avx512
 
     machine.start()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -139,8 +139,8 @@ def bench_low_sigma() -> dict:
 
 
 def main(argv=None) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import machine  # bench/machine.py: the machine header and --no-avx512
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from harness import machine  # the machine header and --no-avx512
 
     argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

@@ -72,8 +72,8 @@ def timed(build, prepare) -> tuple[float, float, bytes]:
 
 
 def main() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import machine  # bench/machine.py: the machine header and --no-avx512
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from harness import machine  # the machine header and --no-avx512
 
     machine.start()
     parser = argparse.ArgumentParser(

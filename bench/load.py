@@ -777,8 +777,8 @@ def print_report(r: dict) -> None:
 
 
 def main(argv=None) -> int:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import machine  # bench/machine.py: the machine header and --no-avx512
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from harness import machine  # the machine header and --no-avx512
 
     argv = machine.start(argv)
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

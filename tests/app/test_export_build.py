@@ -18,6 +18,7 @@ import ui  # noqa: F401  here, so that the app's process tuning (rbfviz.tune_for
 from rbfviz.views.export.build import Setting
 from rbfviz.views.export.build import view_payload as build_payload
 from rbfviz.views.export.page import VIEW_PAGES
+from ui import session_keys
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAGES = {
@@ -101,7 +102,7 @@ def test_the_apps_interactive_page_download_holds_the_page_payload(media, monkey
     payload = at.get("bidi_component")[0].proto.bytes
     found = re.search(r'<script type="application/octet-stream" id="rbfviz-payload">([^<]*)</script>', page)
     assert base64.b64decode(found.group(1)) == payload
-    sigma = at.session_state["_rbfviz_controls"].sigma
+    sigma = at.session_state[session_keys.CONTROLS].sigma
     assert f'data-sigma="{sigma:.12g}"' in page
     assert "<dt>data set</dt><dd>moons</dd>" in page and "<dt>clusters k</dt><dd>3</dd>" in page
     link = re.search(r'<a href="([^"]+)"[^>]*>Open the same view in the app', page).group(1)

@@ -1,4 +1,4 @@
-"""bench/machine.py: every benchmark's header (CPU, AVX-512, numpy's exp rates, load) and --no-avx512."""
+"""harness/machine.py: every benchmark's header (CPU, AVX-512, numpy's exp rates, load) and --no-avx512."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "bench" / "machine.py"
+SCRIPT = ROOT / "harness" / "machine.py"
 
 
 def _run(*args: str, env: dict | None = None) -> str:
@@ -40,11 +40,8 @@ def test_no_avx512_reruns_the_script_with_numpys_and_torchs_avx512_turned_off():
 
 
 def test_start_strips_the_flag_and_keeps_the_other_arguments(monkeypatch, capsys):
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        import machine
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
+    from harness import machine
+
     for name, value in machine.NO_AVX512.items():
         monkeypatch.setenv(name, value)  # as after the re-exec: no second one
     monkeypatch.setattr(sys, "argv", ["bench/x.py", "--quick", "--no-avx512", "--json", "out.json"])

@@ -239,7 +239,7 @@ def test_every_command_has_its_file_and_help_lists_them_in_order(capsys):
     assert exc.value.code == 0
     shown = capsys.readouterr().out
     listed = re.findall(r"^    (\w+)", shown, flags=re.M)  # a command's name; its wrapped help is further in
-    assert listed == list(cli.COMMANDS) == ["anneal", "reproduce", "app", "deep", "classify"]
+    assert listed == list(cli.COMMANDS) == ["anneal", "reproduce", "app", "deep", "classify", "export"]
 
 
 @pytest.mark.parametrize("missing", ["does_not_exist", "broken"])

@@ -125,5 +125,5 @@ def start(argv: list[str] | None = None) -> list[str]:
     return args
 
 
-if __name__ == "__main__":  # python bench/machine.py [--no-avx512]: the header alone
+if __name__ == "__main__":  # python harness/machine.py [--no-avx512]: the header alone
     start()
