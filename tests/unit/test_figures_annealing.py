@@ -18,6 +18,7 @@ from rbfviz.views.annealing import figures as figs
 from rbfviz.views.annealing.arrays import annealing_view, level_colors, principal_axis, project
 from rbfviz.views.common.layout import validated
 from rbfviz.views.common.palette import NAN_RGB, cluster_colors, mix_colors
+from rbfviz.views.common.sigma import log_ticks
 
 K = 3
 
@@ -195,10 +196,10 @@ def test_hex_colors():
 
 
 def test_log_ticks_are_1_2_5_inside_the_range():
-    values_, labels = figs.log_ticks(0.03, 4.0)
+    values_, labels = log_ticks(0.03, 4.0)
     assert values_ == pytest.approx([0.05, 0.1, 0.2, 0.5, 1.0, 2.0])
     assert labels == ["0.05", "0.1", "0.2", "0.5", "1", "2"]
-    wide, _ = figs.log_ticks(1e-4, 10.0)
+    wide, _ = log_ticks(1e-4, 10.0)
     assert wide == pytest.approx([1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0])
 
 

@@ -11,6 +11,7 @@ from rbfviz.views.common.layout import validated
 from rbfviz.views.common.presenter import FONT_SCALE, HEIGHT_SCALE, MARK_SCALE, presenter_figure
 from rbfviz.views.explorer.figures import plane_figure
 from ui import session_keys
+from ui.page import page_path
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +82,7 @@ def test_frames_and_default_sizes_scale():
 # --- the app: figure download buttons and themed charts (AppTest) ---------------------------------
 
 APP_PATH = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "app.py")
-ANNEALING = "pages/2_Annealing.py"
+ANNEALING = page_path("Annealing")  # the page list names the file
 
 
 def annealing_app(**query):
