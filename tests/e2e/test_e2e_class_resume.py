@@ -12,7 +12,6 @@ import time
 
 import pytest
 from browser import SCREENSHOTS
-from conftest import STARTUP_TIMEOUT
 from playwright.sync_api import expect
 from test_e2e_class_session import mark_window, not_reloaded, wait_until
 
@@ -167,7 +166,7 @@ def start_server(env: dict, port: int | None, name: str) -> StreamlitServer:
     ARTIFACTS.mkdir(exist_ok=True)
     srv = StreamlitServer(ARTIFACTS / f"e2e-server-{name}.log", port=port, env=env)
     try:
-        srv.wait_healthy(STARTUP_TIMEOUT)
+        srv.wait_healthy(HANG_TIMEOUT_MS / 1000)
     except Exception:
         srv.stop()
         raise

@@ -35,8 +35,9 @@ STRESS_INIT = """(() => {
   const arrayBuffer = Response.prototype.arrayBuffer;
   Response.prototype.arrayBuffer = async function () {
     const out = await arrayBuffer.call(this);
-    // a Response built in the page (rbfviz/views/common/web/scrub.js inflates its payload through one) has no
-    URL if (this.url === "" && window.__held) {
+    // a Response built in the page (rbfviz/views/common/web/scrub.js inflates its payload through
+    // one) has no URL
+    if (this.url === "" && window.__held) {
       window.__decoding += 1;
       await window.__held;
       window.__decoding -= 1;

@@ -12,6 +12,16 @@ import pytest
 from ui import compression
 from ui.compression import CompressedStatic, accepted_encodings
 
+
+def run_in_a_thread(coroutine):
+    """asyncio.run in a thread of its own: a browser test's event loop may be running in this one."""
+    result = []
+    thread = threading.Thread(target=lambda: result.append(asyncio.run(coroutine)))
+    thread.start()
+    thread.join()
+    return result[0]
+
+
 JS = b"function f(x) { return x * 2; }\n" * 400  # compressible text, well over the size of a gzip header
 
 
@@ -39,7 +49,7 @@ def _request(app, path, accept="gzip, deflate, br", method="GET"):
         await app(scope, receive, send)
         return sent
 
-    sent = asyncio.run(run())
+    sent = run_in_a_thread(run())
     headers = {k.decode(): v.decode() for k, v in sent[0]["headers"]}
     return sent[0]["status"], headers, b"".join(m.get("body", b"") for m in sent[1:])
 
@@ -156,7 +166,7 @@ def test_concurrent_first_requests_compress_once(static, monkeypatch):
         release.set()
         return await asyncio.gather(*tasks)
 
-    bodies = asyncio.run(many())
+    bodies = run_in_a_thread(many())
     assert len(calls) == 1
     assert all(gzip.decompress(b) == JS for b in bodies)
 
