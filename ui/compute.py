@@ -447,9 +447,6 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
 # (float64 per pixel of each level) stay as small as a single field's were, since large temporaries freed
 # into the server's heap would raise its memory for good after a class.
 FIELD_LEVELS = 4
-# The numbers beside the plot are computed for this many (level, centre, point) entries at a time
-# (``explore.planes_at``): 256 kB per float64 array, however many points.
-NUMBERS_PASS = 1 << 15
 
 
 def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
@@ -468,24 +465,11 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
         chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
         shown = {i: _shown_centers(infos[i]) for i in chunk}
         drawn = [i for i in chunk if shown[i] is not None]
-        fields, computed = {}, {}
-        if drawn:  # every level of a setting has the same K-Means reference
-            C = np.stack([shown[i] for i in drawn])
-            fields = dict(
-                zip(
-                    drawn,
-                    fieldmod.soft_fields(
-                        extent, C, grid[drawn], kind=ctrl.kind, quantity=quantity, dtype=ctrl.dtype
-                    ),
-                )
-            )
-            per_pass = max(1, NUMBERS_PASS // (ctrl.k * X.shape[0]))
-            for first in range(0, len(drawn), per_pass):
-                part = drawn[first : first + per_pass]
-                planes = explore.planes_at(
-                    X, C[first : first + per_pass], grid[part], ctrl.kind, infos[part[0]].kmeans_labels
-                )
-                computed.update(zip(part, planes))
+        # every level of a setting has the same K-Means reference
+        labels = infos[drawn[0]].kmeans_labels if drawn else None
+        fields, computed = explore.fields_and_planes(
+            X, extent, shown, drawn, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k, labels
+        )
         for i in chunk:
             field = fields.get(i)
             yield _plane_from(

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.cluster import kmeans_plusplus
 
+from rbfviz import field as fieldmod
 from rbfviz import maps, measures
 from rbfviz.annealing import fixed_point, fixed_points
 from rbfviz.maps import _responsibilities
@@ -212,6 +213,34 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
         entries=int(resp.size),
         nan_rows=nan_rows,
     )
+
+
+# The numbers beside the plot are computed for this many (level, centre, point) entries at a time
+# (``planes_at``): 256 kB per float64 array, however many points.
+NUMBERS_PASS = 1 << 15
+
+
+def fields_and_planes(
+    X, extent, shown: dict, drawn: list, grid, kind, quantity: str, dtype: str, k: int, kmeans_labels
+) -> tuple[dict, dict]:
+    """The soft fields and the numbers beside the plot at the grid positions ``drawn``.
+
+    shown: position -> the centres (k, d) drawn there; grid: the σ grid (every position's σ);
+    kmeans_labels: the K-Means labels of X (the same at every level of a setting). Returns
+    ({position: field image array}, {position: planes_at's (resp, numbers)}), both empty if nothing
+    is drawn. The numbers go ``NUMBERS_PASS`` entries at a time, so the temporaries stay small."""
+    if not drawn:
+        return {}, {}
+    C = np.stack([shown[i] for i in drawn])
+    fields = dict(
+        zip(drawn, fieldmod.soft_fields(extent, C, grid[drawn], kind=kind, quantity=quantity, dtype=dtype))
+    )
+    computed = {}
+    per_pass = max(1, NUMBERS_PASS // (k * X.shape[0]))
+    for first in range(0, len(drawn), per_pass):
+        part = drawn[first : first + per_pass]
+        computed.update(zip(part, planes_at(X, C[first : first + per_pass], grid[part], kind, kmeans_labels)))
+    return fields, computed
 
 
 def planes_at(X, C, sigmas, kind: str, kmeans_labels) -> list[tuple[np.ndarray, dict]]:

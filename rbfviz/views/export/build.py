@@ -58,7 +58,6 @@ CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 QUANTITIES = ("max", "entropy")
 # Fields and numbers a few levels at a time, as ui/compute.py does: the temporaries stay small.
 FIELD_LEVELS = 4
-NUMBERS_PASS = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -271,24 +270,10 @@ def _planes(s: Setting, progress):
         chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
         shown = {i: _shown(infos[i]) for i in chunk}
         drawn = [i for i in chunk if shown[i] is not None]
-        fields, computed = {}, {}
-        if drawn:
-            C = np.stack([shown[i] for i in drawn])
-            fields = dict(
-                zip(
-                    drawn,
-                    fieldmod.soft_fields(
-                        extent, C, grid[drawn], kind=s.kind_spec, quantity=s.quantity, dtype=s.dtype
-                    ),
-                )
-            )
-            per_pass = max(1, NUMBERS_PASS // (s.k * X.shape[0]))
-            for first in range(0, len(drawn), per_pass):
-                part = drawn[first : first + per_pass]
-                planes = explore.planes_at(
-                    X, C[first : first + per_pass], grid[part], s.kind_spec, infos[part[0]].kmeans_labels
-                )
-                computed.update(zip(part, planes))
+        labels = infos[drawn[0]].kmeans_labels if drawn else None
+        fields, computed = explore.fields_and_planes(
+            X, extent, shown, drawn, grid, s.kind_spec, s.quantity, s.dtype, s.k, labels
+        )
         for i in chunk:
             yield _plane(s, float(grid[i]), X, infos[i], fields.get(i), computed.get(i))
 
