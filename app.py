@@ -89,7 +89,9 @@ else:  # Streamlit's script run: the home page
         )
 
     st.caption(
-        "Every control lives in the page address: copy the URL to share exactly what you see. "
+        "The sidebar's controls, σ and the steps you take live in the page address: copy the URL to share "
+        "this view with them (a few page controls stay at their defaults: the documentation's page The "
+        "address lists them). "
         "Numbers on screen are computed by the tested rbfviz library; where a measurement differs "
         "from the paper's claims, the view says so."
     )

@@ -4,8 +4,9 @@
     .venv/bin/python bench/bench_browser.py --port 8501          # against a running server
     .venv/bin/python bench/bench_browser.py --views Stability --no-first-open --json out.json
 
-A benchmark, not a test (the browser targets in the README). Playwright drives Debian's Chromium
-(/usr/bin/chromium, or --chromium / $CHROMIUM_PATH); Playwright's own browser download is not used.
+A benchmark, not a test (its figures and targets: docs/contribute/benchmarks.md). Playwright drives
+Debian's Chromium (/usr/bin/chromium, or --chromium / $CHROMIUM_PATH); Playwright's own browser
+download is not used.
 
 What is measured, per view (Explorer, Annealing, Stability, Equivalence at the defaults, each in a
 fresh browser context after a warm-up visit has built its payload):

@@ -13,7 +13,7 @@
 # Prints one line per run (exit code, wall and CPU time, load average before and after, pytest's summary,
 # the failed tests by name) and a
 # last line "flake check: N of RUNS runs failed"; each run's log is artifacts/flake-check/run-<i>.log.
-# Exit code 0 only if every run passed. Needs the browser tests' environment (README: Tests).
+# Exit code 0 only if every run passed. Needs the browser tests' environment (docs/contribute/tests.md).
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

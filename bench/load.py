@@ -26,7 +26,7 @@ frontend `connectToWebSocket`, `WebsocketConnection`, `ForwardMsgCache`; server
 3. **First open**: BackMsg `rerun_script` with `page_name="Explorer"` (pages/1_Explorer.py) and the
    page's query string; read ForwardMsgs until `script_finished`. This runs the real page script.
    The page mounts the σ scrubber, a Streamlit v2 component (ui/scrub.py): a `bidi_component`
-   element whose `bytes` are the gzip payload of every σ (rbfviz/views/figures/scrub.py). On a setting
+   element whose `bytes` are the gzip payload of every σ (rbfviz/views/common/scrub.py). On a setting
    the server has not built yet, the same run first sends the scrubber with the levels near the σ on
    screen only (its own key; the payload's header has a "part"), then the complete payload in the same
    place under the view's key: the commits below go to that one. The σ grid is

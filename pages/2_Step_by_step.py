@@ -137,7 +137,7 @@ with panel("The steps"):
         if not np.isfinite(run.loss[-1]):
             st.warning(
                 "The naive map fails at this σ in this precision (0/0: NaN responsibilities, grey points), "
-                "so the centres it moves become NaN. Choose softmax or entmax15, or a larger σ."
+                "so the centres it moves become NaN. Choose softmax or entmax-1.5, or a larger σ."
             )
 
 with panel("L_σ and J over the steps"):

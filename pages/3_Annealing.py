@@ -101,7 +101,8 @@ def sigma_panels(ctrl) -> None:
             st.metric(
                 "σ levels",
                 f"{len(view.sigmas)}",
-                help="The sidebar's σ grid, from above the first split to below the exact collapse.",
+                help="The σ values of the slider above the figure, from above the first split to below "
+                "the exact collapse.",
             )
             if unconverged:
                 st.caption(

@@ -47,9 +47,10 @@ k_max = st.slider(
     min_value=3,
     max_value=limit,
     key=keys.K_MAX,
-    help="Annealing starts this many centres at the data mean; K-Means and the silhouette try k = 1 … "
-    "k_max. It should be more than the number of clusters you expect (suggested: max(8, 2 × the "
-    "sidebar's k)).",
+    help="Annealing starts this many centres at the data mean; K-Means tries k = 1 … k_max and the "
+    "silhouette k = 2 … k_max (it needs two clusters). It should be more than the number of clusters "
+    "you expect (suggested: max(8, 2 × the sidebar's k)). Not in the address: a link opens this page "
+    "with the suggested k_max.",
 )
 natural_k = NATURAL_K.get(ctrl.dataset)
 name = uploads.data_name(ctrl)

@@ -4,7 +4,7 @@ data sets on which K-Means fails.
 Everything is generated or ships with scikit-learn, so nothing is downloaded at run time.
 
 The three K-Means failures ("sheared", "varied", "uneven") are the data of scikit-learn's gallery
-example "Demonstration of k-means assumptions" (examples/cluster/plot_kmeans_assumptions.py, by the
+example "Demonstration of k-means assumptions" (plot_kmeans_assumptions.py in scikit-learn's examples, by the
 scikit-learn developers, BSD-3-Clause): three ``make_blobs`` clusters, (a) multiplied by a shear
 matrix, (b) with standard deviations 1.0, 2.5 and 0.5, (c) cut to 500, 100 and 10 points. The
 seed counts from the example's ``random_state=170``, so the default seed 0 has the example's three

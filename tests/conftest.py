@@ -4,8 +4,8 @@
   this folder is too (pytest puts a conftest's folder on sys.path), for the helpers every kind may use:
   hang.py (the bound of a hang), student.py (a student at a browser).
 * The browser fixtures (tests/browser.py) for the browser tests of tests/e2e and tests/deploy.
-* Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier (README: Tests)
-  leaves out a new browser test file even if it forgets its pytestmark.
+* Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier
+  (docs/contribute/tests.md) leaves out a new browser test file even if it forgets its pytestmark.
 * ``fresh_streamlit_caches`` and the pytest-xdist groups.
 """
 

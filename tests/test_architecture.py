@@ -168,8 +168,8 @@ def test_every_test_file_is_under_a_testpath():
 
 
 def test_one_views_package_per_page_named_like_the_page():
-    """rbfviz/views/ holds one package per page file (pages/N_Name.py -> rbfviz/views/name/), plus common/
-    and export/ (the σ views and the lessons as offline pages, for several pages' downloads)."""
+    """rbfviz/views/ holds one package per page file (pages/<N>_<Name>.py -> rbfviz/views/<name>/), plus
+    common/ and export/ (the σ views and the lessons as offline pages, for several pages' downloads)."""
     pages = {p.stem.split("_", 1)[1].lower() for p in (ROOT / "pages").glob("[0-9]_*.py")}
     packages = {p.parent.name for p in (ROOT / "rbfviz" / "views").glob("*/__init__.py")}
     assert packages == pages | {"common", "export"}

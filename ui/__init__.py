@@ -20,7 +20,7 @@ and ui/ do).
 * ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
                  browser from a rbfviz.views.common.scrub payload; σ reaches the page when it settles.
 
-How to add a page ``pages/5_Something.py`` — the story every page tells:
+How to add a page ``pages/<N>_<Name>.py`` — the story every page tells:
 
     import streamlit as st
     from rbfviz.views.something.figures import something_figure  # figure builder, unit-tested

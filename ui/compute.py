@@ -292,7 +292,7 @@ def centers_at(ctrl) -> CentersAtSigma:
         if not np.isfinite(end).all():
             raise ValueError(
                 "the annealing path ended in NaN centres (the naive map broke at small σ), so there "
-                "is no K-Means start at its end; pick softmax or entmax15, or another init."
+                "is no K-Means start at its end; pick softmax or entmax-1.5, or another init."
             )
         km_centers, km_labels = _kmeans_from(_key(ctrl), ctrl.dtype, end.tobytes())
         return CentersAtSigma(

@@ -1,8 +1,10 @@
 """The shared controls: one dataclass, its URL form, and how it survives reruns and page switches.
 
-The whole state lives in the query string (``?dataset=moons&n=500&...&sigma=0.21``) so a link opens
-exactly the same view; the one exception is an uploaded file (dataset=upload), which stays in the
-session that uploaded it (``resolve_upload``). Query values are strings typed by people:
+The shared controls live in the query string (``?dataset=moons&n=500&...&sigma=0.21``) so a link opens
+the same view with them; an uploaded file (dataset=upload) stays in the session that uploaded it
+(``resolve_upload``). Controls inside one page (the Explorer's field, How many clusters' k_max, the
+Neural network's forms) are not in the address: docs/teach/address.md, generated from the code, lists
+every parameter and every such control. Query values are strings typed by people:
 ``parse_query`` never raises; a bad value falls back to its default and adds a notice naming the
 parameter.
 
@@ -20,7 +22,7 @@ Streamlit 1.67 with our layout (pages in ``pages/``; tests/e2e/test_e2e_streamli
 * a bound parameter does not survive a page switch: a link to another view that carries it
   arrives without it, and the new page starts from the widget's default;
 * a value equal to the widget's default is dropped from the address, so the links would no longer
-  hold every control;
+  hold every shared control;
 * a bad value is dropped silently, and ours must name the parameter, so the URL would still have to
   be parsed here before the widgets read it (two parsers of one address);
 * σ (committed by the browser component ui.scrub), the picks (plot clicks) and ``dataset=upload``

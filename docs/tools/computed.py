@@ -87,4 +87,22 @@ def five_steps_sentence() -> str:
     )
 
 
-TABLES = {"how-many": how_many_table, "soft-vs-lloyd": soft_vs_lloyd_table, "five-steps": five_steps_sentence}
+def _address_table() -> str:
+    from address import address_table  # docs/tools/address.py: it runs the app's pages (AppTest)
+
+    return address_table()
+
+
+def _not_in_address_table() -> str:
+    from address import not_in_address_table
+
+    return not_in_address_table()
+
+
+TABLES = {
+    "how-many": how_many_table,
+    "soft-vs-lloyd": soft_vs_lloyd_table,
+    "five-steps": five_steps_sentence,
+    "address": _address_table,
+    "not-in-address": _not_in_address_table,
+}

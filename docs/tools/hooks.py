@@ -10,10 +10,15 @@
   the tables were made.
 * Other tables of computed numbers come from docs/tools/computed.py, put where a page has
   ``<!-- computed:NAME -->``.
+* The site works with no internet (a classroom): a notebook page's TeX (``$...$``, ``$$...$$``) is turned
+  into MathML while the site is built (latex2mathml; browsers draw MathML themselves), the MathJax loaders
+  that nbconvert and Plotly's notebook renderer put in the page are taken out, and a page that would
+  still load anything from another host (a script, a stylesheet, an image, a frame) fails the build.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import subprocess
@@ -28,6 +33,20 @@ ROOT = Path(__file__).resolve().parents[2]
 # results.md holds three markdown tables, in this order, separated by blank lines
 TABLES = ("collapse", "splits", "alpha")
 MARKER = re.compile(r"(?<!`)<!--\s*(reproduce|computed):([\w-]+)\s*-->")  # not inside `code`
+
+# MathJax loaders a notebook page brings: nbconvert's (mkdocs-jupyter's template; its src is empty when no
+# custom URL is set) and Plotly's notebook renderer's (a CDN script before every figure)
+NBCONVERT_MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
+PLOTLY_MATHJAX = re.compile(r'<script src="[^"]*/mathjax/[^"]*"></script>', re.I)
+# parts of a page where a dollar sign is not TeX
+NOT_TEX = re.compile(r"(<(script|style|pre|code|textarea)\b.*?</\2>|<[^>]*>)", re.S | re.I)
+TEX = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$([^$\n]+?)\$", re.S)
+# a resource the browser loads by itself (not a link a reader follows): on another host, or an empty src
+EXTERNAL_LOAD = re.compile(
+    r"<(?:script|link|img|iframe|source|audio|video|embed)\b[^>]*?\s(?:src|href)\s*=\s*[\"']"
+    r"((?:https?:)?//[^\"']*|)[\"']",
+    re.I,
+)
 
 _tables: dict[str, str] = {}
 _computed: dict[str, str] = {}
@@ -102,3 +121,42 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         return _tables[name]
 
     return MARKER.sub(table, markdown)
+
+
+def tex_to_mathml(page_html: str) -> str:
+    """``page_html`` with every ``$TeX$`` (inline) and ``$$TeX$$`` (display) outside tags, scripts, styles
+    and code turned into MathML."""
+    from latex2mathml.converter import convert
+
+    def maths(match: re.Match) -> str:
+        display, inline = match.groups()
+        tex = html.unescape(display if display is not None else inline)
+        return convert(tex.strip(), display="block" if display is not None else "inline")
+
+    parts = NOT_TEX.split(page_html)
+    # re.split with two groups yields [text, whole match, tag name, text, ...]: convert the text parts only
+    kept = [part for i, part in enumerate(parts) if i % 3 != 2]  # text, tag-or-code, text, ...
+    return "".join(TEX.sub(maths, part) if i % 2 == 0 else part for i, part in enumerate(kept))
+
+
+def offline(page_html: str, notebook: bool) -> str:
+    """The page as it is served: on a notebook page MathJax's loaders out and the TeX as MathML."""
+    if notebook:
+        page_html = tex_to_mathml(PLOTLY_MATHJAX.sub("", NBCONVERT_MATHJAX.sub("", page_html)))
+    return page_html
+
+
+def external_loads(page_html: str) -> list[str]:
+    """The addresses of resources in ``page_html`` that would come from another host (or an empty src)."""
+    return [url or "(an empty src)" for url in EXTERNAL_LOAD.findall(page_html)]
+
+
+def on_post_page(output, page, config, **kwargs):
+    output = offline(output, page.file.src_path.endswith(".ipynb"))
+    found = external_loads(output)
+    if found:
+        raise PluginError(
+            f"{page.file.src_path} would load from outside the site, which a classroom without internet "
+            f"cannot: {sorted(set(found))}"
+        )
+    return output

@@ -2,19 +2,25 @@
 
     .venv/bin/python docs/tools/screenshots.py                 # starts its own server, writes docs/images/
     .venv/bin/python docs/tools/screenshots.py --only explorer --out /tmp/shots
+    .venv/bin/python docs/tools/screenshots.py --check         # as CI: exit 1 if a page's text changed
 
 The only source of the site's screenshots (and of the README's): never edit an image by hand, run this.
-CI runs it before building the site, and tests/docs/test_docs_images.py checks every image in SHOTS (size,
-not a blank frame). Playwright drives Debian's Chromium (/usr/bin/chromium or $CHROMIUM_PATH), as the
-browser tests do; the server is harness/streamlit_server.py's and the waits are the browser tests'
-(harness/student.py): a shot is taken once the page's runs have finished, every figure is drawn and
-the layout has stopped changing. Class sessions use a throw-away SQLite store in a temporary folder.
+Beside each image it writes the page's visible text as Chromium renders it (<name>.txt; ``page_text``),
+so that a screenshot cannot silently show an older page: CI runs it with ``--check`` before building the
+site, which fails, after writing the new files, when a page's text is not the committed one.
+tests/docs/test_docs_images.py checks every image in SHOTS (size, not a blank frame) and its text.
+Playwright drives Debian's Chromium (/usr/bin/chromium or $CHROMIUM_PATH), as the browser tests do; the
+server is harness/streamlit_server.py's and the waits are the browser tests' (harness/student.py): a
+shot is taken once the page's runs have finished, every figure is drawn and the layout has stopped
+changing. Class sessions use a throw-away SQLite store in a temporary folder.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
+import re
 import sys
 import tempfile
 import time
@@ -42,6 +48,37 @@ class Shot:
     # after the clicks: students join the teacher's class session and answer the open question, each
     # with the option of this index (A = 0), before the shot
     answers: tuple[int, ...] = ()
+
+
+# Parts of a page's text that differ from run to run without the page changing: the server's port, a
+# class room's code and its join link's seat, replaced by a placeholder before the text is compared.
+VOLATILE = (
+    (re.compile(r"http://(127\.0\.0\.1|localhost):\d+"), "http://127.0.0.1:PORT"),
+    (re.compile(r"\b[0-9A-Z]{4}-[0-9A-Z]{4}\b"), "ROOM-CODE"),
+    (re.compile(r"\broom=[0-9A-Za-z]+"), "room=ROOM"),
+)
+
+
+def page_text(page) -> str:
+    """The text Chromium shows on the page (the sidebar and the main area, as rendered: hidden parts
+    left out), one line per line, with ``VOLATILE`` parts replaced."""
+    text = page.locator("body").inner_text()
+    for pattern, placeholder in VOLATILE:
+        text = pattern.sub(placeholder, text)
+    lines = [line.rstrip() for line in text.splitlines()]
+    return "\n".join(line for line in lines if line) + "\n"
+
+
+def text_change(name: str, old: str | None, new: str) -> str:
+    """A unified diff of a shot's committed text and its new one; "" if they are the same."""
+    if old == new:
+        return ""
+    if old is None:
+        return f"{name}.txt: no committed text\n"
+    diff = difflib.unified_diff(
+        old.splitlines(), new.splitlines(), f"committed {name}.txt", f"new {name}.txt", lineterm="", n=1
+    )
+    return "\n".join(diff) + "\n"
 
 
 # the σ scrubber's slider row (the main figure is under it), or the first Plotly chart
@@ -115,9 +152,9 @@ def answer_as_students(teacher, browser, answers: tuple[int, ...]) -> None:
     )
 
 
-def take(student, url: str, shot: Shot, out: Path, browser=None) -> Path:
+def take(student, url: str, shot: Shot, out: Path, browser=None) -> tuple[Path, str]:
     """Open ``url`` with ``student`` (harness/student.py), press ``shot.clicks``, scroll, wait until
-    everything is drawn, save the viewport."""
+    everything is drawn, save the viewport. Returns the PNG's path and the page's text (``page_text``)."""
     from harness.student import DRAWN_JS  # tests/e2e, on sys.path once main() has run
 
     page = student.page
@@ -140,7 +177,7 @@ def take(student, url: str, shot: Shot, out: Path, browser=None) -> Path:
     page.wait_for_function(DRAWN_JS)
     path = out / f"{shot.name}.png"
     page.screenshot(path=str(path))
-    return path
+    return path, page_text(page)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the PNGs (default docs/images)")
     parser.add_argument("--only", default="", help="comma-separated shot names (default: all)")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if a page's text differs from the committed <name>.txt (the new files are written)",
+    )
     args = parser.parse_args(argv)
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
@@ -164,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no shot named {args.only!r}; known: {', '.join(s.name for s in SHOTS)}")
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
+    changes = []
     with tempfile.TemporaryDirectory(prefix="rbfviz-shots-") as data_dir:
         os.environ["RBFVIZ_DATA_DIR"] = data_dir  # the class store of this server only
         os.environ.pop("RBFVIZ_DATABASE_URL", None)
@@ -180,15 +223,29 @@ def main(argv: list[str] | None = None) -> int:
                         try:
                             page = context.new_page()
                             page.set_default_timeout(HANG_TIMEOUT_MS)
-                            path = take(Student(page), server.url + shot.address, shot, args.out, browser)
+                            path, text = take(
+                                Student(page), server.url + shot.address, shot, args.out, browser
+                            )
                         finally:
                             context.close()
+                        text_path = args.out / f"{shot.name}.txt"
+                        old = text_path.read_text(encoding="utf-8") if text_path.is_file() else None
+                        changes.append(text_change(shot.name, old, text))
+                        text_path.write_text(text, encoding="utf-8")
                         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: {shot.what}")
                 finally:
                     browser.close()
         finally:
             server.stop()
     print(f"{len(wanted)} screenshots in {time.monotonic() - started:.0f} s")
+    changed = [change for change in changes if change]
+    if args.check and changed:
+        print("".join(changed), end="")
+        print(
+            f"{len(changed)} page(s) show other text than their committed screenshot: commit the new "
+            f"images and texts in {args.out} (docs/contribute/docs.md)"
+        )
+        return 1
     return 0
 
 

@@ -46,5 +46,5 @@ Inside a package the files are named by job:
 * ``scrub``     the σ payload codec (``ScrubLevel``, ``scrub_payload``, ``read_payload``,
   ``figure_at``); it imports no torch, so a load-test client can decode payloads.
 
-A new page gets a new package here, named like the page, and a new page file pages/N_Name.py.
+A new page gets a new package here, named like the page, and a new page file pages/<N>_<Name>.py.
 """

@@ -1,4 +1,4 @@
-"""AppTests of the Annealing view (pages/2_Annealing.py): it loads, every control changes what is
+"""AppTests of the Annealing view (pages/3_Annealing.py): it loads, every control changes what is
 shown, σ changes only move the markers (the annealing path is computed once per setting), extreme σ
 and the naive map give messages, not exceptions. Small data (n = 120) keep it quick."""
 

@@ -1,4 +1,4 @@
-"""AppTests of the How many clusters view (pages/8_How_many_clusters.py): the three answers and the
+"""AppTests of the How many clusters view (pages/4_How_many_clusters.py): the three answers and the
 natural k are shown and equal rbfviz.choose_k run here on the same points; the k_max slider, the
 data set, the precision and presenter mode change what is shown; tiny n gives no exception."""
 

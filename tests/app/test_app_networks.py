@@ -1,4 +1,4 @@
-"""AppTests of the Neural network view (pages/6_Neural_network.py): it loads; a small classifier
+"""AppTests of the Neural network view (pages/9_Neural_network.py): it loads; a small classifier
 training completes in the background and shows its accuracy next to the linear baseline and the
 Lloyd distance; a finished setting is shown at once to a new session; Stop ends a training early and
 the page says so; bad settings give a message, never a traceback; the low-σ comparison and a small

@@ -1,4 +1,4 @@
-"""AppTests of the Stability view (pages/3_Stability.py): it loads, every control changes what is
+"""AppTests of the Stability view (pages/5_Stability.py): it loads, every control changes what is
 shown, σ moves the markers and the table, extreme σ gives a notice, not an exception. n = 120."""
 
 import json

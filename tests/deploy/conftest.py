@@ -52,7 +52,7 @@ def images(podman_env) -> dict:
     """The app image, the HAProxy stand-in base and compose's HAProxy image, built here if needed."""
     env = podman_env
     if podman(env, "image", "exists", PYTHON_BASE, check=False).returncode != 0:
-        reason = f"no {PYTHON_BASE} stand-in image: run ../shared/tools/container-smoke first (CI does)"
+        reason = f"no {PYTHON_BASE} stand-in image: run CI's container smoke test first (.ci/run, step 5)"
         if in_ci():
             pytest.fail(reason)
         pytest.skip(reason)

@@ -1,5 +1,6 @@
 """podman for the container tests (tests/deploy/test_containers.py, test_container_docs.py): the images
-they run, built as ../shared/tools/container-smoke builds them so that its layers are reused."""
+they run, built as CI's container smoke test builds them (.ci/run, step 5: the CI host's
+container-smoke tool, outside this repository) so that its layers are reused."""
 
 from __future__ import annotations
 

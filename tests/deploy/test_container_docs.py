@@ -1,9 +1,9 @@
 """The container image serves the documentation site it built (Dockerfile's docs stage): the Home page's
 link target answers with the site, the tour notebook executed, the reproduce tables computed.
 
-Runs the image the fixture ``images`` (tests/deploy/conftest.py) builds (as ../shared/tools/container-smoke
-does, so its layers come from podman's cache), read-only with a tmpfs /tmp as deployed, on a free loopback
-port."""
+Runs the image the fixture ``images`` (tests/deploy/conftest.py) builds (as CI's container smoke test,
+.ci/run step 5, does, so its layers come from podman's cache), read-only with a tmpfs /tmp as deployed,
+on a free loopback port."""
 
 from __future__ import annotations
 

@@ -13,12 +13,13 @@
   Ingress and HorizontalPodAutoscaler have no podman 4.3 equivalent: tests/deploy/test_deploy.py checks
   them against the Kubernetes schemas only.)
 
-No registry is reachable here (/work/shared/notes/deploy.md): the images are built locally. The app
-image is the Dockerfile built with the same command as ../shared/tools/container-smoke, so after
+No registry is reachable on the project's machines: the images are built locally. The app image is
+the Dockerfile built with the same command as CI's container smoke test (.ci/run, step 5: the CI
+host's container-smoke tool, outside this repository), so after
 CI's smoke test every layer comes from podman's cache; the bases are container-smoke's Debian
 stand-in for python:3.11-slim and, for docker.io/library/haproxy:2.8 and compose's
 docker.io/library/postgres:17, that stand-in with Debian's haproxy (laid out like the official image)
-or Debian's PostgreSQL (tests/e2e/postgres_standin/: the official image's variables, data folder and
+or Debian's PostgreSQL (tests/deploy/postgres_standin/: the official image's variables, data folder and
 port). podman 4.3 here has no systemd to run health checks on
 a timer, so the tests run each check themselves (`podman healthcheck run`); Docker runs them itself.
 

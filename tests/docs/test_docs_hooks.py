@@ -66,3 +66,44 @@ def test_an_unknown_marker_is_an_error(monkeypatch):
     monkeypatch.setattr(hooks, "_computed_tables", lambda: {"how-many": lambda: "| table |"})
     with pytest.raises(PluginError, match="unknown marker computed:nothing"):
         hooks.on_page_markdown("<!-- computed:nothing -->", page=PAGE, config=None, files=None)
+
+
+# --- the site works with no internet ----------------------------------------------------------------
+
+NOTEBOOK = SimpleNamespace(file=SimpleNamespace(src_path="library/tour.ipynb"))
+NOTEBOOK_HTML = (
+    '<head><!-- Load mathjax --> <script src=""> </script> <!-- MathJax configuration -->'
+    '<script type="text/x-mathjax-config">init_mathjax();</script> <!-- End of mathjax configuration -->'
+    "</head><body><p>logits $z_{ij} = -\\lVert x_i - c_j\\rVert^2 / (2\\sigma^2)$ and</p>"
+    "<pre>cost = $5$</pre>"
+    '<div><script src="https://cdnjs.cloudflare.com/ajax/libs/mathjax/3.2.2/es5/tex-svg.min.js"></script>'
+    '<script>var price = "$1 and $2";</script></div></body>'
+)
+
+
+def test_a_notebook_page_gets_mathml_and_loses_the_mathjax_loaders():
+    out = hooks.on_post_page(NOTEBOOK_HTML, page=NOTEBOOK, config=None)
+    assert "mathjax" not in out.lower() and 'src=""' not in out
+    assert out.count("<math ") == 1 and "<mi>&#x003C3;</mi>" in out  # σ, as latex2mathml writes it
+    assert "\\lVert" not in out
+    # a dollar sign in code or a script is not TeX
+    assert "<pre>cost = $5$</pre>" in out and 'var price = "$1 and $2";' in out
+
+
+def test_display_maths_is_a_block():
+    out = hooks.tex_to_mathml("<p>$$x^2$$ and $y$</p>")
+    assert 'display="block"' in out and 'display="inline"' in out and "$" not in out
+
+
+def test_a_page_that_would_load_from_another_host_fails_the_build():
+    for html in (
+        '<script src="https://unpkg.com/iframe-worker/shim"></script>',
+        '<link rel="stylesheet" href="//fonts.googleapis.com/css?family=Roboto">',
+        '<img alt="" src="http://example.org/a.png">',
+        '<script src=""></script>',
+    ):
+        with pytest.raises(PluginError, match="would load from outside the site"):
+            hooks.on_post_page(html, page=PAGE, config=None)
+    # a link that a reader may follow is fine, and so is a page's own script
+    fine = '<a href="https://arxiv.org/abs/2603.04625">paper</a><script src="../assets/x.js"></script>'
+    assert hooks.on_post_page(fine, page=PAGE, config=None) == fine

@@ -1,11 +1,13 @@
 """The documentation's screenshots (docs/images/, written by docs/tools/screenshots.py): one per shot
-of the script, at the script's size, and none a blank frame."""
+of the script, at the script's size, none a blank frame, each with the page's text beside it (which CI's
+``screenshots.py --check`` compares with the page it shows now)."""
 
 from __future__ import annotations
 
 import importlib.util
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -66,6 +68,61 @@ def test_no_image_that_the_script_does_not_make():
     made = {f"{s.name}.png" for s in screenshots.SHOTS}
     assert {p.name for p in IMAGES.glob("*.png")} == made
     assert len(made) == len(screenshots.SHOTS)  # names are unique
+    assert {p.name for p in IMAGES.glob("*.txt")} == {f"{s.name}.txt" for s in screenshots.SHOTS}
+
+
+# a word each page's text must hold: its title as the app draws it
+TITLES = {
+    "home": "rbfviz",
+    "explorer": "Explorer",
+    "step-by-step": "Step by step",
+    "annealing": "Annealing",
+    "how-many-clusters": "How many clusters",
+    "stability": "Stability",
+    "equivalence": "Equivalence",
+    "gaussian-mixture": "Gaussian mixture",
+    "lessons": "Lessons",
+    "neural-network": "Neural network",
+    "explorer-presenter": "Explorer",
+    "explorer-dark": "Explorer",
+    "class-session": "Lessons",
+    "class-question": "Ask the class",
+}
+
+
+@pytest.mark.parametrize("shot", screenshots.SHOTS, ids=lambda s: s.name)
+def test_every_screenshot_has_its_pages_text(shot):
+    text = (IMAGES / f"{shot.name}.txt").read_text(encoding="utf-8")
+    assert TITLES[shot.name] in text
+    assert text.endswith("\n") and "\n\n" not in text  # as page_text writes it
+    for pattern, placeholder in screenshots.VOLATILE:  # what changes from run to run is a placeholder
+        assert pattern.sub(placeholder, text) == text, pattern.pattern
+
+
+class _Body:
+    def __init__(self, text: str):
+        self.text = text
+
+    def locator(self, selector: str):
+        assert selector == "body"
+        return SimpleNamespace(inner_text=lambda: self.text)
+
+
+def test_the_page_text_leaves_out_what_changes_between_runs():
+    page = _Body("Room 7KQ2-XM9D\n\n  Join: http://127.0.0.1:43117/Lessons?room=7KQ2XM9D  \nσ = 0.21\n")
+    assert (
+        screenshots.page_text(page)
+        == "Room ROOM-CODE\n  Join: http://127.0.0.1:PORT/Lessons?room=ROOM\nσ = 0.21\n"
+    )
+
+
+def test_a_changed_page_text_is_reported_with_its_lines():
+    assert screenshots.text_change("lessons", "a\nb\n", "a\nb\n") == ""
+    change = screenshots.text_change(
+        "lessons", "Eight short steps\nStep 1 of 9\n", "Nine short steps\nStep 1 of 9\n"
+    )
+    assert "-Eight short steps" in change and "+Nine short steps" in change
+    assert screenshots.text_change("home", None, "x\n") == "home.txt: no committed text\n"
 
 
 def test_the_check_refuses_blank_and_wrong_frames(tmp_path):

@@ -154,7 +154,7 @@ def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tm
     setting = Setting(view, **SETTING)
     page_html = view_page(setting)
     payload = embedded_payload(page_html)
-    assert payload == view_payload(setting)  # the app's bytes (tests/test_export_build.py)
+    assert payload == view_payload(setting)  # the app's bytes (tests/app/test_export_build.py)
     header = read_payload(payload)
     path = tmp_path / f"{view}.html"
     path.write_text(page_html, encoding="utf-8")

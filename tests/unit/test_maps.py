@@ -1,9 +1,9 @@
 """The four responsibility maps (rbfviz.maps), pinned against closed forms and independent references.
 
-Every expectation is computed here, in numpy, from the theory note (/work/shared/notes/theory.md
-§2, §4, §5): squared distances and logits z = -d/(2σ²) in the caller's dtype, a numpy port of the
-exact sort-based entmax-1.5 algorithm, the two-centre closed form, and the entmax package's own
-bisection solver as a second, differently built reference.
+Every expectation is computed here, in numpy, from the theory (docs/maths/index.md): squared distances
+and logits z = -d/(2σ²) in the caller's dtype, a numpy port of the exact sort-based entmax-1.5
+algorithm, the two-centre closed form, and the entmax package's own bisection solver as a second,
+differently built reference.
 """
 
 import math

@@ -137,7 +137,7 @@ def test_collapse_study_path_is_the_public_anneal(blobs):
 
 
 def test_the_app_cache_keys_are_hashed_by_value(fresh_streamlit_caches):
-    """ui/compute's cached helpers take a DataKey / StartKey: st.cache_data must hash them field by field,
+    """ui.compute's cached helpers take a DataKey / StartKey: st.cache_data must hash them field by field,
     so an equal key built anew hits the cache and any changed field misses it."""
     import streamlit as st
 

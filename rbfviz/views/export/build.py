@@ -2,7 +2,7 @@
 pack put into an offline page.
 
 The app builds the same payloads through its caches (ui/compute.py) and page scripts; for the same
-settings the bytes are the same (tests/test_export_build.py builds both and compares them), so the offline
+settings the bytes are the same (tests/app/test_export_build.py builds both and compares them), so the offline
 page draws exactly the app's figure at every σ.
 
     setting = Setting("explorer", dataset="moons", k=2, kind="entmax15")
@@ -46,7 +46,7 @@ INITS = ("kmeans++", "random", "anneal")
 # The app's limits on the controls (ui/state.py): n from N_MIN to N_MAX (iris: its 150 points).
 N_MIN, N_MAX, N_DEFAULT = 5, 5000, 500
 SEED_MAX = 2**31 - 1
-# The figure's Plotly config, as the app's pages pass it (pages/1_Explorer.py, ui/page.CHART_CONFIG).
+# The figure's Plotly config, as the app's pages pass it (pages/1_Explorer.py, ui.page.CHART_CONFIG).
 EXPLORER_CONFIG = {
     "displayModeBar": True,
     "displaylogo": False,
@@ -224,7 +224,7 @@ def _infos(s: Setting, grid, progress) -> list[_Info]:
         if not np.isfinite(end).all():
             raise ValueError(
                 "the annealing path ended in NaN centres (the naive map broke at small σ), so there "
-                "is no K-Means start at its end; pick softmax or entmax15, or another init."
+                "is no K-Means start at its end; pick softmax or entmax-1.5, or another init."
             )
         km_centers, km_labels = kmeans_reference(X, end.copy())
         infos = []
