@@ -1,7 +1,10 @@
-"""The Stability plane's rows settled without the map (rbfviz.views.stability.arrays.naive_nan_rows,
+"""The Stability view's shortcuts give the numbers of the computation they replace.
+
+The plane's rows settled without the map (rbfviz.views.stability.arrays.naive_nan_rows,
 entmax_hard_rows) give the map's own answer: on every data set, in float32 and float64, at every σ of
-the view's grid and k of 2, 5 and 8, for the points and for the pixels of the plane, against the naive and
-1.5-entmax maps run on every row (the computation they replace).
+the view's grid and k of 2, 5 and 8, for the points and for the pixels of the plane, against the naive
+and 1.5-entmax maps run on every row. The table's map, computed once per row for its one-hot fraction
+and its EM step, gives what the two computed apart gave, bit for bit.
 """
 
 import numpy as np
@@ -11,10 +14,16 @@ import torch
 from rbfviz.datasets import DATASETS, make_dataset
 from rbfviz.field import grid_sq_distances, plane_extent
 from rbfviz.maps import resp_from_sq_distances, sq_distances
-from rbfviz.measures import one_hot_rows
-from rbfviz.steps import kmeans
+from rbfviz.measures import kmeans_reference, one_hot_rows
+from rbfviz.steps import kmeans, soft_centroid_step
 from rbfviz.views.explorer.arrays import sigma_scale
-from rbfviz.views.stability.arrays import ENTMAX_MARGIN, entmax_hard_rows, naive_nan_rows, stability_plane
+from rbfviz.views.stability.arrays import (
+    ENTMAX_MARGIN,
+    entmax_hard_rows,
+    naive_nan_rows,
+    stability_plane,
+    stability_table,
+)
 
 
 def whole_map(d: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
@@ -97,3 +106,23 @@ def test_stability_plane_reads_its_rows_from_the_settled_rows():
     naive, entmax = whole_map(pixels, 0.05)
     np.testing.assert_array_equal(plane.naive_nan, naive.reshape(40, 40))
     np.testing.assert_array_equal(plane.entmax_hard, entmax.reshape(40, 40))
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_the_tables_step_and_one_hot_rows_are_soft_centroid_steps_and_the_maps_bit_for_bit(name):
+    """stability_table computes each row's map once for its two columns: the same numbers as
+    ``soft_centroid_step`` and ``resp_from_sq_distances`` called apart, on every data set, map and dtype."""
+    X, _ = make_dataset(name, 150, seed=2)
+    X = np.asarray(X, dtype=np.float64)
+    C, _ = kmeans(X, k=4, seed=0)
+    sigmas = sigma_scale(X, C).grid[::4]
+    for row in stability_table(X, C, sigmas):
+        Xd = X.astype(row["dtype"])
+        C_star, _ = kmeans_reference(Xd, C)
+        with torch.no_grad():
+            d = sq_distances(torch.from_numpy(Xd), torch.from_numpy(C_star))
+            resp = resp_from_sq_distances(d, row["sigma"], row["kind"]).numpy()
+        moved = soft_centroid_step(Xd, C_star, row["sigma"], row["kind"])
+        error = float(np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64)))
+        assert row["hard_row_fraction"] == float(one_hot_rows(resp).mean()), row
+        assert row["error_to_kmeans"] == error or (np.isnan(error) and np.isnan(row["error_to_kmeans"])), row

@@ -31,9 +31,9 @@ import torch
 
 from rbfviz import measures
 from rbfviz.field import grid_sq_distances, plane_extent
-from rbfviz.maps import resp_from_sq_distances, sq_distances, temperature
+from rbfviz.maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances, temperature
 from rbfviz.measures import one_hot_rows
-from rbfviz.steps import soft_centroid_step
+from rbfviz.steps import centroids_from_sums, points_with_ones, weighted_sums
 from rbfviz.validate import (
     COMPARED_KINDS,
     DTYPES,
@@ -67,14 +67,15 @@ def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[d
         Xd = X.astype(dtype)
         C_star, _ = measures.kmeans_reference(Xd, C)
         report = measures.stability_report(Xd, C_star, sigmas, kinds=kinds, dtypes=(dtype,))
-        with torch.no_grad():
-            d = sq_distances(torch.from_numpy(Xd), torch.from_numpy(C_star))
+        # one map per row serves both columns: the step is ``soft_centroid_step``'s own two calls on it
+        points = points_with_ones(Xd)
+        distances = sq_distance_columns(Xd, C_star)  # (k, n), as ``sq_distances`` and the step form them
         for row in report:
             sigma = row["sigma"]
             with torch.no_grad():
-                resp = resp_from_sq_distances(d, sigma, row["kind"]).numpy()
-            moved = soft_centroid_step(Xd, C_star, sigma, row["kind"])
-            row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
+                resp = resp_columns(distances.copy(), sigma, row["kind"], overwrite=True)
+            moved = centroids_from_sums(C_star, weighted_sums(points, resp))
+            row["hard_row_fraction"] = float(one_hot_rows(resp.T).mean())
             row["error_to_kmeans"] = float(
                 np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64))
             )
