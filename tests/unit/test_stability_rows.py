@@ -19,6 +19,7 @@ from rbfviz.steps import kmeans, soft_centroid_step
 from rbfviz.views.explorer.arrays import sigma_scale
 from rbfviz.views.stability.arrays import (
     ENTMAX_MARGIN,
+    _nearest_two,
     entmax_hard_rows,
     naive_nan_rows,
     stability_plane,
@@ -93,7 +94,7 @@ def test_more_centres_than_the_shortcut_takes_run_the_map_on_every_row():
         np.testing.assert_array_equal(entmax_hard_rows(d, sigma), whole_map(d, sigma)[1])
 
 
-def test_stability_plane_reads_its_rows_from_the_settled_rows():
+def test_stability_plane_reads_its_rows_from_the_settled_rows_and_labels_as_argmin():
     X, _ = make_dataset("blobs", 200, seed=0)
     X = np.asarray(X, dtype=np.float64)
     C, _ = kmeans(X, k=3, seed=0)
@@ -102,10 +103,14 @@ def test_stability_plane_reads_its_rows_from_the_settled_rows():
     naive, entmax = whole_map(points, 0.05)
     np.testing.assert_array_equal(plane.point_naive_nan, naive)
     np.testing.assert_array_equal(plane.point_entmax_hard, entmax)
+    np.testing.assert_array_equal(plane.point_label, points.argmin(axis=1))
     pixels = grid_sq_distances(plane.extent, 40, 40, C.astype("float32"))
     naive, entmax = whole_map(pixels, 0.05)
     np.testing.assert_array_equal(plane.naive_nan, naive.reshape(40, 40))
     np.testing.assert_array_equal(plane.entmax_hard, entmax.reshape(40, 40))
+    np.testing.assert_array_equal(plane.label, pixels.argmin(axis=1).reshape(40, 40))
+    ties = np.zeros((5, 3))  # equal distances: the lowest index, as argmin
+    np.testing.assert_array_equal(_nearest_two(ties)[0], np.zeros(5))
 
 
 @pytest.mark.parametrize("name", DATASETS)

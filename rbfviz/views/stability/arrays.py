@@ -122,17 +122,18 @@ def stability_plane(X, C, sigma: float, dtype="float64", size: int = 160) -> Sta
     d_pix = grid_sq_distances(extent, size, size, Cd)
     with torch.no_grad():
         d_pts = sq_distances(torch.from_numpy(X.astype(dtype)), torch.from_numpy(Cd)).numpy()
+    pix, pts = _nearest_two(d_pix), _nearest_two(d_pts)
     shape = (size, size)
     return StabilityPlane(
         extent=extent,
         sigma=sigma,
         dtype=dtype,
-        label=d_pix.argmin(axis=1).reshape(shape),
-        naive_nan=naive_nan_rows(d_pix, sigma).reshape(shape),
-        entmax_hard=entmax_hard_rows(d_pix, sigma).reshape(shape),
-        point_label=d_pts.argmin(axis=1),
-        point_naive_nan=naive_nan_rows(d_pts, sigma),
-        point_entmax_hard=entmax_hard_rows(d_pts, sigma),
+        label=pix[0].reshape(shape),
+        naive_nan=naive_nan_rows(d_pix, sigma, pix).reshape(shape),
+        entmax_hard=entmax_hard_rows(d_pix, sigma, pix).reshape(shape),
+        point_label=pts[0],
+        point_naive_nan=naive_nan_rows(d_pts, sigma, pts),
+        point_entmax_hard=entmax_hard_rows(d_pts, sigma, pts),
     )
 
 
@@ -155,16 +156,19 @@ ENTMAX_MARGIN = 0.05
 _ENTMAX_SHORTCUT_MAX_K = 32
 
 
-def _smallest_two(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The smallest and second smallest entry of each row of d (n, k) (+inf for the second if k = 1),
-    one centre at a time over the (k, n) columns."""
+def _nearest_two(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(nearest, smallest, second smallest) per row of d (n, k): the index of the smallest entry (ties to
+    the lowest, as argmin), it, and the next (+inf if k = 1); one centre at a time over the (k, n)
+    columns, without a reduction along the short axis."""
     columns = d.T
     best = columns[0].copy()
     second = np.full_like(best, np.inf)
-    for row in columns[1:]:
+    nearest = np.zeros(best.shape, dtype=np.int64)
+    for j, row in enumerate(columns[1:], 1):
+        np.copyto(nearest, j, where=row < best)
         np.minimum(second, np.maximum(best, row), out=second)
         np.minimum(best, row, out=best)
-    return best, second
+    return nearest, best, second
 
 
 def _settle_rows(d: np.ndarray, sure_yes: np.ndarray, sure_no: np.ndarray, sigma: float, kind: str, test):
@@ -178,12 +182,13 @@ def _settle_rows(d: np.ndarray, sure_yes: np.ndarray, sure_no: np.ndarray, sigma
     return answer
 
 
-def naive_nan_rows(d: np.ndarray, sigma: float) -> np.ndarray:
+def naive_nan_rows(d: np.ndarray, sigma: float, nearest=None) -> np.ndarray:
     """(n,) bool: the naive map's row of squared distances d (n, k) (float32 or float64) at σ is NaN, as
     ``np.isnan(resp_from_sq_distances(d, σ, "naive")).any(axis=1)``, without the map where the row's
-    largest logit settles it."""
+    largest logit settles it. nearest: ``_nearest_two(d)``, if the caller has it."""
     dtype = d.dtype.name
-    largest = _smallest_two(d)[0].astype(np.float64) / -temperature(sigma)
+    _, best, _ = _nearest_two(d) if nearest is None else nearest
+    largest = best.astype(np.float64) / -temperature(sigma)
     return _settle_rows(
         d,
         largest < _EXP_SURELY_ZERO_BELOW[dtype],
@@ -194,14 +199,14 @@ def naive_nan_rows(d: np.ndarray, sigma: float) -> np.ndarray:
     )
 
 
-def entmax_hard_rows(d: np.ndarray, sigma: float) -> np.ndarray:
+def entmax_hard_rows(d: np.ndarray, sigma: float, nearest=None) -> np.ndarray:
     """(n,) bool: 1.5-entmax's row of squared distances d (n, k) at σ is exactly one-hot, as
     ``measures.one_hot_rows(resp_from_sq_distances(d, σ, "entmax15"))``, without the map where the gap
-    between the two nearest centres settles it (d finite)."""
+    between the two nearest centres settles it (d finite; nearest as in ``naive_nan_rows``)."""
     if d.shape[1] > _ENTMAX_SHORTCUT_MAX_K:
         nothing = np.zeros(d.shape[0], dtype=bool)
         return _settle_rows(d, nothing, nothing, sigma, "entmax15", one_hot_rows)
-    best, second = _smallest_two(d)
+    _, best, second = _nearest_two(d) if nearest is None else nearest
     h2 = (second.astype(np.float64) - best) * (-0.5 / temperature(sigma))
     return _settle_rows(
         d, h2 < -1.0 - ENTMAX_MARGIN, h2 > -1.0 + ENTMAX_MARGIN, sigma, "entmax15", one_hot_rows
