@@ -1,7 +1,9 @@
 """``python -m streamlit run app.py`` in a subprocess, on a free loopback port.
 
 Runs like the container: the repository's .streamlit/config.toml (post-run GC on, XSRF on, session TTL)
-and the Dockerfile's MALLOC_ARENA_MAX=2 unless the environment sets it.
+and the Dockerfile's process environment (``CONTAINER_ENV``: one OpenMP and BLAS thread, MALLOC_ARENA_MAX=2)
+unless the environment sets those variables. Without OMP_NUM_THREADS=1 scikit-learn's K-Means runs two
+OpenMP threads per fit, and on a busy machine one of them waits for the other: a 2 ms fit took 0.1–1.2 s.
 """
 
 from __future__ import annotations
@@ -15,6 +17,14 @@ from pathlib import Path
 
 from harness.ports import free_port
 from harness.settings import ROOT
+
+# The Dockerfile's ENV lines that shape a server's speed and memory (deploy/run-local sets the same).
+CONTAINER_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MALLOC_ARENA_MAX": "2",
+}
 
 
 class StreamlitServer:
@@ -53,7 +63,7 @@ class StreamlitServer:
             cwd=folder,
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            env={"MALLOC_ARENA_MAX": "2", **os.environ, **(env or {})},
+            env={**CONTAINER_ENV, **os.environ, **(env or {})},
         )
 
     @property

@@ -194,7 +194,8 @@ VARIABLES: tuple[Variable, ...] = (
     Variable(
         "RBFVIZ_TORCH_THREADS",
         "torch_threads",
-        "threads of torch's pool in each app process (sessions share the cores)",
+        "threads of torch's pool and of OpenMP (scikit-learn's K-Means) in each app process (sessions share "
+        "the cores); an OMP_NUM_THREADS of the environment stands for OpenMP",
         "1",
         f"an integer from 1 to {MAX_TORCH_THREADS}",
         _thread_count,

@@ -76,3 +76,15 @@ def test_the_message_cache_answers_a_reference_and_forgets_after_max_age():
         cache.run_finished(FINISHED_OK)
     assert "h1" not in cache.entries
     assert cache.receive(reference.SerializeToString())[1] is False
+
+
+def test_a_test_or_benchmark_server_runs_with_the_containers_thread_and_allocator_settings():
+    """harness's servers measure what the container runs: every variable of CONTAINER_ENV is in the
+    Dockerfile's ENV with that value (two OpenMP threads per K-Means fit made fits 50–500× slower on a
+    busy machine)."""
+    from harness.settings import ROOT
+    from harness.streamlit_server import CONTAINER_ENV
+
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    for name, value in CONTAINER_ENV.items():
+        assert f"{name}={value}" in dockerfile, name

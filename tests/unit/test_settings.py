@@ -186,6 +186,38 @@ def test_the_app_tunes_its_process_from_the_settings():
     assert seen["threads"] == 1 and seen["collector"] is True
 
 
+OPENMP_PROBE = """
+import json, threading
+import ui
+from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
+seen = []
+script = threading.Thread(target=lambda: seen.append(_openmp_effective_n_threads()))  # as Streamlit's
+script.start()
+script.join()
+print(json.dumps(seen[0]))
+"""
+
+
+@pytest.mark.xdist_group("settings-app-probe")
+def test_the_app_gives_scikit_learns_openmp_the_torch_thread_count_unless_omp_num_threads_is_set():
+    def threads(environ: dict) -> int:
+        env = {"PATH": "/usr/bin:/bin", "HOME": tempfile.gettempdir(), **environ}
+        proc = subprocess.run(
+            [sys.executable, "-c", OPENMP_PROBE],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=HANG_TIMEOUT_S,
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    assert threads({}) == 1
+    assert threads({"RBFVIZ_TORCH_THREADS": "2"}) == 2
+    assert threads({"OMP_NUM_THREADS": "2"}) == 2  # an operator's own setting stands
+
+
 # --- the operator's page ----------------------------------------------------------------------------
 
 

@@ -16,6 +16,8 @@ one soft-centroid step from C* lands exactly on C* iff the map is exactly hard o
 * ``naive_nan_sigmas(X, C, dtype)`` – σ below which the first / every naive row is NaN.
 * ``stability_plane(X, C, sigma, dtype)`` – the plane at σ: where naive is NaN and where entmax15 is
                                     exactly one-hot, for pixels and for the points.
+* ``naive_nan_rows(d, sigma)``, ``entmax_hard_rows(d, sigma)`` – those two answers per row of squared
+                                    distances, the map run only on rows near either boundary.
 
 Convention: z_ij = −d_ij/(2σ²) with d_ij = ||x_i − c_j||²; g_i = d_i(2) − d_i(1).
 """
@@ -29,9 +31,9 @@ import torch
 
 from rbfviz import measures
 from rbfviz.field import grid_sq_distances, plane_extent
-from rbfviz.maps import resp_from_sq_distances, sq_distances
+from rbfviz.maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances, temperature
 from rbfviz.measures import one_hot_rows
-from rbfviz.steps import soft_centroid_step
+from rbfviz.steps import centroids_from_sums, points_with_ones, weighted_sums
 from rbfviz.validate import (
     COMPARED_KINDS,
     DTYPES,
@@ -65,14 +67,15 @@ def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[d
         Xd = X.astype(dtype)
         C_star, _ = measures.kmeans_reference(Xd, C)
         report = measures.stability_report(Xd, C_star, sigmas, kinds=kinds, dtypes=(dtype,))
-        with torch.no_grad():
-            d = sq_distances(torch.from_numpy(Xd), torch.from_numpy(C_star))
+        # one map per row serves both columns: the step is ``soft_centroid_step``'s own two calls on it
+        points = points_with_ones(Xd)
+        distances = sq_distance_columns(Xd, C_star)  # (k, n), as ``sq_distances`` and the step form them
         for row in report:
             sigma = row["sigma"]
             with torch.no_grad():
-                resp = resp_from_sq_distances(d, sigma, row["kind"]).numpy()
-            moved = soft_centroid_step(Xd, C_star, sigma, row["kind"])
-            row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
+                resp = resp_columns(distances.copy(), sigma, row["kind"], overwrite=True)
+            moved = centroids_from_sums(C_star, weighted_sums(points, resp))
+            row["hard_row_fraction"] = float(one_hot_rows(resp.T).mean())
             row["error_to_kmeans"] = float(
                 np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64))
             )
@@ -116,22 +119,95 @@ def stability_plane(X, C, sigma: float, dtype="float64", size: int = 160) -> Sta
     size = check_int(size, "size", 2, 1000)
     extent = plane_extent(X, C)
     Cd = C.astype(dtype)
+    d_pix = grid_sq_distances(extent, size, size, Cd)
     with torch.no_grad():
-        d_pix = torch.from_numpy(grid_sq_distances(extent, size, size, Cd))
-        d_pts = sq_distances(torch.from_numpy(X.astype(dtype)), torch.from_numpy(Cd))
-        maps = {
-            where: {kind: resp_from_sq_distances(d, sigma, kind).numpy() for kind in ("naive", "entmax15")}
-            for where, d in (("pixels", d_pix), ("points", d_pts))
-        }
+        d_pts = sq_distances(torch.from_numpy(X.astype(dtype)), torch.from_numpy(Cd)).numpy()
+    pix, pts = _nearest_two(d_pix), _nearest_two(d_pts)
     shape = (size, size)
     return StabilityPlane(
         extent=extent,
         sigma=sigma,
         dtype=dtype,
-        label=d_pix.numpy().argmin(axis=1).reshape(shape),
-        naive_nan=np.isnan(maps["pixels"]["naive"]).any(axis=1).reshape(shape),
-        entmax_hard=one_hot_rows(maps["pixels"]["entmax15"]).reshape(shape),
-        point_label=d_pts.numpy().argmin(axis=1),
-        point_naive_nan=np.isnan(maps["points"]["naive"]).any(axis=1),
-        point_entmax_hard=one_hot_rows(maps["points"]["entmax15"]),
+        label=pix[0].reshape(shape),
+        naive_nan=naive_nan_rows(d_pix, sigma, pix).reshape(shape),
+        entmax_hard=entmax_hard_rows(d_pix, sigma, pix).reshape(shape),
+        point_label=pts[0],
+        point_naive_nan=naive_nan_rows(d_pts, sigma, pts),
+        point_entmax_hard=entmax_hard_rows(d_pts, sigma, pts),
+    )
+
+
+# Rows whose answer is settled without running the map, with a wide margin; the rows between run the map
+# itself (tests/unit/test_stability_rows.py compares every row with the map's answer).
+#
+# The naive map's row is NaN iff every exp(-d_ij/T) is exactly 0 (its sum is then 0, and 0/0), i.e. iff
+# exp underflows at the row's largest logit u = -min_j d_ij/T (rounding is monotone, so the largest of
+# the rounded logits is the rounded largest). exp(u) is a normal number, never 0, for u above the first
+# bound (float64 e^-700 ≈ 1e-304, float32 e^-80 ≈ 2e-35); it is far below the smallest subnormal, so 0
+# in any implementation, below the second (e^-800 ≈ 4e-348, e^-120 ≈ 8e-53).
+_EXP_SURELY_POSITIVE_ABOVE = {"float64": -700.0, "float32": -80.0}
+_EXP_SURELY_ZERO_BELOW = {"float64": -800.0, "float32": -120.0}
+# 1.5-entmax on half-logits h = -(d - d_min)/(2T) (the largest is 0): the row is one-hot iff the second
+# largest h(2) is at most -1 (then the threshold is τ = -1 and every other [h - τ]₊ is 0). Beyond
+# ENTMAX_MARGIN either side of -1 rounding cannot change that: below, the support test
+# Σ_{l≤ρ}(h_(l) - h_(ρ))² > 1 holds by 2·margin for every ρ ≥ 2; above, the second weight is at least
+# (margin / 2k)², ~1e-6 at k = 32, where float32's rounding is ~1e-7 relative. More centres: the map.
+ENTMAX_MARGIN = 0.05
+_ENTMAX_SHORTCUT_MAX_K = 32
+
+
+def _nearest_two(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(nearest, smallest, second smallest) per row of d (n, k): the index of the smallest entry (ties to
+    the lowest, as argmin), it, and the next (+inf if k = 1); one centre at a time over the (k, n)
+    columns, without a reduction along the short axis."""
+    columns = d.T
+    best = columns[0].copy()
+    second = np.full_like(best, np.inf)
+    nearest = np.zeros(best.shape, dtype=np.int64)
+    for j, row in enumerate(columns[1:], 1):
+        np.copyto(nearest, j, where=row < best)
+        np.minimum(second, np.maximum(best, row), out=second)
+        np.minimum(best, row, out=best)
+    return nearest, best, second
+
+
+def _settle_rows(d: np.ndarray, sure_yes: np.ndarray, sure_no: np.ndarray, sigma: float, kind: str, test):
+    """sure_yes, with the rows neither sure_yes nor sure_no answered by ``test`` of the map's own rows."""
+    answer = sure_yes.copy()
+    unsure = ~(sure_yes | sure_no)
+    if unsure.any():
+        with torch.no_grad():
+            resp = resp_from_sq_distances(torch.from_numpy(np.ascontiguousarray(d[unsure])), sigma, kind)
+        answer[unsure] = test(resp.numpy())
+    return answer
+
+
+def naive_nan_rows(d: np.ndarray, sigma: float, nearest=None) -> np.ndarray:
+    """(n,) bool: the naive map's row of squared distances d (n, k) (float32 or float64) at σ is NaN, as
+    ``np.isnan(resp_from_sq_distances(d, σ, "naive")).any(axis=1)``, without the map where the row's
+    largest logit settles it. nearest: ``_nearest_two(d)``, if the caller has it."""
+    dtype = d.dtype.name
+    _, best, _ = _nearest_two(d) if nearest is None else nearest
+    largest = best.astype(np.float64) / -temperature(sigma)
+    return _settle_rows(
+        d,
+        largest < _EXP_SURELY_ZERO_BELOW[dtype],
+        largest > _EXP_SURELY_POSITIVE_ABOVE[dtype],
+        sigma,
+        "naive",
+        lambda resp: np.isnan(resp).any(axis=1),
+    )
+
+
+def entmax_hard_rows(d: np.ndarray, sigma: float, nearest=None) -> np.ndarray:
+    """(n,) bool: 1.5-entmax's row of squared distances d (n, k) at σ is exactly one-hot, as
+    ``measures.one_hot_rows(resp_from_sq_distances(d, σ, "entmax15"))``, without the map where the gap
+    between the two nearest centres settles it (d finite; nearest as in ``naive_nan_rows``)."""
+    if d.shape[1] > _ENTMAX_SHORTCUT_MAX_K:
+        nothing = np.zeros(d.shape[0], dtype=bool)
+        return _settle_rows(d, nothing, nothing, sigma, "entmax15", one_hot_rows)
+    _, best, second = _nearest_two(d) if nearest is None else nearest
+    h2 = (second.astype(np.float64) - best) * (-0.5 / temperature(sigma))
+    return _settle_rows(
+        d, h2 < -1.0 - ENTMAX_MARGIN, h2 > -1.0 + ENTMAX_MARGIN, sigma, "entmax15", one_hot_rows
     )

@@ -263,7 +263,7 @@ NAN_POINT_COLOR = "#ffffff"
 def naive_rgb(plane) -> np.ndarray:
     """(H, W, 3) uint8: grey where the naive row is NaN, else the nearest centre's colour, faded."""
     k = int(plane.label.max()) + 1 if plane.label.size else 1
-    rgb = fade(cluster_rgb(max(k, 1))[plane.label], NAIVE_FINITE_FADE)
+    rgb = fade(cluster_rgb(max(k, 1)), NAIVE_FINITE_FADE)[plane.label]  # fade is per colour: k, not H·W
     rgb[plane.naive_nan] = NAN_RGB
     return rgb
 
@@ -271,7 +271,7 @@ def naive_rgb(plane) -> np.ndarray:
 def entmax_rgb(plane) -> np.ndarray:
     """(H, W, 3) uint8: the nearest centre's colour where entmax15 is exactly one-hot, white where soft."""
     k = int(plane.label.max()) + 1 if plane.label.size else 1
-    rgb = fade(cluster_rgb(max(k, 1))[plane.label], ENTMAX_HARD_FADE)
+    rgb = fade(cluster_rgb(max(k, 1)), ENTMAX_HARD_FADE)[plane.label]
     rgb[~plane.entmax_hard] = 255
     return rgb
 
