@@ -13,7 +13,6 @@ CPU time to build it. The budget is 3 MB at the defaults; the n = 5,000 sizes ar
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
 import time
@@ -76,7 +75,7 @@ def main(argv=None) -> int:
             f"{row['name']:34} {row['size'] / 1e6:6.2f} {verdict:>7} {row['plotly'] / 1e6:9.2f} "
             f"{row['payloads'] / 1e6:11.2f}  {row['wall']:6.1f} {row['cpu']:6.1f}  {row['bundle']}"
         )
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after: {machine.load_text()}")
     over = [row["name"] for row in rows if "n = 5,000" not in row["name"] and row["size"] > BUDGET]
     if over:
         print(f"over the {BUDGET / 1e6:g} MB budget at the defaults: {', '.join(over)}")
