@@ -3,6 +3,7 @@ the command line takes to write them.
 
     python bench/bench_export.py                # each view at the defaults and at n = 5,000, the lesson pack
     python bench/bench_export.py --no-lessons   # without the lesson pack (its nine payloads take a while)
+    python bench/bench_export.py --no-avx512    # as a machine without AVX-512 (harness/machine.py)
 
 Per file: its size in MB, what is in it (the plotly.js bundle, the payloads, both base64-encoded), which
 bundle (the cartesian partial one, or the full one when a figure needs WebGL), and the wall and process
@@ -12,8 +13,6 @@ CPU time to build it. The budget is 3 MB at the defaults; the n = 5,000 sizes ar
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import re
 import sys
 import time
@@ -21,24 +20,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from harness import machine  # noqa: E402  the machine header and --no-avx512
 from rbfviz.views.export.build import Setting  # noqa: E402
 from rbfviz.views.export.lesson_pack import lesson_pack  # noqa: E402
 from rbfviz.views.export.page import view_page  # noqa: E402
 
 BUDGET = 3_000_000  # bytes per file at the defaults
 VIEWS = ("explorer", "annealing", "stability", "equivalence")
-
-
-def cpu() -> str:
-    """The CPU model and whether it has AVX-512 (from /proc/cpuinfo)."""
-    try:
-        info = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return platform.processor() or "unknown CPU"
-    model = re.search(r"model name\s*:\s*(.+)", info)
-    flags = re.search(r"flags\s*:\s*(.+)", info)
-    avx512 = bool(flags and "avx512f" in flags.group(1).split())
-    return f"{model.group(1).strip() if model else 'unknown CPU'}, {os.cpu_count()} cores, AVX-512: {avx512}"
 
 
 def parts(page: str) -> tuple[int, int, str]:
@@ -65,11 +53,10 @@ def measure(name: str, make) -> dict:
 
 
 def main(argv=None) -> int:
+    argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-lessons", action="store_true", help="leave the lesson pack out")
     args = parser.parse_args(argv)
-    print(f"CPU: {cpu()}")
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     rows = []
     for view in VIEWS:
         rows.append(measure(f"{view} (defaults, n = 500)", lambda v=view: view_page(Setting(v))))
@@ -88,7 +75,7 @@ def main(argv=None) -> int:
             f"{row['name']:34} {row['size'] / 1e6:6.2f} {verdict:>7} {row['plotly'] / 1e6:9.2f} "
             f"{row['payloads'] / 1e6:11.2f}  {row['wall']:6.1f} {row['cpu']:6.1f}  {row['bundle']}"
         )
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after: {machine.load_text()}")
     over = [row["name"] for row in rows if "n = 5,000" not in row["name"] and row["size"] > BUDGET]
     if over:
         print(f"over the {BUDGET / 1e6:g} MB budget at the defaults: {', '.join(over)}")

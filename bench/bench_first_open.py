@@ -21,7 +21,8 @@ run, layout), and Plotly's own drawing time (Plotly.newPlot / react, wrapped by 
 
 Throttled: the phone size again with CDP Network.emulateNetworkConditions at 1.25 Mbit/s each way
 and 20 ms latency (forty students sharing a 50 Mbit/s link), one round, views and floor.
-Each line carries the load average; the header the CPU model and whether it has AVX-512.
+Each line carries the load average; the header (harness/machine.py) the CPU model, whether it has AVX-512,
+numpy's exp rates and the load; --no-avx512 runs it as a machine without AVX-512.
 Target: every view within 1.25 × the floor at both sizes; ≤ 3 MB per first visit.
 """
 
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -40,17 +40,11 @@ if str(ROOT) not in sys.path:
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from harness import machine  # noqa: E402  the machine header and --no-avx512
+from harness.chromium import CHROMIUM_ARGS  # noqa: E402
+from harness.settings import chromium_path  # noqa: E402
 from harness.streamlit_server import StreamlitServer  # noqa: E402
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SIZES = {
     "laptop": {"viewport": {"width": 1366, "height": 768}},
     "phone": {
@@ -123,24 +117,6 @@ _TIMELINE_JS = """(() => {
 })();"""
 
 
-def cpu_model() -> tuple[str, bool]:
-    """The CPU's model name and whether it has AVX-512 (from /proc/cpuinfo)."""
-    model, avx512 = "unknown", False
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and model == "unknown":
-                model = line.split(":", 1)[1].strip()
-            if line.startswith("flags"):
-                avx512 = "avx512f" in line.split()
-    except OSError:
-        pass
-    return model, avx512
-
-
-def load_average() -> str:
-    return "/".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 class Traffic:
     """Bytes of one page over CDP: HTTP responses as transferred, websocket frames received."""
 
@@ -207,14 +183,14 @@ def open_once(browser, base: str, path: str, size: str, throttle: dict | None, t
             "ws_bytes": traffic.ws,
             "requests": len(traffic.http),
             "largest": traffic.by_url()[:3],
-            "load": load_average(),
+            "load": machine.load_text(),
         }
     except Exception as exc:  # noqa: BLE001 - one view failing must not stop the benchmark
         return {
             "path": path,
             "size": size,
             "error": f"{type(exc).__name__}: {exc}"[:300],
-            "load": load_average(),
+            "load": machine.load_text(),
         }
     finally:
         context.close()
@@ -329,6 +305,7 @@ def print_table(title: str, rows: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = machine.start(argv)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--views", nargs="+", default=VIEWS)
     parser.add_argument("--sizes", nargs="+", default=list(SIZES), choices=list(SIZES))
@@ -336,19 +313,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-throttled", action="store_true")
     parser.add_argument("--throttled-views", nargs="+", default=["Explorer", "Stability"])
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per open")
-    parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+    parser.add_argument("--chromium", default=chromium_path(), help="Chromium (default: CHROMIUM_PATH)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    model, avx512 = cpu_model()
-    print(
-        f"CPU: {model} ({os.cpu_count()} cores), AVX-512: {'yes' if avx512 else 'no'}; load {load_average()}"
-    )
     timeout_ms = int(args.timeout * 1000)
     log_dir = ROOT / "artifacts"
     log_dir.mkdir(exist_ok=True)
     app = StreamlitServer(log_path=log_dir / "first_open_app.log")
     floor = StreamlitServer(log_path=log_dir / "first_open_floor.log", script="bench/floor_page.py")
-    out: dict = {"cpu": model, "avx512": avx512}
+    out: dict = {"cpu": machine.cpu_model(), "avx512": machine.has_avx512()}
     try:
         app.wait_healthy(timeout=600)  # a busy machine: the first `import torch` alone can take minutes
         floor.wait_healthy(timeout=600)
@@ -388,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     heaviest = max(r["http_bytes"] + r["ws_bytes"] for r in out["open"] if "error" not in r)
     print(
         f"\nworst ratio to the floor {worst:.2f} (target ≤ {TARGET_RATIO}); heaviest first visit "
-        f"{heaviest / 1e6:.2f} MB (target ≤ {TARGET_BYTES / 1e6:.0f} MB); load {load_average()}"
+        f"{heaviest / 1e6:.2f} MB (target ≤ {TARGET_BYTES / 1e6:.0f} MB); load {machine.load_text()}"
     )
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))

@@ -613,11 +613,6 @@ async def classroom(args, base_url: str, pid: int | None) -> dict:
         "errors": errors,
         "sessions_with_all_commits": sum(r.commits_ok == args.changes for r in results),
         "commits_per_session": [r.commits_ok for r in results],
-        # the names from before the scrubber, kept for tests/deploy/test_proxy.py: a commit's
-        # "figure" is now the updated page (the figure itself is drawn in the browser)
-        "change_to_figure": summary(commit),
-        "sessions_with_all_figures": sum(r.commits_ok == args.changes for r in results),
-        "figures_per_session": [r.commits_ok for r in results],
         "rss_mb": {
             "pid": pid,
             "baseline": baseline,

@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -33,6 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: the repository's harness
 
+from harness.load_run import run_load  # noqa: E402
 from harness.proc import children_cpu_seconds, machine_busy_seconds, rss_mb  # noqa: E402
 from harness.run_local import RunLocal  # noqa: E402
 
@@ -49,32 +49,16 @@ def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
         machine_busy_seconds(),
         time.monotonic(),
     )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "load.py"),
-            "--sessions",
-            str(sessions),
-            "--port",
-            str(rl.port),
-            "--pid",
-            str(rl.pids[0]),
-            "--arrival-seconds",
-            f"{arrival:g}",
-            "--changes",
-            str(args.changes),
-            "--think",
-            *map(str, args.think),
-            "--settle",
-            "1",
-            "--timeout",
-            str(args.timeout),
-            "--json",
-            str(report_path),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    proc, r = run_load(
+        report_path,
+        sessions=sessions,
+        port=rl.port,
+        pid=rl.pids[0],
+        arrival_seconds=arrival,
+        changes=args.changes,
+        think=args.think,
+        settle=1,
+        timeout=args.timeout,
     )
     wall = time.monotonic() - t0
     server_cpu, proxy_cpu, client_cpu = (
@@ -83,14 +67,13 @@ def one_class(rl: RunLocal, sessions: int, args, out_dir: Path) -> dict:
         children_cpu_seconds() - client0,
     )
     other_cpu = machine_busy_seconds() - busy0 - server_cpu - proxy_cpu - client_cpu
-    if proc.returncode != 0 or not report_path.exists():
+    if r is None:
         return {
             "processes": len(rl.pids),
             "sessions": sessions,
             "failed": proc.stdout[-2000:] + proc.stderr[-2000:],
         }
-    r = json.loads(report_path.read_text())
-    latency = r.get("commit_to_page") or r.get("change_to_figure")
+    latency = r["commit_to_page"]
     row = {
         "processes": len(rl.pids),
         "sessions": sessions,

@@ -80,6 +80,11 @@ def numpy_uses_avx512() -> bool:
     return bool(__cpu_features__.get("X86_V4", False))
 
 
+def load_text() -> str:
+    """The load average now (1, 5, 15 min), as the header and a benchmark's lines print it."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def describe() -> dict:
     """The machine's figures: CPU model, AVX-512 present and in use, numpy's exp rates, load average."""
     return {

@@ -8,6 +8,7 @@ function of the parsed arguments that returns the exit code):
     app        start the web app (from a clone of the repository, with the [app] packages installed)
     deep       deep clustering: autoencoder + RBF layer on its codes, against K-Means baselines
     classify   RBF network classifier: K-Means layer + linear read-out, against logistic regression
+    export     a scrubbed view, or the nine lessons, as one self-contained offline HTML file
 
 Adding a command: write ``rbfviz/cli/<name>.py`` with
 

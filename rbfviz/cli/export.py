@@ -8,13 +8,17 @@ The file is what the app's "Interactive page (HTML)" download gives for the same
 of the view's figure, the numbers beside it and its "In words" sentence, the σ slider (mouse, touch,
 keyboard), Play on Annealing; it opens from file:// with no network. ``--out`` into a folder that does not
 exist creates the folder (and says so). Bad settings get the messages the library's checks give
-(rbfviz.views.export.build.Setting), with exit code 2.
+(rbfviz.views.export.build.Setting), and an --out that cannot be written says why, with exit code 2.
+The link back to the app is ``--public-url`` (the command line reads no environment: pass
+``--public-url "$RBFVIZ_PUBLIC_URL"`` for the app's address).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from ..datasets import DATASETS
 from ..views.export.build import INITS, QUANTITIES, VIEWS
@@ -53,10 +57,23 @@ def register(subparsers) -> None:
     )
     parser.add_argument(
         "--public-url",
+        type=public_url,
         default=None,
-        help="the app's public address (e.g. $RBFVIZ_PUBLIC_URL): the file links back to the same view there",
+        help='the app\'s public address, http(s)://host[/path] (e.g. "$RBFVIZ_PUBLIC_URL"): the file '
+        "links back to the same view there",
     )
     parser.set_defaults(handler=run_export)
+
+
+def public_url(text: str) -> str:
+    """An http(s) address with a host, no query or fragment (what the app's RBFVIZ_PUBLIC_URL allows)."""
+    parts = urlsplit(text.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an address students can open: give http(s)://host[/path], e.g. "
+            "https://rbfviz.example.edu"
+        )
+    return text.strip().rstrip("/")
 
 
 def _progress(what: str):
@@ -73,13 +90,8 @@ def run_export(args) -> int:
     out = Path(args.out)
     if out.exists() and out.is_dir():
         raise ValueError(f"--out {args.out} is a folder; give a file name such as {out / 'rbfviz.html'}.")
-    if args.lessons:
-        from ..views.export.lesson_pack import lesson_pack
-
-        html = lesson_pack(public_url=args.public_url, progress=_progress("lesson steps"))
-    else:
-        from ..views.export.page import view_page
-
+    setting = None
+    if not args.lessons:
         setting = Setting(
             view=args.view,
             dataset=args.dataset,
@@ -94,11 +106,27 @@ def run_export(args) -> int:
             sigma=args.sigma,
             quantity=args.field,
         )
-        html = view_page(setting, public_url=args.public_url, progress=_progress(f"{args.view}: σ levels"))
+    # the folder before the build, so that a path that cannot be written fails at once, not a minute later
+    if out.parent.exists() and not out.parent.is_dir():
+        raise ValueError(f"--out {args.out}: {out.parent} is a file, not a folder.")
     if not out.parent.exists():
-        out.parent.mkdir(parents=True)
+        try:
+            out.parent.mkdir(parents=True)
+        except OSError as exc:
+            raise ValueError(f"cannot create the folder {out.parent} for --out: {exc.strerror}.") from exc
         print(f"created the folder {out.parent}", file=sys.stderr)
+    if setting is None:
+        from ..views.export.lesson_pack import lesson_pack
+
+        html = lesson_pack(public_url=args.public_url, progress=_progress("lesson steps"))
+    else:
+        from ..views.export.page import view_page
+
+        html = view_page(setting, public_url=args.public_url, progress=_progress(f"{args.view}: σ levels"))
     data = html.encode("utf-8")
-    out.write_bytes(data)
+    try:
+        out.write_bytes(data)
+    except OSError as exc:
+        raise ValueError(f"cannot write --out {out}: {exc.strerror}.") from exc
     print(f"wrote {out} ({len(data) / 1e6:.2f} MB)")
     return 0

@@ -20,15 +20,11 @@ several classes of 40 students, one after another on one server, where a per-ses
 from wave to wave (docs/deploy/sizing.md).
 """
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from hang import HANG_TIMEOUT_S
 
-ROOT = Path(__file__).resolve().parents[2]
+from harness.load_run import run_load
+
 SESSIONS, CHANGES = 5, 5
 NON_CACHE_GROWTH_MB = 80.0
 
@@ -37,36 +33,19 @@ pytestmark = pytest.mark.load
 
 def test_five_students_commit_sigma_without_errors_or_leaks(tmp_path):
     report_path = tmp_path / "load.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "load.py"),
-            "--sessions",
-            str(SESSIONS),
-            "--changes",
-            str(CHANGES),
-            "--arrival-seconds",
-            "2",
-            "--think",
-            "0.2",
-            "0.6",
-            "--settle",
-            "5",
-            "--probe-opens",
-            "2",
-            # a run slower than this is an error: the hang bound, not a speed limit (that is bench/'s job)
-            "--timeout",
-            str(HANG_TIMEOUT_S),
-            "--json",
-            str(report_path),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    proc, report = run_load(
+        report_path,
+        sessions=SESSIONS,
+        changes=CHANGES,
+        arrival_seconds=2,
+        think=(0.2, 0.6),
+        settle=5,
+        probe_opens=2,
+        # a run slower than this is an error: the hang bound, not a speed limit (that is bench/'s job)
         timeout=HANG_TIMEOUT_S,
+        process_timeout=HANG_TIMEOUT_S,
     )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    report = json.loads(report_path.read_text())
+    assert report is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
 
     assert report["errors"] == [], report["errors"]
     assert report["commits_per_session"] == [CHANGES] * SESSIONS

@@ -20,8 +20,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -38,7 +36,8 @@ from proxy_scenarios import (
 )
 
 import harness.run_local
-from harness.settings import ARTIFACTS, ROOT, in_ci, require_browser
+from harness.load_run import run_load
+from harness.settings import ARTIFACTS, in_ci, require_browser
 from harness.student import HANG_TIMEOUT_MS
 
 # on one pytest-xdist worker (tests/conftest.py gives the group its ids): the module's run-local starts once
@@ -194,47 +193,26 @@ def test_eighty_students_through_the_proxy_share_both_replicas(proxy, tmp_path):
     report_path = tmp_path / "load.json"
     port = proxy.url.rsplit(":", 1)[1]
     t0 = time.monotonic()
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "bench" / "load.py"),
-            "--sessions",
-            str(sessions),
-            "--port",
-            port,
-            "--pid",
-            str(proxy.replicas[0]["pid"]),
-            "--arrival-seconds",
-            "20",
-            "--changes",
-            "3",
-            "--think",
-            "0.5",
-            "1.5",
-            "--settle",
-            "1",
-            # no probe of a warm first open's script time: this test asserts nothing about it
-            "--probe-opens",
-            "0",
-            # a run slower than this is an error: the hang bound, not a speed limit (that is bench/'s job)
-            "--timeout",
-            str(HANG_TIMEOUT_MS / 1000),
-            "--json",
-            str(report_path),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
+    proc, report = run_load(
+        report_path,
+        sessions=sessions,
+        port=port,
+        pid=proxy.replicas[0]["pid"],
+        arrival_seconds=20,
+        changes=3,
+        think=(0.5, 1.5),
+        settle=1,
+        # no probe of a warm first open's script time: this test asserts nothing about it
+        probe_opens=0,
+        # a run slower than this is an error: the hang bound, not a speed limit (that is bench/'s job)
+        timeout=HANG_TIMEOUT_MS / 1000,
+        process_timeout=900,
     )
     wall = time.monotonic() - t0
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    report = json.loads(report_path.read_text())
+    assert report is not None, proc.stdout[-3000:] + proc.stderr[-3000:]
     per_replica = [b - a for a, b in zip(before, connects(proxy))]
-    # bench/load.py's names: "commit_to_page" (σ committed → page updated) since the σ scrubber,
-    # "change_to_figure" before it
-    latency = report.get("commit_to_page") or report.get("change_to_figure")
-    complete = report.get("sessions_with_all_commits", report.get("sessions_with_all_figures"))
+    latency = report["commit_to_page"]  # σ committed → page updated
+    complete = report["sessions_with_all_commits"]
     print(
         f"\n{sessions} students through HAProxy in {wall:.0f} s: sessions per replica {per_replica} "
         f"(the warm-up student included), σ change → updated page {latency}, first open "

@@ -7,9 +7,13 @@ blocked:
   was requested but the file itself; axe-core finds no serious or critical violation (the app's audit,
   tests/e2e/a11y.py), at laptop size and at phone size (390 × 844, touch), where the page does not
   scroll sideways;
+* Play and Pause on Annealing: level after level from the largest σ, holding where it paused;
+* a page inside an <iframe> of a course page (Moodle, Canvas), drawn and moved there;
 * the lesson pack (written by ``python -m rbfviz export --lessons``): every step answered in the page,
-  each verdict and explanation equal to rbfviz.views.lessons.arrays.check's; each step's figure is its view's
-  payload at the step's σ; the page's number formatting is Python's ``{:.4g}``.
+  each verdict and explanation equal to rbfviz.views.lessons.arrays.check's; each step's figure is its
+  view's payload at the step's σ, and its link back to the app is the Lessons page's; the equations are
+  drawn as MathML (no LaTeX source on the page); the page's number formatting is Python's ``{:.4g}``; on
+  a phone, with every step answered, nothing runs off the screen and the audit passes.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import base64
 import html
 import math
 import re
+from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 import pytest
@@ -27,8 +32,10 @@ from rbfviz.cli import main as cli
 from rbfviz.views.common.scrub import figure_at, read_payload
 from rbfviz.views.export.build import Setting, view_payload
 from rbfviz.views.export.lesson_pack import inline_html
+from rbfviz.views.export.maths import parts
 from rbfviz.views.export.page import view_page
 from rbfviz.views.lessons.arrays import STEPS, check, prepare
+from ui.state import lesson_query
 
 pytestmark = pytest.mark.e2e
 
@@ -68,8 +75,9 @@ def embedded_payload(page_html: str, payload_id: str = "rbfviz-payload") -> byte
     return base64.b64decode(found.group(1))
 
 
-def offline_tab(browser, path, viewport=None, touch=False):
-    """A new tab that may read the file and nothing else; returns (context, page, requests made)."""
+def offline_tab(browser, path, viewport=None, touch=False, also=()):
+    """A new tab that may read the file (and the files in ``also``) and nothing else; returns (context,
+    page, requests made)."""
     context = browser.new_context(
         viewport=viewport or {"width": 1366, "height": 768}, has_touch=touch, is_mobile=touch
     )
@@ -80,12 +88,12 @@ def offline_tab(browser, path, viewport=None, touch=False):
 
     def route(route):
         requests.append(route.request.url)
-        if route.request.url == path.as_uri():
+        if route.request.url in [path.as_uri(), *(other.as_uri() for other in also)]:
             return route.continue_()
         return route.abort()
 
     context.route("**/*", route)
-    page.goto(path.as_uri())
+    page.goto((also[0] if also else path).as_uri())
     page.errors = errors
     return context, page, requests
 
@@ -134,6 +142,36 @@ def assert_level_is_the_apps(shown: dict, header: dict) -> None:
     assert shown["caption"] == (f"In words: {frame['caption']}" if frame["caption"] else "")
     assert shown["range"] == len(header["sigmas"]) - 1 - level
     assert shown["valuetext"] == f"σ = {header['texts'][level]}"
+
+
+# every level the figure shows, in order (the plot's data-level as scrub.js sets it)
+RECORD_LEVELS_JS = """() => { window.levelsShown = [];
+  const gd = document.querySelector("div.scrub-plot");
+  new MutationObserver(() => window.levelsShown.push(Number(gd.dataset.level)))
+    .observe(gd, { attributes: true, attributeFilter: ["data-level"] }); }"""
+
+
+def play_pause_and_play_to_the_end(page, header: dict) -> None:
+    """▶ Play from the end of the slider runs the annealing from the largest σ, one level after another;
+    ❚❚ Pause holds the level it reached (drawn as the app draws it); ▶ Play again goes on from there to the
+    smallest σ and stops."""
+    last = len(header["sigmas"]) - 1
+    page.keyboard.press("Home")  # at the smallest σ: Play starts again from the largest
+    page.evaluate(RECORD_LEVELS_JS)
+    page.get_by_role("button", name="▶ Play").click()
+    page.wait_for_function(f"window.levelsShown.length && window.levelsShown.at(-1) >= {last // 2}")
+    page.get_by_role("button", name="❚❚ Pause").click()
+    paused = page.evaluate(SHOWN_JS, None)
+    assert last // 2 <= paused["level"] < last
+    page.wait_for_timeout(3 * header["play_ms"])
+    assert_level_is_the_apps(wait_level(page, paused["level"]), header)  # it stays where it paused
+    page.get_by_role("button", name="▶ Play").click()
+    page.get_by_role("button", name="▶ Play").wait_for()  # it plays to the end, then stops
+    assert_level_is_the_apps(wait_level(page, last), header)
+    shown = page.evaluate("window.levelsShown")
+    assert shown[0] == 0 and shown[-1] == last, shown
+    assert shown == sorted(shown), shown  # forward only, from the largest σ to the smallest
+    assert len(set(shown)) >= len(header["sigmas"]) // 2, shown  # level after level, not a jump
 
 
 def audit(page, axe_js, where: str) -> None:
@@ -196,11 +234,7 @@ def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tm
         assert_level_is_the_apps(shown, header)
 
         if view == "annealing":
-            page.keyboard.press("Home")  # Play starts from the largest σ when at the end
-            page.get_by_role("button", name="▶ Play").click()
-            page.get_by_role("button", name="❚❚ Pause").wait_for()
-            page.get_by_role("button", name="▶ Play").wait_for()  # it plays to the end, then stops
-            assert_level_is_the_apps(wait_level(page, last), header)
+            play_pause_and_play_to_the_end(page, header)
 
         audit(page, axe_js, f"the exported {view} page")
         assert not page.errors, page.errors
@@ -223,12 +257,55 @@ def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tm
         context.close()
 
 
+def test_an_exported_page_works_inside_an_iframe(browser, tmp_path):
+    """A course page (Moodle, Canvas) embeds the file in an <iframe>, as docs/teach/offline.md shows: the
+    figure draws in the frame, the σ slider moves it by keyboard and mouse, and nothing else is fetched."""
+    setting = Setting("equivalence", **SETTING)
+    path = tmp_path / "equivalence.html"
+    path.write_text(view_page(setting), encoding="utf-8")
+    header = read_payload(view_payload(setting))
+    course = tmp_path / "course page.html"
+    course.write_text(
+        '<!doctype html><html lang="en"><title>Week 3</title><h1>Week 3</h1>'
+        f'<iframe src="{path.name}" title="rbfviz: the Equivalence at every σ" width="100%" height="900" '
+        'style="border: 0"></iframe></html>',
+        encoding="utf-8",
+    )
+    context, page, requests = offline_tab(browser, path, also=(course,))
+    try:
+        frame = page.locator("iframe").element_handle().content_frame()
+        start = level_of_sigma(header, setting.sigma_or_default())
+        assert_level_is_the_apps(wait_level(frame, start), header)
+        frame.locator("input.scrub-range").focus()
+        page.keyboard.press("ArrowLeft")
+        assert_level_is_the_apps(wait_level(frame, start + 1), header)
+        box = frame.locator("input.scrub-range").bounding_box()
+        page.mouse.click(box["x"] + 0.98 * box["width"], box["y"] + box["height"] / 2)
+        assert_level_is_the_apps(wait_level(frame, 0), header)  # the largest σ is on the right
+        assert not page.errors, page.errors
+        assert sorted(requests) == sorted([course.as_uri(), path.as_uri()]), requests
+    finally:
+        context.close()
+
+
+PUBLIC_URL = "https://rbfviz.example.edu/course"
+
+
 @pytest.fixture(scope="module")
 def lesson_pack(tmp_path_factory):
-    """The pack as the command line writes it (into a folder that does not exist yet)."""
+    """The pack as the command line writes it (into a folder that does not exist yet), linking back to the
+    app at PUBLIC_URL."""
     path = tmp_path_factory.mktemp("pack") / "new folder" / "lessons.html"
-    assert cli(["export", "--lessons", "--out", str(path)]) == 0
+    assert cli(["export", "--lessons", "--public-url", PUBLIC_URL, "--out", str(path)]) == 0
     return path
+
+
+def assert_links_back(page, index: int, prepared) -> None:
+    """The step's link opens its view in the app with the Lessons page's own link for the step."""
+    href = page.locator(f"#step-{index} .note a").get_attribute("href")
+    address = urlsplit(href)
+    assert f"{address.scheme}://{address.netloc}{address.path}" == f"{PUBLIC_URL}/{prepared.step.view}"
+    assert dict(parse_qsl(address.query)) == lesson_query(prepared)
 
 
 # Values typed into a number question: the answer, inside and outside the tolerance, and numbers whose
@@ -252,6 +329,8 @@ def test_the_lesson_pack_checks_every_answer_as_the_library_does(browser, axe_js
             assert_level_is_the_apps(
                 wait_level(page, level_of_sigma(header, prepared.sigma), section), header
             )
+
+            assert_links_back(page, index, prepared)
 
             why = page.locator(f"#step-{index}-why")
             verdict = page.locator(f"#step-{index}-verdict")
@@ -279,8 +358,67 @@ def test_the_lesson_pack_checks_every_answer_as_the_library_does(browser, axe_js
             assert why.is_visible()
             explanation = page.locator(f"#step-{index}-why .explanation").inner_html()
             assert explanation == inline_html(prepared.explanation)
-            assert page.locator(f"#step-{index}-why .equation").all_text_contents() == list(step.equations)
+            assert_equations_drawn(page, index, step.equations)
+        made = page.get_by_role("link", name="Open the same view in the app")
+        assert made.get_attribute("href") == f"{PUBLIC_URL}/Lessons"
         audit(page, axe_js, "the lesson pack, every step answered")
+        assert not page.errors, page.errors
+        assert requests == [lesson_pack.as_uri()], requests
+    finally:
+        context.close()
+
+
+# Each equation box of a step: its MathML elements' sources, and whether Chromium lays each out as MathML
+EQUATIONS_JS = """(index) => Array.from(document.querySelectorAll(`#step-${index}-why .equation`))
+  .map((box) => Array.from(box.children).map((m) => ({ alttext: m.getAttribute("alttext"),
+    mathml: m instanceof MathMLElement, display: getComputedStyle(m).display,
+    height: m.getBoundingClientRect().height,
+    fontPx: parseFloat(getComputedStyle(m).fontSize) })))"""
+
+
+def assert_equations_drawn(page, index: int, equations) -> None:
+    """The step's equations are drawn by the browser as MathML, part by part (maths.parts), at a readable
+    size; the page shows no LaTeX source."""
+    boxes = page.evaluate(EQUATIONS_JS, index)
+    assert [[m["alttext"] for m in box] for box in boxes] == [parts(eq) for eq in equations]
+    for box in boxes:
+        for m in box:
+            assert m["mathml"] and m["display"] == "block math" and m["height"] > 10, m
+            assert m["fontPx"] >= 16, m
+    shown = page.locator(f"#step-{index}-why").inner_text()
+    assert "\\" not in shown and "$" not in shown, shown
+
+
+def answer_every_step(page) -> None:
+    """Answer each step (the first option, or the exact number) and check it: every "Why" opens."""
+    for index, step in enumerate(STEPS, start=1):
+        section = f"#step-{index}"
+        if step.question.is_choice:
+            page.locator(f"{section} input[type=radio][value='0']").check()
+        else:
+            page.locator(f"#step-{index}-answer").fill(repr(prepare(step).answer))
+        page.locator(f"{section} button.check").click()
+        page.locator(f"#step-{index}-why").wait_for()
+
+
+def test_the_lesson_pack_reads_on_a_phone(browser, axe_js, lesson_pack):
+    """390 × 844, touch: with every step answered and its equations shown, the page does not scroll
+    sideways; an equation wider than the screen scrolls in its own box, which then takes the keyboard focus;
+    axe finds no serious or critical violation."""
+    context, page, requests = offline_tab(browser, lesson_pack, {"width": 390, "height": 844}, touch=True)
+    try:
+        page.wait_for_function("window.rbfvizLessons !== undefined && document.body.dataset.ready === '1'")
+        answer_every_step(page)
+        for index, step in enumerate(STEPS, start=1):
+            assert_equations_drawn(page, index, step.equations)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        boxes = page.evaluate(
+            """Array.from(document.querySelectorAll('.equation')).map((b) =>
+                 ({ wide: b.scrollWidth > b.clientWidth, focusable: b.tabIndex === 0,
+                    inside: b.getBoundingClientRect().right <= 390 }))"""
+        )
+        assert all(box["inside"] and box["focusable"] == box["wide"] for box in boxes), boxes
+        audit(page, axe_js, "the lesson pack on a phone, every step answered")
         assert not page.errors, page.errors
         assert requests == [lesson_pack.as_uri()], requests
     finally:

@@ -5,6 +5,7 @@ for EM to split, and levels batched with Newton equal to their runs alone, bit f
 
 import numpy as np
 import pytest
+from numpy_reference import sq_dist
 from scipy.optimize import linear_sum_assignment
 
 from rbfviz import annealing, make_dataset
@@ -126,7 +127,7 @@ def test_newton_reaches_plain_ems_fixed_points(dataset, k, dtype, monkeypatch):
         assert done and reference_done, (sigma, steps)
         fast64, reference64 = fast.astype(np.float64), reference.astype(np.float64)
         if dtype == "float32":  # which centre takes which place may differ by rounding: match them
-            rows, cols = linear_sum_assignment(((fast64[:, None] - reference64[None]) ** 2).sum(axis=2))
+            rows, cols = linear_sum_assignment(sq_dist(fast64, reference64))
             fast64, reference64 = fast64[rows], reference64[cols]
         atol = (1e-6 if dtype == "float64" else 2e-3) * scale
         assert np.abs(fast64 - reference64).max() <= atol, sigma
@@ -149,7 +150,7 @@ def test_newton_does_not_pull_a_stack_onto_its_saddle(monkeypatch):
     )
     reference, _, _ = plain_em(points, stack, sigma, tol_abs)
     assert done and np.linalg.norm(fast[:, None] - fast[None], axis=2).max() > 0.1 * scale  # split
-    rows, cols = linear_sum_assignment(((fast[:, None] - reference[None]) ** 2).sum(axis=2))
+    rows, cols = linear_sum_assignment(sq_dist(fast, reference))
     assert np.abs(fast[rows] - reference[cols]).max() <= 1e-6 * scale
     assert asked  # Newton was asked (and refused at the saddle)
 

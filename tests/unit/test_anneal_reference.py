@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 from entmax import entmax15
+from numpy_reference import sq_dist
 from scipy.optimize import linear_sum_assignment
 from scipy.special import logsumexp, softmax
 
@@ -37,7 +38,7 @@ def one_torch_thread():
 
 def reference_resp(X, C, sigma, kind):
     """(n, k) responsibilities in float64: scipy's softmax, or the entmax package's entmax15."""
-    d = ((X[:, None, :].astype(np.float64) - C[None, :, :].astype(np.float64)) ** 2).sum(axis=2)
+    d = sq_dist(X, C, np.float64)
     z = -d / (2.0 * sigma**2)
     if kind == "softmax":
         return softmax(z, axis=1)
@@ -112,7 +113,7 @@ def test_every_level_matches_plain_numpy_em(dataset, k, kind, dtype):
     fast64, ref64 = fast.centers.astype(np.float64), ref.astype(np.float64)
     if dtype == "float32":
         for s in range(sigmas.size):
-            rows, cols = linear_sum_assignment(((fast64[s][:, None] - ref64[s][None]) ** 2).sum(axis=2))
+            rows, cols = linear_sum_assignment(sq_dist(fast64[s], ref64[s]))
             fast64[s] = fast64[s][rows][np.argsort(cols)]
     gap = np.abs(fast64 - ref64).max(axis=(1, 2))
     assert gap[both].max() <= atol, f"levels {np.flatnonzero(gap > atol)}: {gap[gap > atol]}"
@@ -131,7 +132,7 @@ def test_em_step_and_its_free_energy_match_their_definitions(kind, dtype):
         new, energy = _em_step(points, C, sigma, kind, energy=True)
         assert new.dtype == X.dtype
         if kind == "hard":
-            labels = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+            labels = sq_dist(X, C).argmin(axis=1)
             expected = np.array([X[labels == j].astype(np.float64).mean(axis=0) for j in range(4)])
         else:
             expected, _ = reference_em(X, C, sigma, "softmax" if kind == "naive" else kind, 0.0, 1)
@@ -142,7 +143,7 @@ def test_em_step_and_its_free_energy_match_their_definitions(kind, dtype):
             free_energy(X, C, sigma, kind), rel=1e-10 if dtype == "float64" else 1e-5
         )
         if kind == "softmax":
-            d = ((X[:, None, :].astype(np.float64) - C[None, :, :].astype(np.float64)) ** 2).sum(axis=2)
+            d = sq_dist(X, C, np.float64)
             T = 2.0 * sigma**2
             closed = -T * logsumexp(-d / T, axis=1).sum()
             assert energy == pytest.approx(closed, rel=1e-9 if dtype == "float64" else 1e-5)

@@ -48,3 +48,10 @@ def test_start_strips_the_flag_and_keeps_the_other_arguments(monkeypatch, capsys
     assert machine.start(None) == ["--quick", "--json", "out.json"]
     assert sys.argv == ["bench/x.py", "--quick", "--json", "out.json"]
     assert "turned off for this run" in capsys.readouterr().out
+
+
+def test_load_text_is_the_three_load_averages(monkeypatch):
+    from harness import machine
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.234, 0.5, 12.0))
+    assert machine.load_text() == "1.23, 0.50, 12.00"

@@ -9,10 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hang import HANG_TIMEOUT_S
 
+import rbfviz
 from rbfviz.cli import main
+from rbfviz.views.common.receipt import package_versions
+from rbfviz.views.common.scrub import read_payload
 from rbfviz.views.export.build import Setting, view_payload
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +38,16 @@ def test_every_view_exports(tmp_path, capsys, view):
     setting = Setting(view, dataset="moons", n=80, k=2, kind="entmax", alpha=1.7)
     assert embedded_payload(page) == view_payload(setting)
     assert "<dt>map</dt><dd>entmax:1.7</dd>" in page
+    # what made the file: the settings, the σ range, the versions
+    assert "<dt>data set</dt><dd>moons</dd>" in page and "<dt>clusters k</dt><dd>2</dd>" in page
+    sigmas = read_payload(embedded_payload(page))["sigmas"]
+    assert f"<dd>{max(sigmas):.3g} down to {min(sigmas):.3g}, {len(sigmas)} levels</dd>" in page
+    assert f'<meta name="generator" content="rbfviz {rbfviz.__version__}">' in page
+    versions = package_versions()
+    made = re.search(r"<p>Made by rbfviz (.*?) on \d{4}-\d\d-\d\d \d\d:\d\d UTC, with (.*?);", page)
+    assert made.group(1) == versions["rbfviz"]
+    assert made.group(2) == ", ".join(f"{name} {v}" for name, v in versions.items() if name != "rbfviz")
+    assert f"numpy {np.__version__}" in made.group(2)
     assert f"wrote {out}" in capsys.readouterr().out
     assert out.stat().st_size < 3_000_000
     assert "http://" not in page.split("<script", 1)[0] and "https://" not in page.split("<script", 1)[0]
@@ -81,6 +95,30 @@ def test_out_that_is_a_folder_is_refused(tmp_path, capsys):
         main(["export", "--view", "equivalence", *SMALL, "--out", str(tmp_path)])
     assert stop.value.code == 2
     assert "is a folder; give a file name" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("address", ["rbfviz.example.edu", "ftp://rbfviz.example.edu", "https://x.edu/?a=1"])
+def test_a_public_url_students_cannot_open_is_refused(tmp_path, capsys, address):
+    out = tmp_path / "x.html"
+    with pytest.raises(SystemExit) as stop:
+        main(["export", "--view", "explorer", *SMALL, "--public-url", address, "--out", str(out)])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not an address students can open: give http(s)://host[/path]" in err, err
+    assert not out.exists()
+
+
+def test_out_that_cannot_be_written_is_one_clear_line(tmp_path, capsys):
+    """A file where the folder should be: the command stops before building, without a traceback."""
+    (tmp_path / "notes.txt").write_text("a file, not a folder")
+    for out in (tmp_path / "notes.txt" / "week 3" / "x.html", tmp_path / "notes.txt" / "x.html"):
+        with pytest.raises(SystemExit) as stop:
+            main(["export", "--view", "explorer", *SMALL, "--out", str(out)])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("rbfviz export: error: ") and str(out.parent) in err, err
+        assert "σ levels" not in err  # refused before the build
+        assert "Traceback" not in err
 
 
 def test_the_command_runs_as_python_dash_m(tmp_path):

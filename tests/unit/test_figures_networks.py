@@ -14,6 +14,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from numpy_reference import sq_dist
 
 from rbfviz.field import pixel_centers
 from rbfviz.nn import train_classifier, train_deep_clustering
@@ -160,7 +161,7 @@ def test_nearest_center_grid_orientation():
     grid = nearest_center_grid(extent, centers, 8)
     assert grid[0, 0] == 0 and grid[-1, -1] == 1  # row 0 is the top (y_max)
     pts = pixel_centers(extent, 8, 8)
-    expected = ((pts[:, None, :] - centers[None]) ** 2).sum(-1).argmin(1).reshape(8, 8)
+    expected = sq_dist(pts, centers).argmin(1).reshape(8, 8)
     assert np.array_equal(grid, expected)
 
 
@@ -345,7 +346,7 @@ def test_voronoi_cells_are_exact():
     # the cells tile the box
     assert sum(polygon_area(c) for c in cells) == pytest.approx(3.0 * 2.4, rel=1e-12)
     for j, cell in enumerate(cells):
-        d = ((cell[:, None, :] - centers[None]) ** 2).sum(-1)
+        d = sq_dist(cell, centers)
         assert (d[:, j] <= d.min(axis=1) + 1e-12).all()  # every vertex is nearest to its centre
         inside = cell.mean(axis=0)  # a convex polygon holds its vertex mean
         assert ((inside - centers) ** 2).sum(-1).argmin() == j
@@ -365,7 +366,7 @@ def test_deep_view_cells_for_2d_codes(deep2):
             (v.extent[1] - v.extent[0]) * (v.extent[3] - v.extent[2]), rel=1e-9
         )
     # labels of the shown codes are their nearest centre in the 2-D view (it is the latent space)
-    d = ((v.frame_codes[-1][:, None, :] - v.frame_centers[-1][None]) ** 2).sum(-1)
+    d = sq_dist(v.frame_codes[-1], v.frame_centers[-1])
     assert np.array_equal(v.frame_labels[-1], d.argmin(1))
 
 

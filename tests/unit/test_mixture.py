@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numpy_reference import sq_dist
 from sklearn.mixture import GaussianMixture
 
 import rbfviz
@@ -36,7 +37,7 @@ def gaussian_posterior_np(X, C, sigmas, weights):
     """p(j | x_i) of a spherical Gaussian mixture, from log-densities with a log-sum-exp, in float64."""
     X, C = np.asarray(X, np.float64), np.asarray(C, np.float64)
     d = X.shape[1]
-    sq = ((X[:, None, :] - C[None, :, :]) ** 2).sum(axis=2)
+    sq = sq_dist(X, C)
     log_dens = (
         np.log(weights)[None, :]
         - sq / (2.0 * np.asarray(sigmas) ** 2)[None, :]
@@ -161,7 +162,7 @@ def test_fixed_mixture_attributes():
     assert model.n_features_in_ == 2
     # its log-likelihood is the textbook mixture density, written here
     X = np.random.default_rng(0).normal(size=(50, 2))
-    sq = ((X[:, None, :] - C[None]) ** 2).sum(axis=2)
+    sq = sq_dist(X, C)
     density = (np.exp(-sq / (2 * 0.25)) / (2 * math.pi * 0.25)).mean(axis=1)
     assert model.score(X) == pytest.approx(np.log(density).mean(), rel=1e-12)
 
@@ -181,7 +182,7 @@ def test_small_sigma_posterior_is_the_kmeans_assignment():
     the fixed mixture's posterior is one-hot on each point's nearest centre."""
     rng = np.random.default_rng(1)
     X, C = rng.normal(size=(400, 2)), rng.normal(size=(5, 2))
-    sq = ((X[:, None, :] - C[None]) ** 2).sum(axis=2)
+    sq = sq_dist(X, C)
     gaps = np.sort(sq, axis=1)[:, 1] - sq.min(axis=1)
     sigma = math.sqrt(gaps.min() / 80)  # every off-weight below e^(-40)
     proba = mixture.fixed_mixture(C, sigma).predict_proba(X)
@@ -244,7 +245,7 @@ def test_fit_is_a_fixed_point_of_the_m_step_written_here():
     r, (n, d) = fit.resp, X.shape
     mass = r.sum(axis=0)
     means = (r.T @ X) / mass[:, None]
-    variances = (r * ((X[:, None, :] - means[None]) ** 2).sum(axis=2)).sum(axis=0) / (d * mass) + 1e-6
+    variances = (r * sq_dist(X, means)).sum(axis=0) / (d * mass) + 1e-6
     np.testing.assert_allclose(fit.weights, mass / n, rtol=1e-3)
     np.testing.assert_allclose(fit.means, means, atol=1e-3 * X.std())
     np.testing.assert_allclose(fit.sigmas, np.sqrt(variances), rtol=1e-3)

@@ -17,6 +17,7 @@ from contextlib import redirect_stdout
 import numpy as np
 import pytest
 import torch
+from numpy_reference import sq_dist
 from scipy.optimize import linear_sum_assignment
 from sklearn.cluster import KMeans
 from sklearn.decomposition import PCA
@@ -98,7 +99,7 @@ def test_deep_follows_documented_schedule():
     assert first.sigma == r.sigmas[0]
     np.testing.assert_allclose(r.sigmas[-1], r.sigmas[0] / 10, rtol=1e-15)
     z, c = first.codes, first.centers
-    sub_median = math.sqrt(np.median(((z[:, None] - c[None]) ** 2).sum(-1).min(1)))
+    sub_median = math.sqrt(np.median(sq_dist(z, c).min(1)))
     assert 0.5 * sub_median < r.sigmas[0] < 2.0 * sub_median  # whole-data median vs subsample median
 
 
@@ -217,7 +218,7 @@ def test_classifier_beats_linear_baseline(dataset, moons_softmax):
 def test_lloyd_distance_matches_independent_recomputation(moons_softmax):
     r = moons_softmax
     lloyd, _ = kmeans(r.X_train, init=r.centers)
-    cost = ((r.centers[:, None, :] - lloyd[None, :, :]) ** 2).sum(-1)
+    cost = sq_dist(r.centers, lloyd)
     rows, cols = linear_sum_assignment(cost)
     assert r.center_distance_to_lloyd == pytest.approx(math.sqrt(cost[rows, cols].sum()), rel=1e-9, abs=1e-12)
     np.testing.assert_allclose(r.lloyd_centers, lloyd[cols], atol=1e-12)
@@ -275,7 +276,7 @@ def test_deep_result_fields_and_baselines():
     assert r.labels.shape == (n,) and r.embedding.shape == (n, 2) and r.centers.shape == (3, 2)
     assert np.array_equal(r.embedding_2d, r.embedding)  # a 2-D latent is shown as it is
     assert r.nmi == pytest.approx(normalized_mutual_info_score(r.y, r.labels), abs=1e-15)
-    nearest = ((r.embedding[:, None] - r.centers[None]) ** 2).sum(-1).argmin(1)
+    nearest = sq_dist(r.embedding, r.centers).argmin(1)
     assert np.array_equal(r.labels, nearest)
     assert r.cluster_sizes.sum() == n
     X, y = load_deep_data("moons", n=200, seed=1)

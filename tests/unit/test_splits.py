@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from numpy_reference import sq_dist
 
 from rbfviz.annealing import anneal
 from rbfviz.datasets import NATURAL_K, make_dataset
@@ -277,7 +278,7 @@ def test_a_split_right_after_the_one_that_made_its_stack_keeps_the_last_level_va
     assert later.evaluation == "last_level" and not later.converged
     assert later.sigma_evaluated == pytest.approx(sigmas[1])
     # the last-level value: numpy's weighted covariance of the stack at the level above, as given
-    resp = np.exp(-((X[:, None, :] - centers[1][None]) ** 2).sum(-1) / (2 * sigmas[1] ** 2))
+    resp = np.exp(-sq_dist(X, centers[1]) / (2 * sigmas[1] ** 2))
     resp /= resp.sum(axis=1, keepdims=True)
     weights = resp[:, :2].sum(axis=1)
     expected = math.sqrt(np.linalg.eigvalsh(np.cov(X.T, aweights=weights, bias=True))[-1])

@@ -12,7 +12,8 @@ messages, and applies check's rule (|value − answer| ≤ rel_tol·|answer|; th
 ``{:.4g}``) to what is typed. tests/e2e/test_e2e_export.py answers every step in Chromium and compares
 each verdict and explanation with ``check``'s.
 
-Equations are shown as their LaTeX source (the page has no math renderer).
+The equations are MathML (``maths.equation_html``), converted when the file is made: the browser draws
+them with no script, font file or network; each keeps its LaTeX source as its alttext.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import re
 
 from ..lessons.arrays import STEPS, Prepared, check, prepare
 from .build import Setting, view_payload
+from .maths import equation_html
 from .page import app_link, bundle_for, html_page, made_html, scrubber_holder
 
 # A value whose ``{:.4g}`` text appears nowhere else in a wrong-answer message: its place there is
@@ -108,10 +110,7 @@ def _question_html(index: int, prepared: Prepared) -> str:
 
 
 def _why_html(index: int, prepared: Prepared) -> str:
-    equations = "".join(
-        f'<pre class="equation" aria-label="Equation, in LaTeX"><code>{html.escape(eq)}</code></pre>'
-        for eq in prepared.step.equations
-    )
+    equations = "".join(equation_html(eq) for eq in prepared.step.equations)
     return (
         f'<div class="why" id="step-{index}-why" hidden><h3>Why</h3>'
         f'<div class="explanation">{inline_html(prepared.explanation)}</div>{equations}</div>'
@@ -235,8 +234,21 @@ for (const form of document.querySelectorAll("form.question")) {
     out.textContent = result.message;
     out.className = "verdict " + (!result.answered ? "unanswered" : result.correct ? "right" : "wrong");
     out.dataset.correct = String(result.correct);
-    if (result.answered) document.getElementById(`step-${index}-why`).hidden = false;
+    if (result.answered) {
+      document.getElementById(`step-${index}-why`).hidden = false;
+      focusWideEquations();
+    }
   });
 }
-window.rbfvizLessons = { verdict, formatG, CHECKS };
+
+// An equation too wide for the screen scrolls sideways in its box; such a box takes the keyboard focus,
+// so that the arrow keys scroll it too.
+function focusWideEquations() {
+  for (const box of document.querySelectorAll(".why:not([hidden]) .equation")) {
+    if (box.scrollWidth > box.clientWidth) box.tabIndex = 0;
+    else box.removeAttribute("tabindex");
+  }
+}
+window.addEventListener("resize", focusWideEquations);
+window.rbfvizLessons = { verdict, formatG, CHECKS, focusWideEquations };
 """

@@ -143,7 +143,8 @@ def app_link(public_url: str | None, view: str, query: dict) -> str | None:
     if not public_url or not public_url.strip():
         return None
     page = VIEW_PAGES[view][0] if view in VIEW_PAGES else view
-    return f"{public_url.strip().rstrip('/')}/{page}?{urlencode(query)}"
+    address = f"{public_url.strip().rstrip('/')}/{page}"
+    return f"{address}?{urlencode(query)}" if query else address
 
 
 def _value(key: str, value) -> str:
@@ -175,7 +176,9 @@ def made_html(
     """What made the file: settings, versions, date, the plotly.js bundle inside, the link back to the app."""
     versions = package_versions() if versions is None else versions
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    version_list = ", ".join(f"{name} {html.escape(str(v))}" for name, v in versions.items())
+    version_list = ", ".join(
+        f"{name} {html.escape(str(v))}" for name, v in versions.items() if name != "rbfviz"
+    )
     parts = [
         settings_html(settings, sigma_range),
         f"<p>Made by rbfviz {html.escape(str(versions.get('rbfviz', '')))} on {made}, with {version_list}; "
