@@ -304,6 +304,14 @@ def at_start_up() -> Settings:
     raise AssertionError("st.stop() returned")  # pragma: no cover - st.stop raises
 
 
+def set_openmp_threads(count: int) -> None:
+    """Give OpenMP (scikit-learn's K-Means) ``count`` threads unless OMP_NUM_THREADS is already set, as
+    the Dockerfile sets it. OpenMP reads the variable when it is first loaded (by torch, or
+    scikit-learn), and it is the one setting that reaches the threads Streamlit runs each script in: two
+    threads per fit on a busy machine made a 2 ms fit take up to a second."""
+    os.environ.setdefault("OMP_NUM_THREADS", str(count))
+
+
 def describe(settings: Settings) -> str:
     """The settings as lines ``NAME = value`` (the database URL without its password)."""
     from sqlalchemy.engine import make_url
