@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_page import open_page, page_path
+from app_page import download, open_page, page_path
 from hang import HANG_TIMEOUT_S
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
@@ -42,15 +42,6 @@ EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
     page_path("Lessons"),
 )
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
-
-
-def download(at: AppTest, media, label: str) -> bytes:
-    """The bytes the download button ``label`` delivers when clicked."""
-    buttons = [b for b in at.get("download_button") if b.proto.label == label]
-    assert len(buttons) == 1, [b.proto.label for b in at.get("download_button")]
-    entry = media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]
-    data = entry["callable"]()
-    return data if isinstance(data, bytes) else data.encode("utf-8")
 
 
 def decode(value):
