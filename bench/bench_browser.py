@@ -63,6 +63,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from harness.chromium import CHROMIUM_ARGS as BASE_ARGS  # noqa: E402
 from harness.settings import chromium_path  # noqa: E402
 from harness.streamlit_server import StreamlitServer  # noqa: E402
+from harness.student import NOTE_INPUTS_JS  # noqa: E402
 
 CHROMIUM_ARGS = ["--enable-gpu-benchmarking", *BASE_ARGS]  # chrome.gpuBenchmarking.smoothDrag: 60 Hz drags
 VIEWPORT = {"width": 1400, "height": 1000}
@@ -127,7 +128,8 @@ _INSTRUMENT_JS = """() => {
 # Before any page script: every websocket message the page sends, and every input on the σ slider
 # (and pointer release), timestamped in the page (performance.now()), so the benchmark's own delays
 # cannot move a message into or out of the scrub.
-_SEND_LOG_JS = """(() => {
+_SEND_LOG_JS = (
+    """(() => {
   const sent = window.__sent = [], inputs = window.__inputs = [];
   const send = WebSocket.prototype.send;
   WebSocket.prototype.send = function (data) {
@@ -136,12 +138,11 @@ _SEND_LOG_JS = """(() => {
     sent.push({ t: performance.now(), n });
     return send.call(this, data);
   };
-  const note = (e) => { const el = e.target;
-    if (e.type === "pointerup" || (el && el.classList && el.classList.contains("scrub-range")))
-      inputs.push({ t: performance.now(), type: e.type }); };
-  for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
-  window.addEventListener("pointerup", note, true);
+"""
+    + NOTE_INPUTS_JS
+    + """
 })()"""
+)
 SETTLE_MIN_MS = 450  # rbfviz/views/common/web/scrub.js commits 500 ms after the last input or pointer release
 
 

@@ -33,6 +33,12 @@ from rbfviz.views.stability.levels import stability_levels
 from ui import compute
 
 
+def _payload(levels, sigmas, ctrl, scale, **options) -> bytes:
+    """The levels packed as the pages pack them (the same for both ways): opening at the data set's
+    default σ, large for the presenter; options: the view's own (select, point_ids, play_ms)."""
+    return scrub_payload(levels, sigmas, initial=scale.index(scale.default), large=ctrl.presenter, **options)
+
+
 def explorer(ctrl, quantity="max", head="head", axes=None) -> bytes:
     X, _ = compute.data(ctrl)
     scale = compute.scale(ctrl)
@@ -64,14 +70,7 @@ def explorer(ctrl, quantity="max", head="head", axes=None) -> bytes:
                 explorer_words.plane(v.resp, v.numbers, float(sigma), ctrl.kind, ctrl.dtype),
             )
         )
-    return scrub_payload(
-        levels,
-        scale.grid,
-        initial=scale.index(scale.default),
-        select=True,
-        point_ids=drawn,
-        large=ctrl.presenter,
-    )
+    return _payload(levels, scale.grid, ctrl, scale, select=True, point_ids=drawn)
 
 
 def stability(ctrl) -> bytes:
@@ -91,7 +90,7 @@ def stability(ctrl) -> bytes:
                 stability_words.stability_plane(plane, plane.sigma, plane.dtype),
             )
         )
-    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+    return _payload(levels, scale.grid, ctrl, scale)
 
 
 def equivalence_(ctrl, head="head") -> bytes:
@@ -112,7 +111,7 @@ def equivalence_(ctrl, head="head") -> bytes:
                 equivalence_words.equivalence_step(step, sigma, ctrl.kind),
             )
         )
-    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+    return _payload(levels, scale.grid, ctrl, scale)
 
 
 def annealing(ctrl) -> bytes:
@@ -129,9 +128,7 @@ def annealing(ctrl) -> bytes:
                 annealing_words.annealing_plane(view, float(sigma)),
             )
         )
-    return scrub_payload(
-        levels, view.sigmas, initial=scale.index(scale.default), large=ctrl.presenter, play_ms=FRAME_MS
-    )
+    return _payload(levels, view.sigmas, ctrl, scale, play_ms=FRAME_MS)
 
 
 # --- as the pages build them ------------------------------------------------------------------------
@@ -155,14 +152,7 @@ def explorer_batched(ctrl, quantity="max", head="head", axes=None, views=None) -
         drawn=drawn,
         presenter=ctrl.presenter,
     )
-    return scrub_payload(
-        levels,
-        scale.grid,
-        initial=scale.index(scale.default),
-        select=True,
-        point_ids=drawn,
-        large=ctrl.presenter,
-    )
+    return _payload(levels, scale.grid, ctrl, scale, select=True, point_ids=drawn)
 
 
 def stability_batched(ctrl) -> bytes:
@@ -176,7 +166,7 @@ def stability_batched(ctrl) -> bytes:
         drawn=drawn,
         presenter=ctrl.presenter,
     )
-    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+    return _payload(levels, scale.grid, ctrl, scale)
 
 
 def equivalence_batched(ctrl, head="head") -> bytes:
@@ -184,13 +174,11 @@ def equivalence_batched(ctrl, head="head") -> bytes:
     scale = compute.scale(ctrl)
     steps, resps = zip(*compute.steps_at_every_sigma(ctrl))
     levels = equivalence_levels(steps, resps, scale.grid, X, head, ctrl.kind, presenter=ctrl.presenter)
-    return scrub_payload(levels, scale.grid, initial=scale.index(scale.default), large=ctrl.presenter)
+    return _payload(levels, scale.grid, ctrl, scale)
 
 
 def annealing_batched(ctrl) -> bytes:
     view = compute.annealing_view(ctrl)
     scale = compute.scale(ctrl)
     levels = annealing_levels(view, compute.data(ctrl)[0], presenter=ctrl.presenter)
-    return scrub_payload(
-        levels, view.sigmas, initial=scale.index(scale.default), large=ctrl.presenter, play_ms=FRAME_MS
-    )
+    return _payload(levels, view.sigmas, ctrl, scale, play_ms=FRAME_MS)

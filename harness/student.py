@@ -64,6 +64,14 @@ _SCRUB_JS = """() => {
   };
 }"""
 
+# In an init script that has an array ``inputs``: every keydown, input and pointerdown on the σ slider and
+# every pointer release anywhere, timestamped in the page (performance.now()).
+NOTE_INPUTS_JS = """  const note = (e) => { const el = e.target;
+    if (e.type === "pointerup" || (el && el.classList && el.classList.contains("scrub-range")))
+      inputs.push({ t: performance.now(), type: e.type }); };
+  for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
+  window.addEventListener("pointerup", note, true);"""
+
 # Installed before any page script (Page.add_init_script): every websocket message the page sends
 # (Streamlit's BackMsgs: a rerun request, widget or component values) and every input on the σ
 # slider, with performance.now() timestamps taken in the page itself, so a busy test machine's
@@ -71,7 +79,8 @@ _SCRUB_JS = """() => {
 # order of the run requests sent and of the runs the server started and finished: the top-level
 # fields of each protobuf message (BackMsg 11 = rerun_script; ForwardMsg 4 = new_session,
 # 6 = script_finished, whose value 2 = FINISHED_EARLY_FOR_RERUN, a run cut short by a newer request).
-_SEND_LOG_JS = """(() => {
+_SEND_LOG_JS = (
+    """(() => {
   if (window.__rbfvizSent) return;
   const sent = window.__rbfvizSent = [], inputs = window.__rbfvizInputs = [];
   const run = window.__rbfvizRun = { clock: 0, requested: 0, started: 0, finished: 0, runs: 0 };
@@ -115,12 +124,11 @@ _SEND_LOG_JS = """(() => {
       });
     }
   };
-  const note = (e) => { const el = e.target;
-    if (e.type === "pointerup" || (el && el.classList && el.classList.contains("scrub-range")))
-      inputs.push({ t: performance.now(), type: e.type }); };
-  for (const type of ["keydown", "input", "pointerdown"]) document.addEventListener(type, note, true);
-  window.addEventListener("pointerup", note, true);
+"""
+    + NOTE_INPUTS_JS
+    + """
 })()"""
+)
 
 # True when the page is idle: connected, not running, the last run request sent was followed by a run
 # that started after it and finished, no element is still a skeleton (Streamlit loads an element's code

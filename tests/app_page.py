@@ -1,8 +1,12 @@
-"""Open the app in an AppTest, as every test in tests/app does.
+"""Open the app in an AppTest, as every test in tests/app does (and the browser tests, for the bytes
+a page sends).
 
     at = open_page(page_path("Explorer"), {"dataset": "moons"})   # the page, run, without an exception
     at = open_page(PAGE, query, check=False)                     # the test looks at exceptions itself
     at = app({"n": "6"}); at.run()                               # the home page, or switch pages yourself
+    set_control(at, "w_k", 3)                                    # a sidebar control changed, page rerun
+    data = page_payload(page_path("Stability"), query)           # the σ payload bytes the page sends
+    html = download(at, media, "Interactive page (HTML)")       # what a download button gives
 
 AppTest runs the scripts without a browser; its timeout (tests/hang.py) only catches a hang (a cold
 ``import torch``, a heavy page on a busy machine). The pages are ui.page.PAGES: tests that cover every
@@ -19,6 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 from harness.settings import APP as APP_PATH
 from rbfviz.datasets import make_dataset
+from ui import page as ui_page
 from ui.page import PAGES
 
 APP = str(APP_PATH)
@@ -27,9 +32,9 @@ PAGE_PATHS = [path for path, _, _ in PAGES]  # every page of the app's menu, in 
 
 def page_path(label: str) -> str:
     """The script of the page the menu calls ``label`` ("Explorer", "Step by step", ...)."""
-    found = [path for path, name, _ in PAGES if name == label]
-    assert found, f"no page {label!r} in ui.page.PAGES: {[name for _, name, _ in PAGES]}"
-    return found[0]
+    names = [name for _, name, _ in PAGES]
+    assert label in names, f"no page {label!r} in ui.page.PAGES: {names}"
+    return ui_page.page_path(label)
 
 
 def app(query: dict | None = None) -> AppTest:
@@ -54,6 +59,47 @@ def ok(at: AppTest) -> None:
     """The last run raised no exception and showed no error box."""
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
+
+
+# The controls by their widget keys (the sidebar's, ui.session_keys; the Explorer's field): the kind of
+# AppTest element each one is.
+CONTROLS = {
+    "w_dataset": "selectbox",
+    "w_n": "number_input",
+    "w_noise": "number_input",
+    "w_seed": "number_input",
+    "w_k": "slider",
+    "w_init": "selectbox",
+    "w_kind": "selectbox",
+    "w_dtype": "radio",
+    "explorer_field": "radio",
+}
+
+
+def set_control(at: AppTest, key: str, value) -> AppTest:
+    """The control ``key`` (a key of CONTROLS) set to ``value`` as a user sets it; the page rerun without
+    an exception or an error box."""
+    getattr(at, CONTROLS[key])(key=key).set_value(value).run()
+    ok(at)
+    return at
+
+
+def download(at: AppTest, media, label: str) -> bytes:
+    """The bytes the download button ``label`` delivers when clicked (its deferred generator); media: the
+    media-file managers AppTest created (tests/app/conftest.py's fixture)."""
+    buttons = [b for b in at.get("download_button") if b.proto.label == label]
+    assert len(buttons) == 1, [b.proto.label for b in at.get("download_button")]
+    entry = media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]
+    data = entry["callable"]()
+    return data if isinstance(data, bytes) else data.encode("utf-8")
+
+
+def page_payload(page: str, query: dict | None = None, index: int = 0) -> bytes:
+    """The bytes of the σ payload (every level: rbfviz.views.common.scrub) that ``page`` opened with
+    ``query`` sends its ``index``-th scrubber."""
+    components = open_page(page, query).get("bidi_component")
+    assert len(components) > index, f"{page} drew no σ scrubber number {index}"
+    return components[index].proto.bytes
 
 
 # --- what a page shows, against the library ------------------------------------------------------------

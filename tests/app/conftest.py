@@ -1,6 +1,6 @@
 """The app's tests (AppTest: the page scripts run without a browser). Every test here starts from cold
 Streamlit caches (``fresh_streamlit_caches``, tests/conftest.py; a test marked shared_streamlit_caches
-shares its first case's); tests/app/app_page.py opens the pages.
+shares its first case's); tests/app_page.py opens the pages.
 
 * ``media``  the media-file managers AppTest creates (one per run): they hold the download buttons' files.
 """

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from app_page import assert_same_points, data_set, ok, open_page, page_path, values, xy
+from app_page import assert_same_points, data_set, ok, open_page, page_path, set_control, values, xy
 from scrub_view import commit, figure_shown, grid, level, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
 
@@ -82,14 +82,7 @@ def test_each_control_changes_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)
     before, before_sigmas = specs(at), payload(at)["sigmas"]
-    widget = (
-        at.slider(key="w_k")
-        if key == "k"
-        else (at.radio(key="w_dtype") if key == "dtype" else at.selectbox(key=f"w_{key}"))
-    )
-    widget.set_value(value).run()
-    ok(at)
-    after = specs(at)
+    after = specs(set_control(at, f"w_{key}", value))
     if key == "dataset":  # circles: the plane draws the library's new data set
         assert_same_points(xy(next(t for t in after[0]["data"] if t["name"] == "data")), data_set(at))
     if key == "dtype":  # the same σ levels, the path computed again in float32, and the plane says so

@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 import pytest
-from app_page import app, open_page, page_path
+from app_page import app, download, open_page, page_path
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.classroom import format_code, normalise_code
@@ -144,15 +144,6 @@ def test_a_teacher_and_three_students(media):
     assert classroom.class_store().count_rows()["rbfviz_answers"] == 0
     students[0].run()
     assert "No class room" in texts(students[0].error)
-
-
-def download(at: AppTest, media, label: str) -> bytes:
-    """The bytes the download button ``label`` delivers when clicked (its deferred generator)."""
-    buttons = [b for b in at.get("download_button") if b.proto.label == label]
-    assert len(buttons) == 1, [b.proto.label for b in at.get("download_button")]
-    entry = media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]
-    data = entry["callable"]()
-    return data if isinstance(data, bytes) else data.encode("utf-8")
 
 
 def test_a_student_with_a_bad_code_gets_a_message_and_no_controls():

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from app_page import open_page, page_path
+from app_page import download, open_page, page_path
 from hang import HANG_TIMEOUT_S
 from scrub_view import figure_shown, metrics_shown, payload, payload_bytes
 from streamlit.testing.v1 import AppTest
@@ -42,15 +42,6 @@ EXPLORER, ANNEALING, STABILITY, EQUIVALENCE, LESSONS = (
     page_path("Lessons"),
 )
 SMALL = {"dataset": "moons", "n": "150", "k": "3"}  # quick to compute everywhere
-
-
-def download(at: AppTest, media, label: str) -> bytes:
-    """The bytes the download button ``label`` delivers when clicked."""
-    buttons = [b for b in at.get("download_button") if b.proto.label == label]
-    assert len(buttons) == 1, [b.proto.label for b in at.get("download_button")]
-    entry = media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]
-    data = entry["callable"]()
-    return data if isinstance(data, bytes) else data.encode("utf-8")
 
 
 def decode(value):
@@ -384,6 +375,14 @@ def assert_reproduced(result: dict) -> None:
             )
 
 
+def reproduced_receipt(at, media, runner, cwd: Path) -> dict:
+    """The page's "Receipt (.py)" downloaded and run (``run_receipt``); it reproduces every number it
+    says the page showed (``assert_reproduced``). Returns its (numbers, shown)."""
+    result = run_receipt(runner, download(at, media, "Receipt (.py)"), cwd)
+    assert_reproduced(result)
+    return result
+
+
 @RECEIPTS
 def test_explorer_downloads(media, tmp_path, receipt_runner):
     at = open_page(EXPLORER, SMALL)
@@ -403,8 +402,7 @@ def test_explorer_downloads(media, tmp_path, receipt_runner):
     assert not re.search(r"<script[^>]*\bsrc=", html)  # plotly.js is inside: it opens offline
     assert spec["layout"]["title"]["text"] in html
     # the receipt reproduces the numbers, which are the ones on screen
-    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
-    assert_reproduced(result)
+    result = reproduced_receipt(at, media, receipt_runner, tmp_path)
     shown = metrics(at)
     assert shown["L_σ  (soft loss)"] == f"{result['shown']['loss']:.5g}"
     assert shown["J  (K-Means distortion at these centres)"] == f"{result['shown']['distortion']:.5g}"
@@ -424,8 +422,7 @@ def test_receipt_of_uploaded_data_reads_the_file(media, tmp_path, receipt_runner
 @RECEIPTS
 def test_equivalence_receipt_reproduces(media, tmp_path, receipt_runner):
     at = open_page(EQUIVALENCE, dict(SMALL, init="random", kind="entmax15", dtype="float32"))
-    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
-    assert_reproduced(result)
+    result = reproduced_receipt(at, media, receipt_runner, tmp_path)
     shown = metrics(at)
     assert shown["max |GD step − Lloyd step|"] == f"{result['shown']['gd_vs_lloyd']:.3g}"
 
@@ -438,8 +435,7 @@ def test_annealing_downloads(media, tmp_path, receipt_runner):
     assert trajectories["parameters"]["dataset"] == "moons"
     assert np.asarray(anneal["centers"]).shape == (len(anneal["sigmas"]), 3, 2)
     assert np.all(np.diff(anneal["sigmas"]) < 0)
-    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
-    assert_reproduced(result)
+    result = reproduced_receipt(at, media, receipt_runner, tmp_path)
     shown = metrics(at)
     assert shown["σ_c predicted"] == f"{result['shown']['sigma_critical_predicted']:.3g}"
 
@@ -447,8 +443,7 @@ def test_annealing_downloads(media, tmp_path, receipt_runner):
 @RECEIPTS
 def test_stability_receipt_reproduces_the_table(media, tmp_path, receipt_runner):
     at = open_page(STABILITY, dict(SMALL, dtype="float32"))
-    result = run_receipt(receipt_runner, download(at, media, "Receipt (.py)"), tmp_path)
-    assert_reproduced(result)
+    result = reproduced_receipt(at, media, receipt_runner, tmp_path)
     table = at.dataframe[0].value  # the table at the current σ: one row per map and dtype
     assert len(table) == 6
     for _, row in table.iterrows():

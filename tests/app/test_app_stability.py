@@ -5,7 +5,7 @@ import json
 
 import numpy as np
 import pytest
-from app_page import assert_same_points, data_set, ok, open_page, page_path, xy
+from app_page import assert_same_points, data_set, ok, open_page, page_path, set_control, xy
 from scrub_view import commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
@@ -77,14 +77,7 @@ def test_data_k_and_dtype_change_what_is_shown(key, value):
     at = run(SMALL)
     ok(at)
     before = specs(at)
-    widget = (
-        at.slider(key="w_k")
-        if key == "k"
-        else (at.radio(key="w_dtype") if key == "dtype" else at.selectbox(key=f"w_{key}"))
-    )
-    widget.set_value(value).run()
-    ok(at)
-    after = specs(at)
+    after = specs(set_control(at, f"w_{key}", value))
     if key == "dataset":  # circles: the plane draws the library's new data set, on each side
         X = data_set(at)
         for side in ("naive exp/sum", "entmax-1.5"):

@@ -6,29 +6,20 @@ offline page draws exactly the app's figure, numbers and "In words" at every σ.
 import base64
 import re
 import threading
-from pathlib import Path
 
 import pytest
-import streamlit.testing.v1.app_test as app_test_module
-from hang import HANG_TIMEOUT_S
-from streamlit.runtime.media_file_manager import MediaFileManager
-from streamlit.testing.v1 import AppTest
+from app_page import download, open_page, page_path, page_payload
 
 import ui  # noqa: F401  here, so that the app's process tuning (rbfviz.tune_for_server) runs in this thread
-from rbfviz.views.export.build import Setting
+from rbfviz.views.export.build import VIEWS, Setting
 from rbfviz.views.export.build import view_payload as build_payload
 from rbfviz.views.export.page import VIEW_PAGES
 from ui import session_keys
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-PAGES = {
-    "explorer": "pages/1_Explorer.py",
-    "annealing": "pages/3_Annealing.py",
-    "stability": "pages/5_Stability.py",
-    "equivalence": "pages/6_Equivalence.py",
-}
 
-pytestmark = pytest.mark.usefixtures("fresh_streamlit_caches")
+def view_page(view: str) -> str:
+    """The app's script of an export view ("explorer" -> "pages/1_Explorer.py")."""
+    return page_path(VIEW_PAGES[view][0])
 
 
 def view_payload(setting: Setting) -> bytes:
@@ -42,16 +33,6 @@ def view_payload(setting: Setting) -> bytes:
     worker.join()
     assert out, "the payload was not built (see the thread's exception above)"
     return out[0]
-
-
-def app_payload(view: str, query: dict) -> bytes:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(PAGES[view]).run()
-    assert not at.exception, at.exception
-    components = at.get("bidi_component")
-    assert components, f"the {view} page drew no σ scrubber"
-    return components[0].proto.bytes
 
 
 @pytest.mark.parametrize(
@@ -69,36 +50,16 @@ def app_payload(view: str, query: dict) -> bytes:
 )
 def test_the_command_lines_payload_is_the_apps(view, setting):
     s = Setting(view, **setting)
-    assert view_payload(s) == app_payload(view, s.view_query())
+    assert view_payload(s) == page_payload(view_page(view), s.view_query())
 
 
-@pytest.fixture
-def media(monkeypatch):
-    """The media-file managers AppTest creates (one per run): they hold the download generators."""
-    managers = []
-
-    class Recording(MediaFileManager):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            managers.append(self)
-
-    monkeypatch.setattr(app_test_module, "MediaFileManager", Recording)
-    return managers
-
-
-@pytest.mark.parametrize("view", list(PAGES))
+@pytest.mark.parametrize("view", VIEWS)
 def test_the_apps_interactive_page_download_holds_the_page_payload(media, monkeypatch, view):
     """Each view's "Interactive page (HTML)" button gives the offline page of exactly the payload the view's
     scrubber draws, opening at the committed σ, with the settings and a link back (RBFVIZ_PUBLIC_URL)."""
     monkeypatch.setenv("RBFVIZ_PUBLIC_URL", "https://rbfviz.example.edu/course/")
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(dict(dataset="moons", n="120", k="3", sigma="0.3"))
-    at.switch_page(PAGES[view]).run()
-    assert not at.exception, at.exception
-    buttons = [b for b in at.get("download_button") if b.proto.label == "Interactive page (HTML)"]
-    assert len(buttons) == 1, [b.proto.label for b in at.get("download_button")]
-    page = media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]["callable"]()
-    page = page.decode("utf-8") if isinstance(page, bytes) else page
+    at = open_page(view_page(view), dict(dataset="moons", n="120", k="3", sigma="0.3"))
+    page = download(at, media, "Interactive page (HTML)").decode("utf-8")
     payload = at.get("bidi_component")[0].proto.bytes
     found = re.search(r'<script type="application/octet-stream" id="rbfviz-payload">([^<]*)</script>', page)
     assert base64.b64decode(found.group(1)) == payload
@@ -121,7 +82,7 @@ def test_a_lesson_steps_figure_in_the_pack_is_the_one_its_link_opens(key):
 
     prepared = prepare(next(step for step in STEPS if step.key == key))
     setting = step_setting(prepared)
-    assert view_payload(setting) == app_payload(setting.view, lesson_query(prepared))
+    assert view_payload(setting) == page_payload(view_page(setting.view), lesson_query(prepared))
 
 
 def test_the_lessons_page_offers_the_lesson_pack(media, monkeypatch):
@@ -132,13 +93,6 @@ def test_the_lessons_page_offers_the_lesson_pack(media, monkeypatch):
     asked = []
     monkeypatch.setattr(lesson_pack, "lesson_pack", lambda **kw: asked.append(kw) or "<!doctype html>pack")
     monkeypatch.setenv("RBFVIZ_PUBLIC_URL", "https://rbfviz.example.edu/course")
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.switch_page("pages/8_Lessons.py").run()
-    assert not at.exception, at.exception
-    buttons = [b for b in at.get("download_button") if b.proto.label == "Lesson pack (HTML)"]
-    assert len(buttons) == 1
-    assert (
-        media[-1]._deferred_callables[buttons[0].proto.deferred_file_id]["callable"]()
-        == b"<!doctype html>pack"
-    )
+    at = open_page(page_path("Lessons"))
+    assert download(at, media, "Lesson pack (HTML)") == b"<!doctype html>pack"
     assert asked == [{"public_url": "https://rbfviz.example.edu/course"}]

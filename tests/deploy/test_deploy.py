@@ -69,6 +69,17 @@ def _clean_env() -> dict:
     return {k: v for k, v in os.environ.items() if not k.startswith("RBFVIZ_")}
 
 
+def haproxy_check(haproxy: str, config: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``haproxy -c`` (check the configuration, start nothing) of ``config`` with ``env`` set."""
+    return subprocess.run(
+        [haproxy, "-c", "-f", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=HANG_TIMEOUT_S,
+        env={**_clean_env(), **(env or {})},
+    )
+
+
 @pytest.mark.parametrize(
     "env",
     [
@@ -94,13 +105,7 @@ def _clean_env() -> dict:
 )
 def test_haproxy_accepts_the_config(haproxy, env, precompressed):
     env = {k: str(precompressed) if v == "PRECOMPRESSED" else v for k, v in env.items()}
-    proc = subprocess.run(
-        [haproxy, "-c", "-f", str(HAPROXY_CFG)],
-        capture_output=True,
-        text=True,
-        timeout=HANG_TIMEOUT_S,
-        env={**_clean_env(), **env},
-    )
+    proc = haproxy_check(haproxy, HAPROXY_CFG, env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Configuration file is valid" in proc.stdout + proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr, proc.stdout + proc.stderr
@@ -171,13 +176,7 @@ def test_precompress_keeps_what_it_made_from_the_same_bytes(tmp_path):
 
 def test_haproxy_stats_page_has_no_default_password(haproxy):
     env = {"RBFVIZ_STATS_BIND": "127.0.0.1:18404"}
-    proc = subprocess.run(
-        [haproxy, "-c", "-f", str(HAPROXY_CFG)],
-        capture_output=True,
-        text=True,
-        timeout=HANG_TIMEOUT_S,
-        env={**_clean_env(), **env},
-    )
+    proc = haproxy_check(haproxy, HAPROXY_CFG, env)
     assert proc.returncode != 0 and "RBFVIZ_STATS_PASSWORD" in proc.stdout + proc.stderr, (
         proc.stdout + proc.stderr
     )
@@ -186,13 +185,7 @@ def test_haproxy_stats_page_has_no_default_password(haproxy):
 def test_haproxy_refuses_a_broken_config(haproxy, tmp_path):
     broken = tmp_path / "broken.cfg"
     broken.write_text(HAPROXY_CFG.read_text().replace("balance leastconn", "balance fewest"))
-    proc = subprocess.run(
-        [haproxy, "-c", "-f", str(broken)],
-        capture_output=True,
-        text=True,
-        timeout=HANG_TIMEOUT_S,
-        env=_clean_env(),
-    )
+    proc = haproxy_check(haproxy, broken)
     assert proc.returncode != 0, proc.stdout + proc.stderr
 
 

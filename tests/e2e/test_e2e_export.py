@@ -27,6 +27,7 @@ from urllib.parse import parse_qsl, urlsplit
 import numpy as np
 import pytest
 from a11y import FAILING_IMPACTS, AxeUnavailable, axe_script, describe, figure_texts, run_axe
+from plotly_shown import FIGURE_JS, assert_figure_is
 
 from rbfviz.cli import main as cli
 from rbfviz.views.common.scrub import figure_at, read_payload
@@ -43,17 +44,10 @@ WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]  # as tests
 SETTING = dict(dataset="moons", n=150, k=3, seed=0)
 TIMEOUT_MS = 120_000
 
-# Plotly's own copy of a figure (gd.data / gd.layout) as plain JSON, with the scrubber's numbers beside it.
-SHOWN_JS = """(holder) => {
+# The scrubber's numbers beside the plot, its "In words" and its slider (FIGURE_JS reads the figure).
+SCRUBBER_JS = """(holder) => {
   const root = holder ? document.querySelector(holder) : document;
-  const gd = root.querySelector("div.scrub-plot");
-  const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain)
-    : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
-  return { level: Number(gd.dataset.level), data: plain(gd.data),
-           images: (gd.layout.images || []).map((i) => i.source),
-           annotations: (gd.layout.annotations || []).map((a) => [a.text, a.x, a.y]),
-           title: gd.layout.title && gd.layout.title.text,
-           side: root.querySelector(".scrub-side").innerHTML,
+  return { side: root.querySelector(".scrub-side").innerHTML,
            caption: root.querySelector(".scrub-caption").textContent,
            range: Number(root.querySelector("input.scrub-range").value),
            valuetext: root.querySelector("input.scrub-range").getAttribute("aria-valuetext") };
@@ -105,30 +99,19 @@ def wait_level(page, level: int, holder: str = "") -> dict:
           return gd && gd._fullLayout && Number(gd.dataset.level) === n; }""",
         arg=[holder, level],
     )
-    return page.evaluate(SHOWN_JS, holder or None)
+    return shown_now(page, holder)
+
+
+def shown_now(page, holder: str = "") -> dict:
+    """The figure Chromium holds (plotly_shown.FIGURE_JS) and the scrubber's numbers, words and slider."""
+    return {**page.evaluate(FIGURE_JS, holder or None), **page.evaluate(SCRUBBER_JS, holder or None)}
 
 
 def assert_level_is_the_apps(shown: dict, header: dict) -> None:
     """What Chromium holds at a level is figure_at's figure at that level, with that level's numbers."""
     level = shown["level"]
     want = figure_at(header, level)
-    assert len(shown["data"]) == len(want["data"])
-    for got, python in zip(shown["data"], want["data"]):
-        for key in ("x", "y", "customdata"):
-            if key in python:
-                np.testing.assert_array_equal(
-                    np.asarray(got[key], dtype=np.float64),
-                    np.asarray(python[key], dtype=np.float64),
-                    err_msg=key,
-                )
-        colour = python.get("marker", {}).get("color")
-        if isinstance(colour, list):
-            assert got["marker"]["color"] == colour
-    assert shown["images"] == [image["source"] for image in want["layout"].get("images", [])]
-    title = want["layout"].get("title")
-    # scrub.js breaks a long title onto two lines where the plot is narrow; the words stay the same
-    drawn = shown["title"].replace("<br>", " ") if shown["title"] else shown["title"]
-    assert drawn == (title.get("text") if isinstance(title, dict) else None)
+    assert_figure_is(shown, want)
     annotations = [[a.get("text"), a.get("x"), a.get("y")] for a in want["layout"].get("annotations", [])]
     assert [a[0] for a in shown["annotations"]] == [a[0] for a in annotations]
     np.testing.assert_allclose(
@@ -161,7 +144,7 @@ def play_pause_and_play_to_the_end(page, header: dict) -> None:
     page.get_by_role("button", name="▶ Play").click()
     page.wait_for_function(f"window.levelsShown.length && window.levelsShown.at(-1) >= {last // 2}")
     page.get_by_role("button", name="❚❚ Pause").click()
-    paused = page.evaluate(SHOWN_JS, None)
+    paused = shown_now(page)
     assert last // 2 <= paused["level"] < last
     page.wait_for_timeout(3 * header["play_ms"])
     assert_level_is_the_apps(wait_level(page, paused["level"]), header)  # it stays where it paused
@@ -208,7 +191,7 @@ def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tm
         for key, move in (("ArrowLeft", 1), ("ArrowLeft", 1), ("ArrowRight", -1), ("PageDown", None)):
             page.keyboard.press(key)
             if move is None:  # a page is a tenth of the range (at least one level), as the browser steps it
-                shown = page.evaluate(SHOWN_JS, None)
+                shown = shown_now(page)
                 assert shown["level"] > level
                 level = shown["level"]
             else:
@@ -226,10 +209,10 @@ def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tm
         page.mouse.down()
         for fraction in (0.2, 0.35, 0.5):
             page.mouse.move(box["x"] + fraction * box["width"], y, steps=4)
-            shown = page.evaluate(SHOWN_JS, None)
+            shown = shown_now(page)
             assert_level_is_the_apps(wait_level(page, shown["level"]), header)
         page.mouse.up()
-        shown = page.evaluate(SHOWN_JS, None)
+        shown = shown_now(page)
         assert 0 < shown["level"] < last
         assert_level_is_the_apps(shown, header)
 
@@ -250,7 +233,7 @@ def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tm
         box = page.locator("input.scrub-range").bounding_box()
         page.touchscreen.tap(box["x"] + 0.1 * box["width"], box["y"] + box["height"] / 2)
         page.wait_for_function(f"Number(document.querySelector('div.scrub-plot').dataset.level) > {start}")
-        assert_level_is_the_apps(page.evaluate(SHOWN_JS, None), header)
+        assert_level_is_the_apps(shown_now(page), header)
         audit(page, axe_js, f"the exported {view} page on a phone")
         assert requests == [path.as_uri()], requests
     finally:

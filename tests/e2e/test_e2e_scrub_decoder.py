@@ -5,56 +5,24 @@ Python."""
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
-from streamlit.testing.v1 import AppTest
+from app_page import page_path, page_payload
+from plotly_shown import FIGURE_JS, assert_figure_is
 
-from harness.student import HANG_TIMEOUT_MS
 from rbfviz.views.common.scrub import figure_at, read_payload
 
 pytestmark = pytest.mark.e2e
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
 QUERY = {"dataset": "moons", "n": "150", "k": "3", "seed": "0"}
-VIEWS = {
-    "Explorer": "pages/1_Explorer.py",
-    "Annealing": "pages/3_Annealing.py",
-    "Stability": "pages/5_Stability.py",
-    "Equivalence": "pages/6_Equivalence.py",
-}
-
-# Plotly's own copy of the figure (gd.data / gd.layout) as plain JSON: typed arrays become lists.
-GRAPH_JS = """() => {
-  const gd = document.querySelector("div.scrub-plot");
-  const plain = (v) => ArrayBuffer.isView(v) ? Array.from(v) : Array.isArray(v) ? v.map(plain)
-    : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)])) : v;
-  return { level: Number(gd.dataset.level), data: plain(gd.data),
-           images: (gd.layout.images || []).map((i) => i.source),
-           title: gd.layout.title && gd.layout.title.text };
-}"""
+VIEWS = {name: page_path(name) for name in ("Explorer", "Annealing", "Stability", "Equivalence")}
 
 
 @lru_cache(maxsize=None)
 def python_payload(page: str) -> dict:
     """The σ payload the page sends for QUERY, read in Python (AppTest): once per page per session."""
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_MS / 1000)
-    at.query_params.update(QUERY)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return read_payload(at.get("bidi_component")[0].proto.bytes)
-
-
-def same_trace(browser: dict, python: dict) -> None:
-    for key in ("x", "y", "customdata"):
-        if key in python:
-            want = np.asarray(python[key], dtype=np.float64)
-            got = np.asarray(browser[key], dtype=np.float64)
-            np.testing.assert_array_equal(got, want, err_msg=key)
-    colour = python.get("marker", {}).get("color")
-    if isinstance(colour, list):
-        assert browser["marker"]["color"] == colour
+    return read_payload(page_payload(page, QUERY))
 
 
 def scrub_left(student, presses: int) -> int:
@@ -83,15 +51,9 @@ def test_the_browser_draws_the_payloads_figure_at_every_level_it_visits(server, 
     page.locator("input.scrub-range").focus()
     for presses in (0, 3, 3):
         level = scrub_left(student, presses)
-        shown = page.evaluate(GRAPH_JS)
+        shown = page.evaluate(FIGURE_JS, None)
         assert shown["level"] == level
-        want = figure_at(header, shown["level"])
-        assert len(shown["data"]) == len(want["data"])
-        for browser_trace, python_trace in zip(shown["data"], want["data"]):
-            same_trace(browser_trace, python_trace)
-        assert shown["images"] == [image["source"] for image in want["layout"].get("images", [])]
-        title = want["layout"].get("title")
-        assert shown["title"] == (title.get("text") if isinstance(title, dict) else None)
+        assert_figure_is(shown, figure_at(header, level))
 
 
 # A point of trace 0 under the mouse: its screen position, its drawn fill, and the hover label.

@@ -20,23 +20,15 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
-from hang import HANG_TIMEOUT_S
-from streamlit.testing.v1 import AppTest
+from app_page import page_path, page_payload
 
 from rbfviz.views.common.scrub import figure_at, read_payload
 
 pytestmark = pytest.mark.e2e
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-VIEWS = {
-    "Explorer": "pages/1_Explorer.py",
-    "Annealing": "pages/3_Annealing.py",
-    "Stability": "pages/5_Stability.py",
-    "Equivalence": "pages/6_Equivalence.py",
-}
+VIEWS = {name: page_path(name) for name in ("Explorer", "Annealing", "Stability", "Equivalence")}
 QUERY = {"dataset": "blobs", "n": "300", "k": "3", "seed": "5"}
 PIXEL = 0.51  # Plotly writes pixel positions to 2 decimals
 
@@ -75,11 +67,7 @@ DRAWN_JS = """() => {
 
 
 def python_payload(page: str, query: dict) -> dict:
-    at = AppTest.from_file(APP, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update(query)
-    at.switch_page(page).run()
-    assert not at.exception, at.exception
-    return read_payload(at.get("bidi_component")[0].proto.bytes)
+    return read_payload(page_payload(page, query))
 
 
 def plain(text) -> str:

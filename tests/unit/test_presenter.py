@@ -81,19 +81,13 @@ def test_frames_and_default_sizes_scale():
 
 # --- the app: figure download buttons and themed charts (AppTest) ---------------------------------
 
-APP_PATH = str(__import__("pathlib").Path(__file__).resolve().parents[2] / "app.py")
 ANNEALING = page_path("Annealing")  # the page list names the file
 
 
 def annealing_app(**query):
-    from hang import HANG_TIMEOUT_S
-    from streamlit.testing.v1 import AppTest
+    from app_page import open_page
 
-    at = AppTest.from_file(APP_PATH, default_timeout=HANG_TIMEOUT_S)
-    at.query_params.update({"dataset": "moons", "n": "120", "k": "3", **query})
-    at.switch_page(ANNEALING).run()
-    assert not at.exception, at.exception
-    return at
+    return open_page(ANNEALING, {"dataset": "moons", "n": "120", "k": "3", **query})
 
 
 def figure_tools(at) -> list[str]:
