@@ -6,13 +6,13 @@
 
 The only source of the site's screenshots (and of the README's): never edit an image by hand, run this.
 Beside each image it writes the page's visible text as Chromium renders it (<name>.txt; ``page_text``),
-so that a screenshot cannot silently show an older page: CI runs it with ``--check`` before building the
-site, which fails, after writing the new files, when a page's text is not the committed one.
-tests/docs/test_docs_images.py checks every image in SHOTS (size, not a blank frame) and its text.
-Playwright drives Debian's Chromium (/usr/bin/chromium or $CHROMIUM_PATH), as the browser tests do; the
-server is harness/streamlit_server.py's and the waits are the browser tests' (harness/student.py): a
-shot is taken once the page's runs have finished, every figure is drawn and the layout has stopped
-changing. Class sessions use a throw-away SQLite store in a temporary folder.
+so that a screenshot cannot silently show an older page: CI runs it with ``--check`` after building the
+site (the Home page shows its link), which fails, after writing the new files, when a page's text is not
+the committed one. tests/docs/test_docs_images.py checks every image in SHOTS (size, not a blank frame)
+and its text. Playwright drives Debian's Chromium (/usr/bin/chromium or $CHROMIUM_PATH), as the browser
+tests do; the server is harness/streamlit_server.py's and the waits are the browser tests'
+(harness/student.py): a shot is taken once the page's runs have finished, every figure is drawn and the
+layout has stopped changing. Class sessions use a throw-away SQLite store in a temporary folder.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "docs" / "images"
+SITE_INDEX = ROOT / "static" / "docs" / "index.html"  # the built site, which the Home page links to
 VIEWPORT = {"width": 1400, "height": 900}
 
 
@@ -204,6 +205,11 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [s for s in SHOTS if not args.only or s.name in args.only.split(",")]
     if not wanted:
         parser.error(f"no shot named {args.only!r}; known: {', '.join(s.name for s in SHOTS)}")
+    if not SITE_INDEX.is_file():
+        # the Home page links to the built site, or says it is not built: the shots show the link
+        parser.error(
+            f"build the documentation first ({SITE_INDEX.relative_to(ROOT)} is missing): mkdocs build"
+        )
     args.out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     changes = []

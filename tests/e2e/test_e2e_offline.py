@@ -20,7 +20,7 @@ from harness.settings import in_ci
 from harness.student import HANG_TIMEOUT_MS, Student
 from ui.page import PAGES
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("offline")]
+pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = ROOT / "static" / "docs"
