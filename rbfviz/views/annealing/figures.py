@@ -27,7 +27,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
-from rbfviz.views.common.layout import base_layout, figure, plane_axes
+from rbfviz.views.common.layout import base_layout, figure, plane_axes, with_gaps
 from rbfviz.views.common.palette import cluster_colors
 from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER
 from rbfviz.views.common.sigma import (
@@ -81,11 +81,6 @@ def hex_colors(rgb) -> list[str]:
     """(n, 3) uint8 -> ["#rrggbb", ...] (shorter in JSON than "rgb(r,g,b)")."""
     text = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes().hex()
     return ["#" + text[i : i + 6] for i in range(0, len(text), 6)]
-
-
-def _finite(values) -> list:
-    """Floats with NaN/inf as None (a gap in a Plotly line)."""
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _coords(values) -> dict:
@@ -302,7 +297,7 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
         dict(
             type="scatter",
             x=sigmas,
-            y=_finite(along[:, j]),
+            y=with_gaps(along[:, j]),
             mode="lines+markers",
             name=f"centre {j}",
             line=dict(color=colors[j], width=2.5),
@@ -315,7 +310,7 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
         dict(
             type="scatter",
             x=[float(sigmas[-1])] * k,
-            y=_finite(view.kmeans_along),
+            y=with_gaps(view.kmeans_along),
             mode="markers",
             name="K-Means centroids C*",
             marker=dict(KMEANS_MARKER, size=14),
@@ -415,7 +410,7 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
         dict(
             type="scatter",
             x=sigmas,
-            y=_finite(positive),
+            y=with_gaps(positive),
             mode="lines+markers",
             name="E(σ), fixed point from C*",
             line=dict(color="#000000", width=2.5),
@@ -434,7 +429,7 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
         dict(
             type="scatter",
             x=sigmas,
-            y=_finite(np.where(path > 0, path, np.nan)),
+            y=with_gaps(np.where(path > 0, path, np.nan)),
             mode="lines",
             name="annealed path vs C*",
             line=dict(color="#888888", width=1.5, dash="dot"),

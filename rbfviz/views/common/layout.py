@@ -19,6 +19,7 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 * ``field_image(uri, extent)``       – a layout image under the data: its top-left corner at
                                        (x_min, y_max), bottom-right at (x_max, y_min).
 * ``legend_only(name, ...)``         – a legend entry for marks drawn inside an image.
+* ``with_gaps(values)``              – a line's y values as floats, NaN/inf as None (a gap in the line).
 * ``streamlit_themed(fig)``          – the figure for st.plotly_chart's Streamlit theme: backgrounds,
                                        text, grid and legend follow the light or dark theme in the
                                        browser, ink colours become the theme's text colour.
@@ -30,6 +31,7 @@ A field is an image instead of a Heatmap because a 400² picture then costs tens
 from __future__ import annotations
 
 import base64
+import math
 import re
 import struct
 import zlib
@@ -256,6 +258,11 @@ def legend_only(name: str, mode: str = "markers", **style) -> dict:
 
 
 # --- light and dark theme -------------------------------------------------------------------------
+
+
+def with_gaps(values) -> list:
+    """values (n,) as a list of floats, NaN and ±inf as None: Plotly leaves a gap in a line there."""
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _axis_name(ref) -> str | None:

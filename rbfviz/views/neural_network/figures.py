@@ -33,6 +33,7 @@ from rbfviz.views.common.layout import (
     legend_only,
     plane_axes,
     png_data_uri,
+    with_gaps,
 )
 from rbfviz.views.common.palette import EDGE_RGB, KMEANS_COLOR, cluster_colors, cluster_rgb, fade, hex_to_rgb
 from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER
@@ -418,10 +419,6 @@ def _panel_domains(n: int, columns: int, gap_x: float = 0.09, gap_y: float = 0.1
         yield (x0, min(x0 + width, 1.0)), (max(y1 - height, 0.0), y1)  # clipped: rounding may pass 1
 
 
-def _floats(values) -> list:
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
-
-
 def log_tickvals(low: float, high: float, most: int = 7) -> tuple[list[float], list[str]]:
     """Ticks of a log axis over [low, high]: 1-2-5 per decade over up to three decades (as the Annealing
     view), else powers of ten, every m-th decade so that at most ``most`` remain, labelled 10⁻⁵."""
@@ -528,7 +525,7 @@ def curves_figure(
                 dict(
                     type="scatter",
                     x=x,
-                    y=_floats(shown),
+                    y=with_gaps(shown),
                     mode=line.get("mode", "lines"),
                     name=line["name"],
                     xaxis=xref,

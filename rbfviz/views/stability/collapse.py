@@ -19,7 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
-from rbfviz.views.common.layout import GRID_COLOR, base_layout, figure
+from rbfviz.views.common.layout import GRID_COLOR, base_layout, figure, with_gaps
 from rbfviz.views.common.sigma import (
     EXACT_COLOR,
     EXACT_PREDICTED,
@@ -29,10 +29,6 @@ from rbfviz.views.common.sigma import (
     log_ticks,
     zero_markers,
 )
-
-
-def _finite(values) -> list:
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _sigma_axis(sigmas, title: str | None) -> dict:
@@ -90,7 +86,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
             dict(
                 type="scatter",
                 x=sig,
-                y=_finite(np.where(err > 0, err, np.nan)),
+                y=with_gaps(np.where(err > 0, err, np.nan)),
                 mode="lines+markers",
                 name=f"E: {label}",
                 legendgroup=label,
