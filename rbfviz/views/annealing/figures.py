@@ -40,6 +40,7 @@ from rbfviz.views.common.sigma import (
     figure_with_frames,
     log_axis_floor,
     play_buttons,
+    power_law_line,
     sigma_axis,
     sigma_line,
     sigma_window,
@@ -439,16 +440,12 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
     fit = view.slope
     shapes = []
     if math.isfinite(fit.slope):
-        xs = np.geomspace(fit.sigma_max, fit.sigma_min, 20)
         data.append(
-            dict(
-                type="scatter",
-                x=xs,
-                y=np.exp(fit.intercept) * xs**fit.slope,
-                mode="lines",
-                name=f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
+            power_law_line(
+                fit,
+                20,
+                f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
                 line=dict(color=CRITICAL_COLOR, width=3, dash="dash"),
-                hoverinfo="skip",
             )
         )
         shapes.append(sigma_window(fit.sigma_max, fit.sigma_min, WINDOW_FILL, "fit window"))
