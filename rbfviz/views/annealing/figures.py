@@ -29,7 +29,7 @@ import plotly.graph_objects as go
 from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, with_gaps
 from rbfviz.views.common.palette import cluster_colors
-from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER
+from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import (
     CURRENT,
     CURRENT_COLOR,
@@ -204,11 +204,8 @@ def trajectory_figure(
         )
         for j in range(k)
     ]
-    kmeans = dict(
-        type="scatter",
-        x=view.kmeans_centers[:, 0],
-        y=view.kmeans_centers[:, 1],
-        mode="markers",
+    kmeans = markers_trace(
+        view.kmeans_centers,
         name="K-Means centroids C*",
         marker=KMEANS_MARKER,
         customdata=np.arange(k),

@@ -36,7 +36,7 @@ from rbfviz.views.common.layout import (
     with_gaps,
 )
 from rbfviz.views.common.palette import EDGE_RGB, KMEANS_COLOR, cluster_colors, cluster_rgb, fade, hex_to_rgb
-from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER
+from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import figure_with_frames, log_axis_floor, log_ticks, play_buttons
 
 # Okabe–Ito orange, blue, bluish green: classes 0, 1, 2.
@@ -171,22 +171,16 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
             hoverinfo="skip",
             showlegend=False,
         ),
-        dict(
-            type="scatter",
-            x=centers[:, 0],
-            y=centers[:, 1],
-            mode="markers",
+        markers_trace(
+            centers,
             name=CENTERS,
             marker=dict(color=list(np.array(class_colors(n_classes))[view.center_class]), **CENTER_MARKER),
             customdata=np.column_stack([np.arange(len(centers)), view.center_class]),
             hovertemplate="centre %{customdata[0]}: its cell → class %{customdata[1]}<br>(%{x:.3f}, %{y:.3f})"
             "<extra></extra>",
         ),
-        dict(
-            type="scatter",
-            x=lloyd[:, 0],
-            y=lloyd[:, 1],
-            mode="markers",
+        markers_trace(
+            lloyd,
             name=LLOYD,
             marker=KMEANS_MARKER,
             customdata=np.column_stack([np.arange(len(lloyd)), view.center_distances]),

@@ -27,7 +27,7 @@ from rbfviz.views.common.layout import (
     with_gaps,
 )
 from rbfviz.views.common.palette import NAN_RGB, cluster_colors, cluster_rgb, fade
-from rbfviz.views.common.plane import KMEANS_MARKER
+from rbfviz.views.common.plane import KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import (
     CURRENT,
     CURRENT_COLOR,
@@ -393,11 +393,8 @@ def stability_plane_figure(
                 )
             )
         data.append(
-            dict(
-                type="scatter",
-                x=C[:, 0],
-                y=C[:, 1],
-                mode="markers",
+            markers_trace(
+                C,
                 xaxis=xref,
                 yaxis=yref,
                 marker=dict(KMEANS_MARKER, size=14),
