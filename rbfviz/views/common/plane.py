@@ -1,6 +1,6 @@
 """Traces and markers of the data plane that several views draw: markers at 2-D points
-(``markers_trace``), the points coloured by r, the RBF centres, the K-Means centroids, arrows from a centre to where a step moves it, and which points are drawn when there
-are many.
+(``markers_trace``), the points coloured by r, the RBF centres, the K-Means centroids, arrows from a
+centre to where a step moves it, and which points are drawn when there are many.
 
 RBF centres are marked with ``CENTER_MARKER`` and K-Means centroids with ``KMEANS_MARKER`` in every view, so a
 symbol means the same thing everywhere."""
