@@ -26,11 +26,11 @@ import plotly.graph_objects as go
 
 from rbfviz.views.common.kinds import KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import (
-    GRID_COLOR,
     base_layout,
     field_image,
     figure,
     legend_only,
+    panel_axis,
     plane_axes,
     png_data_uri,
     with_gaps,
@@ -460,14 +460,7 @@ def curves_figure(
         suffix = "" if i == 0 else str(i + 1)
         xref, yref = "x" + suffix, "y" + suffix
         legend = "legend" + suffix
-        axis = dict(
-            tickfont=dict(size=11),
-            gridcolor=GRID_COLOR,
-            linecolor="#888888",
-            showline=True,
-            mirror=True,
-            zeroline=False,
-        )
+        axis = panel_axis()
         layout["xaxis" + suffix] = dict(
             axis, domain=[x0, x1], anchor=yref, title=dict(text=x_title, font=dict(size=12), standoff=4)
         )

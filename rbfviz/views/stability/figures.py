@@ -18,11 +18,11 @@ import plotly.graph_objects as go
 
 from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import (
-    GRID_COLOR,
     base_layout,
     field_image,
     figure,
     legend_only,
+    panel_axis,
     png_data_uri,
     with_gaps,
 )
@@ -134,14 +134,7 @@ def stability_figure(
     for i, (key, label, log) in enumerate(PANELS):
         xref, yref = _axis_names(i)
         (x0, x1), (y0, y1) = domains[i]
-        axis = dict(
-            tickfont=dict(size=11),
-            gridcolor=GRID_COLOR,
-            linecolor="#888888",
-            showline=True,
-            mirror=True,
-            zeroline=False,
-        )
+        axis = panel_axis()
         all_sigmas = [r["sigma"] for r in rows]
         layout["xaxis" + xref[1:]] = dict(
             sigma_axis(all_sigmas, "σ (log; cooling →)"), domain=[x0, x1], anchor=yref, tickfont=dict(size=11)
