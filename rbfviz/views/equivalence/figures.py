@@ -137,33 +137,24 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
             )
         )
     data.append(
-        dict(
-            type="scatter",
-            x=traj.gd[0, :, 0],
-            y=traj.gd[0, :, 1],
-            mode="markers",
+        markers_trace(
+            traj.gd[0],
             name="start",
             marker=START_MARKER,
             hoverinfo="skip",
         )
     )
     data.append(
-        dict(
-            type="scatter",
-            x=traj.gd[-1, :, 0],
-            y=traj.gd[-1, :, 1],
-            mode="markers",
+        markers_trace(
+            traj.gd[-1],
             name="GD end",
             marker=dict(color=colors, **CENTER_MARKER),
             hoverinfo="skip",
         )
     )
     data.append(
-        dict(
-            type="scatter",
-            x=traj.lloyd[-1, :, 0],
-            y=traj.lloyd[-1, :, 1],
-            mode="markers",
+        markers_trace(
+            traj.lloyd[-1],
             name="Lloyd end",
             marker=KMEANS_MARKER,
             hoverinfo="skip",

@@ -152,11 +152,8 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
     data = [
         _points(view.X_train, view.y_train, n_classes, TRAIN_POINTS, "circle", 6),
         _points(view.X_test, view.y_test, n_classes, TEST_POINTS, "diamond", 8),
-        dict(
-            type="scatter",
-            x=view.X_test[wrong, 0],
-            y=view.X_test[wrong, 1],
-            mode="markers",
+        markers_trace(
+            view.X_test[wrong],
             name=MISCLASSIFIED,
             marker=dict(symbol="circle-open", size=16, color="#000000", line=dict(width=2.5)),
             hoverinfo="skip",
@@ -243,11 +240,8 @@ def classifier_animation(
     images = [frame_image(view.frame_codes[s], lut, view.frame_extent) for s in range(S)]
     data = [
         _points(view.X_train, view.y_train, view.n_classes, TRAIN_POINTS, "circle", 5, hoverinfo="skip"),
-        dict(
-            type="scatter",
-            x=centers[0, :, 0],
-            y=centers[0, :, 1],
-            mode="markers",
+        markers_trace(
+            centers[0],
             name="start",
             marker=dict(symbol="circle-open", size=12, color="#555555", line=dict(width=1.5)),
             hoverinfo="skip",
