@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral, Real
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -191,3 +192,16 @@ def check_sigmas(sigmas, name: str = "sigmas") -> np.ndarray:
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
         raise ValueError(f"{name} must all be positive finite numbers.")
     return arr
+
+
+def check_public_url(text: str) -> str:
+    """The app's public address, as students open it: http(s)://host[/path] with no query or fragment.
+    Returns it without surrounding spaces and trailing "/" (the app and the export add their own paths)."""
+    address = str(text).strip()
+    parts = urlsplit(address)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ValueError(
+            f"{text!r} is not an address students can open: give http(s)://host[/path], e.g. "
+            "https://rbfviz.example.edu"
+        )
+    return address.rstrip("/")

@@ -340,13 +340,20 @@ def join_form(where: str) -> dict[str, str] | None:
         )
         return None
     seat = class_seat()
+    if not _join(code, seat):
+        return None
+    return {ROOM_PARAM: code, SEAT_PARAM: seat}
+
+
+def _join(code: str, seat: str) -> bool:
+    """Join this browser's seat to the room; False, with the store's problem shown, when it cannot."""
     try:
         class_store().join(code, seat)
     except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
         st.error(store_problem(exc))
-        return None
+        return False
     st.session_state[keys.CLASS_JOINED] = code
-    return {ROOM_PARAM: code, SEAT_PARAM: seat}
+    return True
 
 
 def _student_seat(text: str) -> Seat | None:
@@ -357,13 +364,8 @@ def _student_seat(text: str) -> Seat | None:
     seat = class_seat()
     if st.query_params.get(SEAT_PARAM) != seat:
         st.query_params[SEAT_PARAM] = seat
-    if st.session_state.get(keys.CLASS_JOINED) != code:
-        try:
-            class_store().join(code, seat)
-        except (ClassError, SQLAlchemyError, OSError, ValueError) as exc:
-            st.error(store_problem(exc))
-            return None
-        st.session_state[keys.CLASS_JOINED] = code
+    if st.session_state.get(keys.CLASS_JOINED) != code and not _join(code, seat):
+        return None
     st.info(
         f"You are in class room **{format_code(code)}**, anonymously: no name is asked or stored. "
         "Answer the teacher's question below; the answer appears here when the teacher reveals it.",

@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from urllib.parse import urlsplit
+
+from rbfviz.validate import check_public_url
 
 PREFIX = "RBFVIZ_"
 
@@ -128,13 +129,6 @@ def _folder(text: str) -> Path:
     return path
 
 
-def _public_url(text: str) -> str:
-    parts = urlsplit(text)
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        raise ValueError(text)
-    return text.rstrip("/")
-
-
 MAX_REPLICA_NAME = 64
 
 
@@ -181,7 +175,7 @@ VARIABLES: tuple[Variable, ...] = (
         "app",
         "the address of the teacher's own browser",
         "an http:// or https:// address with a host, optionally a path (no ? or #)",
-        _public_url,
+        check_public_url,
     ),
     Variable(
         "RBFVIZ_REPLICA_NAME",

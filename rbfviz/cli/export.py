@@ -18,9 +18,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from ..datasets import DATASETS
+from ..validate import check_public_url
 from ..views.export.build import INITS, QUANTITIES, VIEWS
 
 
@@ -67,13 +67,10 @@ def register(subparsers) -> None:
 
 def public_url(text: str) -> str:
     """An http(s) address with a host, no query or fragment (what the app's RBFVIZ_PUBLIC_URL allows)."""
-    parts = urlsplit(text.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an address students can open: give http(s)://host[/path], e.g. "
-            "https://rbfviz.example.edu"
-        )
-    return text.strip().rstrip("/")
+    try:
+        return check_public_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _progress(what: str):

@@ -47,17 +47,14 @@ from ..jsonable import jsonable
 from ..layer import RBFClusterLayer
 from ..measures import covariance_lambda_max, match_centers
 from ..steps import kmeans
-from ..validate import check_int, check_k, check_points, check_sigma
+from ..validate import check_int, check_k, check_points
 from .training import (
     ProgressFn,
     StopFn,
     append_row,
-    check_callbacks,
-    check_dtype,
-    check_lam,
-    check_positive,
-    check_train_kind,
+    check_run,
     guarded_step,
+    schedule_ends,
     seeded,
     should_stop,
     sigma_schedule,
@@ -65,7 +62,6 @@ from .training import (
 
 TEST_FRACTION = 0.3
 ANNEAL_FRACTION = 0.7
-SIGMA_END_RATIO = 10.0
 
 
 class RBFNetwork(nn.Module):
@@ -256,23 +252,18 @@ def train_classifier(
         The trained network's record; ``decision_grid(result)`` gives the final decision regions.
     """
     started = time.perf_counter()
-    kind = check_train_kind(kind)
-    torch_dtype = check_dtype(dtype)
-    seed = check_int(seed, "seed", 0, 2**32 - 1)
+    kind, torch_dtype, seed, lam, lr, snapshot_every = check_run(
+        kind, dtype, seed, lam, lr, snapshot_every, progress, stop
+    )
     epochs = check_int(epochs, "epochs", 1, 100_000)
-    lam = check_lam(lam)
-    lr = check_positive(lr, "lr")
-    snapshot_every = check_int(snapshot_every, "snapshot_every", 0)
     snapshot_grid = check_int(snapshot_grid, "snapshot_grid", 2, 400)
-    check_callbacks(progress, stop)
 
     X_train, X_test, y_train, y_test = split_dataset(dataset, n=n, noise=noise, seed=seed)
     k = check_k(k, X_train.shape[0])
     n_classes = int(max(y_train.max(), y_test.max())) + 1
     if sigma_start is None:
         sigma_start = math.sqrt(covariance_lambda_max(X_train))
-    sigma_start = check_sigma(sigma_start, "sigma_start")
-    sigma_end = sigma_start / SIGMA_END_RATIO if sigma_end is None else check_sigma(sigma_end, "sigma_end")
+    sigma_start, sigma_end = schedule_ends(sigma_start, sigma_end)
     if anneal_epochs is None:
         anneal_epochs = max(1, round(ANNEAL_FRACTION * epochs))
     sigmas = sigma_schedule(sigma_start, sigma_end, epochs, anneal_epochs)

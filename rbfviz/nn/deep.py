@@ -66,17 +66,14 @@ from torch import nn
 from ..datasets import DATASETS, NATURAL_K, make_dataset
 from ..jsonable import jsonable
 from ..layer import RBFClusterLayer
-from ..validate import check_int, check_k, check_sigma
+from ..validate import check_int, check_k
 from .training import (
     ProgressFn,
     StopFn,
     append_row,
-    check_callbacks,
-    check_dtype,
-    check_lam,
-    check_positive,
-    check_train_kind,
+    check_run,
     guarded_step,
+    schedule_ends,
     seeded,
     should_stop,
     sigma_schedule,
@@ -86,7 +83,6 @@ DEEP_DATASETS = ("digits",) + DATASETS
 DIGITS_K = 10
 DEFAULT_LATENT = {"digits": 4}  # the 2-D sets: 2, so the latent Voronoi diagram can be drawn exactly
 DEFAULT_HIDDEN = (256, 128)
-SIGMA_END_RATIO = 10.0
 
 
 def load_deep_data(dataset: str = "digits", n: int | None = None, noise: float | None = None, seed: int = 0):
@@ -279,15 +275,11 @@ def train_deep_clustering(
     started = time.perf_counter()
     if dataset not in DEEP_DATASETS:
         raise ValueError(f"dataset {dataset!r} is unknown; allowed: {', '.join(DEEP_DATASETS)}.")
-    kind = check_train_kind(kind)
-    torch_dtype = check_dtype(dtype)
-    seed = check_int(seed, "seed", 0, 2**32 - 1)
+    kind, torch_dtype, seed, lam, lr, snapshot_every = check_run(
+        kind, dtype, seed, lam, lr, snapshot_every, progress, stop
+    )
     pretrain_epochs = check_int(pretrain_epochs, "pretrain_epochs", 0, 100_000)
     joint_epochs = check_int(joint_epochs, "joint_epochs", 1, 100_000)
-    lam = check_lam(lam)
-    lr = check_positive(lr, "lr")
-    snapshot_every = check_int(snapshot_every, "snapshot_every", 0)
-    check_callbacks(progress, stop)
     hidden = tuple(check_int(h, "hidden layer size", 1, 4096) for h in hidden)
 
     X, y = load_deep_data(dataset, n=n, noise=noise, seed=seed)
@@ -385,8 +377,7 @@ def train_deep_clustering(
     if sigma_start is None:
         nearest = ((codes[:, None, :] - km.cluster_centers_[None, :, :]) ** 2).sum(-1).min(axis=1)
         sigma_start = math.sqrt(float(np.median(nearest)))
-    sigma_start = check_sigma(sigma_start, "sigma_start")
-    sigma_end = sigma_start / SIGMA_END_RATIO if sigma_end is None else check_sigma(sigma_end, "sigma_end")
+    sigma_start, sigma_end = schedule_ends(sigma_start, sigma_end)
     sigmas = sigma_schedule(sigma_start, sigma_end, joint_epochs)
 
     def snapshot(epoch: int, sigma: float) -> DeepSnapshot:

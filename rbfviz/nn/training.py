@@ -11,6 +11,7 @@
   A skipped step is never hidden: it is counted, and the trainers report the count per epoch
   (history["nan_steps"]) and in total (``nan_steps``). Parameters therefore never become NaN; a run
   whose every step is skipped simply stops moving, and says so.
+* ``check_run`` and ``schedule_ends``: the arguments both trainers take, checked the same way.
 * ``seeded``: a context in which torch's global generator is seeded for building modules, then
   restored, so a trainer call is deterministic for its seed and leaves the caller's RNG alone.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -28,6 +30,8 @@ from ..validate import check_int, check_kind, check_sigma
 
 TRAIN_KINDS = ("softmax", "entmax15")
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+SIGMA_END_RATIO = 10.0  # the default σ_end is σ_start / 10
 
 ProgressFn = Callable[[int, int], None]
 StopFn = Callable[[], bool]
@@ -99,6 +103,38 @@ def check_callbacks(progress, stop) -> None:
         raise ValueError(
             "stop must be a callable returning True to stop (e.g. threading.Event().is_set) or None."
         )
+
+
+class RunSettings(NamedTuple):
+    """A trainer's checked common arguments."""
+
+    kind: str
+    torch_dtype: torch.dtype
+    seed: int
+    lam: float
+    lr: float
+    snapshot_every: int
+
+
+def check_run(kind, dtype, seed, lam, lr, snapshot_every, progress, stop) -> RunSettings:
+    """The arguments every trainer takes, each checked with its message (callbacks: callable or None)."""
+    settings = RunSettings(
+        kind=check_train_kind(kind),
+        torch_dtype=check_dtype(dtype),
+        seed=check_int(seed, "seed", 0, 2**32 - 1),
+        lam=check_lam(lam),
+        lr=check_positive(lr, "lr"),
+        snapshot_every=check_int(snapshot_every, "snapshot_every", 0),
+    )
+    check_callbacks(progress, stop)
+    return settings
+
+
+def schedule_ends(sigma_start: float, sigma_end: float | None) -> tuple[float, float]:
+    """(σ_start, σ_end) checked, σ_end defaulting to σ_start / SIGMA_END_RATIO."""
+    sigma_start = check_sigma(sigma_start, "sigma_start")
+    sigma_end = sigma_start / SIGMA_END_RATIO if sigma_end is None else check_sigma(sigma_end, "sigma_end")
+    return sigma_start, sigma_end
 
 
 @contextlib.contextmanager

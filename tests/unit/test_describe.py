@@ -7,7 +7,7 @@ import pytest
 
 from rbfviz.datasets import make_dataset
 from rbfviz.maps import responsibilities
-from rbfviz.measures import kmeans_reference
+from rbfviz.measures import kmeans_reference, mean_entropy
 from rbfviz.views.annealing import words as annealing_words
 from rbfviz.views.common import words as common_words
 from rbfviz.views.equivalence import words as equivalence_words
@@ -23,6 +23,18 @@ from rbfviz.views.stability import words as stability_words
 )
 def test_percent_never_rounds_to_all_or_nothing(fraction, text):
     assert common_words.percent(fraction) == text
+
+
+@pytest.mark.parametrize("x,text", [(-0.0, "0"), (0.0, "0"), (-0.5, "-0.5"), (float("nan"), "NaN")])
+def test_number_never_prints_a_negative_zero(x, text):
+    assert common_words.number(x) == text
+
+
+def test_plane_sentence_of_one_hot_rows_says_entropy_0():
+    resp = np.eye(3)
+    numbers = {"nan_rows": 0, "agreement": 1.0, "mean_entropy": mean_entropy(resp)}
+    text = explorer_words.plane(resp, numbers, 0.01, "entmax15", "float64")
+    assert "the mean entropy of r is 0 nats" in text and "-0" not in text
 
 
 @pytest.fixture(scope="module")

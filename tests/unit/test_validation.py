@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rbfviz import gradient_step, kmeans, lloyd_step, responsibilities, soft_centroid_step
-from rbfviz.validate import check_int, check_sigmas
+from rbfviz.validate import check_int, check_public_url, check_sigmas
 
 X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
 C = np.array([[0.0, 0.0], [1.0, 1.0]])
@@ -265,6 +265,26 @@ def test_check_int(value, message):
 
 
 # --- magnitudes whose squared distances would overflow ------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text,address",
+    [
+        ("https://rbfviz.example.edu/class/", "https://rbfviz.example.edu/class"),
+        ("  http://10.0.0.5:8080 ", "http://10.0.0.5:8080"),
+        ("https://rbfviz.example.edu", "https://rbfviz.example.edu"),
+    ],
+)
+def test_check_public_url_keeps_the_address_without_trailing_slash(text, address):
+    assert check_public_url(text) == address
+
+
+@pytest.mark.parametrize(
+    "text", ["rbfviz.example.edu", "ftp://host", "https://", "https://host/?room=1", "https://h/#x", ""]
+)
+def test_check_public_url_refuses_what_students_cannot_open(text):
+    with pytest.raises(ValueError, match=re.escape(f"{text!r} is not an address students can open")):
+        check_public_url(text)
 
 
 @pytest.mark.parametrize("dtype, big", [(np.float32, 3e19), (np.float64, 1e155)])

@@ -27,9 +27,9 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
-from rbfviz.views.common.layout import base_layout, figure, plane_axes
+from rbfviz.views.common.layout import base_layout, figure, plane_axes, with_gaps
 from rbfviz.views.common.palette import cluster_colors
-from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER
+from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import (
     CURRENT,
     CURRENT_COLOR,
@@ -40,6 +40,7 @@ from rbfviz.views.common.sigma import (
     figure_with_frames,
     log_axis_floor,
     play_buttons,
+    power_law_line,
     sigma_axis,
     sigma_line,
     sigma_window,
@@ -81,11 +82,6 @@ def hex_colors(rgb) -> list[str]:
     """(n, 3) uint8 -> ["#rrggbb", ...] (shorter in JSON than "rgb(r,g,b)")."""
     text = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes().hex()
     return ["#" + text[i : i + 6] for i in range(0, len(text), 6)]
-
-
-def _finite(values) -> list:
-    """Floats with NaN/inf as None (a gap in a Plotly line)."""
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _coords(values) -> dict:
@@ -208,11 +204,8 @@ def trajectory_figure(
         )
         for j in range(k)
     ]
-    kmeans = dict(
-        type="scatter",
-        x=view.kmeans_centers[:, 0],
-        y=view.kmeans_centers[:, 1],
-        mode="markers",
+    kmeans = markers_trace(
+        view.kmeans_centers,
         name="K-Means centroids C*",
         marker=KMEANS_MARKER,
         customdata=np.arange(k),
@@ -302,7 +295,7 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
         dict(
             type="scatter",
             x=sigmas,
-            y=_finite(along[:, j]),
+            y=with_gaps(along[:, j]),
             mode="lines+markers",
             name=f"centre {j}",
             line=dict(color=colors[j], width=2.5),
@@ -315,7 +308,7 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
         dict(
             type="scatter",
             x=[float(sigmas[-1])] * k,
-            y=_finite(view.kmeans_along),
+            y=with_gaps(view.kmeans_along),
             mode="markers",
             name="K-Means centroids C*",
             marker=dict(KMEANS_MARKER, size=14),
@@ -415,7 +408,7 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
         dict(
             type="scatter",
             x=sigmas,
-            y=_finite(positive),
+            y=with_gaps(positive),
             mode="lines+markers",
             name="E(σ), fixed point from C*",
             line=dict(color="#000000", width=2.5),
@@ -434,7 +427,7 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
         dict(
             type="scatter",
             x=sigmas,
-            y=_finite(np.where(path > 0, path, np.nan)),
+            y=with_gaps(np.where(path > 0, path, np.nan)),
             mode="lines",
             name="annealed path vs C*",
             line=dict(color="#888888", width=1.5, dash="dot"),
@@ -444,16 +437,12 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
     fit = view.slope
     shapes = []
     if math.isfinite(fit.slope):
-        xs = np.geomspace(fit.sigma_max, fit.sigma_min, 20)
         data.append(
-            dict(
-                type="scatter",
-                x=xs,
-                y=np.exp(fit.intercept) * xs**fit.slope,
-                mode="lines",
-                name=f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
+            power_law_line(
+                fit,
+                20,
+                f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
                 line=dict(color=CRITICAL_COLOR, width=3, dash="dash"),
-                hoverinfo="skip",
             )
         )
         shapes.append(sigma_window(fit.sigma_max, fit.sigma_min, WINDOW_FILL, "fit window"))

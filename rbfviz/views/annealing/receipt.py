@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rbfviz.views.common.receipt import Receipt, assemble, data_lines, settings_line
+from rbfviz.views.common.receipt import Receipt, view_receipt
 
 
 def annealing_numbers(view, sigma: float) -> dict:
@@ -23,13 +23,11 @@ def annealing_numbers(view, sigma: float) -> dict:
 def annealing_receipt(params: dict, numbers: dict) -> Receipt:
     """The Annealing view: the collapse study on the view's σ grid."""
     p = params
-    imports, body = data_lines(p)
-    imports = imports + [
+    imports = [
         "from rbfviz import collapse_study, kmeans",
         "from rbfviz.views.explorer.arrays import sigma_scale",
     ]
-    body = body + [
-        settings_line(p),
+    body = [
         f"dtype = {p['dtype']!r}",
         "# the σ grid of the view: from the data and their k-means++-seeded K-Means centroids",
         "X64 = X.astype(np.float64)",
@@ -46,4 +44,4 @@ def annealing_receipt(params: dict, numbers: dict) -> Receipt:
         '    "centers_at_sigma": study.path.centers[level].tolist(),',
         "}",
     ]
-    return Receipt("Annealing", dict(params), dict(numbers), assemble(imports, body))
+    return view_receipt("Annealing", params, numbers, imports, body)

@@ -8,6 +8,7 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 * ``figure(data, layout)``           – go.Figure from trace dicts and a layout dict, unvalidated.
 * ``validated(fig)``                 – the same figure through Plotly's validators (tests).
 * ``base_layout(title, height, legend="above"|"below")`` – fonts, margins, white background, legend.
+* ``panel_axis()``                   – the axis of one small panel of a multi-panel figure.
 * ``plane_axes(extent)``             – x and y in the same units, fixed to extent (a dict to merge).
 * ``png_data_uri(rgb)``              – (H, W, 3) uint8 -> "data:image/png;base64,..." (zlib-ng's deflate,
                                        no imaging library).
@@ -19,6 +20,7 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 * ``field_image(uri, extent)``       – a layout image under the data: its top-left corner at
                                        (x_min, y_max), bottom-right at (x_max, y_min).
 * ``legend_only(name, ...)``         – a legend entry for marks drawn inside an image.
+* ``with_gaps(values)``              – a line's y values as floats, NaN/inf as None (a gap in the line).
 * ``streamlit_themed(fig)``          – the figure for st.plotly_chart's Streamlit theme: backgrounds,
                                        text, grid and legend follow the light or dark theme in the
                                        browser, ink colours become the theme's text colour.
@@ -30,6 +32,7 @@ A field is an image instead of a Heatmap because a 400² picture then costs tens
 from __future__ import annotations
 
 import base64
+import math
 import re
 import struct
 import zlib
@@ -83,6 +86,18 @@ def _axis(title: str | None = None, **extra) -> dict:
     )
     axis.update(extra)
     return axis
+
+
+def panel_axis() -> dict:
+    """The axis of one small panel of a multi-panel figure: 11-pt ticks, a light grid, a frame."""
+    return dict(
+        tickfont=dict(size=11),
+        gridcolor=GRID_COLOR,
+        linecolor="#888888",
+        showline=True,
+        mirror=True,
+        zeroline=False,
+    )
 
 
 def base_layout(
@@ -256,6 +271,11 @@ def legend_only(name: str, mode: str = "markers", **style) -> dict:
 
 
 # --- light and dark theme -------------------------------------------------------------------------
+
+
+def with_gaps(values) -> list:
+    """values (n,) as a list of floats, NaN and ±inf as None: Plotly leaves a gap in a line there."""
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _axis_name(ref) -> str | None:

@@ -1,7 +1,6 @@
-"""Traces and markers of the data plane that several views draw: the points coloured by r, the RBF
-centres, the
-K-Means centroids, arrows from a centre to where a step moves it, and which points are drawn when there
-are many.
+"""Traces and markers of the data plane that several views draw: markers at 2-D points
+(``markers_trace``), the points coloured by r, the RBF centres, the K-Means centroids, arrows from a
+centre to where a step moves it, and which points are drawn when there are many.
 
 RBF centres are marked with ``CENTER_MARKER`` and K-Means centroids with ``KMEANS_MARKER`` in every view, so a
 symbol means the same thing everywhere."""
@@ -53,13 +52,16 @@ def points_trace(X, resp, name: str = "points (colour mixed by r)") -> dict:
     )
 
 
+def markers_trace(points, **trace) -> dict:
+    """A scatter trace of markers at the rows of points (m, 2), data units: x the first column, y the
+    second. ``trace`` gives the rest (name, marker, hover, axes), in the order Plotly receives it."""
+    return dict(type="scatter", x=points[:, 0], y=points[:, 1], mode="markers", **trace)
+
+
 def centers_trace(centers, name: str = "RBF centres c_j") -> dict:
     k = centers.shape[0]
-    return dict(
-        type="scatter",
-        x=centers[:, 0],
-        y=centers[:, 1],
-        mode="markers",
+    return markers_trace(
+        centers,
         name=name,
         marker=dict(color=cluster_colors(k), **CENTER_MARKER),
         customdata=np.arange(k),
@@ -69,11 +71,8 @@ def centers_trace(centers, name: str = "RBF centres c_j") -> dict:
 
 def kmeans_trace(kmeans_centers, name: str = "K-Means centroids") -> dict:
     k = kmeans_centers.shape[0]
-    return dict(
-        type="scatter",
-        x=kmeans_centers[:, 0],
-        y=kmeans_centers[:, 1],
-        mode="markers",
+    return markers_trace(
+        kmeans_centers,
         name=name,
         marker=KMEANS_MARKER,
         customdata=np.arange(k),

@@ -170,6 +170,22 @@ def settings_line(p: dict) -> str:
     )
 
 
+def view_receipt(
+    view: str,
+    params: dict,
+    numbers: dict | None,
+    imports: list[str],
+    lines: list[str],
+    data: dict | None = None,
+) -> Receipt:
+    """A view's ``Receipt``: the lines that build X and set k, seed, kind and σ (from ``data``, default
+    ``params``), then the view's own ``lines`` with their ``imports``."""
+    p = params if data is None else data
+    data_imports, data_body = data_lines(p)
+    code = assemble(data_imports + imports, data_body + [settings_line(p)] + lines)
+    return Receipt(view, dict(params), dict(numbers or {}), code)
+
+
 def assemble(imports: list[str], body: list[str]) -> str:
     """Import lines (``from m import a, b`` merged per module, stdlib first) above the body."""
     code = "\n".join(body)

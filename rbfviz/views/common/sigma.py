@@ -10,7 +10,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from rbfviz.views.common.layout import figure
+from rbfviz.views.common.layout import GRID_COLOR, figure
 
 # Marks that are not clusters (colour-blind safe: Paul Tol's high-contrast blue/red, plus black
 # and grey; they also differ by dash so they read in greyscale).
@@ -69,17 +69,18 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     return values, [f"{v:g}" for v in values]
 
 
-def sigma_axis(sigmas, title: str = "σ  (log scale; cooling →)") -> dict:
-    """A log σ axis, large σ on the left, with readable 1-2-5 ticks over the σ values."""
+def sigma_axis(sigmas, title: str | None = "σ  (log scale; cooling →)") -> dict:
+    """A log σ axis, large σ on the left, with readable 1-2-5 ticks over the σ values; no title for
+    ``title=None`` (an upper panel sharing the lower one's)."""
     sigmas = np.asarray(sigmas, dtype=np.float64)
     sigmas = sigmas[np.isfinite(sigmas) & (sigmas > 0)]
     values, labels = log_ticks(sigmas.min(), sigmas.max()) if sigmas.size else ([], [])
     return dict(
         type="log",
         autorange="reversed",
-        title=dict(text=title, font=dict(size=14)),
+        title=dict(text=title, font=dict(size=14)) if title else None,
         tickfont=dict(size=12),
-        gridcolor="#e6e6e6",
+        gridcolor=GRID_COLOR,
         linecolor="#888888",
         showline=True,
         mirror=True,
@@ -151,6 +152,22 @@ def play_buttons(frame_ms: int, redraw: bool, play_label: str, y: float) -> list
             ],
         )
     ]
+
+
+def power_law_line(fit, points: int, name: str, **style) -> dict:
+    """A scatter trace of the fitted power law E = e^intercept · σ^slope at ``points`` σ values over the
+    fit's window [fit.sigma_min, fit.sigma_max] (a ``measures.SlopeFit``), without hover; ``style``: the
+    trace's line, legend group, opacity."""
+    xs = np.geomspace(fit.sigma_max, fit.sigma_min, points)
+    return dict(
+        type="scatter",
+        x=xs,
+        y=np.exp(fit.intercept) * xs**fit.slope,
+        mode="lines",
+        name=name,
+        **style,
+        hoverinfo="skip",
+    )
 
 
 def log_axis_floor(values) -> float:

@@ -17,8 +17,8 @@ import math
 
 
 def number(x: float, digits: int = 3) -> str:
-    """x with ``digits`` significant digits; "NaN" for NaN."""
-    x = float(x)
+    """x with ``digits`` significant digits; "NaN" for NaN, and "0" (never "-0") for zero."""
+    x = float(x) + 0.0  # -0.0 + 0.0 is +0.0: the entropy of one-hot rows is -0.0
     return "NaN" if math.isnan(x) else f"{x:.{digits}g}"
 
 

@@ -13,7 +13,14 @@ import plotly.graph_objects as go
 from rbfviz.field import plane_extent
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, two_planes_layout
 from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings
-from rbfviz.views.common.plane import ARROW_COLOR, CENTER_MARKER, KMEANS_MARKER, START_MARKER, step_arrows
+from rbfviz.views.common.plane import (
+    ARROW_COLOR,
+    CENTER_MARKER,
+    KMEANS_MARKER,
+    START_MARKER,
+    markers_trace,
+    step_arrows,
+)
 from rbfviz.views.equivalence.arrays import GapCurve, OneStep, Trajectories
 
 POINT_GREY = "rgba(120,120,120,0.35)"
@@ -36,11 +43,8 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
     )
     for i, (xa, ya, new, label, marker) in enumerate(panels):
         data.append(
-            dict(
-                type="scatter",
-                x=X[:, 0],
-                y=X[:, 1],
-                mode="markers",
+            markers_trace(
+                X,
                 xaxis=xa,
                 yaxis=ya,
                 name="points (colour mixed by r at the start)",
@@ -51,11 +55,8 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
             )
         )
         data.append(
-            dict(
-                type="scatter",
-                x=step.start[:, 0],
-                y=step.start[:, 1],
-                mode="markers",
+            markers_trace(
+                step.start,
                 xaxis=xa,
                 yaxis=ya,
                 name="start c⁰",
@@ -66,11 +67,8 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
             )
         )
         data.append(
-            dict(
-                type="scatter",
-                x=new[:, 0],
-                y=new[:, 1],
-                mode="markers",
+            markers_trace(
+                new,
                 xaxis=xa,
                 yaxis=ya,
                 name=f"after one {label}",
@@ -95,11 +93,8 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
     k = traj.gd.shape[1]
     colors = cluster_colors(k)
     data = [
-        dict(
-            type="scatter",
-            x=X[:, 0],
-            y=X[:, 1],
-            mode="markers",
+        markers_trace(
+            X,
             name="points",
             marker=dict(color=POINT_GREY, size=5),
             hoverinfo="skip",
@@ -142,33 +137,24 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
             )
         )
     data.append(
-        dict(
-            type="scatter",
-            x=traj.gd[0, :, 0],
-            y=traj.gd[0, :, 1],
-            mode="markers",
+        markers_trace(
+            traj.gd[0],
             name="start",
             marker=START_MARKER,
             hoverinfo="skip",
         )
     )
     data.append(
-        dict(
-            type="scatter",
-            x=traj.gd[-1, :, 0],
-            y=traj.gd[-1, :, 1],
-            mode="markers",
+        markers_trace(
+            traj.gd[-1],
             name="GD end",
             marker=dict(color=colors, **CENTER_MARKER),
             hoverinfo="skip",
         )
     )
     data.append(
-        dict(
-            type="scatter",
-            x=traj.lloyd[-1, :, 0],
-            y=traj.lloyd[-1, :, 1],
-            mode="markers",
+        markers_trace(
+            traj.lloyd[-1],
             name="Lloyd end",
             marker=KMEANS_MARKER,
             hoverinfo="skip",

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from rbfviz.views.common.receipt import Receipt, assemble, data_lines, settings_line, start_lines
+from rbfviz.views.common.receipt import Receipt, start_lines, view_receipt
 
 
 def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
     """The Explorer: the centres at σ and K-Means from the same start, then ``plane_numbers``."""
     p = params
-    imports, body = data_lines(p)
-    body = body + [settings_line(p)]
-    imports = imports + [
+    body = []
+    imports = [
         "from rbfviz.measures import kmeans_reference",
         "from rbfviz.views.explorer.arrays import plane_numbers",
     ]
@@ -43,4 +42,4 @@ def explorer_receipt(params: dict, numbers: dict | None) -> Receipt:
             ),
         ]
     body += ["numbers = plane_numbers(X, centers, sigma, kind, km_labels)  # L_σ, J, agreement, ..."]
-    return Receipt("Explorer", dict(params), dict(numbers or {}), assemble(imports, body))
+    return view_receipt("Explorer", params, numbers, imports, body)

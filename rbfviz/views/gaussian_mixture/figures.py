@@ -18,7 +18,7 @@ from rbfviz.field import plane_extent
 from rbfviz.mixture import MixtureFit
 from rbfviz.views.common.layout import figure, legend_only, two_planes_layout
 from rbfviz.views.common.palette import cluster_colors, mix_colors, rgb_strings
-from rbfviz.views.common.plane import CENTER_MARKER, resp_hovertemplate
+from rbfviz.views.common.plane import CENTER_MARKER, markers_trace, resp_hovertemplate
 
 ONE_SIGMA = dict(width=2.5, dash="solid")
 TWO_SIGMA = dict(width=1.5, dash="dot")
@@ -50,11 +50,8 @@ def _circles(centers: np.ndarray, radii: np.ndarray, colors: list[str], xref: st
 
 
 def _points(X: np.ndarray, resp: np.ndarray, xa: str, ya: str, name: str, first: bool) -> dict:
-    return dict(
-        type="scatter",
-        x=X[:, 0],
-        y=X[:, 1],
-        mode="markers",
+    return markers_trace(
+        X,
         xaxis=xa,
         yaxis=ya,
         name=name,
@@ -68,11 +65,8 @@ def _points(X: np.ndarray, resp: np.ndarray, xa: str, ya: str, name: str, first:
 
 def _centres(centers, text: list[str], xa: str, ya: str, name: str) -> dict:
     k = centers.shape[0]
-    return dict(
-        type="scatter",
-        x=centers[:, 0],
-        y=centers[:, 1],
-        mode="markers",
+    return markers_trace(
+        centers,
         xaxis=xa,
         yaxis=ya,
         name=name,

@@ -26,16 +26,17 @@ import plotly.graph_objects as go
 
 from rbfviz.views.common.kinds import KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import (
-    GRID_COLOR,
     base_layout,
     field_image,
     figure,
     legend_only,
+    panel_axis,
     plane_axes,
     png_data_uri,
+    with_gaps,
 )
 from rbfviz.views.common.palette import EDGE_RGB, KMEANS_COLOR, cluster_colors, cluster_rgb, fade, hex_to_rgb
-from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER
+from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import figure_with_frames, log_axis_floor, log_ticks, play_buttons
 
 # Okabe–Ito orange, blue, bluish green: classes 0, 1, 2.
@@ -151,11 +152,8 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
     data = [
         _points(view.X_train, view.y_train, n_classes, TRAIN_POINTS, "circle", 6),
         _points(view.X_test, view.y_test, n_classes, TEST_POINTS, "diamond", 8),
-        dict(
-            type="scatter",
-            x=view.X_test[wrong, 0],
-            y=view.X_test[wrong, 1],
-            mode="markers",
+        markers_trace(
+            view.X_test[wrong],
             name=MISCLASSIFIED,
             marker=dict(symbol="circle-open", size=16, color="#000000", line=dict(width=2.5)),
             hoverinfo="skip",
@@ -170,22 +168,16 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
             hoverinfo="skip",
             showlegend=False,
         ),
-        dict(
-            type="scatter",
-            x=centers[:, 0],
-            y=centers[:, 1],
-            mode="markers",
+        markers_trace(
+            centers,
             name=CENTERS,
             marker=dict(color=list(np.array(class_colors(n_classes))[view.center_class]), **CENTER_MARKER),
             customdata=np.column_stack([np.arange(len(centers)), view.center_class]),
             hovertemplate="centre %{customdata[0]}: its cell → class %{customdata[1]}<br>(%{x:.3f}, %{y:.3f})"
             "<extra></extra>",
         ),
-        dict(
-            type="scatter",
-            x=lloyd[:, 0],
-            y=lloyd[:, 1],
-            mode="markers",
+        markers_trace(
+            lloyd,
             name=LLOYD,
             marker=KMEANS_MARKER,
             customdata=np.column_stack([np.arange(len(lloyd)), view.center_distances]),
@@ -248,11 +240,8 @@ def classifier_animation(
     images = [frame_image(view.frame_codes[s], lut, view.frame_extent) for s in range(S)]
     data = [
         _points(view.X_train, view.y_train, view.n_classes, TRAIN_POINTS, "circle", 5, hoverinfo="skip"),
-        dict(
-            type="scatter",
-            x=centers[0, :, 0],
-            y=centers[0, :, 1],
-            mode="markers",
+        markers_trace(
+            centers[0],
             name="start",
             marker=dict(symbol="circle-open", size=12, color="#555555", line=dict(width=1.5)),
             hoverinfo="skip",
@@ -418,10 +407,6 @@ def _panel_domains(n: int, columns: int, gap_x: float = 0.09, gap_y: float = 0.1
         yield (x0, min(x0 + width, 1.0)), (max(y1 - height, 0.0), y1)  # clipped: rounding may pass 1
 
 
-def _floats(values) -> list:
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
-
-
 def log_tickvals(low: float, high: float, most: int = 7) -> tuple[list[float], list[str]]:
     """Ticks of a log axis over [low, high]: 1-2-5 per decade over up to three decades (as the Annealing
     view), else powers of ten, every m-th decade so that at most ``most`` remain, labelled 10⁻⁵."""
@@ -469,14 +454,7 @@ def curves_figure(
         suffix = "" if i == 0 else str(i + 1)
         xref, yref = "x" + suffix, "y" + suffix
         legend = "legend" + suffix
-        axis = dict(
-            tickfont=dict(size=11),
-            gridcolor=GRID_COLOR,
-            linecolor="#888888",
-            showline=True,
-            mirror=True,
-            zeroline=False,
-        )
+        axis = panel_axis()
         layout["xaxis" + suffix] = dict(
             axis, domain=[x0, x1], anchor=yref, title=dict(text=x_title, font=dict(size=12), standoff=4)
         )
@@ -528,7 +506,7 @@ def curves_figure(
                 dict(
                     type="scatter",
                     x=x,
-                    y=_floats(shown),
+                    y=with_gaps(shown),
                     mode=line.get("mode", "lines"),
                     name=line["name"],
                     xaxis=xref,

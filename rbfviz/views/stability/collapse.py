@@ -19,37 +19,17 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
-from rbfviz.views.common.layout import GRID_COLOR, base_layout, figure
+from rbfviz.views.common.layout import base_layout, figure, with_gaps
 from rbfviz.views.common.sigma import (
     EXACT_COLOR,
     EXACT_PREDICTED,
     SOFTMAX_EXACT,
     SOFTMAX_EXACT_COLOR,
     log_axis_floor,
-    log_ticks,
+    power_law_line,
+    sigma_axis,
     zero_markers,
 )
-
-
-def _finite(values) -> list:
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
-
-
-def _sigma_axis(sigmas, title: str | None) -> dict:
-    values, labels = log_ticks(float(np.min(sigmas)), float(np.max(sigmas)))
-    return dict(
-        type="log",
-        autorange="reversed",
-        title=dict(text=title, font=dict(size=14)) if title else None,
-        tickfont=dict(size=12),
-        gridcolor=GRID_COLOR,
-        linecolor="#888888",
-        showline=True,
-        mirror=True,
-        zeroline=False,
-        tickvals=values,
-        ticktext=labels,
-    )
 
 
 def _vline(sigma: float, yref: str, name: str, color: str, dash: str, showlegend: bool) -> dict:
@@ -90,7 +70,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
             dict(
                 type="scatter",
                 x=sig,
-                y=_finite(np.where(err > 0, err, np.nan)),
+                y=with_gaps(np.where(err > 0, err, np.nan)),
                 mode="lines+markers",
                 name=f"E: {label}",
                 legendgroup=label,
@@ -116,18 +96,14 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
             )
         fit = study.slope
         if math.isfinite(fit.slope):
-            xs = np.geomspace(fit.sigma_max, fit.sigma_min, 12)
             data.append(
-                dict(
-                    type="scatter",
-                    x=xs,
-                    y=np.exp(fit.intercept) * xs**fit.slope,
-                    mode="lines",
-                    name=f"fit {label}: slope {fit.slope:.2f} on [{fit.sigma_min:.2g}, {fit.sigma_max:.2g}]",
+                power_law_line(
+                    fit,
+                    12,
+                    f"fit {label}: slope {fit.slope:.2f} on [{fit.sigma_min:.2g}, {fit.sigma_max:.2g}]",
                     legendgroup=label,
                     line=dict(color=color, dash=dash, width=4),
                     opacity=0.3,
-                    hoverinfo="skip",
                 )
             )
         data.append(
@@ -180,7 +156,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
         f"g_min = {first.g_min:.3g})"
     )
     layout = base_layout(title, height, legend="below")
-    layout["xaxis"] = dict(_sigma_axis(sigmas_all, None), domain=[0, 1], anchor="y", matches="x2")
+    layout["xaxis"] = dict(sigma_axis(sigmas_all, None), domain=[0, 1], anchor="y", matches="x2")
     layout["yaxis"] = dict(
         layout["yaxis"],
         type="log",
@@ -188,7 +164,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
         domain=[0.36, 1.0],
         title=dict(text="E(σ) = ‖C_σ − C*‖_F (log; ▼ = exactly 0)", font=dict(size=14)),
     )
-    layout["xaxis2"] = dict(_sigma_axis(sigmas_all, "σ (log scale; cooling →)"), anchor="y2")
+    layout["xaxis2"] = dict(sigma_axis(sigmas_all, "σ (log scale; cooling →)"), anchor="y2")
     layout["yaxis2"] = dict(
         layout["yaxis"],
         type="linear",

@@ -13,15 +13,21 @@ Map colours (not cluster colours: these lines are maps, and no cluster colour is
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
-from rbfviz.views.common.layout import GRID_COLOR, base_layout, field_image, figure, legend_only, png_data_uri
+from rbfviz.views.common.layout import (
+    base_layout,
+    field_image,
+    figure,
+    legend_only,
+    panel_axis,
+    png_data_uri,
+    with_gaps,
+)
 from rbfviz.views.common.palette import NAN_RGB, cluster_colors, cluster_rgb, fade
-from rbfviz.views.common.plane import KMEANS_MARKER
+from rbfviz.views.common.plane import KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import (
     CURRENT,
     CURRENT_COLOR,
@@ -60,10 +66,6 @@ def series(rows, kind: str, dtype: str, key: str) -> tuple[np.ndarray, np.ndarra
     sigmas, values = (np.array(v, dtype=np.float64) for v in zip(*picked))
     order = np.argsort(-sigmas)
     return sigmas[order], values[order]
-
-
-def _finite_list(values) -> list:
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=np.float64)]
 
 
 def _log_floor(rows, key: str) -> float:
@@ -132,14 +134,7 @@ def stability_figure(
     for i, (key, label, log) in enumerate(PANELS):
         xref, yref = _axis_names(i)
         (x0, x1), (y0, y1) = domains[i]
-        axis = dict(
-            tickfont=dict(size=11),
-            gridcolor=GRID_COLOR,
-            linecolor="#888888",
-            showline=True,
-            mirror=True,
-            zeroline=False,
-        )
+        axis = panel_axis()
         all_sigmas = [r["sigma"] for r in rows]
         layout["xaxis" + xref[1:]] = dict(
             sigma_axis(all_sigmas, "σ (log; cooling →)"), domain=[x0, x1], anchor=yref, tickfont=dict(size=11)
@@ -195,7 +190,7 @@ def stability_figure(
                     dict(
                         type="scatter",
                         x=s,
-                        y=_finite_list(y),
+                        y=with_gaps(y),
                         mode="lines+markers",
                         xaxis=xref,
                         yaxis=yref,
@@ -391,11 +386,8 @@ def stability_plane_figure(
                 )
             )
         data.append(
-            dict(
-                type="scatter",
-                x=C[:, 0],
-                y=C[:, 1],
-                mode="markers",
+            markers_trace(
+                C,
                 xaxis=xref,
                 yaxis=yref,
                 marker=dict(KMEANS_MARKER, size=14),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from rbfviz.views.common.receipt import Receipt, assemble, data_lines, literal, settings_line
+from rbfviz.views.common.receipt import Receipt, literal, view_receipt
 
 STABILITY_KEYS = ("nan_row_fraction", "hard_row_fraction", "zero_fraction", "grad_norm", "error_to_kmeans")
 
@@ -21,17 +21,15 @@ def stability_numbers(rows, sigma: float) -> dict:
 
 def stability_receipt(params: dict, numbers: dict) -> Receipt:
     """The Stability view: every map in both dtypes at the K-Means centroids, at σ."""
-    p = dict(params, dtype="float64")  # the view measures both precisions from float64 points
-    imports, body = data_lines(p)
-    imports = imports + [
+    imports = [
         "from rbfviz import kmeans",
         "from rbfviz.views.stability.arrays import stability_table",
     ]
-    body = body + [
-        settings_line(p),
+    body = [
         "centers, _ = kmeans(X, k=k, seed=seed)  # K-Means, k-means++ seeded: the view's C*",
         "rows = stability_table(X, centers, [sigma])  # every map, float32 and float64",
         "numbers = {f\"{r['kind']}/{r['dtype']}/{key}\": r[key] for r in rows",
         f"           for key in {literal(STABILITY_KEYS)}}}",
     ]
-    return Receipt("Stability", dict(params), dict(numbers), assemble(imports, body))
+    # the view measures both precisions from float64 points
+    return view_receipt("Stability", params, numbers, imports, body, data=dict(params, dtype="float64"))

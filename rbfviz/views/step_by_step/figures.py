@@ -18,6 +18,7 @@ from rbfviz.views.common.plane import (
     START_MARKER,
     centers_trace,
     kmeans_trace,
+    markers_trace,
     points_trace,
     step_arrows,
 )
@@ -54,11 +55,8 @@ def step_plane_figure(
     moved = replay.count > 0 and not np.array_equal(previous, current, equal_nan=True)
     if moved:
         data.append(
-            dict(
-                type="scatter",
-                x=previous[:, 0],
-                y=previous[:, 1],
-                mode="markers",
+            markers_trace(
+                previous,
                 name="centres before the step",
                 marker=START_MARKER,
                 customdata=np.arange(k),
