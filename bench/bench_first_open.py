@@ -21,7 +21,8 @@ run, layout), and Plotly's own drawing time (Plotly.newPlot / react, wrapped by 
 
 Throttled: the phone size again with CDP Network.emulateNetworkConditions at 1.25 Mbit/s each way
 and 20 ms latency (forty students sharing a 50 Mbit/s link), one round, views and floor.
-Each line carries the load average; the header the CPU model and whether it has AVX-512.
+Each line carries the load average; the header (harness/machine.py) the CPU model, whether it has
+AVX-512, and the load. ``--no-avx512`` runs the servers as an AVX2 machine would.
 Target: every view within 1.25 × the floor at both sizes; ≤ 3 MB per first visit.
 """
 
@@ -40,6 +41,7 @@ if str(ROOT) not in sys.path:
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from harness import machine  # noqa: E402  (the machine header and --no-avx512)
 from harness.streamlit_server import StreamlitServer  # noqa: E402
 
 CHROMIUM_ARGS = [
@@ -121,20 +123,6 @@ _TIMELINE_JS = """(() => {
   };
   requestAnimationFrame(look);
 })();"""
-
-
-def cpu_model() -> tuple[str, bool]:
-    """The CPU's model name and whether it has AVX-512 (from /proc/cpuinfo)."""
-    model, avx512 = "unknown", False
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name") and model == "unknown":
-                model = line.split(":", 1)[1].strip()
-            if line.startswith("flags"):
-                avx512 = "avx512f" in line.split()
-    except OSError:
-        pass
-    return model, avx512
 
 
 def load_average() -> str:
@@ -338,17 +326,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per open")
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
     parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
-    model, avx512 = cpu_model()
-    print(
-        f"CPU: {model} ({os.cpu_count()} cores), AVX-512: {'yes' if avx512 else 'no'}; load {load_average()}"
-    )
+    args = parser.parse_args(machine.start(argv))
     timeout_ms = int(args.timeout * 1000)
     log_dir = ROOT / "artifacts"
     log_dir.mkdir(exist_ok=True)
     app = StreamlitServer(log_path=log_dir / "first_open_app.log")
     floor = StreamlitServer(log_path=log_dir / "first_open_floor.log", script="bench/floor_page.py")
-    out: dict = {"cpu": model, "avx512": avx512}
+    out: dict = {"cpu": machine.cpu_model(), "avx512": machine.has_avx512()}
     try:
         app.wait_healthy(timeout=600)  # a busy machine: the first `import torch` alone can take minutes
         floor.wait_healthy(timeout=600)
