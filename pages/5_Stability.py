@@ -30,9 +30,65 @@ intro(
 
 def sigma_panels(ctrl) -> None:
     """Every panel below the introduction follows σ: rerun alone when σ settles (ui.page.follows_sigma)."""
-    downloads = []  # shown as one row at the end
+    downloads, last = [], []  # shown as one row at the end, the interactive page last
+    st.subheader(f"The plane at every σ ({ctrl.dtype})")
+    with panel("The plane at this σ"):
+        X, _ = compute.data(ctrl)
+        centroids = compute.kmeans_centroids(ctrl)
+        drawn = drawn_points(len(X), ctrl.seed)
+
+        def build(progress) -> bytes:
+            grid = ctx.scale.grid
+            levels = stability_levels(
+                compute.stability_planes(ctrl, progress), X, centroids, drawn=drawn, presenter=ctrl.presenter
+            )
+            return scrub_payload(
+                levels,
+                grid,
+                config=CHART_CONFIG,
+                initial=ctx.scale.index(ctx.scale.default),
+                large=ctrl.presenter,
+            )
+
+        payload = scrub_parts.scrub_payload("stability", ctrl, (), build)
+        scrub_figure(payload, key="scrub_stability", grid=ctx.scale.grid)
+        drawn_note = (
+            f"Drawn: a seeded sample of {len(drawn):,} of the {len(X):,} points; the counts above each "
+            f"panel and below count all {len(X):,}."
+            if drawn is not None
+            else None
+        )
+        if drawn_note:
+            st.caption(drawn_note)
+        page_params = exports.receipt_params(ctrl)
+        page_params.pop("init")  # the planes are drawn at the K-Means centroids, whatever the start
+        plane = compute.stability_plane(ctrl)
+        last.append(
+            exports.interactive_page_download(
+                payload, "stability", ctrl, page_params, (drawn_note,) if drawn_note else ()
+            )
+        )
+        downloads.append(
+            exports.figure_download(
+                lambda: stability_plane_figure(
+                    plane, X, centroids, title=f"σ = {plane.sigma:.3g} ({plane.dtype})"
+                ),
+                "stability_plane",
+                "Plane (HTML)",
+            )
+        )
+        st.caption(
+            "Left: where the naive map's rows are NaN (grey region; points marked ×), far from every centre "
+            "first. Right: where entmax-1.5's rows are exactly one-hot (coloured by the nearest centre) and "
+            "where they are still soft (white band along the Voronoi edges, open points); the band is "
+            "|s| < 2σ²/‖c_a − c_b‖ wide around each edge. Move σ with the slider above the plot; the curves "
+            "and the table below, and the downloads, follow when you stop. Change the precision in the "
+            "sidebar."
+        )
+
     with panel("Every map across σ"):
         rows, predicted, nan_sigmas = compute.stability(ctrl)
+        st.subheader("Every map across σ")
         st.markdown(
             f"**{ctrl.dataset}, n = {ctrl.n}, k = {ctrl.k}: every map at the K-Means centroids C\\*, "
             f"across the σ grid**"
@@ -118,62 +174,7 @@ def sigma_panels(ctrl) -> None:
             "float64 than in float32. (C* here: the K-Means partition's means computed in each precision.)"
         )
 
-    st.subheader(f"The plane at every σ ({ctrl.dtype})")
-    with panel("The plane at this σ"):
-        X, _ = compute.data(ctrl)
-        centroids = compute.kmeans_centroids(ctrl)
-        drawn = drawn_points(len(X), ctrl.seed)
-
-        def build(progress) -> bytes:
-            grid = ctx.scale.grid
-            levels = stability_levels(
-                compute.stability_planes(ctrl, progress), X, centroids, drawn=drawn, presenter=ctrl.presenter
-            )
-            return scrub_payload(
-                levels,
-                grid,
-                config=CHART_CONFIG,
-                initial=ctx.scale.index(ctx.scale.default),
-                large=ctrl.presenter,
-            )
-
-        payload = scrub_parts.scrub_payload("stability", ctrl, (), build)
-        scrub_figure(payload, key="scrub_stability", grid=ctx.scale.grid)
-        drawn_note = (
-            f"Drawn: a seeded sample of {len(drawn):,} of the {len(X):,} points; the counts above each "
-            f"panel and below count all {len(X):,}."
-            if drawn is not None
-            else None
-        )
-        if drawn_note:
-            st.caption(drawn_note)
-        page_params = exports.receipt_params(ctrl)
-        page_params.pop("init")  # the planes are drawn at the K-Means centroids, whatever the start
-        downloads.append(
-            exports.interactive_page_download(
-                payload, "stability", ctrl, page_params, (drawn_note,) if drawn_note else ()
-            )
-        )
-        plane = compute.stability_plane(ctrl)
-        downloads.insert(
-            1,
-            exports.figure_download(
-                lambda: stability_plane_figure(
-                    plane, X, centroids, title=f"σ = {plane.sigma:.3g} ({plane.dtype})"
-                ),
-                "stability_plane",
-                "Plane (HTML)",
-            ),
-        )
-        st.caption(
-            "Left: where the naive map's rows are NaN (grey region; points marked ×), far from every centre "
-            "first. Right: where entmax-1.5's rows are exactly one-hot (coloured by the nearest centre) and "
-            "where they are still soft (white band along the Voronoi edges, open points); the band is "
-            "|s| < 2σ²/‖c_a − c_b‖ wide around each edge. Move σ with the slider above the plot; the curves, "
-            "the table and the downloads follow when you stop. Change the precision in the sidebar."
-        )
-
-    exports.download_row(ctrl, downloads, key="stability")
+    exports.download_row(ctrl, downloads + last, key="stability")
 
 
 follows_sigma(ctx, sigma_panels)

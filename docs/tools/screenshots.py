@@ -119,7 +119,7 @@ SHOTS = (
     ),
     Shot("annealing", "/Annealing", "Annealing: the centres as σ falls", scroll_to=FIGURE),
     Shot("how-many-clusters", "/How_many_clusters", "three answers to how many clusters", scroll_to=CHART),
-    Shot("stability", "/Stability", "Stability: softmax, entmax-1.5 and naive across σ", scroll_to=FIGURE),
+    Shot("stability", "/Stability", "Stability: where naive breaks, entmax-1.5 sparse", scroll_to=FIGURE),
     Shot("equivalence", "/Equivalence", "one gradient step next to one Lloyd step", scroll_to=FIGURE),
     Shot("gaussian-mixture", "/Gaussian_mixture", "softmax as a Gaussian mixture's E-step", scroll_to=CHART),
     Shot("lessons", "/Lessons", "the first lesson step"),

@@ -173,10 +173,17 @@ def start_server(env: dict, port: int | None, name: str) -> StreamlitServer:
     return srv
 
 
+CONNECTED = "[data-testid='stApp'][data-test-connection-state='CONNECTED']"
+
+
 def test_the_room_survives_a_server_restart(chromium_path, browser, class_file):
+    """The server restarts on the same SQLite file and address. The pages reconnect by themselves, no
+    reload: the teacher's page finds the room from its cookie, its panel keeps refreshing (a student who
+    joins after the restart is counted) and takes clicks (the reveal reaches the students)."""
     first = start_server(class_file, None, "restart_first")
     teacher = person(browser, "restart_teacher")
     pupil = person(browser, "restart_student", **PHONE)
+    late = person(browser, "restart_late_student", **PHONE)
     second = None
     try:
         code = start_room(teacher, first.url)
@@ -185,28 +192,33 @@ def test_the_room_survives_a_server_restart(chromium_path, browser, class_file):
         teacher.page.get_by_role("button", name="Ask the class").click()
         answer(pupil, 1)
         wait_until(lambda: teacher.metric("Answered") == "1")
-        first.stop()
-        second = start_server(class_file, first.port, "restart_second")  # same address, same file
-        # the teacher's page reconnects by itself, and its new session finds the room from the cookie
-        expect(teacher.page.locator(".rbfviz-room-code")).to_have_text(format_code(code))
-        # Measured: a page that reconnected to the new server draws the room but its panels (fragments)
-        # no longer refresh or take clicks until it is reloaded; so both people reload, as they would
         for who in (teacher, pupil):
-            who.page.reload()
-            who.wait_for_run(since={"origin": None, "clock": 0})
+            mark_window(who)
+        first.stop()
+        for who in (teacher, pupil):  # each page sees the server gone before the new one starts
+            expect(who.page.locator(CONNECTED)).to_have_count(0)
+        second = start_server(class_file, first.port, "restart_second")  # same address, same file
+        for who in (teacher, pupil):
+            expect(who.page.locator(CONNECTED)).to_have_count(1)
+            who.wait_for_run()
         expect(teacher.page.locator(".rbfviz-room-code")).to_have_text(format_code(code))
-        wait_until(lambda: teacher.metric("Answered") == "1" and teacher.metric("Question") == "open")
         assert controls(teacher) == list(TEACHER_BUTTONS)
         expect(pupil.page.get_by_text("Your answer is in")).to_be_visible()  # the student's seat and answer
+        late.open(f"{second.url}/Lessons?room={code}")
+        answer(late, 0)
+        wait_until(lambda: teacher.metric("Answered") == "2" and teacher.metric("Question") == "open")
         teacher.page.get_by_role("button", name="Reveal the answer").click()
         wait_until(lambda: teacher.metric("Question") == "revealed")
-        expect(pupil.page.get_by_role("heading", name="Why")).to_be_visible()
+        for who in (pupil, late):
+            expect(who.page.get_by_role("heading", name="Why")).to_be_visible()
         verdict = "Right: the answer is" if int(LESSON.answer) == 1 else "Not quite"
         expect(pupil.page.get_by_text(verdict)).to_be_visible()  # the answer given before the restart
+        for who in (teacher, pupil):
+            assert not_reloaded(who), who.name
         assert not teacher.problems(), teacher.problems()
     finally:
-        teacher.page.context.close()
-        pupil.page.context.close()
+        for who in (teacher, pupil, late):
+            who.page.context.close()
         first.stop()
         if second is not None:
             second.stop()

@@ -1,7 +1,8 @@
 """Every page on a phone (Chromium at 390 × 844, touch, mobile) and on a laptop (1366 × 768): nothing
-is wider than the screen, figures keep inside it and the plane its aspect ratio, legend entries do
-not overlap, and on the scrubbed views the σ control and the figure are on the first screen with
-controls large enough to tap. Each page's screenshot goes to artifacts/screens/<size>-<page>.png.
+is wider than the screen, figures keep inside it and the plane its aspect ratio, legend entries and
+the texts over a figure (panel titles) do not overlap, and on the scrubbed views the σ control and
+the figure are on the first screen with controls large enough to tap. Each page's screenshot goes
+to artifacts/screens/<size>-<page>.png.
 """
 
 from pathlib import Path
@@ -66,6 +67,28 @@ _LEGEND_OVERLAP_JS = """() => {
   return clashes;
 }"""
 
+# Texts written over a figure (panel titles, labels: Plotly annotations with text) drawn on top of each
+# other, per figure.
+_ANNOTATION_OVERLAP_JS = """() => {
+  const clashes = [];
+  for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
+    const boxes = [...gd.querySelectorAll("g.annotation text.annotation-text")]
+      .filter((t) => t.textContent.trim())
+      .map((t) => {
+        const b = t.getBoundingClientRect();
+        return { text: t.textContent, l: b.left, r: b.right, t: b.top, b: b.bottom };
+      })
+      .filter((b) => b.r > b.l);
+    for (let a = 0; a < boxes.length; a++)
+      for (let c = a + 1; c < boxes.length; c++) {
+        const A = boxes[a], B = boxes[c];
+        const w = Math.min(A.r, B.r) - Math.max(A.l, B.l), h = Math.min(A.b, B.b) - Math.max(A.t, B.t);
+        if (w > 2 && h > 2) clashes.push(`figure ${i}: "${A.text}" / "${B.text}"`);
+      }
+  }
+  return clashes;
+}"""
+
 # The plane: x and y in the same units per pixel (scaleanchor), measured on the drawn axes.
 _PLANE_ASPECT_JS = """() => {
   const gd = document.querySelector("div.scrub-plot.js-plotly-plot");
@@ -97,6 +120,7 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         student.screenshot()
         assert student.page.evaluate(_OVERFLOW_JS) == []
         assert student.page.evaluate(_LEGEND_OVERLAP_JS) == []
+        assert student.page.evaluate(_ANNOTATION_OVERLAP_JS) == []
         if page in SCRUBBED:
             aspect = student.page.evaluate(_PLANE_ASPECT_JS)
             if aspect is not None:  # a plane (Stability's scrubbed figure is a plane too)
@@ -106,17 +130,7 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         context.close()
 
 
-@pytest.mark.parametrize(
-    "page",
-    [
-        pytest.param(
-            page, marks=pytest.mark.xfail(strict=True, reason="Stability's σ scrubber comes after its curves")
-        )
-        if page == "Stability"
-        else page
-        for page in sorted(SCRUBBED)
-    ],
-)
+@pytest.mark.parametrize("page", sorted(SCRUBBED))
 def test_sigma_and_figure_on_the_first_screen_of_a_phone(server, browser, page):
     context, student = _open(browser, f"{server.url}/{page}", "phone")
     try:

@@ -24,7 +24,7 @@ SOFTMAX_EXACT_COLOR = "#666666"
 
 
 # Legend names of the σ lines (tests look them up).
-CURRENT = "current σ (sidebar)"
+CURRENT = "current σ"
 
 
 EXACT_PREDICTED = "σ* predicted (every row one-hot)"

@@ -79,7 +79,7 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
         )
         annotations += step_arrows(step.start, new, [ARROW_COLOR] * k, xa, ya)
     layout = two_planes_layout(
-        title, height, extent, "one gradient step on L_σ, η_j = 1/(2N_j)", "one Lloyd step"
+        title, height, extent, "one gradient step on L_σ<br>η_j = 1/(2N_j)", "one Lloyd step"
     )
     layout["annotations"] = annotations + layout["annotations"]
     return figure(data, layout)

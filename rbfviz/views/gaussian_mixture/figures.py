@@ -140,8 +140,9 @@ def mixture_figure(
         title,
         height,
         plane_extent(X, aspect=PANEL_ASPECT),
-        "Gaussian mixture (EM learns μ_j, σ_j, π_j)",
-        f"RBF network (σ = {sigma:.3g} and 1/k = {1 / k:.2f} fixed)",
+        # two short lines each: the titles stay apart on a phone; σ and 1/k are in the legend
+        "Gaussian mixture<br>EM learns μ_j, σ_j, π_j",
+        "RBF network<br>σ and 1/k fixed",
     )
     layout["shapes"] = shapes
     return figure(data, layout)

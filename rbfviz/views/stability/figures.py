@@ -41,12 +41,12 @@ from rbfviz.views.common.sigma import (
 PREDICTED_BAND = "rgba(120, 120, 120, 0.35)"
 
 # (key in the rows, panel title, log y?). A panel is half the figure's width, 150 px on a phone: the
-# longer titles are two lines, so that neighbouring titles never run into each other.
+# titles are lines of 15 characters at most, so that neighbouring titles never run into each other.
 PANELS = (
     ("nan_row_fraction", "NaN rows (%)", False),
     ("hard_row_fraction", "exactly one-hot<br>rows (%)", False),
-    ("grad_norm", "‖∇_C L_σ‖ at C*<br>(log)", True),
-    ("error_to_kmeans", "one EM step from C*:<br>‖x̄ − C*‖ (log)", True),
+    ("grad_norm", "‖∇_C L_σ‖<br>at C* (log)", True),
+    ("error_to_kmeans", "one EM step<br>‖x̄ − C*‖ (log)", True),
 )
 # (panel key, kind whose closed form is drawn under it, key of predicted_fractions)
 PREDICTED = (
@@ -136,10 +136,18 @@ def stability_figure(
         (x0, x1), (y0, y1) = domains[i]
         axis = panel_axis()
         all_sigmas = [r["sigma"] for r in rows]
+        # a column's two panels share one σ axis: its labels and title under the lower panel only (under
+        # the upper one, upright on a phone, they ran into the lower panel's title)
+        lower = y0 == 0.0
         layout["xaxis" + xref[1:]] = dict(
-            sigma_axis(all_sigmas, "σ (log; cooling →)"), domain=[x0, x1], anchor=yref, tickfont=dict(size=11)
+            sigma_axis(all_sigmas, "σ (log; cooling →)" if lower else None),
+            domain=[x0, x1],
+            anchor=yref,
+            tickfont=dict(size=11),
+            showticklabels=lower,
         )
-        yaxis = dict(axis, domain=[y0, y1], anchor=xref)
+        # the right column's y labels on its right: between the columns they ran into the left panels
+        yaxis = dict(axis, domain=[y0, y1], anchor=xref, side="right" if x0 > 0 else "left")
         if log:
             yaxis.update(type="log", exponentformat="power")
         else:
@@ -153,6 +161,7 @@ def stability_figure(
                 x=(x0 + x1) / 2,
                 y=y1,
                 yanchor="bottom",
+                yshift=4,
                 xanchor="center",
                 showarrow=False,
                 font=dict(size=14),
@@ -241,7 +250,7 @@ def stability_figure(
             )
         shapes.append(_vline(sigma, i, CURRENT, CURRENT_COLOR, "solid", i == 0, 1.5))
     layout["shapes"] = shapes
-    layout["margin"] = dict(l=60, r=20, t=150 if title else 110, b=55)
+    layout["margin"] = dict(l=60, r=60, t=150 if title else 110, b=55)
     # no fixed entry width: Plotly wraps the entries into as many rows as the figure's width needs
     # (a quarter of the width each overlapped on a phone), and the top margin grows with them
     layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.1)
@@ -271,18 +280,18 @@ def entmax_rgb(plane) -> np.ndarray:
     return rgb
 
 
+# The plane's two panels: (map, its name above the panel). Under the name, a line that counts the rows
+# (``stability_panels``): two short lines, so the two titles stay apart on a 390 px phone, and the count
+# alone changes with σ, as plain text that the scrubber rewrites in place.
+PLANE_PANELS = (("naive", "naive exp/sum"), ("entmax15", "entmax-1.5"))
+
+
 def stability_panels(plane, n: int) -> list[tuple[str, np.ndarray]]:
-    """(title, (H, W, 3) uint8 image) of the two panels of ``stability_plane_figure`` at ``plane.sigma``:
-    naive NaN rows, then entmax15 one-hot rows, counted over all n points."""
+    """(count line, (H, W, 3) uint8 image) of the two panels of ``stability_plane_figure`` at
+    ``plane.sigma``: naive NaN rows, then entmax15 one-hot rows, counted over all n points."""
     return [
-        (
-            f"naive exp/sum ({plane.dtype}): {int(plane.point_naive_nan.sum())} of {n} rows NaN",
-            naive_rgb(plane),
-        ),
-        (
-            f"entmax-1.5 ({plane.dtype}): {int(plane.point_entmax_hard.sum())} of {n} rows one-hot",
-            entmax_rgb(plane),
-        ),
+        (f"{int(plane.point_naive_nan.sum()):,} of {n:,} rows NaN", naive_rgb(plane)),
+        (f"{int(plane.point_entmax_hard.sum()):,} of {n:,} rows one-hot", entmax_rgb(plane)),
     ]
 
 
@@ -291,8 +300,9 @@ def stability_plane_figure(
 ) -> go.Figure:
     """Two planes at ``plane.sigma``: left, naive rows NaN (grey) or finite; right, entmax15 rows exactly
     one-hot (cluster colour) or soft (white). Points on top in the same code; K-Means centroids ×.
-    drawn: indices of the points to draw (a subsample of large data); the counts in the panel titles
-    always count every point.
+    drawn: indices of the points to draw (a subsample of large data); the counts above the panels
+    always count every point. Annotations: the two counts (0, 1), then the two map names (2, 3).
+    The legend is below the planes, where a phone's narrow figure has room for its rows.
 
     Traces: per panel, points split by state (meta = ["naive", "nan"|"finite"] or
     ["entmax15", "hard"|"soft"]), then the centroids; then legend-only entries for the images.
@@ -306,12 +316,12 @@ def stability_plane_figure(
     layout = base_layout(title, height)
     layout.pop("xaxis"), layout.pop("yaxis")
     panels = [
-        (kind, title, rgb, domain)
-        for kind, (title, rgb), domain in zip(
-            ("naive", "entmax15"), stability_panels(plane, len(X)), ((0.0, 0.48), (0.52, 1.0))
+        (kind, count, rgb, domain)
+        for (kind, _), (count, rgb), domain in zip(
+            PLANE_PANELS, stability_panels(plane, len(X)), ((0.0, 0.48), (0.52, 1.0))
         )
     ]
-    data, images, annotations = [], [], []
+    data, images, annotations, names = [], [], [], []
     keep = np.ones(len(X), dtype=bool)
     if drawn is not None:
         keep[:] = False
@@ -333,19 +343,17 @@ def stability_plane_figure(
             axis, range=[y_min, y_max], anchor=xref, scaleanchor=xref, scaleratio=1, constrain="domain"
         )
         images.append(field_image(png_data_uri(rgb), extent, xref=xref, yref=yref))
-        annotations.append(
-            dict(
-                text=f"<b>{label}</b>",
-                xref="paper",
-                yref="paper",
-                x=(d0 + d1) / 2,
-                y=1.0,
-                yanchor="bottom",
-                xanchor="center",
-                showarrow=False,
-                font=dict(size=14),
-            )
+        above = dict(
+            xref=f"{xref} domain",
+            yref="paper",
+            x=0.5,
+            y=1.0,
+            xanchor="center",
+            yanchor="bottom",
+            showarrow=False,
         )
+        annotations.append(dict(above, text=label, yshift=4, font=dict(size=13)))
+        names.append(dict(above, text=f"<b>{dict(PLANE_PANELS)[kind]}</b>", yshift=24, font=dict(size=14)))
         if kind == "naive":
             groups = (
                 ("nan", plane.point_naive_nan, "row NaN (0/0)"),
@@ -410,7 +418,7 @@ def stability_plane_figure(
         )
     )
     layout["images"] = images
-    layout["annotations"] = annotations
-    layout["margin"] = dict(l=50, r=20, t=130 if title else 110, b=40)
-    layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.08)
+    layout["annotations"] = annotations + names
+    layout["margin"] = dict(l=50, r=20, t=90 if title else 55, b=110)
+    layout["legend"] = dict(layout["legend"], font=dict(size=12), yanchor="top", y=-0.08)
     return figure(data, layout)

@@ -24,7 +24,7 @@ def _stability_full(plane, X, centroids, drawn, presenter) -> ScrubLevel:
 
 def _stability_patch(plane, X, centroids, keep) -> ScrubPatch:
     """The values of ``stability_plane_figure`` that move with σ: per panel its two point groups'
-    positions (and the colours of the one drawn in cluster colours), its image and its title."""
+    positions (and the colours of the one drawn in cluster colours), its image and its count of rows."""
     X = np.asarray(X, dtype=np.float64)
     colors = np.array(cluster_colors(np.asarray(centroids).shape[0]))
     sets = []
@@ -42,9 +42,9 @@ def _stability_patch(plane, X, centroids, keep) -> ScrubPatch:
         ]
         if coloured:
             sets.append((("data", trace, "marker", "color"), colors[plane.point_label[mask]].tolist()))
-    for panel, (title, rgb) in enumerate(stability_panels(plane, len(X))):
+    for panel, (count, rgb) in enumerate(stability_panels(plane, len(X))):
         sets += [
-            (("layout", "annotations", panel, "text"), f"<b>{title}</b>"),
+            (("layout", "annotations", panel, "text"), count),
             (("layout", "images", panel, "source"), png_data_uri(rgb)),
         ]
     return ScrubPatch(tuple(sets), "", stability_words.stability_plane(plane, plane.sigma, plane.dtype))
