@@ -366,7 +366,10 @@ def predict_splits(
             if evaluate == "self-consistent" and kind != "hard":
                 run = (X, X64, intact, stacks, split.parent, kind, formula, max_iter)
                 solved = _self_consistent(*run, predicted, stats, False)
-                solved_linearised = _self_consistent(*run, linearised, stats, True)
+                # only entmax-1.5 has a linearisation of its own; for the other maps it is the same solve
+                solved_linearised = (
+                    _self_consistent(*run, linearised, stats, True) if formula == "entmax15" else solved
+                )
                 # A solution at or above the σ where this stack was first seen is not on its branch
                 # (above it the stack's centres were still merged with others, down to the trivial
                 # all-at-the-mean state): keep the last-level value there, marked unsettled.

@@ -359,3 +359,53 @@ def test_kernel_closed_forms_entmax15_sparsemax_softmax(dtype):
     for gap in (1e-3, 1e-5, 1e-7) if dtype == np.float64 else (0.05, 1e-2):
         err = np.abs(_alpha_entmax_columns_(zs.copy(), 1.0 + gap) - soft).max()
         assert err < 50 * gap, (gap, err)
+
+
+def alpha_entmax_every_column(z: np.ndarray, alpha: float) -> np.ndarray:
+    """The kernel as it ran before one-hot columns were left out from the start: every column takes
+    Newton's first step (``maps._alpha_entmax_columns_`` otherwise, line for line)."""
+    dtype = z.dtype.type
+    beta = 1.0 / (alpha - 1.0)
+    x = z
+    x *= dtype(alpha - 1.0)
+    tau = np.full(x.shape[1], -1.0, dtype=x.dtype)
+    running = np.arange(x.shape[1])
+    x_run, tau_run = x, tau.copy()
+    tol = 4 * np.finfo(x.dtype).eps
+    for _ in range(64):
+        u = np.subtract(x_run, tau_run)
+        np.maximum(u, 0, out=u)
+        slope_terms = (u > 0).astype(x.dtype) if beta == 1.0 else np.power(u, dtype(beta - 1.0))
+        slope = slope_terms.sum(axis=0)
+        slope_terms *= u
+        mass = slope_terms.sum(axis=0)
+        norm = np.power(mass, dtype(1.0 / beta))
+        step = (norm - 1) * mass / (norm * slope)
+        np.maximum(step, 0, out=step)
+        tau_run += step
+        tau[running] = tau_run
+        going = step > tol
+        if not going.any():
+            break
+        running, x_run, tau_run = running[going], x_run[:, going], tau_run[going]
+    np.subtract(x, tau, out=x)
+    np.maximum(x, 0, out=x)
+    if beta != 1.0:
+        np.power(x, dtype(beta), out=x)
+    x *= 1 / x.sum(axis=0)
+    return x
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("alpha", [1.05, 1.3, 1.5, 1.75, 2.0])
+def test_one_hot_columns_left_out_change_no_bit(alpha, dtype):
+    """Columns whose top two logits differ by 1/(α-1) or more skip the Newton iteration: every column,
+    one-hot or not, keeps the bits of the kernel that iterated them all; logits of every scale and ties."""
+    rng = np.random.RandomState(int(alpha * 100))
+    for scale in (1e-3, 0.3, 3.0, 30.0, 1e4):
+        z = -np.abs(rng.normal(size=(10, 2000)) * scale).astype(dtype)
+        z -= z.max(axis=0)
+        z[:, :5] = 0  # all tied
+        z[3, 5:10] = 0  # two tied at the top
+        expected = alpha_entmax_every_column(z.copy(), alpha)
+        assert np.array_equal(_alpha_entmax_columns_(z.copy(), alpha), expected), scale
