@@ -87,7 +87,13 @@ QUERY_KEYS = (
 _KEEP_STEPS = ("sigma", "kind", "alpha", "presenter")
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
-_INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal", "custom": "custom"}
+_INIT_TO_URL = {
+    "kmeans++": "kmeanspp",
+    "random": "random",
+    "farthest": "farthest",
+    "anneal": "anneal",
+    "custom": "custom",
+}
 _INIT_ALIASES = {
     "kmeanspp": "kmeans++",
     "kmeans++": "kmeans++",
@@ -95,6 +101,8 @@ _INIT_ALIASES = {
     "kmeans": "kmeans++",
     "k-means": "kmeans++",
     "random": "random",
+    "farthest": "farthest",
+    "farthest-point": "farthest",
     "anneal": "anneal",
     "annealing": "anneal",
     "custom": "custom",
@@ -104,6 +112,7 @@ _INIT_ALIASES = {
 INIT_LABELS = {
     "kmeans++": "k-means++ seeding",
     "random": "k random points",
+    "farthest": "farthest points (first nearest the mean)",
     "anneal": "anneal from the data mean",
     "custom": "custom (points clicked on the Explorer plot)",
 }
@@ -288,7 +297,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     init = _INIT_ALIASES.get(init_text)
     if init is None:
         init = "kmeans++"
-        bad("init", "one of kmeanspp, random, anneal, custom", _INIT_TO_URL[init])
+        bad("init", "one of kmeanspp, random, farthest, anneal, custom", _INIT_TO_URL[init])
     picks = read(
         "picks",
         _as_picks,
