@@ -54,6 +54,8 @@ STEP_PLAY_NOTE = "_rbfviz_step_play_note"  # Step by step: why Play paused by it
 STEP_SCRUBBER = "w_step_at"  # Step by step: widgets, the iteration shown, Play's speed and its steps
 STEP_SPEED = "w_step_speed"
 STEP_PLAY_STEPS = "w_step_play"
+RACE = "_rbfviz_race"  # Annealing: ((data, k), N) of the race of restarts this session asked for
+RACE_N = "w_race_n"  # Annealing: widget, the number of restarts N
 
 
 def lesson_verdict(step: str) -> str:
