@@ -316,8 +316,8 @@ def race_panel(ctrl) -> None:
             "race_centres",
             description=(
                 f"Left: where the restart with the largest J stopped ({poor_init} restart "
-                f"{poor_index + 1}); right: the annealed centres. The points take the colour of their nearest "
-                "centre."
+                f"{poor_index + 1}); right: the annealed centres. The points take the colour of their "
+                "nearest centre."
             ),
         )
 
