@@ -61,7 +61,7 @@ else:  # Streamlit's script run: the home page
         if joined is not None:
             st.switch_page(page_path(LESSONS), query_params=joined)
     st.markdown(
-        "- **Lessons** walk through the result in nine steps: each opens a view in the right state, "
+        "- **Lessons** walk through the result in ten steps: each opens a view in the right state, "
         "asks for a prediction, checks it, then explains. A teacher can ask each step's question to the "
         "whole class (*Start a class session* on Lessons, in presenter mode); students join with the "
         "link, the QR code or the room's code (above).\n"

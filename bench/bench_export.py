@@ -2,7 +2,7 @@
 the command line takes to write them.
 
     python bench/bench_export.py                # each view at the defaults and at n = 5,000, the lesson pack
-    python bench/bench_export.py --no-lessons   # without the lesson pack (its nine payloads take a while)
+    python bench/bench_export.py --no-lessons   # without the lesson pack (its ten payloads take a while)
     python bench/bench_export.py --no-avx512    # as a machine without AVX-512 (harness/machine.py)
 
 Per file: its size in MB, what is in it (the plotly.js bundle, the payloads, both base64-encoded), which

@@ -5,6 +5,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from rbfviz.restarts import MAX_RESTARTS
 from rbfviz.validate import entmax_alpha
 from rbfviz.views.annealing import words as annealing_words
 from rbfviz.views.annealing.arrays import split_rows, splits_in_words
@@ -17,8 +18,11 @@ from rbfviz.views.annealing.figures import (
 )
 from rbfviz.views.annealing.levels import annealing_levels
 from rbfviz.views.annealing.receipt import annealing_numbers, annealing_receipt
+from rbfviz.views.annealing.restarts import centres_figure, distortion_figure, race_numbers, race_words
 from rbfviz.views.common.scrub import scrub_payload
 from ui import compute, exports, scrub_parts
+from ui import restarts as race_runs
+from ui import session_keys as keys
 from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -270,3 +274,54 @@ def sigma_panels(ctrl) -> None:
 
 
 follows_sigma(ctx, sigma_panels)
+
+
+def race_panel(ctrl) -> None:
+    """Restarts against annealing: N K-Means restarts per start, one annealing run, KMeans(n_init=N)."""
+    st.subheader("Restarts against annealing")
+    st.markdown(
+        "K-Means from a random start stops in the nearest local minimum of its distortion J; the usual cure "
+        "is to restart it many times and keep the best. Deterministic annealing claims to need one run: "
+        "it follows the minimum from large σ, where there is only one, down to σ → 0. Race them on these "
+        "data: N restarts from k-means++ seeding and N from k random points (each run to Lloyd's fixed "
+        "point), one annealing run (softmax, from the data mean, polished by Lloyd), and scikit-learn's "
+        "`KMeans(n_init=N)`."
+    )
+    left, right = st.columns([2, 1], vertical_alignment="bottom")
+    st.session_state.setdefault(keys.RACE_N, race_runs.requested(ctrl) or race_runs.N_DEFAULT)
+    n = left.slider("Restarts N (per start)", min_value=10, max_value=MAX_RESTARTS, step=10, key=keys.RACE_N)
+    if right.button("Run the race", key="race_run", type="primary"):
+        race_runs.request(ctrl, n)
+    asked = race_runs.requested(ctrl)
+    if asked is None:
+        st.caption("Press **Run the race** (about a second for N = 50 on 500 points; a few for N = 200).")
+        return
+    with panel("The race of restarts"):
+        race = race_runs.race(ctrl, asked)
+        X, _ = compute.data(ctrl)
+        plot_col, numbers_col = st.columns([3, 1.25], gap="medium")
+        with plot_col:
+            chart(
+                distortion_figure(race, title=f"Final J of {asked} restarts per start (k = {ctrl.k})"),
+                ctrl,
+                "race_distortion",
+                description=race_words(race),
+            )
+        with numbers_col:
+            for label, value, about in race_numbers(race):
+                st.metric(label, value, help=about)
+        poor_init, poor_index = race.poor_restart()
+        chart(
+            centres_figure(X.astype("float64"), race, title="A poor restart beside annealing"),
+            ctrl,
+            "race_centres",
+            description=(
+                f"Left: where the restart with the largest J stopped ({poor_init} restart "
+                f"{poor_index + 1}); right: the annealed centres. The points take the colour of their "
+                "nearest centre."
+            ),
+        )
+
+
+with panel("Restarts against annealing"):
+    race_panel(ctrl)

@@ -1,4 +1,4 @@
-"""Lessons: nine short steps through the result. Each step opens a view in the right state with one
+"""Lessons: ten short steps through the result. Each step opens a view in the right state with one
 click, asks for a prediction, checks it, and only then explains, with the equation.
 
 The lesson content (texts, settings, computed answers) is plain data in rbfviz.views.lessons.arrays."""
@@ -39,7 +39,7 @@ def on_pick() -> None:
 ctx = setup_page("Lessons", figures=False)
 st.title("Lessons: from K-Means to an RBF network and back")
 st.markdown(
-    "Nine short steps. In each: **open the view** with one click (it opens in exactly the state the step "
+    "Ten short steps. In each: **open the view** with one click (it opens in exactly the state the step "
     "needs), **predict** the answer to the question, **check** it, then read why. Every number in a question "
     "or an answer is computed by the rbfviz library on the step's own data."
 )

@@ -146,7 +146,7 @@ def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params:
 
 
 def lesson_pack_download() -> Download:
-    """The nine Lessons steps as one offline HTML file (rbfviz.views.export.lesson_pack), built on click."""
+    """The ten Lessons steps as one offline HTML file (rbfviz.views.export.lesson_pack), built on click."""
     from rbfviz.views.export.lesson_pack import lesson_pack
 
     public = settings.current().public_url
@@ -155,9 +155,9 @@ def lesson_pack_download() -> Download:
         "rbfviz_lessons.html",
         "text/html",
         lambda: lesson_pack(public_url=public).encode("utf-8"),
-        help="The nine steps as one HTML file for students to work through alone, with no network: each "
+        help="The ten steps as one HTML file for students to work through alone, with no network: each "
         "step's figure at every σ, its question, the check of the answer and the explanation. Preparing "
-        "it takes about a minute (nine views at every σ).",
+        "it takes about a minute (ten views at every σ).",
     )
 
 

@@ -81,7 +81,7 @@ PAGES = (
         "Gaussian mixture",
         "softmax responsibilities are the E-step of a Gaussian mixture",
     ),
-    ("pages/8_Lessons.py", "Lessons", "a guided tour in nine steps: predict, then see"),
+    ("pages/8_Lessons.py", "Lessons", "a guided tour in ten steps: predict, then see"),
     (
         "pages/9_Neural_network.py",
         "Neural network",

@@ -48,6 +48,14 @@ LESSON_CHOICE = "w_lesson"  # Lessons: widget, the step chooser
 K_MAX = "how_many_k_max"  # How many clusters: widget, the largest k compared
 # Step by step: the session's last replay, so a click continues from there (ui.compute.stepper_replay)
 LAST_REPLAY = "_rbfviz_last_replay"
+STEP_PLAYING = "_rbfviz_step_playing"  # Step by step: Play is running (never in the URL: links open paused)
+STEP_PLAYED_AT = "_rbfviz_step_played_at"  # Step by step: time.monotonic() of Play's last step
+STEP_PLAY_NOTE = "_rbfviz_step_play_note"  # Step by step: why Play paused by itself, said once
+STEP_SCRUBBER = "w_step_at"  # Step by step: widgets, the iteration shown, Play's speed and its steps
+STEP_SPEED = "w_step_speed"
+STEP_PLAY_STEPS = "w_step_play"
+RACE = "_rbfviz_race"  # Annealing: ((data, k), N) of the race of restarts this session asked for
+RACE_N = "w_race_n"  # Annealing: widget, the number of restarts N
 
 
 def lesson_verdict(step: str) -> str:

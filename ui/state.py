@@ -50,7 +50,7 @@ from rbfviz.validate import (
 )
 from rbfviz.views.common.palette import MAX_CLUSTERS
 from rbfviz.views.explorer.picks import MAX_PICKS
-from rbfviz.views.step_by_step.arrays import MAX_STEPS, check_steps
+from rbfviz.views.step_by_step.arrays import MAX_STEPS, PLAY_STEPS, SPEEDS, check_steps
 
 from . import session_keys as keys
 
@@ -81,15 +81,25 @@ QUERY_KEYS = (
     "dtype",
     "sigma",
     "steps",
+    "at",
+    "speed",
+    "play",
     "presenter",
 )
 # The step sequence belongs to the Step-by-step view: a change that gives other data or another start
 # ends it, while σ, the map and presenter mode keep it (the same steps replay at the new σ, which is how
 # the view shows soft steps turning into Lloyd steps). Other views drop it (``without_steps``).
-_KEEP_STEPS = ("sigma", "kind", "alpha", "presenter")
+_KEEP_STEPS = ("sigma", "kind", "alpha", "presenter", "at", "speed", "play")
+SPEED_DEFAULT, PLAY_DEFAULT = 1.0, "em"  # Step by step's Play: steps per second, and what it takes
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
-_INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal", "custom": "custom"}
+_INIT_TO_URL = {
+    "kmeans++": "kmeanspp",
+    "random": "random",
+    "farthest": "farthest",
+    "anneal": "anneal",
+    "custom": "custom",
+}
 _INIT_ALIASES = {
     "kmeanspp": "kmeans++",
     "kmeans++": "kmeans++",
@@ -97,6 +107,8 @@ _INIT_ALIASES = {
     "kmeans": "kmeans++",
     "k-means": "kmeans++",
     "random": "random",
+    "farthest": "farthest",
+    "farthest-point": "farthest",
     "anneal": "anneal",
     "annealing": "anneal",
     "custom": "custom",
@@ -106,6 +118,7 @@ _INIT_ALIASES = {
 INIT_LABELS = {
     "kmeans++": "k-means++ seeding",
     "random": "k random points",
+    "farthest": "farthest points (first nearest the mean)",
     "anneal": "anneal from the data mean",
     "custom": "custom (points clicked on the Explorer plot)",
 }
@@ -132,7 +145,8 @@ class Controls:
     first k of them. upload: for dataset "upload", the content hash of the session's uploaded points
     (never in the URL: a link cannot carry the file). presenter: large fonts and markers, fewer controls.
     steps: the Step-by-step view's sequence of E-, M- and Lloyd steps from the start, as letters E, M, L
-    (rbfviz.views.step_by_step.arrays); empty on every other view.
+    (rbfviz.views.step_by_step.arrays); empty on every other view. at: the iteration Step by step shows
+    (0 the start), None for the last; speed, play: its Play's steps per second and what Play takes.
     """
 
     dataset: str = "blobs"
@@ -149,6 +163,9 @@ class Controls:
     presenter: bool = False
     steps: str = ""
     alpha: float = ALPHA_DEFAULT  # α of α-entmax: the α control's value, kept while another map is chosen
+    at: int | None = None
+    speed: float = SPEED_DEFAULT
+    play: str = PLAY_DEFAULT
 
     @classmethod
     def for_dataset(cls, dataset: str, **overrides) -> "Controls":
@@ -170,8 +187,13 @@ class Controls:
         """The picks the start depends on: the first k for init "custom", none otherwise."""
         return tuple(self.picks[: self.k]) if self.init == "custom" else ()
 
+    def shown_step(self) -> int:
+        """The iteration Step by step shows: ``at``, or the last one."""
+        return len(self.steps) if self.at is None else self.at
+
     def to_query(self) -> dict[str, str]:
-        """Every control as a query-string value (sigma once resolved; picks, steps and presenter if set)."""
+        """Every control as a query-string value (sigma once resolved; picks, steps, the shown iteration,
+        presenter, and Play's speed and steps if set)."""
         query = dict(
             dataset=self.dataset,
             n=str(self.n),
@@ -190,6 +212,12 @@ class Controls:
             query["sigma"] = _fmt(self.sigma)
         if self.steps:
             query["steps"] = self.steps
+        if self.at is not None:
+            query["at"] = str(self.at)
+        if self.speed != SPEED_DEFAULT:
+            query["speed"] = _fmt(self.speed)
+        if self.play != PLAY_DEFAULT:
+            query["play"] = self.play
         if self.presenter:
             query["presenter"] = "1"
         return query
@@ -290,7 +318,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     init = _INIT_ALIASES.get(init_text)
     if init is None:
         init = "kmeans++"
-        bad("init", "one of kmeanspp, random, anneal, custom", _INIT_TO_URL[init])
+        bad("init", "one of kmeanspp, random, farthest, anneal, custom", _INIT_TO_URL[init])
     picks = read(
         "picks",
         _as_picks,
@@ -317,6 +345,27 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     )
     sigma = read("sigma", _as_float, lambda v: v > 0, "a positive number", None)
     steps = _read_steps(query.get("steps"), notices)
+    at = read(
+        "at",
+        _as_int,
+        lambda v: 0 <= v <= len(steps),
+        f"an iteration from 0 to {len(steps)}, the steps taken",
+        None,
+    )
+    speed = read(
+        "speed",
+        _as_float,
+        lambda v: v in SPEEDS,
+        f"steps per second, one of {', '.join(map(_fmt, SPEEDS))}",
+        SPEED_DEFAULT,
+    )
+    play = read(
+        "play",
+        lambda s: s.lower(),
+        lambda v: v in PLAY_STEPS,
+        f"one of {', '.join(PLAY_STEPS)}",
+        PLAY_DEFAULT,
+    )
     presenter = read("presenter", _as_flag, lambda v: v is not None, "1 or 0", False)
     return replace(
         ctrl,
@@ -331,6 +380,9 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         dtype=dtype,
         sigma=sigma,
         steps=steps,
+        at=None if at == len(steps) else at,
+        speed=speed,
+        play=play,
         presenter=presenter,
     ), notices
 
@@ -371,10 +423,10 @@ def _read_steps(text, notices: list[str]) -> str:
 
 def without_steps(ctrl: Controls) -> Controls:
     """ctrl without a step sequence: what every view but Step by step shows, links to and keeps."""
-    return replace(ctrl, steps="") if ctrl.steps else ctrl
+    return replace(ctrl, steps="", at=None) if ctrl.steps or ctrl.at is not None else ctrl
 
 
-MENU_DROPS = ("sigma", "steps")  # what the sidebar's page menu leaves out of its links
+MENU_DROPS = ("sigma", "steps", "at")  # what the sidebar's page menu leaves out of its links
 
 
 def menu_query(ctrl: Controls) -> dict[str, str]:
@@ -447,6 +499,7 @@ def with_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
         picks=picks,
         sigma=ctrl.sigma if same else None,
         steps=ctrl.steps if same and ctrl.n == upload.n else "",
+        at=ctrl.at if same and ctrl.n == upload.n else None,
     ), notices
 
 
@@ -478,7 +531,9 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
     else:
         new = replace(ctrl, **{field: value})
     if field not in _KEEP_STEPS and new.steps:
-        new = replace(new, steps="")  # other data or another start: the old steps belong to the old one
+        new = replace(
+            new, steps="", at=None
+        )  # other data or another start: the old steps belong to the old one
     if field in ("n", "noise", "seed") and new.picks:
         new = replace(new, picks=())  # picks are rows of the old data
         notices.append("The picked points were cleared: they belonged to the previous data.")

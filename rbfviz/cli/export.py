@@ -1,4 +1,4 @@
-"""``python -m rbfviz export``: a scrubbed view, or the nine lessons, as one offline HTML file.
+"""``python -m rbfviz export``: a scrubbed view, or the ten lessons, as one offline HTML file.
 
     python -m rbfviz export --view explorer --dataset moons --k 2 --kind entmax15 --out moons.html
     python -m rbfviz export --view annealing --kind entmax --alpha 1.7 --out annealing.html
@@ -27,13 +27,13 @@ from ..views.export.build import INITS, QUANTITIES, VIEWS
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "export",
-        help="a scrubbed view, or the nine lessons, as one self-contained offline HTML file",
+        help="a scrubbed view, or the ten lessons, as one self-contained offline HTML file",
         description="Write one HTML file that works from file:// with no network: a view at every σ "
         "(--view), or the Lessons with their figures and answer checks (--lessons).",
     )
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--view", choices=VIEWS, help="the view to export")
-    what.add_argument("--lessons", action="store_true", help="the nine Lessons steps as one lesson pack")
+    what.add_argument("--lessons", action="store_true", help="the ten Lessons steps as one lesson pack")
     parser.add_argument("--out", required=True, help="the HTML file to write (its folder is created)")
     parser.add_argument("--dataset", choices=DATASETS, default="blobs", help="data set (default blobs)")
     parser.add_argument("--n", type=int, default=None, help="points (default 500; iris: 150)")

@@ -8,9 +8,13 @@ import numpy as np
 import pytest
 from app_page import assert_same_points, data_set, ok, open_page, page_path, set_control, values, xy
 from scrub_view import commit, figure_shown, grid, level, payload, payload_bytes
+from sklearn.cluster import KMeans
 from streamlit.testing.v1 import AppTest
 
+from rbfviz.datasets import make_dataset
 from rbfviz.views.annealing.figures import CRITICAL_PREDICTED, CURRENT, SPLIT_PREDICTED
+from rbfviz.views.common.words import percent
+from ui import session_keys
 
 PAGE = page_path("Annealing")
 SMALL = {"dataset": "moons", "n": "120"}
@@ -141,3 +145,30 @@ def test_a_softmax_run_shows_its_split_table_without_the_entmax_columns():
     ok(at)
     table = at.dataframe[0].value
     assert len(table) >= 1 and "σ linearised (√r)" not in table.columns
+
+
+# --- restarts against annealing ---------------------------------------------------------------------------
+
+
+def test_the_race_runs_on_request_and_its_numbers_are_scikit_learns():
+    at = open_page(page_path("Annealing"), {"dataset": "iris", "k": "3"})
+    assert not any(m.label.startswith("annealed J") for m in at.metric)  # nothing runs before the button
+    at.slider(key=session_keys.RACE_N).set_value(20).run()
+    at.button(key="race_run").click().run()
+    assert not at.exception and not at.error
+    shown = {m.label: m.value for m in at.metric}
+    X = make_dataset("iris", 150, 0.0, 0)[0]
+    reference = KMeans(3, n_init=20, random_state=0).fit(X).inertia_
+    assert shown["KMeans(n_init=20)"] == f"{reference:.6g}"
+    restarts = [
+        KMeans(3, n_init=1, algorithm="lloyd", tol=0.0, max_iter=1000, random_state=i).fit(X).inertia_
+        for i in range(20)
+    ]
+    assert float(shown["best of 40 restarts"]) <= min(restarts) * (1 + 5e-6)  # shown to 6 digits
+    annealed = float(shown["annealed J (one run)"])
+    share = np.mean(np.array(restarts) <= annealed * (1 + 1e-3))
+    assert shown["reach annealed J: k-means++"] == percent(share)
+    assert len(at.get("plotly_chart")) >= 2
+    # the race stays while σ moves, and is gone once the data change
+    at.slider(key="w_k").set_value(4).run()
+    assert not any(m.label.startswith("annealed J") for m in at.metric)

@@ -90,7 +90,7 @@ def assert_changed_as_it_should(key: str, before: dict, after: dict, at) -> None
             assert after["n_points"] == 300 < before["n_points"]
     elif key == "w_k":  # 3 centres instead of 4
         assert after["centres"].shape == (3, 2) and before["centres"].shape == (4, 2)
-    elif key == "w_init":  # EM from k random data points instead of k-means++
+    elif key == "w_init":  # EM from k random (or farthest) data points instead of k-means++
         np.testing.assert_allclose(after["centres"], library_centres(at), rtol=0, atol=1e-9)
         assert not np.allclose(after["centres"], before["centres"])
     elif key == "w_kind":  # entmax-1.5 gives exact zeros where softmax gives none
@@ -113,6 +113,7 @@ def assert_changed_as_it_should(key: str, before: dict, after: dict, at) -> None
         ("w_seed", 3),
         ("w_k", 3),
         ("w_init", "random"),
+        ("w_init", "farthest"),
         ("w_kind", "entmax15"),
         ("w_dtype", "float32"),
         ("explorer_field", "entropy"),
@@ -190,6 +191,20 @@ def test_annealing_init_uses_the_path():
     at = explorer({"dataset": "moons", "init": "anneal"})
     assert not at.error, [e.value for e in at.error]
     assert any("annealing path" in note for note in shown(at)["notes"])
+
+
+def test_farthest_init_from_the_url_starts_at_the_library_centres():
+    at = explorer({"dataset": "moons", "init": "farthest"})
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.selectbox(key="w_init").value == "farthest"
+    np.testing.assert_allclose(shown(at)["centres"], library_centres(at), rtol=0, atol=1e-9)
+
+
+def test_a_bad_init_in_the_url_is_a_notice_and_kmeans_plus_plus():
+    at = explorer({"init": "farthestt"})
+    assert at.selectbox(key="w_init").value == "kmeans++"
+    notes = [str(w.value) for w in at.warning] + [str(i.value) for i in at.info]
+    assert any("`init=farthestt`" in note and "farthest" in note for note in notes), notes
 
 
 def test_naive_map_at_small_sigma_is_a_message_not_a_traceback():

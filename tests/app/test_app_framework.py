@@ -61,6 +61,7 @@ def test_dataset_sets_its_own_defaults():
         ("k", "1"),
         ("k", "x"),
         ("init", "kmeans+-"),
+        ("init", "farthest-first"),
         ("kind", "relu"),
         ("dtype", "float16"),
         ("sigma", "0"),
@@ -86,6 +87,14 @@ def test_hand_typed_kmeans_plus_plus_is_understood():
     for text in ("kmeans++", "kmeans  ", "k-means++", "KMEANSPP"):
         ctrl, notices = parse_query({"init": text})
         assert ctrl.init == "kmeans++" and notices == []
+
+
+def test_farthest_point_init_travels_in_the_url():
+    ctrl, notices = parse_query({"init": " Farthest "})
+    assert ctrl.init == "farthest" and notices == []
+    assert ctrl.to_query()["init"] == "farthest"
+    _, notices = parse_query({"init": "furthest"})
+    assert len(notices) == 1 and "farthest" in notices[0]  # the notice lists it among the allowed
 
 
 def test_changing_dataset_resets_dependent_defaults():

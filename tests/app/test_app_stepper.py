@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from rbfviz.datasets import make_dataset
 from rbfviz.views.explorer.arrays import initial_centers
 from rbfviz.views.step_by_step.arrays import MAX_STEPS
+from ui import session_keys
 
 PAGE = page_path("Step by step")
 BUTTONS = {"E": "step_E", "M": "step_M", "L": "step_L"}
@@ -157,3 +158,100 @@ def test_custom_start_without_picks_explains():
     at = stepper({"init": "custom", "steps": "EM"})
     assert not at.exception
     assert any("pick" in e.value.lower() for e in at.error)
+
+
+# --- Play, step back, the scrubber -------------------------------------------------------------------
+
+
+def tick(at) -> None:
+    """What Play's clock does when its interval has passed: make the next step due and run."""
+    at.session_state[session_keys.STEP_PLAYED_AT] = 0.0
+    at.run()
+    assert not at.exception, at.exception
+
+
+def test_play_takes_steps_at_each_tick_and_pause_stops_it():
+    at = stepper()
+    assert at.button(key="step_play").label == "▶ Play"
+    at.button(key="step_play").click().run()
+    assert at.session_state[session_keys.STEP_PLAYING] and at.button(key="step_play").label == "❚❚ Pause"
+    assert url_steps(at) is None  # the first step comes one interval after the press
+    for taken in ("E", "EM", "EME"):  # E and M by turns
+        tick(at)
+        assert url_steps(at) == taken
+    assert_numbers(at, "EME")
+    at.button(key="step_play").click().run()
+    assert not at.session_state[session_keys.STEP_PLAYING] and at.button(key="step_play").label == "▶ Play"
+    tick(at)
+    assert url_steps(at) == "EME"  # paused: a due tick takes nothing
+
+
+def test_step_back_and_the_scrubber_show_earlier_iterations_and_keep_the_later_ones():
+    at = stepper({"steps": "LEM"})
+    assert at.slider(key=session_keys.STEP_SCRUBBER).value == 3
+    at.button(key="step_back").click().run()
+    assert dict(at.query_params)["at"] == "2" and url_steps(at) == "LEM"
+    assert_numbers_at(at, "LEM", 2)
+    at.slider(key=session_keys.STEP_SCRUBBER).set_value(0).run()
+    assert dict(at.query_params)["at"] == "0" and metrics(at)["Steps taken"] == "0 of 3"
+    assert at.button(key="step_back").disabled
+    at.slider(key=session_keys.STEP_SCRUBBER).set_value(3).run()  # the end again: no `at`
+    assert "at" not in dict(at.query_params) and metrics(at)["Steps taken"] == "3"
+
+
+def assert_numbers_at(at, steps: str, shown: int) -> None:
+    """The plane's numbers are those after the first ``shown`` steps; the counter says which of how many."""
+    loss, inertia, _ = expected_numbers(steps[:shown], float(dict(at.query_params)["sigma"]))
+    numbers = metrics(at)
+    assert numbers["Steps taken"] == f"{shown} of {len(steps)}"
+    assert float(numbers["L_σ (soft loss)"]) == pytest.approx(loss, rel=1e-4)
+    assert float(numbers["J (K-Means inertia)"]) == pytest.approx(inertia, rel=1e-4)
+
+
+def test_play_from_an_earlier_iteration_walks_forward_first():
+    at = stepper({"steps": "LEM", "at": "1"})
+    at.button(key="step_play").click().run()
+    tick(at)
+    assert dict(at.query_params)["at"] == "2" and url_steps(at) == "LEM"
+    tick(at)
+    assert "at" not in dict(at.query_params) and url_steps(at) == "LEM"
+    tick(at)
+    assert url_steps(at) == "LEME"
+
+
+def test_a_step_from_an_earlier_iteration_replaces_the_later_steps():
+    at = stepper({"steps": "LEM", "at": "1"})
+    at.button(key=BUTTONS["L"]).click().run()
+    assert url_steps(at) == "LL" and "at" not in dict(at.query_params)
+    assert_numbers(at, "LL")
+
+
+def test_speed_and_what_play_takes_are_in_the_url():
+    at = stepper({"steps": "E"})
+    at.select_slider(key=session_keys.STEP_SPEED).set_value(2.0).run()
+    at.radio(key=session_keys.STEP_PLAY_STEPS).set_value("lloyd").run()
+    query = dict(at.query_params)
+    assert (query["speed"], query["play"], query["steps"]) == ("2", "lloyd", "E")
+    again = stepper(query)
+    assert again.select_slider(key=session_keys.STEP_SPEED).value == 2.0
+    assert again.radio(key=session_keys.STEP_PLAY_STEPS).value == "lloyd"
+    again.button(key="step_play").click().run()
+    tick(again)
+    assert url_steps(again) == "EL"
+
+
+def test_play_pauses_by_itself_once_lloyd_has_settled():
+    at = stepper({"steps": "L" * 40, "play": "lloyd"})
+    at.button(key="step_play").click().run()
+    assert not at.session_state[session_keys.STEP_PLAYING]
+    assert any("no longer moves the centres" in i.value for i in at.info)
+    tick(at)
+    assert url_steps(at) == "L" * 40
+
+
+@pytest.mark.parametrize("query", [{"steps": "EM", "at": "7"}, {"speed": "100"}, {"play": "rewind"}])
+def test_bad_play_values_in_the_url_warn_and_fall_back(query):
+    at = stepper(query)
+    key = next(k for k in query if k != "steps")
+    assert any(f"`{key}=" in w.value for w in at.warning)
+    assert key not in dict(at.query_params) and not at.error

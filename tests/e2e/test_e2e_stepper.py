@@ -4,6 +4,7 @@ new, and the address opened in a new tab replays the same numbers."""
 
 import pytest
 
+from harness.settings import ARTIFACTS
 from harness.student import HANG_TIMEOUT_MS, PLOT, Student
 
 pytestmark = pytest.mark.e2e
@@ -82,3 +83,64 @@ def test_a_bad_link_warns_and_other_views_drop_the_steps(server, student):
     student.go_to("Explorer")
     assert student.path() == "/Explorer" and "steps" not in student.query()
     student.assert_no_problems()
+
+
+PLAY_SIZES = {
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
+    "laptop": {"viewport": {"width": 1366, "height": 768}},
+}
+
+
+def wait_for_steps(student: Student, steps: str) -> None:
+    student.page.wait_for_function(
+        "(s) => (new URLSearchParams(window.location.search).get('steps') || '') === s", arg=steps
+    )
+
+
+def press(student: Student, name: str) -> None:
+    """Tap (on a touch screen) or click a button of the view, and wait for the run it starts."""
+    button = student.page.get_by_role("button", name=name, exact=True)
+    button.scroll_into_view_if_needed()
+    touch = student.page.evaluate("() => navigator.maxTouchPoints > 0")
+    with student.rerun():
+        button.tap() if touch else button.click()
+    student.wait_for_run()
+
+
+@pytest.mark.parametrize("size", list(PLAY_SIZES))
+def test_play_pause_and_step_back(server, browser, size):
+    """Play takes E and M by turns at 2 steps per second with no click; Pause stops it; Step back shows
+    the iteration before, with its number in the address, and keeps the later steps."""
+    context = browser.new_context(**PLAY_SIZES[size])
+    student = Student(context.new_page(), ARTIFACTS / "screens", name=f"play-{size}")
+    student.page.set_default_timeout(HANG_TIMEOUT_MS)
+    try:
+        open_stepper(student, server.url + "/Step_by_step?speed=2")
+        assert "steps" not in student.query()
+        press(student, "▶ Play")
+        wait_for_steps(student, "EME")  # three steps without a click
+        press(student, "❚❚ Pause")
+        student.page.get_by_role("button", name="▶ Play", exact=True).wait_for()
+        student.wait_page_time(600)  # a tick already on its way may still land
+        student.wait_for_run()
+        taken = student.query().get("steps", "")
+        assert taken.startswith("EME") and set(taken) <= {"E", "M"}
+        assert taken == "EMEMEMEMEMEM"[: len(taken)]  # E and M by turns
+        student.wait_page_time(1500)  # three intervals at 2 per second: nothing more is taken
+        assert student.query().get("steps", "") == taken
+        assert student.metric("Steps taken") == str(len(taken))
+
+        press(student, "◀ Step back")
+        student.page.wait_for_function("() => new URLSearchParams(window.location.search).get('at') !== null")
+        assert student.query()["at"] == str(len(taken) - 1) and student.query()["steps"] == taken
+        assert student.metric("Steps taken") == f"{len(taken) - 1} of {len(taken)}"
+        assert f"Iteration {len(taken) - 1} of {len(taken)} taken" in student.text()
+        student.screenshot(f"play-{size}")
+        student.assert_no_problems()
+    finally:
+        context.close()

@@ -82,7 +82,7 @@ def test_initial_centers(moons):
     assert initial_centers(X, 3, "anneal") is None
     assert initial_centers(X.astype(np.float32), 3, "random").dtype == np.float32
     with pytest.raises(ValueError, match="init"):
-        initial_centers(X, 3, "farthest")
+        initial_centers(X, 3, "farthest-first")
     with pytest.raises(ValueError, match="k must be"):
         initial_centers(X, 500, "random")
 

@@ -38,6 +38,7 @@ def test_the_steps_in_order():
         "voronoi",
         "soften",
         "anneal",
+        "restarts",
         "gradient",
         "underflow",
         "entmax",
@@ -88,6 +89,21 @@ def test_choice_answers():
     assert PREPARED["gradient"].answer == 0  # the soft centroid
     assert PREPARED["moons"].answer == 1  # most but not all
     assert PREPARED["sheared"].answer == 1  # straight across the long groups
+    assert PREPARED["restarts"].answer == 2  # fewer than one in five
+
+
+def test_restarts_facts_against_scikit_learn():
+    """The share of random restarts that reach the annealed J, and the caveat's claim, recomputed here."""
+    facts = PREPARED["restarts"].facts
+    X = make_dataset("iris", 150, 0.0, 0)[0]
+    J = []
+    for i in range(facts["n_restarts"]):
+        rows = np.sort(np.random.RandomState(i).choice(len(X), 3, replace=False))
+        J.append(KMeans(3, init=X[rows], n_init=1, algorithm="lloyd", tol=0.0, max_iter=1000).fit(X).inertia_)
+    share = np.mean(np.array(J) <= facts["annealed"] * (1 + 1e-3))
+    assert facts["share_random"] == f"{100 * share:.1f}%"
+    assert facts["worst"] >= max(J) * (1 - 1e-12)  # the worst of both starts
+    assert facts["uneven_verdict"] == "higher" and facts["uneven_best"] < facts["uneven_annealed"]
 
 
 def test_band_width_scales_like_sigma_squared():

@@ -115,6 +115,7 @@ def _explorer_reference(X, p, C0):
     [
         {},
         {"init": "random", "kind": "entmax15", "dtype": "float32"},
+        {"init": "farthest"},
         {"init": "custom", "picks": (5, 60, 100, 7)},
         {"kind": "naive", "dtype": "float32", "sigma": 0.01},
     ],

@@ -3,8 +3,11 @@
 * ``sigma_scale(X, C_km)``      – the data-derived σ range (log grid) with its landmarks: the first
                                   critical σ (softmax and entmax15), entmax's exact-collapse σ
                                   √g_min/2 and softmax's float64-exact σ √(g_min/73.4).
-* ``initial_centers(X, k, init, seed)`` – k-means++ seeding, k random data points, or None for
-                                  "anneal" (the annealing path starts at the data mean).
+* ``initial_centers(X, k, init, seed)`` – k-means++ seeding, k random data points, farthest-point
+                                  seeding, or None for "anneal" (the annealing path starts at the data
+                                  mean).
+* ``farthest_point_centers(X, k)`` – the first centre at the point nearest the mean, each next at the
+                                  point farthest from those chosen.
 * ``soft_fixed_point(X, C0, sigma, kind)`` – EM from C0 to the soft fixed point at σ.
 * ``soft_fixed_points(X, C0, sigmas, kind)`` – the same at many σ levels, all together.
 * ``plane_numbers(...)``        – L_σ, J, L_σ − J and its bound, label agreement, mean entropy,
@@ -45,7 +48,7 @@ from rbfviz.validate import (
 )
 from rbfviz.views.common.sigma import nearest_index
 
-INITS = ("kmeans++", "random", "anneal")
+INITS = ("kmeans++", "random", "farthest", "anneal")
 
 # The σ grid spans from above the first split down to below the exact collapse, at this density.
 POINTS_PER_DECADE = 16
@@ -140,7 +143,8 @@ def initial_centers(X, k: int, init: str, seed: int = 0):
     """Starting centres (k, d) in X's dtype, or None for "anneal".
 
     "kmeans++": scikit-learn's k-means++ seeding from ``seed``; "random": k distinct data points
-    drawn with ``seed``; "anneal": None (``rbfviz.annealing.anneal`` starts every centre at the data
+    drawn with ``seed``; "farthest": ``farthest_point_centers`` (deterministic, ``seed`` unused);
+    "anneal": None (``rbfviz.annealing.anneal`` starts every centre at the data
     mean with a tiny symmetry-breaking perturbation).
     """
     X = check_points(X, "X")
@@ -152,10 +156,39 @@ def initial_centers(X, k: int, init: str, seed: int = 0):
         return None
     if init == "kmeans++":
         centers, _ = kmeans_plusplus(X.astype(np.float64), n_clusters=k, random_state=seed)
+    elif init == "farthest":
+        centers = X[_farthest_rows(X.astype(np.float64), k)]
     else:
         rows = np.random.RandomState(seed).choice(X.shape[0], size=k, replace=False)
         centers = X[np.sort(rows)]
     return np.ascontiguousarray(centers, dtype=X.dtype)
+
+
+def farthest_point_centers(X, k: int) -> np.ndarray:
+    """Farthest-point seeding: k distinct rows of X (n, d) as centres (k, d), in X's dtype.
+
+    The first centre is the point nearest the data mean; each next one is the point whose squared
+    distance to its nearest chosen centre is largest. Ties go to the lowest row index, so the result
+    depends on the data only. Rows already chosen are never chosen again: with fewer than k distinct
+    points some centres coincide, but each is a different row.
+    """
+    X = check_points(X, "X")
+    k = check_k(k, X.shape[0])
+    return np.ascontiguousarray(X[_farthest_rows(X.astype(np.float64), k)])
+
+
+def _farthest_rows(X64: np.ndarray, k: int) -> np.ndarray:
+    """The row indices (k,) of ``farthest_point_centers`` on checked float64 points X64 (n, d), k <= n."""
+    first = int(np.argmin(((X64 - X64.mean(axis=0)) ** 2).sum(axis=1)))
+    rows = [first]
+    nearest = ((X64 - X64[first]) ** 2).sum(axis=1)  # squared distance to the nearest chosen centre
+    nearest[first] = -1.0
+    for _ in range(k - 1):
+        row = int(np.argmax(nearest))
+        rows.append(row)
+        nearest = np.minimum(nearest, ((X64 - X64[row]) ** 2).sum(axis=1))
+        nearest[rows] = -1.0  # a chosen row, even at distance 0 from another, is never taken twice
+    return np.array(rows, dtype=np.int64)
 
 
 def soft_fixed_point(X, C0, sigma: float, kind: str = "softmax"):

@@ -42,7 +42,7 @@ from ..stability import arrays as stability_views
 from ..stability.levels import stability_levels
 
 VIEWS = ("explorer", "annealing", "stability", "equivalence")
-INITS = ("kmeans++", "random", "anneal")
+INITS = explore.INITS  # the starts the library makes (a custom start needs the app)
 # The app's limits on the controls (ui/state.py): n from N_MIN to N_MAX (iris: its 150 points).
 N_MIN, N_MAX, N_DEFAULT = 5, 5000, 500
 SEED_MAX = 2**31 - 1

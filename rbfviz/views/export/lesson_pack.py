@@ -1,4 +1,4 @@
-"""The nine Lessons steps as one offline HTML page: a student works through them alone, with no server.
+"""The ten Lessons steps as one offline HTML page: a student works through them alone, with no server.
 
     html = lesson_pack(public_url=None)
 
@@ -118,7 +118,7 @@ def _why_html(index: int, prepared: Prepared) -> str:
 
 
 def lesson_pack(public_url: str | None = None, progress=None) -> str:
-    """The nine steps as one page; progress(done, total) per step prepared."""
+    """The ten steps as one page; progress(done, total) per step prepared."""
     payloads: dict[str, bytes] = {}  # payload id -> bytes; steps with the same view and settings share one
     ids: dict[bytes, str] = {}
     sections, checks, nav = [], [], []
@@ -160,7 +160,7 @@ def lesson_pack(public_url: str | None = None, progress=None) -> str:
     body = "\n".join(
         [
             "<h1>Lessons: from K-Means to an RBF network and back</h1>",
-            '<p class="caption">Nine short steps. In each: look at the figure (move σ with its slider: drag '
+            '<p class="caption">Ten short steps. In each: look at the figure (move σ with its slider: drag '
             "it, or use the arrow keys), <strong>predict</strong> the answer to the question, "
             "<strong>check</strong> it, then read why. Every number in a question or an answer was computed "
             "by the rbfviz library on the step's own data; this file needs no network.</p>",

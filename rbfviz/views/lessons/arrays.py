@@ -27,6 +27,7 @@ from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import exact_collapse_answer
 from rbfviz.maps import responsibilities
 from rbfviz.measures import naive_nan_sigmas, one_hot_rows, underflow_logit
+from rbfviz.restarts import race
 from rbfviz.steps import kmeans
 from rbfviz.validate import entmax_kind
 from rbfviz.views.common.sigma import nearest_index
@@ -190,6 +191,39 @@ def _anneal(d: StepData) -> dict:
     lam = measures.covariance_lambda_max(d.X)
     sigma_c = measures.critical_sigma_predicted(d.X, "softmax")
     return dict(sigma=grid_at_or_below(d.scale, sigma_c), answer=sigma_c, lam=lam, sigma_c=sigma_c)
+
+
+RACE_RESTARTS = 100  # restarts per start in the restarts step (the Annealing view's race, N = 100)
+RESTART_OPTIONS = (
+    ("almost all (90% or more)", 0.9),
+    ("between a fifth and nine tenths", 0.2),
+    ("fewer than one in five", 0.0),
+)
+
+
+def _restarts(d: StepData) -> dict:
+    s = d.settings
+    result = race(d.X, s["k"], RACE_RESTARTS, seed=s["seed"])
+    share = result.share_reaching("random")
+    uneven = race(make_dataset("uneven", 500, DEFAULT_NOISE["uneven"], 0)[0], 3, RACE_RESTARTS, seed=0)
+    return dict(
+        sigma=d.scale.default,
+        answer=next(i for i, (_, floor) in enumerate(RESTART_OPTIONS) if share >= floor),
+        n_restarts=RACE_RESTARTS,
+        k=s["k"],
+        share_random=percent(share),
+        share_pp=percent(result.share_reaching("k-means++")),
+        tolerance=percent(result.tolerance),
+        annealed=result.annealed_j,
+        best=result.best_j,
+        worst=max(float(values.max()) for values in result.distortions.values()),
+        verdict={"lower": "lower than", "tied": "the same as", "higher": "higher than"}[
+            result.annealing_verdict()
+        ],
+        uneven_annealed=uneven.annealed_j,
+        uneven_best=uneven.best_j,
+        uneven_verdict=uneven.annealing_verdict(),
+    )
 
 
 GRADIENT_OPTIONS = (
@@ -445,6 +479,33 @@ STEPS: tuple[Step, ...] = (
             r"\lambda_{\max}(\Sigma), \qquad \Sigma = \frac{1}{N}\sum_i (x_i - \bar x)(x_i - \bar x)^\top",
         ),
         facts=_anneal,
+    ),
+    Step(
+        key="restarts",
+        title="One annealing run against many restarts",
+        view="Annealing",
+        settings=dict(_settings("iris", 3), n=150, noise=0.0),
+        task="The link opens the Annealing view on the iris measurements with k = {k}. In the app, scroll to "
+        "**Restarts against annealing**, set N = {n_restarts} and press **Run the race**.",
+        question=Question(
+            "K-Means is restarted {n_restarts} times, each from k = {k} random data points, and run until "
+            "it stops. How many of the restarts end at the distortion J that one annealing run reaches "
+            "(within {tolerance})?",
+            options=tuple(text for text, _ in RESTART_OPTIONS),
+        ),
+        explanation="{share_random} of the random restarts (and {share_pp} of the k-means++ ones) end "
+        "within {tolerance} of the annealed J = {annealed:.6g}; the others stop in poorer local minima, the "
+        "worst at J = {worst:.6g}. Lloyd's steps only ever go downhill from where they start. Annealing "
+        "starts where L_σ has a single minimum, at large σ, and follows it as σ falls: one run, no luck "
+        "needed. Here its J is {verdict} the best of all {n_restarts} × 2 restarts ({best:.6g}). It is no "
+        "guarantee: on the unequal-size blobs with k = 3 the best restart reaches J = {uneven_best:.6g} and "
+        "annealing {uneven_annealed:.6g}, because a split taken early follows the wrong branch.",
+        equations=(
+            r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2",
+            r"C_{\text{anneal}} = \lim_{\sigma \to 0} C_\sigma, \quad "
+            r"C_\sigma = \text{the minimum of } L_\sigma \text{ followed down from large } \sigma",
+        ),
+        facts=_restarts,
     ),
     Step(
         key="gradient",

@@ -18,6 +18,10 @@ centres: it vanishes as σ → 0, where the soft step *is* Lloyd's.
 
 The replay computes in X's dtype (float32 or float64), so a shared link gives the same bits;
 returned arrays are float64 for display.
+
+Playing: ``play_step`` is the step Play takes next ("em": E and M by turns, "lloyd": Lloyd steps),
+``advance`` one tick of Play (forward through the iterations already taken, then one new step), and
+``settled`` says when a new step would change nothing visible, where Play stops.
 """
 
 from __future__ import annotations
@@ -40,6 +44,13 @@ from rbfviz.validate import (
 
 STEP_NAMES = {"E": "E-step", "M": "M-step", "L": "Lloyd step"}
 MAX_STEPS = 200  # a shared link replays every step on each view: this bounds the work and the URL
+# What Play takes: soft EM half-steps by turns, or hard Lloyd steps.
+PLAY_STEPS = {"em": "E-step, M-step, E-step, …", "lloyd": "Lloyd steps"}
+# Play's speeds, in steps per second. Each step is a server run, so the fastest is kept at 2 per second.
+SPEEDS = (0.5, 1.0, 2.0)
+# Play stops once a step moves no centre by more than this fraction of the data's extent: far below
+# a pixel of the plot, so nothing would change on screen.
+SETTLED = 1e-6
 
 
 def check_steps(steps) -> str:
@@ -235,3 +246,45 @@ def compare_with_lloyd(X, run: Replay, sigma, kind: str, sigmas) -> LloydCompari
     return LloydComparison(
         start, after_pair, soft, lloyd, difference, sigmas, soft_vs_lloyd(X, C, sigmas, kind)
     )
+
+
+def play_step(steps: str, play: str) -> str:
+    """The letter Play takes after ``steps``: "L" for play="lloyd"; for play="em" an M-step after an
+    E-step, else an E-step (so E and M alternate, and a Lloyd step is followed by a fresh E-step)."""
+    if play not in PLAY_STEPS:
+        raise ValueError(f"play={play!r} is unknown; allowed: {', '.join(PLAY_STEPS)}.")
+    if play == "lloyd":
+        return "L"
+    return "M" if steps.endswith("E") else "E"
+
+
+def advance(steps: str, shown: int, play: str) -> tuple[str, int] | None:
+    """One tick of Play from iteration ``shown`` (0 <= shown <= len(steps)) of the sequence ``steps``.
+
+    Returns (steps, shown) after the tick: the next iteration already taken if ``shown`` is behind the
+    end, else ``steps`` with one more ``play_step`` and shown at its end; None when the sequence is full
+    (``MAX_STEPS``), where Play stops.
+    """
+    steps = check_steps(steps)
+    if not (isinstance(shown, int) and 0 <= shown <= len(steps)):
+        raise ValueError(f"shown must be an iteration from 0 to {len(steps)}, got {shown!r}.")
+    if shown < len(steps):
+        return steps, shown + 1
+    if len(steps) >= MAX_STEPS:
+        return None
+    steps += play_step(steps, play)
+    return steps, len(steps)
+
+
+def settled(run: Replay, extent: float, play: str) -> bool:
+    """Whether Play (taking ``play_step``s of ``play``) should stop after ``run``: its last step that
+    moves centres is the kind Play takes (M for "em", Lloyd for "lloyd") and it moved no centre by more
+    than ``SETTLED`` × extent (the data's extent, data units); or the centres are no longer finite (the
+    naive map failed). A settled soft EM can still move under Lloyd steps, hence the kind."""
+    if not np.isfinite(run.current).all():
+        return True
+    moving = [t for t, letter in enumerate(run.steps, start=1) if letter in "ML"]
+    if not moving or run.steps[moving[-1] - 1] != ("L" if play == "lloyd" else "M"):
+        return False
+    t = moving[-1]
+    return float(np.max(np.abs(run.centers[t] - run.centers[t - 1]))) <= SETTLED * extent

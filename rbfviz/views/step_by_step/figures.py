@@ -26,6 +26,7 @@ from rbfviz.views.step_by_step.arrays import STEP_NAMES, Replay
 
 LOSS_COLOR = "#0072B2"  # L_σ: Okabe-Ito blue
 DISTORTION_COLOR = "#D55E00"  # J: Okabe-Ito vermillion
+SHOWN_COLOR = "#888888"  # the iteration shown: mid grey, visible on light and dark backgrounds
 
 
 def step_plane_figure(
@@ -80,8 +81,11 @@ def step_plane_figure(
     return figure(data, layout)
 
 
-def history_figure(replay: Replay, title: str | None = None, height: int = 330) -> go.Figure:
-    """L_σ and J after every step (t = 0 is the start), the step's letter on the x axis."""
+def history_figure(
+    replay: Replay, title: str | None = None, height: int = 330, shown: int | None = None
+) -> go.Figure:
+    """L_σ and J after every step (t = 0 is the start), the step's letter on the x axis; a grey vertical
+    line at step ``shown`` (the iteration the plane shows) if given."""
     t = np.arange(replay.count + 1)
     labels = ["start"] + [f"{i} {letter}" for i, letter in enumerate(replay.steps, start=1)]
     names = ["start"] + [STEP_NAMES[letter] for letter in replay.steps]
@@ -106,4 +110,17 @@ def history_figure(replay: Replay, title: str | None = None, height: int = 330) 
     # at most ~25 labelled ticks, so a long sequence stays readable
     stride = max(1, int(np.ceil(len(t) / 25)))
     layout["xaxis"].update(tickmode="array", tickvals=t[::stride].tolist(), ticktext=labels[::stride])
+    if shown is not None:
+        layout["shapes"] = [
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=shown,
+                x1=shown,
+                y0=0,
+                y1=1,
+                line=dict(color=SHOWN_COLOR, width=2, dash="dash"),
+            )
+        ]
     return figure(data, layout)
