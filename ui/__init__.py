@@ -49,8 +49,6 @@ Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. 
 ~0.5 s: cache it in ui/compute.py keyed by plain values, and show progress (see ``annealing``).
 """
 
-import os
-
 import plotly.graph_objects  # noqa: E402,F401  loaded before the freeze below, with the library
 
 import rbfviz  # noqa: E402
@@ -60,10 +58,8 @@ from . import settings  # noqa: E402
 # A bad RBFVIZ_* value stops here, with a message that names it (never a traceback).
 _settings = settings.at_start_up()
 
-# The same count for scikit-learn's OpenMP pool (K-Means), as the Dockerfile sets it: read when OpenMP is
-# first loaded (by torch in tune_process, or scikit-learn), and the one setting that reaches the threads
-# Streamlit runs each script in. Two threads per fit on a busy machine made a 2 ms fit take up to a second.
-os.environ.setdefault("OMP_NUM_THREADS", str(_settings.torch_threads))
+# The same count for scikit-learn's OpenMP pool (K-Means), before torch or scikit-learn loads OpenMP.
+settings.default_openmp_threads(_settings.torch_threads)
 
 # The app is a server: one torch thread, allocator tuning, a frozen garbage collector and a full
 # collection every minute in place of Streamlit's after every script run (runner.postScriptGC = false in
