@@ -13,7 +13,8 @@ It does three things, each once per process, and a fourth if asked:
   (``malloc_tuning=False`` leaves the allocator alone);
 * the objects loaded so far (numpy, torch, scikit-learn, plotly, ...) are frozen out of the garbage
   collector's sight, so a full collection has little to walk;
-* ``collect_every=s``: a daemon thread runs a full collection every s seconds (0 or None: no thread).
+* ``collect_every=s``: a daemon thread runs a full collection every s seconds (0 or None: no thread),
+  then hands the memory glibc holds free back to the OS (``return_freed_memory``).
   It replaces Streamlit's collection after every script run (``runner.postScriptGC = false`` in
   .streamlit/config.toml): with many sessions a full collection walks every session's live objects, a
   cost paid on each run while the others wait for the GIL. Once every few seconds it returns the same
@@ -83,9 +84,27 @@ def _start_collector(seconds: float) -> None:
         while True:
             time.sleep(seconds)
             gc.collect()
+            return_freed_memory()
 
     _collector = threading.Thread(target=collect_forever, name="rbfviz-gc", daemon=True)
     _collector.start()
+
+
+def return_freed_memory() -> bool:
+    """Hand the memory glibc holds free (in every arena, at the top of each heap and whole pages inside
+    it) back to the OS (``malloc_trim(0)``). Returns whether glibc released any.
+
+    The collector thread calls it after each collection: the freed temporaries kept for reuse
+    (``keep_freed_memory_for_reuse``, up to 64 MB per arena) would otherwise stay resident after a
+    class has left. Once a collection period, the next steps touch those pages again only once.
+    Linux/glibc only (False elsewhere)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        malloc_trim = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return False
+    return bool(malloc_trim(0))
 
 
 def keep_freed_memory_for_reuse() -> None:

@@ -58,8 +58,8 @@ from . import settings  # noqa: E402
 # A bad RBFVIZ_* value stops here, with a message that names it (never a traceback).
 _settings = settings.at_start_up()
 
-# The same thread count for scikit-learn's OpenMP pool, before OpenMP is first loaded.
-settings.set_openmp_threads(_settings.torch_threads)
+# The same count for scikit-learn's OpenMP pool (K-Means), before torch or scikit-learn loads OpenMP.
+settings.default_openmp_threads(_settings.torch_threads)
 
 # The app is a server: one torch thread, allocator tuning, a frozen garbage collector and a full
 # collection every minute in place of Streamlit's after every script run (runner.postScriptGC = false in

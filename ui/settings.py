@@ -276,6 +276,15 @@ def _read_once(items: tuple[tuple[str, str], ...]) -> Settings:
 _reported: set[str] = set()
 
 
+def default_openmp_threads(threads: int) -> None:
+    """OMP_NUM_THREADS = threads for OpenMP (scikit-learn's K-Means), unless the environment sets it, as
+    the Dockerfile does. OpenMP reads it once, when torch or scikit-learn first loads it: call this before.
+    It is the one setting that reaches the threads Streamlit runs each script in (a limit set at run time
+    holds only in the thread that set it), and two threads per fit on a busy 2-core machine made a 2 ms
+    fit take up to a second."""
+    os.environ.setdefault("OMP_NUM_THREADS", str(int(threads)))
+
+
 def at_start_up() -> Settings:
     """``current()``, or stop with its message: in a Streamlit script run the page shows it (st.error,
     no traceback) and the server's log gets it once; anywhere else the process exits with it (code 2)."""
@@ -296,14 +305,6 @@ def at_start_up() -> Settings:
     st.error(message)
     st.stop()
     raise AssertionError("st.stop() returned")  # pragma: no cover - st.stop raises
-
-
-def set_openmp_threads(count: int) -> None:
-    """Give OpenMP (scikit-learn's K-Means) ``count`` threads unless OMP_NUM_THREADS is already set, as
-    the Dockerfile sets it. OpenMP reads the variable when it is first loaded (by torch, or
-    scikit-learn), and it is the one setting that reaches the threads Streamlit runs each script in: two
-    threads per fit on a busy machine made a 2 ms fit take up to a second."""
-    os.environ.setdefault("OMP_NUM_THREADS", str(count))
 
 
 def describe(settings: Settings) -> str:

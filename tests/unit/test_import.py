@@ -53,3 +53,37 @@ def test_import_leaves_torch_threads_and_the_garbage_collector_alone(result):
 def test_tune_process_sets_one_thread_and_freezes_once(result):
     assert result["tuned"]["threads"] == 1
     assert result["tuned"]["frozen"] > result["before"]["frozen"]
+
+
+TRIM_PROBE = """
+import json, sys
+import numpy as np
+sys.path.insert(0, {root!r})
+from rbfviz.process_tuning import keep_freed_memory_for_reuse, return_freed_memory
+
+def rss_mb():
+    return int(open("/proc/self/statm").read().split()[1]) * 4096 / 2**20
+
+keep_freed_memory_for_reuse()
+blocks = [np.ones(1 << 17) for _ in range(48)]  # 48 MB in 1 MB blocks: heap memory, below the mmap threshold
+held = rss_mb()
+del blocks
+kept = rss_mb()  # glibc keeps them for reuse (trim threshold 64 MB)
+released = return_freed_memory()
+print(json.dumps(dict(held=held, kept=kept, returned=rss_mb(), released=released)))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc_trim")
+def test_the_collector_hands_freed_memory_kept_for_reuse_back_to_the_os():
+    out = subprocess.run(
+        [sys.executable, "-c", TRIM_PROBE.format(root=str(ROOT))],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "MALLOC_ARENA_MAX": "2"},
+        timeout=HANG_TIMEOUT_S,
+        check=True,
+    )
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["kept"] > seen["held"] - 8  # freed, but still resident
+    assert seen["released"] and seen["returned"] < seen["kept"] - 32, seen
