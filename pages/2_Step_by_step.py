@@ -165,7 +165,8 @@ def steps_view(ctrl) -> None:
             if not np.isfinite(run.loss[-1]):
                 st.warning(
                     "The naive map fails at this σ in this precision (0/0: NaN responsibilities, grey "
-                    "points), so the centres it moves become NaN. Choose softmax or entmax-1.5, or a larger σ."
+                    "points), so the centres it moves become NaN. Choose softmax or entmax-1.5, or a "
+                    "larger σ."
                 )
 
     with panel("L_σ and J over the steps"):
