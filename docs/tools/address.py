@@ -22,7 +22,7 @@ from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
 from rbfviz.views.common.palette import MAX_CLUSTERS
 from rbfviz.views.explorer.picks import MAX_PICKS
 from rbfviz.views.lessons.arrays import STEPS as LESSON_STEPS
-from rbfviz.views.step_by_step.arrays import MAX_STEPS
+from rbfviz.views.step_by_step.arrays import MAX_STEPS, PLAY_STEPS, SPEEDS
 from ui import classroom, session_keys, state
 from ui.page import PAGES, ROOM_PARAM, SEAT_PARAM
 
@@ -154,6 +154,19 @@ def parameters(labels: dict[str, str]) -> list[tuple[str, str, str, str]]:
             f"up to {MAX_STEPS} letters E, M, L (Step by step only)",
             "none",
         ),
+        (
+            "at",
+            "Step by step's Step back and its *Iteration shown* slider",
+            "an integer from 0 to the number of steps taken (Step by step only)",
+            "the last step taken",
+        ),
+        (
+            "speed",
+            "Step by step's *Speed (steps per second)*",
+            ", ".join(f"`{speed:g}`" for speed in SPEEDS),
+            f"`{state.SPEED_DEFAULT:g}`",
+        ),
+        ("play", "Step by step's *Play takes*", _choices(PLAY_STEPS), f"`{state.PLAY_DEFAULT}`"),
         ("presenter", sidebar + labels["presenter"], "`1` (on) or `0` (off)", "`0`"),
         (
             "lesson",
