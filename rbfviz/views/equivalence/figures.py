@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from rbfviz.field import plane_extent
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, two_planes_layout
-from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings
+from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings, tex_color
 from rbfviz.views.common.plane import ARROW_COLOR, CENTER_MARKER, KMEANS_MARKER, START_MARKER, step_arrows
 from rbfviz.views.equivalence.arrays import GapCurve, OneStep, Trajectories
 
@@ -223,6 +223,19 @@ def difference_figure(traj: Trajectories, title: str | None = None, height: int 
     return figure(data, layout)
 
 
+GAP_COLOR = "#0072B2"  # Okabe-Ito blue: the measured L_σ − J, in the figure and its equation
+BOUND_COLOR = "#D55E00"  # Okabe-Ito vermillion: its bound
+
+
+def gap_equation() -> str:
+    """0 ≤ L_σ − J ≤ bound (softmax, entmax-1.5), the gap and the bound in their curves' colours."""
+    bound = (
+        r"\begin{cases} N(k-1)\,\dfrac{2\sigma^2}{e} & \text{softmax}\\[4pt] 4N\sigma^2 & "
+        r"\text{entmax-1.5}\end{cases}"
+    )
+    return r"0 \le " + tex_color(r"L_\sigma(C) - J(C)", GAP_COLOR) + r" \le " + tex_color(bound, BOUND_COLOR)
+
+
 def gap_sigma_figure(
     curve: GapCurve, sigma: float | None = None, title: str | None = None, height: int = 420
 ) -> go.Figure:
@@ -242,7 +255,7 @@ def gap_sigma_figure(
             y=curve.bound,
             mode="lines",
             name="bound",
-            line=dict(color="#D55E00", width=2.5, dash="dash"),
+            line=dict(color=BOUND_COLOR, width=2.5, dash="dash"),
             hovertemplate="σ = %{x:.3g}: bound %{y:.3g}<extra></extra>",
         ),
         dict(
@@ -251,7 +264,7 @@ def gap_sigma_figure(
             y=shown,
             mode="lines+markers",
             name="L_σ − J (measured)",
-            line=dict(color="#0072B2", width=3),
+            line=dict(color=GAP_COLOR, width=3),
             marker=dict(size=6),
             hovertemplate="σ = %{x:.3g}: L_σ − J = %{y:.3g}<extra></extra>",
         ),
