@@ -74,8 +74,9 @@ def test_gap_equation_names_the_gap_and_the_bound_by_their_colours():
     X, _ = make_dataset("moons", 100, 0.1, 0)
     C = X[:2]
     fig = gap_sigma_figure(gap_curve(X, C, np.geomspace(1, 0.05, 8), "softmax"))
-    gap, bound = colours_in(gap_equation())
-    assert gap == trace_colour(fig, "L_σ − J (measured)") and bound == trace_colour(fig, "bound")
+    gap, *bound = colours_in(gap_equation())  # the gap, then the bound of each map
+    assert gap == trace_colour(fig, "L_σ − J (measured)") and bound == [trace_colour(fig, "bound")] * 2
+    assert "\\color{#D55E00}{4N" in gap_equation() and "{\\text{softmax}" not in gap_equation()
 
 
 def test_step_equations_name_the_history_curves_by_their_colours():

@@ -477,7 +477,7 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
 # One colour per term of F_σ = Σ r·d − T·H, in the figure and in its equation (``free_energy_equation``).
 FREE_ENERGY_COLOR = "#000000"  # F itself: ink (drawn in the theme's text colour on the dark theme)
 DISTORTION_TERM_COLOR = "#0072B2"  # Okabe-Ito blue: Σ r·d, the soft loss L_σ
-ENTROPY_TERM_COLOR = "#E69F00"  # Okabe-Ito orange: T·H(r)
+ENTROPY_TERM_COLOR = "#D55E00"  # Okabe-Ito vermillion: T·H(r)
 FREE_ENERGY_TERMS = (
     ("free_energy", "F_σ  (free energy)", FREE_ENERGY_COLOR, "solid"),
     ("distortion", "Σ r·d  (distortion term, L_σ)", DISTORTION_TERM_COLOR, "dash"),
