@@ -12,7 +12,12 @@ import numpy as np
 import streamlit as st
 
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, STEP_NAMES
-from rbfviz.views.step_by_step.figures import history_figure, step_plane_figure
+from rbfviz.views.step_by_step.figures import (
+    DISTORTION_EQUATION,
+    LOSS_EQUATION,
+    history_figure,
+    step_plane_figure,
+)
 from ui import compute
 from ui import session_keys as keys
 from ui import upload as uploads
@@ -260,8 +265,8 @@ with panel("The explanation"):
         )
     with right:
         st.markdown("**The numbers**, both at the current centres:")
-        st.latex(r"L_\sigma(C) = \sum_i \sum_j r_{ij}(C)\,\lVert x_i - c_j\rVert^2")
-        st.latex(r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2")
+        st.latex(LOSS_EQUATION)  # L_σ and J in their colours in "L_σ and J over the steps"
+        st.latex(DISTORTION_EQUATION)
         st.markdown(
             "**The link.** The steps you take are in the address (`steps=` E, M, L, at most "
             f"{MAX_STEPS}): copy it and anyone replays the same sequence from the same start. Change σ or "

@@ -1,4 +1,5 @@
-"""Annealing: the centres as σ falls — the animated plane, the bifurcation diagram, the collapse error."""
+"""Annealing: the centres as σ falls — the animated plane, the bifurcation diagram, the collapse error, the
+free energy and its terms, and a race of K-Means restarts against one annealing run."""
 
 import math
 
@@ -8,12 +9,15 @@ import streamlit as st
 from rbfviz.restarts import MAX_RESTARTS
 from rbfviz.validate import entmax_alpha
 from rbfviz.views.annealing import words as annealing_words
-from rbfviz.views.annealing.arrays import split_rows, splits_in_words
+from rbfviz.views.annealing.arrays import free_energy_terms, split_rows, splits_in_words
 from rbfviz.views.annealing.figures import (
     FRAME_MS,
     MAX_ANIMATED_POINTS,
+    SHANNON_ENTROPY,
     bifurcation_figure,
     collapse_figure,
+    free_energy_equation,
+    free_energy_figure,
     trajectory_figure,
 )
 from rbfviz.views.annealing.levels import annealing_levels
@@ -322,6 +326,28 @@ def race_panel(ctrl) -> None:
             ),
         )
 
+
+with panel("The free energy"):
+    st.subheader("4 · The free energy as σ falls")
+    path = compute.annealing(ctrl)  # the path drawn above (computed once per setting)
+    X, _ = compute.data(ctrl)
+    st.latex(free_energy_equation())  # each term in its curve's colour
+    st.latex(SHANNON_ENTROPY)
+    chart(
+        free_energy_figure(free_energy_terms(X, path), title=f"Along the annealing path ({ctrl.kind})"),
+        ctrl,
+        "free_energy",
+        description=(
+            "Annealing minimises F_σ at each σ. At large σ the entropy term is large (every point shared "
+            "evenly); as σ falls the temperature T = 2σ² and with it the entropy term go to 0, and F_σ meets "
+            "the distortion term, which becomes K-Means' J."
+        ),
+    )
+    if ctrl.kind != "softmax":
+        st.caption(
+            "For entmax maps H is the Tsallis entropy of the map, Σ_i (1 − Σ_j r_ij^α)/(α(α − 1)), so that "
+            "F_σ is still what EM lowers (rbfviz.measures.free_energy)."
+        )
 
 with panel("Restarts against annealing"):
     race_panel(ctrl)

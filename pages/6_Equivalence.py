@@ -9,6 +9,7 @@ from rbfviz.views.common.scrub import scrub_payload
 from rbfviz.views.equivalence import words as equivalence_words
 from rbfviz.views.equivalence.figures import (
     difference_figure,
+    gap_equation,
     gap_sigma_figure,
     step_figure,
     trajectory_figure,
@@ -121,10 +122,7 @@ def sigma_panels(ctrl) -> None:
     with panel("L_σ − J against σ"):
         st.subheader("The soft loss approaches the K-Means distortion")
         curve = compute.gap_curve(ctrl)
-        st.latex(
-            r"0 \le L_\sigma(C) - J(C) \le \begin{cases} N(k-1)\,\dfrac{2\sigma^2}{e} & "
-            r"\text{softmax}\\[4pt] 4N\sigma^2 & \text{entmax-1.5}\end{cases}"
-        )
+        st.latex(gap_equation())  # the gap and its bound in their curves' colours
         fig_col, text_col = st.columns([3, 1.2], gap="medium")
         with fig_col:
             fig, _ = chart(

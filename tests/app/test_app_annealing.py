@@ -25,8 +25,9 @@ def run(query) -> AppTest:
 
 
 def specs(at) -> list[dict]:
-    """[the plane at the committed σ, the bifurcation diagram, the collapse error] as drawn."""
-    return [figure_shown(at)] + [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    """[the plane at the committed σ, the bifurcation diagram, the collapse error] as drawn (the σ panels'
+    figures; the free energy and the race below them are checked on their own)."""
+    return [figure_shown(at)] + [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")][:2]
 
 
 def shape_x(spec, name):
@@ -48,7 +49,7 @@ def spread(centres: np.ndarray) -> float:
     return float(np.linalg.norm(centres - centres.mean(axis=0), axis=1).mean())
 
 
-def test_loads_with_three_figures_and_every_level():
+def test_loads_with_four_figures_and_every_level():
     at = run(SMALL)
     ok(at)
     plane, bifurcation, collapse = specs(at)
@@ -56,7 +57,12 @@ def test_loads_with_three_figures_and_every_level():
     assert len(header["frames"]) == len(header["sigmas"]) > 10 and header["play_ms"] > 0
     assert "sliders" not in plane["layout"] and "updatemenus" not in plane["layout"]  # the scrubber plays it
     assert shape_x(bifurcation, CRITICAL_PREDICTED) and shape_x(collapse, CRITICAL_PREDICTED)
-    assert len(at.get("plotly_chart")) == 2
+    # bifurcation, collapse and free energy (the race's figures only once it is run)
+    assert [chart.key for chart in at.get("plotly_chart")] == [
+        "annealing_bifurcation",
+        "annealing_collapse",
+        "free_energy",
+    ]
     assert any("σ_c predicted" in m.label for m in at.metric)
 
 
@@ -172,3 +178,14 @@ def test_the_race_runs_on_request_and_its_numbers_are_scikit_learns():
     # the race stays while σ moves, and is gone once the data change
     at.slider(key="w_k").set_value(4).run()
     assert not any(m.label.startswith("annealed J") for m in at.metric)
+
+
+def test_the_free_energy_figure_and_its_coloured_equation():
+    from rbfviz.views.annealing.figures import DISTORTION_TERM_COLOR, ENTROPY_TERM_COLOR
+
+    at = open_page(page_path("Annealing"), SMALL)
+    ok(at)
+    equations = [e.value.strip("$").strip() for e in at.latex]  # st.latex wraps in $$
+    (coloured,) = [e for e in equations if e.startswith("{F_\\sigma}")]
+    assert DISTORTION_TERM_COLOR in coloured and ENTROPY_TERM_COLOR in coloured
+    assert any("T·H(r)" in str(c.value) or "entropy term" in str(c.value) for c in at.caption)

@@ -117,3 +117,11 @@ def test_extreme_sigma(sigma):
     at = equivalence({"sigma": sigma, "kind": "naive"})
     assert any("outside this data set's range" in str(w.value) for w in at.warning)
     assert len(at.get("plotly_chart")) >= 1 and figure_shown(at)["data"]
+
+
+def test_the_gap_equation_is_coloured_like_its_curves():
+    from rbfviz.views.equivalence.figures import BOUND_COLOR, GAP_COLOR, gap_equation
+
+    at = open_page(page_path("Equivalence"), {"dataset": "moons", "n": "120"})
+    assert gap_equation() in [e.value.strip("$").strip() for e in at.latex]  # st.latex wraps in $$
+    assert GAP_COLOR in gap_equation() and BOUND_COLOR in gap_equation()

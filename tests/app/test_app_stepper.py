@@ -255,3 +255,12 @@ def test_bad_play_values_in_the_url_warn_and_fall_back(query):
     key = next(k for k in query if k != "steps")
     assert any(f"`{key}=" in w.value for w in at.warning)
     assert key not in dict(at.query_params) and not at.error
+
+
+def test_the_loss_equations_are_coloured_like_the_history():
+    from rbfviz.views.step_by_step.figures import DISTORTION_COLOR, LOSS_COLOR
+
+    at = stepper({"steps": "EM"})
+    equations = [e.value.strip("$").strip() for e in at.latex]  # st.latex wraps in $$
+    assert any(LOSS_COLOR in e and e.startswith("{\\color") for e in equations)
+    assert any(DISTORTION_COLOR in e and "J(C)" in e for e in equations)

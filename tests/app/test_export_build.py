@@ -41,6 +41,7 @@ def view_payload(setting: Setting) -> bytes:
         ("explorer", dict()),
         ("explorer", dict(dataset="moons", k=3, kind="entmax", alpha=1.7, dtype="float32", init="random")),
         ("explorer", dict(dataset="blobs", n=300, init="anneal", kind="entmax15", seed=3)),
+        ("explorer", dict(dataset="varied", n=300, k=3, init="farthest")),
         ("annealing", dict()),
         ("annealing", dict(dataset="moons", n=200, k=2, kind="naive", dtype="float32")),
         ("stability", dict(n=300, dtype="float32")),

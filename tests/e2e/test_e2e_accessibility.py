@@ -3,7 +3,8 @@ injected by Playwright into the home page and every view of ui.page.PAGES, each 
 in presenter mode and in the dark theme (the browser asks for dark, Streamlit follows), once the page
 has drawn all its figures. Presenter mode changes sizes and the theme changes colours, so presenter
 mode is audited in the light theme only. Some states need a click first (a lesson answered, the
-Explorer's picking panel, steps taken, a network trained and its other tabs): SCENARIOS, in both themes,
+Explorer's picking panel, steps taken and one stepped back, the race of restarts run, a network trained
+and its other tabs): SCENARIOS, in both themes,
 audited in the same test and tab as the page's first state. One page load per page for both themes:
 each state is audited in the theme the page is in, then the browser switches its colour scheme and
 Streamlit follows in place (no reload, no rerun; tests/e2e/test_e2e_theme.py) and the state is
@@ -252,9 +253,25 @@ def steps_taken(student):
             main.get_by_role("button", name=name, exact=True).click()
     main.get_by_text("Iteration 3").wait_for()
     yield "steps"
+    with student.rerun():  # scrubbed back: the iteration slider, "2 of 3" and the history's marker
+        main.get_by_role("button", name="◀ Step back", exact=True).click()
+    main.get_by_text("Iteration 2 of 3 taken").wait_for()
+    yield "stepped back"
+
+
+def race_run(student):
+    """Annealing: the race of restarts against annealing run (its histogram, numbers and two planes)."""
+    main = _main(student)
+    button = main.get_by_role("button", name="Run the race", exact=True)
+    button.scroll_into_view_if_needed()
+    with student.rerun():
+        button.click()
+    main.get_by_text("A poor restart beside annealing").wait_for()
+    yield "race"
 
 
 SCENARIOS = {
+    "Annealing": race_run,
     "Lessons": lessons_answered,
     "Explorer": explorer_picking,
     "Step_by_step": steps_taken,

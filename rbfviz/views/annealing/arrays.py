@@ -12,6 +12,7 @@ module turns it into the arrays the figures need:
 * ``AnnealingView`` / ``annealing_view(study, X)`` – everything above in one frozen object, with
                                   every split of the path, measured and predicted (``rbfviz.splits``).
 * ``split_rows(view)`` / ``splits_in_words(view)`` – the splits as table rows and as one sentence.
+* ``free_energy_terms(X, path)`` – F_σ, its distortion term Σ r·d and its entropy term T·H at every level.
 
 Convention: logits z = -||x - c||² / (2σ²); σ and distances in data units.
 """
@@ -26,6 +27,7 @@ from sklearn.decomposition import PCA
 
 from rbfviz.collapse import CollapseStudy
 from rbfviz.maps import responsibilities
+from rbfviz.measures import free_energy
 from rbfviz.splits import predict_splits
 from rbfviz.validate import check_points
 from rbfviz.views.common.palette import mix_colors
@@ -183,3 +185,27 @@ def splits_in_words(view) -> str:
             f"inside their step; the largest error is {_error_text(best.linearised_error)}."
         )
     return text
+
+
+@dataclass(frozen=True)
+class FreeEnergyTerms:
+    """Along an annealing path, per σ level (S,), float64: sigmas; free_energy F_σ = distortion − entropy
+    (``rbfviz.measures.free_energy`` at the level's centres); distortion Σ_i Σ_j r_ij d_ij (L_σ);
+    entropy T·H(r) with T = 2σ² and H the map's entropy (Shannon for softmax), summed over the points."""
+
+    sigmas: np.ndarray
+    free_energy: np.ndarray
+    distortion: np.ndarray
+    entropy: np.ndarray
+
+
+def free_energy_terms(X, path) -> FreeEnergyTerms:
+    """F_σ and its two terms at each level of ``path`` (an ``AnnealResult`` on X (n, d)); levels whose
+    centres are not finite (a failed naive map) are NaN."""
+    X = check_points(X, "X")
+    free = np.full(len(path.sigmas), np.nan)
+    loss = np.asarray(path.loss, np.float64)
+    for s, (sigma, centers) in enumerate(zip(path.sigmas, path.centers)):
+        if np.isfinite(centers).all() and np.isfinite(loss[s]):
+            free[s] = free_energy(X, centers, float(sigma), path.kind)
+    return FreeEnergyTerms(np.asarray(path.sigmas, np.float64), free, loss, loss - free)

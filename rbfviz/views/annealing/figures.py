@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, with_gaps
-from rbfviz.views.common.palette import cluster_colors
+from rbfviz.views.common.palette import cluster_colors, tex_color
 from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import (
     CURRENT,
@@ -459,3 +459,52 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
     layout["legend"] = dict(GRID_LEGEND)
     layout["margin"] = dict(layout["margin"], t=150 if title else 125)
     return figure(data, layout)
+
+
+# --- the free energy along the path -----------------------------------------------------------------
+
+# One colour per term of F_σ = Σ r·d − T·H, in the figure and in its equation (``free_energy_equation``).
+FREE_ENERGY_COLOR = "#000000"  # F itself: ink (drawn in the theme's text colour on the dark theme)
+DISTORTION_TERM_COLOR = "#0072B2"  # Okabe-Ito blue: Σ r·d, the soft loss L_σ
+ENTROPY_TERM_COLOR = "#D55E00"  # Okabe-Ito vermillion: T·H(r)
+FREE_ENERGY_TERMS = (
+    ("free_energy", "F_σ  (free energy)", FREE_ENERGY_COLOR, "solid"),
+    ("distortion", "Σ r·d  (distortion term, L_σ)", DISTORTION_TERM_COLOR, "dash"),
+    ("entropy", "T·H(r)  (entropy term, T = 2σ²)", ENTROPY_TERM_COLOR, "dot"),
+)
+
+
+def free_energy_figure(terms, title: str | None = None, height: int = 400) -> go.Figure:
+    """F_σ, its distortion term and its entropy term (``arrays.FreeEnergyTerms``) against σ on a log axis,
+    large σ on the left: as σ falls the entropy term vanishes and F_σ meets the distortion term."""
+    data = [
+        dict(
+            type="scatter",
+            x=terms.sigmas,
+            y=getattr(terms, field),
+            mode="lines",
+            name=name,
+            line=dict(color=color, width=2.5, dash=dash),
+            hovertemplate=f"σ = %{{x:.3g}}<br>{name.split('  ')[0]} = %{{y:.6g}}<extra></extra>",
+        )
+        for field, name, color, dash in FREE_ENERGY_TERMS
+    ]
+    layout = base_layout(title, height, y_title="data units²", legend="below")
+    layout["xaxis"] = sigma_axis(terms.sigmas)
+    return figure(data, layout)
+
+
+def free_energy_equation() -> str:
+    """F_σ = Σ r·d − T·H(r), each term in its curve's colour (``FREE_ENERGY_TERMS``)."""
+    colors = {field: color for field, _, color, _ in FREE_ENERGY_TERMS}
+    return (
+        tex_color(r"F_\sigma", colors["free_energy"])
+        + " = "
+        + tex_color(r"\sum_i \sum_j r_{ij}\,\lVert x_i - c_j\rVert^2", colors["distortion"])
+        + r" \;-\; "
+        + tex_color(r"2\sigma^2 \, H(r)", colors["entropy"])
+    )
+
+
+# H of the equation above for softmax (shown under it, on its own line: a phone's width holds one of them)
+SHANNON_ENTROPY = r"H(r) = -\sum_i \sum_j r_{ij} \log r_{ij}"

@@ -9,6 +9,8 @@ Black is left out of the cluster colours: it marks K-Means centroids and Voronoi
 * ``mix_colors(resp)``    -> (n, 3) uint8: each row's colours mixed with weights r_ij (rows of
                              NaN, i.e. a broken "naive" map, become ``NAN_RGB`` grey).
 * ``rgb_strings(rgb)``    -> ["rgb(r,g,b)", ...] for Plotly marker colours.
+* ``tex_color(tex, color)`` -> a LaTeX term coloured like a figure's curve (KaTeX ``\\color``), so an
+                          equation beside a figure names each curve by its colour.
 * ``INK_COLORS``          the near-black colours of marks that are not clusters (centroids, edges,
                           arrows, σ lines): on a dark theme they are drawn in the theme's text colour
                           (ui.page.chart and rbfviz/views/common/web/scrub.js), except on a field image, which
@@ -16,6 +18,8 @@ Black is left out of the cluster colours: it marks K-Means centroids and Voronoi
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -100,3 +104,17 @@ def fade(rgb, amount: float) -> np.ndarray:
     """Blend colours toward white: amount 0 keeps them, 1 gives white. Works on any (..., 3) array."""
     rgb = np.asarray(rgb, dtype=np.float64)
     return np.clip(np.rint(rgb + (255.0 - rgb) * amount), 0, 255).astype(np.uint8)
+
+
+def tex_color(tex: str, color: str) -> str:
+    """``tex`` in ``color`` (a "#rrggbb" of a figure's curve) for KaTeX: ``\\color{#rrggbb}{tex}``.
+
+    The figures' term colours are the Okabe-Ito blue #0072B2 (contrast 5.2:1 on white, 3.6:1 on the dark
+    theme's #0E1117) and vermillion #D55E00 (3.9:1, 4.9:1): no one colour reaches 4.5:1 on both, so keep
+    words (\\text) out of coloured terms; the curves keep the same colours on both themes. An ink colour
+    (``INK_COLORS``) is left to the theme's text colour, as the figures draw ink curves on the dark theme."""
+    if not (isinstance(color, str) and re.fullmatch(r"#[0-9A-Fa-f]{6}", color)):
+        raise ValueError(f"color must be a '#rrggbb' string, got {color!r}.")
+    if color.lower() in INK_COLORS:
+        return f"{{{tex}}}"
+    return rf"{{\color{{{color}}}{{{tex}}}}}"

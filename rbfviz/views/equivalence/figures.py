@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from rbfviz.field import plane_extent
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, two_planes_layout
-from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings
+from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings, tex_color
 from rbfviz.views.common.plane import (
     ARROW_COLOR,
     CENTER_MARKER,
@@ -209,6 +209,23 @@ def difference_figure(traj: Trajectories, title: str | None = None, height: int 
     return figure(data, layout)
 
 
+GAP_COLOR = "#0072B2"  # Okabe-Ito blue: the measured L_σ − J, in the figure and its equation
+BOUND_COLOR = "#D55E00"  # Okabe-Ito vermillion: its bound
+
+
+def gap_equation() -> str:
+    """0 ≤ L_σ − J ≤ bound (softmax, entmax-1.5), the gap and the bound in their curves' colours. The maps'
+    names stay in the text colour: coloured words at this size would fall below 4.5:1 on one theme."""
+    softmax = tex_color(r"N(k-1)\,\dfrac{2\sigma^2}{e}", BOUND_COLOR)
+    entmax = tex_color(r"4N\sigma^2", BOUND_COLOR)
+    return (
+        r"0 \le "
+        + tex_color(r"L_\sigma(C) - J(C)", GAP_COLOR)
+        + rf" \le \begin{{cases}} {softmax} & \text{{softmax}}\\[4pt] "
+        + rf"{entmax} & \text{{entmax-1.5}}\end{{cases}}"
+    )
+
+
 def gap_sigma_figure(
     curve: GapCurve, sigma: float | None = None, title: str | None = None, height: int = 420
 ) -> go.Figure:
@@ -228,7 +245,7 @@ def gap_sigma_figure(
             y=curve.bound,
             mode="lines",
             name="bound",
-            line=dict(color="#D55E00", width=2.5, dash="dash"),
+            line=dict(color=BOUND_COLOR, width=2.5, dash="dash"),
             hovertemplate="σ = %{x:.3g}: bound %{y:.3g}<extra></extra>",
         ),
         dict(
@@ -237,7 +254,7 @@ def gap_sigma_figure(
             y=shown,
             mode="lines+markers",
             name="L_σ − J (measured)",
-            line=dict(color="#0072B2", width=3),
+            line=dict(color=GAP_COLOR, width=3),
             marker=dict(size=6),
             hovertemplate="σ = %{x:.3g}: L_σ − J = %{y:.3g}<extra></extra>",
         ),

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.views.common.layout import base_layout, figure, plane_axes
+from rbfviz.views.common.palette import tex_color
 from rbfviz.views.common.plane import (
     ARROW_COLOR,
     START_MARKER,
@@ -26,6 +27,11 @@ from rbfviz.views.step_by_step.arrays import STEP_NAMES, Replay
 
 LOSS_COLOR = "#0072B2"  # L_σ: Okabe-Ito blue
 DISTORTION_COLOR = "#D55E00"  # J: Okabe-Ito vermillion
+# the losses' equations, each in its curve's colour (the page shows them beside the history)
+LOSS_EQUATION = (
+    tex_color(r"L_\sigma(C)", LOSS_COLOR) + r" = \sum_i \sum_j r_{ij}(C)\,\lVert x_i - c_j\rVert^2"
+)
+DISTORTION_EQUATION = tex_color("J(C)", DISTORTION_COLOR) + r" = \sum_i \min_j \lVert x_i - c_j\rVert^2"
 SHOWN_COLOR = "#888888"  # the iteration shown: mid grey, visible on light and dark backgrounds
 
 
