@@ -25,7 +25,7 @@ DOCS_HREF = "app/static/docs/index.html"
 if __name__ != "__main__":  # uvicorn's import: the server
     app = st.App(__file__, middleware=compression_middleware())
 else:  # Streamlit's script run: the home page
-    ctx = setup_page("K-Means is the σ → 0 limit of an RBF network", figures=False)
+    ctx = setup_page("K-Means is the σ → 0 limit of an RBF network")
 
     st.title("K-Means is the σ → 0 limit of an RBF network")
     st.markdown(

@@ -36,7 +36,7 @@ def on_pick() -> None:
     go_to(st.session_state[keys.LESSON_CHOICE])
 
 
-ctx = setup_page("Lessons", figures=False)
+ctx = setup_page("Lessons")
 st.title("Lessons: from K-Means to an RBF network and back")
 st.markdown(
     "Ten short steps. In each: **open the view** with one click (it opens in exactly the state the step "

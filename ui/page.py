@@ -49,7 +49,6 @@ from . import compute, exports, session_log, state
 from . import session_keys as keys
 from . import upload as uploads
 from .progress import progress_slot
-from .scrub import PRELOAD_KEY, preload_plotly
 from .state import (
     ALPHA_MAX,
     ALPHA_MIN,
@@ -113,9 +112,7 @@ CAPTION_CSS = (
     "@media (max-width: 640px) { [data-testid='stMainBlockContainer'] { padding-top: 3rem; } "
     "[data-testid='stMainBlockContainer'] h1 { font-size: 1.75rem; } "
     ".st-key-intro-wide { display: none; } }\n"
-    "@media (min-width: 641px) { .st-key-intro-narrow { display: none; } }\n"
-    # the element that starts loading Plotly (ui.scrub.preload_plotly) shows nothing and takes no room
-    f".st-key-{PRELOAD_KEY} {{ display: none; }}</style>"
+    "@media (min-width: 641px) { .st-key-intro-narrow { display: none; } }</style>"
 )
 # Figures drawn by st.plotly_chart follow the theme in the browser, also right after a switch:
 # Streamlit's chart theme gives the backgrounds, grid, legend and hover colours; this stylesheet draws
@@ -408,15 +405,12 @@ def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
 
 
 def setup_page(
-    title: str, icon: str = "◎", sigma_on_figure: bool = False, steps: bool = False, figures: bool = True
+    title: str, icon: str = "◎", sigma_on_figure: bool = False, steps: bool = False
 ) -> PageContext:
     """Page config, the shared sidebar, the URL state and its notices. Call first on every page.
 
     sigma_on_figure: the page scrubs σ on its figure (ui.scrub), so the sidebar only states σ.
     steps: the page replays a step sequence (ctrl.steps); every other page drops it from its URL.
-    figures: the page opens with Plotly figures: the browser starts loading Plotly's bundle with the
-    page's first element (ui.scrub.preload_plotly). False where the first screen has none (Home;
-    Lessons, whose class chart loads the bundle when it appears), so those pages do not load it early.
 
     Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
     cannot be computed, shows an error and stops the page (no traceback).
@@ -429,9 +423,6 @@ def setup_page(
         layout="wide",
         initial_sidebar_state="collapsed" if ctrl.presenter else "auto",
     )
-    if figures:
-        with st.sidebar:
-            preload_plotly()
     session_log.track_session()
     st.session_state[keys.VIEW] = title
     nav_slot = st.sidebar.container()  # filled last, when the links' state is known

@@ -26,7 +26,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from rbfviz.views.common.web import plotly_preload_script, scrubber_css, scrubber_script
+from rbfviz.views.common.web import scrubber_css, scrubber_script
 
 from . import scrub_parts
 from . import session_keys as keys
@@ -47,20 +47,6 @@ _component = st.components.v2.component(
     js=scrubber_script(_plotly_chunk()),  # rbfviz/views/common/web/scrub.js: the offline page runs it too
     isolate_styles=False,  # Plotly's hover and mode-bar styles live in the document, not in a shadow root
 )
-
-
-_preload = st.components.v2.component(
-    "rbfviz_plotly_preload",
-    js=plotly_preload_script(_plotly_chunk()),  # rbfviz/views/common/web/plotly_preload.js
-    isolate_styles=False,
-)
-PRELOAD_KEY = "plotly_preload"
-
-
-def preload_plotly() -> None:
-    """Start loading Plotly's bundle in the browser now (an empty element; ui.page hides its box): a
-    page that draws figures calls it first, so the bundle loads while the rest of its script runs."""
-    _preload(key=PRELOAD_KEY, height=0)
 
 
 def _committed(key: str, grid: tuple[float, ...]) -> None:

@@ -1,8 +1,8 @@
 """Every page on a phone (Chromium at 390 × 844, touch, mobile) and on a laptop (1366 × 768): nothing
-is wider than the screen, figures keep inside it and the plane its aspect ratio, legend entries and
-the texts over a figure (panel titles) do not overlap, and on the scrubbed views the σ control and
-the figure are on the first screen with controls large enough to tap. Each page's screenshot goes
-to artifacts/screens/<size>-<page>.png.
+is wider than the screen, figures keep inside it and the plane its aspect ratio, legend entries, the
+texts over a figure (title, panel titles) and its mode bar do not overlap, and on the scrubbed views
+the σ control and the figure are on the first screen with controls large enough to tap. Each page's
+screenshot goes to artifacts/screens/<size>-<page>.png.
 """
 
 from pathlib import Path
@@ -55,7 +55,7 @@ _LEGEND_OVERLAP_JS = """() => {
   for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
     const boxes = [...gd.querySelectorAll(".legend .traces")].map((t) => {
       const b = t.getBoundingClientRect();
-      return { text: t.textContent, l: b.left, r: b.right, t: b.top, b: b.bottom };
+      return { text: t.textContent || t.className, l: b.left, r: b.right, t: b.top, b: b.bottom };
     }).filter((b) => b.r > b.l);
     for (let a = 0; a < boxes.length; a++)
       for (let c = a + 1; c < boxes.length; c++) {
@@ -67,16 +67,17 @@ _LEGEND_OVERLAP_JS = """() => {
   return clashes;
 }"""
 
-# Texts written over a figure (panel titles, labels: Plotly annotations with text) drawn on top of each
-# other, per figure.
+# Texts written over a figure (its title, panel titles, labels: Plotly annotations with text) and its
+# mode bar where it shows, drawn on top of each other, per figure.
 _ANNOTATION_OVERLAP_JS = """() => {
   const clashes = [];
   for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
-    const boxes = [...gd.querySelectorAll("g.annotation text.annotation-text")]
-      .filter((t) => t.textContent.trim())
+    const boxes = [...gd.querySelectorAll("g.annotation text.annotation-text, text.gtitle, .modebar")]
+      .filter((t) => t.textContent.trim() || (t.classList.contains("modebar")
+                                              && getComputedStyle(t.parentElement).opacity !== "0"))
       .map((t) => {
         const b = t.getBoundingClientRect();
-        return { text: t.textContent, l: b.left, r: b.right, t: b.top, b: b.bottom };
+        return { text: t.textContent || t.className, l: b.left, r: b.right, t: b.top, b: b.bottom };
       })
       .filter((b) => b.r > b.l);
     for (let a = 0; a < boxes.length; a++)

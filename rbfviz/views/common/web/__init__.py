@@ -4,8 +4,6 @@ the offline interactive page.
 * ``download.js`` – ``rbfvizDownloadFigure(gd, format, name)``: a drawn figure as PNG or SVG.
 * ``scrub.css``   – the scrubber's controls, numbers and caption, in the colours of the --st-* custom
                     properties (Streamlit sets them on every component; the offline page sets them).
-* ``plotly_preload.js`` – starts loading Streamlit's Plotly bundle when a page's first element arrives
-                    (the app only: ui/scrub.py ``preload_plotly``).
 * ``scrub.js``    – the scrubber (a labelled σ range input that redraws a Plotly figure from the
                     levels of an ``rbfviz.views.common.scrub`` payload). Its default export,
                     ``mountScrubber(component)``, is what Streamlit's component frame calls (ui/scrub.py);
@@ -43,12 +41,6 @@ def scrubber_script(plotly_chunk: str = "") -> str:
     js = js.replace("__INK_COLORS__", json.dumps(sorted(INK_COLORS)))
     js = js.replace("__FIELD_LEGEND__", json.dumps(FIELD_LEGEND))
     return download_script() + js
-
-
-@lru_cache(maxsize=4)
-def plotly_preload_script(plotly_chunk: str) -> str:
-    """plotly_preload.js: an ES module whose default export imports the Plotly bundle ``plotly_chunk``."""
-    return (_HERE / "plotly_preload.js").read_text(encoding="utf-8").replace("__PLOTLY_CHUNK__", plotly_chunk)
 
 
 @lru_cache(maxsize=1)

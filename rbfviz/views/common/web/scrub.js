@@ -393,7 +393,7 @@ function show(inst, level) {
   }
   inst.pending = false;
   const fig = themed(figureAt(payload, level), inst.theme, inst.fields);
-  if (!payload.large) fitNarrow(fig, els.plot.clientWidth);
+  if (!payload.large) fitNarrow(fig, els.plot.clientWidth, payload.config);
   if (payload.large) fig.layout.height = presenterHeight(els);
   if (fig.layout.height) els.plot.style.minHeight = `${fig.layout.height}px`;  // no reflow while Plotly draws
   const updated = inst.drawn === payload && update(els.plot, payload, inst.drawnLevel, level, fig);
@@ -949,8 +949,9 @@ const NARROW_PX = 600;
 
 // Below NARROW_PX wide: a plane (y scaled to x) is only as tall as its width needs, so no empty band
 // above and below it pushes the figure and the numbers down the screen, and a long title breaks at
-// the comma nearest its middle instead of running under the mode bar and off the edge.
-function fitNarrow(fig, width) {
+// the comma nearest its middle instead of running off the edge, and starts below the mode bar (where
+// the figure's config shows one: the Explorer's; 44 px tall on a touch screen) instead of under it.
+function fitNarrow(fig, width, config) {
   const layout = fig.layout;
   if (!width || width >= NARROW_PX) return;
   const x = layout.xaxis, y = layout.yaxis, m = layout.margin || {};
@@ -973,6 +974,15 @@ function fitNarrow(fig, width) {
       layout.margin = { ...m, t: (m.t ?? 100) + fontSize };
       if (layout.height) layout.height += fontSize;
     }
+  }
+  if (layout.title?.text && config?.displayModeBar !== false) {
+    const bar = window.matchMedia?.("(pointer: coarse)").matches ? 44 : 28;
+    // Plotly places a title of several lines one line higher per extra line than its pad says
+    const lines = layout.title.text.split("<br>").length;
+    const pad = bar + 4 + (lines - 1) * (layout.title.font?.size ?? 17);
+    layout.title = { ...layout.title, yref: "container", y: 1, yanchor: "top", pad: { t: pad } };
+    layout.margin = { ...layout.margin, t: (layout.margin?.t ?? 100) + bar };
+    if (layout.height) layout.height += bar;
   }
 }
 
