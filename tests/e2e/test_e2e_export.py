@@ -191,9 +191,13 @@ def test_an_exported_view_scrubs_offline_as_the_app_draws_it(browser, axe_js, tm
         for key, move in (("ArrowLeft", 1), ("ArrowLeft", 1), ("ArrowRight", -1), ("PageDown", None)):
             page.keyboard.press(key)
             if move is None:  # a page is a tenth of the range (at least one level), as the browser steps it
-                shown = shown_now(page)
-                assert shown["level"] > level
-                level = shown["level"]
+                moved = page.wait_for_function(
+                    """n => { const gd = document.querySelector('div.scrub-plot');
+                      const now = gd && Number(gd.dataset.level);
+                      return now > n ? now : null; }""",
+                    arg=level,
+                )
+                level = int(moved.json_value())
             else:
                 level += move
             assert_level_is_the_apps(wait_level(page, level), header)
