@@ -30,11 +30,7 @@ import numpy as np
 import torch
 
 from .validate import (
-    check_centers,
-    check_kind,
-    check_points,
-    check_sigma,
-    check_sigma_for_dtype,
+    check_map_arguments,
     entmax_alpha,
 )
 
@@ -455,11 +451,7 @@ def responsibilities(X, C, sigma, kind: str = "softmax", alpha: float | None = N
     resp : ndarray (n, k) in X's dtype. Rows are on the simplex, except that "naive" rows are NaN
         wherever every exp(z_ij) of the row underflows to zero in that dtype.
     """
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigma = check_sigma(sigma)
-    kind = check_kind(kind, alpha=alpha)
-    check_sigma_for_dtype(sigma, X.dtype)
+    X, C, sigma, kind = check_map_arguments(X, C, sigma, kind, alpha)
     return _responsibilities(X, C, sigma, kind)
 
 

@@ -38,6 +38,7 @@ from .validate import (
     check_centers,
     check_int,
     check_kind,
+    check_map_arguments,
     check_points,
     check_sigma,
     check_sigma_for_dtype,
@@ -308,11 +309,7 @@ def gamma_gap(X, C, sigma, kind, alpha=None) -> GammaGap:
     A NaN loss (naive map past its underflow threshold) is never within the bound. alpha: α of
     kind="entmax" (in [1.05, 2]).
     """
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigma = check_sigma(sigma)
-    kind = check_kind(kind, alpha=alpha)
-    check_sigma_for_dtype(sigma, X.dtype)
+    X, C, sigma, kind = check_map_arguments(X, C, sigma, kind, alpha)
     return _gamma_gap(X, C, sigma, kind)
 
 
@@ -360,11 +357,7 @@ def free_energy(X, C, sigma, kind="softmax", alpha=None) -> float:
     Bounds: softmax J - 2nσ² ln k <= F <= J; α-entmax J - 2nσ²(1 - k^{1-α})/(α(α-1)) <= F <= J
     (entmax15: J - 2nσ²(4/3)(1 - k^{-1/2})). alpha: α of kind="entmax".
     """
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigma = check_sigma(sigma)
-    kind = check_kind(kind, alpha=alpha)
-    check_sigma_for_dtype(sigma, X.dtype)
+    X, C, sigma, kind = check_map_arguments(X, C, sigma, kind, alpha)
     with torch.no_grad():
         d = sq_distances(torch.from_numpy(X), torch.from_numpy(C))
         return free_energy_from(d, resp_from_sq_distances(d, sigma, kind), sigma, kind)

@@ -110,6 +110,17 @@ def check_sigma_for_dtype(sigma: float, dtype) -> None:
         )
 
 
+def check_map_arguments(X, C, sigma, kind, alpha=None, centers_name: str = "C"):
+    """(X, C, sigma, kind) as a map at σ takes them: points X (n, d), centres C (k, d) in X's dtype, σ
+    whose temperature 2σ² is normal in that dtype, and a known kind (``check_kind``, with alpha)."""
+    X = check_points(X, "X")
+    C = check_centers(C, X, centers_name)
+    sigma = check_sigma(sigma)
+    kind = check_kind(kind, alpha=alpha)
+    check_sigma_for_dtype(sigma, X.dtype)
+    return X, C, sigma, kind
+
+
 def check_int(value, name: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}.")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rbfviz import gradient_step, kmeans, lloyd_step, responsibilities, soft_centroid_step
-from rbfviz.validate import check_int, check_public_url, check_sigmas
+from rbfviz.validate import check_int, check_map_arguments, check_public_url, check_sigmas
 
 X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [2.0, 2.0]])
 C = np.array([[0.0, 0.0], [1.0, 1.0]])
@@ -265,6 +265,15 @@ def test_check_int(value, message):
 
 
 # --- magnitudes whose squared distances would overflow ------------------------------------------------
+
+
+def test_check_map_arguments_cleans_and_names_the_centres():
+    X, C, sigma, kind = check_map_arguments([[0, 0], [1, 1], [2, 0]], [[0, 0], [1, 0]], 1, "entmax", 1.5)
+    assert X.dtype == C.dtype == np.float64 and sigma == 1.0 and kind == "entmax:1.5"
+    with pytest.raises(ValueError, match="C0 has 3 feature"):
+        check_map_arguments(np.zeros((4, 2)), np.zeros((2, 3)), 0.5, "softmax", centers_name="C0")
+    with pytest.raises(ValueError, match="out of range for float32"):
+        check_map_arguments(np.zeros((4, 2), np.float32), np.zeros((2, 2), np.float32), 1e-30, "softmax")
 
 
 @pytest.mark.parametrize(

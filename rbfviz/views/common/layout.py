@@ -8,7 +8,7 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
 * ``figure(data, layout)``           – go.Figure from trace dicts and a layout dict, unvalidated.
 * ``validated(fig)``                 – the same figure through Plotly's validators (tests).
 * ``base_layout(title, height, legend="above"|"below")`` – fonts, margins, white background, legend.
-* ``panel_axis()``                   – the axis of one small panel of a multi-panel figure.
+* ``framed_axis()``                  – an axis with a light grid and a frame (σ axes, small panels).
 * ``plane_axes(extent)``             – x and y in the same units, fixed to extent (a dict to merge).
 * ``png_data_uri(rgb)``              – (H, W, 3) uint8 -> "data:image/png;base64,..." (zlib-ng's deflate,
                                        no imaging library).
@@ -88,10 +88,11 @@ def _axis(title: str | None = None, **extra) -> dict:
     return axis
 
 
-def panel_axis() -> dict:
-    """The axis of one small panel of a multi-panel figure: 11-pt ticks, a light grid, a frame."""
+def framed_axis(tick_size: int = 11) -> dict:
+    """An axis with a light grid and a frame around the plot: the σ axes, and each small panel of a
+    multi-panel figure (11-pt ticks)."""
     return dict(
-        tickfont=dict(size=11),
+        tickfont=dict(size=tick_size),
         gridcolor=GRID_COLOR,
         linecolor="#888888",
         showline=True,

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from rbfviz.views.common.layout import GRID_COLOR, figure
+from rbfviz.views.common.layout import figure, framed_axis
 
 # Marks that are not clusters (colour-blind safe: Paul Tol's high-contrast blue/red, plus black
 # and grey; they also differ by dash so they read in greyscale).
@@ -79,12 +79,7 @@ def sigma_axis(sigmas, title: str | None = "σ  (log scale; cooling →)") -> di
         type="log",
         autorange="reversed",
         title=dict(text=title, font=dict(size=14)) if title else None,
-        tickfont=dict(size=12),
-        gridcolor=GRID_COLOR,
-        linecolor="#888888",
-        showline=True,
-        mirror=True,
-        zeroline=False,
+        **framed_axis(tick_size=12),
         tickvals=values,
         ticktext=labels,
     )

@@ -25,8 +25,8 @@ from rbfviz.validate import (
     check_centers,
     check_int,
     check_kind,
+    check_map_arguments,
     check_points,
-    check_sigma,
     check_sigma_for_dtype,
     check_sigmas,
 )
@@ -34,15 +34,6 @@ from rbfviz.validate import (
 
 def _max_abs_diff(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.max(np.abs(np.asarray(a, np.float64) - np.asarray(b, np.float64))))
-
-
-def _checked(X, C0, sigma, kind):
-    X = check_points(X, "X")
-    C0 = check_centers(C0, X, "C0")
-    sigma = check_sigma(sigma)
-    kind = check_kind(kind)
-    check_sigma_for_dtype(sigma, X.dtype)
-    return X, C0, sigma, kind
 
 
 def _lloyd_torch(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
@@ -69,7 +60,7 @@ class OneStep:
 
 def one_step(X, C0, sigma: float, kind: str = "softmax") -> OneStep:
     """The gradient step, the EM step and the Lloyd step from C0 (k, d) for points X (n, d) at σ."""
-    X, C0, sigma, kind = _checked(X, C0, sigma, kind)
+    X, C0, sigma, kind = check_map_arguments(X, C0, sigma, kind, centers_name="C0")
     x, c = torch.from_numpy(X), torch.from_numpy(C0)
     gd = gradient_step_torch(x, c, sigma, kind).numpy()
     with torch.no_grad():
@@ -109,7 +100,7 @@ class Trajectories:
 
 def trajectories(X, C0, sigma: float, kind: str = "softmax", steps: int = 25) -> Trajectories:
     """Run ``steps`` gradient steps (η_j = 1/(2N_j)) and ``steps`` Lloyd steps from C0 (k, d)."""
-    X, C0, sigma, kind = _checked(X, C0, sigma, kind)
+    X, C0, sigma, kind = check_map_arguments(X, C0, sigma, kind, centers_name="C0")
     steps = check_int(steps, "steps", 1, 10_000)
     x = torch.from_numpy(X)
     gd, lloyd = [torch.from_numpy(C0)], [torch.from_numpy(C0)]

@@ -29,8 +29,8 @@ from rbfviz.views.common.layout import (
     base_layout,
     field_image,
     figure,
+    framed_axis,
     legend_only,
-    panel_axis,
     plane_axes,
     png_data_uri,
     with_gaps,
@@ -454,7 +454,7 @@ def curves_figure(
         suffix = "" if i == 0 else str(i + 1)
         xref, yref = "x" + suffix, "y" + suffix
         legend = "legend" + suffix
-        axis = panel_axis()
+        axis = framed_axis()
         layout["xaxis" + suffix] = dict(
             axis, domain=[x0, x1], anchor=yref, title=dict(text=x_title, font=dict(size=12), standoff=4)
         )

@@ -21,8 +21,8 @@ from rbfviz.views.common.layout import (
     base_layout,
     field_image,
     figure,
+    framed_axis,
     legend_only,
-    panel_axis,
     png_data_uri,
     with_gaps,
 )
@@ -134,7 +134,7 @@ def stability_figure(
     for i, (key, label, log) in enumerate(PANELS):
         xref, yref = _axis_names(i)
         (x0, x1), (y0, y1) = domains[i]
-        axis = panel_axis()
+        axis = framed_axis()
         all_sigmas = [r["sigma"] for r in rows]
         # a column's two panels share one σ axis: its labels and title under the lower panel only (under
         # the upper one, upright on a phone, they ran into the lower panel's title)
