@@ -24,7 +24,7 @@ from .validate import check_int, check_kind, entmax_alpha
 BUDGET_S = 5.0  # CPU seconds a view may take on its own before it asks (one student holds one process)
 
 # seconds = rate × (n + N0) × k^power, per map: (rate, N0, power), fitted in log space to 5-6 timings of
-# each map (3 <= k <= 10, 500 <= n <= 5,000; within a factor of 1.4 of every one). α-entmax was timed at
+# each map (3 <= k <= 10, 500 <= n <= 5,000; within a factor of 1.41 of every one). α-entmax was timed at
 # α = 1.3; its cost per entry (a Newton solve for τ, powers) makes N0 small next to n.
 _MODEL = {
     "softmax": (5.53e-6, 5_900, 1.68),
