@@ -32,7 +32,7 @@ def within_budget(name: str, what: str, setting: tuple, seconds: float, advice: 
             f"**Not started: {what} would take {about} of the server's time**, more than the "
             f"{cost.BUDGET_S:.0f} s budget (estimated from n, k and the map). While it runs, the app answers "
             "everyone on this server more slowly. " + advice,
-            icon="⏳",
+            icon=":material/hourglass_empty:",
         )
         pressed = st.button(f"Compute anyway ({about})", key=f"budget_{name}", type="primary")
     if pressed:
