@@ -2,6 +2,8 @@
 
 * ``annealing_cost(n, k, kind)``      CPU seconds of the Annealing view's computation for one setting
 * ``largest_n_within(budget, k, kind)`` the largest n whose Annealing computation fits in the budget
+* ``how_many_cost(n, k_max)``         CPU seconds of the "How many clusters" view's three answers
+* ``largest_k_max_within(budget, n)`` the largest k_max whose answers fit in the budget
 * ``BUDGET_S``                         the budget: a view that would cost more asks before it starts
 
 The model is fitted to timings of the Annealing view's own computation (``collapse_study`` on the
@@ -68,3 +70,27 @@ def largest_k_within(budget: float, n: int, kind: str = "softmax", k_min: int = 
     rate, n0, power = _model(kind)
     k = math.floor((budget / (rate * (n + n0))) ** (1.0 / power))
     return k if k >= k_min else None
+
+
+# "How many clusters": annealing k_max centres, K-Means for k = 1 … k_max (4 starts each) and the
+# silhouettes, softmax only: seconds = rate × (n + N0) × k_max^power, fitted like the model above to
+# 5 timings (k_max 8-16, n 500-5,000; within a factor of 1.7 of every one).
+_HOW_MANY_MODEL = (4.45e-6, 1_375, 1.95)
+
+
+def how_many_cost(n: int, k_max: int) -> float:
+    """Estimated CPU seconds (machine without AVX-512, one thread) of the "How many clusters" view's
+    three answers for n points and k_max centres. Increasing in n and in k_max."""
+    n = check_int(n, "n", 1)
+    k_max = check_int(k_max, "k_max", 1)
+    rate, n0, power = _HOW_MANY_MODEL
+    return rate * (n + n0) * k_max**power
+
+
+def largest_k_max_within(budget: float, n: int, k_min: int = 3) -> int | None:
+    """The largest k_max (at least k_min) whose ``how_many_cost(n, k_max)`` is at most ``budget`` seconds,
+    or None if not even k_min fits."""
+    n = check_int(n, "n", 1)
+    rate, n0, power = _HOW_MANY_MODEL
+    k_max = math.floor((budget / (rate * (n + n0))) ** (1.0 / power))
+    return k_max if k_max >= k_min else None

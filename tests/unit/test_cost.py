@@ -2,7 +2,14 @@
 
 import pytest
 
-from rbfviz.cost import BUDGET_S, annealing_cost, largest_k_within, largest_n_within
+from rbfviz.cost import (
+    BUDGET_S,
+    annealing_cost,
+    how_many_cost,
+    largest_k_max_within,
+    largest_k_within,
+    largest_n_within,
+)
 
 MAPS = ("softmax", "entmax15", "entmax:1.3")
 
@@ -56,3 +63,14 @@ def test_the_largest_n_and_k_within_the_budget_fit_and_one_more_does_not(kind, k
 def test_bad_arguments_say_what_is_allowed(bad):
     with pytest.raises(ValueError):
         annealing_cost(**{"n": 500, "k": 3, "kind": "softmax", **bad})
+
+
+def test_how_many_cost_is_increasing_and_its_largest_setting_over_the_budget():
+    for n in (50, 500, 5000):
+        costs = [how_many_cost(n, k_max) for k_max in range(3, 17)]
+        assert all(a < b for a, b in zip(costs, costs[1:]))
+    assert how_many_cost(500, 16) < how_many_cost(2000, 16) < how_many_cost(5000, 16)
+    assert how_many_cost(5000, 16) > BUDGET_S  # measured ~5.4-6.3 s
+    assert how_many_cost(500, 8) < BUDGET_S / 4  # the defaults: n = 500, k_max = 8
+    fits = largest_k_max_within(BUDGET_S, 5000)
+    assert how_many_cost(5000, fits) <= BUDGET_S < how_many_cost(5000, fits + 1)
