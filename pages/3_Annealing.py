@@ -6,6 +6,7 @@ import math
 import numpy as np
 import streamlit as st
 
+from rbfviz import cost
 from rbfviz.restarts import MAX_RESTARTS
 from rbfviz.validate import entmax_alpha
 from rbfviz.views.annealing import words as annealing_words
@@ -24,7 +25,7 @@ from rbfviz.views.annealing.levels import annealing_levels
 from rbfviz.views.annealing.receipt import annealing_numbers, annealing_receipt
 from rbfviz.views.annealing.restarts import centres_figure, distortion_figure, race_numbers, race_words
 from rbfviz.views.common.scrub import scrub_payload
-from ui import compute, exports, scrub_parts
+from ui import budget, compute, exports, scrub_parts
 from ui import restarts as race_runs
 from ui import session_keys as keys
 from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
@@ -40,6 +41,32 @@ intro(
     "then split along the data's principal axis, split again, and finally sit on K-Means centroids. "
     "This view always starts from the data mean; the *Initialisation* control applies to the Explorer "
     "and Equivalence views."
+)
+
+
+def budget_advice(ctrl) -> str:
+    """What to change so that the annealing fits in the budget: fewer points, fewer centres, softmax."""
+    ways = []
+    n_fit = cost.largest_n_within(cost.BUDGET_S, ctrl.k, ctrl.kind, n_min=ctrl.k + 1)
+    if n_fit is not None and n_fit < ctrl.n:
+        ways.append(f"**n ≤ {n_fit:,}** points")
+    k_fit = cost.largest_k_within(cost.BUDGET_S, ctrl.n, ctrl.kind)
+    if k_fit is not None and k_fit < ctrl.k:
+        ways.append(f"**k ≤ {k_fit}** clusters")
+    if ctrl.kind != "softmax" and cost.annealing_cost(ctrl.n, ctrl.k, "softmax") <= cost.BUDGET_S:
+        ways.append(f"the **softmax** map (about {cost.annealing_cost(ctrl.n, ctrl.k, 'softmax'):.0f} s)")
+    fits = "Within the budget: " + ", or ".join(ways) + " (in the sidebar). " if ways else ""
+    return fits + "Or compute it anyway: a progress bar shows how far it is."
+
+
+# The annealing run and its collapse study cost about (n + N0) × k² (rbfviz.cost): a heavy setting waits
+# for the student's "Compute anyway" instead of holding the process without warning.
+annealing_allowed = compute.annealing_view_ready(ctrl) or budget.within_budget(
+    "annealing",
+    "the annealing run and its collapse study",
+    compute.annealing_view_key(ctrl),
+    cost.annealing_cost(ctrl.n, ctrl.k, ctrl.kind),
+    budget_advice(ctrl),
 )
 
 
@@ -277,7 +304,8 @@ def sigma_panels(ctrl) -> None:
         )
 
 
-follows_sigma(ctx, sigma_panels)
+if annealing_allowed:
+    follows_sigma(ctx, sigma_panels)
 
 
 def race_panel(ctrl) -> None:
@@ -327,27 +355,28 @@ def race_panel(ctrl) -> None:
         )
 
 
-with panel("The free energy"):
-    st.subheader("4 · The free energy as σ falls")
-    path = compute.annealing(ctrl)  # the path drawn above (computed once per setting)
-    X, _ = compute.data(ctrl)
-    st.latex(free_energy_equation())  # each term in its curve's colour
-    st.latex(SHANNON_ENTROPY)
-    chart(
-        free_energy_figure(free_energy_terms(X, path), title=f"Along the annealing path ({ctrl.kind})"),
-        ctrl,
-        "free_energy",
-        description=(
-            "Annealing minimises F_σ at each σ. At large σ the entropy term is large (every point shared "
-            "evenly); as σ falls the temperature T = 2σ² and with it the entropy term go to 0, and F_σ meets "
-            "the distortion term, which becomes K-Means' J."
-        ),
-    )
-    if ctrl.kind != "softmax":
-        st.caption(
-            "For entmax maps H is the Tsallis entropy of the map, Σ_i (1 − Σ_j r_ij^α)/(α(α − 1)), so that "
-            "F_σ is still what EM lowers (rbfviz.measures.free_energy)."
+if annealing_allowed:  # the free energy is read along the same annealing path
+    with panel("The free energy"):
+        st.subheader("4 · The free energy as σ falls")
+        path = compute.annealing(ctrl)  # the path drawn above (computed once per setting)
+        X, _ = compute.data(ctrl)
+        st.latex(free_energy_equation())  # each term in its curve's colour
+        st.latex(SHANNON_ENTROPY)
+        chart(
+            free_energy_figure(free_energy_terms(X, path), title=f"Along the annealing path ({ctrl.kind})"),
+            ctrl,
+            "free_energy",
+            description=(
+                "Annealing minimises F_σ at each σ. At large σ the entropy term is large (every point "
+                "shared evenly); as σ falls the temperature T = 2σ² and with it the entropy term go to 0, "
+                "and F_σ meets the distortion term, which becomes K-Means' J."
+            ),
         )
+        if ctrl.kind != "softmax":
+            st.caption(
+                "For entmax maps H is the Tsallis entropy of the map, Σ_i (1 − Σ_j r_ij^α)/(α(α − 1)), so "
+                "that F_σ is still what EM lowers (rbfviz.measures.free_energy)."
+            )
 
 with panel("Restarts against annealing"):
     race_panel(ctrl)

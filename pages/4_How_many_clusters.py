@@ -3,9 +3,10 @@ best silhouette, next to the data set's natural k."""
 
 import streamlit as st
 
+from rbfviz import cost
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
 from rbfviz.views.how_many_clusters.figures import elbow_figure, silhouette_figure, staircase_figure
-from ui import how_many_clusters
+from ui import budget, how_many_clusters
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page
@@ -55,9 +56,22 @@ k_max = st.slider(
 natural_k = NATURAL_K.get(ctrl.dataset)
 name = uploads.data_name(ctrl)
 
+# The three answers cost about (n + N0) × k_max² (rbfviz.cost): a heavy setting waits for "Compute anyway".
+seconds = cost.how_many_cost(ctrl.n, int(k_max))
+fits = cost.largest_k_max_within(cost.BUDGET_S, ctrl.n)
+allowed = how_many_clusters.answers_ready(ctrl, int(k_max)) or budget.within_budget(
+    "how_many",
+    f"annealing {k_max} centres and K-Means for k = 1 … {k_max}",
+    how_many_clusters.answers_key(ctrl, int(k_max)),
+    seconds,
+    (f"Within the budget: **k_max ≤ {fits}** (the slider above). " if fits else "")
+    + "Or compute it anyway: progress bars show how far it is.",
+)
+
 result = None
-with panel("The three answers"):
-    result = how_many_clusters.answers(ctrl, int(k_max))
+if allowed:
+    with panel("The three answers"):
+        result = how_many_clusters.answers(ctrl, int(k_max))
 
 
 def _shown(k) -> str:

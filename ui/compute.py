@@ -577,7 +577,7 @@ def annealing_view(ctrl):
     from rbfviz.collapse import collapse_study
     from rbfviz.views.annealing.arrays import annealing_view as build_view
 
-    key = (_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
+    key = annealing_view_key(ctrl)
 
     def compute():
         X, _ = data(ctrl)
@@ -592,6 +592,16 @@ def annealing_view(ctrl):
         return _freeze(build_view(study, X))
 
     return _collapse_store().get_or_compute(key, compute)
+
+
+def annealing_view_key(ctrl) -> tuple:
+    """The setting ``annealing_view(ctrl)`` is computed and stored for."""
+    return (_key(ctrl), ctrl.k, ctrl.kind, ctrl.dtype)
+
+
+def annealing_view_ready(ctrl) -> bool:
+    """``annealing_view(ctrl)`` is already computed (by any session) and would be shown at once."""
+    return _collapse_store().get(annealing_view_key(ctrl)) is not None
 
 
 def kmeans_centroids(ctrl):

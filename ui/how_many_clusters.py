@@ -60,9 +60,19 @@ def _store():
     return BoundedStore(max_entries=24)
 
 
+def answers_key(ctrl, k_max: int) -> tuple:
+    """The setting ``answers(ctrl, k_max)`` is computed and stored for."""
+    return (compute._key(ctrl), int(k_max), ctrl.dtype)
+
+
+def answers_ready(ctrl, k_max: int) -> bool:
+    """``answers(ctrl, k_max)`` is already computed (by any session) and would be shown at once."""
+    return _store().get(answers_key(ctrl, k_max)) is not None
+
+
 def answers(ctrl, k_max: int) -> HowMany:
     """The three answers for ctrl's data and precision with k_max centres (seeded by ctrl.seed)."""
-    key = (compute._key(ctrl), int(k_max), ctrl.dtype)
+    key = answers_key(ctrl, k_max)
 
     def work():
         X, _ = compute.data(ctrl)

@@ -189,3 +189,35 @@ def test_the_free_energy_figure_and_its_coloured_equation():
     (coloured,) = [e for e in equations if e.startswith("{F_\\sigma}")]
     assert DISTORTION_TERM_COLOR in coloured and ENTROPY_TERM_COLOR in coloured
     assert any("T·H(r)" in str(c.value) or "entropy term" in str(c.value) for c in at.caption)
+
+
+def test_a_heavy_link_waits_with_its_cost_and_no_figure():
+    """The work budget: entmax-1.5 at n = 5,000, k = 10 (about 15 s) is not started; the page says what it
+    would cost and what fits, and offers the button (pressing it is tested on small data below)."""
+    at = run({"dataset": "blobs", "n": "5000", "k": "10", "kind": "entmax15", "seed": "7"})
+    ok(at)
+    words = " ".join(w.value for w in at.warning)
+    assert "Not started" in words and "would take about" in words and "softmax" in words
+    assert "k ≤" in words  # fewer clusters fit (fewer points would not: the cost is mostly per step)
+    assert [b.label for b in at.button if b.key == "budget_annealing"][0].startswith("Compute anyway (about ")
+    assert not at.get("plotly_chart") and not at.get("iframe")  # nothing of the annealing is drawn
+
+
+def test_compute_anyway_computes_the_view(monkeypatch):
+    """With a budget of 0 s every setting asks first; "Compute anyway" then draws the figures, and the
+    session's later runs keep them (the page does not ask again for the same setting)."""
+    monkeypatch.setattr("rbfviz.cost.BUDGET_S", 0.0)
+    at = run({**SMALL, "seed": "4242"})  # a seed no other test computes: not already in the shared store
+    ok(at)
+    assert at.warning and not at.get("plotly_chart")
+    at.button(key="budget_annealing").click().run()
+    ok(at)
+    assert len(specs(at)) == 3 and not [w for w in at.warning if "Not started" in w.value]
+    at.run()
+    assert len(specs(at)) == 3
+
+
+def test_the_defaults_are_far_within_the_budget():
+    at = run({})
+    ok(at)
+    assert not [w for w in at.warning if "Not started" in w.value] and len(specs(at)) == 3

@@ -106,3 +106,24 @@ def test_tiny_n_and_presenter_mode_give_no_exception():
     at = run({**SMALL, "presenter": "1"})
     ok(at)
     assert len(figures(at)) == 3
+
+
+def test_the_largest_k_max_at_the_largest_n_waits_with_its_cost():
+    """The work budget: k = 10 suggests k_max = 16, about 6 s at n = 5,000; the page asks first and says
+    which k_max fits."""
+    at = run({"dataset": "blobs", "n": "5000", "k": "10", "seed": "7"})
+    ok(at)
+    words = " ".join(w.value for w in at.warning)
+    assert "Not started" in words and "would take about" in words and "k_max ≤ 14" in words
+    assert [b.label for b in at.button if b.key == "budget_how_many"][0].startswith("Compute anyway (about ")
+    assert not at.get("plotly_chart") and not at.metric
+
+
+def test_compute_anyway_computes_the_answers(monkeypatch):
+    monkeypatch.setattr("rbfviz.cost.BUDGET_S", 0.0)
+    at = run({**SMALL, "seed": "4242"})  # a seed no other test computes: not already in the shared store
+    ok(at)
+    assert not at.metric
+    at.button(key="budget_how_many").click().run()
+    ok(at)
+    assert shown(at)["Annealing"] and not [w for w in at.warning if "Not started" in w.value]

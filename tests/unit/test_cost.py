@@ -1,0 +1,76 @@
+"""The work budget's cost model (rbfviz.cost): its shape, and where the settings the app offers fall."""
+
+import pytest
+
+from rbfviz.cost import (
+    BUDGET_S,
+    annealing_cost,
+    how_many_cost,
+    largest_k_max_within,
+    largest_k_within,
+    largest_n_within,
+)
+
+MAPS = ("softmax", "entmax15", "entmax:1.3")
+
+
+@pytest.mark.parametrize("kind", MAPS)
+def test_increasing_in_n_and_in_k(kind):
+    for k in (2, 3, 6, 10, 16):
+        costs = [annealing_cost(n, k, kind) for n in (5, 50, 500, 2000, 5000)]
+        assert all(a < b for a, b in zip(costs, costs[1:]))
+    for n in (5, 500, 5000):
+        costs = [annealing_cost(n, k, kind) for k in range(2, 17)]
+        assert all(a < b for a, b in zip(costs, costs[1:]))
+
+
+@pytest.mark.parametrize("n, k", [(500, 3), (500, 10), (2000, 6), (5000, 3), (5000, 10)])  # fitted there
+def test_entmax_costs_more_than_softmax(n, k):
+    softmax = annealing_cost(n, k, "softmax")
+    assert softmax < annealing_cost(n, k, "entmax15") and softmax < annealing_cost(n, k, "entmax:1.3")
+
+
+def test_alpha_entmax_costs_most_at_the_largest_n():
+    # measured at n = 5,000, k = 10: 3 s, 15 s, 54 s (at n = 500 the fits of α-entmax and entmax-1.5 cross)
+    assert annealing_cost(5000, 10, "entmax15") < annealing_cost(5000, 10, "entmax:1.3")
+
+
+def test_the_heavy_settings_are_over_the_budget_and_the_defaults_far_under():
+    # measured: about 15 s (entmax-1.5) and 41-54 s (α = 1.3) of CPU at n = 5,000, k = 10
+    assert annealing_cost(5000, 10, "entmax15") > 2 * BUDGET_S
+    assert annealing_cost(5000, 10, "entmax:1.3") > 5 * BUDGET_S
+    for kind in MAPS:  # the app's defaults: n = 500, blobs' k = 3
+        assert annealing_cost(500, 3, kind) < BUDGET_S / 4
+    assert annealing_cost(5000, 10, "softmax") <= BUDGET_S  # measured ~3 s: it never asks
+
+
+@pytest.mark.parametrize("kind", MAPS)
+@pytest.mark.parametrize("k", [3, 6, 10])
+def test_the_largest_n_and_k_within_the_budget_fit_and_one_more_does_not(kind, k):
+    n = largest_n_within(BUDGET_S, k, kind, n_min=k + 1)
+    if n is not None:
+        assert annealing_cost(n, k, kind) <= BUDGET_S < annealing_cost(n + 1, k, kind)
+    else:
+        assert annealing_cost(k + 1, k, kind) > BUDGET_S
+    big = largest_k_within(BUDGET_S, 5000, kind)
+    if big is not None:
+        assert annealing_cost(5000, big, kind) <= BUDGET_S < annealing_cost(5000, big + 1, kind)
+    else:
+        assert annealing_cost(5000, 2, kind) > BUDGET_S
+
+
+@pytest.mark.parametrize("bad", [dict(n=0), dict(k=0), dict(kind="cosine"), dict(n=2.5)])
+def test_bad_arguments_say_what_is_allowed(bad):
+    with pytest.raises(ValueError):
+        annealing_cost(**{"n": 500, "k": 3, "kind": "softmax", **bad})
+
+
+def test_how_many_cost_is_increasing_and_its_largest_setting_over_the_budget():
+    for n in (50, 500, 5000):
+        costs = [how_many_cost(n, k_max) for k_max in range(3, 17)]
+        assert all(a < b for a, b in zip(costs, costs[1:]))
+    assert how_many_cost(500, 16) < how_many_cost(2000, 16) < how_many_cost(5000, 16)
+    assert how_many_cost(5000, 16) > BUDGET_S  # measured ~5.4-6.3 s
+    assert how_many_cost(500, 8) < BUDGET_S / 4  # the defaults: n = 500, k_max = 8
+    fits = largest_k_max_within(BUDGET_S, 5000)
+    assert how_many_cost(5000, fits) <= BUDGET_S < how_many_cost(5000, fits + 1)
