@@ -14,6 +14,9 @@
                                   exact zeros, NaN rows: every number the Explorer prints.
 * ``plane_at(...)``             – the responsibilities and ``plane_numbers`` at one σ, checked once.
 * ``planes_at(...)``            – ``plane_at`` at many σ levels (each with its centres) at once.
+* ``CentersAtSigma``, ``PlaneView`` – the centres at one σ, and everything the Explorer draws there;
+  ``plane_from(X, info, ...)`` builds the second from the first (the app's caches and the offline
+  export both do).
 
 Convention: logits z = -||x - c||² / (2σ²); all σ values are in data units.
 """
@@ -246,6 +249,76 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
         entries=int(resp.size),
         nan_rows=nan_rows,
     )
+
+
+@dataclass(frozen=True)
+class CentersAtSigma:
+    """The current centres at σ and their K-Means reference.
+
+    centers (k, 2) in the data's dtype: the soft fixed point at σ (from the annealing path, or EM from
+    the chosen start). kmeans_centers (k, 2), kmeans_labels (n,): scikit-learn Lloyd from the same start
+    (for "anneal": from the path's last, smallest-σ centres), so centre j and centroid j belong to the
+    same cluster j. start: the starting centres (None for "anneal"). iterations/converged: how EM ended
+    at this σ. source: one sentence for the page.
+    """
+
+    centers: np.ndarray
+    kmeans_centers: np.ndarray
+    kmeans_labels: np.ndarray
+    start: np.ndarray | None
+    iterations: int
+    converged: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class PlaneView:
+    """Everything the Explorer draws at σ: centres shown, responsibilities, field, numbers, notes."""
+
+    X: np.ndarray
+    centers: np.ndarray
+    kmeans_centers: np.ndarray
+    resp: np.ndarray
+    field: fieldmod.Field | None
+    numbers: dict | None
+    info: CentersAtSigma
+    note: str | None
+
+
+def shown_centers(info: CentersAtSigma) -> np.ndarray | None:
+    """The centres the plane is drawn at: EM's, or the start where EM's are NaN (the naive map broke);
+    None where there is no start either (the annealing path's centres are NaN)."""
+    if np.isfinite(info.centers).all():
+        return info.centers
+    return info.start
+
+
+def plane_from(X, info: CentersAtSigma, sigma: float, kind: str, dtype: str, k: int, field_of, computed=None):
+    """The ``PlaneView`` at σ from the centres there, ``info``. field_of(centers) gives the field at the
+    centres shown (or None); computed: (r, numbers) at those centres, when ``planes_at`` has them already.
+    Where the annealing path's centres are NaN, centers, field and numbers are None and r is NaN."""
+    centers, note = shown_centers(info), None
+    if centers is not info.centers:
+        if centers is None:
+            return PlaneView(
+                X,
+                centers,
+                info.kmeans_centers,
+                np.full((X.shape[0], k), np.nan),
+                None,
+                None,
+                info,
+                "The annealing path's centres are NaN at this σ (the naive map broke).",
+            )
+        note = (
+            f"With the naive map at σ = {sigma:.3g} the EM centres became NaN (0/0 after every "
+            f"exp(z) of a row underflowed in {dtype}), after {info.iterations} iteration(s). "
+            f"The plane shows the naive map at the starting centres instead: grey = NaN."
+        )
+    if computed is None:
+        computed = plane_at(X, centers, sigma, kind, info.kmeans_labels)
+    resp, numbers = computed
+    return PlaneView(X, centers, info.kmeans_centers, resp, field_of(centers), numbers, info, note)
 
 
 # The numbers beside the plot are computed for this many (level, centre, point) entries at a time
