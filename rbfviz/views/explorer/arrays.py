@@ -45,7 +45,6 @@ from rbfviz.validate import (
     check_int,
     check_k,
     check_kind,
-    check_map_arguments,
     check_points,
     check_sigma,
     check_sigma_for_dtype,
@@ -229,7 +228,11 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
     """(r, numbers) at one σ, from one check of the arguments: the responsibilities r (n, k) of points X
     (n, d) for centres C (k, d), as ``rbfviz.responsibilities`` gives them (what the Explorer colours the
     points with), and ``plane_numbers`` (what it prints beside them)."""
-    X, C, sigma, kind = check_map_arguments(X, C, sigma, kind)
+    X = check_points(X, "X")
+    C = check_centers(C, X, "C")
+    kind = check_kind(kind)  # before σ: the Explorer's messages name a bad map first
+    sigma = check_sigma(sigma)
+    check_sigma_for_dtype(sigma, X.dtype)
     resp = _responsibilities(X, C, sigma, kind)
     nan_rows = int(np.count_nonzero(~np.isfinite(resp).all(axis=1)))
     gap = _gamma_gap(X, C, sigma, kind)
