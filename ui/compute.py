@@ -304,19 +304,26 @@ def centers_at(ctrl) -> explore.CentersAtSigma:
 
 
 def _plane_at(ctrl, X, field_of) -> explore.PlaneView:
-    """The Explorer's data at ctrl.sigma; field_of(ctrl, centers) draws the field (or gives None)."""
-    return _plane_from(ctrl, X, centers_at(ctrl), field_of)
-
-
-def _plane_from(ctrl, X, info: explore.CentersAtSigma, field_of, computed=None) -> explore.PlaneView:
-    """``_plane_at`` from the centres at ctrl.sigma, ``info``; computed: (r, numbers) at the centres
-    shown, when ``explore.planes_at`` has them already."""
+    """The Explorer's data at ctrl.sigma, kept for ``plane_at_sigma``; field_of(ctrl, centers) draws the
+    field (or gives None)."""
     view = explore.plane_from(
-        X, info, ctrl.sigma, ctrl.kind, ctrl.dtype, ctrl.k, lambda centers: field_of(ctrl, centers), computed
+        X,
+        centers_at(ctrl),
+        ctrl.sigma,
+        ctrl.kind,
+        ctrl.dtype,
+        ctrl.k,
+        lambda centers: field_of(ctrl, centers),
     )
+    _keep_numbers(ctrl, view)
+    return view
+
+
+def _keep_numbers(ctrl, view: explore.PlaneView) -> None:
+    """Keep the view at ctrl.sigma, without r and the field, for ``plane_at_sigma`` (not where the
+    annealing path's centres are NaN: that view is cheap to compute again)."""
     if view.centers is not None:
         _levels_store().put(_level_key(ctrl), replace(view, resp=None, field=None))
-    return view
 
 
 # The numbers at each σ, kept as the payload's levels are computed (``plane_views``), so a settled σ
@@ -384,42 +391,21 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[explore.CentersAt
     ]
 
 
-# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``): their arrays
-# (float64 per pixel of each level) stay as small as a single field's were, since large temporaries freed
-# into the server's heap would raise its memory for good after a class.
-FIELD_LEVELS = 4
-
-
 def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     """``plane_view`` at every σ of the grid, in grid order, with its field: a generator (the fields are
-    not cached; they are computed ``FIELD_LEVELS`` levels at a time, so only those levels' arrays are alive
-    at once, plus what the caller keeps).
+    not cached; they are computed ``explore.FIELD_LEVELS`` levels at a time, so only those levels' arrays
+    are alive at once, plus what the caller keeps).
     progress(done, total) as the centres at each σ are found, all before the first level.
     levels: only the σ at these positions of the grid (increasing), e.g. those near the σ on screen."""
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
     if levels is not None:
         grid = grid[list(levels)]
-    extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
     infos = _centers_at_every_sigma(ctrl, grid, progress)
-    for start in range(0, len(grid), FIELD_LEVELS):
-        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
-        shown = {i: explore.shown_centers(infos[i]) for i in chunk}
-        drawn = [i for i in chunk if shown[i] is not None]
-        # every level of a setting has the same K-Means reference
-        labels = infos[drawn[0]].kmeans_labels if drawn else None
-        fields, computed = explore.fields_and_planes(
-            X, extent, shown, drawn, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k, labels
-        )
-        for i in chunk:
-            field = fields.get(i)
-            yield _plane_from(
-                replace(ctrl, sigma=float(grid[i])),
-                X,
-                infos[i],
-                lambda *args, field=field: field,
-                computed.get(i),
-            )
+    views = explore.plane_views(X, infos, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k)
+    for sigma, view in zip(grid, views):
+        _keep_numbers(replace(ctrl, sigma=float(sigma)), view)
+        yield view
 
 
 # --- the Equivalence view ---------------------------------------------------------------------------

@@ -349,6 +349,38 @@ def fields_and_planes(
     return fields, computed
 
 
+# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``): their arrays
+# (float64 per pixel of each level) stay as small as a single field's were, since large temporaries freed
+# into the server's heap would raise its memory for good after a class.
+FIELD_LEVELS = 4
+
+
+def plane_views(X, infos: list, grid, kind: str, quantity: str, dtype: str, k: int):
+    """``plane_from`` at every σ of ``grid`` (m,), in grid order, with its field: a generator. infos: the
+    m ``CentersAtSigma``, level i's at grid[i]. The fields and numbers are computed ``FIELD_LEVELS``
+    levels at a time, so only those levels' arrays are alive at once, plus what the caller keeps."""
+    extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
+    for start in range(0, len(grid), FIELD_LEVELS):
+        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
+        shown = {i: shown_centers(infos[i]) for i in chunk}
+        drawn = [i for i in chunk if shown[i] is not None]
+        # every level of a setting has the same K-Means reference
+        labels = infos[drawn[0]].kmeans_labels if drawn else None
+        fields, computed = fields_and_planes(X, extent, shown, drawn, grid, kind, quantity, dtype, k, labels)
+        for i in chunk:
+            level_field = fields.get(i)
+            yield plane_from(
+                X,
+                infos[i],
+                float(grid[i]),
+                kind,
+                dtype,
+                k,
+                lambda centers, level_field=level_field: level_field,
+                computed.get(i),
+            )
+
+
 def planes_at(X, C, sigmas, kind: str, kmeans_labels) -> list[tuple[np.ndarray, dict]]:
     """``plane_at`` at m σ levels at once: centres C (m, k, d) (level i's at sigmas[i]), sigmas (m,).
 

@@ -20,7 +20,6 @@ from functools import cached_property
 
 import numpy as np
 
-from ... import field as fieldmod
 from ...annealing import anneal
 from ...collapse import collapse_study
 from ...datasets import DATASET_LABELS, DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K, make_dataset
@@ -56,8 +55,6 @@ EXPLORER_CONFIG = {
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 # The Explorer's field under the points (its "Field under the points" control).
 QUANTITIES = ("max", "entropy")
-# Fields and numbers a few levels at a time, as ui/compute.py does: the temporaries stay small.
-FIELD_LEVELS = 4
 
 
 @dataclass(frozen=True)
@@ -232,29 +229,9 @@ def _infos(s: Setting, grid, progress) -> list[explore.CentersAtSigma]:
 
 
 def _planes(s: Setting, progress):
-    X, grid = s.points, s.scale.grid
-    extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)
+    grid = s.scale.grid
     infos = _infos(s, grid, progress)
-    for start in range(0, len(grid), FIELD_LEVELS):
-        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
-        shown = {i: explore.shown_centers(infos[i]) for i in chunk}
-        drawn = [i for i in chunk if shown[i] is not None]
-        labels = infos[drawn[0]].kmeans_labels if drawn else None
-        fields, computed = explore.fields_and_planes(
-            X, extent, shown, drawn, grid, s.kind_spec, s.quantity, s.dtype, s.k, labels
-        )
-        for i in chunk:
-            level_field = fields.get(i)
-            yield explore.plane_from(
-                X,
-                infos[i],
-                float(grid[i]),
-                s.kind_spec,
-                s.dtype,
-                s.k,
-                lambda centers, level_field=level_field: level_field,
-                computed.get(i),
-            )
+    return explore.plane_views(s.points, infos, grid, s.kind_spec, s.quantity, s.dtype, s.k)
 
 
 def _explorer(s: Setting, progress) -> bytes:
