@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.chromium import BROWSER_SIZES
 from harness.student import HANG_TIMEOUT_MS, Student
 
 pytestmark = pytest.mark.e2e
@@ -17,15 +18,6 @@ PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
 PAGES = [""] + [p.stem.split("_", 1)[1] for p in sorted(PAGES_DIR.glob("[0-9]*_*.py"))]
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 SCREENS = Path(__file__).resolve().parents[2] / "artifacts" / "screens"
-SIZES = {
-    "phone": {
-        "viewport": {"width": 390, "height": 844},
-        "is_mobile": True,
-        "has_touch": True,
-        "device_scale_factor": 2,
-    },
-    "laptop": {"viewport": {"width": 1366, "height": 768}},
-}
 TAP_PX = 44
 
 # What sticks out of the screen: the document and Streamlit's scrolling main area wider than the
@@ -103,14 +95,14 @@ _PLANE_ASPECT_JS = """() => {
 
 
 def _open(browser, url: str, size: str) -> tuple:
-    context = browser.new_context(**SIZES[size])
+    context = browser.new_context(**BROWSER_SIZES[size])
     student = Student(context.new_page(), SCREENS, name=f"{size}-{url.rsplit('/', 1)[-1] or 'Home'}")
     student.page.set_default_timeout(HANG_TIMEOUT_MS)
     student.open(url)
     return context, student
 
 
-@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("size", list(BROWSER_SIZES))
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page or "Home")
 def test_the_page_fits_the_screen(server, browser, page, size):
     context, student = _open(browser, f"{server.url}/{page}", size)
