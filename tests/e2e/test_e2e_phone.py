@@ -41,11 +41,16 @@ _OVERFLOW_JS = """() => {
   return out;
 }"""
 
-# Legend entries drawn on top of each other (their text boxes intersect), per figure.
-_LEGEND_OVERLAP_JS = """() => {
+# Boxes drawn on top of each other (they intersect by more than 2 px both ways), per figure: those of
+# ``selector``; with ``drawnOnly``, only texts that are not empty and a mode bar where it shows.
+_OVERLAP_JS = """({ selector, drawnOnly }) => {
   const clashes = [];
   for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
-    const boxes = [...gd.querySelectorAll(".legend .traces")].map((t) => {
+    let shown = [...gd.querySelectorAll(selector)];
+    if (drawnOnly)
+      shown = shown.filter((t) => t.textContent.trim()
+        || (t.classList.contains("modebar") && getComputedStyle(t.parentElement).opacity !== "0"));
+    const boxes = shown.map((t) => {
       const b = t.getBoundingClientRect();
       return { text: t.textContent || t.className, l: b.left, r: b.right, t: b.top, b: b.bottom };
     }).filter((b) => b.r > b.l);
@@ -58,29 +63,11 @@ _LEGEND_OVERLAP_JS = """() => {
   }
   return clashes;
 }"""
-
+# Legend entries drawn on top of each other.
+_LEGENDS = {"selector": ".legend .traces", "drawnOnly": False}
 # Texts written over a figure (its title, panel titles, labels: Plotly annotations with text) and its
-# mode bar where it shows, drawn on top of each other, per figure.
-_ANNOTATION_OVERLAP_JS = """() => {
-  const clashes = [];
-  for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
-    const boxes = [...gd.querySelectorAll("g.annotation text.annotation-text, text.gtitle, .modebar")]
-      .filter((t) => t.textContent.trim() || (t.classList.contains("modebar")
-                                              && getComputedStyle(t.parentElement).opacity !== "0"))
-      .map((t) => {
-        const b = t.getBoundingClientRect();
-        return { text: t.textContent || t.className, l: b.left, r: b.right, t: b.top, b: b.bottom };
-      })
-      .filter((b) => b.r > b.l);
-    for (let a = 0; a < boxes.length; a++)
-      for (let c = a + 1; c < boxes.length; c++) {
-        const A = boxes[a], B = boxes[c];
-        const w = Math.min(A.r, B.r) - Math.max(A.l, B.l), h = Math.min(A.b, B.b) - Math.max(A.t, B.t);
-        if (w > 2 && h > 2) clashes.push(`figure ${i}: "${A.text}" / "${B.text}"`);
-      }
-  }
-  return clashes;
-}"""
+# mode bar where it shows, drawn on top of each other.
+_ANNOTATIONS = {"selector": "g.annotation text.annotation-text, text.gtitle, .modebar", "drawnOnly": True}
 
 # The plane: x and y in the same units per pixel (scaleanchor), measured on the drawn axes.
 _PLANE_ASPECT_JS = """() => {
@@ -112,8 +99,8 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         student.wait_for_layout()
         student.screenshot()
         assert student.page.evaluate(_OVERFLOW_JS) == []
-        assert student.page.evaluate(_LEGEND_OVERLAP_JS) == []
-        assert student.page.evaluate(_ANNOTATION_OVERLAP_JS) == []
+        assert student.page.evaluate(_OVERLAP_JS, _LEGENDS) == []
+        assert student.page.evaluate(_OVERLAP_JS, _ANNOTATIONS) == []
         if page in SCRUBBED:
             aspect = student.page.evaluate(_PLANE_ASPECT_JS)
             if aspect is not None:  # a plane (Stability's scrubbed figure is a plane too)
