@@ -19,6 +19,17 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
+# The browser contexts the browser tests look at a page in: a phone (touch, 390 × 844) and a laptop.
+BROWSER_SIZES = {
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "is_mobile": True,
+        "has_touch": True,
+        "device_scale_factor": 2,
+    },
+    "laptop": {"viewport": {"width": 1366, "height": 768}},
+}
+
 
 def missing_chromium() -> str | None:
     """Why there is no usable Chromium at CHROMIUM_PATH (a sentence for a skip or a failure), or None."""

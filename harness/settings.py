@@ -12,6 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]  # the repository
 APP = ROOT / "app.py"
 ARTIFACTS = ROOT / "artifacts"  # screenshots, server logs and reports of a test run (not committed)
+DOCS_SITE = ROOT / "static" / "docs"  # the built documentation (`mkdocs build`), served by the app
 
 
 def _seconds(name: str, default: float) -> float:

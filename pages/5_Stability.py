@@ -7,14 +7,13 @@ import streamlit as st
 from rbfviz.measures import underflow_logit
 from rbfviz.views.common.kinds import KIND_LABELS
 from rbfviz.views.common.plane import drawn_points
-from rbfviz.views.common.scrub import scrub_payload
 from rbfviz.views.stability import words as stability_words
 from rbfviz.views.stability.family import family_collapse_figure, family_collapse_words
 from rbfviz.views.stability.figures import stability_figure, stability_plane_figure
 from rbfviz.views.stability.levels import stability_levels
 from rbfviz.views.stability.receipt import stability_numbers, stability_receipt
 from ui import compute, exports, family, scrub_parts
-from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
+from ui.page import chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
 ctx = setup_page("Stability", sigma_on_figure=True)
@@ -37,20 +36,11 @@ def sigma_panels(ctrl) -> None:
         centroids = compute.kmeans_centroids(ctrl)
         drawn = drawn_points(len(X), ctrl.seed)
 
-        def build(progress) -> bytes:
-            grid = ctx.scale.grid
-            levels = stability_levels(
-                compute.stability_planes(ctrl, progress), X, centroids, drawn=drawn, presenter=ctrl.presenter
-            )
-            return scrub_payload(
-                levels,
-                grid,
-                config=CHART_CONFIG,
-                initial=ctx.scale.index(ctx.scale.default),
-                large=ctrl.presenter,
-            )
+        def levels_of(progress) -> list:
+            planes = compute.stability_planes(ctrl, progress)
+            return stability_levels(planes, X, centroids, drawn=drawn, presenter=ctrl.presenter)
 
-        payload = scrub_parts.scrub_payload("stability", ctrl, (), build)
+        payload = scrub_parts.grid_payload("stability", ctrl, ctx.scale, levels_of)
         scrub_figure(payload, key="scrub_stability", grid=ctx.scale.grid)
         drawn_note = (
             f"Drawn: a seeded sample of {len(drawn):,} of the {len(X):,} points; the counts above each "

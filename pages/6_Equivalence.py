@@ -5,7 +5,6 @@ import math
 
 import streamlit as st
 
-from rbfviz.views.common.scrub import scrub_payload
 from rbfviz.views.equivalence import words as equivalence_words
 from rbfviz.views.equivalence.figures import (
     difference_figure,
@@ -17,7 +16,7 @@ from rbfviz.views.equivalence.figures import (
 from rbfviz.views.equivalence.levels import equivalence_levels
 from rbfviz.views.equivalence.receipt import equivalence_numbers, equivalence_receipt
 from ui import compute, exports, scrub_parts
-from ui.page import CHART_CONFIG, chart, follows_sigma, panel, setup_page
+from ui.page import chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
 
 STEPS = 25
@@ -39,19 +38,12 @@ def sigma_panels(ctrl) -> None:
         X = compute.data(ctrl)[0]
         head = f"{ctrl.dataset}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
 
-        def build(progress) -> bytes:
-            grid = ctx.scale.grid
+        def levels_of(progress) -> list:
             steps, resps = zip(*compute.steps_at_every_sigma(ctrl, progress))
-            levels = equivalence_levels(steps, resps, grid, X, head, ctrl.kind, presenter=ctrl.presenter)
-            return scrub_payload(
-                levels,
-                grid,
-                config=CHART_CONFIG,
-                initial=ctx.scale.index(ctx.scale.default),
-                large=ctrl.presenter,
-            )
+            grid = ctx.scale.grid
+            return equivalence_levels(steps, resps, grid, X, head, ctrl.kind, presenter=ctrl.presenter)
 
-        payload = scrub_parts.scrub_payload("equivalence", ctrl, (), build)
+        payload = scrub_parts.grid_payload("equivalence", ctrl, ctx.scale, levels_of)
         scrub_figure(payload, key="scrub_equivalence", grid=ctx.scale.grid)
         downloads += [
             exports.interactive_page_download(

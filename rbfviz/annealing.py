@@ -61,8 +61,9 @@ from .validate import (
     check_int,
     check_k,
     check_kind,
+    check_map_arguments,
+    check_map_arguments_on_grid,
     check_points,
-    check_sigma,
     check_sigma_for_dtype,
     check_sigmas,
     entmax_alpha,
@@ -823,11 +824,7 @@ def fixed_point(X, C, sigma, kind="softmax", tol=1e-10, max_iter=500, accelerate
     With ``accelerate`` (softmax and naive), two centres that close in on each other just above their
     own critical σ are merged when the merged pair is a stable fixed point with a lower free energy: the
     limit plain EM reaches only after thousands of steps (``_merged_fixed_point``)."""
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigma = check_sigma(sigma)
-    kind = check_kind(kind)
-    check_sigma_for_dtype(sigma, X.dtype)
+    X, C, sigma, kind = check_map_arguments(X, C, sigma, kind)
     tol = _check_tol(tol)
     max_iter = check_int(max_iter, "max_iter", 1)
     return _fixed_point(X, C, sigma, kind, tol, max_iter, accelerate)
@@ -862,12 +859,7 @@ def fixed_points(X, C, sigmas, kind="softmax", tol=1e-10, max_iter=500, accelera
     step at every level still running, as one set of array operations, and a level drops out as soon as
     it has stopped (``_em_levels``). progress: optional callable(done, total), called as levels stop.
     """
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigmas = check_sigmas(sigmas)
-    kind = check_kind(kind)
-    for sigma in sigmas:
-        check_sigma_for_dtype(float(sigma), X.dtype)
+    X, C, sigmas, kind = check_map_arguments_on_grid(X, C, sigmas, kind)
     tol = _check_tol(tol)
     max_iter = check_int(max_iter, "max_iter", 1)
     if progress is not None and not callable(progress):

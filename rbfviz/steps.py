@@ -31,19 +31,13 @@ from .validate import (
     check_centers,
     check_int,
     check_k,
-    check_kind,
+    check_map_arguments,
     check_points,
-    check_sigma,
-    check_sigma_for_dtype,
 )
 
 
 def _checked(X, C, sigma, kind):
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigma = check_sigma(sigma)
-    check_kind(kind)
-    check_sigma_for_dtype(sigma, X.dtype)
+    X, C, sigma, _ = check_map_arguments(X, C, sigma, kind)
     return X, C, sigma
 
 

@@ -121,6 +121,18 @@ def check_map_arguments(X, C, sigma, kind, alpha=None, centers_name: str = "C"):
     return X, C, sigma, kind
 
 
+def check_map_arguments_on_grid(X, C, sigmas, kind, centers_name: str = "C"):
+    """``check_map_arguments`` at every σ of a grid: (X, C, sigmas (m,) float64, kind), each σ's
+    temperature normal in X's dtype."""
+    X = check_points(X, "X")
+    C = check_centers(C, X, centers_name)
+    sigmas = check_sigmas(sigmas)
+    kind = check_kind(kind)
+    for sigma in sigmas:
+        check_sigma_for_dtype(float(sigma), X.dtype)
+    return X, C, sigmas, kind
+
+
 def check_int(value, name: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}.")

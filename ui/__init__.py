@@ -39,11 +39,13 @@ How to add a page ``pages/<N>_<Name>.py`` — the story every page tells:
 
 A figure that changes with σ scrubs in the browser instead: ``setup_page(..., sigma_on_figure=True)``,
 build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a
-``build(progress)`` that returns ``rbfviz.views.common.scrub.scrub_payload(levels, grid)``, and draw
-``scrub_figure(scrub_parts.scrub_payload("something", ctrl, extra, build), key=..., grid=ctx.scale.grid)``
-(pages/1_Explorer.py is the model). Build the levels after the first as ``ScrubPatch``es of the first
-figure, straight from each level's arrays (``rbfviz.views.explorer.levels``: the same payload bytes, without a
-Plotly figure per σ), and compare them with a full figure per level in tests/unit/test_scrub_levels.py.
+``levels_of(progress)``, and draw ``scrub_figure(scrub_parts.grid_payload("something", ctrl, ctx.scale,
+levels_of), key=..., grid=ctx.scale.grid)`` (pages/5_Stability.py is the model). A view with its own
+config or grid gives ``scrub_parts.scrub_payload`` a ``build(progress)`` that returns
+``rbfviz.views.common.scrub.scrub_payload(levels, grid, ...)`` (pages/1_Explorer.py). Build the levels
+after the first as ``ScrubPatch``es of the first figure, straight from each level's arrays
+(``rbfviz.views.explorer.levels``: the same payload bytes, without a Plotly figure per σ), and compare them
+with a full figure per level in tests/unit/test_scrub_levels.py.
 
 Add its (path, label, blurb) to ``ui.page.PAGES`` so the home page links to it. Heavy work over
 ~0.5 s: cache it in ui/compute.py keyed by plain values, and show progress (see ``annealing``).

@@ -245,26 +245,6 @@ def annealing(ctrl):
 # --- the centres at σ ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class CentersAtSigma:
-    """The current centres at σ and their K-Means reference.
-
-    centers (k, 2) in ctrl.dtype: the soft fixed point at σ (from the annealing path, or EM from
-    the chosen start). kmeans_centers (k, 2), kmeans_labels (n,): scikit-learn Lloyd from the same
-    start (for "anneal": from the path's last, smallest-σ centres), so centre j and centroid j
-    belong to the same cluster j. start: the starting centres (None for "anneal").
-    iterations/converged: how EM ended at this σ. source: one sentence for the page.
-    """
-
-    centers: np.ndarray
-    kmeans_centers: np.ndarray
-    kmeans_labels: np.ndarray
-    start: np.ndarray | None
-    iterations: int
-    converged: bool
-    source: str
-
-
 @st.cache_data(max_entries=256, ttl=TTL, show_spinner="Finding the soft fixed point at this σ…")
 def _fixed_point(start: StartKey, kind: str, sigma: float):
     X, _ = start.data.points(start.dtype)
@@ -283,7 +263,7 @@ def _kmeans_from(key: DataKey, dtype: str, start_bytes: bytes):
 _START_NAMES = {"custom": "picked-points"}
 
 
-def centers_at(ctrl) -> CentersAtSigma:
+def centers_at(ctrl) -> explore.CentersAtSigma:
     """The current centres at ctrl.sigma (a grid value) and the K-Means centroids from the same start."""
     if ctrl.init == "anneal":
         path = annealing(ctrl)
@@ -295,7 +275,7 @@ def centers_at(ctrl) -> CentersAtSigma:
                 "is no K-Means start at its end; pick softmax or entmax-1.5, or another init."
             )
         km_centers, km_labels = _kmeans_from(_key(ctrl), ctrl.dtype, end.tobytes())
-        return CentersAtSigma(
+        return explore.CentersAtSigma(
             centers=np.array(path.centers[level]),
             kmeans_centers=km_centers,
             kmeans_labels=km_labels,
@@ -308,7 +288,7 @@ def centers_at(ctrl) -> CentersAtSigma:
     C0 = _start(key)
     centers, iterations, converged = _fixed_point(key, ctrl.kind, float(ctrl.sigma))
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
-    return CentersAtSigma(
+    return explore.CentersAtSigma(
         centers=centers,
         kmeans_centers=km_centers,
         kmeans_labels=km_labels,
@@ -323,61 +303,27 @@ def centers_at(ctrl) -> CentersAtSigma:
 # --- the plane ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PlaneView:
-    """Everything the Explorer draws at σ: centres shown, responsibilities, field, numbers, notes."""
-
-    X: np.ndarray
-    centers: np.ndarray
-    kmeans_centers: np.ndarray
-    resp: np.ndarray
-    field: fieldmod.Field | None
-    numbers: dict | None
-    info: CentersAtSigma
-    note: str | None
-
-
-def _plane_at(ctrl, X, field_of) -> PlaneView:
-    """The Explorer's data at ctrl.sigma; field_of(ctrl, centers) draws the field (or gives None)."""
-    return _plane_from(ctrl, X, centers_at(ctrl), field_of)
-
-
-def _shown_centers(info: CentersAtSigma) -> np.ndarray | None:
-    """The centres the plane is drawn at: EM's, or the start where EM's are NaN (the naive map broke);
-    None where there is no start either (the annealing path's centres are NaN)."""
-    if np.isfinite(info.centers).all():
-        return info.centers
-    return info.start
-
-
-def _plane_from(ctrl, X, info: CentersAtSigma, field_of, computed=None) -> PlaneView:
-    """``_plane_at`` from the centres at ctrl.sigma, ``info``; computed: (r, numbers) at the centres
-    shown, when ``explore.planes_at`` has them already."""
-    centers, note = _shown_centers(info), None
-    if centers is not info.centers:
-        if centers is not None:
-            note = (
-                f"With the naive map at σ = {ctrl.sigma:.3g} the EM centres became NaN (0/0 after every "
-                f"exp(z) of a row underflowed in {ctrl.dtype}), after {info.iterations} iteration(s). "
-                f"The plane shows the naive map at the starting centres instead: grey = NaN."
-            )
-        else:
-            return PlaneView(
-                X,
-                centers,
-                info.kmeans_centers,
-                np.full((X.shape[0], ctrl.k), np.nan),
-                None,
-                None,
-                info,
-                "The annealing path's centres are NaN at this σ (the naive map broke).",
-            )
-    if computed is None:
-        computed = explore.plane_at(X, centers, ctrl.sigma, ctrl.kind, info.kmeans_labels)
-    resp, numbers = computed
-    view = PlaneView(X, centers, info.kmeans_centers, resp, field_of(ctrl, centers), numbers, info, note)
-    _levels_store().put(_level_key(ctrl), replace(view, resp=None, field=None))
+def _plane_at(ctrl, X, field_of) -> explore.PlaneView:
+    """The Explorer's data at ctrl.sigma, kept for ``plane_at_sigma``; field_of(ctrl, centers) draws the
+    field (or gives None)."""
+    view = explore.plane_from(
+        X,
+        centers_at(ctrl),
+        ctrl.sigma,
+        ctrl.kind,
+        ctrl.dtype,
+        ctrl.k,
+        lambda centers: field_of(ctrl, centers),
+    )
+    _keep_numbers(ctrl, view)
     return view
+
+
+def _keep_numbers(ctrl, view: explore.PlaneView) -> None:
+    """Keep the view at ctrl.sigma, without r and the field, for ``plane_at_sigma`` (not where the
+    annealing path's centres are NaN: that view is cheap to compute again)."""
+    if view.centers is not None:
+        _levels_store().put(_level_key(ctrl), replace(view, resp=None, field=None))
 
 
 # The numbers at each σ, kept as the payload's levels are computed (``plane_views``), so a settled σ
@@ -392,7 +338,7 @@ def _level_key(ctrl) -> tuple:
     return (StartKey.of(ctrl), ctrl.kind, float(ctrl.sigma))
 
 
-def plane_at_sigma(ctrl) -> PlaneView:
+def plane_at_sigma(ctrl) -> explore.PlaneView:
     """The Explorer's numbers at ctrl.sigma as ``plane_view`` gives them, but without r and the field
     (both None): the level the payload computed, or computed now and kept if it was not."""
     found = _levels_store().get(_level_key(ctrl))
@@ -401,14 +347,14 @@ def plane_at_sigma(ctrl) -> PlaneView:
     return found
 
 
-def resp_at(view: PlaneView, ctrl):
+def resp_at(view: explore.PlaneView, ctrl):
     """r (n, k) of ``plane_at_sigma``'s view: what ``plane_view`` gives, computed again (a download)."""
     if view.numbers is None:  # the annealing path's centres are NaN here
         return np.full((view.X.shape[0], ctrl.k), np.nan)
     return explore.plane_at(view.X, view.centers, ctrl.sigma, ctrl.kind, view.info.kmeans_labels)[0]
 
 
-def plane_view(ctrl, quantity: str = "max") -> PlaneView:
+def plane_view(ctrl, quantity: str = "max") -> explore.PlaneView:
     """The Explorer's data at ctrl.sigma, without the field (None; ``field_now`` draws it when the
     figure is downloaded). If EM's centres are NaN (the naive map broke), the plane is shown at the
     starting centres instead and ``note`` says so."""
@@ -422,7 +368,7 @@ def field_now(ctrl, centers, extent, quantity: str) -> fieldmod.Field:
     )
 
 
-def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
+def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[explore.CentersAtSigma]:
     """``centers_at`` at every σ of ``grid``, the same numbers, with one cache lookup per setting
     instead of one per σ (EM runs from the start at each σ, as ``_fixed_point`` does, every level
     together: ``explore.soft_fixed_points``)."""
@@ -438,47 +384,28 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[CentersAtSigma]:
     source = f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft fixed point at this σ"
     centers, iterations, converged = explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind, progress=progress)
     return [
-        CentersAtSigma(centers[i], km_centers, km_labels, C0, int(iterations[i]), bool(converged[i]), source)
+        explore.CentersAtSigma(
+            centers[i], km_centers, km_labels, C0, int(iterations[i]), bool(converged[i]), source
+        )
         for i in range(len(grid))
     ]
 
 
-# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``): their arrays
-# (float64 per pixel of each level) stay as small as a single field's were, since large temporaries freed
-# into the server's heap would raise its memory for good after a class.
-FIELD_LEVELS = 4
-
-
 def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     """``plane_view`` at every σ of the grid, in grid order, with its field: a generator (the fields are
-    not cached; they are computed ``FIELD_LEVELS`` levels at a time, so only those levels' arrays are alive
-    at once, plus what the caller keeps).
+    not cached; they are computed ``explore.FIELD_LEVELS`` levels at a time, so only those levels' arrays
+    are alive at once, plus what the caller keeps).
     progress(done, total) as the centres at each σ are found, all before the first level.
     levels: only the σ at these positions of the grid (increasing), e.g. those near the σ on screen."""
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
     if levels is not None:
         grid = grid[list(levels)]
-    extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
     infos = _centers_at_every_sigma(ctrl, grid, progress)
-    for start in range(0, len(grid), FIELD_LEVELS):
-        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
-        shown = {i: _shown_centers(infos[i]) for i in chunk}
-        drawn = [i for i in chunk if shown[i] is not None]
-        # every level of a setting has the same K-Means reference
-        labels = infos[drawn[0]].kmeans_labels if drawn else None
-        fields, computed = explore.fields_and_planes(
-            X, extent, shown, drawn, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k, labels
-        )
-        for i in chunk:
-            field = fields.get(i)
-            yield _plane_from(
-                replace(ctrl, sigma=float(grid[i])),
-                X,
-                infos[i],
-                lambda *args, field=field: field,
-                computed.get(i),
-            )
+    views = explore.plane_views(X, infos, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k)
+    for sigma, view in zip(grid, views):
+        _keep_numbers(replace(ctrl, sigma=float(sigma)), view)
+        yield view
 
 
 # --- the Equivalence view ---------------------------------------------------------------------------

@@ -3,6 +3,8 @@ session on it (``scrub_payload``), a new setting's levels near the σ on screen 
 the part-by-part scheduler below).
 
 * ``scrub_payload(view, ctrl, extra, build, near, show)``  the complete payload (bytes), stored
+* ``grid_payload(view, ctrl, scale, levels_of)``          the same for a view drawn at every σ of the
+                                                         scale's grid, opening at its default σ
 * ``scrub_key(view, ctrl, extra)``                       what it is stored under
 * ``LevelBuilder(size, levels, payload)``                how a view builds a few levels at a time
 * ``NEAR``, ``REST_TURNS``                               the first part's reach; rests one at a time
@@ -18,10 +20,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from rbfviz.bounded_store import BoundedStore
+from rbfviz.views.common import scrub as codec
 from rbfviz.views.common.scrub import ScrubLevel
 
 from .compute import TTL, StartKey
 from .hold_rest import hold_rest_for_a_test
+from .page import CHART_CONFIG
 from .progress import progress_bar, with_progress_bar
 
 
@@ -56,6 +60,23 @@ def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None,
             "Drawing the figure at every σ of the slider, once per setting: σ level", build
         ),
     )
+
+
+def grid_payload(view: str, ctrl, scale, levels_of) -> bytes:
+    """``scrub_payload(view, ctrl, (), build)`` of a view with one level at each σ of ``scale.grid``
+    (rbfviz.views.explorer.arrays.SigmaScale), opening at ``scale.default``, with the pages' chart
+    config. levels_of(progress) gives the levels, in grid order."""
+
+    def build(progress) -> bytes:
+        return codec.scrub_payload(
+            levels_of(progress),
+            scale.grid,
+            config=CHART_CONFIG,
+            initial=scale.index(scale.default),
+            large=ctrl.presenter,
+        )
+
+    return scrub_payload(view, ctrl, (), build)
 
 
 def scrub_key(view: str, ctrl, extra: tuple) -> tuple:

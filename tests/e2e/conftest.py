@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.settings import ARTIFACTS
+from harness.settings import ARTIFACTS, DOCS_SITE, in_ci
 from harness.streamlit_server import StreamlitServer
 from harness.student import HANG_TIMEOUT_MS
 
@@ -55,3 +55,14 @@ def fresh_server(chromium_path, request):
     srv = _start(re.sub(r"\W+", "_", request.node.name))
     yield srv
     srv.stop()
+
+
+@pytest.fixture(scope="module")
+def built_site() -> Path:
+    """The built documentation site: skipped with the reason where it is missing, a failure in CI."""
+    if not (DOCS_SITE / "index.html").is_file():
+        reason = "the documentation is not built (run `mkdocs build`: static/docs/index.html is missing)"
+        if in_ci():
+            pytest.fail(f"CI=true but {reason}")
+        pytest.skip(reason)
+    return DOCS_SITE

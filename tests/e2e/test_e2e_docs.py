@@ -8,27 +8,11 @@ from __future__ import annotations
 
 import re
 import urllib.request
-from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
 
-from harness.settings import in_ci
-
 pytestmark = pytest.mark.e2e
-
-ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "static" / "docs"
-
-
-@pytest.fixture(scope="module")
-def built_site() -> Path:
-    if not (SITE / "index.html").is_file():
-        reason = "the documentation is not built (run `mkdocs build`: static/docs/index.html is missing)"
-        if in_ci():
-            pytest.fail(f"CI=true but {reason}")
-        pytest.skip(reason)
-    return SITE
 
 
 def _get(url: str) -> tuple[int, str, bytes]:

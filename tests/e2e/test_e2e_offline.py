@@ -11,19 +11,16 @@ failure in CI (CI=true), whose docs step builds it before the tests."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from harness.settings import in_ci
+from harness.settings import DOCS_SITE
 from harness.student import HANG_TIMEOUT_MS, Student
 from ui.page import PAGES
 
 pytestmark = pytest.mark.e2e
 
-ROOT = Path(__file__).resolve().parents[2]
-SITE = ROOT / "static" / "docs"
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 APP_PAGES = ["", *(path.split("_", 1)[1].removesuffix(".py") for path, _, _ in PAGES)]
@@ -40,19 +37,9 @@ _BROKEN_IMAGES_JS = """() => [...document.images].filter((i) => !i.complete || i
 
 
 def _site_pages() -> list[str]:
-    if not (SITE / "index.html").is_file():
+    if not (DOCS_SITE / "index.html").is_file():
         return []
-    return sorted(str(p.relative_to(SITE)) for p in SITE.rglob("*.html") if p.name != "404.html")
-
-
-@pytest.fixture(scope="module")
-def built_site() -> Path:
-    if not (SITE / "index.html").is_file():
-        reason = "the documentation is not built (run `mkdocs build`: static/docs/index.html is missing)"
-        if in_ci():
-            pytest.fail(f"CI=true but {reason}")
-        pytest.skip(reason)
-    return SITE
+    return sorted(str(p.relative_to(DOCS_SITE)) for p in DOCS_SITE.rglob("*.html") if p.name != "404.html")
 
 
 class Offline:

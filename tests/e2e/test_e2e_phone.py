@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.chromium import BROWSER_SIZES
 from harness.student import HANG_TIMEOUT_MS, Student
 
 pytestmark = pytest.mark.e2e
@@ -17,15 +18,6 @@ PAGES_DIR = Path(__file__).resolve().parents[2] / "pages"
 PAGES = [""] + [p.stem.split("_", 1)[1] for p in sorted(PAGES_DIR.glob("[0-9]*_*.py"))]
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 SCREENS = Path(__file__).resolve().parents[2] / "artifacts" / "screens"
-SIZES = {
-    "phone": {
-        "viewport": {"width": 390, "height": 844},
-        "is_mobile": True,
-        "has_touch": True,
-        "device_scale_factor": 2,
-    },
-    "laptop": {"viewport": {"width": 1366, "height": 768}},
-}
 TAP_PX = 44
 
 # What sticks out of the screen: the document and Streamlit's scrolling main area wider than the
@@ -49,11 +41,16 @@ _OVERFLOW_JS = """() => {
   return out;
 }"""
 
-# Legend entries drawn on top of each other (their text boxes intersect), per figure.
-_LEGEND_OVERLAP_JS = """() => {
+# Boxes drawn on top of each other (they intersect by more than 2 px both ways), per figure: those of
+# ``selector``; with ``drawnOnly``, only texts that are not empty and a mode bar where it shows.
+_OVERLAP_JS = """({ selector, drawnOnly }) => {
   const clashes = [];
   for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
-    const boxes = [...gd.querySelectorAll(".legend .traces")].map((t) => {
+    let shown = [...gd.querySelectorAll(selector)];
+    if (drawnOnly)
+      shown = shown.filter((t) => t.textContent.trim()
+        || (t.classList.contains("modebar") && getComputedStyle(t.parentElement).opacity !== "0"));
+    const boxes = shown.map((t) => {
       const b = t.getBoundingClientRect();
       return { text: t.textContent || t.className, l: b.left, r: b.right, t: b.top, b: b.bottom };
     }).filter((b) => b.r > b.l);
@@ -66,29 +63,11 @@ _LEGEND_OVERLAP_JS = """() => {
   }
   return clashes;
 }"""
-
+# Legend entries drawn on top of each other.
+_LEGENDS = {"selector": ".legend .traces", "drawnOnly": False}
 # Texts written over a figure (its title, panel titles, labels: Plotly annotations with text) and its
-# mode bar where it shows, drawn on top of each other, per figure.
-_ANNOTATION_OVERLAP_JS = """() => {
-  const clashes = [];
-  for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
-    const boxes = [...gd.querySelectorAll("g.annotation text.annotation-text, text.gtitle, .modebar")]
-      .filter((t) => t.textContent.trim() || (t.classList.contains("modebar")
-                                              && getComputedStyle(t.parentElement).opacity !== "0"))
-      .map((t) => {
-        const b = t.getBoundingClientRect();
-        return { text: t.textContent || t.className, l: b.left, r: b.right, t: b.top, b: b.bottom };
-      })
-      .filter((b) => b.r > b.l);
-    for (let a = 0; a < boxes.length; a++)
-      for (let c = a + 1; c < boxes.length; c++) {
-        const A = boxes[a], B = boxes[c];
-        const w = Math.min(A.r, B.r) - Math.max(A.l, B.l), h = Math.min(A.b, B.b) - Math.max(A.t, B.t);
-        if (w > 2 && h > 2) clashes.push(`figure ${i}: "${A.text}" / "${B.text}"`);
-      }
-  }
-  return clashes;
-}"""
+# mode bar where it shows, drawn on top of each other.
+_ANNOTATIONS = {"selector": "g.annotation text.annotation-text, text.gtitle, .modebar", "drawnOnly": True}
 
 # The plane: x and y in the same units per pixel (scaleanchor), measured on the drawn axes.
 _PLANE_ASPECT_JS = """() => {
@@ -103,14 +82,14 @@ _PLANE_ASPECT_JS = """() => {
 
 
 def _open(browser, url: str, size: str) -> tuple:
-    context = browser.new_context(**SIZES[size])
+    context = browser.new_context(**BROWSER_SIZES[size])
     student = Student(context.new_page(), SCREENS, name=f"{size}-{url.rsplit('/', 1)[-1] or 'Home'}")
     student.page.set_default_timeout(HANG_TIMEOUT_MS)
     student.open(url)
     return context, student
 
 
-@pytest.mark.parametrize("size", list(SIZES))
+@pytest.mark.parametrize("size", list(BROWSER_SIZES))
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page or "Home")
 def test_the_page_fits_the_screen(server, browser, page, size):
     context, student = _open(browser, f"{server.url}/{page}", size)
@@ -120,8 +99,8 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         student.wait_for_layout()
         student.screenshot()
         assert student.page.evaluate(_OVERFLOW_JS) == []
-        assert student.page.evaluate(_LEGEND_OVERLAP_JS) == []
-        assert student.page.evaluate(_ANNOTATION_OVERLAP_JS) == []
+        assert student.page.evaluate(_OVERLAP_JS, _LEGENDS) == []
+        assert student.page.evaluate(_OVERLAP_JS, _ANNOTATIONS) == []
         if page in SCRUBBED:
             aspect = student.page.evaluate(_PLANE_ASPECT_JS)
             if aspect is not None:  # a plane (Stability's scrubbed figure is a plane too)

@@ -4,6 +4,7 @@ new, and the address opened in a new tab replays the same numbers."""
 
 import pytest
 
+from harness.chromium import BROWSER_SIZES
 from harness.settings import ARTIFACTS
 from harness.student import HANG_TIMEOUT_MS, PLOT, Student
 
@@ -85,17 +86,6 @@ def test_a_bad_link_warns_and_other_views_drop_the_steps(server, student):
     student.assert_no_problems()
 
 
-PLAY_SIZES = {
-    "phone": {
-        "viewport": {"width": 390, "height": 844},
-        "is_mobile": True,
-        "has_touch": True,
-        "device_scale_factor": 2,
-    },
-    "laptop": {"viewport": {"width": 1366, "height": 768}},
-}
-
-
 def wait_for_steps(student: Student, steps: str) -> None:
     student.page.wait_for_function(
         "(s) => (new URLSearchParams(window.location.search).get('steps') || '') === s", arg=steps
@@ -112,11 +102,11 @@ def press(student: Student, name: str) -> None:
     student.wait_for_run()
 
 
-@pytest.mark.parametrize("size", list(PLAY_SIZES))
+@pytest.mark.parametrize("size", list(BROWSER_SIZES))
 def test_play_pause_and_step_back(server, browser, size):
     """Play takes E and M by turns at 2 steps per second with no click; Pause stops it; Step back shows
     the iteration before, with its number in the address, and keeps the later steps."""
-    context = browser.new_context(**PLAY_SIZES[size])
+    context = browser.new_context(**BROWSER_SIZES[size])
     student = Student(context.new_page(), ARTIFACTS / "screens", name=f"play-{size}")
     student.page.set_default_timeout(HANG_TIMEOUT_MS)
     try:

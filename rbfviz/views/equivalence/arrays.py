@@ -22,13 +22,9 @@ from rbfviz.maps import resp_torch
 from rbfviz.measures import _gamma_gap
 from rbfviz.steps import gradient_step_torch, soft_centroids_torch
 from rbfviz.validate import (
-    check_centers,
     check_int,
-    check_kind,
     check_map_arguments,
-    check_points,
-    check_sigma_for_dtype,
-    check_sigmas,
+    check_map_arguments_on_grid,
 )
 
 
@@ -144,12 +140,7 @@ class GapCurve:
 
 def gap_curve(X, C, sigmas, kind: str = "softmax") -> GapCurve:
     """``rbfviz.measures.gamma_gap`` at every σ of the grid, for the same centres C (k, d)."""
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigmas = check_sigmas(sigmas)
-    kind = check_kind(kind)
-    for s in sigmas:
-        check_sigma_for_dtype(float(s), X.dtype)
+    X, C, sigmas, kind = check_map_arguments_on_grid(X, C, sigmas, kind)
     rows = [_gamma_gap(X, C, float(s), kind) for s in sigmas]
     get = lambda name: np.array([getattr(r, name) for r in rows], dtype=np.float64)  # noqa: E731
     return GapCurve(

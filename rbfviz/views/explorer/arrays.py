@@ -14,6 +14,9 @@
                                   exact zeros, NaN rows: every number the Explorer prints.
 * ``plane_at(...)``             – the responsibilities and ``plane_numbers`` at one σ, checked once.
 * ``planes_at(...)``            – ``plane_at`` at many σ levels (each with its centres) at once.
+* ``CentersAtSigma``, ``PlaneView`` – the centres at one σ, and everything the Explorer draws there;
+  ``plane_from(X, info, ...)`` builds the second from the first (the app's caches and the offline
+  export both do).
 
 Convention: logits z = -||x - c||² / (2σ²); all σ values are in data units.
 """
@@ -227,7 +230,7 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
     points with), and ``plane_numbers`` (what it prints beside them)."""
     X = check_points(X, "X")
     C = check_centers(C, X, "C")
-    kind = check_kind(kind)
+    kind = check_kind(kind)  # before σ: the Explorer's messages name a bad map first
     sigma = check_sigma(sigma)
     check_sigma_for_dtype(sigma, X.dtype)
     resp = _responsibilities(X, C, sigma, kind)
@@ -246,6 +249,76 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
         entries=int(resp.size),
         nan_rows=nan_rows,
     )
+
+
+@dataclass(frozen=True)
+class CentersAtSigma:
+    """The current centres at σ and their K-Means reference.
+
+    centers (k, 2) in the data's dtype: the soft fixed point at σ (from the annealing path, or EM from
+    the chosen start). kmeans_centers (k, 2), kmeans_labels (n,): scikit-learn Lloyd from the same start
+    (for "anneal": from the path's last, smallest-σ centres), so centre j and centroid j belong to the
+    same cluster j. start: the starting centres (None for "anneal"). iterations/converged: how EM ended
+    at this σ. source: one sentence for the page.
+    """
+
+    centers: np.ndarray
+    kmeans_centers: np.ndarray
+    kmeans_labels: np.ndarray
+    start: np.ndarray | None
+    iterations: int
+    converged: bool
+    source: str
+
+
+@dataclass(frozen=True)
+class PlaneView:
+    """Everything the Explorer draws at σ: centres shown, responsibilities, field, numbers, notes."""
+
+    X: np.ndarray
+    centers: np.ndarray
+    kmeans_centers: np.ndarray
+    resp: np.ndarray
+    field: fieldmod.Field | None
+    numbers: dict | None
+    info: CentersAtSigma
+    note: str | None
+
+
+def shown_centers(info: CentersAtSigma) -> np.ndarray | None:
+    """The centres the plane is drawn at: EM's, or the start where EM's are NaN (the naive map broke);
+    None where there is no start either (the annealing path's centres are NaN)."""
+    if np.isfinite(info.centers).all():
+        return info.centers
+    return info.start
+
+
+def plane_from(X, info: CentersAtSigma, sigma: float, kind: str, dtype: str, k: int, field_of, computed=None):
+    """The ``PlaneView`` at σ from the centres there, ``info``. field_of(centers) gives the field at the
+    centres shown (or None); computed: (r, numbers) at those centres, when ``planes_at`` has them already.
+    Where the annealing path's centres are NaN, centers, field and numbers are None and r is NaN."""
+    centers, note = shown_centers(info), None
+    if centers is not info.centers:
+        if centers is None:
+            return PlaneView(
+                X,
+                centers,
+                info.kmeans_centers,
+                np.full((X.shape[0], k), np.nan),
+                None,
+                None,
+                info,
+                "The annealing path's centres are NaN at this σ (the naive map broke).",
+            )
+        note = (
+            f"With the naive map at σ = {sigma:.3g} the EM centres became NaN (0/0 after every "
+            f"exp(z) of a row underflowed in {dtype}), after {info.iterations} iteration(s). "
+            f"The plane shows the naive map at the starting centres instead: grey = NaN."
+        )
+    if computed is None:
+        computed = plane_at(X, centers, sigma, kind, info.kmeans_labels)
+    resp, numbers = computed
+    return PlaneView(X, centers, info.kmeans_centers, resp, field_of(centers), numbers, info, note)
 
 
 # The numbers beside the plot are computed for this many (level, centre, point) entries at a time
@@ -274,6 +347,38 @@ def fields_and_planes(
         part = drawn[first : first + per_pass]
         computed.update(zip(part, planes_at(X, C[first : first + per_pass], grid[part], kind, kmeans_labels)))
     return fields, computed
+
+
+# The fields of this many σ levels are computed together (``rbfviz.field.soft_fields``): their arrays
+# (float64 per pixel of each level) stay as small as a single field's were, since large temporaries freed
+# into the server's heap would raise its memory for good after a class.
+FIELD_LEVELS = 4
+
+
+def plane_views(X, infos: list, grid, kind: str, quantity: str, dtype: str, k: int):
+    """``plane_from`` at every σ of ``grid`` (m,), in grid order, with its field: a generator. infos: the
+    m ``CentersAtSigma``, level i's at grid[i]. The fields and numbers are computed ``FIELD_LEVELS``
+    levels at a time, so only those levels' arrays are alive at once, plus what the caller keeps."""
+    extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)  # the same at every σ
+    for start in range(0, len(grid), FIELD_LEVELS):
+        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
+        shown = {i: shown_centers(infos[i]) for i in chunk}
+        drawn = [i for i in chunk if shown[i] is not None]
+        # every level of a setting has the same K-Means reference
+        labels = infos[drawn[0]].kmeans_labels if drawn else None
+        fields, computed = fields_and_planes(X, extent, shown, drawn, grid, kind, quantity, dtype, k, labels)
+        for i in chunk:
+            level_field = fields.get(i)
+            yield plane_from(
+                X,
+                infos[i],
+                float(grid[i]),
+                kind,
+                dtype,
+                k,
+                lambda centers, level_field=level_field: level_field,
+                computed.get(i),
+            )
 
 
 def planes_at(X, C, sigmas, kind: str, kmeans_labels) -> list[tuple[np.ndarray, dict]]:

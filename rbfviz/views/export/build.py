@@ -20,7 +20,6 @@ from functools import cached_property
 
 import numpy as np
 
-from ... import field as fieldmod
 from ...annealing import anneal
 from ...collapse import collapse_study
 from ...datasets import DATASET_LABELS, DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K, make_dataset
@@ -56,8 +55,6 @@ EXPLORER_CONFIG = {
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
 # The Explorer's field under the points (its "Field under the points" control).
 QUANTITIES = ("max", "entropy")
-# Fields and numbers a few levels at a time, as ui/compute.py does: the temporaries stay small.
-FIELD_LEVELS = 4
 
 
 @dataclass(frozen=True)
@@ -189,34 +186,7 @@ def view_payload(setting: Setting, progress=None) -> bytes:
 # --- the Explorer: ui.compute.plane_views, without the caches ----------------------------------------
 
 
-@dataclass(frozen=True)
-class _Info:
-    """The centres at σ and their K-Means reference (ui.compute.CentersAtSigma)."""
-
-    centers: np.ndarray
-    kmeans_centers: np.ndarray
-    kmeans_labels: np.ndarray
-    start: np.ndarray | None
-    iterations: int
-    converged: bool
-    source: str
-
-
-@dataclass(frozen=True)
-class _Plane:
-    """What ``explorer_levels`` reads at one σ (ui.compute.PlaneView)."""
-
-    X: np.ndarray
-    centers: np.ndarray
-    kmeans_centers: np.ndarray
-    resp: np.ndarray
-    field: fieldmod.Field | None
-    numbers: dict | None
-    info: _Info
-    note: str | None
-
-
-def _infos(s: Setting, grid, progress) -> list[_Info]:
+def _infos(s: Setting, grid, progress) -> list[explore.CentersAtSigma]:
     X = s.points
     if s.init == "anneal":
         path = anneal(X, s.k, s.scale.grid, kind=s.kind_spec, init=None, seed=s.seed)
@@ -231,7 +201,7 @@ def _infos(s: Setting, grid, progress) -> list[_Info]:
         for sigma in grid:
             level = s.scale.index(float(sigma))
             infos.append(
-                _Info(
+                explore.CentersAtSigma(
                     np.array(path.centers[level]),
                     km_centers,
                     km_labels,
@@ -251,56 +221,17 @@ def _infos(s: Setting, grid, progress) -> list[_Info]:
         X, C0, grid, kind=s.kind_spec, progress=progress
     )
     return [
-        _Info(centers[i], km_centers, km_labels, C0, int(iterations[i]), bool(converged[i]), source)
+        explore.CentersAtSigma(
+            centers[i], km_centers, km_labels, C0, int(iterations[i]), bool(converged[i]), source
+        )
         for i in range(len(grid))
     ]
 
 
-def _shown(info: _Info) -> np.ndarray | None:
-    if np.isfinite(info.centers).all():
-        return info.centers
-    return info.start
-
-
 def _planes(s: Setting, progress):
-    X, grid = s.points, s.scale.grid
-    extent = fieldmod.plane_extent(X, aspect=fieldmod.PLANE_ASPECT)
+    grid = s.scale.grid
     infos = _infos(s, grid, progress)
-    for start in range(0, len(grid), FIELD_LEVELS):
-        chunk = range(start, min(start + FIELD_LEVELS, len(grid)))
-        shown = {i: _shown(infos[i]) for i in chunk}
-        drawn = [i for i in chunk if shown[i] is not None]
-        labels = infos[drawn[0]].kmeans_labels if drawn else None
-        fields, computed = explore.fields_and_planes(
-            X, extent, shown, drawn, grid, s.kind_spec, s.quantity, s.dtype, s.k, labels
-        )
-        for i in chunk:
-            yield _plane(s, float(grid[i]), X, infos[i], fields.get(i), computed.get(i))
-
-
-def _plane(s: Setting, sigma: float, X, info: _Info, field, computed) -> _Plane:
-    centers, note = _shown(info), None
-    if centers is not info.centers:
-        if centers is None:
-            return _Plane(
-                X,
-                centers,
-                info.kmeans_centers,
-                np.full((X.shape[0], s.k), np.nan),
-                None,
-                None,
-                info,
-                "The annealing path's centres are NaN at this σ (the naive map broke).",
-            )
-        note = (
-            f"With the naive map at σ = {sigma:.3g} the EM centres became NaN (0/0 after every "
-            f"exp(z) of a row underflowed in {s.dtype}), after {info.iterations} iteration(s). "
-            f"The plane shows the naive map at the starting centres instead: grey = NaN."
-        )
-    if computed is None:
-        computed = explore.plane_at(X, centers, sigma, s.kind_spec, info.kmeans_labels)
-    resp, numbers = computed
-    return _Plane(X, centers, info.kmeans_centers, resp, field, numbers, info, note)
+    return explore.plane_views(s.points, infos, grid, s.kind_spec, s.quantity, s.dtype, s.k)
 
 
 def _explorer(s: Setting, progress) -> bytes:

@@ -36,6 +36,8 @@ from rbfviz.steps import _m_step, _soft_centroid_step
 from rbfviz.validate import (
     check_centers,
     check_kind,
+    check_map_arguments,
+    check_map_arguments_on_grid,
     check_points,
     check_sigma,
     check_sigma_for_dtype,
@@ -127,11 +129,7 @@ def replay(X, C0, sigma, kind: str, steps: str, prefix: Replay | None = None) ->
     replay then continues from where it ended (the same bits as replaying from the start, since its
     float64 arrays hold X's dtype exactly). One more step then costs one step, not the whole sequence.
     """
-    X = check_points(X, "X")
-    C = check_centers(C0, X, "C0")
-    sigma = check_sigma(sigma)
-    kind = check_kind(kind)
-    check_sigma_for_dtype(sigma, X.dtype)
+    X, C, sigma, kind = check_map_arguments(X, C0, sigma, kind, centers_name="C0")
     steps = check_steps(steps)
     if prefix is None:
         resp = _responsibilities(X, C, sigma, kind)
@@ -190,12 +188,7 @@ def soft_vs_lloyd(X, C, sigmas, kind: str = "softmax") -> np.ndarray:
     The soft step is an E-step at σ with ``kind`` then an M-step (``soft_centroid_step``); the Lloyd
     step is the hard one. Computed in X's dtype; NaN where the soft step fails (naive map).
     """
-    X = check_points(X, "X")
-    C = check_centers(C, X, "C")
-    sigmas = check_sigmas(sigmas)
-    kind = check_kind(kind)
-    for sigma in sigmas:
-        check_sigma_for_dtype(float(sigma), X.dtype)
+    X, C, sigmas, kind = check_map_arguments_on_grid(X, C, sigmas, kind)
     lloyd = _soft_centroid_step(X, C, 1.0, "hard").astype(np.float64)
     out = np.empty(len(sigmas))
     for i, sigma in enumerate(sigmas):
