@@ -27,6 +27,9 @@ SIZES = {
     "laptop": {"viewport": {"width": 1366, "height": 768}},
 }
 TAP_PX = 44
+# Known: on a phone these pages' multi-panel figure's legend (many rows, above the panels) reaches the
+# top panel titles. Each is an expected failure until fixed; a fixed one fails the test until removed.
+LEGEND_ON_PANEL_TITLES = {("Step_by_step", "phone"), ("Stability", "phone")}
 
 # What sticks out of the screen: the document and Streamlit's scrolling main area wider than the
 # viewport, and every figure, image, table, σ control whose box leaves it (1 px of rounding allowed).
@@ -67,12 +70,14 @@ _LEGEND_OVERLAP_JS = """() => {
   return clashes;
 }"""
 
-# Texts written over a figure (its title, panel titles, labels: Plotly annotations with text) and its
-# mode bar where it shows, drawn on top of each other, per figure.
+# Texts written over a figure (its title, panel titles, labels: Plotly annotations with text), its
+# legend (a horizontal legend wraps to more rows on a phone and grows toward the title) and its mode
+# bar where it shows, drawn on top of each other, per figure.
 _ANNOTATION_OVERLAP_JS = """() => {
   const clashes = [];
   for (const [i, gd] of [...document.querySelectorAll(".js-plotly-plot")].entries()) {
-    const boxes = [...gd.querySelectorAll("g.annotation text.annotation-text, text.gtitle, .modebar")]
+    const boxes = [...gd.querySelectorAll(
+        "g.annotation text.annotation-text, text.gtitle, g.legend, .modebar")]
       .filter((t) => t.textContent.trim() || (t.classList.contains("modebar")
                                               && getComputedStyle(t.parentElement).opacity !== "0"))
       .map((t) => {
@@ -121,12 +126,18 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         student.screenshot()
         assert student.page.evaluate(_OVERFLOW_JS) == []
         assert student.page.evaluate(_LEGEND_OVERLAP_JS) == []
-        assert student.page.evaluate(_ANNOTATION_OVERLAP_JS) == []
+        clashes = student.page.evaluate(_ANNOTATION_OVERLAP_JS)
         if page in SCRUBBED:
             aspect = student.page.evaluate(_PLANE_ASPECT_JS)
             if aspect is not None:  # a plane (Stability's scrubbed figure is a plane too)
                 assert aspect == pytest.approx(1.0, rel=0.02)
         student.assert_no_problems()
+        if (page, size) not in LEGEND_ON_PANEL_TITLES:
+            assert clashes == []
+        elif clashes:
+            pytest.xfail(f"known: the legend reaches the panel titles: {clashes}")
+        else:
+            pytest.fail("no longer overlaps: remove it from LEGEND_ON_PANEL_TITLES")
     finally:
         context.close()
 
