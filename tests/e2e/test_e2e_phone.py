@@ -1,8 +1,8 @@
 """Every page on a phone (Chromium at 390 × 844, touch, mobile) and on a laptop (1366 × 768): nothing
 is wider than the screen, figures keep inside it and the plane its aspect ratio, legend entries, the
-texts over a figure (title, panel titles) and its mode bar do not overlap, and on the scrubbed views
-the σ control and the figure are on the first screen with controls large enough to tap. Each page's
-screenshot goes to artifacts/screens/<size>-<page>.png.
+texts over a figure (title, panel titles, legend) and its mode bar do not overlap, and on the scrubbed
+views the σ control and the figure are on the first screen with controls large enough to tap and the
+control row's lines close together. Each page's screenshot goes to artifacts/screens/<size>-<page>.png.
 """
 
 from pathlib import Path
@@ -27,6 +27,7 @@ SIZES = {
     "laptop": {"viewport": {"width": 1366, "height": 768}},
 }
 TAP_PX = 44
+ROW_GAP_PX = 8
 # Known: on a phone these pages' multi-panel figure's legend (many rows, above the panels) reaches the
 # top panel titles. Each is an expected failure until fixed; a fixed one fails the test until removed.
 LEGEND_ON_PANEL_TITLES = {("Step_by_step", "phone"), ("Stability", "phone")}
@@ -162,5 +163,21 @@ def test_sigma_and_figure_on_the_first_screen_of_a_phone(server, browser, page):
             TAP_PX,
         )
         assert small == [], f"tap targets under {TAP_PX} px: {small}"
+        # the control row's lines (label, slider, σ and downloads) close together, the downloads at the
+        # right end of the slider's width
+        boxes = student.page.evaluate(
+            """() => Object.fromEntries(['play', 'label', 'range', 'value', 'downloads'].map((n) => {
+                 const b = document.querySelector('.scrub-' + n).getBoundingClientRect();
+                 return [n, { top: b.top, bottom: b.bottom, right: b.right, height: b.height }]; }))"""
+        )
+        first = [b for b in (boxes["play"], boxes["label"]) if b["height"] > 0]  # Play where it shows
+        lines = [
+            {"top": min(b["top"] for b in first), "bottom": max(b["bottom"] for b in first)},
+            boxes["range"],
+            {"top": min(boxes["value"]["top"], boxes["downloads"]["top"])},
+        ]
+        gaps = [below["top"] - above["bottom"] for above, below in zip(lines, lines[1:])]
+        assert all(gap <= ROW_GAP_PX for gap in gaps), f"gaps between the control's lines: {gaps}"
+        assert abs(boxes["downloads"]["right"] - boxes["range"]["right"]) <= 1, boxes
     finally:
         context.close()
