@@ -61,6 +61,7 @@ _SCRUB_JS = """() => {
     metrics,
     notes: Array.from(document.querySelectorAll("div.scrub-side .scrub-note")).map((n) => n.textContent),
     caption: (document.querySelector("p.scrub-caption") || {}).textContent || "",
+    part: !(document.querySelector("p.scrub-status") || { hidden: true }).hidden,  // a first part only
   };
 }"""
 
@@ -399,14 +400,19 @@ class Student:
         """What the σ scrubber shows now (see _SCRUB_JS), or None if the page has none."""
         return self.page.evaluate(_SCRUB_JS)
 
-    def wait_for_scrub(self, sigma: str | None = None) -> dict:
-        """Wait until the scrubber has drawn (at ``sigma``, its 3-digit text, if given); return scrub()."""
+    def wait_for_scrub(self, sigma: str | None = None, complete: bool = True) -> dict:
+        """Wait until the scrubber has drawn (at ``sigma``, its 3-digit text, if given); return scrub().
+
+        complete: wait for the complete payload (every σ level). A new setting's first part (some
+        levels, ui/scrub_parts.py) is drawn first and replaced when the rest arrives; complete=False
+        returns whichever is drawn (scrub()["part"] says which)."""
         # read in the same call that finds it drawn: a rerun may replace the element in between
         handle = self.page.wait_for_function(
-            f"""(sigma) => {{ const s = ({_SCRUB_JS})(); const p = document.querySelector("div.scrub-plot");
-                 return s && s.sigma !== null && p._fullLayout
+            f"""([sigma, complete]) => {{ const s = ({_SCRUB_JS})();
+                 const p = document.querySelector("div.scrub-plot");
+                 return s && s.sigma !== null && p._fullLayout && !(complete && s.part)
                    && (sigma === null || s.sigma === sigma) ? s : null; }}""",
-            arg=sigma,
+            arg=[sigma, complete],
         )
         return handle.json_value()
 

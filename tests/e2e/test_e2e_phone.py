@@ -1,8 +1,8 @@
 """Every page on a phone (Chromium at 390 × 844, touch, mobile) and on a laptop (1366 × 768): nothing
 is wider than the screen, figures keep inside it and the plane its aspect ratio, legend entries, the
-texts over a figure (title, panel titles) and its mode bar do not overlap, and on the scrubbed views
-the σ control and the figure are on the first screen with controls large enough to tap. Each page's
-screenshot goes to artifacts/screens/<size>-<page>.png.
+texts over a figure (title, panel titles, legend) and its mode bar do not overlap, and on the scrubbed
+views the σ control and the figure are on the first screen with controls large enough to tap and the
+control row's lines close together. Each page's screenshot goes to artifacts/screens/<size>-<page>.png.
 """
 
 from pathlib import Path
@@ -19,6 +19,10 @@ PAGES = [""] + [p.stem.split("_", 1)[1] for p in sorted(PAGES_DIR.glob("[0-9]*_*
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 SCREENS = Path(__file__).resolve().parents[2] / "artifacts" / "screens"
 TAP_PX = 44
+ROW_GAP_PX = 8
+# Known: on a phone these pages' multi-panel figure's legend (many rows, above the panels) reaches the
+# top panel titles. Each is an expected failure until fixed; a fixed one fails the test until removed.
+LEGEND_ON_PANEL_TITLES = {("Step_by_step", "phone"), ("Stability", "phone")}
 
 # What sticks out of the screen: the document and Streamlit's scrolling main area wider than the
 # viewport, and every figure, image, table, σ control whose box leaves it (1 px of rounding allowed).
@@ -65,9 +69,13 @@ _OVERLAP_JS = """({ selector, drawnOnly }) => {
 }"""
 # Legend entries drawn on top of each other.
 _LEGENDS = {"selector": ".legend .traces", "drawnOnly": False}
-# Texts written over a figure (its title, panel titles, labels: Plotly annotations with text) and its
-# mode bar where it shows, drawn on top of each other.
-_ANNOTATIONS = {"selector": "g.annotation text.annotation-text, text.gtitle, .modebar", "drawnOnly": True}
+# Texts written over a figure (its title, panel titles, labels: Plotly annotations with text), its
+# legend (a horizontal legend wraps to more rows on a phone and grows toward the title) and its mode
+# bar where it shows, drawn on top of each other.
+_ANNOTATIONS = {
+    "selector": "g.annotation text.annotation-text, text.gtitle, g.legend, .modebar",
+    "drawnOnly": True,
+}
 
 # The plane: x and y in the same units per pixel (scaleanchor), measured on the drawn axes.
 _PLANE_ASPECT_JS = """() => {
@@ -100,12 +108,18 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         student.screenshot()
         assert student.page.evaluate(_OVERFLOW_JS) == []
         assert student.page.evaluate(_OVERLAP_JS, _LEGENDS) == []
-        assert student.page.evaluate(_OVERLAP_JS, _ANNOTATIONS) == []
+        clashes = student.page.evaluate(_OVERLAP_JS, _ANNOTATIONS)
         if page in SCRUBBED:
             aspect = student.page.evaluate(_PLANE_ASPECT_JS)
             if aspect is not None:  # a plane (Stability's scrubbed figure is a plane too)
                 assert aspect == pytest.approx(1.0, rel=0.02)
         student.assert_no_problems()
+        if (page, size) not in LEGEND_ON_PANEL_TITLES:
+            assert clashes == []
+        elif clashes:
+            pytest.xfail(f"known: the legend reaches the panel titles: {clashes}")
+        else:
+            pytest.fail("no longer overlaps: remove it from LEGEND_ON_PANEL_TITLES")
     finally:
         context.close()
 
@@ -130,5 +144,21 @@ def test_sigma_and_figure_on_the_first_screen_of_a_phone(server, browser, page):
             TAP_PX,
         )
         assert small == [], f"tap targets under {TAP_PX} px: {small}"
+        # the control row's lines (label, slider, σ and downloads) close together, the downloads at the
+        # right end of the slider's width
+        boxes = student.page.evaluate(
+            """() => Object.fromEntries(['play', 'label', 'range', 'value', 'downloads'].map((n) => {
+                 const b = document.querySelector('.scrub-' + n).getBoundingClientRect();
+                 return [n, { top: b.top, bottom: b.bottom, right: b.right, height: b.height }]; }))"""
+        )
+        first = [b for b in (boxes["play"], boxes["label"]) if b["height"] > 0]  # Play where it shows
+        lines = [
+            {"top": min(b["top"] for b in first), "bottom": max(b["bottom"] for b in first)},
+            boxes["range"],
+            {"top": min(boxes["value"]["top"], boxes["downloads"]["top"])},
+        ]
+        gaps = [below["top"] - above["bottom"] for above, below in zip(lines, lines[1:])]
+        assert all(gap <= ROW_GAP_PX for gap in gaps), f"gaps between the control's lines: {gaps}"
+        assert abs(boxes["downloads"]["right"] - boxes["range"]["right"]) <= 1, boxes
     finally:
         context.close()

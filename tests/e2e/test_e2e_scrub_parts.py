@@ -69,7 +69,7 @@ def test_a_new_setting_shows_its_figure_first_then_scrubs_every_level(server, st
     try:
         student.page.goto(f"{server.url}/Explorer?{urlencode(OWN)}")
         student.page.locator(STATUS).wait_for(state="visible")  # the first part: slow on a busy machine
-        first = student.wait_for_scrub()
+        first = student.wait_for_scrub(complete=False)
     finally:
         server.hold_rest.unlink(missing_ok=True)  # the server builds the rest and sends it
     # the first run has finished with the rest sent, its decoding held in the page: the settle below is a
@@ -78,7 +78,7 @@ def test_a_new_setting_shows_its_figure_first_then_scrubs_every_level(server, st
     student.wait_for_run()
     near = first["level"]
     window = list(range(max(0, near - NEAR), min(len(sigmas), near + NEAR + 1)))
-    assert first["max"] == len(window) - 1, first
+    assert first["max"] == len(window) - 1 and first["part"], first
     assert first["sigma"] == text(sigmas[near]) == text(float(student.query()["sigma"]))
     status = student.page.locator(STATUS).inner_text()
     assert f"({len(window)} of {len(sigmas)} levels)" in status, status
@@ -92,8 +92,8 @@ def test_a_new_setting_shows_its_figure_first_then_scrubs_every_level(server, st
 
     # the first arrow press works inside the first part (a smaller σ, drawn at once)
     student.press_scrub("ArrowLeft")
-    moved = student.wait_for_scrub(text(sigmas[near + 1]))
-    assert moved["level"] == near + 1 and moved["max"] == len(window) - 1, moved
+    moved = student.wait_for_scrub(text(sigmas[near + 1]), complete=False)
+    assert moved["level"] == near + 1 and moved["max"] == len(window) - 1 and moved["part"], moved
     student.wait_for_settle(text(sigmas[near + 1]))  # committed as a grid σ, while still the first part
     assert student.scrub()["max"] == len(window) - 1, "the rest came before the test looked"
 
@@ -104,7 +104,7 @@ def test_a_new_setting_shows_its_figure_first_then_scrubs_every_level(server, st
     )
     student.page.locator(STATUS).wait_for(state="hidden")
     whole = student.wait_for_scrub()
-    assert whole["max"] == len(sigmas) - 1 and whole["level"] == near + 1, whole
+    assert whole["max"] == len(sigmas) - 1 and whole["level"] == near + 1 and not whole["part"], whole
     assert whole["sigma"] == text(sigmas[near + 1])
     assert student.page.evaluate("() => document.activeElement?.classList.contains('scrub-range')")
     assert student.page.locator(SCRUB_RANGE).get_attribute("aria-describedby") is None

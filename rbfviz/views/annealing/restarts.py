@@ -48,8 +48,6 @@ def distortion_figure(race: Race, title: str | None = None, height: int = 440) -
         title, height, x_title="final distortion J (data units²)", y_title="restarts", legend="below"
     )
     layout["barmode"] = "overlay"
-    layout["legend"]["y"] = -0.24  # below the x axis' title, which "below" alone would cover
-    layout["margin"]["b"] = 150
     lines = (
         (race.annealed_j, "annealed J", ANNEALED_COLOR, "dash"),
         (race.best_j, "best restart", BEST_COLOR, "dot"),

@@ -111,16 +111,20 @@ def base_layout(
     """The house layout: fonts, margins, white background, a horizontal legend.
 
     legend="above" puts it between the title and the plot; "below" under the x axis (better when
-    the legend wraps to two rows and would collide with the title).
+    the legend wraps to two rows and would collide with the title), and under the x axis' title
+    when there is one.
     """
     if legend not in ("above", "below"):
         raise ValueError(f"legend must be 'above' or 'below', got {legend!r}.")
     if legend == "above":
         margin = dict(l=60, r=20, t=90 if title else 50, b=55)
         legend_pos = dict(yanchor="bottom", y=1.01)
-    else:
+    elif x_title is None:
         margin = dict(l=60, r=20, t=50 if title else 20, b=120)
         legend_pos = dict(yanchor="top", y=-0.14)
+    else:
+        margin = dict(l=60, r=20, t=50 if title else 20, b=150)
+        legend_pos = dict(yanchor="top", y=-0.24)
     return dict(
         font=FONT,
         title=dict(text=title, x=0.0, xanchor="left", font=dict(size=17)) if title else None,

@@ -271,7 +271,10 @@ def gap_sigma_figure(
                 hovertemplate="σ = %{x:.3g}: exactly 0<extra></extra>",
             )
         )
-    layout = base_layout(title, height, x_title="σ (log scale)", y_title="L_σ − J (log scale)")
+    # the legend wraps to up to four rows in the narrow column beside the text: below, clear of the title
+    layout = base_layout(
+        title, height, x_title="σ (log scale)", y_title="L_σ − J (log scale)", legend="below"
+    )
     layout["xaxis"].update(type="log", exponentformat="power")
     layout["yaxis"].update(type="log", exponentformat="power")
     if sigma is not None:  # a trace, not a shape: data coordinates on log axes without surprises
