@@ -130,8 +130,10 @@ def test_stability_sentences():
     rows = [
         dict(kind="naive", dtype="float32", sigma=0.2, nan_row_fraction=0.25, hard_row_fraction=0.0),
         dict(kind="naive", dtype="float64", sigma=0.2, nan_row_fraction=0.0, hard_row_fraction=0.0),
+        dict(kind="entmax15", dtype="float32", sigma=0.2, nan_row_fraction=0.0, hard_row_fraction=0.5),
     ]
-    assert (
-        stability_words.stability_curves(rows, 0.2, "float32")
-        == "At σ = 0.2 in float32: naive 25.0% NaN rows and 0% one-hot rows."
+    # each map under its display name, as in the figure's legend
+    assert stability_words.stability_curves(rows, 0.2, "float32") == (
+        "At σ = 0.2 in float32: naive exp/sum 25.0% NaN rows and 0% one-hot rows; "
+        "entmax-1.5 0% NaN rows and 50.0% one-hot rows."
     )

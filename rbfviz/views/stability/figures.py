@@ -252,8 +252,9 @@ def stability_figure(
     layout["shapes"] = shapes
     layout["margin"] = dict(l=60, r=60, t=150 if title else 110, b=55)
     # no fixed entry width: Plotly wraps the entries into as many rows as the figure's width needs
-    # (a quarter of the width each overlapped on a phone), and the top margin grows with them
-    layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.1)
+    # (a quarter of the width each overlapped on a phone), and the top margin grows with them; its
+    # foot stays clear of the top panels' two-line titles
+    layout["legend"] = dict(layout["legend"], font=dict(size=12), y=1.16)
     return figure(data, layout)
 
 

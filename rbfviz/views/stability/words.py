@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from rbfviz.views.common.kinds import KIND_LABELS
 from rbfviz.views.common.words import number, percent
 
 
@@ -17,14 +18,14 @@ def stability_curves(rows, sigma: float, dtype: str) -> str:
     parts = []
     for r in here:
         parts.append(
-            f"{r['kind']} {percent(r['nan_row_fraction'])} NaN rows and "
+            f"{KIND_LABELS.get(r['kind'], r['kind'])} {percent(r['nan_row_fraction'])} NaN rows and "
             f"{percent(r['hard_row_fraction'])} one-hot rows"
         )
     return f"At σ = {number(sigma)} in {dtype}: " + "; ".join(parts) + "."
 
 
 def stability_plane(plane, sigma: float, dtype: str) -> str:
-    """Where naive is NaN and entmax15 exactly one-hot (``rbfviz.views.stability.arrays.StabilityPlane``)."""
+    """Where naive is NaN and entmax-1.5 exactly one-hot; ``plane``: a stability.arrays.StabilityPlane."""
     n = len(plane.point_label)
     nan = int(np.count_nonzero(plane.point_naive_nan))
     hard = int(np.count_nonzero(plane.point_entmax_hard))

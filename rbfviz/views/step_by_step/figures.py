@@ -112,7 +112,7 @@ def history_figure(
             (replay.distortion, "J  (K-Means inertia at these centres)", "J", DISTORTION_COLOR, "dot"),
         )
     ]
-    layout = base_layout(title, height, x_title="step", y_title="loss (data units²)")
+    layout = base_layout(title, height, x_title="step", y_title="loss (data units²)", legend="below")
     # at most ~25 labelled ticks, so a long sequence stays readable
     stride = max(1, int(np.ceil(len(t) / 25)))
     layout["xaxis"].update(tickmode="array", tickvals=t[::stride].tolist(), ticktext=labels[::stride])
