@@ -7,7 +7,7 @@ import streamlit as st
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.views.common.plane import drawn_points
-from rbfviz.views.common.scrub import scrub_payload
+from rbfviz.views.common.scrub import Probe, scrub_payload
 from rbfviz.views.explorer import words as explorer_words
 from rbfviz.views.explorer.figures import explorer_figure
 from rbfviz.views.explorer.levels import explorer_levels
@@ -178,6 +178,7 @@ def sigma_panels(ctrl) -> None:
                     point_ids=drawn,
                     large=ctrl.presenter,
                     part=None if positions is None else (positions, len(grid)),
+                    probe=Probe(ctrl.kind),
                 )
 
             payload_bytes = scrub_view(

@@ -2,6 +2,8 @@
 the offline interactive page.
 
 * ``download.js`` – ``rbfvizDownloadFigure(gd, format, name)``: a drawn figure as PNG or SVG.
+* ``probe.js``    – the probe: a location's responsibilities from the centres and σ of the level on
+                    screen (``probeResponsibilities``, the maps of ``rbfviz.maps``) and its panel.
 * ``scrub.css``   – the scrubber's controls, numbers and caption, in the colours of the --st-* custom
                     properties (Streamlit sets them on every component; the offline page sets them).
 * ``scrub.js``    – the scrubber (a labelled σ range input that redraws a Plotly figure from the
@@ -32,7 +34,7 @@ def download_script() -> str:
 
 @lru_cache(maxsize=4)
 def scrubber_script(plotly_chunk: str = "") -> str:
-    """download.js then scrub.js, as one ES module whose default export is ``mountScrubber``.
+    """download.js, probe.js then scrub.js, as one ES module whose default export is ``mountScrubber``.
 
     plotly_chunk: the file name of the Plotly bundle scrub.js imports when ``window.Plotly`` is not
     set yet (the app: Streamlit's own chunk); "" where the page defines window.Plotly first."""
@@ -40,7 +42,7 @@ def scrubber_script(plotly_chunk: str = "") -> str:
     js = js.replace("__PLOTLY_CHUNK__", plotly_chunk)
     js = js.replace("__INK_COLORS__", json.dumps(sorted(INK_COLORS)))
     js = js.replace("__FIELD_LEGEND__", json.dumps(FIELD_LEGEND))
-    return download_script() + js
+    return download_script() + (_HERE / "probe.js").read_text(encoding="utf-8") + js
 
 
 @lru_cache(maxsize=1)
