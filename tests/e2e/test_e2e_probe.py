@@ -2,7 +2,8 @@
 pointer (rbfviz/views/common/web/probe.js) are rbfviz.responsibilities' at the same point, σ and map, to
 1e-9, at several σ down to the smallest of the slider, for every map of the Map menu; they follow σ with no
 server (the offline page, from file:// with the network blocked, runs the same scrub.js). At phone size
-a tap sets the probe. In the app, a mouse resting on the plane shows the probe beside the figure.
+a tap sets the probe. In the app, a mouse resting on the plane shows the probe beside the figure, and it
+follows the σ slider's keys.
 """
 
 from __future__ import annotations
@@ -141,3 +142,39 @@ def test_a_tap_sets_the_probe_on_a_phone(browser, tmp_path):
         assert json.loads(json.dumps(shown["resp"])).count(0) == 2
     finally:
         context.close()
+
+
+def test_in_the_app_the_probe_follows_sigma(server, student):
+    """On the Explorer itself: a mouse resting on the plane shows the probe beside the figure; keys on the
+    σ slider move it level by level; its numbers are the library's at the centres drawn (trace 1) and the
+    σ on screen, before and after σ settles."""
+    student.open(f"{server.url}/Explorer?dataset=moons&n=150&k=3&seed=0&kind=entmax&alpha=1.5")
+    start = student.wait_for_scrub()
+    student.page.locator("div.scrub-plot").scroll_into_view_if_needed()
+    x, y = plane_pixel(student.page, 0.5, 0.45)
+    student.page.mouse.move(x, y)
+    student.page.wait_for_function("() => document.querySelector('.scrub-probe').dataset.resp")
+    before = check_app_probe(student)
+    student.press_scrub("ArrowLeft", times=3, gap_ms=60)
+    student.page.wait_for_function(
+        "(level) => Number(document.querySelector('div.scrub-plot').dataset.level) === level",
+        arg=start["level"] + 3,
+    )
+    after = check_app_probe(student)
+    assert after["sigma"] < before["sigma"] and (after["x"], after["y"]) == (before["x"], before["y"])
+    student.wait_for_settle(student.scrub_sigma())
+    check_app_probe(student)
+    student.assert_no_problems()
+
+
+def check_app_probe(student) -> dict:
+    """The app's probe against the library, at the centres Plotly draws now (trace 1)."""
+    with_centers = "const c = gd.data[1]; return { cx: Array.from(c.x), cy: Array.from(c.y),"
+    shown = student.page.evaluate(PROBE_JS.replace("return {", with_centers))
+    centers = np.column_stack([shown["cx"], shown["cy"]])
+    X = np.tile([shown["x"], shown["y"]], (len(centers), 1))
+    want = responsibilities(X, centers, shown["sigma"], kind="entmax15")[0]
+    np.testing.assert_allclose(shown["resp"], want, rtol=0, atol=1e-9)
+    sigma_text = student.page.locator("div.scrub-plot").get_attribute("data-sigma")
+    assert f"{shown['sigma']:.3g}" == sigma_text  # the σ on screen
+    return shown
