@@ -14,7 +14,7 @@ from rbfviz.views.explorer.levels import explorer_levels
 from rbfviz.views.explorer.picking import picking_figure, picks_traces
 from rbfviz.views.explorer.picks import MAX_PICKS, add_picks
 from rbfviz.views.explorer.receipt import explorer_receipt
-from ui import compute, exports, scrub_parts, state
+from ui import compute, exports, plane_tools, scrub_parts, state
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
@@ -279,7 +279,17 @@ def picking_panel(ctrl) -> None:
             )
 
 
-follows_sigma(ctx, sigma_panels)
+# too few centres placed for a placed start: the plane asks for them
+missing = ctrl.init == "placed" and len(ctrl.placed) < ctrl.k
+if plane_tools.plane_mode(forced="centres" if missing else None) == "centres":
+    with panel("Placing centres"):
+        plane_tools.placing_panel(
+            ctrl,
+            plane_tools.start_centres(ctrl),
+            f"Place and drag {ctrl.k} starting centres: {uploads.data_name(ctrl)}, n = {ctrl.n}",
+        )
+else:
+    follows_sigma(ctx, sigma_panels)
 picking_panel(ctrl)
 
 with panel("The explanation"):

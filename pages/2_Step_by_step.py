@@ -11,7 +11,7 @@ import streamlit as st
 
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, STEP_NAMES
 from rbfviz.views.step_by_step.figures import history_figure, step_plane_figure
-from ui import compute
+from ui import compute, plane_tools
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page
@@ -67,6 +67,16 @@ cols[4].markdown(
 if full:
     st.info(f"{MAX_STEPS} steps is the most a link can replay: press Reset to start again.")
 
+# On the plane: placing or dragging a centre makes the centres on screen the start (steps begin again there)
+missing = ctrl.init == "placed" and len(ctrl.placed) < ctrl.k
+on_plane = plane_tools.plane_mode(forced="centres" if missing else None)
+if missing:
+    with panel("Placing centres"):
+        plane_tools.placing_panel(
+            ctrl, plane_tools.start_centres(ctrl), f"Place {ctrl.k} starting centres", height=560
+        )
+    st.stop()
+
 run = comparison = None
 with panel("The steps"):
     run, comparison, note = compute.stepper_replay(ctrl, compared_sigmas(ctx.scale.grid, ctrl.sigma))
@@ -101,7 +111,15 @@ with panel("The steps"):
             )
         if comparison.after_pair:
             words += " The black × mark where one Lloyd step from the same centres would have put them."
-        chart(fig, ctrl, "step_plane", description=words, fill=True)
+        if on_plane == "centres":
+            plane_tools.placing_panel(
+                ctrl,
+                [tuple(float(v) for v in c) for c in run.current],
+                "Drag a centre (or click the plane): the next step starts there",
+                height=600,
+            )
+        else:
+            chart(fig, ctrl, "step_plane", description=words, fill=True)
     with numbers_col:
         before = run.count - 1 if run.count else 0
         st.metric("Steps taken", run.count)

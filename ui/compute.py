@@ -36,6 +36,7 @@ from rbfviz.steps import kmeans
 from rbfviz.validate import check_points
 from rbfviz.views.explorer import arrays as explore
 from rbfviz.views.explorer.picks import picked_centers
+from rbfviz.views.explorer.placed import placed_centers
 
 from . import session_keys as keys
 from .progress import with_progress_bar
@@ -72,19 +73,29 @@ class DataKey:
 @dataclass(frozen=True)
 class StartKey:
     """What fixes the starting centres: the data, k, the init, the precision and, for init "custom", the
-    first k picks (``Controls.start_picks``)."""
+    first k picks (``Controls.start_picks``); for init "placed", the first k placed centres
+    (``Controls.start_placed``)."""
 
     data: DataKey
     k: int
     init: str
     dtype: str
     picks: tuple = ()
+    placed: tuple = ()
 
     @classmethod
     def of(cls, ctrl, init: str | None = None) -> "StartKey":
         """ctrl's start, or the start of ``init`` on ctrl's data (picks only count for "custom")."""
         init = ctrl.init if init is None else init
-        return cls(_key(ctrl), ctrl.k, init, ctrl.dtype, ctrl.start_picks() if init == ctrl.init else ())
+        own = init == ctrl.init
+        return cls(
+            _key(ctrl),
+            ctrl.k,
+            init,
+            ctrl.dtype,
+            ctrl.start_picks() if own else (),
+            ctrl.start_placed() if own else (),
+        )
 
 
 @st.cache_data(max_entries=32, ttl=TTL, show_spinner="Reading the file…")
@@ -192,12 +203,15 @@ def _start(key: StartKey):
     X, _ = key.data.points(key.dtype)
     if key.init == "custom":
         return picked_centers(X, key.picks, key.k)
+    if key.init == "placed":
+        return placed_centers(key.placed, key.k, key.dtype)
     return explore.initial_centers(X, key.k, key.init, key.data.seed)
 
 
 def start(ctrl):
     """Starting centres (k, 2) of ctrl.init in ctrl.dtype, or None for "anneal". For "custom": the
-    first k picked points (ValueError saying how many more to pick if there are fewer)."""
+    first k picked points (ValueError saying how many more to pick if there are fewer); for "placed":
+    the first k placed centres (likewise)."""
     return _start(StartKey.of(ctrl))
 
 
@@ -280,7 +294,7 @@ def _kmeans_from(key: DataKey, dtype: str, start_bytes: bytes):
     return measures.kmeans_reference(X, start)
 
 
-_START_NAMES = {"custom": "picked-points"}
+_START_NAMES = {"custom": "picked-points", "placed": "placed-centres"}
 
 
 def centers_at(ctrl) -> CentersAtSigma:

@@ -234,6 +234,8 @@ def receipt_params(ctrl: Controls, **extra) -> dict:
         dtype=ctrl.dtype,
         sigma=float(ctrl.sigma),
     )
+    if ctrl.start_placed():
+        params["placed"] = [list(centre) for centre in ctrl.start_placed()]
     if ctrl.dataset == UPLOAD:
         upload = uploads.current()
         if upload is not None:

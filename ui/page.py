@@ -238,7 +238,8 @@ HELP = {
     "2 is sparsemax. A row turns exactly one-hot once its logit gap reaches 1/(α−1), so a larger α "
     "gives exact K-Means at a larger σ: σ*(α) = √((α−1)·g_min/2).",
     "init": "Where EM starts at each σ: k-means++ seeding, k random points, annealing from the data "
-    "mean, or points you click on the Explorer's plot.",
+    "mean, points you click on the Explorer's plot, or centres you place anywhere on the plane (On the "
+    "plane: Place and drag centres).",
     "dtype": "The floating-point precision of every computation: float32 breaks the naive map at a "
     "larger σ than float64.",
 }

@@ -48,6 +48,7 @@ from rbfviz.validate import (
 )
 from rbfviz.views.common.palette import MAX_CLUSTERS
 from rbfviz.views.explorer.picks import MAX_PICKS
+from rbfviz.views.explorer.placed import MAX_PLACED, encode_placed, parse_placed
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, check_steps
 
 from . import session_keys as keys
@@ -74,6 +75,7 @@ QUERY_KEYS = (
     "k",
     "init",
     "picks",
+    "centres",
     "kind",
     "alpha",
     "dtype",
@@ -87,7 +89,13 @@ QUERY_KEYS = (
 _KEEP_STEPS = ("sigma", "kind", "alpha", "presenter")
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
-_INIT_TO_URL = {"kmeans++": "kmeanspp", "random": "random", "anneal": "anneal", "custom": "custom"}
+_INIT_TO_URL = {
+    "kmeans++": "kmeanspp",
+    "random": "random",
+    "anneal": "anneal",
+    "custom": "custom",
+    "placed": "placed",
+}
 _INIT_ALIASES = {
     "kmeanspp": "kmeans++",
     "kmeans++": "kmeans++",
@@ -100,12 +108,14 @@ _INIT_ALIASES = {
     "custom": "custom",
     "clicked": "custom",
     "picked": "custom",
+    "placed": "placed",
 }
 INIT_LABELS = {
     "kmeans++": "k-means++ seeding",
     "random": "k random points",
     "anneal": "anneal from the data mean",
     "custom": "custom (points clicked on the Explorer plot)",
+    "placed": "placed (centres put anywhere on the plane)",
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
@@ -129,6 +139,8 @@ class Controls:
     picks: indices of data points clicked on the Explorer's plot; init "custom" starts from the
     first k of them. upload: for dataset "upload", the content hash of the session's uploaded points
     (never in the URL: a link cannot carry the file). presenter: large fonts and markers, fewer controls.
+    placed: centres put anywhere on the plane (x, y), on the Explorer or Step by step; init "placed" starts
+    from the first k of them (rbfviz.views.explorer.placed).
     steps: the Step-by-step view's sequence of E-, M- and Lloyd steps from the start, as letters E, M, L
     (rbfviz.views.step_by_step.arrays); empty on every other view.
     """
@@ -143,6 +155,7 @@ class Controls:
     dtype: str = "float64"
     sigma: float | None = None
     picks: tuple[int, ...] = ()
+    placed: tuple[tuple[float, float], ...] = ()
     upload: str | None = None
     presenter: bool = False
     steps: str = ""
@@ -168,6 +181,10 @@ class Controls:
         """The picks the start depends on: the first k for init "custom", none otherwise."""
         return tuple(self.picks[: self.k]) if self.init == "custom" else ()
 
+    def start_placed(self) -> tuple[tuple[float, float], ...]:
+        """The placed centres the start depends on: the first k for init "placed", none otherwise."""
+        return tuple(self.placed[: self.k]) if self.init == "placed" else ()
+
     def to_query(self) -> dict[str, str]:
         """Every control as a query-string value (sigma once resolved; picks, steps and presenter if set)."""
         query = dict(
@@ -184,6 +201,8 @@ class Controls:
             query.update(kind=ENTMAX_FAMILY, alpha=_fmt(self.alpha))
         if self.picks:
             query["picks"] = ",".join(str(i) for i in self.picks)
+        if self.placed:
+            query["centres"] = encode_placed(self.placed)
         if self.sigma is not None:
             query["sigma"] = _fmt(self.sigma)
         if self.steps:
@@ -288,7 +307,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     init = _INIT_ALIASES.get(init_text)
     if init is None:
         init = "kmeans++"
-        bad("init", "one of kmeanspp, random, anneal, custom", _INIT_TO_URL[init])
+        bad("init", "one of kmeanspp, random, anneal, custom, placed", _INIT_TO_URL[init])
     picks = read(
         "picks",
         _as_picks,
@@ -296,6 +315,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         f"at most {MAX_PICKS} different point numbers from 0 to {n - 1}, separated by commas",
         (),
     )
+    placed = _read_placed(query.get("centres"), notices)
     kind = read(
         "kind",
         lambda s: s.lower(),
@@ -324,6 +344,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         k=k,
         init=init,
         picks=picks,
+        placed=placed,
         kind=entmax_kind(alpha) if kind == ENTMAX_FAMILY else kind,
         alpha=alpha,
         dtype=dtype,
@@ -331,6 +352,21 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         steps=steps,
         presenter=presenter,
     ), notices
+
+
+def _read_placed(text, notices: list[str]) -> tuple[tuple[float, float], ...]:
+    """The placed centres of a URL ("x,y;x,y"); a bad text drops them all, with a notice saying why."""
+    if text is None:
+        return ()
+    try:
+        return parse_placed(text)
+    except ValueError as err:
+        shown = text if len(text) <= 60 else text[:60] + "…"
+        notices.append(
+            f"URL parameter `centres={shown}` is not valid ({err}; write x,y;x,y with at most "
+            f"{MAX_PLACED} centres); using no placed centres."
+        )
+        return ()
 
 
 def _as_alpha(text: str) -> float:

@@ -116,6 +116,7 @@ def _explorer_reference(X, p, C0):
         {},
         {"init": "random", "kind": "entmax15", "dtype": "float32"},
         {"init": "custom", "picks": (5, 60, 100, 7)},
+        {"init": "placed", "placed": [[0.25, 0.5], [-1.0, 0.125], [1.5, -0.75]]},
         {"kind": "naive", "dtype": "float32", "sigma": 0.01},
     ],
 )
@@ -123,7 +124,12 @@ def test_explorer_snippet_reproduces(changes):
     p = dict(PARAMS, **changes)
     X, _ = make_dataset(p["dataset"], p["n"], p["noise"], p["seed"])
     X = X.astype(p["dtype"])
-    C0 = X[list(p["picks"][:3])] if p["init"] == "custom" else initial_centers(X, 3, p["init"], p["seed"])
+    if p["init"] == "placed":
+        C0 = np.array(p["placed"], dtype=p["dtype"])
+    elif p["init"] == "custom":
+        C0 = X[list(p["picks"][:3])]
+    else:
+        C0 = initial_centers(X, 3, p["init"], p["seed"])
     want = _explorer_reference(X, p, C0)
     rec = explorer_receipt(p, want)
     assert_same(run(rec), want)

@@ -12,7 +12,7 @@ receipt and require ``numbers`` to equal ``SHOWN`` to 1e-12 (float64).
   taken from its results (the Explorer's are ``explore.plane_numbers`` as they are).
 * ``package_versions()``              – Python and the versions of the packages the numbers depend on.
 
-``params`` is a plain dict: dataset, n, noise, seed, k, init, picks, kind, dtype, sigma; for an
+``params`` is a plain dict: dataset, n, noise, seed, k, init, picks, placed, kind, dtype, sigma; for an
 uploaded file also file_name, file_sha256 and columns (None: the loader's default, two numeric
 columns or the first two principal components).
 """
@@ -37,6 +37,7 @@ PARAMETER_ORDER = (
     "k",
     "init",
     "picks",
+    "placed",
     "kind",
     "dtype",
     "sigma",
@@ -151,12 +152,18 @@ def data_lines(p: dict) -> tuple[list[str], list[str]]:
 
 
 def start_lines(p: dict, init: str) -> tuple[list[str], list[str]]:
-    """(imports, lines making the starting centres C0) for init "kmeans++", "random" or "custom"."""
+    """(imports, lines making the starting centres C0) for init "kmeans++", "random", "custom" or "placed"."""
     if init == "custom":
         picks = list(p.get("picks") or ())[: int(p["k"])]
         return (
             ["from rbfviz.views.explorer.picks import picked_centers"],
             [f"C0 = picked_centers(X, {literal(picks)}, k)  # the points picked on the plot"],
+        )
+    if init == "placed":
+        placed = [list(centre) for centre in p.get("placed") or ()][: int(p["k"])]
+        return (
+            ["from rbfviz.views.explorer.placed import placed_centers"],
+            [f"C0 = placed_centers({literal(placed)}, k, {p['dtype']!r})  # the centres placed on the plane"],
         )
     return (
         ["from rbfviz.views.explorer.arrays import initial_centers"],

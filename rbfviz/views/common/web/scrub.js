@@ -76,16 +76,6 @@ function figureAt(payload, level) {
   return fig;
 }
 
-async function loadPlotly() {
-  // Streamlit's own Plotly bundle (the one st.plotly_chart uses) defines window.Plotly when loaded.
-  if (window.Plotly) return window.Plotly;
-  const main = document.querySelector('script[type="module"][src*="/static/js/index"]');
-  const url = new URL("__PLOTLY_CHUNK__", main ? main.src : new URL("static/js/", document.baseURI));
-  await import(/* @vite-ignore */ url.href);
-  if (!window.Plotly) throw new Error("Plotly did not load");
-  return window.Plotly;
-}
-
 // A child of the component's element: its innerHTML would also wipe the stylesheet Streamlit put there.
 function build(parent) {
   const root = document.createElement("div");

@@ -1,0 +1,127 @@
+"""Hands on the plane in Chromium (ui/plane_edit.py, rbfviz/views/common/web/plane_edit.js): on Step by
+step a student drags a centre (mouse on a laptop, a finger on a phone); the address then holds the placed
+start (init=placed, centres=...), and the next E-step starts from the moved centre: the plane's centres
+are the placed ones and the points' r are rbfviz.responsibilities at them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.student import HANG_TIMEOUT_MS, PLOT, Student
+from rbfviz.datasets import make_dataset
+from rbfviz.maps import responsibilities
+from rbfviz.views.explorer.placed import parse_placed
+
+pytestmark = pytest.mark.e2e
+
+QUERY = "dataset=blobs&n=300&k=3&seed=0"
+EDITOR = "div.plane-edit-plot"
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def editor_pixel(page, x: float, y: float) -> tuple[float, float]:
+    """Client coordinates of data point (x, y) on the editor's plane."""
+    return page.evaluate(
+        """([sel, x, y]) => { const gd = document.querySelector(sel);
+          const box = gd.getBoundingClientRect(), xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+          return [box.left + xa._offset + xa.c2p(x), box.top + ya._offset + ya.c2p(y)]; }""",
+        [EDITOR, x, y],
+    )
+
+
+def data_per_pixel(page) -> float:
+    return page.evaluate(
+        "(sel) => { const xa = document.querySelector(sel)._fullLayout.xaxis; return Math.abs(1 / xa._m); }",
+        EDITOR,
+    )
+
+
+def open_editor(student: Student, url: str) -> list[list[float]]:
+    """Open Step by step, choose "Place and drag centres"; returns the centres the editor shows."""
+    student.open(url)
+    with student.rerun():
+        student.page.get_by_text("Place and drag centres").click()
+    student.page.wait_for_function(f"() => document.querySelector('{EDITOR}')?.dataset.centres")
+    student.page.locator(EDITOR).scroll_into_view_if_needed()
+    return student.page.evaluate(f"() => JSON.parse(document.querySelector('{EDITOR}').dataset.centres)")
+
+
+def drag_mouse(page, start, end) -> None:
+    page.mouse.move(*start)
+    page.mouse.down()
+    page.mouse.move(*end, steps=8)
+    page.mouse.up()
+
+
+def drag_finger(page, start, end) -> None:
+    """A one-finger drag, as Chromium's touch input (pointer events of type touch follow from it)."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": start[0], "y": start[1]}]}
+    )
+    for t in np.linspace(0, 1, 9)[1:]:
+        x, y = start[0] + t * (end[0] - start[0]), start[1] + t * (end[1] - start[1])
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def placed_in_address(student: Student) -> tuple:
+    student.page.wait_for_function(
+        "() => new URLSearchParams(window.location.search).get('init') === 'placed'", timeout=HANG_TIMEOUT_MS
+    )
+    student.wait_for_run()
+    return parse_placed(student.query()["centres"])
+
+
+@pytest.mark.parametrize("device", ["laptop", "phone"])
+def test_drag_a_centre_and_the_next_e_step_starts_there(server, browser, device):
+    context = browser.new_context(
+        **(PHONE if device == "phone" else {"viewport": {"width": 1366, "height": 768}})
+    )
+    student = Student(context.new_page())
+    student.page.set_default_timeout(HANG_TIMEOUT_MS)
+    try:
+        centres = open_editor(student, f"{server.url}/Step_by_step?{QUERY}")
+        assert len(centres) == 3
+        # centre 0 dragged towards the middle of the plane, to a place no centre is at
+        target = (
+            0.35 * centres[0][0] + 0.65 * centres[1][0],
+            0.35 * centres[0][1] + 0.65 * centres[1][1] + 1.0,
+        )
+        start, end = editor_pixel(student.page, *centres[0]), editor_pixel(student.page, *target)
+        (drag_finger if device == "phone" else drag_mouse)(student.page, start, end)
+        placed = placed_in_address(student)
+        tolerance = 2 * data_per_pixel(student.page)
+        assert abs(placed[0][0] - target[0]) < tolerance and abs(placed[0][1] - target[1]) < tolerance
+        np.testing.assert_allclose(placed[1:], centres[1:], rtol=1e-5)  # the others stay (6 digits)
+        assert "steps" not in student.query()
+
+        # back to the plane as it was, then one E-step: it starts from the placed centres
+        with student.rerun():
+            student.page.get_by_text("Look (σ, probe)").click()
+        with student.rerun():
+            student.page.get_by_role("button", name="E-step", exact=True).click()
+        student.page.wait_for_function(
+            "() => new URLSearchParams(window.location.search).get('steps') === 'E'"
+        )
+        student.wait_for_run()
+        shown = student.page.evaluate(
+            """(sel) => { const gd = document.querySelectorAll(sel)[0];
+              const now = gd._fullData.find((t) => t.name === "centres now");
+              const pts = gd._fullData.find((t) => (t.name || "").startsWith("points"));
+              return { cx: Array.from(now.x), cy: Array.from(now.y), title: gd._fullLayout.title.text,
+                       r: pts.customdata.map((row) => Array.from(row)) }; }""",
+            PLOT,
+        )
+        np.testing.assert_array_equal(np.column_stack([shown["cx"], shown["cy"]]), np.array(placed))
+        assert "after E-step 1" in shown["title"]
+        query = student.query()
+        X, _ = make_dataset("blobs", 300, float(query["noise"]), 0)
+        # the address writes σ to 4 digits and the hover r to 4 decimals
+        want = responsibilities(X, np.array(placed), float(query["sigma"]), "softmax")
+        np.testing.assert_allclose(np.array(shown["r"]), want, atol=3e-4)
+        student.assert_no_problems()
+    finally:
+        context.close()
