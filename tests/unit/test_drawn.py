@@ -13,6 +13,7 @@ from hypothesis.extra.numpy import arrays
 from rbfviz.drawn import MAX_DRAWN, decode_points, encode_points, snap_points
 
 coordinate = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+FOUR_HUNDRED = base64.urlsafe_b64encode(bytes(4 * 400)).decode().rstrip("=")  # 400 points at the origin
 point_sets = st.integers(0, MAX_DRAWN).flatmap(lambda n: arrays(np.float64, (n, 2), elements=coordinate))
 
 
