@@ -84,7 +84,7 @@ def typed_picks() -> None:
     st.session_state[keys.TYPED_PICKS] = ""
 
 
-ctx = setup_page("Explorer", sigma_on_figure=True)
+ctx = setup_page("Explorer", sigma_on_figure=True, drawing=True)
 ctrl = ctx.ctrl
 st.title("Explorer: one σ, soft vs hard")
 
@@ -281,7 +281,11 @@ def picking_panel(ctrl) -> None:
 
 # too few centres placed for a placed start: the plane asks for them
 missing = ctrl.init == "placed" and len(ctrl.placed) < ctrl.k
-if plane_tools.plane_mode(forced="centres" if missing else None) == "centres":
+on_plane = plane_tools.plane_mode(forced="centres" if missing else None)
+if on_plane in ("draw", "erase"):
+    with panel("Drawing points"):
+        plane_tools.drawing_panel(ctrl)
+elif on_plane == "centres":
     with panel("Placing centres"):
         plane_tools.placing_panel(
             ctrl,

@@ -47,7 +47,7 @@ def fmt(value: float) -> str:
     return "nan" if not np.isfinite(value) else f"{value:.6g}"
 
 
-ctx = setup_page("Step by step", steps=True)
+ctx = setup_page("Step by step", steps=True, drawing=True)
 ctrl = ctx.ctrl
 st.title("Step by step: E-step, M-step, Lloyd step")
 
@@ -111,7 +111,9 @@ with panel("The steps"):
             )
         if comparison.after_pair:
             words += " The black × mark where one Lloyd step from the same centres would have put them."
-        if on_plane == "centres":
+        if on_plane in ("draw", "erase"):
+            plane_tools.drawing_panel(ctrl)
+        elif on_plane == "centres":
             plane_tools.placing_panel(
                 ctrl,
                 [tuple(float(v) for v in c) for c in run.current],

@@ -31,6 +31,7 @@ from rbfviz import field as fieldmod
 from rbfviz import measures
 from rbfviz.bounded_store import BoundedStore
 from rbfviz.datasets import make_dataset
+from rbfviz.drawn import decode_points
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
 from rbfviz.validate import check_points
@@ -40,7 +41,7 @@ from rbfviz.views.explorer.placed import placed_centers
 
 from . import session_keys as keys
 from .progress import with_progress_bar
-from .state import UPLOAD
+from .state import DRAWN, UPLOAD
 
 TTL = 3600  # seconds
 
@@ -52,6 +53,7 @@ TTL = 3600  # seconds
 # the same file gives the same results for everybody and a different file can never hit them.
 
 UPLOAD_PREFIX = f"{UPLOAD}:"
+DRAWN_PREFIX = f"{DRAWN}:"  # a drawn data set's DataKey: "drawn:<its text>" (rbfviz.drawn)
 
 
 @dataclass(frozen=True)
@@ -149,6 +151,9 @@ def _uploaded(dataset: str) -> np.ndarray:
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _data(key: DataKey, dtype: str):
+    if key.dataset.startswith(DRAWN_PREFIX):
+        X = decode_points(key.dataset[len(DRAWN_PREFIX) :]).astype(dtype)
+        return X, np.zeros(X.shape[0], dtype=np.int64)
     if key.dataset.startswith(UPLOAD_PREFIX):
         # a writable copy in the view's dtype (the stored points are read-only and shared)
         X = check_points(

@@ -30,8 +30,11 @@ _component = st.components.v2.component(
 )
 
 
-def plane_editor(fig, mode: str, k: int, key: str, on_centres=None, on_points=None) -> None:
-    """Draw the editor for ``fig`` in ``mode`` (one of MODES); k: the centres a placement fills up to."""
+def plane_editor(
+    fig, mode: str, k: int, key: str, on_centres=None, on_points=None, max_points: int | None = None
+) -> None:
+    """Draw the editor for ``fig`` in ``mode`` (one of MODES); k: the centres a placement fills up to;
+    max_points: the most points a drawing holds (a click beyond it adds nothing and says so)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
 
@@ -49,6 +52,7 @@ def plane_editor(fig, mode: str, k: int, key: str, on_centres=None, on_points=No
             "mode": mode,
             "k": int(k),
             "colors": list(CLUSTER_COLORS),
+            "max_points": max_points,
         },
         default={"centres": None, "points": None},
         on_centres_change=lambda: changed("centres", on_centres),

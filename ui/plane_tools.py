@@ -1,25 +1,36 @@
 """Hands on the plane, on the Explorer and Step by step: what a click or a tap on the plane does, and the
 callbacks that turn a placed or dragged centre into the start.
 
-* ``plane_mode()``                  – the "On the plane" control: look (σ and the probe), place centres.
+* ``plane_mode()``                  – the "On the plane" control: look (σ and the probe), place centres,
+                                     draw points, erase points.
 * ``placed_from(centres)``          – a centre list from the editor, rounded as a link writes it.
 * ``set_placed(centres)``           – callback: the controls start from these centres (init "placed"),
                                      and the step sequence starts again from them.
 * ``centre_inputs(ctrl, centres)``  – the keyboard path: choose a centre, type its x and y.
+* ``set_points(points)``            – callback: the data become these points, drawn by hand (dataset
+                                     "drawn", the points in the link, at most MAX_DRAWN).
+* ``drawing_panel(ctrl)``           – the plane editor in "draw" or "erase" mode, Clear and the CSV.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import streamlit as st
 
+from rbfviz.drawn import MAX_DRAWN, decode_points, encode_points
 from rbfviz.views.explorer.placed import MAX_PLACED, round_placed
 
 from . import session_keys as keys
 from . import state
 
-MODES = {"look": "Look (σ, probe)", "centres": "Place and drag centres"}
+MODES = {
+    "look": "Look (σ, probe)",
+    "centres": "Place and drag centres",
+    "draw": "Draw points",
+    "erase": "Erase points",
+}
 
 
 def plane_mode(modes: dict[str, str] = MODES, forced: str | None = None) -> str:
@@ -36,7 +47,9 @@ def plane_mode(modes: dict[str, str] = MODES, forced: str | None = None) -> str:
         horizontal=True,
         key=keys.PLANE_MODE,
         help="Place and drag centres: a click or a tap puts the next centre there, a drag moves one; "
-        "the start becomes the centres you placed (initialisation “placed”, kept in the link).",
+        "the start becomes the centres you placed (initialisation “placed”, kept in the link). Draw "
+        f"points: a click or a tap adds a point (at most {MAX_DRAWN}); Erase points: a click on a point "
+        "removes it. Drawn points are a data set of their own (“drawn by hand”), kept in the link.",
     )
 
 
@@ -110,3 +123,89 @@ def placing_panel(ctrl, centres, title: str, height: int = 600) -> None:
     fig = editing_figure(X, centres, editing_extent(X, centres), title=title, height=height)
     plane_editor(fig, "centres", ctrl.k, key=keys.EDITOR, on_centres=set_placed)
     centre_inputs(ctrl, centres)
+
+
+def set_points(points) -> None:
+    """Callback (runs before the script): the data become ``points`` ([[x, y], ...]), drawn by hand. Beyond
+    MAX_DRAWN the first MAX_DRAWN are kept and a notice says so."""
+    ctrl = st.session_state[keys.CONTROLS]
+    try:
+        X = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    except (TypeError, ValueError):
+        return
+    if len(X) > MAX_DRAWN:
+        state.add_notices(
+            st, [f"At most {MAX_DRAWN} points can be drawn (a link must carry them): the rest were left out."]
+        )
+        X = X[:MAX_DRAWN]
+    try:
+        text = encode_points(X[np.isfinite(X).all(axis=1)])
+    except ValueError as err:
+        state.add_notices(st, [f"Those points could not be drawn: {err}"])
+        return
+    st.session_state[keys.CONTROLS] = drawn_controls(ctrl, text)
+
+
+def drawn_controls(ctrl, text: str):
+    """ctrl on the drawn points of ``text``: n is their number; picks (rows of other data) and a step
+    sequence end; k stays (lowered to n once at least 2 points are drawn)."""
+    n = len(decode_points(text))
+    k = ctrl.k if n < 2 else min(ctrl.k, state.k_max(n))
+    return replace(
+        ctrl, dataset=state.DRAWN, drawn=text, n=n, noise=0.0, k=k, upload=None, picks=(), steps=""
+    )
+
+
+def clear_points() -> None:
+    """Button callback: an empty plane to draw on."""
+    st.session_state[keys.CONTROLS] = drawn_controls(st.session_state[keys.CONTROLS], state.NO_POINTS)
+
+
+def points_csv(X) -> bytes:
+    """The drawn points as CSV (x1, x2), as the upload reads them back."""
+    rows = "\n".join(f"{x!r},{y!r}" for x, y in np.asarray(X, dtype=np.float64).tolist())
+    return ("x1,x2\n" + rows + ("\n" if rows else "")).encode()
+
+
+def drawing_panel(ctrl, forced: bool = False, height: int = 600) -> None:
+    """The plane editor drawing (or, in "Erase points" mode, erasing) points on ctrl's data, Clear, and the
+    drawn points as CSV. Data of more than MAX_DRAWN points cannot be drawn on (a link could not carry
+    them): the panel says so and offers an empty plane. forced: the page has too few points to show
+    anything else (drawing mode whatever the radio says)."""
+    from rbfviz.views.common.editing import editing_extent, editing_figure
+
+    from . import compute
+    from . import upload as uploads
+    from .plane_edit import plane_editor
+
+    mode = "erase" if st.session_state.get(keys.PLANE_MODE) == "erase" and not forced else "draw"
+    if ctrl.dataset != state.DRAWN and ctrl.n > MAX_DRAWN:
+        st.info(
+            f"Drawing edits data of at most {MAX_DRAWN} points (a link carries every one); these have "
+            f"n = {ctrl.n}. Lower n, or start from an empty plane."
+        )
+        st.button("Start from an empty plane", key="drawn_clear", on_click=clear_points)
+        return
+    X = decode_points(ctrl.drawn) if ctrl.dataset == state.DRAWN else compute.data(ctrl)[0]
+    X = np.asarray(X, dtype=np.float64)
+    if len(X) >= MAX_DRAWN and mode == "draw":
+        st.warning(f"{len(X)} points: the most a drawing can hold ({MAX_DRAWN}). Erase some to draw more.")
+    name = "drawn by hand" if ctrl.dataset == state.DRAWN else uploads.data_name(ctrl)
+    verb = "Erase points" if mode == "erase" else "Draw points"
+    fig = editing_figure(X, [], editing_extent(X), title=f"{verb}: {name}, n = {len(X)}", height=height)
+    plane_editor(fig, mode, ctrl.k, key=keys.EDITOR, on_points=set_points, max_points=MAX_DRAWN)
+    row = st.container(horizontal=True)
+    row.button("Clear", key="drawn_clear", on_click=clear_points, disabled=not len(X), help="An empty plane.")
+    row.download_button(
+        "Download the points (CSV)",
+        points_csv(X),
+        file_name="rbfviz_drawn_points.csv",
+        mime="text/csv",
+        key="drawn_csv",
+        disabled=not len(X),
+    )
+    if ctrl.dataset != state.DRAWN:
+        st.caption(
+            "Your first click turns these points into a drawing of your own (“drawn by hand”, kept in the "
+            "link); the data set you started from stays as it was."
+        )

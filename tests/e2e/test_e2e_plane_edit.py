@@ -1,15 +1,20 @@
-"""Hands on the plane in Chromium (ui/plane_edit.py, rbfviz/views/common/web/plane_edit.js): on Step by
-step a student drags a centre (mouse on a laptop, a finger on a phone); the address then holds the placed
-start (init=placed, centres=...), and the next E-step starts from the moved centre: the plane's centres
-are the placed ones and the points' r are rbfviz.responsibilities at them."""
+"""Hands on the plane in Chromium (ui/plane_edit.py, rbfviz/views/common/web/plane_edit.js), at laptop
+size with a mouse and at phone size with a finger: on Step by step a student drags a centre; the address
+then holds the placed start (init=placed, centres=...), and the next E-step starts from the moved centre
+(the plane's centres are the placed ones, the points' r are rbfviz.responsibilities at them). On the
+Explorer a student draws five points: the title's n grows by five, the address carries the drawing
+(dataset=drawn), a click in erase mode removes a point, and the σ figure draws the drawn data."""
 
 from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
 import pytest
 
 from harness.student import HANG_TIMEOUT_MS, PLOT, Student
 from rbfviz.datasets import make_dataset
+from rbfviz.drawn import decode_points
 from rbfviz.maps import responsibilities
 from rbfviz.views.explorer.placed import parse_placed
 
@@ -123,5 +128,72 @@ def test_drag_a_centre_and_the_next_e_step_starts_there(server, browser, device)
         want = responsibilities(X, np.array(placed), float(query["sigma"]), "softmax")
         np.testing.assert_allclose(np.array(shown["r"]), want, atol=3e-4)
         student.assert_no_problems()
+    finally:
+        context.close()
+
+
+def editor_title(page) -> str:
+    return page.evaluate(
+        f"() => document.querySelector('{EDITOR}')._fullLayout.title.text.replace('<br>', ' ')"
+    )
+
+
+def wait_editor_title(page, text: str) -> None:
+    page.wait_for_function(
+        "([sel, text]) => { const gd = document.querySelector(sel);"
+        " return gd?._fullLayout?.title?.text.replace('<br>', ' ').includes(text); }",
+        arg=[EDITOR, text],
+    )
+
+
+def query_of(page) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(page.url).query))
+
+
+@pytest.mark.parametrize("device", ["laptop", "phone"])
+def test_draw_five_points_and_n_grows_by_five(server, browser, device):
+    """Draw points on the Explorer: five clicks (taps on a phone) add five points; the title says n + 5,
+    the address carries them (dataset=drawn), a click in erase mode removes one, and the σ figure then
+    draws the drawn data."""
+    context = browser.new_context(
+        **(PHONE if device == "phone" else {"viewport": {"width": 1366, "height": 768}})
+    )
+    page = context.new_page()
+    page.set_default_timeout(HANG_TIMEOUT_MS)
+    errors = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    press = page.touchscreen.tap if device == "phone" else page.mouse.click
+    try:
+        page.goto(f"{server.url}/Explorer?dataset=moons&n=100&k=3&seed=0")
+        page.get_by_text("Draw points", exact=True).click()
+        wait_editor_title(page, "n = 100")
+        page.locator(EDITOR).scroll_into_view_if_needed()
+        targets = [(-1.0, 1.5), (-0.5, 1.6), (0.0, 1.7), (2.5, -0.5), (2.6, 1.0)]
+        for x, y in targets:
+            press(*editor_pixel(page, x, y))
+        wait_editor_title(page, "n = 105")
+        assert "drawn by hand" in editor_title(page)
+        page.wait_for_function("() => new URLSearchParams(window.location.search).get('n') === '105'")
+        query = query_of(page)
+        assert query["dataset"] == "drawn"
+        drawn = decode_points(query["points"])
+        np.testing.assert_allclose(drawn[-5:], targets, atol=2 * data_per_pixel(page) + 0.001)
+        # the first 100 are the moons the drawing started from, on the link's grid
+        X, _ = make_dataset("moons", 100, 0.1, 0)
+        np.testing.assert_allclose(drawn[:100], X, atol=0.0005 + 1e-12)
+
+        # erase mode: a click on a drawn point removes it
+        page.get_by_text("Erase points", exact=True).click()
+        page.wait_for_function(f"() => document.querySelector('{EDITOR}')?.dataset.mode === 'erase'")
+        press(*editor_pixel(page, *drawn[-1]))
+        wait_editor_title(page, "n = 104")
+
+        # look: the σ figure draws the drawn data
+        page.get_by_text("Look (σ, probe)", exact=True).click()
+        page.wait_for_function(
+            "() => { const gd = document.querySelector('div.scrub-plot');"
+            " return gd?._fullLayout?.title?.text.replace('<br>', ' ').includes('drawn, n = 104, k = 3'); }"
+        )
+        assert not errors, errors
     finally:
         context.close()

@@ -12,7 +12,8 @@ receipt and require ``numbers`` to equal ``SHOWN`` to 1e-12 (float64).
   taken from its results (the Explorer's are ``explore.plane_numbers`` as they are).
 * ``package_versions()``              – Python and the versions of the packages the numbers depend on.
 
-``params`` is a plain dict: dataset, n, noise, seed, k, init, picks, placed, kind, dtype, sigma; for an
+``params`` is a plain dict: dataset, n, noise, seed, k, init, picks, placed, kind, dtype, sigma; for drawn
+data also points (their rbfviz.drawn text); for an
 uploaded file also file_name, file_sha256 and columns (None: the loader's default, two numeric
 columns or the first two principal components).
 """
@@ -31,6 +32,7 @@ PARAMETER_ORDER = (
     "n",
     "noise",
     "seed",
+    "points",
     "file_name",
     "file_sha256",
     "columns",
@@ -133,7 +135,12 @@ class Receipt:
 
 
 def data_lines(p: dict) -> tuple[list[str], list[str]]:
-    """(imports, lines building X in the view's dtype) for generated or uploaded data."""
+    """(imports, lines building X in the view's dtype) for generated, uploaded or drawn data."""
+    if p["dataset"] == "drawn":
+        return (
+            ["from rbfviz.drawn import decode_points"],
+            [f"X = decode_points({p['points']!r}).astype({p['dtype']!r})  # the points drawn by hand"],
+        )
     if p["dataset"] == "upload":
         columns = p.get("columns")
         pick = f", columns={literal(tuple(columns))}" if columns else ""

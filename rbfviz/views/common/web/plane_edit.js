@@ -6,7 +6,8 @@
 // The whole list is sent each time, so a click made while the page still reruns for the previous one is
 // never lost: the last list holds them all. Data from the page (ui/plane_edit.py):
 //   { figure: Plotly JSON, points and centres: the figure's traces 0 and 1 as [[x, y], ...], mode,
-//     k: the centres wanted (a placement adds one until there are k), colors: centre j in colors[j] }.
+//     k: the centres wanted (a placement adds one until there are k), colors: centre j in colors[j],
+//     max_points: the most points a drawing holds }.
 const editors = new WeakMap();
 const GRAB_PX = { mouse: 18, pen: 18, touch: 30 };  // how near a centre or a point a press must be
 const TAP_PX = 8;  // a press that moves further than this is a drag, not a click
@@ -27,6 +28,7 @@ export default function mountPlaneEditor(component) {
   ed.mode = data.mode;
   ed.k = data.k;
   ed.colors = data.colors;
+  ed.maxPoints = data.max_points ?? Infinity;
   if (ed.json !== data.figure) {
     ed.json = data.figure;
     const fig = JSON.parse(data.figure);
@@ -157,6 +159,10 @@ function click(ed, where, grab) {
     }
     send(ed, "centres");
   } else if (ed.mode === "draw") {
+    if (ed.points.length >= ed.maxPoints) {
+      ed.hint.textContent = `${ed.points.length} points: the most a drawing holds. Erase some to draw more.`;
+      return;
+    }
     ed.points.push([where.x, where.y]);
     send(ed, "points");
   } else if (ed.mode === "erase") {
