@@ -6,8 +6,9 @@ drags centres, or draws and erases points, by mouse, pen or finger (rbfviz/views
 fig: ``rbfviz.views.common.editing.editing_figure`` (trace 0 the points, trace 1 the centres). mode:
 "centres" (a click puts the next centre there, a drag moves one), "draw" (a click adds a point) or
 "erase" (a click on a point removes it). The browser draws every change at once and sends the whole
-list after each one: on_centres(centres) or on_points(points) runs (before the rerun) with a list of
-[x, y] in data units.
+list after each one, numbered: on_centres(centres) or on_points(points) runs (before the rerun) with a
+list of [x, y] in data units, and the page tells the browser the number of the last list it applied, so
+the browser keeps changes made since.
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ def plane_editor(
 
     def changed(what: str, callback) -> None:
         value = (st.session_state.get(key) or {}).get(what)
-        if callback is not None and isinstance(value, list):
-            callback(value)
+        if callback is None or not isinstance(value, dict) or not isinstance(value.get("list"), list):
+            return
+        st.session_state[_seq_key(key)] = int(value.get("seq") or 0)
+        callback(value["list"])
 
     _component(
         key=key,
@@ -53,11 +56,16 @@ def plane_editor(
             "k": int(k),
             "colors": list(CLUSTER_COLORS),
             "max_points": max_points,
+            "seq": st.session_state.get(_seq_key(key), 0),  # the last change of the browser's applied here
         },
         default={"centres": None, "points": None},
         on_centres_change=lambda: changed("centres", on_centres),
         on_points_change=lambda: changed("points", on_points),
     )
+
+
+def _seq_key(key: str) -> str:
+    return f"_rbfviz_{key}_seq"
 
 
 def _xy(trace) -> list[list[float]]:

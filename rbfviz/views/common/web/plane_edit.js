@@ -3,8 +3,9 @@
 // Every change is drawn at once, here; the page hears of it through the component's state:
 //   mode "centres": "centres" = every centre [[x, y], ...] after a drag or a placement,
 //   mode "draw" / "erase": "points" = every point [[x, y], ...] after each click or tap.
-// The whole list is sent each time, so a click made while the page still reruns for the previous one is
-// never lost: the last list holds them all. Data from the page (ui/plane_edit.py):
+// The whole list is sent each time, numbered (seq), so a click made while the page still reruns for the
+// previous one is never lost: the last list holds them all, and a figure the page drew before it had that
+// list (its seq is older than the last one sent) does not replace the editor's own lists. Data from the page (ui/plane_edit.py):
 //   { figure: Plotly JSON, points and centres: the figure's traces 0 and 1 as [[x, y], ...], mode,
 //     k: the centres wanted (a placement adds one until there are k), colors: centre j in colors[j],
 //     max_points: the most points a drawing holds }.
@@ -32,8 +33,11 @@ export default function mountPlaneEditor(component) {
   if (ed.json !== data.figure) {
     ed.json = data.figure;
     const fig = JSON.parse(data.figure);
-    ed.points = data.points.map(([x, y]) => [x, y]);
-    ed.centres = data.centres.map(([x, y]) => [x, y]);
+    if (!((ed.seq ?? 0) > (data.seq ?? 0))) {  // the page has every change made here: its lists win
+      ed.points = data.points.map(([x, y]) => [x, y]);
+      ed.centres = data.centres.map(([x, y]) => [x, y]);
+      ed.seq = data.seq ?? 0;
+    }
     if (ed.selected >= Math.max(ed.k, 1)) ed.selected = 0;
     loadPlotly().then(() => draw(ed, fig)).catch((err) => { ed.hint.textContent = `The plane could not be drawn (${err.message}).`; });
   } else {
@@ -52,6 +56,15 @@ function draw(ed, fig) {
   const { text, background } = themeColours(ed.root);
   const layout = { ...fig.layout, paper_bgcolor: background, plot_bgcolor: background,
     font: { ...(fig.layout.font || {}), color: text } };
+  // While drawing, the plane stays where it is as long as every point is inside it: a plane that rescaled
+  // at each point would move what is under the pointer between two clicks.
+  const kept = ed.ranges?.mode === ed.mode && inside(ed.points.concat(ed.centres), ed.ranges);
+  if (kept) {
+    layout.xaxis = { ...layout.xaxis, range: ed.ranges.x.slice() };
+    layout.yaxis = { ...layout.yaxis, range: ed.ranges.y.slice() };
+  } else {
+    ed.ranges = { mode: ed.mode, x: layout.xaxis.range.slice(), y: layout.yaxis.range.slice() };
+  }
   fitNarrow(layout, ed.gd.clientWidth);
   window.Plotly.react(ed.gd, fig.data, layout, { displayModeBar: false, scrollZoom: false, responsive: true });
   ed.gd.dataset.mode = ed.mode;
@@ -82,6 +95,12 @@ function hint(ed) {
     draw: `Click or tap the plane to add a point (${ed.points.length} now).`,
     erase: `Click or tap a point to remove it (${ed.points.length} now).`,
   }[ed.mode] ?? "";
+}
+
+function inside(list, ranges) {
+  const [x0, x1] = ranges.x, [y0, y1] = ranges.y;
+  return list.every(([x, y]) => x >= Math.min(x0, x1) && x <= Math.max(x0, x1) && y >= Math.min(y0, y1)
+    && y <= Math.max(y0, y1));
 }
 
 // Data coordinates of a pointer event inside the plane's axes, with its pixel position there; null outside.
@@ -176,7 +195,8 @@ function click(ed, where, grab) {
 function send(ed, what) {
   restyle(ed);
   hint(ed);
-  ed.setStateValue(what, what === "centres" ? ed.centres : ed.points);
+  ed.seq = (ed.seq ?? 0) + 1;
+  ed.setStateValue(what, { seq: ed.seq, list: what === "centres" ? ed.centres : ed.points });
 }
 
 // On a phone (below 600 px) the plane is only as tall as its width needs, without its legend, and a long
