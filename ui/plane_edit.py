@@ -19,6 +19,7 @@ import streamlit as st
 from rbfviz.views.common.palette import CLUSTER_COLORS
 from rbfviz.views.common.web import editor_script
 
+from . import session_keys as keys
 from .scrub import _plotly_chunk
 
 MODES = ("centres", "draw", "erase")
@@ -65,7 +66,7 @@ def plane_editor(
 
 
 def _seq_key(key: str) -> str:
-    return f"_rbfviz_{key}_seq"
+    return keys.editor_seq(key)
 
 
 def _xy(trace) -> list[list[float]]:

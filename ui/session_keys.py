@@ -93,3 +93,8 @@ CENTRE_CHOICE = "w_centre_choice"  # widget: the placed centre the x and y input
 CENTRE_X = "w_centre_x"  # widgets: its coordinates
 CENTRE_Y = "w_centre_y"
 EDITOR = "plane_editor"  # the plane editor component (ui.plane_edit)
+
+
+def editor_seq(editor: str) -> str:
+    """The number of the last list of the plane editor ``editor`` the page applied (ui.plane_edit)."""
+    return f"_rbfviz_{editor}_seq"
