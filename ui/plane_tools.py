@@ -190,7 +190,7 @@ def drawing_panel(ctrl, forced: bool = False, height: int = 600) -> None:
     X = np.asarray(X, dtype=np.float64)
     if len(X) >= MAX_DRAWN and mode == "draw":
         st.warning(f"{len(X)} points: the most a drawing can hold ({MAX_DRAWN}). Erase some to draw more.")
-    name = "drawn by hand" if ctrl.dataset == state.DRAWN else uploads.data_name(ctrl)
+    name = uploads.data_name(ctrl)
     verb = "Erase points" if mode == "erase" else "Draw points"
     fig = editing_figure(X, [], editing_extent(X), title=f"{verb}: {name}, n = {len(X)}", height=height)
     plane_editor(fig, mode, ctrl.k, key=keys.EDITOR, on_points=set_points, max_points=MAX_DRAWN)

@@ -195,8 +195,8 @@ def test_draw_five_points_and_n_grows_by_five(server, browser, device):
             return
         page.get_by_text("Look (σ, probe)", exact=True).click()
         page.wait_for_function(
-            "() => { const gd = document.querySelector('div.scrub-plot');"
-            " return gd?._fullLayout?.title?.text.replace('<br>', ' ').includes('drawn, n = 104, k = 3'); }",
+            "() => { const title = document.querySelector('div.scrub-plot')?._fullLayout?.title?.text;"
+            " return title?.replace('<br>', ' ').includes('drawn by hand, n = 104, k = 3'); }",
             timeout=max(HANG_TIMEOUT_MS, 120_000),  # a new data set: every σ level is computed first
         )
         assert not errors, errors
