@@ -17,7 +17,7 @@ from rbfviz.views.annealing.figures import FRAME_MS, trajectory_figure
 from rbfviz.views.annealing.levels import annealing_levels
 from rbfviz.views.common.plane import drawn_points
 from rbfviz.views.common.presenter import presenter_figure
-from rbfviz.views.common.scrub import ScrubLevel, scrub_payload
+from rbfviz.views.common.scrub import Probe, ScrubLevel, scrub_payload
 from rbfviz.views.equivalence import arrays as equivalence_arrays
 from rbfviz.views.equivalence import words as equivalence_words
 from rbfviz.views.equivalence.figures import step_figure
@@ -70,7 +70,7 @@ def explorer(ctrl, quantity="max", head="head", axes=None) -> bytes:
                 explorer_words.plane(v.resp, v.numbers, float(sigma), ctrl.kind, ctrl.dtype),
             )
         )
-    return _payload(levels, scale.grid, ctrl, scale, select=True, point_ids=drawn)
+    return _payload(levels, scale.grid, ctrl, scale, select=True, point_ids=drawn, probe=Probe(ctrl.kind))
 
 
 def stability(ctrl) -> bytes:
@@ -152,7 +152,7 @@ def explorer_batched(ctrl, quantity="max", head="head", axes=None, views=None) -
         drawn=drawn,
         presenter=ctrl.presenter,
     )
-    return _payload(levels, scale.grid, ctrl, scale, select=True, point_ids=drawn)
+    return _payload(levels, scale.grid, ctrl, scale, select=True, point_ids=drawn, probe=Probe(ctrl.kind))
 
 
 def stability_batched(ctrl) -> bytes:

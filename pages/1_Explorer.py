@@ -7,14 +7,14 @@ import streamlit as st
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.views.common.plane import drawn_points
-from rbfviz.views.common.scrub import scrub_payload
+from rbfviz.views.common.scrub import Probe, scrub_payload
 from rbfviz.views.explorer import words as explorer_words
 from rbfviz.views.explorer.figures import explorer_figure
 from rbfviz.views.explorer.levels import explorer_levels
 from rbfviz.views.explorer.picking import picking_figure, picks_traces
 from rbfviz.views.explorer.picks import MAX_PICKS, add_picks
 from rbfviz.views.explorer.receipt import explorer_receipt
-from ui import compute, exports, scrub_parts, state
+from ui import compute, exports, plane_tools, scrub_parts, state
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
@@ -84,7 +84,7 @@ def typed_picks() -> None:
     st.session_state[keys.TYPED_PICKS] = ""
 
 
-ctx = setup_page("Explorer", sigma_on_figure=True)
+ctx = setup_page("Explorer", sigma_on_figure=True, drawing=True)
 ctrl = ctx.ctrl
 st.title("Explorer: one σ, soft vs hard")
 
@@ -178,6 +178,7 @@ def sigma_panels(ctrl) -> None:
                     point_ids=drawn,
                     large=ctrl.presenter,
                     part=None if positions is None else (positions, len(grid)),
+                    probe=Probe(ctrl.kind),
                 )
 
             payload_bytes = scrub_view(
@@ -278,7 +279,21 @@ def picking_panel(ctrl) -> None:
             )
 
 
-follows_sigma(ctx, sigma_panels)
+# too few centres placed for a placed start: the plane asks for them
+missing = ctrl.init == "placed" and len(ctrl.placed) < ctrl.k
+on_plane = plane_tools.plane_mode(forced="centres" if missing else None)
+if on_plane in ("draw", "erase"):
+    with panel("Drawing points"):
+        plane_tools.drawing_panel(ctrl)
+elif on_plane == "centres":
+    with panel("Placing centres"):
+        plane_tools.placing_panel(
+            ctrl,
+            plane_tools.start_centres(ctrl),
+            f"Place and drag {ctrl.k} starting centres: {uploads.data_name(ctrl)}, n = {ctrl.n}",
+        )
+else:
+    follows_sigma(ctx, sigma_panels)
 picking_panel(ctrl)
 
 with panel("The explanation"):

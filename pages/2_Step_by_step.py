@@ -18,7 +18,7 @@ from rbfviz.views.step_by_step.figures import (
     history_figure,
     step_plane_figure,
 )
-from ui import compute
+from ui import compute, plane_tools
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, panel, setup_page
@@ -58,8 +58,18 @@ def fmt(value: float) -> str:
     return "nan" if not np.isfinite(value) else f"{value:.6g}"
 
 
-ctx = setup_page("Step by step", steps=True)
+ctx = setup_page("Step by step", steps=True, drawing=True)
 st.title("Step by step: E-step, M-step, Lloyd step")
+
+# On the plane: placing or dragging a centre makes the centres on screen the start (steps begin again there)
+missing = ctx.ctrl.init == "placed" and len(ctx.ctrl.placed) < ctx.ctrl.k
+on_plane = plane_tools.plane_mode(forced="centres" if missing else None)
+if missing:
+    with panel("Placing centres"):
+        plane_tools.placing_panel(
+            ctx.ctrl, plane_tools.start_centres(ctx.ctrl), f"Place {ctx.ctrl.k} starting centres", height=560
+        )
+    st.stop()
 
 
 def steps_view(ctrl) -> None:
@@ -132,7 +142,17 @@ def steps_view(ctrl) -> None:
                 )
             if comparison.after_pair:
                 words += " The black × mark where one Lloyd step from the same centres would have put them."
-            chart(fig, ctrl, "step_plane", description=words, fill=True)
+            if on_plane in ("draw", "erase"):
+                plane_tools.drawing_panel(ctrl)
+            elif on_plane == "centres":
+                plane_tools.placing_panel(
+                    ctrl,
+                    [tuple(float(v) for v in c) for c in run.current],
+                    "Drag a centre (or click the plane): the next step starts there",
+                    height=600,
+                )
+            else:
+                chart(fig, ctrl, "step_plane", description=words, fill=True)
         with numbers_col:
             before = run.count - 1 if run.count else 0
             st.metric(

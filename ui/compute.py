@@ -31,15 +31,17 @@ from rbfviz import field as fieldmod
 from rbfviz import measures
 from rbfviz.bounded_store import BoundedStore
 from rbfviz.datasets import make_dataset
+from rbfviz.drawn import decode_points
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
 from rbfviz.validate import check_points
 from rbfviz.views.explorer import arrays as explore
 from rbfviz.views.explorer.picks import picked_centers
+from rbfviz.views.explorer.placed import placed_centers
 
 from . import session_keys as keys
 from .progress import with_progress_bar
-from .state import UPLOAD
+from .state import DRAWN, UPLOAD
 
 TTL = 3600  # seconds
 
@@ -51,6 +53,7 @@ TTL = 3600  # seconds
 # the same file gives the same results for everybody and a different file can never hit them.
 
 UPLOAD_PREFIX = f"{UPLOAD}:"
+DRAWN_PREFIX = f"{DRAWN}:"  # a drawn data set's DataKey: "drawn:<its text>" (rbfviz.drawn)
 
 
 @dataclass(frozen=True)
@@ -72,19 +75,29 @@ class DataKey:
 @dataclass(frozen=True)
 class StartKey:
     """What fixes the starting centres: the data, k, the init, the precision and, for init "custom", the
-    first k picks (``Controls.start_picks``)."""
+    first k picks (``Controls.start_picks``); for init "placed", the first k placed centres
+    (``Controls.start_placed``)."""
 
     data: DataKey
     k: int
     init: str
     dtype: str
     picks: tuple = ()
+    placed: tuple = ()
 
     @classmethod
     def of(cls, ctrl, init: str | None = None) -> "StartKey":
         """ctrl's start, or the start of ``init`` on ctrl's data (picks only count for "custom")."""
         init = ctrl.init if init is None else init
-        return cls(_key(ctrl), ctrl.k, init, ctrl.dtype, ctrl.start_picks() if init == ctrl.init else ())
+        own = init == ctrl.init
+        return cls(
+            _key(ctrl),
+            ctrl.k,
+            init,
+            ctrl.dtype,
+            ctrl.start_picks() if own else (),
+            ctrl.start_placed() if own else (),
+        )
 
 
 @st.cache_data(max_entries=32, ttl=TTL, show_spinner="Reading the file…")
@@ -138,6 +151,9 @@ def _uploaded(dataset: str) -> np.ndarray:
 
 @st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _data(key: DataKey, dtype: str):
+    if key.dataset.startswith(DRAWN_PREFIX):
+        X = decode_points(key.dataset[len(DRAWN_PREFIX) :]).astype(dtype)
+        return X, np.zeros(X.shape[0], dtype=np.int64)
     if key.dataset.startswith(UPLOAD_PREFIX):
         # a writable copy in the view's dtype (the stored points are read-only and shared)
         X = check_points(
@@ -192,12 +208,15 @@ def _start(key: StartKey):
     X, _ = key.data.points(key.dtype)
     if key.init == "custom":
         return picked_centers(X, key.picks, key.k)
+    if key.init == "placed":
+        return placed_centers(key.placed, key.k, key.dtype)
     return explore.initial_centers(X, key.k, key.init, key.data.seed)
 
 
 def start(ctrl):
     """Starting centres (k, 2) of ctrl.init in ctrl.dtype, or None for "anneal". For "custom": the
-    first k picked points (ValueError saying how many more to pick if there are fewer)."""
+    first k picked points (ValueError saying how many more to pick if there are fewer); for "placed":
+    the first k placed centres (likewise)."""
     return _start(StartKey.of(ctrl))
 
 
@@ -260,7 +279,7 @@ def _kmeans_from(key: DataKey, dtype: str, start_bytes: bytes):
     return measures.kmeans_reference(X, start)
 
 
-_START_NAMES = {"custom": "picked-points"}
+_START_NAMES = {"custom": "picked-points", "placed": "placed-centres"}
 
 
 def centers_at(ctrl) -> explore.CentersAtSigma:

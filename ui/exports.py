@@ -29,7 +29,7 @@ from rbfviz.views.common.web import download_script
 
 from . import settings
 from . import upload as uploads
-from .state import UPLOAD, Controls
+from .state import DRAWN, UPLOAD, Controls
 
 # The browser's side of a PNG or SVG download (rbfviz/views/common/web/download.js), shared with the σ
 # scrubber.
@@ -234,6 +234,10 @@ def receipt_params(ctrl: Controls, **extra) -> dict:
         dtype=ctrl.dtype,
         sigma=float(ctrl.sigma),
     )
+    if ctrl.dataset == DRAWN:
+        params["points"] = ctrl.drawn
+    if ctrl.start_placed():
+        params["placed"] = [list(centre) for centre in ctrl.start_placed()]
     if ctrl.dataset == UPLOAD:
         upload = uploads.current()
         if upload is not None:

@@ -52,6 +52,7 @@ from .progress import progress_slot
 from .state import (
     ALPHA_MAX,
     ALPHA_MIN,
+    DRAWN,
     DTYPES,
     INIT_LABELS,
     K_MIN,
@@ -242,8 +243,10 @@ HELP = {
     "alpha": "α of α-entmax, r = [(α−1)z − τ]₊^(1/(α−1)): near 1 it is almost softmax, 1.5 is entmax-1.5, "
     "2 is sparsemax. A row turns exactly one-hot once its logit gap reaches 1/(α−1), so a larger α "
     "gives exact K-Means at a larger σ: σ*(α) = √((α−1)·g_min/2). URL parameter: `alpha`.",
-    "init": "Where EM starts at each σ: k-means++ seeding, k random points, annealing from the data "
-    "mean, or points you click on the Explorer's plot. URL parameter: `init`.",
+    "init": "Where EM starts at each σ: k-means++ seeding, k random points, the farthest points (the first "
+    "nearest the mean), annealing from the data "
+    "mean, points you click on the Explorer's plot, or centres you place anywhere on the plane (On the "
+    "plane: Place and drag centres). URL parameter: `init`.",
     "dtype": "The floating-point precision of the views' computations (the Neural network page has its "
     "own): float32 breaks the naive map at a larger σ than float64. URL parameter: `dtype`.",
 }
@@ -262,10 +265,11 @@ def _data_controls(ctrl: Controls, more) -> None:
     labels = dict(DATASET_LABELS)
     if upload is not None:
         labels[UPLOAD] = f"your file ({upload.name})"
+    labels[DRAWN] = "drawn by hand"
     st.markdown("**Data**")
     _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=list(labels), format_func=labels.get)
     with more:
-        if ctrl.dataset == UPLOAD:
+        if ctrl.dataset in (UPLOAD, DRAWN):
             _widget(
                 st.number_input,
                 "Seed (for the starting centres)",
@@ -306,7 +310,9 @@ def _data_controls(ctrl: Controls, more) -> None:
 def _model_controls(ctrl: Controls, more) -> None:
     """k and the map; initialisation and precision (in ``more``)."""
     st.markdown("**Model**")
-    _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=state.k_max(ctrl.n))
+    # (a drawing of 0 to 2 points still offers k = 3, which it asks more points for)
+    k_top = max(state.k_max(ctrl.n), K_MIN + 1, int(ctrl.k))
+    _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=k_top)
     choice = ctrl.map_choice()
     _widget(st.selectbox, "Map", "kind", choice, options=KIND_CHOICES, format_func=KIND_CONTROL_LABELS.get)
     if choice == state.ENTMAX_FAMILY:
@@ -405,12 +411,18 @@ def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
 
 
 def setup_page(
-    title: str, icon: str = "◎", sigma_on_figure: bool = False, steps: bool = False
+    title: str,
+    icon: str = "◎",
+    sigma_on_figure: bool = False,
+    steps: bool = False,
+    drawing: bool = False,
 ) -> PageContext:
     """Page config, the shared sidebar, the URL state and its notices. Call first on every page.
 
     sigma_on_figure: the page scrubs σ on its figure (ui.scrub), so the sidebar only states σ.
     steps: the page replays a step sequence (ctrl.steps); every other page drops it from its URL.
+    drawing: the page draws points by hand (ui.plane_tools): while fewer points are drawn than k (or 2),
+    it shows the drawing plane and stops; every other page says so and stops.
 
     Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
     cannot be computed, shows an error and stops the page (no traceback).
@@ -429,6 +441,8 @@ def setup_page(
     if not steps:
         ctrl = state.without_steps(ctrl)
     ctrl = _sidebar_controls(ctrl)
+    if ctrl.dataset == DRAWN and ctrl.n < max(ctrl.k, K_MIN):
+        _too_few_drawn(ctrl, nav_slot, drawing)
     try:
         scale = compute.scale(ctrl)
     except Exception as exc:  # noqa: BLE001
@@ -457,6 +471,35 @@ def setup_page(
             query_params={**state.menu_query(ctrl), **room},
         )
     return PageContext(ctrl=ctrl, scale=scale)
+
+
+def _too_few_drawn(ctrl: Controls, nav_slot, drawing: bool) -> None:
+    """A drawing with fewer points than k (or 2) has nothing to cluster yet: the page asks for more (on a
+    drawing page, on the plane itself) and stops."""
+    from . import plane_tools
+
+    state.save_controls(st, ctrl)
+    _navigation(nav_slot, ctrl)
+    for note in state.notices(st):
+        st.warning(note, icon="⚠️")
+    st.session_state[keys.NOTICES] = []
+    more = max(ctrl.k, K_MIN) - ctrl.n
+    st.info(
+        f"**Drawn data:** {ctrl.n} point{'s' if ctrl.n != 1 else ''} so far; draw {more} more for "
+        f"k = {ctrl.k}"
+        + (
+            " (click or tap the plane below)."
+            if drawing
+            else " on the Explorer or Step by step (On the plane: Draw points)."
+        )
+    )
+    if drawing:
+        plane_tools.drawing_panel(ctrl, forced=True)
+    else:
+        st.page_link(
+            _page(page_path("Explorer")), label="Draw on the Explorer", query_params=state.menu_query(ctrl)
+        )
+    st.stop()
 
 
 def room_query() -> dict[str, str]:

@@ -95,3 +95,16 @@ def training_left(section: str) -> str:
 
 SCRUB_SENT = "_rbfviz_scrub_sent"  # component key -> fingerprint of the payload last sent to this session
 SCRUB_SHOWN = "_rbfviz_scrub_shown"  # (component key, setting) of the complete payload this session drew last
+
+# --- hands on the plane (ui.plane_tools) --------------------------------------------------------------
+
+PLANE_MODE = "w_plane_mode"  # Explorer, Step by step: widget, what a click on the plane does
+CENTRE_CHOICE = "w_centre_choice"  # widget: the placed centre the x and y inputs edit (keyboard path)
+CENTRE_X = "w_centre_x"  # widgets: its coordinates
+CENTRE_Y = "w_centre_y"
+EDITOR = "plane_editor"  # the plane editor component (ui.plane_edit)
+
+
+def editor_seq(editor: str) -> str:
+    """The number of the last list of the plane editor ``editor`` the page applied (ui.plane_edit)."""
+    return f"_rbfviz_{editor}_seq"

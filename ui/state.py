@@ -37,6 +37,7 @@ import math
 from dataclasses import asdict, dataclass, replace
 
 from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
+from rbfviz.drawn import MAX_DRAWN, decode_points, encode_points
 from rbfviz.loader import MAX_ROWS
 from rbfviz.validate import (
     ALPHA_MAX,
@@ -50,6 +51,7 @@ from rbfviz.validate import (
 )
 from rbfviz.views.common.palette import MAX_CLUSTERS
 from rbfviz.views.explorer.picks import MAX_PICKS
+from rbfviz.views.explorer.placed import MAX_PLACED, encode_placed, parse_placed
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, PLAY_STEPS, SPEEDS, check_steps
 
 from . import session_keys as keys
@@ -65,8 +67,12 @@ SEED_MAX = 2**31 - 1
 # The user's own CSV file: a session-only data set. The URL says dataset=upload, but a link
 # cannot carry the file (see ``resolve_upload``).
 UPLOAD = "upload"
-DATASET_CHOICES = DATASETS + (UPLOAD,)
 UPLOAD_N_DEFAULT, UPLOAD_K_DEFAULT = N_DEFAULT, 3
+# Points drawn by hand on the plane (On the plane: Draw points): the link carries them (``points=``, the
+# text of rbfviz.drawn), so n is their number and noise and the generator's seed play no part.
+DRAWN = "drawn"
+NO_POINTS = encode_points([])
+DATASET_CHOICES = DATASETS + (UPLOAD, DRAWN)
 
 QUERY_KEYS = (
     "dataset",
@@ -76,6 +82,8 @@ QUERY_KEYS = (
     "k",
     "init",
     "picks",
+    "centres",
+    "points",
     "kind",
     "alpha",
     "dtype",
@@ -99,6 +107,7 @@ _INIT_TO_URL = {
     "farthest": "farthest",
     "anneal": "anneal",
     "custom": "custom",
+    "placed": "placed",
 }
 _INIT_ALIASES = {
     "kmeanspp": "kmeans++",
@@ -114,6 +123,7 @@ _INIT_ALIASES = {
     "custom": "custom",
     "clicked": "custom",
     "picked": "custom",
+    "placed": "placed",
 }
 INIT_LABELS = {
     "kmeans++": "k-means++ seeding",
@@ -121,6 +131,7 @@ INIT_LABELS = {
     "farthest": "farthest points (first nearest the mean)",
     "anneal": "anneal from the data mean",
     "custom": "custom (points clicked on the Explorer plot)",
+    "placed": "placed (centres put anywhere on the plane)",
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
@@ -144,6 +155,9 @@ class Controls:
     picks: indices of data points clicked on the Explorer's plot; init "custom" starts from the
     first k of them. upload: for dataset "upload", the content hash of the session's uploaded points
     (never in the URL: a link cannot carry the file). presenter: large fonts and markers, fewer controls.
+    placed: centres put anywhere on the plane (x, y), on the Explorer or Step by step; init "placed" starts
+    from the first k of them (rbfviz.views.explorer.placed).
+    drawn: for dataset "drawn", the points' text (rbfviz.drawn.encode_points); the link's ``points``.
     steps: the Step-by-step view's sequence of E-, M- and Lloyd steps from the start, as letters E, M, L
     (rbfviz.views.step_by_step.arrays); empty on every other view. at: the iteration Step by step shows
     (0 the start), None for the last; speed, play: its Play's steps per second and what Play takes.
@@ -159,6 +173,8 @@ class Controls:
     dtype: str = "float64"
     sigma: float | None = None
     picks: tuple[int, ...] = ()
+    placed: tuple[tuple[float, float], ...] = ()
+    drawn: str = NO_POINTS
     upload: str | None = None
     presenter: bool = False
     steps: str = ""
@@ -172,6 +188,8 @@ class Controls:
         """Defaults that suit the data set (its noise, natural k, size), then the overrides."""
         if dataset == UPLOAD:
             base = cls(dataset=dataset, n=n_default(dataset), noise=0.0, k=UPLOAD_K_DEFAULT)
+        elif dataset == DRAWN:
+            base = cls(dataset=dataset, n=0, noise=0.0, k=UPLOAD_K_DEFAULT)
         else:
             base = cls(
                 dataset=dataset, n=n_default(dataset), noise=DEFAULT_NOISE[dataset], k=NATURAL_K[dataset]
@@ -180,7 +198,9 @@ class Controls:
 
     def data_key(self) -> tuple:
         """The parameters that fix the data set: (dataset, n, noise, seed); an upload is named by its hash."""
-        name = f"{UPLOAD}:{self.upload}" if self.dataset == UPLOAD else self.dataset
+        name = {UPLOAD: f"{UPLOAD}:{self.upload}", DRAWN: f"{DRAWN}:{self.drawn}"}.get(
+            self.dataset, self.dataset
+        )
         return (name, self.n, self.noise, self.seed)
 
     def start_picks(self) -> tuple[int, ...]:
@@ -190,6 +210,10 @@ class Controls:
     def shown_step(self) -> int:
         """The iteration Step by step shows: ``at``, or the last one."""
         return len(self.steps) if self.at is None else self.at
+
+    def start_placed(self) -> tuple[tuple[float, float], ...]:
+        """The placed centres the start depends on: the first k for init "placed", none otherwise."""
+        return tuple(self.placed[: self.k]) if self.init == "placed" else ()
 
     def to_query(self) -> dict[str, str]:
         """Every control as a query-string value (sigma once resolved; picks, steps, the shown iteration,
@@ -208,6 +232,10 @@ class Controls:
             query.update(kind=ENTMAX_FAMILY, alpha=_fmt(self.alpha))
         if self.picks:
             query["picks"] = ",".join(str(i) for i in self.picks)
+        if self.placed:
+            query["centres"] = encode_placed(self.placed)
+        if self.dataset == DRAWN:
+            query["points"] = self.drawn
         if self.sigma is not None:
             query["sigma"] = _fmt(self.sigma)
         if self.steps:
@@ -275,7 +303,13 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     if dataset not in DATASET_CHOICES:
         dataset = "blobs"
         bad("dataset", f"one of {', '.join(DATASET_CHOICES)}", dataset)
+    drawn = _read_drawn(query, notices) if dataset == DRAWN else None
+    if dataset == DRAWN and drawn is None:
+        dataset = "blobs"
     ctrl = Controls.for_dataset(dataset)
+    if drawn is not None:  # n is the number of points drawn, whatever the link says
+        ctrl = replace(ctrl, drawn=drawn, n=len(decode_points(drawn)))
+        query.pop("n", None)
 
     def read(key, convert, ok, allowed, default):
         if key not in query:
@@ -300,9 +334,11 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         "noise", _as_float, lambda v: 0 <= v <= MAX_NOISE, f"a number from 0 to {MAX_NOISE:g}", ctrl.noise
     )
     seed = read("seed", _as_int, lambda v: 0 <= v <= SEED_MAX, f"an integer from 0 to {SEED_MAX}", ctrl.seed)
-    k_default = min(ctrl.k, n)
+    k_default = min(ctrl.k, n) if n >= K_MIN else ctrl.k  # a drawing of 0 or 1 points keeps k
     k = read("k", _as_int, lambda v: v >= K_MIN, f"an integer from {K_MIN} to {k_max(n)}", k_default)
-    if k > n:
+    if k > n and n < K_MIN:
+        k = min(k, MAX_CLUSTERS)  # too few points drawn for any k: the page asks for more
+    elif k > n:
         notices.append(
             f"URL parameter `k={query['k']}` asks for more clusters than points: k must be at most "
             f"the number of points n = {n}; using k={k_default}."
@@ -318,7 +354,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
     init = _INIT_ALIASES.get(init_text)
     if init is None:
         init = "kmeans++"
-        bad("init", "one of kmeanspp, random, farthest, anneal, custom", _INIT_TO_URL[init])
+        bad("init", "one of kmeanspp, random, farthest, anneal, custom, placed", _INIT_TO_URL[init])
     picks = read(
         "picks",
         _as_picks,
@@ -326,6 +362,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         f"at most {MAX_PICKS} different point numbers from 0 to {n - 1}, separated by commas",
         (),
     )
+    placed = _read_placed(query.get("centres"), notices)
     kind = read(
         "kind",
         lambda s: s.lower(),
@@ -375,6 +412,7 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         k=k,
         init=init,
         picks=picks,
+        placed=placed,
         kind=entmax_kind(alpha) if kind == ENTMAX_FAMILY else kind,
         alpha=alpha,
         dtype=dtype,
@@ -385,6 +423,36 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         play=play,
         presenter=presenter,
     ), notices
+
+
+def _read_drawn(query, notices: list[str]) -> str | None:
+    """The text of the drawn points of a URL (``points``; none: no points yet), written as the app
+    writes it; None (with a notice) for a text rbfviz.drawn cannot read."""
+    text = str(query.get("points", ""))
+    try:
+        return encode_points(decode_points(text))
+    except ValueError as err:
+        shown = text if len(text) <= 40 else text[:40] + "…"
+        notices.append(
+            f"URL parameter `points={shown}` is not valid ({err}; at most {MAX_DRAWN} points, as the app "
+            "writes them); showing the built-in blobs data instead."
+        )
+        return None
+
+
+def _read_placed(text, notices: list[str]) -> tuple[tuple[float, float], ...]:
+    """The placed centres of a URL ("x,y;x,y"); a bad text drops them all, with a notice saying why."""
+    if text is None:
+        return ()
+    try:
+        return parse_placed(text)
+    except ValueError as err:
+        shown = text if len(text) <= 60 else text[:60] + "…"
+        notices.append(
+            f"URL parameter `centres={shown}` is not valid ({err}; write x,y;x,y with at most "
+            f"{MAX_PLACED} centres); using no placed centres."
+        )
+        return ()
 
 
 def _as_alpha(text: str) -> float:

@@ -23,7 +23,7 @@ from rbfviz.loader import MAX_BYTES, MAX_ROWS, LoadedPoints
 
 from . import compute, state
 from . import session_keys as keys
-from .state import UPLOAD, Controls
+from .state import DRAWN, UPLOAD, Controls
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,7 +70,7 @@ def data_name(ctrl: Controls) -> str:
     return (
         upload.name
         if ctrl.dataset == UPLOAD and upload is not None
-        else DATASET_LABELS.get(ctrl.dataset, ctrl.dataset)
+        else {DRAWN: "drawn by hand"}.get(ctrl.dataset) or DATASET_LABELS.get(ctrl.dataset, ctrl.dataset)
     )
 
 

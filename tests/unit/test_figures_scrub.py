@@ -16,7 +16,15 @@ from rbfviz.field import plane_extent, soft_field
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
 from rbfviz.views.common.plane import drawn_points
-from rbfviz.views.common.scrub import MAGIC, ScrubLevel, figure_at, metrics_html, read_payload, scrub_payload
+from rbfviz.views.common.scrub import (
+    MAGIC,
+    Probe,
+    ScrubLevel,
+    figure_at,
+    metrics_html,
+    read_payload,
+    scrub_payload,
+)
 from rbfviz.views.explorer.arrays import initial_centers, plane_numbers, soft_fixed_point
 from rbfviz.views.explorer.figures import explorer_figure, plane_side_html
 
@@ -79,6 +87,22 @@ def test_every_level_rebuilds_the_servers_figure():
         assert (
             header["frames"][i]["side"] == level.side_html and header["frames"][i]["caption"] == level.caption
         )
+
+
+@pytest.mark.parametrize("kind", ["softmax", "entmax:1.3"])
+def test_the_probe_carries_every_levels_centres_and_the_map(kind):
+    """The browser's probe needs the centres at every σ (the figure's trace 1), the map and its α."""
+    sigmas = [1.0, 0.3, 0.1, 0.03]
+    _, levels = explorer_levels(sigmas)
+    header = read_payload(scrub_payload(levels, sigmas, probe=Probe(kind)))
+    probe = header["probe"]
+    assert probe["kind"] == kind and probe["alpha"] == (1.3 if kind != "softmax" else None)
+    assert probe["colors"] == ["#E69F00", "#56B4E9"]
+    assert probe["centers"].shape == (4, 2, 2) and probe["centers"].dtype == np.float64
+    for i, level in enumerate(levels):
+        trace = level.figure.data[1]
+        np.testing.assert_array_equal(probe["centers"][i], np.column_stack([trace.x, trace.y]))
+    assert "probe" not in read_payload(scrub_payload(levels, sigmas))
 
 
 def test_only_what_changes_is_stored_per_level():

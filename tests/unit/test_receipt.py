@@ -9,6 +9,7 @@ import pytest
 
 from rbfviz.collapse import collapse_study
 from rbfviz.datasets import make_dataset
+from rbfviz.drawn import decode_points, encode_points
 from rbfviz.loader import load_points, points_to_csv
 from rbfviz.measures import kmeans_reference
 from rbfviz.steps import kmeans
@@ -102,6 +103,12 @@ def test_receipt_lists_parameters_and_versions():
     assert "SHOWN = {'loss': 1.0}" in text
 
 
+# two blobs of 15 points drawn by hand
+DRAWN_TEXT = encode_points(
+    np.random.default_rng(3).normal(size=(30, 2)) * 0.5 + np.repeat([[2.0, 0], [0, 0]], 15, 0)
+)
+
+
 def _explorer_reference(X, p, C0):
     centers, _, _ = soft_fixed_point(X, C0, p["sigma"], kind=p["kind"])
     if not np.isfinite(centers).all():
@@ -117,14 +124,24 @@ def _explorer_reference(X, p, C0):
         {"init": "random", "kind": "entmax15", "dtype": "float32"},
         {"init": "farthest"},
         {"init": "custom", "picks": (5, 60, 100, 7)},
+        {"init": "placed", "placed": [[0.25, 0.5], [-1.0, 0.125], [1.5, -0.75]]},
+        {"dataset": "drawn", "points": DRAWN_TEXT},
         {"kind": "naive", "dtype": "float32", "sigma": 0.01},
     ],
 )
 def test_explorer_snippet_reproduces(changes):
     p = dict(PARAMS, **changes)
-    X, _ = make_dataset(p["dataset"], p["n"], p["noise"], p["seed"])
+    if p["dataset"] == "drawn":
+        X = decode_points(p["points"])
+    else:
+        X, _ = make_dataset(p["dataset"], p["n"], p["noise"], p["seed"])
     X = X.astype(p["dtype"])
-    C0 = X[list(p["picks"][:3])] if p["init"] == "custom" else initial_centers(X, 3, p["init"], p["seed"])
+    if p["init"] == "placed":
+        C0 = np.array(p["placed"], dtype=p["dtype"])
+    elif p["init"] == "custom":
+        C0 = X[list(p["picks"][:3])]
+    else:
+        C0 = initial_centers(X, 3, p["init"], p["seed"])
     want = _explorer_reference(X, p, C0)
     rec = explorer_receipt(p, want)
     assert_same(run(rec), want)

@@ -12,7 +12,8 @@ receipt and require ``numbers`` to equal ``SHOWN`` to 1e-12 (float64).
   taken from its results (the Explorer's are ``explore.plane_numbers`` as they are).
 * ``package_versions()``              – Python and the versions of the packages the numbers depend on.
 
-``params`` is a plain dict: dataset, n, noise, seed, k, init, picks, kind, dtype, sigma; for an
+``params`` is a plain dict: dataset, n, noise, seed, k, init, picks, placed, kind, dtype, sigma; for drawn
+data also points (their rbfviz.drawn text); for an
 uploaded file also file_name, file_sha256 and columns (None: the loader's default, two numeric
 columns or the first two principal components).
 """
@@ -31,12 +32,14 @@ PARAMETER_ORDER = (
     "n",
     "noise",
     "seed",
+    "points",
     "file_name",
     "file_sha256",
     "columns",
     "k",
     "init",
     "picks",
+    "placed",
     "kind",
     "dtype",
     "sigma",
@@ -132,7 +135,12 @@ class Receipt:
 
 
 def data_lines(p: dict) -> tuple[list[str], list[str]]:
-    """(imports, lines building X in the view's dtype) for generated or uploaded data."""
+    """(imports, lines building X in the view's dtype) for generated, uploaded or drawn data."""
+    if p["dataset"] == "drawn":
+        return (
+            ["from rbfviz.drawn import decode_points"],
+            [f"X = decode_points({p['points']!r}).astype({p['dtype']!r})  # the points drawn by hand"],
+        )
     if p["dataset"] == "upload":
         columns = p.get("columns")
         pick = f", columns={literal(tuple(columns))}" if columns else ""
@@ -151,12 +159,18 @@ def data_lines(p: dict) -> tuple[list[str], list[str]]:
 
 
 def start_lines(p: dict, init: str) -> tuple[list[str], list[str]]:
-    """(imports, lines making the starting centres C0) for init "kmeans++", "random" or "custom"."""
+    """(imports, lines making the starting centres C0) for init "kmeans++", "random", "custom" or "placed"."""
     if init == "custom":
         picks = list(p.get("picks") or ())[: int(p["k"])]
         return (
             ["from rbfviz.views.explorer.picks import picked_centers"],
             [f"C0 = picked_centers(X, {literal(picks)}, k)  # the points picked on the plot"],
+        )
+    if init == "placed":
+        placed = [list(centre) for centre in p.get("placed") or ()][: int(p["k"])]
+        return (
+            ["from rbfviz.views.explorer.placed import placed_centers"],
+            [f"C0 = placed_centers({literal(placed)}, k, {p['dtype']!r})  # the centres placed on the plane"],
         )
     return (
         ["from rbfviz.views.explorer.arrays import initial_centers"],

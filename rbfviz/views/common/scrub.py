@@ -9,8 +9,9 @@ the grid (``ScrubLevel``), once per setting. ``scrub_payload`` stores them compa
 * for every level, the HTML of the numbers beside the plot and the "In words" sentence.
 
 The browser (rbfviz/views/common/web/scrub.js) applies a level's pairs to the base and hands the result to
-Plotly: it selects and draws, it computes nothing. ``read_payload`` and ``figure_at`` are the same steps in
-Python, so tests check that every level rebuilds exactly the figure the server built.
+Plotly: it selects and draws; it computes nothing but the probe's responsibilities (below).
+``read_payload`` and ``figure_at`` are the same steps in Python, so tests check that every level rebuilds
+exactly the figure the server built.
 
 Binary layout (then gzip-compressed as a whole; the browser inflates it with DecompressionStream):
 
@@ -21,6 +22,11 @@ header["blobs"] = {"offset", "dtype" ("f8", "f4", "u1", ...), "shape"} pointing 
 section (each blob starts on an 8-byte boundary, so the browser can view it as a typed array without
 copying). A list of "rgb(r,g,b)" (or "#rrggbb", "#RRGGBB") colours becomes a uint8 (n, 3) blob with
 "as": "rgb" (or "hex", "HEX").
+
+The probe (``Probe``): with it the header also holds "probe" = {"kind", "alpha", "colors", "centers"}, the
+map, its α, the cluster colours and the centres at every σ (S, k, 2) float64, read from one trace of every
+level's figure. The browser computes the responsibilities of any location on the plane from them
+(rbfviz/views/common/web/probe.js), at the level on screen, without the server.
 """
 
 from __future__ import annotations
@@ -36,7 +42,8 @@ import numpy as np
 import plotly.graph_objects as go
 from zlib_ng import gzip_ng
 
-from rbfviz.views.common.palette import rgb_strings
+from rbfviz.validate import entmax_alpha
+from rbfviz.views.common.palette import cluster_colors, rgb_strings
 from rbfviz.views.common.presenter import _decoded
 
 MAGIC = b"RBFS"
@@ -82,6 +89,41 @@ class ScrubPatch:
     sets: tuple
     side_html: str = ""
     caption: str = ""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """The probe of a plane: the browser shows the responsibilities of the location under the pointer.
+
+    kind: the map spec the plane uses (as ``rbfviz.maps.responsibilities`` takes it: "softmax",
+    "entmax15", "entmax:<α>", "naive", "hard"). trace: the index of the trace holding the centres
+    (x, y) in every level's figure.
+    """
+
+    kind: str
+    trace: int = 1
+
+
+def _probe_header(probe: Probe, figures: list, blobs) -> dict:
+    """The header's "probe" entry: the map, its α, the colours and the centres (S, k, 2) of every level."""
+    centers = np.stack(
+        [
+            np.column_stack(
+                [
+                    np.asarray(fig["data"][probe.trace]["x"], dtype=np.float64),
+                    np.asarray(fig["data"][probe.trace]["y"], dtype=np.float64),
+                ]
+            )
+            for fig in figures
+        ]
+    )
+    k = centers.shape[1]
+    return {
+        "kind": probe.kind,
+        "alpha": entmax_alpha(probe.kind),
+        "colors": cluster_colors(k),
+        "centers": blobs.add(centers),
+    }
 
 
 class RGBColors:
@@ -296,6 +338,7 @@ def scrub_payload(
     large: bool = False,
     play_ms: int | None = None,
     part: tuple | None = None,
+    probe: Probe | None = None,
 ) -> bytes:
     """The gzip-compressed payload of a scrubbable figure (format in the module docstring).
 
@@ -311,6 +354,7 @@ def scrub_payload(
     positions (increasing): the header then has "part" = {"levels": positions, "of": size}, and the
     browser scrubs those levels only, says the others are coming, and commits grid positions. None
     (a complete payload): no "part" key.
+    probe: the plane's probe (``Probe``): the header's "probe" entry; None: no "probe" key.
     """
     sigmas = np.asarray(sigmas, dtype=np.float64)
     if len(levels) != len(sigmas) or not len(levels):
@@ -321,6 +365,7 @@ def scrub_payload(
     blobs = _Blobs()
     frames = []
     memo: dict = {}
+    probe_figures = []
     for index, level in enumerate(levels):
         if index == 0:
             fig = base
@@ -328,6 +373,8 @@ def scrub_payload(
             fig = _patched(base, level.sets)
         else:
             fig = _plain(level.figure.to_plotly_json())
+        if probe is not None:
+            probe_figures.append(fig)
         pairs: list = []
         _diff(base, fig, [], pairs, memo)
         frames.append(
@@ -357,6 +404,8 @@ def scrub_payload(
         if len(positions) != len(sigmas) or not all(0 <= int(i) < int(size) for i in positions):
             raise ValueError(f"part: need one grid position in [0, {size}) per level, got {positions}.")
         header["part"] = {"levels": [int(i) for i in positions], "of": int(size)}
+    if probe is not None:
+        header["probe"] = _probe_header(probe, probe_figures, blobs)
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode()
     head = MAGIC + struct.pack("<I", len(text)) + text
     head += b"\0" * (-len(head) % 8)
@@ -404,6 +453,8 @@ def read_payload(payload: bytes) -> dict:
         return value
 
     header["figure"] = decode(header["figure"])
+    if "probe" in header:
+        header["probe"]["centers"] = decode(header["probe"]["centers"])
     for frame in header["frames"]:
         frame["set"] = [[path, decode(value)] for path, value in frame["set"]]
     return header

@@ -32,7 +32,7 @@ from ..annealing.figures import FRAME_MS
 from ..annealing.levels import annealing_levels
 from ..common.palette import MAX_CLUSTERS
 from ..common.plane import drawn_points
-from ..common.scrub import scrub_payload
+from ..common.scrub import Probe, scrub_payload
 from ..equivalence import arrays as equivalence
 from ..equivalence.levels import equivalence_levels
 from ..explorer import arrays as explore
@@ -246,6 +246,7 @@ def _explorer(s: Setting, progress) -> bytes:
         initial=s.scale.index(s.scale.default),
         select=True,
         point_ids=drawn,
+        probe=Probe(s.kind_spec),
     )
 
 

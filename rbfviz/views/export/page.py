@@ -184,7 +184,8 @@ def made_html(
         f"<p>Made by rbfviz {html.escape(str(versions.get('rbfviz', '')))} on {made}, with {version_list}; "
         f"{html.escape(bundle)} is inside this file. Every figure, number and sentence "
         "was computed by the rbfviz library when the file was made; the page only selects and draws them, "
-        "with no network.</p>",
+        "with no network (the Explorer's probe computes one location's responsibilities from the centres "
+        "stored for each σ, with the library's formulas).</p>",
     ]
     if link:
         parts.append(

@@ -3,7 +3,8 @@
 // Payload (rbfviz/views/common/scrub.py): gzip of  "RBFS" | u32 header length | header JSON | blobs.
 // Each level is a list of (path, value) pairs applied to the base figure, the HTML of the numbers
 // beside the plot and one sentence. This file only selects and draws: every number was computed and
-// formatted by the server. When the user stops moving σ (SETTLE_MS without input, pointer up),
+// formatted by the server, except the probe's (probe.js: one location's responsibilities, from the
+// centres and σ of the level on screen). When the user stops moving σ (SETTLE_MS without input, pointer up),
 // the level is committed with setStateValue("level"), which reruns the page script once.
 const SETTLE_MS = 500;
 const TYPED = { f8: Float64Array, f4: Float32Array, u1: Uint8Array, u2: Uint16Array, u4: Uint32Array,
@@ -56,6 +57,7 @@ async function readPayload(bytes) {
     return value;
   };
   header.figure = decode(header.figure);
+  if (header.probe) header.probe.centers = decode(header.probe.centers);
   header.frames.forEach((frame) => { frame.set = frame.set.map(([path, value]) => [path, decode(value)]); });
   return header;
 }
@@ -72,16 +74,6 @@ function figureAt(payload, level) {
   let fig = payload.figure;
   for (const [path, value] of payload.frames[level].set) fig = setPath(fig, path, value);
   return fig;
-}
-
-async function loadPlotly() {
-  // Streamlit's own Plotly bundle (the one st.plotly_chart uses) defines window.Plotly when loaded.
-  if (window.Plotly) return window.Plotly;
-  const main = document.querySelector('script[type="module"][src*="/static/js/index"]');
-  const url = new URL("__PLOTLY_CHUNK__", main ? main.src : new URL("static/js/", document.baseURI));
-  await import(/* @vite-ignore */ url.href);
-  if (!window.Plotly) throw new Error("Plotly did not load");
-  return window.Plotly;
 }
 
 // A child of the component's element: its innerHTML would also wipe the stylesheet Streamlit put there.
@@ -103,7 +95,10 @@ function build(parent) {
       <p class="scrub-status" role="status" hidden></p>
       <div class="scrub-body">
         <div class="scrub-plot"></div>
-        <div class="scrub-side"></div>
+        <div class="scrub-aside">
+          <div class="scrub-probe" role="group" aria-label="Probe: the responsibilities of one location" hidden></div>
+          <div class="scrub-side"></div>
+        </div>
       </div>
       <p class="scrub-caption"></p>
       <p class="scrub-error" role="alert" hidden></p>
@@ -114,7 +109,7 @@ function build(parent) {
     plot: root.querySelector(".scrub-plot"),
     side: root.querySelector(".scrub-side"), caption: root.querySelector(".scrub-caption"),
     error: root.querySelector(".scrub-error"), downloads: root.querySelector(".scrub-downloads"),
-    status: root.querySelector(".scrub-status"),
+    status: root.querySelector(".scrub-status"), probe: root.querySelector(".scrub-probe"),
   };
 }
 
@@ -192,6 +187,7 @@ function ready(inst, payload) {
   inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
   range.setAttribute("aria-label", payload.label);
   inst.fields = fieldSubplots(payload.figure.layout);
+  inst.els.probe.hidden = !payload.probe;
   predecode(inst);
   inst.drawn = null;
   if (before && inst.level !== null) {
@@ -420,6 +416,56 @@ function show(inst, level) {
   els.plot.dataset.theme = inst.theme.dark ? "dark" : "light";
   els.plot.dataset.sigma = payload.texts[level];
   if (payload.select) attachSelection(inst);  // once Plotly has drawn (gd.on exists)
+  if (payload.probe) showProbe(inst);
+}
+
+// --- the probe (probe.js) ----------------------------------------------------------------------------
+
+// The probe follows the pointer resting on the plane (mouse, pen) and a tap or a touch drag (finger); it
+// stays where it was last set, so moving σ afterwards (slider, keys) shows that location harden.
+function attachProbe(inst) {
+  const gd = inst.els.plot;
+  if (gd.dataset.probeAttached) return;
+  gd.dataset.probeAttached = "1";
+  const set = (event) => {
+    if (!inst.payload?.probe || (event.pointerType !== "mouse" && event.type === "pointermove" && !event.buttons)) return;
+    const point = planePoint(gd, event.clientX, event.clientY);
+    if (!point) return;
+    inst.probePoint = point;
+    showProbe(inst);
+  };
+  gd.addEventListener("pointermove", set);
+  gd.addEventListener("pointerdown", set);
+}
+
+// The data coordinates of a client position inside the plane's axes (x and y), or null outside them.
+function planePoint(gd, clientX, clientY) {
+  const xa = gd._fullLayout?.xaxis, ya = gd._fullLayout?.yaxis;
+  if (!xa?.p2c || !ya?.p2c) return null;
+  const box = gd.getBoundingClientRect();
+  const px = clientX - box.left - xa._offset, py = clientY - box.top - ya._offset;
+  if (px < 0 || px > xa._length || py < 0 || py > ya._length) return null;
+  return [xa.p2c(px), ya.p2c(py)];
+}
+
+// The probe panel at the level on screen, and its mark on the plane (a ring drawn over the plot).
+function showProbe(inst) {
+  const { payload, els } = inst;
+  attachProbe(inst);
+  drawProbe(els.probe, payload.probe, inst.level, payload.sigmas[inst.level], inst.probePoint);
+  const gd = els.plot;
+  let mark = gd.querySelector(":scope > .scrub-probe-mark");
+  if (!inst.probePoint) { mark?.remove(); return; }
+  const xa = gd._fullLayout?.xaxis, ya = gd._fullLayout?.yaxis;
+  if (!xa?.c2p || !ya?.c2p) return;
+  if (!mark) {
+    mark = document.createElement("span");
+    mark.className = "scrub-probe-mark";
+    mark.setAttribute("aria-hidden", "true");
+    gd.appendChild(mark);
+  }
+  mark.style.left = `${xa._offset + xa.c2p(inst.probePoint[0])}px`;
+  mark.style.top = `${ya._offset + ya.c2p(inst.probePoint[1])}px`;
 }
 
 // Plotly draws nothing for a trace with no points, so a later level could not add points to it in
