@@ -17,10 +17,12 @@ from pathlib import Path
 
 from rbfviz.classroom import format_code
 from rbfviz.datasets import DATASET_LABELS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
+from rbfviz.drawn import MAX_DRAWN
 from rbfviz.loader import MAX_ROWS
 from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
 from rbfviz.views.common.palette import MAX_CLUSTERS
 from rbfviz.views.explorer.picks import MAX_PICKS
+from rbfviz.views.explorer.placed import MAX_PLACED
 from rbfviz.views.lessons.arrays import STEPS as LESSON_STEPS
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, PLAY_STEPS, SPEEDS
 from ui import classroom, session_keys, state
@@ -107,8 +109,9 @@ def parameters(labels: dict[str, str]) -> list[tuple[str, str, str, str]]:
         (
             "dataset",
             sidebar + labels["dataset"],
-            _choices(DATASET_LABELS) + f"; `{state.UPLOAD}` (your uploaded CSV file: it stays in the session "
-            "that uploaded it, a link cannot carry it)",
+            _choices(DATASET_LABELS) + f"; `{state.DRAWN}` (points drawn by hand, carried by `points`); "
+            f"`{state.UPLOAD}` (your uploaded CSV file: it stays in the session that uploaded it, a link "
+            "cannot carry it)",
             f"`{default.dataset}`",
         ),
         (
@@ -131,6 +134,19 @@ def parameters(labels: dict[str, str]) -> list[tuple[str, str, str, str]]:
             "picks",
             "clicks on the Explorer's plot (the start of initialisation `custom`)",
             f"up to {MAX_PICKS} different point numbers from 0 to n − 1, separated by commas",
+            "none",
+        ),
+        (
+            "centres",
+            "centres placed or dragged on the plane (Explorer and Step by step: *On the plane*, the start "
+            "of initialisation `placed`)",
+            f"up to {MAX_PLACED} positions `x,y` in data units, separated by `;`",
+            "none",
+        ),
+        (
+            "points",
+            "points drawn on the plane (Explorer and Step by step: *On the plane*; with `dataset=drawn`)",
+            f"up to {MAX_DRAWN} points in the compact text of rbfviz.drawn (a grid step, then base64url)",
             "none",
         ),
         ("kind", sidebar + labels["kind"], _choices(KIND_CONTROL_LABELS), f"`{default.kind}`"),
