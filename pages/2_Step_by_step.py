@@ -58,6 +58,18 @@ def fmt(value: float) -> str:
     return "nan" if not np.isfinite(value) else f"{value:.6g}"
 
 
+def metric_after_step(label: str, values, count: int, help: str) -> None:
+    """The value after the last step, with its change since the step before (lower is better)."""
+    before = count - 1 if count else 0
+    st.metric(
+        label,
+        fmt(values[-1]),
+        delta=fmt(values[-1] - values[before]) if count else None,
+        delta_color="inverse",
+        help=help,
+    )
+
+
 ctx = setup_page("Step by step", steps=True, drawing=True)
 st.title("Step by step: E-step, M-step, Lloyd step")
 
@@ -154,23 +166,20 @@ def steps_view(ctrl) -> None:
             else:
                 chart(fig, ctrl, "step_plane", description=words, fill=True)
         with numbers_col:
-            before = run.count - 1 if run.count else 0
             st.metric(
                 "Steps taken", run.count if run.count == whole.count else f"{run.count} of {whole.count}"
             )
-            st.metric(
+            metric_after_step(
                 "L_σ (soft loss)",
-                fmt(run.loss[-1]),
-                delta=fmt(run.loss[-1] - run.loss[before]) if run.count else None,
-                delta_color="inverse",
-                help="L_σ(C) = Σ_i Σ_j r_ij ‖x_i − c_j‖², with r computed at the current centres.",
+                run.loss,
+                run.count,
+                "L_σ(C) = Σ_i Σ_j r_ij ‖x_i − c_j‖², with r computed at the current centres.",
             )
-            st.metric(
+            metric_after_step(
                 "J (K-Means inertia)",
-                fmt(run.distortion[-1]),
-                delta=fmt(run.distortion[-1] - run.distortion[before]) if run.count else None,
-                delta_color="inverse",
-                help="J(C) = Σ_i min_j ‖x_i − c_j‖²: scikit-learn's inertia_ at the current centres.",
+                run.distortion,
+                run.count,
+                "J(C) = Σ_i min_j ‖x_i − c_j‖²: scikit-learn's inertia_ at the current centres.",
             )
             st.metric(
                 "max |soft step − Lloyd step|",

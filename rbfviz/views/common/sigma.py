@@ -33,19 +33,30 @@ EXACT_PREDICTED = "σ* predicted (every row one-hot)"
 SOFTMAX_EXACT = "softmax f64-exact √(g_min/73.4)"
 
 
-def sigma_line(sigma: float, name: str, color: str, dash: str = "dash", width: float = 2.0) -> dict:
-    """A full-height vertical line at σ (data x, paper y) with its own legend entry."""
+def sigma_line(
+    sigma: float,
+    name: str,
+    color: str,
+    dash: str = "dash",
+    width: float = 2.0,
+    xref: str = "x",
+    yref: str = "paper",
+    showlegend: bool = True,
+) -> dict:
+    """A full-height vertical line at σ (data x; y from 0 to 1 of ``yref``, the figure or a panel's
+    domain) with a legend entry; lines of the same ``name`` share one (legendgroup)."""
     return dict(
         type="line",
-        xref="x",
-        yref="paper",
+        xref=xref,
+        yref=yref,
         x0=float(sigma),
         x1=float(sigma),
         y0=0.0,
         y1=1.0,
         line=dict(color=color, dash=dash, width=width),
         name=name,
-        showlegend=True,
+        showlegend=showlegend,
+        legendgroup=name,
         layer="above",
     )
 

@@ -35,6 +35,7 @@ from rbfviz.views.common.sigma import (
     EXACT_PREDICTED,
     log_axis_floor,
     sigma_axis,
+    sigma_line,
     zero_markers,
 )
 
@@ -82,19 +83,8 @@ def _vline(
     sigma: float, panel: int, name: str, color: str, dash: str, showlegend: bool, width: float = 2.0
 ) -> dict:
     xref, yref = _axis_names(panel)
-    return dict(
-        type="line",
-        xref=xref,
-        yref=f"{yref} domain",
-        x0=float(sigma),
-        x1=float(sigma),
-        y0=0,
-        y1=1,
-        line=dict(color=color, dash=dash, width=width),
-        name=name,
-        showlegend=showlegend,
-        legendgroup=name,
-        layer="above",
+    return sigma_line(
+        sigma, name, color, dash, width, xref=xref, yref=f"{yref} domain", showlegend=showlegend
     )
 
 
