@@ -169,9 +169,10 @@ def test_draw_five_points_and_n_grows_by_five(server, browser, device):
         wait_editor_title(page, "n = 100")
         page.locator(EDITOR).scroll_into_view_if_needed()
         targets = [(-1.0, 1.5), (-0.5, 1.6), (0.0, 1.7), (2.5, -0.5), (2.6, 1.0)]
-        for x, y in targets:
+        # a tap at a student's pace: each point is drawn before the next tap
+        for count, (x, y) in enumerate(targets, start=101):
             press(*editor_pixel(page, x, y))
-        wait_editor_title(page, "n = 105")
+            wait_editor_title(page, f"n = {count}")
         assert "drawn by hand" in editor_title(page)
         page.wait_for_function("() => new URLSearchParams(window.location.search).get('n') === '105'")
         query = query_of(page)
