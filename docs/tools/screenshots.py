@@ -60,9 +60,17 @@ VOLATILE = (
 )
 
 
+# Plotly's tick labels: numbers read off the data, not words of the page. A log axis starts a decade
+# below its smallest value, and values at rounding level (10⁻¹⁶) differ from run to run with the BLAS
+# threads' summation order, so its ticks do too.
+_HIDE_TICKS_JS = "() => document.querySelectorAll('g.xtick, g.ytick').forEach((g) => g.remove())"
+
+
 def page_text(page) -> str:
     """The text Chromium shows on the page (the sidebar and the main area, as rendered: hidden parts
-    left out), one line per line, with ``VOLATILE`` parts replaced."""
+    and the figures' tick labels left out), one line per line, with ``VOLATILE`` parts replaced. Call it
+    after the screenshot: it hides the tick labels."""
+    page.evaluate(_HIDE_TICKS_JS)
     text = page.locator("body").inner_text()
     for pattern, placeholder in VOLATILE:
         text = pattern.sub(placeholder, text)

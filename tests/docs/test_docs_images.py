@@ -103,6 +103,9 @@ class _Body:
     def __init__(self, text: str):
         self.text = text
 
+    def evaluate(self, script: str) -> None:
+        assert script == screenshots._HIDE_TICKS_JS
+
     def locator(self, selector: str):
         assert selector == "body"
         return SimpleNamespace(inner_text=lambda: self.text)
