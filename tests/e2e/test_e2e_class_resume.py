@@ -12,6 +12,7 @@ import time
 
 import pytest
 from browser import SCREENSHOTS
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 from test_e2e_class_session import mark_window, not_reloaded, wait_until
 
@@ -134,9 +135,19 @@ def test_the_teacher_reloads_mid_question_resumes_elsewhere_and_a_student_cannot
         assert controls(copycat) == [] and "is back" not in copycat.text()
 
         # the teacher asks for the resume link (folded away, then a toggle), and opens it elsewhere
-        teacher.page.get_by_text("Resume this room later, or on another device").click()
-        teacher.page.get_by_text("Show my resume link here (not on the projector)").click()
+        # (the room's panel refreshes by itself: a click that lands during its rerun is asked again)
         link = teacher.page.locator("[data-testid='stCode']").filter(has_text="resume=")
+        show = "Show my resume link here (not on the projector)"
+        for _ in range(3):
+            if not teacher.page.get_by_text(show).is_visible():
+                teacher.page.get_by_text("Resume this room later, or on another device").click()
+            if not teacher.page.locator("label", has_text=show).locator("input").is_checked():
+                teacher.page.get_by_text(show).click()
+            try:
+                link.wait_for(state="visible", timeout=30_000)
+                break
+            except PlaywrightTimeoutError:
+                continue
         expect(link).to_be_visible()
         resume = link.inner_text().strip()
         assert format_code(secret) in resume and resume.startswith(server.url)
