@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from rbfviz.i18n import Invalid
+
 # Every name of a map, of a precision, defined once here.
 KINDS = ("softmax", "entmax15", "naive", "hard")  # every map rbfviz computes
 COMPARED_KINDS = KINDS[:3]  # the three the app and the experiments compare ("hard" is K-Means itself)
@@ -197,7 +199,7 @@ def check_k(k, n: int) -> int:
     if isinstance(k, bool) or not isinstance(k, Integral):
         raise ValueError(f"k must be an integer, got {k!r}.")
     if k < 1 or k > n:
-        raise ValueError(f"k must be between 1 and the number of points ({n}), got k={k}.")
+        raise Invalid("k must be between 1 and the number of points ({n}), got k={k}.", n=n, k=k)
     return int(k)
 
 

@@ -40,12 +40,13 @@ import streamlit as st
 
 from rbfviz.classroom import format_code, is_student_id, new_student_id, normalise_code
 from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
+from rbfviz.i18n import Translator, translator
 from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
 from rbfviz.views.common.layout import THEME_INK_RGB, streamlit_themed
 from rbfviz.views.common.presenter import presenter_figure
 from rbfviz.views.explorer.arrays import SigmaScale
 
-from . import compute, exports, session_log, state
+from . import compute, exports, language, session_log, state
 from . import session_keys as keys
 from . import upload as uploads
 from .progress import progress_slot
@@ -174,6 +175,11 @@ class PageContext:
 
     ctrl: Controls
     scale: SigmaScale
+
+    @property
+    def tr(self) -> Translator:
+        """The translator of the page's language (ctrl.lang): ``_ = ctx.tr`` then ``_("words")``."""
+        return translator(self.ctrl.lang)
 
 
 # --- error boundary ------------------------------------------------------------------------------
@@ -312,7 +318,8 @@ def _model_controls(ctrl: Controls, more) -> None:
     st.markdown("**Model**")
     # (a drawing of 0 to 2 points still offers k = 3, which it asks more points for)
     k_top = max(state.k_max(ctrl.n), K_MIN + 1, int(ctrl.k))
-    _widget(st.slider, "Clusters k", "k", int(ctrl.k), min_value=K_MIN, max_value=k_top)
+    tr = translator(ctrl.lang)
+    _widget(st.slider, tr("Clusters k"), "k", int(ctrl.k), min_value=K_MIN, max_value=k_top)
     choice = ctrl.map_choice()
     _widget(st.selectbox, "Map", "kind", choice, options=KIND_CHOICES, format_func=KIND_CONTROL_LABELS.get)
     if choice == state.ENTMAX_FAMILY:
@@ -343,6 +350,7 @@ def _sidebar_controls(ctrl: Controls) -> Controls:
     In presenter mode the controls a class does not need fold into a "More controls" expander.
     """
     with st.sidebar:
+        language.language_switch(ctrl.lang, _on_change, ("lang",))
         _widget(
             st.toggle,
             "Presenter mode",
@@ -484,15 +492,24 @@ def _too_few_drawn(ctrl: Controls, nav_slot, drawing: bool) -> None:
         st.warning(note, icon="⚠️")
     st.session_state[keys.NOTICES] = []
     more = max(ctrl.k, K_MIN) - ctrl.n
-    st.info(
-        f"**Drawn data:** {ctrl.n} point{'s' if ctrl.n != 1 else ''} so far; draw {more} more for "
-        f"k = {ctrl.k}"
-        + (
-            " (click or tap the plane below)."
-            if drawing
-            else " on the Explorer or Step by step (On the plane: Draw points)."
+    tr = translator(ctrl.lang)
+    so_far = tr.ngettext("{n} point", "{n} points", ctrl.n)
+    if drawing:
+        ask = tr(
+            "**Drawn data:** {so_far} so far; draw {more} more for k = {k} (click or tap the plane below).",
+            so_far=so_far,
+            more=str(more),
+            k=str(ctrl.k),
         )
-    )
+    else:
+        ask = tr(
+            "**Drawn data:** {so_far} so far; draw {more} more for k = {k} on the Explorer or Step by step "
+            "(On the plane: Draw points).",
+            so_far=so_far,
+            more=str(more),
+            k=str(ctrl.k),
+        )
+    st.info(ask)
     if drawing:
         plane_tools.drawing_panel(ctrl, forced=True)
     else:
@@ -622,6 +639,9 @@ def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: b
     fill = fill and ctrl.presenter
     if ctrl.presenter:
         fig = presenter_figure(fig)
+    # numbers on the axes and in hover labels in the language's decimal and thousands separators (the
+    # figure builders that take a translator set them too; this covers every figure shown)
+    fig.layout.separators = translator(ctrl.lang).separators
     if fill:
         fig = go.Figure(fig).update_layout(height=None, autosize=True)
         kwargs["height"] = "stretch"

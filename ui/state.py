@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, replace
 
 from rbfviz.datasets import DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
 from rbfviz.drawn import MAX_DRAWN, decode_points, encode_points
+from rbfviz.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, Translator, explain, language_of_locale, translator
 from rbfviz.loader import MAX_ROWS
 from rbfviz.validate import (
     ALPHA_MAX,
@@ -93,11 +94,12 @@ QUERY_KEYS = (
     "speed",
     "play",
     "presenter",
+    "lang",
 )
 # The step sequence belongs to the Step-by-step view: a change that gives other data or another start
 # ends it, while σ, the map and presenter mode keep it (the same steps replay at the new σ, which is how
 # the view shows soft steps turning into Lloyd steps). Other views drop it (``without_steps``).
-_KEEP_STEPS = ("sigma", "kind", "alpha", "presenter", "at", "speed", "play")
+_KEEP_STEPS = ("sigma", "kind", "alpha", "presenter", "at", "speed", "play", "lang")
 SPEED_DEFAULT, PLAY_DEFAULT = 1.0, "em"  # Step by step's Play: steps per second, and what it takes
 # "+" is a space in a query string, so k-means++ travels as "kmeanspp"; the spellings people
 # type by hand are accepted too.
@@ -125,13 +127,13 @@ _INIT_ALIASES = {
     "picked": "custom",
     "placed": "placed",
 }
-INIT_LABELS = {
-    "kmeans++": "k-means++ seeding",
-    "random": "k random points",
-    "farthest": "farthest points (first nearest the mean)",
-    "anneal": "anneal from the data mean",
-    "custom": "custom (points clicked on the Explorer plot)",
-    "placed": "placed (centres put anywhere on the plane)",
+INIT_LABELS = {  # shown as tr(INIT_LABELS[init])
+    "kmeans++": N_("k-means++ seeding"),
+    "random": N_("k random points"),
+    "farthest": N_("farthest points (first nearest the mean)"),
+    "anneal": N_("anneal from the data mean"),
+    "custom": N_("custom (points clicked on the Explorer plot)"),
+    "placed": N_("placed (centres put anywhere on the plane)"),
 }
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
@@ -182,6 +184,7 @@ class Controls:
     at: int | None = None
     speed: float = SPEED_DEFAULT
     play: str = PLAY_DEFAULT
+    lang: str = DEFAULT_LANGUAGE  # the language on screen (rbfviz.i18n.LANGUAGES): always in the address
 
     @classmethod
     def for_dataset(cls, dataset: str, **overrides) -> "Controls":
@@ -248,6 +251,7 @@ class Controls:
             query["play"] = self.play
         if self.presenter:
             query["presenter"] = "1"
+        query["lang"] = self.lang
         return query
 
     def as_dict(self) -> dict:
@@ -282,28 +286,39 @@ def _as_float(text: str) -> float:
     return value
 
 
-def parse_query(query) -> tuple[Controls, list[str]]:
+def parse_query(query, browser_language: str = DEFAULT_LANGUAGE) -> tuple[Controls, list[str]]:
     """Controls from query-string values (a mapping of str to str); never raises.
 
     Missing parameters take their defaults silently; a bad value takes its default and adds a
     notice saying which parameter was wrong and what is allowed. Defaults of n, noise and k
-    follow the (valid) dataset. Returns (controls, notices).
+    follow the (valid) dataset. ``lang`` is read first: without it (or with an unknown one) the page
+    speaks ``browser_language`` (rbfviz.i18n.language_of_locale), and the notices are in that language.
+    Returns (controls, notices).
     """
     query = {key: query[key] for key in QUERY_KEYS if key in query and query[key] is not None}
     notices: list[str] = []
+    lang, tr = _read_language(query, browser_language, notices)
 
     def bad(key: str, allowed: str, used) -> None:
         if isinstance(used, bool):
             used = int(used)
         elif isinstance(used, tuple):
-            used = ",".join(map(str, used)) or "(none)"
-        notices.append(f"URL parameter `{key}={query[key]}` is not valid ({allowed}); using {key}={used}.")
+            used = ",".join(map(str, used)) or tr("(none)")
+        notices.append(
+            tr(
+                "URL parameter `{key}={value}` is not valid ({allowed}); using {key}={used}.",
+                key=key,
+                value=str(query[key]),
+                allowed=allowed,
+                used=str(used),
+            )
+        )
 
     dataset = str(query.get("dataset", "blobs")).strip().lower()
     if dataset not in DATASET_CHOICES:
         dataset = "blobs"
-        bad("dataset", f"one of {', '.join(DATASET_CHOICES)}", dataset)
-    drawn = _read_drawn(query, notices) if dataset == DRAWN else None
+        bad("dataset", tr("one of {values}", values=", ".join(DATASET_CHOICES)), dataset)
+    drawn = _read_drawn(query, notices, tr) if dataset == DRAWN else None
     if dataset == DRAWN and drawn is None:
         dataset = "blobs"
     ctrl = Controls.for_dataset(dataset)
@@ -327,83 +342,121 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         "n",
         _as_int,
         lambda v: N_MIN <= v <= n_max(dataset),
-        f"an integer from {N_MIN} to {n_max(dataset)}",
+        tr("an integer from {low} to {high}", low=str(N_MIN), high=str(n_max(dataset))),
         ctrl.n,
     )
     noise = read(
-        "noise", _as_float, lambda v: 0 <= v <= MAX_NOISE, f"a number from 0 to {MAX_NOISE:g}", ctrl.noise
+        "noise",
+        _as_float,
+        lambda v: 0 <= v <= MAX_NOISE,
+        tr("a number from {low} to {high}", low=0, high=float(MAX_NOISE)),
+        ctrl.noise,
     )
-    seed = read("seed", _as_int, lambda v: 0 <= v <= SEED_MAX, f"an integer from 0 to {SEED_MAX}", ctrl.seed)
+    seed = read(
+        "seed",
+        _as_int,
+        lambda v: 0 <= v <= SEED_MAX,
+        tr("an integer from {low} to {high}", low="0", high=str(SEED_MAX)),
+        ctrl.seed,
+    )
     k_default = min(ctrl.k, n) if n >= K_MIN else ctrl.k  # a drawing of 0 or 1 points keeps k
-    k = read("k", _as_int, lambda v: v >= K_MIN, f"an integer from {K_MIN} to {k_max(n)}", k_default)
+    k = read(
+        "k",
+        _as_int,
+        lambda v: v >= K_MIN,
+        tr("an integer from {low} to {high}", low=str(K_MIN), high=str(k_max(n))),
+        k_default,
+    )
     if k > n and n < K_MIN:
         k = min(k, MAX_CLUSTERS)  # too few points drawn for any k: the page asks for more
     elif k > n:
         notices.append(
-            f"URL parameter `k={query['k']}` asks for more clusters than points: k must be at most "
-            f"the number of points n = {n}; using k={k_default}."
+            tr(
+                "URL parameter `k={value}` asks for more clusters than points: k must be at most the "
+                "number of points n = {n}; using k={k}.",
+                value=str(query["k"]),
+                n=str(n),
+                k=str(k_default),
+            )
         )
         k = k_default
     elif k > MAX_CLUSTERS:
         notices.append(
-            f"URL parameter `k={query['k']}` is too large: the app shows at most {MAX_CLUSTERS} "
-            f"clusters (one distinct colour each); using k={k_default}."
+            tr(
+                "URL parameter `k={value}` is too large: the app shows at most {most} clusters (one "
+                "distinct colour each); using k={k}.",
+                value=str(query["k"]),
+                most=str(MAX_CLUSTERS),
+                k=str(k_default),
+            )
         )
         k = k_default
     init_text = str(query.get("init", "kmeanspp")).strip().lower()
     init = _INIT_ALIASES.get(init_text)
     if init is None:
         init = "kmeans++"
-        bad("init", "one of kmeanspp, random, farthest, anneal, custom, placed", _INIT_TO_URL[init])
+        bad("init", tr("one of {values}", values=", ".join(_INIT_TO_URL.values())), _INIT_TO_URL[init])
     picks = read(
         "picks",
         _as_picks,
         lambda v: len(v) <= MAX_PICKS and all(0 <= i < n for i in v) and len(set(v)) == len(v),
-        f"at most {MAX_PICKS} different point numbers from 0 to {n - 1}, separated by commas",
+        tr(
+            "at most {most} different point numbers from 0 to {last}, separated by commas",
+            most=str(MAX_PICKS),
+            last=str(n - 1),
+        ),
         (),
     )
-    placed = _read_placed(query.get("centres"), notices)
+    placed = _read_placed(query.get("centres"), notices, tr)
     kind = read(
         "kind",
         lambda s: s.lower(),
         lambda v: v in KIND_CHOICES,
-        f"one of {', '.join(KIND_CHOICES)}",
+        tr("one of {values}", values=", ".join(KIND_CHOICES)),
         ctrl.kind,
     )
     alpha = read(
         "alpha",
         _as_alpha,
         lambda v: True,
-        f"a number from {ALPHA_MIN} to {ALPHA_MAX:g}: 1.5 is entmax-1.5, 2 is sparsemax",
+        tr(
+            "a number from {low} to {high}: 1.5 is entmax-1.5, 2 is sparsemax",
+            low=float(ALPHA_MIN),
+            high=float(ALPHA_MAX),
+        ),
         ALPHA_DEFAULT,
     )
     dtype = read(
-        "dtype", lambda s: s.lower(), lambda v: v in DTYPES, f"one of {', '.join(DTYPES)}", ctrl.dtype
+        "dtype",
+        lambda s: s.lower(),
+        lambda v: v in DTYPES,
+        tr("one of {values}", values=", ".join(DTYPES)),
+        ctrl.dtype,
     )
-    sigma = read("sigma", _as_float, lambda v: v > 0, "a positive number", None)
-    steps = _read_steps(query.get("steps"), notices)
+    sigma = read("sigma", _as_float, lambda v: v > 0, tr("a positive number"), None)
+    steps = _read_steps(query.get("steps"), notices, tr)
     at = read(
         "at",
         _as_int,
         lambda v: 0 <= v <= len(steps),
-        f"an iteration from 0 to {len(steps)}, the steps taken",
+        tr("an iteration from 0 to {last}, the steps taken", last=str(len(steps))),
         None,
     )
     speed = read(
         "speed",
         _as_float,
         lambda v: v in SPEEDS,
-        f"steps per second, one of {', '.join(map(_fmt, SPEEDS))}",
+        tr("steps per second, one of {values}", values=", ".join(map(_fmt, SPEEDS))),
         SPEED_DEFAULT,
     )
     play = read(
         "play",
         lambda s: s.lower(),
         lambda v: v in PLAY_STEPS,
-        f"one of {', '.join(PLAY_STEPS)}",
+        tr("one of {values}", values=", ".join(PLAY_STEPS)),
         PLAY_DEFAULT,
     )
-    presenter = read("presenter", _as_flag, lambda v: v is not None, "1 or 0", False)
+    presenter = read("presenter", _as_flag, lambda v: v is not None, tr("1 or 0"), False)
     return replace(
         ctrl,
         n=n,
@@ -422,10 +475,34 @@ def parse_query(query) -> tuple[Controls, list[str]]:
         speed=speed,
         play=play,
         presenter=presenter,
+        lang=lang,
     ), notices
 
 
-def _read_drawn(query, notices: list[str]) -> str | None:
+def _read_language(query, browser_language: str, notices: list[str]) -> tuple[str, Translator]:
+    """The address's ``lang`` if it is one of ours, else the browser's language (with a notice, in that
+    language, naming the value and the allowed ones); and its translator."""
+    fallback = browser_language if browser_language in LANGUAGES else DEFAULT_LANGUAGE
+    text = query.get("lang")
+    if text is None:
+        return fallback, translator(fallback)
+    wanted = {code.lower(): code for code in LANGUAGES}.get(str(text).strip().lower().replace("_", "-"))
+    if wanted is not None:
+        return wanted, translator(wanted)
+    tr = translator(fallback)
+    notices.append(
+        tr(
+            "URL parameter `lang={value}` is not a language of this app ({allowed}); showing {language}, "
+            "the browser's language.",
+            value=str(text),
+            allowed=", ".join(LANGUAGES),
+            language=LANGUAGES[fallback],
+        )
+    )
+    return fallback, tr
+
+
+def _read_drawn(query, notices: list[str], tr: Translator) -> str | None:
     """The text of the drawn points of a URL (``points``; none: no points yet), written as the app
     writes it; None (with a notice) for a text rbfviz.drawn cannot read."""
     text = str(query.get("points", ""))
@@ -434,13 +511,18 @@ def _read_drawn(query, notices: list[str]) -> str | None:
     except ValueError as err:
         shown = text if len(text) <= 40 else text[:40] + "…"
         notices.append(
-            f"URL parameter `points={shown}` is not valid ({err}; at most {MAX_DRAWN} points, as the app "
-            "writes them); showing the built-in blobs data instead."
+            tr(
+                "URL parameter `points={value}` is not valid ({reason}; at most {most} points, as the app "
+                "writes them); showing the built-in blobs data instead.",
+                value=shown,
+                reason=explain(err, tr),
+                most=str(MAX_DRAWN),
+            )
         )
         return None
 
 
-def _read_placed(text, notices: list[str]) -> tuple[tuple[float, float], ...]:
+def _read_placed(text, notices: list[str], tr: Translator) -> tuple[tuple[float, float], ...]:
     """The placed centres of a URL ("x,y;x,y"); a bad text drops them all, with a notice saying why."""
     if text is None:
         return ()
@@ -449,8 +531,13 @@ def _read_placed(text, notices: list[str]) -> tuple[tuple[float, float], ...]:
     except ValueError as err:
         shown = text if len(text) <= 60 else text[:60] + "…"
         notices.append(
-            f"URL parameter `centres={shown}` is not valid ({err}; write x,y;x,y with at most "
-            f"{MAX_PLACED} centres); using no placed centres."
+            tr(
+                "URL parameter `centres={value}` is not valid ({reason}; write x,y;x,y with at most {most} "
+                "centres); using no placed centres.",
+                value=shown,
+                reason=explain(err, tr),
+                most=str(MAX_PLACED),
+            )
         )
         return ()
 
@@ -460,7 +547,7 @@ def _as_alpha(text: str) -> float:
     return round(check_alpha(_as_float(text)), 2)
 
 
-def _read_steps(text, notices: list[str]) -> str:
+def _read_steps(text, notices: list[str], tr: Translator) -> str:
     """The step sequence of a URL: letters E, M, L (any case). Other letters drop the whole sequence;
     one longer than MAX_STEPS keeps its first MAX_STEPS steps. Either way a notice says why."""
     if text is None:
@@ -475,16 +562,25 @@ def _read_steps(text, notices: list[str]) -> str:
             pass
         else:
             notices.append(
-                f"URL parameter `steps={shown}` has {len(letters)} steps; the Step-by-step view replays "
-                f"at most {MAX_STEPS}, so it shows the first {MAX_STEPS}."
+                tr(
+                    "URL parameter `steps={value}` has {count} steps; the Step-by-step view replays at "
+                    "most {most}, so it shows the first {most}.",
+                    value=shown,
+                    count=str(len(letters)),
+                    most=str(MAX_STEPS),
+                )
             )
             return letters[:MAX_STEPS]
     try:
         return check_steps(letters)
     except ValueError as err:
-        reason = str(err).rstrip(".")
+        reason = explain(err, tr).rstrip(".")
         notices.append(
-            f"URL parameter `steps={shown}` is not valid ({reason}); starting with no steps taken."
+            tr(
+                "URL parameter `steps={value}` is not valid ({reason}); starting with no steps taken.",
+                value=shown,
+                reason=reason,
+            )
         )
         return ""
 
@@ -512,9 +608,10 @@ def _as_flag(text: str) -> bool | None:
     return True if text in _TRUE else False if text in _FALSE else None
 
 
-def lesson_query(lesson, presenter: bool = False) -> dict[str, str]:
-    """The address of a lesson step's view (rbfviz.views.lessons.arrays.Prepared): its settings at its σ."""
-    return Controls(**lesson.step.settings, sigma=lesson.sigma, presenter=presenter).to_query()
+def lesson_query(lesson, presenter: bool = False, lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """The address of a lesson step's view (rbfviz.views.lessons.arrays.Prepared): its settings at its σ,
+    in the reader's language."""
+    return Controls(**lesson.step.settings, sigma=lesson.sigma, presenter=presenter, lang=lang).to_query()
 
 
 def resolve_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
@@ -535,11 +632,16 @@ def resolve_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
             alpha=ctrl.alpha,
             dtype=ctrl.dtype,
             presenter=ctrl.presenter,
+            lang=ctrl.lang,
         )
+        tr = translator(ctrl.lang)
         return fallback, [
-            "This link asks for uploaded data (`dataset=upload`), but an uploaded file stays in the browser "
-            "session that uploaded it: links and bookmarks cannot carry it. Showing the built-in blobs data "
-            "instead. To see your own points, upload the CSV file under **Your own data** in the sidebar."
+            tr(
+                "This link asks for uploaded data (`dataset=upload`), but an uploaded file stays in the "
+                "browser session that uploaded it: links and bookmarks cannot carry it. Showing the built-in "
+                "blobs data instead. To see your own points, upload the CSV file under **Your own data** in "
+                "the sidebar."
+            )
         ]
     if ctrl.upload == upload.digest and ctrl.n == upload.n:
         return ctrl, []
@@ -553,7 +655,15 @@ def with_upload(ctrl: Controls, upload) -> tuple[Controls, list[str]]:
     k = ctrl.k
     if k > k_max(upload.n):
         k = k_max(upload.n)
-        notices.append(f"k lowered from {ctrl.k} to {k}: the file has {upload.n} points.")
+        notices.append(
+            translator(ctrl.lang).ngettext(
+                "k lowered from {old} to {k}: the file has {n} point.",
+                "k lowered from {old} to {k}: the file has {n} points.",
+                upload.n,
+                old=str(ctrl.k),
+                k=str(k),
+            )
+        )
     # the same upload (or a link to "the upload" opened in the session that has it) keeps picks and σ
     same = ctrl.dataset == UPLOAD and ctrl.upload in (None, upload.digest)
     picks = ctrl.picks if same and all(i < upload.n for i in ctrl.picks) else ()
@@ -591,6 +701,7 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
             alpha=ctrl.alpha,
             dtype=ctrl.dtype,
             presenter=ctrl.presenter,
+            lang=ctrl.lang,
         ), notices
     if field == "kind":
         new = with_map(ctrl, value, ctrl.alpha)
@@ -604,10 +715,17 @@ def changed(ctrl: Controls, field: str, value) -> tuple[Controls, list[str]]:
         )  # other data or another start: the old steps belong to the old one
     if field in ("n", "noise", "seed") and new.picks:
         new = replace(new, picks=())  # picks are rows of the old data
-        notices.append("The picked points were cleared: they belonged to the previous data.")
+        tr = translator(new.lang)
+        notices.append(tr("The picked points were cleared: they belonged to the previous data."))
     if field == "n" and new.k > k_max(new.n):
+        tr = translator(new.lang)
         notices.append(
-            f"k lowered from {new.k} to {k_max(new.n)}: k must be at most the number of points n = {new.n}."
+            tr(
+                "k lowered from {old} to {k}: k must be at most the number of points n = {n}.",
+                old=str(new.k),
+                k=str(k_max(new.n)),
+                n=str(new.n),
+            )
         )
         new = replace(new, k=k_max(new.n))
     return new, notices
@@ -640,7 +758,7 @@ def load_controls(st) -> Controls:
         url = last = {}
         known = without_steps(known)
     if known is None or (not changed_by_widget and url and url != last):
-        ctrl, notices = parse_query(url)
+        ctrl, notices = parse_query(url, language_of_locale(st.context.locale))
         ctrl, more = resolve_upload(ctrl, st.session_state.get(keys.UPLOAD))
         st.session_state[keys.CONTROLS] = ctrl
         st.session_state[keys.NOTICES] = notices + more

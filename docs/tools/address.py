@@ -18,6 +18,7 @@ from pathlib import Path
 from rbfviz.classroom import format_code
 from rbfviz.datasets import DATASET_LABELS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K
 from rbfviz.drawn import MAX_DRAWN
+from rbfviz.i18n import LANGUAGES
 from rbfviz.loader import MAX_ROWS
 from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
 from rbfviz.views.common.palette import MAX_CLUSTERS
@@ -184,6 +185,12 @@ def parameters(labels: dict[str, str]) -> list[tuple[str, str, str, str]]:
         ),
         ("play", "Step by step's *Play takes*", _choices(PLAY_STEPS), f"`{state.PLAY_DEFAULT}`"),
         ("presenter", sidebar + labels["presenter"], "`1` (on) or `0` (off)", "`0`"),
+        (
+            "lang",
+            sidebar + labels["lang"],
+            _choices(LANGUAGES),
+            "the browser's language: `pt-BR` for any Portuguese, else `en`",
+        ),
         (
             "lesson",
             "the Lessons page's step (its menu, Next and Back)",

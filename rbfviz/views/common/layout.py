@@ -41,6 +41,7 @@ import numpy as np
 import plotly.graph_objects as go
 from zlib_ng import zlib_ng
 
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.palette import INK_COLORS
 
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=15, color="#222222")
@@ -107,8 +108,10 @@ def base_layout(
     x_title: str | None = None,
     y_title: str | None = None,
     legend: str = "above",
+    tr: Translator = ENGLISH,
 ) -> dict:
-    """The house layout: fonts, margins, white background, a horizontal legend.
+    """The house layout: fonts, margins, white background, a horizontal legend, and the numbers in
+    ``tr``'s language (its decimal and thousands separators; the words are the caller's, already in it).
 
     legend="above" puts it between the title and the plot; "below" under the x axis (better when
     the legend wraps to two rows and would collide with the title), and under the x axis' title
@@ -142,6 +145,7 @@ def base_layout(
         ),
         hoverlabel=dict(font=dict(size=13)),
         uirevision="constant",  # keep the user's zoom across reruns
+        separators=tr.separators,
         xaxis=_axis(x_title),
         yaxis=_axis(y_title),
     )

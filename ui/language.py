@@ -1,0 +1,44 @@
+"""This session's language: the translator every Streamlit call of a page uses for its words.
+
+    tr = language.current()          # a rbfviz.i18n.Translator
+    st.subheader(tr("One step from the same start"))
+
+The language is a shared control (``Controls.lang``, ``lang=`` in the address; ui.state reads it, with
+the browser's language, ``st.context.locale``, as its default), so every link the app draws carries it.
+Each session has its own: a server shows students their own language at the same time. The sidebar's
+switch is ``language_switch``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from rbfviz.i18n import LANGUAGES, Translator, language_of_locale, translator
+
+from . import session_keys as keys
+
+SWITCH_LABEL = "Idioma · Language"  # in both languages: a visitor finds it whichever is on screen
+
+
+def current() -> Translator:
+    """The translator of this session's language (its controls' ``lang``; before the controls are read,
+    the browser's language)."""
+    ctrl = st.session_state.get(keys.CONTROLS)
+    if ctrl is not None:
+        return translator(ctrl.lang)
+    return translator(language_of_locale(st.context.locale))
+
+
+def language_switch(lang: str, on_change, args) -> None:
+    """The sidebar's language menu, each language named in itself."""
+    key = keys.widget("lang")
+    st.session_state[key] = lang
+    st.selectbox(
+        SWITCH_LABEL,
+        options=list(LANGUAGES),
+        format_func=LANGUAGES.get,
+        key=key,
+        on_change=on_change,
+        args=args,
+        help="Português (Brasil) ou English. URL: `lang`.",
+    )
