@@ -407,6 +407,9 @@ TITLE_CHARS = 42
 PANEL_TITLE_FONT = 14
 PANEL_TITLE_GAP_PX = 8
 PANEL_LEGEND_FONT = 11
+# between a legend and its plot: the plot area Plotly draws may be a few pixels shorter than the layout's
+# (margins pushed by the axes), which shrinks every band a little, and the first legend has an opaque box
+PANEL_LEGEND_GAP_PX = 8
 PANEL_PLOT_PX = 170
 PANEL_AXIS_PX = 64
 
@@ -444,7 +447,7 @@ def _legend_rows(panel: dict) -> int:
 def _block_px(title_rows: int, legend_rows: int) -> tuple[float, float]:
     """Pixels from a panel's top to its legend's top, and to its plot's top."""
     to_legend = title_px(title_rows, PANEL_TITLE_FONT) + PANEL_TITLE_GAP_PX
-    return to_legend, to_legend + legend_px(legend_rows, PANEL_LEGEND_FONT)
+    return to_legend, to_legend + legend_px(legend_rows, PANEL_LEGEND_FONT) + PANEL_LEGEND_GAP_PX
 
 
 def _panel_places(rows: list[tuple[int, int]], paper_px: float) -> list[tuple[float, float, tuple]]:
