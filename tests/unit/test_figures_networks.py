@@ -10,6 +10,7 @@ zeros and NaN, and that every figure passes Plotly's validation. Runs are tiny (
 
 import base64
 import json
+import textwrap
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from rbfviz.field import pixel_centers
 from rbfviz.nn import train_classifier, train_deep_clustering
 from rbfviz.views.common.layout import png_data_uri, validated
 from rbfviz.views.common.palette import cluster_colors, fade
+from rbfviz.views.common.presenter import presenter_figure
 from rbfviz.views.neural_network.arrays import (
     CONFIDENCE_LEVELS,
     center_classes,
@@ -39,6 +41,7 @@ from rbfviz.views.neural_network.figures import (
     LLOYD,
     MISCLASSIFIED,
     TIE_FADE,
+    TITLE_CHARS,
     TRAIN_POINTS,
     _step_colorscale,
     class_rgb,
@@ -53,6 +56,7 @@ from rbfviz.views.neural_network.figures import (
     latent_figure,
     log_tickvals,
     low_sigma_figure,
+    title_lines,
 )
 
 
@@ -441,6 +445,92 @@ def test_curves_mark_zeros_and_nan_on_log_panels():
     )  # a decade below the smallest
     assert arr(nan.x).tolist() == [3] and arr(nan.y)[0] == pytest.approx(10.0)  # a decade above the largest
     assert fig.layout.yaxis.type == "log" and fig.layout.yaxis2.type is None
+
+
+def _plotly_legend_px(rows: int, font_size: float) -> float:
+    """A vertical legend's height in Chromium: each one-line entry max(1.3 · font, 16) + 3 px, and 5 px
+    above and below (plotly.js' legend layout, read off legends of 1 to 8 entries at 11, 16.5, 22 pt)."""
+    return rows * (max(1.3 * font_size, 16.0) + 3.0) + 10.0
+
+
+def assert_room_for_titles_and_legends(fig) -> None:
+    """Each panel of a curves figure, top to bottom: its title (every line short enough for a phone),
+    its legend (vertical: as many rows as entries, whatever the width), its plot, its x axis; each part
+    in a band at least as high as its lines need, so none reaches the next."""
+    layout = fig.layout
+    paper_px = layout.height - layout.margin.t - layout.margin.b
+    titles = layout.annotations
+    panels = len(titles)
+    for i in range(panels):
+        suffix = "" if i == 0 else str(i + 1)
+        legend, yaxis, xaxis = layout["legend" + suffix], layout["yaxis" + suffix], layout["xaxis" + suffix]
+        entries = sum(
+            1 for t in fig.data if (t.legend or "legend") == "legend" + suffix and t.showlegend is not False
+        )
+        assert entries >= 1 and legend.orientation == "v" and legend.yanchor == "top"
+        # with a few pixels to spare: Plotly may draw the plot area a little shorter than the layout's
+        assert (legend.y - yaxis.domain[1]) * paper_px >= _plotly_legend_px(entries, legend.font.size) + 4
+        title = titles[i]
+        lines = title.text.split("<br>")
+        assert title.yanchor == "top" and all(len(line) - len("<b></b>") <= TITLE_CHARS for line in lines)
+        assert (title.y - legend.y) * paper_px >= len(lines) * 1.3 * title.font.size
+        # the x axis' tick labels and title (below the plot) end before the next panel's title
+        below_px = 1.3 * xaxis.tickfont.size + xaxis.title.standoff + 1.3 * xaxis.title.font.size
+        next_top = titles[i + 1].y if i + 1 < panels else 0.0
+        assert (yaxis.domain[0] - next_top) * paper_px >= below_px
+        assert title.y <= 1.0 and (i + 1 == panels or titles[i + 1].y < yaxis.domain[0])
+
+
+@pytest.mark.parametrize("entries", [1, 3, 7])
+def test_curves_reserve_each_legend_its_rows_and_each_title_its_lines(entries):
+    x = [1, 2, 3]
+    panels = [
+        {
+            "title": "a title long enough to take two lines on a phone's narrow figure",
+            "log": False,
+            "lines": [
+                {"name": f"line {j}", "x": x, "y": [j, j, j], "color": "#000000"} for j in range(entries)
+            ],
+            "hlines": [{"y": 0.5, "name": "a baseline", "color": "#111111"}],
+        },
+        {
+            "title": "short",
+            "log": True,
+            "lines": [{"name": "one", "x": x, "y": [1, 2, 3], "color": "#222222"}],
+        },
+        {
+            "title": "entries only",
+            "log": False,
+            "lines": [{"name": f"m{j}", "x": x, "y": x, "color": "#333333"} for j in range(entries)],
+        },
+    ]
+    fig = validated(curves_figure(panels))
+    assert len(fig.layout.annotations[0].text.split("<br>")) == 2
+    assert_room_for_titles_and_legends(fig)
+    assert_room_for_titles_and_legends(presenter_figure(fig))  # larger fonts in a taller figure
+
+
+def test_curves_figures_of_the_page_reserve_their_rows(clf, deep2, low):
+    for fig in (
+        classifier_history_figure(clf),
+        deep_history_figure(deep2),
+        low_sigma_figure(low.comparison, low.n_train),
+    ):
+        assert_room_for_titles_and_legends(fig)
+        assert_room_for_titles_and_legends(presenter_figure(fig))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["accuracy", "", "skipped (NaN) steps per epoch, of its mini-batch steps", "a " * 60, "x" * 50 + " y"],
+)
+def test_title_lines_fit_few_lines_between_words(text):
+    lines = title_lines(text, most=42)
+    assert " ".join(lines) == text.strip() or lines == [text]
+    assert len(lines) == max(
+        1, len(textwrap.wrap(text, 42, break_long_words=False))
+    )  # no more lines than needed
+    assert all(len(line) <= 42 or " " not in line for line in lines)  # only a longer word passes the limit
 
 
 def test_log_tickvals():

@@ -8,7 +8,7 @@
   small PNG per frame) and the centres, Play/Pause and an epoch slider.
 * ``latent_figure(view)``        – deep clustering's latent space over training (frames): codes
   coloured by cluster, centres, and the exact Voronoi cells (polygons) when the latent space is 2-D.
-* ``curves_figure(panels)``      – small multiples against the epoch (each panel its own legend);
+* ``curves_figure(panels)``      – small multiples against the epoch, stacked (each panel its own legend);
   ``classifier_history_figure``, ``deep_history_figure`` and ``low_sigma_figure`` fill it.
 
 Class colours (``CLASS_COLORS``) are not cluster colours: classes are the labels of the data, and the
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import math
+import textwrap
 
 import numpy as np
 import plotly.graph_objects as go
@@ -396,15 +397,78 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
 # --- curves against the epoch --------------------------------------------------------------------
 
 
-def _panel_domains(n: int, columns: int, gap_x: float = 0.09, gap_y: float = 0.16):
-    rows = math.ceil(n / columns)
-    width = (1.0 - gap_x * (columns - 1)) / columns
-    height = (1.0 - gap_y * (rows - 1)) / rows
-    for i in range(n):
-        r, c = divmod(i, columns)
-        x0 = c * (width + gap_x)
-        y1 = 1.0 - r * (height + gap_y)
-        yield (x0, min(x0 + width, 1.0)), (max(y1 - height, 0.0), y1)  # clipped: rounding may pass 1
+# Small multiples are stacked in one column, so that on a phone every panel keeps the figure's whole
+# width. A panel's block, top to bottom, in pixels: its title, its legend, the plot, then the x axis'
+# ticks and title and the gap to the next panel's title. The legend lists one entry per row and a long
+# title is wrapped at TITLE_CHARS characters, so their heights depend only on their texts, never on the
+# width the browser gives the figure: the block reserves those heights, and neither reaches the other
+# or the plot. TITLE_CHARS of 14-pt bold text fit in a phone's figure (about 300 px beside the y axis).
+TITLE_CHARS = 42
+PANEL_TITLE_FONT = 14
+PANEL_TITLE_GAP_PX = 8
+PANEL_LEGEND_FONT = 11
+# between a legend and its plot: the plot area Plotly draws may be a few pixels shorter than the layout's
+# (margins pushed by the axes), which shrinks every band a little, and the first legend has an opaque box
+PANEL_LEGEND_GAP_PX = 8
+PANEL_PLOT_PX = 170
+PANEL_AXIS_PX = 64
+
+
+def title_lines(text: str, most: int = TITLE_CHARS) -> list[str]:
+    """``text`` in as few lines of at most ``most`` characters as it needs, broken between words (a
+    longer word on a line of its own), the lines about equally long."""
+    count = len(textwrap.wrap(text, most, break_long_words=False))
+    if count <= 1:
+        return [text]
+    width = math.ceil(len(text) / count)
+    while len(lines := textwrap.wrap(text, width, break_long_words=False)) > count:
+        width += 1
+    return lines
+
+
+def title_px(lines: int, font_size: float) -> float:
+    """Height in pixels of ``lines`` lines of text: 1.3 lines of its font each (Plotly's line height)."""
+    return lines * 1.3 * font_size
+
+
+def legend_px(rows: int, font_size: float) -> float:
+    """Height in pixels of a vertical Plotly legend of ``rows`` one-line entries: each entry 1.3 lines
+    of its font (at least 16 px) and a 3 px gap, and 5 px of padding above and below the list
+    (plotly.js' legend layout, measured in Chromium)."""
+    return rows * (max(1.3 * font_size, 16.0) + 3.0) + 10.0
+
+
+def _legend_rows(panel: dict) -> int:
+    """Entries in a panel's legend: its lines, and its horizontal lines that are drawn (see below)."""
+    has_x = any(np.asarray(line["x"]).size for line in panel["lines"])
+    return len(panel["lines"]) + sum(1 for h in panel.get("hlines", []) if h.get("span") or has_x)
+
+
+def _block_px(title_rows: int, legend_rows: int) -> tuple[float, float]:
+    """Pixels from a panel's top to its legend's top, and to its plot's top."""
+    to_legend = title_px(title_rows, PANEL_TITLE_FONT) + PANEL_TITLE_GAP_PX
+    return to_legend, to_legend + legend_px(legend_rows, PANEL_LEGEND_FONT) + PANEL_LEGEND_GAP_PX
+
+
+def _panel_places(rows: list[tuple[int, int]], paper_px: float) -> list[tuple[float, float, tuple]]:
+    """Per panel with (title lines, legend entries) ``rows``, in paper fractions of a plot area
+    ``paper_px`` high: the top of its title, the top of its legend and its plot's y domain (bottom,
+    top); the blocks stacked from the top."""
+    places, top = [], paper_px
+    for title_rows, legend_rows in rows:
+        to_legend, to_plot = _block_px(title_rows, legend_rows)
+        plot_bottom = top - to_plot - PANEL_PLOT_PX
+        places.append(
+            (
+                (
+                    top / paper_px,
+                    (top - to_legend) / paper_px,
+                    (max(plot_bottom / paper_px, 0.0), (top - to_plot) / paper_px),
+                )
+            )
+        )
+        top = plot_bottom - PANEL_AXIS_PX
+    return places
 
 
 def log_tickvals(low: float, high: float, most: int = 7) -> tuple[list[float], list[str]]:
@@ -427,12 +491,11 @@ def _power_label(e: int) -> str:
 
 def curves_figure(
     panels: list[dict],
-    columns: int = 2,
     title: str | None = None,
-    height: int | None = None,
     x_title: str = "epoch",
 ) -> go.Figure:
-    """Small multiples sharing nothing but the look; each panel has its own legend above it.
+    """Small multiples sharing nothing but the look, stacked in one column; each panel has its title,
+    then its own legend (one entry per row), above it. The figure's height follows from its panels.
 
     panels: [{"title": str, "log": bool, "lines": [{"name", "x", "y", "color", "dash"?, "width"?,
     "mark_nan"?}], "hlines": [{"y", "name", "color", "dash"?, "span"?: (x0, x1)}], "range": [lo, hi]?}]
@@ -442,21 +505,25 @@ def curves_figure(
     the line says mark_nan=False (NaN meaning "not measured here"); each such trace has meta
     ["zero"|"nan", line name]. Log axes get ticks from ``log_tickvals``.
     """
-    n = len(panels)
-    rows = math.ceil(n / columns)
-    height = height or 300 * rows + 70
-    layout = base_layout(title, height)
+    titles = [title_lines(panel["title"]) for panel in panels]
+    rows = [(len(lines), _legend_rows(panel)) for lines, panel in zip(titles, panels)]
+    # the last block's axis band holds the last x axis' ticks and title, so the bottom margin is small
+    margin = dict(l=60, r=20, t=70 if title else 10, b=10)
+    paper_px = sum(_block_px(*r)[1] + PANEL_PLOT_PX + PANEL_AXIS_PX for r in rows)
+    layout = base_layout(title, int(math.ceil(paper_px)) + margin["t"] + margin["b"])
     layout.pop("xaxis"), layout.pop("yaxis")
     layout["annotations"] = []
     layout["shapes"] = []
     data = []
-    for i, (panel, ((x0, x1), (y0, y1))) in enumerate(zip(panels, _panel_domains(n, columns))):
+    for i, (panel, lines, (title_top, legend_top, (y0, y1))) in enumerate(
+        zip(panels, titles, _panel_places(rows, paper_px))
+    ):
         suffix = "" if i == 0 else str(i + 1)
         xref, yref = "x" + suffix, "y" + suffix
         legend = "legend" + suffix
         axis = framed_axis()
         layout["xaxis" + suffix] = dict(
-            axis, domain=[x0, x1], anchor=yref, title=dict(text=x_title, font=dict(size=12), standoff=4)
+            axis, domain=[0.0, 1.0], anchor=yref, title=dict(text=x_title, font=dict(size=12), standoff=4)
         )
         yaxis = dict(axis, domain=[y0, y1], anchor=xref)
         values = np.concatenate(
@@ -474,26 +541,26 @@ def curves_figure(
         layout["yaxis" + suffix] = yaxis
         layout["annotations"].append(
             dict(
-                text=f"<b>{panel['title']}</b>",
+                text="<br>".join(f"<b>{line}</b>" for line in lines),
                 xref="paper",
                 yref="paper",
-                x=x0,
-                y=y1,
-                yanchor="bottom",
+                x=0.0,
+                y=title_top,
+                yanchor="top",
                 xanchor="left",
+                align="left",
                 showarrow=False,
-                font=dict(size=14),
-                yshift=22,
+                font=dict(size=PANEL_TITLE_FONT),
             )
         )
         layout[legend] = dict(
-            orientation="h",
-            x=x0,
+            orientation="v",
+            x=0.0,
             xanchor="left",
-            y=y1,
-            yanchor="bottom",
+            y=legend_top,
+            yanchor="top",
             yref="paper",
-            font=dict(size=11),
+            font=dict(size=PANEL_LEGEND_FONT),
             bgcolor="rgba(255,255,255,0)",
             itemwidth=30,
             tracegroupgap=0,
@@ -566,7 +633,7 @@ def curves_figure(
                     hovertemplate=f"{h['name']}: {float(h['y']):.4g}<extra></extra>",
                 )
             )
-    layout["margin"] = dict(l=60, r=20, t=95 if title else 70, b=50)
+    layout["margin"] = margin
     layout["showlegend"] = True
     return figure(data, layout)
 
@@ -577,7 +644,7 @@ SIGMA_COLOR = "#117733"
 GROUP_COLORS = {"encoder": "#004488", "decoder": "#DDAA33", "centers": "#BB5566", "readout": "#117733"}
 
 
-def classifier_history_figure(view, height: int | None = None) -> go.Figure:
+def classifier_history_figure(view) -> go.Figure:
     """Five panels against the epoch: the loss and its terms; train/test accuracy with the linear
     baseline; the σ schedule; the gradient norms (log; NaN and exact zeros marked); skipped steps."""
     h = view.history
@@ -589,7 +656,7 @@ def classifier_history_figure(view, height: int | None = None) -> go.Figure:
             "log": True,
             "lines": [
                 {"name": "loss", "x": e, "y": h["loss"], "color": LOSS_COLOR, "width": 2.5},
-                # named as in the panel's title, short enough for one legend row in a third of a laptop
+                # named as in the panel's title
                 {"name": "CE", "x": e, "y": h["ce"], "color": CE_COLOR},
                 {"name": "L_σ/n", "x": e, "y": lam_cluster, "color": CLUSTER_COLOR, "dash": "dot"},
             ],
@@ -621,7 +688,7 @@ def classifier_history_figure(view, height: int | None = None) -> go.Figure:
         },
         nan_steps_panel(e, h["nan_steps"], "of 1 full-batch step"),
     ]
-    return curves_figure(panels, columns=2, height=height)
+    return curves_figure(panels)
 
 
 def nan_steps_panel(epochs, nan_steps, per: str) -> dict:
@@ -644,7 +711,7 @@ def nan_steps_panel(epochs, nan_steps, per: str) -> dict:
     }
 
 
-def deep_history_figure(view, height: int | None = None) -> go.Figure:
+def deep_history_figure(view) -> go.Figure:
     """Five panels against the epoch (pretraining included): losses; NMI of the joint phase with the
     baselines; σ; gradient norms per group (log; NaN and exact zeros marked); skipped (NaN) steps."""
     h = view.history
@@ -729,7 +796,7 @@ def deep_history_figure(view, height: int | None = None) -> go.Figure:
         },
         nan_steps_panel(e, h["nan_steps"], "of its mini-batch steps"),
     ]
-    fig = curves_figure(panels, columns=2, height=height)
+    fig = curves_figure(panels)
     if view.pretrain_epochs and view.epochs_run > view.pretrain_epochs:
         boundary = view.pretrain_epochs + 0.5
         fig.layout.shapes = tuple(
@@ -757,7 +824,7 @@ LOW_SIGMA_STYLE = {
 }
 
 
-def low_sigma_figure(comparison, n_train: int, height: int | None = None) -> go.Figure:
+def low_sigma_figure(comparison, n_train: int) -> go.Figure:
     """Four panels, one line per map, against the epoch at the comparison's fixed σ: test accuracy;
     the cross-entropy's gradient to the centres (the part through r; log, exact 0 and NaN marked);
     exactly one-hot rows of r (% of the n_train training rows); skipped steps (non-finite loss or
@@ -787,4 +854,4 @@ def low_sigma_figure(comparison, n_train: int, height: int | None = None) -> go.
         {"title": "rows of r exactly one-hot (%)", "log": False, "range": [-3, 103], "lines": lines["hot"]},
         {"title": "skipped steps (NaN loss or gradient), cumulative", "log": False, "lines": lines["skip"]},
     ]
-    return curves_figure(panels, height=height)
+    return curves_figure(panels)
