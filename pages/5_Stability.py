@@ -175,15 +175,16 @@ def sigma_panels(ctrl) -> None:
             + f"{underflow_logit('float32'):.1f}"
             + r"\;(\text{float32})\end{gathered}"
         )
+        # each σ first, apart: a message inside another's arguments is not extracted for the catalog
+        firsts = [
+            tr("{sigma:.3g} in {dtype}", sigma=first, dtype=dtype) for dtype, (first, _) in nan_sigmas.items()
+        ]
         st.markdown(
             tr(
                 "(In float32, hardware that flushes subnormals to zero breaks already at Z ≈ 87.3.) So the "
                 "first NaN row appears at σ = √(maxᵢ dᵢ₍₁₎ / 2Z): here {firsts}. Stable softmax and "
                 "entmax-1.5 never give NaN for finite input.",
-                firsts=", ".join(
-                    tr("{sigma:.3g} in {dtype}", sigma=first, dtype=dtype)
-                    for dtype, (first, _) in nan_sigmas.items()
-                ),
+                firsts=", ".join(firsts),
             )
         )
     with right:

@@ -13,10 +13,10 @@ KIND_LABELS = {"softmax": "softmax", "entmax15": "entmax-1.5", "naive": N_("naiv
 
 
 KIND_CONTROL_LABELS = {
-    "softmax": "softmax (stable)",
-    "entmax15": "entmax-1.5 (sparse)",
-    "entmax": "α-entmax (family)",
-    "naive": "naive exp/sum",
+    "softmax": N_("softmax (stable)"),
+    "entmax15": N_("entmax-1.5 (sparse)"),
+    "entmax": N_("α-entmax (family)"),
+    "naive": N_("naive exp/sum"),
 }
 
 

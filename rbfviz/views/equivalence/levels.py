@@ -14,7 +14,7 @@ from rbfviz.views.equivalence import words as equivalence_words
 from rbfviz.views.equivalence.figures import step_figure
 
 
-def _equivalence_side(step, tr: Translator) -> str:
+def _equivalence_side(step, tr: Translator = ENGLISH) -> str:
     return metrics_html(
         [
             (

@@ -85,13 +85,14 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460, 
                     mode="lines",
                     xaxis="x2",
                     yaxis="y2",
-                    name=f"α = {alpha:g}",
+                    name=tr.format("α = {alpha:g}", alpha=alpha),
                     legendgroup=f"alpha-{alpha:g}",
                     showlegend=dtype == "float64",
                     line=dict(color=_alpha_color(a), dash=DTYPE_DASH.get(dtype, "solid"), width=2),
                     meta=["zeros", float(alpha), dtype],
                     hovertemplate=(
-                        f"α = {alpha:g}, {dtype}<br>σ = %{{x:.3g}}<br>"
+                        tr.format("α = {alpha:g}", alpha=alpha)
+                        + f", {dtype}<br>σ = %{{x:.3g}}<br>"
                         + tr("exact zeros")
                         + " %{y:.1%}<extra></extra>"
                     ),
@@ -111,7 +112,9 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460, 
                     symbol="diamond", size=10, color=_alpha_color(a), line=dict(color="#222222", width=1)
                 ),
                 meta=["predicted", float(alpha)],
-                hovertemplate=f"σ*({alpha:g}) = {result.predicted[a]:.4g}<extra></extra>",
+                hovertemplate=tr.format(
+                    "σ*({alpha:g}) = {sigma:.4g}<extra></extra>", alpha=alpha, sigma=result.predicted[a]
+                ),
             )
         )
     layout = base_layout(title, height=height, legend="below", tr=tr)
