@@ -33,6 +33,7 @@ def sigma_panels(ctrl) -> None:
     one = traj = None
     with panel(tr("One step")):
         one, traj, resp, note = compute.equivalence_runs(ctrl, STEPS)
+        note = tr(note) if note else None  # a catalog message (ui.compute)
         if note:
             st.info(note)
         st.subheader(tr("One step from the same start"))

@@ -89,10 +89,16 @@ def figure_words(spec: dict) -> list[str]:
     return [w for w in words if w]
 
 
+# The second setting shows the pages' notices: annealing's start, a map other than softmax, a data set
+# the classifier does not offer.
+NOTICES = {"dataset": "blobs", "n": "120", "init": "anneal", "kind": "naive", "lang": "pt-BR"}
+
+
+@pytest.mark.parametrize("query", [PT, NOTICES], ids=["moons", "notices"])
 @pytest.mark.parametrize("label", list(PAGES))
-def test_page_in_portuguese_has_no_english_sentence(label):
+def test_page_in_portuguese_has_no_english_sentence(label, query):
     english, portuguese = PAGES[label]
-    at = open_page(page_path(label), PT)
+    at = open_page(page_path(label), query)
     texts = body_text(at)
     assert portuguese in texts and english not in texts
     assert not english_in(texts), english_in(texts)
