@@ -31,6 +31,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.mixture import GaussianMixture
 
+from .i18n import Invalid
 from .maps import _responsibilities
 from .validate import check_centers, check_int, check_k, check_points, check_sigma, check_sigma_for_dtype
 
@@ -137,11 +138,11 @@ def fit_mixture(X, k, start=None, seed=0, max_iter=FIT_MAX_ITER, tol=FIT_TOL) ->
     seed = check_int(seed, "seed", 0, 2**32 - 1)
     max_iter = check_int(max_iter, "max_iter", 1)
     if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (tol > 0 and np.isfinite(tol)):
-        raise ValueError(f"tol must be a positive finite number, got {tol!r}.")
+        raise Invalid("tol must be a positive finite number, got {tol}.", tol=repr(tol))
     if start is not None:
         start = check_centers(start, X, "start")
         if start.shape[0] != k:
-            raise ValueError(f"start has {start.shape[0]} centres but k={k}; they must match.")
+            raise Invalid("start has {got} centres but k={k}; they must match.", got=start.shape[0], k=k)
     return _fit_mixture(X, k, start, seed, max_iter, float(tol))
 
 
@@ -160,7 +161,13 @@ def _fit_mixture(
     with warnings.catch_warnings():
         # not converging is reported in the result (converged=False), not as a warning
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X)
+        try:
+            model.fit(X)
+        except ValueError as error:  # scikit-learn: a component's variance collapsed to 0
+            raise Invalid(
+                "The Gaussian mixture could not be fitted: a component collapsed onto too few points to "
+                "have a variance. Try another k or seed."
+            ) from error
     return MixtureFit(
         means=np.asarray(model.means_, dtype=np.float64),
         sigmas=np.sqrt(np.asarray(model.covariances_, dtype=np.float64)),

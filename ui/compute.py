@@ -32,6 +32,7 @@ from rbfviz import measures
 from rbfviz.bounded_store import BoundedStore
 from rbfviz.datasets import make_dataset
 from rbfviz.drawn import decode_points
+from rbfviz.i18n import N_
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
 from rbfviz.validate import check_points
@@ -441,7 +442,7 @@ def step_start(ctrl):
     Annealing has no single start to step from (all centres begin at the data mean, where a Lloyd
     step cannot separate them), so that init uses k-means++ seeding from the same seed here."""
     note = (
-        (
+        N_(
             "Annealing starts every centre at the data mean, where one step shows nothing; this view "
             "starts from k-means++ seeding (same data seed) instead."
         )

@@ -10,10 +10,10 @@ import streamlit as st
 
 from rbfviz.family import FAMILY_ALPHAS, family_collapse
 
-from . import compute
+from . import compute, language
 
 
-@st.cache_data(max_entries=64, ttl=compute.TTL, show_spinner="Measuring the exact collapse for each α…")
+@st.cache_data(max_entries=64, ttl=compute.TTL, show_spinner=False)
 def _family(key: compute.DataKey, k: int):
     X, _ = key.points("float64")
     centers, _ = compute._kmeans_pp(key, k)
@@ -23,4 +23,5 @@ def _family(key: compute.DataKey, k: int):
 def family(ctrl):
     """rbfviz.family.FamilyCollapse at ``compute.kmeans_centroids(ctrl)`` (the Stability page's C*), for
     α = FAMILY_ALPHAS in float32 and float64; it does not depend on the sidebar's map, α or precision."""
-    return _family(compute._key(ctrl), ctrl.k)
+    with st.spinner(language.current()("Measuring the exact collapse for each α…")):
+        return _family(compute._key(ctrl), ctrl.k)

@@ -81,7 +81,7 @@ def grid_payload(view: str, ctrl, scale, levels_of) -> bytes:
 
 def scrub_key(view: str, ctrl, extra: tuple) -> tuple:
     """What a scrubbable view's payload is stored under (``scrub_payload``)."""
-    return (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, extra)
+    return (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, ctrl.lang, extra)
 
 
 # --- σ scrubbing, the levels near the σ on screen first ---------------------------------------------

@@ -24,6 +24,7 @@ import streamlit as st
 
 from rbfviz.nn.jobs import JobRegistry, TrainingJob
 
+from . import language
 from . import session_keys as keys
 
 MAX_RESULTS = 24
@@ -101,35 +102,56 @@ def stop(section: str) -> None:
 
 
 def progress_panel(section: str, job: TrainingJob, what: str, left: bool = False) -> None:
-    """A progress bar and a Stop button that update once a second until the job ends."""
+    """A progress bar and a Stop button that update once a second until the job ends; ``what`` (already
+    in the reader's language) names the training, the rest is in the session's language."""
 
     @st.fragment(run_every=1.0)
     def panel() -> None:
         if job.finished:
             st.rerun()  # the whole page, once: it now shows the result
+        tr = language.current()
         if job.state == "queued":
-            text = (
-                f"{what}: waiting for a free slot (at most {MAX_PARALLEL} trainings run at once on "
-                "this server)…"
+            text = tr(
+                "{what}: waiting for a free slot (at most {slots} trainings run at once on this server)…",
+                what=what,
+                slots=MAX_PARALLEL,
             )
         else:
-            text = f"{what}: epoch {job.done} of {job.total or '…'} · {job.seconds:.1f} s"
+            text = tr(
+                "{what}: epoch {done} of {total} · {seconds:.1f} s",
+                what=what,
+                done=str(job.done),
+                total=str(job.total) if job.total else "…",
+                seconds=job.seconds,
+            )
         st.progress(job.fraction, text=text)
         if left:
             st.info(
-                f"You left this training, but {job.watchers} other session(s) still watch it, so it goes "
-                "on for them; its result appears here when it is done."
+                tr.ngettext(
+                    "You left this training, but {n} other session still watches it, so it goes on for it; "
+                    "its result appears here when it is done.",
+                    "You left this training, but {n} other sessions still watch it, so it goes on for them; "
+                    "its result appears here when it is done.",
+                    job.watchers,
+                )
             )
         else:
             st.button(
-                "■ Stop",
+                tr("■ Stop"),
                 key=f"stop_{section}",
                 on_click=stop,
                 args=(section,),
-                help="Stop after the current epoch and show the model as it is then. If other sessions "
-                "watch the same training, it goes on for them.",
+                help=tr(
+                    "Stop after the current epoch and show the model as it is then. If other sessions "
+                    "watch the same training, it goes on for them."
+                ),
             )
             if job.watchers > 1:
-                st.caption(f"{job.watchers} sessions are watching this same training (same settings).")
+                st.caption(
+                    tr(
+                        "{count} sessions are watching this same training (same settings).",
+                        count=job.watchers,
+                    )
+                )
 
     panel()

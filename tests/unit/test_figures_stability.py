@@ -207,7 +207,7 @@ def test_predicted_bands_and_threshold_lines(curves):
     current = [s for s in shapes if s["name"] == CURRENT]
     assert len(current) == 4 and all(s["x0"] == sigma for s in current)
     for dtype, value in nan_sigmas.items():
-        line = [s for s in shapes if s["name"] == f"{figs.NAN_THRESHOLD} ({dtype})"]
+        line = [s for s in shapes if s["name"] == figs.NAN_THRESHOLD.format(dtype=dtype)]
         assert len(line) == 1 and line[0]["x0"] == value
     assert len([s for s in shapes if s["name"] == EXACT_PREDICTED]) == 2
 

@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import plane_extent
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, two_planes_layout
 from rbfviz.views.common.palette import KMEANS_COLOR, cluster_colors, mix_colors, rgb_strings, tex_color
 from rbfviz.views.common.plane import (
@@ -26,7 +27,9 @@ from rbfviz.views.equivalence.arrays import GapCurve, OneStep, Trajectories
 POINT_GREY = "rgba(120,120,120,0.35)"
 
 
-def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 520) -> go.Figure:
+def step_figure(
+    X, resp, step: OneStep, title: str | None = None, height: int = 520, tr: Translator = ENGLISH
+) -> go.Figure:
     """Two planes side by side, same scale: left the gradient step (η_j = 1/(2N_j)) from the start,
     right the Lloyd step from the same start. Points are coloured by their responsibilities at the
     start. Traces: per panel [points, start, new centres]; arrows are layout annotations."""
@@ -38,16 +41,23 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
     extent = plane_extent(X)
     data, annotations = [], []
     panels = (
-        ("x", "y", step.gd, "gradient step", dict(CENTER_MARKER, color=colors, size=16)),
-        ("x2", "y2", step.lloyd, "Lloyd step", KMEANS_MARKER),
+        (
+            "x",
+            "y",
+            step.gd,
+            tr("gradient step"),
+            tr("after one gradient step"),
+            dict(CENTER_MARKER, color=colors, size=16),
+        ),
+        ("x2", "y2", step.lloyd, tr("Lloyd step"), tr("after one Lloyd step"), KMEANS_MARKER),
     )
-    for i, (xa, ya, new, label, marker) in enumerate(panels):
+    for i, (xa, ya, new, label, after, marker) in enumerate(panels):
         data.append(
             markers_trace(
                 X,
                 xaxis=xa,
                 yaxis=ya,
-                name="points (colour mixed by r at the start)",
+                name=tr("points (colour mixed by r at the start)"),
                 showlegend=i == 0,
                 legendgroup="points",
                 marker=dict(color=point_colors, size=6, opacity=0.75),
@@ -59,11 +69,11 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
                 step.start,
                 xaxis=xa,
                 yaxis=ya,
-                name="start c⁰",
+                name=tr("start c⁰"),
                 showlegend=i == 0,
                 legendgroup="start",
                 marker=START_MARKER,
-                hovertemplate="start (%{x:.3f}, %{y:.3f})<extra></extra>",
+                hovertemplate=tr("start") + " (%{x:.3f}, %{y:.3f})<extra></extra>",
             )
         )
         data.append(
@@ -71,21 +81,26 @@ def step_figure(X, resp, step: OneStep, title: str | None = None, height: int = 
                 new,
                 xaxis=xa,
                 yaxis=ya,
-                name=f"after one {label}",
+                name=after,
                 marker=marker,
                 customdata=np.arange(k),
-                hovertemplate=f"{label}, centre %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>",
+                hovertemplate=f"{label}, "
+                + tr("centre")
+                + " %{customdata}<br>(%{x:.4f}, %{y:.4f})<extra></extra>",
             )
         )
         annotations += step_arrows(step.start, new, [ARROW_COLOR] * k, xa, ya)
     layout = two_planes_layout(
-        title, height, extent, "one gradient step on L_σ<br>η_j = 1/(2N_j)", "one Lloyd step"
+        title, height, extent, tr("one gradient step on L_σ<br>η_j = 1/(2N_j)"), tr("one Lloyd step")
     )
+    layout["separators"] = tr.separators
     layout["annotations"] = annotations + layout["annotations"]
     return figure(data, layout)
 
 
-def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: int = 560) -> go.Figure:
+def trajectory_figure(
+    X, traj: Trajectories, title: str | None = None, height: int = 560, tr: Translator = ENGLISH
+) -> go.Figure:
     """Both training paths in the plane: gradient descent (cluster colours, solid) and Lloyd (black,
     dashed) from the same start (open circles). Traces: points, then per centre j a GD path and a
     Lloyd path, then the end points."""
@@ -95,7 +110,7 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
     data = [
         markers_trace(
             X,
-            name="points",
+            name=tr("points"),
             marker=dict(color=POINT_GREY, size=5),
             hoverinfo="skip",
         )
@@ -108,14 +123,17 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
                 x=traj.gd[:, j, 0],
                 y=traj.gd[:, j, 1],
                 mode="lines+markers",
-                name="gradient descent" if j == 0 else f"GD centre {j}",
+                name=tr("gradient descent") if j == 0 else tr("GD centre {j}", j=j),
                 legendgroup="gd",
                 showlegend=j == 0,
                 line=dict(color=colors[j], width=3.5),
                 marker=dict(size=6, color=colors[j]),
                 customdata=steps,
                 hovertemplate=(
-                    f"GD centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>"
+                    tr("GD centre {j}", j=j)
+                    + ", "
+                    + tr("step")
+                    + " %{customdata}<br>(%{x:.4f}, %{y:.4f})<extra></extra>"
                 ),
             )
         )
@@ -125,21 +143,24 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
                 x=traj.lloyd[:, j, 0],
                 y=traj.lloyd[:, j, 1],
                 mode="lines+markers",
-                name="Lloyd" if j == 0 else f"Lloyd centre {j}",
+                name="Lloyd" if j == 0 else tr("Lloyd centre {j}", j=j),
                 legendgroup="lloyd",
                 showlegend=j == 0,
                 line=dict(color=KMEANS_COLOR, width=2, dash="dash"),
                 marker=dict(size=4, color=KMEANS_COLOR),
                 customdata=steps,
                 hovertemplate=(
-                    f"Lloyd centre {j}, step %{{customdata}}<br>(%{{x:.4f}}, %{{y:.4f}})<extra></extra>"
+                    tr("Lloyd centre {j}", j=j)
+                    + ", "
+                    + tr("step")
+                    + " %{customdata}<br>(%{x:.4f}, %{y:.4f})<extra></extra>"
                 ),
             )
         )
     data.append(
         markers_trace(
             traj.gd[0],
-            name="start",
+            name=tr("start"),
             marker=START_MARKER,
             hoverinfo="skip",
         )
@@ -147,7 +168,7 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
     data.append(
         markers_trace(
             traj.gd[-1],
-            name="GD end",
+            name=tr("GD end"),
             marker=dict(color=colors, **CENTER_MARKER),
             hoverinfo="skip",
         )
@@ -155,12 +176,12 @@ def trajectory_figure(X, traj: Trajectories, title: str | None = None, height: i
     data.append(
         markers_trace(
             traj.lloyd[-1],
-            name="Lloyd end",
+            name=tr("Lloyd end"),
             marker=KMEANS_MARKER,
             hoverinfo="skip",
         )
     )
-    layout = base_layout(title, height, legend="below")
+    layout = base_layout(title, height, legend="below", tr=tr)
     layout.update(plane_axes(plane_extent(X)))
     return figure(data, layout)
 
@@ -173,7 +194,9 @@ def _positive_log(values: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndar
     return shown, zeros
 
 
-def difference_figure(traj: Trajectories, title: str | None = None, height: int = 300) -> go.Figure:
+def difference_figure(
+    traj: Trajectories, title: str | None = None, height: int = 300, tr: Translator = ENGLISH
+) -> go.Figure:
     """max |c_GD − c_Lloyd| against the step number (log y). Exact zeros sit on the bottom edge,
     marked as such (a log axis has no 0)."""
     steps = np.arange(len(traj.difference))
@@ -188,7 +211,7 @@ def difference_figure(traj: Trajectories, title: str | None = None, height: int 
             mode="lines+markers",
             name="max |c_GD − c_Lloyd|",
             line=dict(color="#0072B2", width=3),
-            hovertemplate="step %{x}: %{y:.3g}<extra></extra>",
+            hovertemplate=tr("step") + " %{x}: %{y:.3g}<extra></extra>",
         )
     ]
     if zeros[1:].any():
@@ -198,12 +221,12 @@ def difference_figure(traj: Trajectories, title: str | None = None, height: int 
                 x=steps[zeros],
                 y=np.full(int(zeros.sum()), floor),
                 mode="markers",
-                name="exactly 0",
+                name=tr("exactly 0"),
                 marker=dict(symbol="triangle-down", size=10, color="#009E73"),
-                hovertemplate="step %{x}: exactly 0<extra></extra>",
+                hovertemplate=tr("step") + " %{x}: " + tr("exactly 0") + "<extra></extra>",
             )
         )
-    layout = base_layout(title, height, x_title="step t", y_title="max |Δ| (data units)")
+    layout = base_layout(title, height, x_title=tr("step t"), y_title=tr("max |Δ| (data units)"), tr=tr)
     layout["yaxis"]["type"] = "log"
     layout["yaxis"]["exponentformat"] = "power"
     return figure(data, layout)
@@ -227,7 +250,11 @@ def gap_equation() -> str:
 
 
 def gap_sigma_figure(
-    curve: GapCurve, sigma: float | None = None, title: str | None = None, height: int = 420
+    curve: GapCurve,
+    sigma: float | None = None,
+    title: str | None = None,
+    height: int = 420,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """L_σ − J (at fixed centres) and its uniform bound against σ, log-log. Exact zeros (entmax below
     its collapse σ) are marked on the bottom edge. A dotted vertical line marks the current σ."""
@@ -244,16 +271,16 @@ def gap_sigma_figure(
             x=curve.sigmas,
             y=curve.bound,
             mode="lines",
-            name="bound",
+            name=tr("bound"),
             line=dict(color=BOUND_COLOR, width=2.5, dash="dash"),
-            hovertemplate="σ = %{x:.3g}: bound %{y:.3g}<extra></extra>",
+            hovertemplate="σ = %{x:.3g}: " + tr("bound") + " %{y:.3g}<extra></extra>",
         ),
         dict(
             type="scatter",
             x=curve.sigmas,
             y=shown,
             mode="lines+markers",
-            name="L_σ − J (measured)",
+            name=tr("L_σ − J (measured)"),
             line=dict(color=GAP_COLOR, width=3),
             marker=dict(size=6),
             hovertemplate="σ = %{x:.3g}: L_σ − J = %{y:.3g}<extra></extra>",
@@ -266,14 +293,19 @@ def gap_sigma_figure(
                 x=curve.sigmas[zeros],
                 y=np.full(int(zeros.sum()), floor),
                 mode="markers",
-                name="L_σ − J = 0 exactly",
+                name=tr("L_σ − J = 0 exactly"),
                 marker=dict(symbol="triangle-down", size=10, color="#009E73"),
-                hovertemplate="σ = %{x:.3g}: exactly 0<extra></extra>",
+                hovertemplate="σ = %{x:.3g}: " + tr("exactly 0") + "<extra></extra>",
             )
         )
     # the legend wraps to up to four rows in the narrow column beside the text: below, clear of the title
     layout = base_layout(
-        title, height, x_title="σ (log scale)", y_title="L_σ − J (log scale)", legend="below"
+        title,
+        height,
+        x_title=tr("σ (log scale)"),
+        y_title=tr("L_σ − J (log scale)"),
+        legend="below",
+        tr=tr,
     )
     layout["xaxis"].update(type="log", exponentformat="power")
     layout["yaxis"].update(type="log", exponentformat="power")
@@ -285,7 +317,7 @@ def gap_sigma_figure(
                 x=[float(sigma), float(sigma)],
                 y=[floor, top],
                 mode="lines",
-                name=f"current σ = {float(sigma):.3g}",
+                name=tr("current σ = {sigma:.3g}", sigma=float(sigma)),
                 line=dict(color="#444444", width=1.5, dash="dot"),
                 hoverinfo="skip",
             )

@@ -15,6 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import plane_extent
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.mixture import MixtureFit
 from rbfviz.views.common.layout import figure, legend_only, two_planes_layout
 from rbfviz.views.common.palette import cluster_colors, mix_colors, rgb_strings
@@ -76,7 +77,7 @@ def _centres(centers, text: list[str], xa: str, ya: str, name: str) -> dict:
     )
 
 
-def _learned_means(means: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -> list[dict]:
+def _learned_means(means: np.ndarray, sigmas: np.ndarray, weights: np.ndarray, tr: Translator) -> list[dict]:
     """One trace per learned mean, so that each has a legend entry in its colour that labels it with
     its π_j and σ_j (labels on the plane would cover each other where components overlap)."""
     colors = cluster_colors(means.shape[0])
@@ -88,11 +89,16 @@ def _learned_means(means: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -
             mode="markers",
             xaxis="x",
             yaxis="y",
-            name=f"μ<sub>{j}</sub>: π<sub>{j}</sub> = {weight:.2f}, σ<sub>{j}</sub> = {radius:.2g}",
+            name=tr.format(
+                "μ<sub>{j}</sub>: π<sub>{j}</sub> = {weight:.2f}, σ<sub>{j}</sub> = {radius:.2g}",
+                j=j,
+                weight=weight,
+                radius=radius,
+            ),
             marker=dict(CENTER_MARKER, color=colors[j], size=16),
             hovertemplate=(
-                f"component {j}: π = {weight:.3f}, σ = {radius:.3g}"
-                "<br>μ = (%{x:.3f}, %{y:.3f})<extra></extra>"
+                tr("component {j}: π = {weight:.3f}, σ = {radius:.3g}", j=j, weight=weight, radius=radius)
+                + "<br>μ = (%{x:.3f}, %{y:.3f})<extra></extra>"
             ),
         )
         for j, (mean, radius, weight) in enumerate(zip(means, sigmas, weights))
@@ -100,7 +106,14 @@ def _learned_means(means: np.ndarray, sigmas: np.ndarray, weights: np.ndarray) -
 
 
 def mixture_figure(
-    X, fit: MixtureFit, centers, resp, sigma: float, title: str | None = None, height: int = 560
+    X,
+    fit: MixtureFit,
+    centers,
+    resp,
+    sigma: float,
+    title: str | None = None,
+    height: int = 560,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """Two planes side by side on the same axes: the learned mixture (left) and the RBF network (right).
 
@@ -124,14 +137,26 @@ def mixture_figure(
             f"{resp.shape} and {fit.resp.shape}."
         )
     colors = cluster_colors(k)
-    fixed = [f"RBF centre {j}: σ = {sigma:.3g}, weight 1/k = {1 / k:.3f}" for j in range(k)]
+    fixed = [
+        tr("RBF centre {j}: σ = {sigma:.3g}, weight 1/k = {weight:.3f}", j=j, sigma=sigma, weight=1 / k)
+        for j in range(k)
+    ]
+    points = tr("points (colour mixed by r)")
     data = [
-        _points(X, np.asarray(fit.resp, dtype=np.float64), "x", "y", "points (colour mixed by r)", True),
-        _points(X, resp, "x2", "y2", "points (colour mixed by r)", False),
-        _centres(centers, fixed, "x2", "y2", f"RBF centres c_j (each σ = {sigma:.2g}, 1/k = {1 / k:.2f})"),
-        legend_only("circle of radius σ", mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **ONE_SIGMA)),
-        legend_only("radius 2σ", mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **TWO_SIGMA)),
-        *_learned_means(means, sigmas, weights),
+        _points(X, np.asarray(fit.resp, dtype=np.float64), "x", "y", points, True),
+        _points(X, resp, "x2", "y2", points, False),
+        _centres(
+            centers,
+            fixed,
+            "x2",
+            "y2",
+            tr("RBF centres c_j (each σ = {sigma:.2g}, 1/k = {weight:.2f})", sigma=sigma, weight=1 / k),
+        ),
+        legend_only(
+            tr("circle of radius σ"), mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **ONE_SIGMA)
+        ),
+        legend_only(tr("radius 2σ"), mode="lines", line=dict(color=CIRCLE_LEGEND_COLOR, **TWO_SIGMA)),
+        *_learned_means(means, sigmas, weights, tr),
     ]
     shapes = _circles(means, sigmas, colors, "x", "y") + _circles(
         centers, np.full(k, sigma), colors, "x2", "y2"
@@ -141,8 +166,9 @@ def mixture_figure(
         height,
         plane_extent(X, aspect=PANEL_ASPECT),
         # two short lines each: the titles stay apart on a phone; σ and 1/k are in the legend
-        "Gaussian mixture<br>EM learns μ_j, σ_j, π_j",
-        "RBF network<br>σ and 1/k fixed",
+        tr("Gaussian mixture<br>EM learns μ_j, σ_j, π_j"),
+        tr("RBF network<br>σ and 1/k fixed"),
     )
+    layout["separators"] = tr.separators
     layout["shapes"] = shapes
     return figure(data, layout)

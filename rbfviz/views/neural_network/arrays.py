@@ -23,6 +23,7 @@ import torch
 
 from rbfviz.datasets import DEFAULT_N, NATURAL_K
 from rbfviz.field import PLANE_ASPECT, boundary_mask, grid_sq_distances, plane_extent
+from rbfviz.i18n import ENGLISH, Invalid, Translator
 from rbfviz.nn.classifier import ClassifierResult, decision_grid, split_dataset, train_classifier
 from rbfviz.nn.deep import DeepClusterResult, train_deep_clustering
 from rbfviz.nn.lowsigma import LowSigmaComparison, compare_low_sigma
@@ -239,14 +240,19 @@ def check_classifier_settings(
     try:
         X_train = split_dataset(dataset, n=n, noise=noise, seed=seed)[0]
     except ValueError as err:
-        raise ValueError(
-            f"{n} points are too few to split 70/30 into training and test points with every "
-            f"class in both ({err}). Use more points."
+        raise Invalid(
+            "{n} points are too few to split 70/30 into training and test points with every class in "
+            "both ({reason}). Use more points.",
+            n=str(n),
+            reason=str(err),
         ) from err
     if not 1 <= k <= X_train.shape[0]:
-        raise ValueError(
-            f"k = {k} centres need at least {k} training points, but the 70 % training split of "
-            f"{n or DEFAULT_N} points has only {X_train.shape[0]}. Use fewer centres or more points."
+        raise Invalid(
+            "k = {k} centres need at least {k} training points, but the 70 % training split of {n} points "
+            "has only {train}. Use fewer centres or more points.",
+            k=k,
+            n=n or DEFAULT_N,
+            train=X_train.shape[0],
         )
 
 
@@ -385,17 +391,20 @@ def deep_view(result: DeepClusterResult, pretrain_epochs: int | None = None) -> 
     )
 
 
-def deep_table(view: DeepView) -> list[dict]:
-    """Rows (method, NMI, ARI) comparing the joint model with its baselines; ARI None where not measured."""
+def deep_table(view: DeepView, tr: Translator = ENGLISH) -> list[dict]:
+    """Rows (method, NMI, ARI) comparing the joint model with its baselines; ARI None where not measured.
+    The methods are named in ``tr``'s language."""
     h = view.latent_dim
     rows = [
-        {"method": "joint: AE + RBF layer", "NMI": view.nmi, "ARI": view.ari},
-        {"method": "AE alone, then K-Means", "NMI": view.pretrain_nmi, "ARI": None},
+        {"method": tr("joint: AE + RBF layer"), "NMI": view.nmi, "ARI": view.ari},
+        {"method": tr("AE alone, then K-Means"), "NMI": view.pretrain_nmi, "ARI": None},
     ]
     if view.kmeans_raw_nmi is not None:
-        rows.append({"method": "K-Means, raw inputs", "NMI": view.kmeans_raw_nmi, "ARI": None})
+        rows.append({"method": tr("K-Means, raw inputs"), "NMI": view.kmeans_raw_nmi, "ARI": None})
     if view.kmeans_pca_nmi is not None:
-        rows.append({"method": f"K-Means, PCA to {h} dim.", "NMI": view.kmeans_pca_nmi, "ARI": None})
+        rows.append(
+            {"method": tr("K-Means, PCA to {dim} dim.", dim=str(h)), "NMI": view.kmeans_pca_nmi, "ARI": None}
+        )
     return rows
 
 

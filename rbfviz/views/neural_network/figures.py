@@ -25,6 +25,7 @@ import textwrap
 import numpy as np
 import plotly.graph_objects as go
 
+from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.views.common.kinds import KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import (
     base_layout,
@@ -49,15 +50,16 @@ LATENT_FADE = 0.72
 FRAME_MS = 160
 WEBGL_ABOVE = 1500
 
-# Trace names the tests and the page refer to.
-TRAIN_POINTS = "training"
-TEST_POINTS = "test"
-MISCLASSIFIED = "misclassified"
-CENTERS = "RBF centres"
-LLOYD = "Lloyd from the centres"
+# Trace names the tests and the page refer to (English; shown as tr(NAME)).
+TRAIN_POINTS = N_("training")
+TEST_POINTS = N_("test")
+MISCLASSIFIED = N_("misclassified")
+CENTERS = N_("RBF centres")
+LLOYD = N_("Lloyd from the centres")
 
 
-PLAY_LABEL = "▶ Play from the start"
+PLAY_LABEL = N_("▶ Play from the start")
+EPOCH = N_("epoch")
 
 
 def class_colors(n_classes: int) -> list[str]:
@@ -120,7 +122,9 @@ def decision_rgb(view) -> np.ndarray:
 # --- the classifier ------------------------------------------------------------------------------
 
 
-def _points(X, y, n_classes: int, name: str, symbol: str, size: int, **extra) -> dict:
+def _points(
+    X, y, n_classes: int, name: str, symbol: str, size: int, tr: Translator = ENGLISH, **extra
+) -> dict:
     colors = np.array(class_colors(n_classes))[np.asarray(y, dtype=np.int64)]
     return dict(
         type="scattergl" if len(X) > WEBGL_ABOVE else "scatter",
@@ -132,12 +136,14 @@ def _points(X, y, n_classes: int, name: str, symbol: str, size: int, **extra) ->
             color=list(colors), size=size, symbol=symbol, line=dict(color="rgba(0,0,0,0.6)", width=0.7)
         ),
         customdata=np.asarray(y),
-        hovertemplate="class %{customdata}<br>(%{x:.2f}, %{y:.2f})<extra></extra>",
+        hovertemplate=tr("class") + " %{customdata}<br>(%{x:.2f}, %{y:.2f})<extra></extra>",
         **extra,
     )
 
 
-def classifier_figure(view, title: str | None = None, height: int = 560) -> go.Figure:
+def classifier_figure(
+    view, title: str | None = None, height: int = 560, tr: Translator = ENGLISH
+) -> go.Figure:
     """The trained classifier in the plane (see the module docstring).
 
     Traces, in order: training points, test points, misclassified test points (rings), segments
@@ -151,11 +157,11 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
     seg_x = np.column_stack([centers[:, 0], lloyd[:, 0], np.full(len(centers), np.nan)]).ravel()
     seg_y = np.column_stack([centers[:, 1], lloyd[:, 1], np.full(len(centers), np.nan)]).ravel()
     data = [
-        _points(view.X_train, view.y_train, n_classes, TRAIN_POINTS, "circle", 6),
-        _points(view.X_test, view.y_test, n_classes, TEST_POINTS, "diamond", 8),
+        _points(view.X_train, view.y_train, n_classes, tr(TRAIN_POINTS), "circle", 6, tr),
+        _points(view.X_test, view.y_test, n_classes, tr(TEST_POINTS), "diamond", 8, tr),
         markers_trace(
             view.X_test[wrong],
-            name=MISCLASSIFIED,
+            name=tr(MISCLASSIFIED),
             marker=dict(symbol="circle-open", size=16, color="#000000", line=dict(width=2.5)),
             hoverinfo="skip",
         ),
@@ -164,32 +170,37 @@ def classifier_figure(view, title: str | None = None, height: int = 560) -> go.F
             x=[None if math.isnan(v) else float(v) for v in seg_x],
             y=[None if math.isnan(v) else float(v) for v in seg_y],
             mode="lines",
-            name="centre → its Lloyd point",
+            name=tr("centre → its Lloyd point"),
             line=dict(color=KMEANS_COLOR, width=2),
             hoverinfo="skip",
             showlegend=False,
         ),
         markers_trace(
             centers,
-            name=CENTERS,
+            name=tr(CENTERS),
             marker=dict(color=list(np.array(class_colors(n_classes))[view.center_class]), **CENTER_MARKER),
             customdata=np.column_stack([np.arange(len(centers)), view.center_class]),
-            hovertemplate="centre %{customdata[0]}: its cell → class %{customdata[1]}<br>(%{x:.3f}, %{y:.3f})"
-            "<extra></extra>",
+            hovertemplate=tr(
+                "centre {centre}: its cell → class {cls}", centre="%{customdata[0]}", cls="%{customdata[1]}"
+            )
+            + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
         ),
         markers_trace(
             lloyd,
-            name=LLOYD,
+            name=tr(LLOYD),
             marker=KMEANS_MARKER,
             customdata=np.column_stack([np.arange(len(lloyd)), view.center_distances]),
             hovertemplate=(
-                "Lloyd point of centre %{customdata[0]}<br>distance %{customdata[1]:.3g}<extra></extra>"
+                tr("Lloyd point of centre {centre}", centre="%{customdata[0]}")
+                + "<br>"
+                + tr("distance")
+                + " %{customdata[1]:.3g}<extra></extra>"
             ),
         ),
-        legend_only("class boundary", mode="lines", line=dict(color=_rgb_string(EDGE_RGB), width=3)),
-        legend_only("Voronoi edges", mode="lines", line=dict(color=_rgb_string(VORONOI_RGB), width=3)),
+        legend_only(tr("class boundary"), mode="lines", line=dict(color=_rgb_string(EDGE_RGB), width=3)),
+        legend_only(tr("Voronoi edges"), mode="lines", line=dict(color=_rgb_string(VORONOI_RGB), width=3)),
     ]
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, tr=tr)
     layout["images"] = [field_image(png_data_uri(decision_rgb(view)), view.extent)]
     layout.update(plane_axes(view.extent))
     layout["legend"] = dict(layout["legend"], font=dict(size=12), itemwidth=30)
@@ -221,7 +232,7 @@ def frame_image(codes, lut: np.ndarray, extent) -> dict:
 
 
 def classifier_animation(
-    view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS
+    view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS, tr: Translator = ENGLISH
 ) -> go.Figure:
     """Training replayed: frame s shows the decision grid (coarse) and the centres after
     view.frame_epochs[s] epochs. Opens on the last frame.
@@ -240,10 +251,12 @@ def classifier_animation(
     centers = np.asarray(view.frame_centers, dtype=np.float64)
     images = [frame_image(view.frame_codes[s], lut, view.frame_extent) for s in range(S)]
     data = [
-        _points(view.X_train, view.y_train, view.n_classes, TRAIN_POINTS, "circle", 5, hoverinfo="skip"),
+        _points(
+            view.X_train, view.y_train, view.n_classes, tr(TRAIN_POINTS), "circle", 5, tr, hoverinfo="skip"
+        ),
         markers_trace(
             centers[0],
-            name="start",
+            name=tr("start"),
             marker=dict(symbol="circle-open", size=12, color="#555555", line=dict(width=1.5)),
             hoverinfo="skip",
         ),
@@ -252,7 +265,7 @@ def classifier_animation(
             x=typed_array(centers[last, :, 0]),
             y=typed_array(centers[last, :, 1]),
             mode="markers",
-            name=CENTERS,
+            name=tr(CENTERS),
             marker=dict(color="#ffffff", **CENTER_MARKER),
             hoverinfo="skip",
         ),
@@ -268,15 +281,20 @@ def classifier_animation(
         for s in range(S)
     ]
     labels = [
-        f"epoch {int(e)} · σ = {sig:.3g} · test accuracy {acc:.3f}"
+        tr(
+            "epoch {epoch} · σ = {sigma:.3g} · test accuracy {accuracy:.3f}",
+            epoch=str(int(e)),
+            sigma=sig,
+            accuracy=acc,
+        )
         for e, sig, acc in zip(view.frame_epochs, view.frame_sigmas, view.frame_accuracy)
     ]
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, tr=tr)
     layout.update(plane_axes(view.frame_extent))
     layout["images"] = [images[last]]
     layout["margin"] = dict(l=55, r=10, t=100 if title else 70, b=190)
     # layout changes (the images) need the redraw path
-    layout["updatemenus"] = play_buttons(frame_ms, redraw=True, play_label=PLAY_LABEL, y=-0.17)
+    layout["updatemenus"] = play_buttons(frame_ms, redraw=True, play_label=tr(PLAY_LABEL), y=-0.17)
     layout["sliders"] = [_slider(labels, last)]
     return figure_with_frames(data, layout, frames)
 
@@ -292,7 +310,9 @@ def _polygon(cell) -> tuple[dict, dict]:
     return typed_array(cell[:, 0]), typed_array(cell[:, 1])
 
 
-def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS) -> go.Figure:
+def latent_figure(
+    view, title: str | None = None, height: int = 620, frame_ms: int = FRAME_MS, tr: Translator = ENGLISH
+) -> go.Figure:
     """Deep clustering's latent space over the joint phase; opens on the last frame.
 
     Traces: [0..k−1 the exact Voronoi cells as filled polygons, only if view.exact_voronoi], then the
@@ -335,7 +355,7 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
                     fillcolor=faded[j],
                     line=dict(color="rgba(90,90,90,0.8)", width=1),
                     hoverinfo="skip",
-                    name="Voronoi cells (exact)" if j == 0 else f"cell {j}",
+                    name=tr("Voronoi cells (exact)") if j == 0 else tr("cell {j}", j=j),
                     showlegend=j == 0,
                     legendgroup="cells",
                 )
@@ -346,10 +366,10 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
             x=typed_array(codes[last, :, 0]),
             y=typed_array(codes[last, :, 1]),
             mode="markers",
-            name="codes (colour = cluster)",
+            name=tr("codes (colour = cluster)"),
             marker=point_marker(last),
             customdata=np.asarray(view.point_class),
-            hovertemplate="true class %{customdata}<extra></extra>",
+            hovertemplate=tr("true class") + " %{customdata}<extra></extra>",
         )
     )
     data.append(
@@ -358,7 +378,7 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
             x=typed_array(centers[last, :, 0]),
             y=typed_array(centers[last, :, 1]),
             mode="markers",
-            name="centres c_j",
+            name=tr("centres c_j"),
             marker=dict(color=colors, **CENTER_MARKER),
             hoverinfo="skip",
         )
@@ -382,14 +402,14 @@ def latent_figure(view, title: str | None = None, height: int = 620, frame_ms: i
         )
         frames.append(dict(name=str(s), traces=animated, data=frame_data))
     labels = [
-        f"epoch {int(e)} · σ = {sig:.3g} · NMI {nmi:.3f}"
+        tr("epoch {epoch} · σ = {sigma:.3g} · NMI {nmi:.3f}", epoch=str(int(e)), sigma=sig, nmi=nmi)
         for e, sig, nmi in zip(view.frame_epochs, view.frame_sigmas, view.frame_nmi)
     ]
-    axis_names = ("z₁", "z₂") if view.exact_voronoi else ("PCA 1 of the codes", "PCA 2 of the codes")
-    layout = base_layout(title, height)
+    axis_names = ("z₁", "z₂") if view.exact_voronoi else (tr("PCA 1 of the codes"), tr("PCA 2 of the codes"))
+    layout = base_layout(title, height, tr=tr)
     layout.update(plane_axes(view.extent, *axis_names))
     layout["margin"] = dict(l=55, r=10, t=100 if title else 70, b=190)
-    layout["updatemenus"] = play_buttons(frame_ms, redraw=False, play_label=PLAY_LABEL, y=-0.17)
+    layout["updatemenus"] = play_buttons(frame_ms, redraw=False, play_label=tr(PLAY_LABEL), y=-0.17)
     layout["sliders"] = [_slider(labels, last, redraw=False)]
     return figure_with_frames(data, layout, frames)
 
@@ -492,7 +512,8 @@ def _power_label(e: int) -> str:
 def curves_figure(
     panels: list[dict],
     title: str | None = None,
-    x_title: str = "epoch",
+    x_title: str = EPOCH,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """Small multiples sharing nothing but the look, stacked in one column; each panel has its title,
     then its own legend (one entry per row), above it. The figure's height follows from its panels.
@@ -503,14 +524,16 @@ def curves_figure(
     exact zeros are drawn as triangles at the axis floor (a decade below the smallest positive value)
     and NaN as crosses at the top (a decade above the largest) — they would otherwise vanish — unless
     the line says mark_nan=False (NaN meaning "not measured here"); each such trace has meta
-    ["zero"|"nan", line name]. Log axes get ticks from ``log_tickvals``.
+    ["zero"|"nan", line name]. Log axes get ticks from ``log_tickvals``. Titles and names come in
+    ``tr``'s language; ``x_title`` (a catalog message) is shown as ``tr(x_title)``.
     """
+    x_title = tr(x_title)
     titles = [title_lines(panel["title"]) for panel in panels]
     rows = [(len(lines), _legend_rows(panel)) for lines, panel in zip(titles, panels)]
     # the last block's axis band holds the last x axis' ticks and title, so the bottom margin is small
     margin = dict(l=60, r=20, t=70 if title else 10, b=10)
     paper_px = sum(_block_px(*r)[1] + PANEL_PLOT_PX + PANEL_AXIS_PX for r in rows)
-    layout = base_layout(title, int(math.ceil(paper_px)) + margin["t"] + margin["b"])
+    layout = base_layout(title, int(math.ceil(paper_px)) + margin["t"] + margin["b"], tr=tr)
     layout.pop("xaxis"), layout.pop("yaxis")
     layout["annotations"] = []
     layout["shapes"] = []
@@ -607,7 +630,7 @@ def curves_figure(
                                 meta=[kind, line["name"]],
                                 marker=dict(symbol=symbol, size=7, color=line["color"]),
                                 hovertemplate=f"{line['name']}<br>{x_title} %{{x}}: "
-                                + ("exactly 0" if kind == "zero" else "NaN")
+                                + (tr("exactly 0") if kind == "zero" else "NaN")
                                 + "<extra></extra>",
                             )
                         )
@@ -644,7 +667,7 @@ SIGMA_COLOR = "#117733"
 GROUP_COLORS = {"encoder": "#004488", "decoder": "#DDAA33", "centers": "#BB5566", "readout": "#117733"}
 
 
-def classifier_history_figure(view) -> go.Figure:
+def classifier_history_figure(view, tr: Translator = ENGLISH) -> go.Figure:
     """Five panels against the epoch: the loss and its terms; train/test accuracy with the linear
     baseline; the σ schedule; the gradient norms (log; NaN and exact zeros marked); skipped steps."""
     h = view.history
@@ -652,56 +675,66 @@ def classifier_history_figure(view) -> go.Figure:
     lam_cluster = np.asarray(h["cluster"], np.float64)
     panels = [
         {
-            "title": "loss = CE + λ·L_σ/n (log)",
+            "title": tr("loss = CE + λ·L_σ/n (log)"),
             "log": True,
             "lines": [
-                {"name": "loss", "x": e, "y": h["loss"], "color": LOSS_COLOR, "width": 2.5},
+                {"name": tr("loss"), "x": e, "y": h["loss"], "color": LOSS_COLOR, "width": 2.5},
                 # named as in the panel's title
                 {"name": "CE", "x": e, "y": h["ce"], "color": CE_COLOR},
                 {"name": "L_σ/n", "x": e, "y": lam_cluster, "color": CLUSTER_COLOR, "dash": "dot"},
             ],
         },
         {
-            "title": "accuracy",
+            "title": tr("accuracy"),
             "log": False,
             "range": [0, 1.03],
             "lines": [
-                {"name": "training", "x": e, "y": h["train_accuracy"], "color": TRAIN_COLOR},
-                {"name": "test", "x": e, "y": h["test_accuracy"], "color": TEST_COLOR, "width": 2.5},
+                {"name": tr(TRAIN_POINTS), "x": e, "y": h["train_accuracy"], "color": TRAIN_COLOR},
+                {"name": tr(TEST_POINTS), "x": e, "y": h["test_accuracy"], "color": TEST_COLOR, "width": 2.5},
             ],
             "hlines": [
-                {"y": view.linear_accuracy, "name": "logistic regression (test)", "color": BASELINE_COLOR}
+                {"y": view.linear_accuracy, "name": tr("logistic regression (test)"), "color": BASELINE_COLOR}
             ],
         },
         {
-            "title": "σ (annealed, then held; log)",
+            "title": tr("σ (annealed, then held; log)"),
             "log": True,
             "lines": [{"name": "σ", "x": e, "y": h["sigma"], "color": SIGMA_COLOR, "width": 2.5}],
         },
         {
-            "title": "gradient norms (log; × NaN, ▼ exactly 0)",
+            "title": tr("gradient norms (log; × NaN, ▼ exactly 0)"),
             "log": True,
             "lines": [
-                {"name": "centres", "x": e, "y": h["grad_norm_centers"], "color": GROUP_COLORS["centers"]},
-                {"name": "read-out", "x": e, "y": h["grad_norm_readout"], "color": GROUP_COLORS["readout"]},
+                {
+                    "name": tr("centres"),
+                    "x": e,
+                    "y": h["grad_norm_centers"],
+                    "color": GROUP_COLORS["centers"],
+                },
+                {
+                    "name": tr("read-out"),
+                    "x": e,
+                    "y": h["grad_norm_readout"],
+                    "color": GROUP_COLORS["readout"],
+                },
             ],
         },
-        nan_steps_panel(e, h["nan_steps"], "of 1 full-batch step"),
+        nan_steps_panel(e, h["nan_steps"], tr("skipped (NaN) steps per epoch, of 1 full-batch step"), tr),
     ]
-    return curves_figure(panels)
+    return curves_figure(panels, tr=tr)
 
 
-def nan_steps_panel(epochs, nan_steps, per: str) -> dict:
+def nan_steps_panel(epochs, nan_steps, title: str, tr: Translator = ENGLISH) -> dict:
     """The panel counting steps skipped per epoch because the loss or a gradient was not finite."""
     nan_steps = np.asarray(nan_steps, dtype=np.float64)
     top = max(1.0, float(nan_steps.max()) if nan_steps.size else 1.0)
     return {
-        "title": f"skipped (NaN) steps per epoch, {per}",
+        "title": title,
         "log": False,
         "range": [-0.05 * top, 1.1 * top],
         "lines": [
             {
-                "name": f"skipped: {int(nan_steps.sum())} in total",
+                "name": tr("skipped: {count} in total", count=int(nan_steps.sum())),
                 "x": epochs,
                 "y": nan_steps,
                 "color": KIND_COLORS["naive"],
@@ -711,7 +744,7 @@ def nan_steps_panel(epochs, nan_steps, per: str) -> dict:
     }
 
 
-def deep_history_figure(view) -> go.Figure:
+def deep_history_figure(view, tr: Translator = ENGLISH) -> go.Figure:
     """Five panels against the epoch (pretraining included): losses; NMI of the joint phase with the
     baselines; σ; gradient norms per group (log; NaN and exact zeros marked); skipped (NaN) steps."""
     h = view.history
@@ -719,17 +752,17 @@ def deep_history_figure(view) -> go.Figure:
     joint = np.array([phase == "joint" for phase in h["phase"]], dtype=bool)
     span = (float(e.min()), float(e.max())) if not joint.any() else None  # stopped while pretraining
     baselines = [
-        {"y": view.pretrain_nmi, "name": "AE + K-Means", "color": "#666666", "dash": "dot", "span": span}
+        {"y": view.pretrain_nmi, "name": tr("AE + K-Means"), "color": "#666666", "dash": "dot", "span": span}
     ]
     if view.kmeans_raw_nmi is not None:
         baselines.append(
-            {"y": view.kmeans_raw_nmi, "name": "K-Means raw", "color": BASELINE_COLOR, "span": span}
+            {"y": view.kmeans_raw_nmi, "name": tr("K-Means raw"), "color": BASELINE_COLOR, "span": span}
         )
     if view.kmeans_pca_nmi is not None:
         baselines.append(
             {
                 "y": view.kmeans_pca_nmi,
-                "name": f"K-Means PCA-{view.latent_dim}",
+                "name": tr("K-Means PCA-{dim}", dim=str(view.latent_dim)),
                 "color": "#DDAA33",
                 "dash": "dashdot",
                 "span": span,
@@ -741,10 +774,10 @@ def deep_history_figure(view) -> go.Figure:
 
     panels = [
         {
-            "title": "losses (batch means; log)",
+            "title": tr("losses (batch means; log)"),
             "log": True,
             "lines": [
-                {"name": "reconstruction", "x": e, "y": h["recon"], "color": CE_COLOR, "width": 2.5},
+                {"name": tr("reconstruction"), "x": e, "y": h["recon"], "color": CE_COLOR, "width": 2.5},
                 {
                     "name": "L_σ/B",
                     "x": joint_only("cluster")[0],
@@ -754,11 +787,11 @@ def deep_history_figure(view) -> go.Figure:
             ],
         },
         {
-            "title": "NMI with the true classes (joint phase)",
+            "title": tr("NMI with the true classes (joint phase)"),
             "log": False,
             "lines": [
                 {
-                    "name": "joint model",
+                    "name": tr("joint model"),
                     "x": joint_only("nmi")[0],
                     "y": joint_only("nmi")[1],
                     "color": TEST_COLOR,
@@ -768,7 +801,7 @@ def deep_history_figure(view) -> go.Figure:
             "hlines": baselines,
         },
         {
-            "title": "σ in code units (joint phase; log)",
+            "title": tr("σ in code units (joint phase; log)"),
             "log": True,
             "lines": [
                 {
@@ -781,22 +814,32 @@ def deep_history_figure(view) -> go.Figure:
             ],
         },
         {
-            "title": "gradient norms (log; × NaN, ▼ exactly 0)",
+            "title": tr("gradient norms (log; × NaN, ▼ exactly 0)"),
             "log": True,
             "lines": [
-                {"name": "encoder", "x": e, "y": h["grad_norm_encoder"], "color": GROUP_COLORS["encoder"]},
-                {"name": "decoder", "x": e, "y": h["grad_norm_decoder"], "color": GROUP_COLORS["decoder"]},
                 {
-                    "name": "centres",
+                    "name": tr("encoder"),
+                    "x": e,
+                    "y": h["grad_norm_encoder"],
+                    "color": GROUP_COLORS["encoder"],
+                },
+                {
+                    "name": tr("decoder"),
+                    "x": e,
+                    "y": h["grad_norm_decoder"],
+                    "color": GROUP_COLORS["decoder"],
+                },
+                {
+                    "name": tr("centres"),
                     "x": joint_only("grad_norm_centers")[0],
                     "y": joint_only("grad_norm_centers")[1],
                     "color": GROUP_COLORS["centers"],
                 },
             ],
         },
-        nan_steps_panel(e, h["nan_steps"], "of its mini-batch steps"),
+        nan_steps_panel(e, h["nan_steps"], tr("skipped (NaN) steps per epoch, of its mini-batch steps"), tr),
     ]
-    fig = curves_figure(panels)
+    fig = curves_figure(panels, tr=tr)
     if view.pretrain_epochs and view.epochs_run > view.pretrain_epochs:
         boundary = view.pretrain_epochs + 0.5
         fig.layout.shapes = tuple(
@@ -809,7 +852,7 @@ def deep_history_figure(view) -> go.Figure:
                 y0=0,
                 y1=1,
                 line=dict(color="#888888", dash="dot", width=1.2),
-                name="joint phase starts",
+                name=tr("joint phase starts"),
             )
             for i in (0, 3, 4)
         )
@@ -824,7 +867,7 @@ LOW_SIGMA_STYLE = {
 }
 
 
-def low_sigma_figure(comparison, n_train: int) -> go.Figure:
+def low_sigma_figure(comparison, n_train: int, tr: Translator = ENGLISH) -> go.Figure:
     """Four panels, one line per map, against the epoch at the comparison's fixed σ: test accuracy;
     the cross-entropy's gradient to the centres (the part through r; log, exact 0 and NaN marked);
     exactly one-hot rows of r (% of the n_train training rows); skipped steps (non-finite loss or
@@ -836,7 +879,7 @@ def low_sigma_figure(comparison, n_train: int) -> go.Figure:
         h = comparison.history[kind]
         e = h["epoch"]
         style = {"color": KIND_COLORS[kind], **LOW_SIGMA_STYLE[kind]}
-        name = KIND_LABELS[kind]
+        name = tr(KIND_LABELS[kind])
         lines["acc"].append({"name": name, "x": e, "y": h["test_accuracy"], **style})
         lines["ce"].append({"name": name, "x": e, "y": h["grad_norm_centers_ce"], **style})
         lines["hot"].append(
@@ -845,13 +888,22 @@ def low_sigma_figure(comparison, n_train: int) -> go.Figure:
         lines["skip"].append({"name": name, "x": e, "y": np.cumsum(h["nan_steps"]), **style})
     panels = [
         {
-            "title": "test accuracy (a NaN row counts as an error)",
+            "title": tr("test accuracy (a NaN row counts as an error)"),
             "log": False,
             "range": [0, 1.03],
             "lines": lines["acc"],
         },
-        {"title": "‖∂CE/∂C‖ through r (log; × NaN, ▼ exactly 0)", "log": True, "lines": lines["ce"]},
-        {"title": "rows of r exactly one-hot (%)", "log": False, "range": [-3, 103], "lines": lines["hot"]},
-        {"title": "skipped steps (NaN loss or gradient), cumulative", "log": False, "lines": lines["skip"]},
+        {"title": tr("‖∂CE/∂C‖ through r (log; × NaN, ▼ exactly 0)"), "log": True, "lines": lines["ce"]},
+        {
+            "title": tr("rows of r exactly one-hot (%)"),
+            "log": False,
+            "range": [-3, 103],
+            "lines": lines["hot"],
+        },
+        {
+            "title": tr("skipped steps (NaN loss or gradient), cumulative"),
+            "log": False,
+            "lines": lines["skip"],
+        },
     ]
-    return curves_figure(panels)
+    return curves_figure(panels, tr=tr)

@@ -18,6 +18,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import base_layout, figure, with_gaps
 from rbfviz.views.common.sigma import (
@@ -48,7 +49,7 @@ def _vline(sigma: float, yref: str, name: str, color: str, dash: str, showlegend
     )
 
 
-def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
+def reproduce_figure(dataset: str, studies, height: int = 820, tr: Translator = ENGLISH) -> go.Figure:
     """Two stacked panels (E(σ), NaN rows) for the studies of one data set; see the module docstring."""
     studies = list(studies)
     if not studies:
@@ -62,7 +63,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
     # first, wide and pale, so softmax stays visible on top of it.
     for study in sorted(studies, key=lambda s: s.kind != "naive"):
         color, dash = KIND_COLORS.get(study.kind, "#000000"), DTYPE_DASH.get(study.dtype, "solid")
-        label = f"{KIND_LABELS.get(study.kind, study.kind)} {study.dtype}"
+        label = f"{tr(KIND_LABELS.get(study.kind, study.kind))} {study.dtype}"
         sig = np.asarray(study.sigmas, np.float64)
         err = np.asarray(study.error, np.float64)
         wide = study.kind == "naive"
@@ -88,8 +89,8 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
                     err,
                     floor,
                     color,
-                    f"E = 0 exactly: {label}",
-                    f"{label}<br>σ = %{{x:.3g}}<br>E = 0 exactly<extra></extra>",
+                    tr("E = 0 exactly: {label}", label=label),
+                    f"{label}<br>σ = %{{x:.3g}}<br>" + tr("E = 0 exactly") + "<extra></extra>",
                     legendgroup=label,
                     showlegend=False,
                 )
@@ -100,7 +101,13 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
                 power_law_line(
                     fit,
                     12,
-                    f"fit {label}: slope {fit.slope:.2f} on [{fit.sigma_min:.2g}, {fit.sigma_max:.2g}]",
+                    tr(
+                        "fit {label}: slope {slope:.2f} on [{low:.2g}, {high:.2g}]",
+                        label=label,
+                        slope=fit.slope,
+                        low=fit.sigma_min,
+                        high=fit.sigma_max,
+                    ),
                     legendgroup=label,
                     line=dict(color=color, dash=dash, width=4),
                     opacity=0.3,
@@ -112,21 +119,25 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
                 x=sig,
                 y=100.0 * np.asarray(study.nan_rows, np.float64) / study.n,
                 mode="lines+markers",
-                name=f"NaN rows: {label}",
+                name=tr("NaN rows: {label}", label=label),
                 legendgroup=label,
                 showlegend=False,
                 line=dict(color=color, dash=dash, width=2),
                 marker=dict(size=4, color=color),
                 xaxis="x2",
                 yaxis="y2",
-                hovertemplate=f"{label}<br>σ = %{{x:.3g}}<br>NaN rows = %{{y:.3g}} %<extra></extra>",
+                hovertemplate=f"{label}<br>σ = %{{x:.3g}}<br>"
+                + tr("NaN rows")
+                + " = %{y:.3g} %<extra></extra>",
             )
         )
 
     first = studies[0]
     shapes = [
-        _vline(first.sigma_exact_predicted, "y domain", EXACT_PREDICTED, EXACT_COLOR, "dash", True),
-        _vline(first.sigma_softmax_exact, "y domain", SOFTMAX_EXACT, SOFTMAX_EXACT_COLOR, "dashdot", True),
+        _vline(first.sigma_exact_predicted, "y domain", tr(EXACT_PREDICTED), EXACT_COLOR, "dash", True),
+        _vline(
+            first.sigma_softmax_exact, "y domain", tr(SOFTMAX_EXACT), SOFTMAX_EXACT_COLOR, "dashdot", True
+        ),
     ]
     seen = set()
     for study in studies:
@@ -136,9 +147,9 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
             continue
         seen.add(kind)
         name = (
-            "σ_c predicted, softmax = naive"
+            tr("σ_c predicted, softmax = naive")
             if kind == "softmax"
-            else f"σ_c predicted, {KIND_LABELS.get(kind, kind)}"
+            else tr("σ_c predicted, {map}", map=tr(KIND_LABELS.get(kind, kind)))
         )
         shapes.append(
             _vline(
@@ -151,26 +162,29 @@ def reproduce_figure(dataset: str, studies, height: int = 820) -> go.Figure:
             )
         )
 
-    title = (
-        f"{dataset}: collapse of the soft fixed point onto K-Means (n = {first.n}, k = {first.k}, "
-        f"g_min = {first.g_min:.3g})"
+    title = tr(
+        "{dataset}: collapse of the soft fixed point onto K-Means (n = {n}, k = {k}, g_min = {g_min:.3g})",
+        dataset=dataset,
+        n=first.n,
+        k=first.k,
+        g_min=first.g_min,
     )
-    layout = base_layout(title, height, legend="below")
+    layout = base_layout(title, height, legend="below", tr=tr)
     layout["xaxis"] = dict(sigma_axis(sigmas_all, None), domain=[0, 1], anchor="y", matches="x2")
     layout["yaxis"] = dict(
         layout["yaxis"],
         type="log",
         exponentformat="power",
         domain=[0.36, 1.0],
-        title=dict(text="E(σ) = ‖C_σ − C*‖_F (log; ▼ = exactly 0)", font=dict(size=14)),
+        title=dict(text=tr("E(σ) = ‖C_σ − C*‖_F (log; ▼ = exactly 0)"), font=dict(size=14)),
     )
-    layout["xaxis2"] = dict(sigma_axis(sigmas_all, "σ (log scale; cooling →)"), anchor="y2")
+    layout["xaxis2"] = dict(sigma_axis(sigmas_all, tr("σ (log scale; cooling →)")), anchor="y2")
     layout["yaxis2"] = dict(
         layout["yaxis"],
         type="linear",
         domain=[0.0, 0.26],
         rangemode="tozero",
-        title=dict(text="NaN rows at C* (%)", font=dict(size=14)),
+        title=dict(text=tr("NaN rows at C* (%)"), font=dict(size=14)),
     )
     layout["shapes"] = shapes
     layout["legend"] = dict(layout["legend"], font=dict(size=11), y=-0.09)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from rbfviz.family import collapse_sigma_curve
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.validate import ALPHA_MAX, ALPHA_MIN
 from rbfviz.views.common.kinds import DTYPE_DASH
 from rbfviz.views.common.layout import _axis, base_layout, figure
@@ -30,7 +31,7 @@ def _alpha_color(index: int) -> str:
     return ALPHA_COLORS[index % len(ALPHA_COLORS)]
 
 
-def family_collapse_figure(result, title: str | None = None, height: int = 460):
+def family_collapse_figure(result, title: str | None = None, height: int = 460, tr: Translator = ENGLISH):
     """Two panels side by side (see the module docstring). Traces carry ``meta``: ["curve"],
     ["measured", dtype], ["zeros", α, dtype], ["predicted", α]."""
     alphas_curve = np.linspace(ALPHA_MIN, ALPHA_MAX, 96)
@@ -44,7 +45,7 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460):
             name="σ*(α) = √((α−1)·g_min/2)",
             line=dict(color=CURVE_COLOR, width=2.5),
             meta=["curve"],
-            hovertemplate="α = %{x:.3f}<br>σ* = %{y:.4g}<extra>closed form</extra>",
+            hovertemplate="α = %{x:.3f}<br>σ* = %{y:.4g}<extra>" + tr("closed form") + "</extra>",
         )
     ]
     for dtype, measured in result.measured.items():
@@ -54,7 +55,7 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460):
                 x=result.alphas,
                 y=measured,
                 mode="markers",
-                name=f"measured, {dtype}",
+                name=tr("measured, {dtype}", dtype=dtype),
                 marker=dict(
                     symbol=DTYPE_SYMBOL.get(dtype, "circle-open"),
                     size=13 if dtype == "float64" else 10,
@@ -64,8 +65,11 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460):
                 meta=["measured", dtype],
                 customdata=np.column_stack([result.predicted, result.step[dtype]]),
                 hovertemplate=(
-                    f"{dtype}, α = %{{x:.3g}}<br>first σ with every row one-hot: %{{y:.4g}}"
-                    "<br>σ* = %{customdata[0]:.4g}, grid step %{customdata[1]:.2g}<extra></extra>"
+                    f"{dtype}, α = %{{x:.3g}}<br>"
+                    + tr("first σ with every row one-hot")
+                    + ": %{y:.4g}<br>σ* = %{customdata[0]:.4g}, "
+                    + tr("grid step")
+                    + " %{customdata[1]:.2g}<extra></extra>"
                 ),
             )
         )
@@ -81,13 +85,16 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460):
                     mode="lines",
                     xaxis="x2",
                     yaxis="y2",
-                    name=f"α = {alpha:g}",
+                    name=tr.format("α = {alpha:g}", alpha=alpha),
                     legendgroup=f"alpha-{alpha:g}",
                     showlegend=dtype == "float64",
                     line=dict(color=_alpha_color(a), dash=DTYPE_DASH.get(dtype, "solid"), width=2),
                     meta=["zeros", float(alpha), dtype],
                     hovertemplate=(
-                        f"α = {alpha:g}, {dtype}<br>σ = %{{x:.3g}}<br>exact zeros %{{y:.1%}}<extra></extra>"
+                        tr.format("α = {alpha:g}", alpha=alpha)
+                        + f", {dtype}<br>σ = %{{x:.3g}}<br>"
+                        + tr("exact zeros")
+                        + " %{y:.1%}<extra></extra>"
                     ),
                 )
             )
@@ -105,38 +112,71 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460):
                     symbol="diamond", size=10, color=_alpha_color(a), line=dict(color="#222222", width=1)
                 ),
                 meta=["predicted", float(alpha)],
-                hovertemplate=f"σ*({alpha:g}) = {result.predicted[a]:.4g}<extra></extra>",
+                hovertemplate=tr.format(
+                    "σ*({alpha:g}) = {sigma:.4g}<extra></extra>", alpha=alpha, sigma=result.predicted[a]
+                ),
             )
         )
-    layout = base_layout(title, height=height, legend="below")
+    layout = base_layout(title, height=height, legend="below", tr=tr)
     layout.update(
-        xaxis=_axis("α  (1 → softmax, 1.5 entmax-1.5, 2 sparsemax)", domain=[0.0, 0.44], range=[1.0, 2.05]),
-        yaxis=_axis("σ at which every row is exactly one-hot"),
-        xaxis2=dict(sigma_axis(result.sigmas), domain=[0.56, 1.0], anchor="y2"),
-        yaxis2=_axis("share of exact zeros in r", anchor="x2", range=[-0.02, 1.02], tickformat=".0%"),
+        xaxis=_axis(
+            tr("α  (1 → softmax, 1.5 entmax-1.5, 2 sparsemax)"), domain=[0.0, 0.44], range=[1.0, 2.05]
+        ),
+        yaxis=_axis(tr("σ at which every row is exactly one-hot")),
+        xaxis2=dict(
+            sigma_axis(result.sigmas, tr("σ  (log scale; cooling →)")), domain=[0.56, 1.0], anchor="y2"
+        ),
+        yaxis2=_axis(tr("share of exact zeros in r"), anchor="x2", range=[-0.02, 1.02], tickformat=".0%"),
     )
     return figure(data, layout)
 
 
-def family_collapse_words(result) -> str:
+def family_collapse_words(result, tr: Translator = ENGLISH) -> str:
     """What the panel shows, in sentences with the numbers; says plainly where a measurement misses."""
     parts = [
-        f"g_min = {result.g_min:.4g} at these centres, so σ*(α) = √((α−1)·g_min/2) runs from "
-        f"{result.predicted.min():.3g} (α = {result.alphas.min():g}) to {result.predicted.max():.3g} "
-        f"(α = {result.alphas.max():g})."
+        tr(
+            "g_min = {g_min:.4g} at these centres, so σ*(α) = √((α−1)·g_min/2) runs from {low:.3g} "
+            "(α = {alpha_low:g}) to {high:.3g} (α = {alpha_high:g}).",
+            g_min=result.g_min,
+            low=result.predicted.min(),
+            alpha_low=result.alphas.min(),
+            high=result.predicted.max(),
+            alpha_high=result.alphas.max(),
+        )
     ]
     misses = result.misses()
     total = result.alphas.size * len(result.measured)
     if not misses:
         parts.append(
-            f"All {total} measurements ({', '.join(result.measured)}) fall within one grid step of the curve."
+            tr(
+                "All {total} measurements ({dtypes}) fall within one grid step of the curve.",
+                total=total,
+                dtypes=", ".join(result.measured),
+            )
         )
     else:
-        parts.append(f"{total - len(misses)} of {total} measurements fall within one grid step of the curve;")
+        parts.append(
+            tr(
+                "{good} of {total} measurements fall within one grid step of the curve;",
+                good=total - len(misses),
+                total=total,
+            )
+        )
         for miss in misses:
-            measured = "no σ on the grid" if not np.isfinite(miss["measured"]) else f"{miss['measured']:.4g}"
+            measured = (
+                tr("no σ on the grid")
+                if not np.isfinite(miss["measured"])
+                else tr.number(miss["measured"], ".4g")
+            )
             parts.append(
-                f"**not** α = {miss['alpha']:g} in {miss['dtype']}: measured {measured} against "
-                f"σ* = {miss['predicted']:.4g} (grid step {miss['step']:.2g})."
+                tr(
+                    "**not** α = {alpha:g} in {dtype}: measured {measured} against σ* = {predicted:.4g} "
+                    "(grid step {step:.2g}).",
+                    alpha=miss["alpha"],
+                    dtype=miss["dtype"],
+                    measured=measured,
+                    predicted=miss["predicted"],
+                    step=miss["step"],
+                )
             )
     return " ".join(parts)

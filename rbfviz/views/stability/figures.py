@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import (
     base_layout,
@@ -44,10 +45,10 @@ PREDICTED_BAND = "rgba(120, 120, 120, 0.35)"
 # (key in the rows, panel title, log y?). A panel is half the figure's width, 150 px on a phone: the
 # titles are lines of 15 characters at most, so that neighbouring titles never run into each other.
 PANELS = (
-    ("nan_row_fraction", "NaN rows (%)", False),
-    ("hard_row_fraction", "exactly one-hot<br>rows (%)", False),
-    ("grad_norm", "‖∇_C L_σ‖<br>at C* (log)", True),
-    ("error_to_kmeans", "one EM step<br>‖x̄ − C*‖ (log)", True),
+    ("nan_row_fraction", N_("NaN rows (%)"), False),
+    ("hard_row_fraction", N_("exactly one-hot<br>rows (%)"), False),
+    ("grad_norm", N_("‖∇_C L_σ‖<br>at C* (log)"), True),
+    ("error_to_kmeans", N_("one EM step<br>‖x̄ − C*‖ (log)"), True),
 )
 # (panel key, kind whose closed form is drawn under it, key of predicted_fractions)
 PREDICTED = (
@@ -55,8 +56,8 @@ PREDICTED = (
     ("hard_row_fraction", "entmax15", "entmax15_hard"),
     ("hard_row_fraction", "softmax", "softmax_hard"),
 )
-NAN_THRESHOLD = "naive: first NaN row below"
-ZERO_MARK = "exactly 0 (drawn at the axis floor)"
+NAN_THRESHOLD = N_("naive: first NaN row below ({dtype})")
+ZERO_MARK = N_("exactly 0 (drawn at the axis floor)")
 
 
 def series(rows, kind: str, dtype: str, key: str) -> tuple[np.ndarray, np.ndarray]:
@@ -99,6 +100,7 @@ def stability_figure(
     sigma_exact: float | None = None,
     title: str | None = None,
     height: int = 780,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """Four panels of ``stability_table`` rows against σ.
 
@@ -116,7 +118,7 @@ def stability_figure(
         ((0.0, 0.46), (0.0, 0.38)),
         ((0.54, 1.0), (0.0, 0.38)),
     ]
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, tr=tr)
     layout.pop("xaxis"), layout.pop("yaxis")
     layout["annotations"] = []
     zero_legend_shown = False
@@ -130,7 +132,7 @@ def stability_figure(
         # the upper one, upright on a phone, they ran into the lower panel's title)
         lower = y0 == 0.0
         layout["xaxis" + xref[1:]] = dict(
-            sigma_axis(all_sigmas, "σ (log; cooling →)" if lower else None),
+            sigma_axis(all_sigmas, tr("σ (log; cooling →)") if lower else None),
             domain=[x0, x1],
             anchor=yref,
             tickfont=dict(size=11),
@@ -145,7 +147,7 @@ def stability_figure(
         layout["yaxis" + yref[1:]] = yaxis
         layout["annotations"].append(
             dict(
-                text=f"<b>{label}</b>",
+                text=f"<b>{tr(label)}</b>",
                 xref="paper",
                 yref="paper",
                 x=(x0 + x1) / 2,
@@ -171,7 +173,7 @@ def stability_figure(
                         xaxis=xref,
                         yaxis=yref,
                         line=dict(color=PREDICTED_BAND, width=9),
-                        name="closed form (grey band)",
+                        name=tr("closed form (grey band)"),
                         legendgroup="closed form",
                         showlegend=not band_legend_shown,
                         hoverinfo="skip",
@@ -193,14 +195,15 @@ def stability_figure(
                         mode="lines+markers",
                         xaxis=xref,
                         yaxis=yref,
-                        name=f"{KIND_LABELS[kind]} · {dtype}",
+                        name=f"{tr(KIND_LABELS[kind])} · {dtype}",
                         legendgroup=f"{kind}-{dtype}",
                         showlegend=i == 0,
                         line=dict(color=KIND_COLORS[kind], dash=DTYPE_DASH[dtype], width=width),
                         marker=dict(color=KIND_COLORS[kind], size=4),
                         meta=[key, kind, dtype],
                         hovertemplate=(
-                            f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>%{{y:.4g}}<extra></extra>"
+                            f"{tr(KIND_LABELS[kind])} · {dtype}<br>σ = %{{x:.3g}}"
+                            "<br>%{y:.4g}<extra></extra>"
                         ),
                     )
                 )
@@ -212,8 +215,10 @@ def stability_figure(
                             v,
                             floor,
                             KIND_COLORS[kind],
-                            ZERO_MARK,
-                            f"{KIND_LABELS[kind]} · {dtype}<br>σ = %{{x:.3g}}<br>exactly 0<extra></extra>",
+                            tr(ZERO_MARK),
+                            f"{tr(KIND_LABELS[kind])} · {dtype}<br>σ = %{{x:.3g}}<br>"
+                            + tr("exactly 0")
+                            + "<extra></extra>",
                             xaxis=xref,
                             yaxis=yref,
                             legendgroup="zero",
@@ -228,7 +233,7 @@ def stability_figure(
                     _vline(
                         value,
                         i,
-                        f"{NAN_THRESHOLD} ({dtype})",
+                        tr(NAN_THRESHOLD, dtype=dtype),
                         KIND_COLORS["naive"],
                         DTYPE_DASH[dtype] if dtype == "float32" else "dash",
                         True,
@@ -236,9 +241,9 @@ def stability_figure(
                 )
         if sigma_exact is not None and key in ("hard_row_fraction", "error_to_kmeans"):
             shapes.append(
-                _vline(sigma_exact, i, EXACT_PREDICTED, EXACT_COLOR, "dash", key == "hard_row_fraction")
+                _vline(sigma_exact, i, tr(EXACT_PREDICTED), EXACT_COLOR, "dash", key == "hard_row_fraction")
             )
-        shapes.append(_vline(sigma, i, CURRENT, CURRENT_COLOR, "solid", i == 0, 1.5))
+        shapes.append(_vline(sigma, i, tr(CURRENT), CURRENT_COLOR, "solid", i == 0, 1.5))
     layout["shapes"] = shapes
     layout["margin"] = dict(l=60, r=60, t=150 if title else 110, b=55)
     # no fixed entry width: Plotly wraps the entries into as many rows as the figure's width needs
@@ -274,20 +279,29 @@ def entmax_rgb(plane) -> np.ndarray:
 # The plane's two panels: (map, its name above the panel). Under the name, a line that counts the rows
 # (``stability_panels``): two short lines, so the two titles stay apart on a 390 px phone, and the count
 # alone changes with σ, as plain text that the scrubber rewrites in place.
-PLANE_PANELS = (("naive", "naive exp/sum"), ("entmax15", "entmax-1.5"))
+PLANE_PANELS = (("naive", N_("naive exp/sum")), ("entmax15", "entmax-1.5"))
 
 
-def stability_panels(plane, n: int) -> list[tuple[str, np.ndarray]]:
+def stability_panels(plane, n: int, tr: Translator = ENGLISH) -> list[tuple[str, np.ndarray]]:
     """(count line, (H, W, 3) uint8 image) of the two panels of ``stability_plane_figure`` at
     ``plane.sigma``: naive NaN rows, then entmax15 one-hot rows, counted over all n points."""
     return [
-        (f"{int(plane.point_naive_nan.sum()):,} of {n:,} rows NaN", naive_rgb(plane)),
-        (f"{int(plane.point_entmax_hard.sum()):,} of {n:,} rows one-hot", entmax_rgb(plane)),
+        (tr("{count:,} of {n:,} rows NaN", count=int(plane.point_naive_nan.sum()), n=n), naive_rgb(plane)),
+        (
+            tr("{count:,} of {n:,} rows one-hot", count=int(plane.point_entmax_hard.sum()), n=n),
+            entmax_rgb(plane),
+        ),
     ]
 
 
 def stability_plane_figure(
-    plane, X, C, title: str | None = None, height: int = 520, drawn: np.ndarray | None = None
+    plane,
+    X,
+    C,
+    title: str | None = None,
+    height: int = 520,
+    drawn: np.ndarray | None = None,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """Two planes at ``plane.sigma``: left, naive rows NaN (grey) or finite; right, entmax15 rows exactly
     one-hot (cluster colour) or soft (white). Points on top in the same code; K-Means centroids ×.
@@ -304,12 +318,12 @@ def stability_plane_figure(
     colors = np.array(cluster_colors(k))
     extent = plane.extent
     x_min, x_max, y_min, y_max = extent
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, tr=tr)
     layout.pop("xaxis"), layout.pop("yaxis")
     panels = [
         (kind, count, rgb, domain)
         for (kind, _), (count, rgb), domain in zip(
-            PLANE_PANELS, stability_panels(plane, len(X)), ((0.0, 0.48), (0.52, 1.0))
+            PLANE_PANELS, stability_panels(plane, len(X), tr), ((0.0, 0.48), (0.52, 1.0))
         )
     ]
     data, images, annotations, names = [], [], [], []
@@ -344,16 +358,18 @@ def stability_plane_figure(
             showarrow=False,
         )
         annotations.append(dict(above, text=label, yshift=4, font=dict(size=13)))
-        names.append(dict(above, text=f"<b>{dict(PLANE_PANELS)[kind]}</b>", yshift=24, font=dict(size=14)))
+        names.append(
+            dict(above, text=f"<b>{tr(dict(PLANE_PANELS)[kind])}</b>", yshift=24, font=dict(size=14))
+        )
         if kind == "naive":
             groups = (
-                ("nan", plane.point_naive_nan, "row NaN (0/0)"),
-                ("finite", ~plane.point_naive_nan, "row finite"),
+                ("nan", plane.point_naive_nan, tr("row NaN (0/0)")),
+                ("finite", ~plane.point_naive_nan, tr("row finite")),
             )
         else:
             groups = (
-                ("hard", plane.point_entmax_hard, "row exactly one-hot"),
-                ("soft", ~plane.point_entmax_hard, "row soft (≥ 2 nonzero)"),
+                ("hard", plane.point_entmax_hard, tr("row exactly one-hot")),
+                ("soft", ~plane.point_entmax_hard, tr("row soft (≥ 2 nonzero)")),
             )
         for state, mask, text in groups:
             mask = mask & keep  # float32 positions below: only drawn, never hovered, half the bytes per σ
@@ -378,7 +394,7 @@ def stability_plane_figure(
                     mode="markers",
                     xaxis=xref,
                     yaxis=yref,
-                    name=f"{KIND_LABELS[kind]}: {text}",
+                    name=f"{tr(KIND_LABELS[kind])}: {text}",
                     marker=marker,
                     meta=[kind, state],
                     hoverinfo="skip",
@@ -390,21 +406,22 @@ def stability_plane_figure(
                 xaxis=xref,
                 yaxis=yref,
                 marker=dict(KMEANS_MARKER, size=14),
-                name="K-Means centroids C*",
+                name=tr("K-Means centroids C*"),
                 showlegend=i == 0,
                 legendgroup="kmeans",
                 meta=["kmeans"],
-                hovertemplate="K-Means centroid<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+                hovertemplate=tr("K-Means centroid") + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
             )
         )
     data.append(
         legend_only(
-            "naive NaN region (grey)", marker=dict(color="rgb(%d,%d,%d)" % NAN_RGB, size=12, symbol="square")
+            tr("naive NaN region (grey)"),
+            marker=dict(color="rgb(%d,%d,%d)" % NAN_RGB, size=12, symbol="square"),
         )
     )
     data.append(
         legend_only(
-            "entmax soft band (white)",
+            tr("entmax soft band (white)"),
             marker=dict(color="#ffffff", size=12, symbol="square", line=dict(color="#000000", width=1)),
         )
     )
