@@ -217,7 +217,7 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
         if presenter:
             st.button(
                 tr("Start a class session"),
-                key="class_start_session",
+                key="start_class_session",
                 icon=":material/groups:",
                 on_click=_start_session,
                 type="primary",
@@ -241,7 +241,7 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
                     ),
                 )
                 st.form_submit_button(
-                    tr("Resume my class"), key="class_resume_submit", on_click=_resume_typed
+                    tr("Resume my class"), key="resume_class_submit", on_click=_resume_typed
                 )
         _show_message()
     return None
@@ -357,7 +357,7 @@ def join_form(where: str) -> dict[str, str] | None:
             )
             sent = st.form_submit_button(
                 tr("Join the class"),
-                key=f"class_join_submit_{where}",
+                key=f"join_class_submit_{where}",
                 type="primary",
                 icon=":material/groups:",
             )
@@ -485,7 +485,7 @@ def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> Non
         st.error(store_problem(exc))
         if isinstance(exc, ClassError):  # the room expired: forget it
             _forget_teacher()
-            st.button(tr("Start again"), key="class_start_again", on_click=lambda: None)
+            st.button(tr("Start again"), key="start_class_again", on_click=lambda: None)
         return
     this = tally.question == step.key
     is_open = this and tally.state == OPEN
@@ -674,7 +674,7 @@ def _student_fragment(code: str, seat: str, index: int, prepared, go_to) -> None
                 )
             st.form_submit_button(
                 tr("Send my answer"),
-                key=f"class_send_{step.key}",
+                key=f"send_class_answer_{step.key}",
                 type="primary",
                 on_click=_send,
                 args=(code, seat, step.key, field),

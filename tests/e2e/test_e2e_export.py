@@ -347,7 +347,7 @@ def test_the_lesson_pack_checks_every_answer_as_the_library_does(browser, axe_js
             assert explanation == inline_html(prepared.explanation)
             assert_equations_drawn(page, index, step.equations)
         made = page.get_by_role("link", name="Open the same view in the app")
-        assert made.get_attribute("href") == f"{PUBLIC_URL}/Lessons"
+        assert made.get_attribute("href") == f"{PUBLIC_URL}/Lessons?lang=en"
         audit(page, axe_js, "the lesson pack, every step answered")
         assert not page.errors, page.errors
         assert requests == [lesson_pack.as_uri()], requests
