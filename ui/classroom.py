@@ -615,7 +615,8 @@ def _send(code: str, seat: str, key: str, field: str) -> None:
     st.session_state[keys.CLASS_MESSAGE] = None
     value = st.session_state.get(field)
     if value is None:
-        st.session_state[keys.CLASS_MESSAGE] = language.current()("Choose or enter an answer first.")
+        tr = language.current()
+        st.session_state[keys.CLASS_MESSAGE] = tr("Choose or enter an answer first.")
         return
     try:
         class_store().submit(code, seat, key, value)
