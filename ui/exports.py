@@ -24,7 +24,7 @@ from typing import Callable
 import streamlit as st
 
 from rbfviz.bounded_store import BoundedStore
-from rbfviz.i18n import ENGLISH, Translator
+from rbfviz.i18n import ENGLISH, Translator, translator
 from rbfviz.loader import points_to_csv
 from rbfviz.views.common.web import download_script
 
@@ -130,10 +130,11 @@ def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params:
     link = app_link(public, view, ctrl.to_query())
     dataset = ctrl.dataset
 
-    def make() -> bytes:
-        return interactive_page(payload, view, params, ctrl.sigma, dataset, link, tuple(notes)).encode(
-            "utf-8"
+    def make() -> bytes:  # the page's words in the reader's language, as the payload's
+        page = interactive_page(
+            payload, view, params, ctrl.sigma, dataset, link, tuple(notes), tr=translator(ctrl.lang)
         )
+        return page.encode("utf-8")
 
     return Download(
         "Interactive page (HTML)",
