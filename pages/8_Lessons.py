@@ -172,7 +172,7 @@ with panel(tr("This step")):
         (st.success if verdict.correct else st.warning)(verdict.message)
         st.subheader(tr("Why"))
         st.markdown(lesson.explanation)
-        for equation in step.equations:
+        for equation in lesson.equations:
             st.latex(equation)
         if index < len(STEPS) - 1:
             st.button(

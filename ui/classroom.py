@@ -557,7 +557,7 @@ def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> Non
         if tally.state == REVEALED:
             st.success(tr("Revealed: {answer}.", answer=lesson.answer_text))
             st.markdown(lesson.explanation)
-            for equation in step.equations:
+            for equation in lesson.equations:
                 st.latex(equation)
     st.download_button(
         tr("The class's answers (CSV)"),
@@ -706,5 +706,5 @@ def _student_fragment(code: str, seat: str, index: int, prepared, go_to) -> None
             st.info(tr("You did not answer; {answer}.", answer=lesson.answer_text))
         st.subheader(tr("Why"))
         st.markdown(lesson.explanation)
-        for equation in step.equations:
+        for equation in lesson.equations:
             st.latex(equation)

@@ -286,6 +286,20 @@ def test_shares_and_words_are_shown_in_the_language():
     assert shown_fact(0.25, pt) == 0.25  # a number is formatted by its message's field
 
 
+def test_the_words_in_equations_are_translated_and_the_maths_is_not():
+    from rbfviz.i18n import ENGLISH, translator
+    from rbfviz.views.lessons.arrays import equation_in
+
+    pt = translator("pt-BR")
+    assert (
+        equation_in(r"\qquad \text{band } |s| < \frac{1}{2}", pt) == r"\qquad \text{faixa } |s| < \frac{1}{2}"
+    )
+    assert equation_in(r"r_i \text{ one-hot} \iff x", pt) == r"r_i \text{ one-hot} \iff x"
+    for step in STEPS:
+        assert [equation_in(eq, ENGLISH) for eq in step.equations] == list(step.equations)
+    assert r"\text{faixa }" in prepare(STEPS[KEYS.index("soften")], pt).equations[1]
+
+
 def test_every_option_and_text_has_a_portuguese_translation():
     from rbfviz.i18n import translator
 

@@ -120,7 +120,7 @@ def _question_html(index: int, prepared: Prepared, tr: Translator) -> str:
 
 
 def _why_html(index: int, prepared: Prepared, tr: Translator) -> str:
-    equations = "".join(equation_html(eq) for eq in prepared.step.equations)
+    equations = "".join(equation_html(eq) for eq in prepared.equations)
     return (
         f'<div class="why" id="step-{index}-why" hidden><h3>{html.escape(tr("Why"))}</h3>'
         f'<div class="explanation">{inline_html(prepared.explanation)}</div>{equations}</div>'

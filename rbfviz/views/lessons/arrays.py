@@ -24,6 +24,7 @@ dtype); the app turns settings and σ into a link with its own URL code (ui.stat
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -52,6 +53,16 @@ VIEW_NAMES = {
     "Equivalence": N_("Equivalence"),
 }
 DATA_UNITS = N_(" (data units)")
+# the words inside the equations' \text{...}, translated where shown (equation_in); the rest of an
+# equation is maths, the same in every language
+EQUATION_WORDS = (
+    N_("band"),
+    N_("anneal"),
+    N_("the minimum of"),
+    N_("followed down from large"),
+    N_("stable:"),
+)
+_TEXT = re.compile(r"\\text\{(\s*)([^{}]*?)(\s*)\}")
 
 
 @dataclass(frozen=True)
@@ -90,7 +101,7 @@ class Step:
     task: str  # what to do and look at in the linked view (Markdown, {facts})
     question: Question
     explanation: str  # revealed after answering (Markdown, {facts})
-    equations: tuple[str, ...]  # LaTeX, shown with the explanation
+    equations: tuple[str, ...]  # LaTeX, shown with the explanation; words in \text{} are EQUATION_WORDS
     facts: Callable[["StepData"], dict] = field(repr=False)
 
 
@@ -120,6 +131,7 @@ class Prepared:
     options: tuple[str, ...]
     unit: str
     explanation: str
+    equations: tuple[str, ...]
     answer: float
     answer_text: str
     facts: dict
@@ -776,6 +788,11 @@ STEPS: tuple[Step, ...] = (
 # --- preparing and checking ---------------------------------------------------------------------------
 
 
+def equation_in(equation: str, tr: Translator = ENGLISH) -> str:
+    """A LaTeX equation with the words of its \\text{...} in ``tr``'s language (EQUATION_WORDS)."""
+    return _TEXT.sub(lambda m: rf"\text{{{m[1]}{tr(m[2]) if m[2] else ''}{m[3]}}}", equation)
+
+
 def step_facts(step: Step) -> dict:
     """The step's facts, computed from rbfviz on its data: numbers, shares and words (catalog messages),
     the same in every language (the app computes them once and prepares each reader's texts)."""
@@ -804,6 +821,7 @@ def prepare(step: Step, tr: Translator = ENGLISH, facts: dict | None = None) -> 
         options=options,
         unit=unit,
         explanation=tr(step.explanation, **shown),
+        equations=tuple(equation_in(equation, tr) for equation in step.equations),
         answer=float(answer),
         answer_text=answer_text,
         facts=shown,
