@@ -39,6 +39,8 @@ def main_text(at: AppTest) -> str:
     parts += [e.value for e in (*main.info, *main.success, *main.warning, *main.error)]
     parts += [b.proto.label for b in main.button] + [b.proto.help for b in main.button if b.proto.help]
     parts += [link.proto.label for link in main.get("page_link")]
+    parts += [m.label for m in main.metric] + [e.label for e in main.expander]
+    parts += [d.proto.label for d in main.get("download_button")]
     for widget in (*main.radio, *main.selectbox, *main.number_input, *main.text_input):
         parts.append(widget.label)
         parts += [widget.help] if widget.help else []
@@ -147,6 +149,9 @@ def test_a_teachers_portuguese_join_link_opens_in_portuguese():
     (link,) = [m.value for m in teacher.markdown if f"room={code}" in m.value]
     query = dict(parse_qsl(urlsplit(html.unescape(link.split(">")[1].split("<")[0])).query))
     assert query == {"room": code, "lang": "pt-BR"}
+    teacher.button(key="class_ask").click().run()  # the teacher's screen, a question asked: Portuguese
+    assert [m.label for m in teacher.metric] == ["Alunos na sala", "Responderam", "Pergunta"]
+    assert english_words_in(main_text(teacher)) == [], main_text(teacher)
     student = open_page(LESSONS, query)  # the join link as a student's phone opens it
     assert any(f"Você está na sala **{format_code(code)}**" in i.value for i in student.info)
     assert main_text(student) and english_words_in(main_text(student)) == []
