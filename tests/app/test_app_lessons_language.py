@@ -13,7 +13,7 @@ from test_app_class_session import figure_counts, start_class
 
 from rbfviz.classroom import format_code
 from rbfviz.i18n import translator
-from rbfviz.views.lessons.arrays import STEPS, prepare
+from rbfviz.views.lessons.arrays import STEPS, VIEW_NAMES, prepare
 from ui import session_keys
 
 LESSONS = page_path("Lessons")
@@ -64,7 +64,12 @@ def test_every_step_is_portuguese(number):
     assert lesson.title != step.title and lesson.prompt != step.question.prompt
     assert lesson.task in [m.value for m in at.main.markdown]
     assert "Primeiro, preveja" in [s.value for s in at.main.subheader]
-    (link,) = [link for link in at.main.get("page_link") if "Abrir a visualização" in link.proto.label]
+    view = PT(VIEW_NAMES[step.view])
+    (link,) = [
+        link
+        for link in at.main.get("page_link")
+        if link.proto.label == f"**Abrir {view} com estas configurações**"
+    ]
     assert "lang=pt-BR" in link.proto.query_string  # the lesson link opens the view in Portuguese
     if step.question.is_choice:
         (radio,) = at.main.radio
