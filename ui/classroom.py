@@ -16,6 +16,11 @@ Roles, and why a student cannot take the teacher's controls:
   An address with ``room=`` never shows teacher controls, and the teacher's actions all need the
   secret, which the store checks. A student can also type the room's code (``join_form``).
 
+Every screen speaks the reader's language (``language.current()``), and the room does not care: the
+store holds question keys, each student's page shows the question in the student's own language, and
+the teacher's counts are of the same question. The join link carries the teacher's language (``lang=``),
+which a student can switch in the sidebar.
+
 Both panels are fragments that rerun by themselves (``run_every``): the teacher's every
 TEACHER_REFRESH seconds (counts and distribution), the student's every STUDENT_REFRESH seconds (a cheap
 read: the question, its state, the student's own answer, the correct answer once revealed).
@@ -42,11 +47,12 @@ from rbfviz.classroom import (
     normalise_code,
 )
 from rbfviz.classroom.store import CLOSED, OPEN, REVEALED, Room, Tally
+from rbfviz.i18n import N_, Translator, explain
 from rbfviz.views.lessons.arrays import STEPS, Prepared, check, step_data
 from rbfviz.views.lessons.class_session import answers_csv, distribution, distribution_figure, question_spec
 
+from . import language, settings
 from . import session_keys as keys
-from . import settings
 from .page import ROOM_PARAM, SEAT_PARAM, chart, class_seat
 
 RESUME_PARAM = "resume"
@@ -67,6 +73,7 @@ TOUCH_CSS = """<style>
 </style>"""
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "::1", "0.0.0.0")
 PUBLIC_URL_DOCS = "app/static/docs/teach/class-sessions.html#public-url"
+QUESTION_STATES = {OPEN: N_("open"), REVEALED: N_("revealed"), CLOSED: N_("closed")}
 
 
 @dataclass(frozen=True)
@@ -80,10 +87,12 @@ class Seat:
 
 
 def store_problem(exc: BaseException) -> str:
-    """A message for a failed store call: ClassError's own words; a database failure by type only."""
+    """A message for a failed store call, in the reader's language: ClassError's own words; a database
+    failure by type only."""
+    tr = language.current()
     if isinstance(exc, ClassError):
-        return str(exc)
-    return f"The class store cannot be reached ({type(exc).__name__}); try again in a moment."
+        return explain(exc, tr)
+    return tr("The class store cannot be reached ({error}); try again in a moment.", error=type(exc).__name__)
 
 
 @st.cache_resource(show_spinner=False)
@@ -114,15 +123,17 @@ def lessons_address() -> str:
     return f"{parts.scheme}://{parts.netloc}{prefix}/Lessons"
 
 
-def join_link(code: str) -> str:
-    """The link projected for students: the Lessons page with ?room=CODE (and nothing secret)."""
-    return f"{lessons_address()}?{urlencode({ROOM_PARAM: code})}"
+def join_link(code: str, lang: str) -> str:
+    """The link projected for students: the Lessons page with ?room=CODE (and nothing secret), in the
+    teacher's language ``lang`` (a student can switch)."""
+    return f"{lessons_address()}?{urlencode({ROOM_PARAM: code, 'lang': lang})}"
 
 
-def resume_link(secret: str) -> str:
+def resume_link(secret: str, lang: str) -> str:
     """The teacher's private way back: the Lessons page in presenter mode with ?resume=SECRET, on the
-    same address as the join link."""
-    return f"{lessons_address()}?{urlencode({'presenter': '1', RESUME_PARAM: format_code(secret)})}"
+    same address as the join link, in the teacher's language."""
+    query = {"presenter": "1", RESUME_PARAM: format_code(secret), "lang": lang}
+    return f"{lessons_address()}?{urlencode(query)}"
 
 
 def is_local(link: str) -> bool:
@@ -181,6 +192,7 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
     resume link or this browser's cookie if need be), or show the ways into a class: the join field,
     the button that starts a session (presenter mode) and the resume field. Shows the room's banner.
     None when not in a class."""
+    tr = language.current()
     text = st.query_params.get(ROOM_PARAM)
     if text is not None:
         return _student_seat(text)
@@ -191,7 +203,8 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
         code, secret = teacher
         if st.session_state.pop(keys.CLASS_RESUMED, None) == code:
             st.success(
-                f"Your class room {format_code(code)} is back, with its answers.", icon=":material/undo:"
+                tr("Your class room {code} is back, with its answers.", code=format_code(code)),
+                icon=":material/undo:",
             )
         _teacher_banner(code)
         _resume_later(code, secret)
@@ -203,26 +216,33 @@ def seat_for_this_session(presenter: bool) -> Seat | None:
             st.rerun()
         if presenter:
             st.button(
-                "Start a class session",
+                tr("Start a class session"),
+                key="start_class_session",
                 icon=":material/groups:",
                 on_click=_start_session,
                 type="primary",
-                help="Students join with a link, a QR code or the room's code, answer each step's "
-                "question from their own device, and this page shows the class's answers. No names are "
-                "asked or stored.",
+                help=tr(
+                    "Students join with a link, a QR code or the room's code, answer each step's question "
+                    "from their own device, and this page shows the class's answers. No names are asked or "
+                    "stored."
+                ),
             )
-        with st.expander("Resume a class you started (teachers)", icon=":material/key:"):
+        with st.expander(tr("Resume a class you started (teachers)"), icon=":material/key:"):
             with st.form("class_resume", border=False):
                 st.text_input(
-                    "Your resume code",
+                    tr("Your resume code"),
                     key="class_resume_code",
                     type="password",
                     max_chars=64,
                     placeholder="XXXX-XXXX-XXXX-XXXX",
-                    help="The 16-character code of your resume link (saved when you started the session). "
-                    "It is typed as a password: it does not show on the projector.",
+                    help=tr(
+                        "The 16-character code of your resume link (saved when you started the session). "
+                        "It is typed as a password: it does not show on the projector."
+                    ),
                 )
-                st.form_submit_button("Resume my class", on_click=_resume_typed)
+                st.form_submit_button(
+                    tr("Resume my class"), key="resume_class_submit", on_click=_resume_typed
+                )
         _show_message()
     return None
 
@@ -270,36 +290,44 @@ def _resume_from_link_or_cookie() -> None:
 def _resume_later(code: str, secret: str) -> None:
     """The teacher's private way back to the room (another device, or this one after a restart),
     folded away and never drawn until asked for: it is projected."""
+    tr = language.current()
+    lang = tr.lang
     showing = bool(st.session_state.get("class_resume_show"))  # stays open while the link is shown
-    with st.expander("Resume this room later, or on another device", icon=":material/key:", expanded=showing):
+    with st.expander(
+        tr("Resume this room later, or on another device"), icon=":material/key:", expanded=showing
+    ):
         st.markdown(
-            "This browser gets the room back by itself after a reload or a restart of the app. On another "
-            "device (or if this browser forgets it), open your **resume link** or type the **resume code** "
-            "on Lessons, *Resume a class you started*. Anyone who has it controls this room: "
-            "keep it off the projector."
+            tr(
+                "This browser gets the room back by itself after a reload or a restart of the app. On "
+                "another device (or if this browser forgets it), open your **resume link** or type the "
+                "**resume code** on Lessons, *Resume a class you started*. Anyone who has it controls this "
+                "room: keep it off the projector."
+            )
         )
         st.download_button(
-            "Save my resume link (text file)",
-            data=lambda: _resume_note(code, secret),
+            tr("Save my resume link (text file)"),
+            data=lambda: _resume_note(code, secret, tr),
             file_name=f"rbfviz_resume_{code}.txt",
             mime="text/plain",
             key="class_resume_save",
             on_click="ignore",
             icon=":material/download:",
-            help="A small text file with your resume link and code; nothing is shown on the screen.",
+            help=tr("A small text file with your resume link and code; nothing is shown on the screen."),
         )
-        if st.toggle("Show my resume link here (not on the projector)", key="class_resume_show"):
-            st.markdown("Resume code")
+        if st.toggle(tr("Show my resume link here (not on the projector)"), key="class_resume_show"):
+            st.markdown(tr("Resume code"))
             st.code(format_code(secret), language=None)
-            st.markdown("Resume link")
-            st.code(resume_link(secret), language=None)
+            st.markdown(tr("Resume link"))
+            st.code(resume_link(secret, lang), language=None)
 
 
-def _resume_note(code: str, secret: str) -> str:
-    return (
-        f"rbfviz class room {format_code(code)}: the teacher's resume link. Keep it private: it gives the "
-        f"room's controls to whoever opens it.\n\n{resume_link(secret)}\n\n"
-        f'Resume code (Lessons, "Resume a class you started"): {format_code(secret)}\n'
+def _resume_note(code: str, secret: str, tr) -> str:
+    return tr(
+        "rbfviz class room {code}: the teacher's resume link. Keep it private: it gives the room's controls "
+        'to whoever opens it.\n\n{link}\n\nResume code (Lessons, "Resume a class you started"): {secret}\n',
+        code=format_code(code),
+        link=resume_link(secret, tr.lang),
+        secret=format_code(secret),
     )
 
 
@@ -316,33 +344,42 @@ def join_form(where: str) -> dict[str, str] | None:
 
     Returns the query of the room's Lessons page once a code of an open room was sent (the page goes
     there), else None; a code that is not one, or of no open room, gets a message."""
+    tr = language.current()
     st.markdown(TOUCH_CSS, unsafe_allow_html=True)
     with st.container(key=f"class_touch_join_{where}"):
         with st.form(f"class_join_{where}", border=False):
             st.text_input(
-                "Join a class: the room code",
+                tr("Join a class: the room code"),
                 key=f"class_join_code_{where}",
                 max_chars=32,
                 placeholder="7KQ2-XM9D",
                 autocomplete="off",
             )
-            sent = st.form_submit_button("Join the class", type="primary", icon=":material/groups:")
+            sent = st.form_submit_button(
+                tr("Join the class"),
+                key=f"join_class_submit_{where}",
+                type="primary",
+                icon=":material/groups:",
+            )
     if not sent:
         return None
     typed = st.session_state.get(f"class_join_code_{where}") or ""
     code = normalise_code(typed)
     if code is None:
         st.error(
-            f"“{typed.strip()[:32]}” is not a room code: a code has 8 letters and digits, like 7KQ2-XM9D "
-            "(the dash is optional). Check the code on the projector."
+            tr(
+                "“{typed}” is not a room code: a code has 8 letters and digits, like 7KQ2-XM9D (the dash is "
+                "optional). Check the code on the projector.",
+                typed=typed.strip()[:32],
+            )
             if typed.strip()
-            else "Type the room code shown on the projector, like 7KQ2-XM9D."
+            else tr("Type the room code shown on the projector, like 7KQ2-XM9D.")
         )
         return None
     seat = class_seat()
     if not _join(code, seat):
         return None
-    return {ROOM_PARAM: code, SEAT_PARAM: seat}
+    return {ROOM_PARAM: code, SEAT_PARAM: seat, "lang": tr.lang}
 
 
 def _join(code: str, seat: str) -> bool:
@@ -357,9 +394,10 @@ def _join(code: str, seat: str) -> bool:
 
 
 def _student_seat(text: str) -> Seat | None:
+    tr = language.current()
     code = normalise_code(text)
     if code is None:
-        st.error("This link's class room code is not valid. Check the code on the projector.")
+        st.error(tr("This link's class room code is not valid. Check the code on the projector."))
         return None
     seat = class_seat()
     if st.query_params.get(SEAT_PARAM) != seat:
@@ -367,32 +405,43 @@ def _student_seat(text: str) -> Seat | None:
     if st.session_state.get(keys.CLASS_JOINED) != code and not _join(code, seat):
         return None
     st.info(
-        f"You are in class room **{format_code(code)}**, anonymously: no name is asked or stored. "
-        "Answer the teacher's question below; the answer appears here when the teacher reveals it.",
+        tr(
+            "You are in class room **{code}**, anonymously: no name is asked or stored. Answer the teacher's "
+            "question below; the answer appears here when the teacher reveals it.",
+            code=format_code(code),
+        ),
         icon=":material/groups:",
     )
     return Seat("student", code, seat=seat)
 
 
 def _teacher_banner(code: str) -> None:
-    link = join_link(code)
+    tr = language.current()
+    link = join_link(code, tr.lang)
     st.markdown(CODE_CSS, unsafe_allow_html=True)
     with st.container(border=True, key="class_banner"):
         text, picture = st.columns([3, 1], vertical_alignment="center")
         with text:
             st.markdown(
-                "**Join the class:** open the link, scan the code, or type the room's code on Lessons. Room"
+                tr(
+                    "**Join the class:** open the link, scan the code, or type the room's code on Lessons. "
+                    "Room"
+                )
             )
             st.markdown(f"<div class='rbfviz-room-code'>{format_code(code)}</div>", unsafe_allow_html=True)
             st.markdown(f"<div class='rbfviz-room-link'>{html.escape(link)}</div>", unsafe_allow_html=True)
         with picture:
-            st.image(qr_png(link), width=220, alt=f"QR code of the join link {link}")
+            st.image(qr_png(link), width=220, alt=tr("QR code of the join link {link}", link=link))
     if is_local(link):
         st.warning(
-            f"The join link points at **{urlsplit(link).hostname}**, this computer: no student's phone can "
-            "open it. Open this page at an address the students can reach (this computer's network "
-            "address, e.g. `http://192.168.1.20:8501`), or have the app started with `RBFVIZ_PUBLIC_URL` "
-            f"set to it: see [Ask the class: the join link and RBFVIZ_PUBLIC_URL]({PUBLIC_URL_DOCS}).",
+            tr(
+                "The join link points at **{host}**, this computer: no student's phone can open it. Open "
+                "this page at an address the students can reach (this computer's network address, e.g. "
+                "`http://192.168.1.20:8501`), or have the app started with `RBFVIZ_PUBLIC_URL` set to it: "
+                "see [Ask the class: the join link and RBFVIZ_PUBLIC_URL]({docs}).",
+                host=urlsplit(link).hostname,
+                docs=PUBLIC_URL_DOCS,
+            ),
             icon=":material/wifi_off:",
         )
 
@@ -427,6 +476,7 @@ def _end(code: str, secret: str) -> None:
 def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> None:
     if st.session_state.get(keys.CLASS_TEACHER) != (code, secret):  # the session was ended
         st.rerun(scope="app")
+    tr = language.current()
     step = STEPS[index]
     store = class_store()
     try:
@@ -435,76 +485,82 @@ def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> Non
         st.error(store_problem(exc))
         if isinstance(exc, ClassError):  # the room expired: forget it
             _forget_teacher()
-            st.button("Start again", on_click=lambda: None)
+            st.button(tr("Start again"), key="start_class_again", on_click=lambda: None)
         return
     this = tally.question == step.key
     is_open = this and tally.state == OPEN
     buttons = st.columns(4)
     buttons[0].button(
-        "Ask the class" if not this else "Ask again",
+        tr("Ask the class") if not this else tr("Ask again"),
         key="class_ask",
         icon=":material/campaign:",
         type="primary",
         disabled=is_open,
         on_click=_ask,
         args=(code, secret, step.key, prepared),
-        help="Open this step's question: every student's page shows it, and their answers appear here.",
+        help=tr("Open this step's question: every student's page shows it, and their answers appear here."),
     )
     buttons[1].button(
-        "Reveal the answer",
+        tr("Reveal the answer"),
         key="class_reveal",
         icon=":material/visibility:",
         disabled=not is_open,
         on_click=_act,
         args=(store.reveal, code, secret),
-        help="Mark the correct answer here and on every student's page, with the explanation. "
-        "No more answers are taken.",
+        help=tr(
+            "Mark the correct answer here and on every student's page, with the explanation. No more answers "
+            "are taken."
+        ),
     )
     buttons[2].button(
-        "Close without revealing",
+        tr("Close without revealing"),
         key="class_close",
         disabled=not is_open,
         on_click=_act,
         args=(store.close_question, code, secret),
     )
     buttons[3].button(
-        "End the session",
+        tr("End the session"),
         key="class_end",
         icon=":material/delete:",
         on_click=_end,
         args=(code, secret),
-        help="Delete the room and every answer now (they are deleted after "
-        f"{store.ttl_seconds / 3600:.3g} h anyway).",
+        help=tr(
+            "Delete the room and every answer now (they are deleted after {hours:.3g} h anyway).",
+            hours=store.ttl_seconds / 3600,
+        ),
     )
     _show_message()
     numbers = st.columns(3)
-    numbers[0].metric("Students in the room", tally.present)
-    numbers[1].metric("Answered", tally.answered if this else 0)
-    numbers[2].metric(
-        "Question", {OPEN: "open", REVEALED: "revealed", CLOSED: "closed"}.get(tally.state, "—")
-    )
+    numbers[0].metric(tr("Students in the room"), tally.present)
+    numbers[1].metric(tr("Answered"), tally.answered if this else 0)
+    state = QUESTION_STATES.get(tally.state)
+    numbers[2].metric(tr("Question"), tr(state) if state else "—")
     if tally.question is None:
-        st.caption("No question asked yet: **Ask the class** opens this step's question.")
+        st.caption(tr("No question asked yet: **Ask the class** opens this step's question."))
     elif not this:
         other = STEPS[STEP_BY_KEY[tally.question]]
         st.caption(
-            f"The room is on step {STEP_BY_KEY[tally.question] + 1} ({other.title}). "
-            "**Ask the class** moves it to this step."
+            tr(
+                "The room is on step {number} ({title}). **Ask the class** moves it to this step.",
+                number=STEP_BY_KEY[tally.question] + 1,
+                title=tr(other.title),
+            )
         )
     if this:
         lesson = prepared(step.key)
-        options = step.question.options
-        fig = distribution_figure(tally, options, step.question.unit)
-        chart(fig, ctrl, "class_answers", description=describe_tally(tally, options))
+        options = lesson.options
+        fig = distribution_figure(tally, options, lesson.unit, tr=tr)
+        chart(fig, ctrl, "class_answers", description=describe_tally(tally, options, tr))
         if options:
             st.markdown("  \n".join(f"**{chr(65 + i)}** · {text}" for i, text in enumerate(options)))
         if tally.state == REVEALED:
-            st.success(f"Revealed: {lesson.answer_text}.")
+            st.success(tr("Revealed: {answer}.", answer=lesson.answer_text))
             st.markdown(lesson.explanation)
-            for equation in step.equations:
+            for equation in lesson.equations:
                 st.latex(equation)
     st.download_button(
-        "The class's answers (CSV)",
+        tr("The class's answers (CSV)"),
         data=lambda: answers_csv(
             store.answer_rows(code, secret), {key: prepared(key) for key in STEP_BY_KEY}
         ),
@@ -513,26 +569,35 @@ def _teacher_fragment(code: str, secret: str, index: int, prepared, ctrl) -> Non
         key="class_csv",
         on_click="ignore",
         icon=":material/download:",
-        help="Every answer in this room, one line each, anonymous: step, question, answer, correct, "
-        "seconds after the question opened.",
+        help=tr(
+            "Every answer in this room, one line each, anonymous: step, question, answer, correct, seconds "
+            "after the question opened."
+        ),
     )
 
 
-def describe_tally(tally: Tally, options: tuple[str, ...]) -> str:
-    """One sentence on the answers for screen readers (the correct one only once revealed)."""
+def describe_tally(tally: Tally, options: tuple[str, ...], tr: Translator) -> str:
+    """One sentence on the answers for screen readers (the correct one only once revealed), in ``tr``'s
+    language."""
     dist = distribution(tally)
-    head = f"{tally.answered} of {tally.present} students in the room answered"
+    head = tr.ngettext(
+        "{answered} of {n} student in the room answered",
+        "{answered} of {n} students in the room answered",
+        tally.present,
+        answered=tally.answered,
+    )
     if options:
         parts = [f"{chr(65 + i)}: {int(n)}" for i, n in enumerate(dist.counts)]
     else:
         parts = [
-            f"{lo:.3g}–{hi:.3g}: {int(n)}"
+            tr.format("{lo:.3g}–{hi:.3g}: {count}", lo=lo, hi=hi, count=int(n))
             for lo, hi, n in zip(dist.edges[:-1], dist.edges[1:], dist.counts)
             if n
         ]
     text = f"{head}" + (f"; {', '.join(parts)}" if parts else "")
     if tally.answer is not None:
-        text += f". Correct: {chr(65 + int(tally.answer)) if options else f'{tally.answer:.4g}'}"
+        correct = chr(65 + int(tally.answer)) if options else tr.number(tally.answer, ".4g")
+        text += tr(". Correct: {answer}", answer=correct)
     return text + "."
 
 
@@ -550,7 +615,8 @@ def _send(code: str, seat: str, key: str, field: str) -> None:
     st.session_state[keys.CLASS_MESSAGE] = None
     value = st.session_state.get(field)
     if value is None:
-        st.session_state[keys.CLASS_MESSAGE] = "Choose or enter an answer first."
+        tr = language.current()
+        st.session_state[keys.CLASS_MESSAGE] = tr("Choose or enter an answer first.")
         return
     try:
         class_store().submit(code, seat, key, value)
@@ -560,6 +626,7 @@ def _send(code: str, seat: str, key: str, field: str) -> None:
 
 @st.fragment(run_every=STUDENT_REFRESH)
 def _student_fragment(code: str, seat: str, index: int, prepared, go_to) -> None:
+    tr = language.current()
     try:
         view = class_store().view(code, seat)
     except (ClassError, SQLAlchemyError) as exc:
@@ -571,53 +638,73 @@ def _student_fragment(code: str, seat: str, index: int, prepared, go_to) -> None
             go_to(STEP_BY_KEY[view.question])  # follow the teacher to the asked step
             st.rerun(scope="app")
     if view.question is None:
-        st.info("Waiting for the teacher to ask a question. This panel updates by itself.")
+        st.info(tr("Waiting for the teacher to ask a question. This panel updates by itself."))
         return
     step = STEPS[STEP_BY_KEY[view.question]]
-    lesson = prepared(step.key)
+    lesson = prepared(step.key)  # the room's question key, in this student's own language
     question = step.question
-    st.markdown(f"**Step {STEP_BY_KEY[view.question] + 1}: {lesson.prompt}**")
+    st.markdown(
+        tr("**Step {number}: {prompt}**", number=STEP_BY_KEY[view.question] + 1, prompt=lesson.prompt)
+    )
     if view.state == OPEN:
         field = f"class_answer_{step.key}"
         with st.form(f"class_form_{step.key}", border=False):
             if question.is_choice:
                 st.radio(
-                    "Your answer",
+                    tr("Your answer"),
                     range(len(question.options)),
                     index=None,
                     key=field,
-                    format_func=lambda i: f"{chr(65 + i)} · {question.options[i]}",
+                    format_func=lambda i: f"{chr(65 + i)} · {lesson.options[i]}",
                 )
             else:
                 st.number_input(
-                    f"Your answer{question.unit}",
+                    tr("Your answer{unit}", unit=lesson.unit),
                     min_value=float(view.low),
                     max_value=float(view.high),
                     value=None,
                     step=0.01,
                     format="%.4f",
                     key=field,
-                    help=f"A number from {view.low:.4g} to {view.high:.4g}{question.unit}.",
+                    help=tr(
+                        "A number from {low:.4g} to {high:.4g}{unit}.",
+                        low=view.low,
+                        high=view.high,
+                        unit=lesson.unit,
+                    ),
                 )
             st.form_submit_button(
-                "Send my answer", type="primary", on_click=_send, args=(code, seat, step.key, field)
+                tr("Send my answer"),
+                key=f"send_class_answer_{step.key}",
+                type="primary",
+                on_click=_send,
+                args=(code, seat, step.key, field),
             )
         _show_message()
     if view.mine is not None:
-        said = question.options[int(view.mine)] if question.is_choice else f"{view.mine:.4g}{question.unit}"
+        said = (
+            lesson.options[int(view.mine)]
+            if question.is_choice
+            else tr("{value:.4g}{unit}", value=view.mine, unit=lesson.unit)
+        )
         if view.state == OPEN:
-            st.success(f"Your answer is in: {said}. You can change it until the teacher reveals the answer.")
+            st.success(
+                tr(
+                    "Your answer is in: {said}. You can change it until the teacher reveals the answer.",
+                    said=said,
+                )
+            )
         elif view.state == CLOSED:
-            st.info(f"The teacher has closed this question. Your answer: {said}.")
+            st.info(tr("The teacher has closed this question. Your answer: {said}.", said=said))
     elif view.state == CLOSED:
-        st.info("The teacher has closed this question.")
+        st.info(tr("The teacher has closed this question."))
     if view.state == REVEALED:
         if view.mine is not None:
             verdict = check(lesson, int(view.mine) if question.is_choice else view.mine)
             (st.success if verdict.correct else st.warning)(verdict.message)
         else:
-            st.info(f"You did not answer; {lesson.answer_text}.")
-        st.subheader("Why")
+            st.info(tr("You did not answer; {answer}.", answer=lesson.answer_text))
+        st.subheader(tr("Why"))
         st.markdown(lesson.explanation)
-        for equation in step.equations:
+        for equation in lesson.equations:
             st.latex(equation)

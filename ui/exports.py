@@ -24,6 +24,7 @@ from typing import Callable
 import streamlit as st
 
 from rbfviz.bounded_store import BoundedStore
+from rbfviz.i18n import ENGLISH, Translator, translator
 from rbfviz.loader import points_to_csv
 from rbfviz.views.common.web import download_script
 
@@ -129,10 +130,11 @@ def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params:
     link = app_link(public, view, ctrl.to_query())
     dataset = ctrl.dataset
 
-    def make() -> bytes:
-        return interactive_page(payload, view, params, ctrl.sigma, dataset, link, tuple(notes)).encode(
-            "utf-8"
+    def make() -> bytes:  # the page's words in the reader's language, as the payload's
+        page = interactive_page(
+            payload, view, params, ctrl.sigma, dataset, link, tuple(notes), tr=translator(ctrl.lang)
         )
+        return page.encode("utf-8")
 
     return Download(
         "Interactive page (HTML)",
@@ -145,19 +147,22 @@ def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params:
     )
 
 
-def lesson_pack_download() -> Download:
-    """The ten Lessons steps as one offline HTML file (rbfviz.views.export.lesson_pack), built on click."""
+def lesson_pack_download(tr: Translator = ENGLISH) -> Download:
+    """The ten Lessons steps as one offline HTML file (rbfviz.views.export.lesson_pack), built on click,
+    in ``tr``'s language."""
     from rbfviz.views.export.lesson_pack import lesson_pack
 
     public = settings.current().public_url
     return Download(
-        "Lesson pack (HTML)",
+        tr("Lesson pack (HTML)"),
         "rbfviz_lessons.html",
         "text/html",
-        lambda: lesson_pack(public_url=public).encode("utf-8"),
-        help="The ten steps as one HTML file for students to work through alone, with no network: each "
-        "step's figure at every σ, its question, the check of the answer and the explanation. Preparing "
-        "it takes about a minute (ten views at every σ).",
+        lambda: lesson_pack(public_url=public, tr=tr).encode("utf-8"),
+        help=tr(
+            "The ten steps as one HTML file for students to work through alone, with no network: each "
+            "step's figure at every σ, its question, the check of the answer and the explanation. Preparing "
+            "it takes about a minute (ten views at every σ)."
+        ),
     )
 
 

@@ -41,6 +41,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
+from ..i18n import N_, Invalid
+
 # Crockford's base 32: digits and capitals without I, L, O and U (look-alikes of 1, 1, 0 and V).
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 CODE_LENGTH = 8  # 8 × 5 = 40 bits: 10,000 guesses find one room in 2^40 with probability 9e-9
@@ -62,8 +64,10 @@ CHOICE, NUMBER = "choice", "number"
 _PG_SCHEMA_LOCK = 0x72626676  # "rbfv": one replica at a time creates the tables
 
 
-class ClassError(ValueError):
-    """A refused request; the message is written for the teacher or student who made it."""
+class ClassError(Invalid):
+    """A refused request; the message is written for the teacher or student who made it. Like
+    rbfviz.i18n.Invalid, it is a catalog message (marked ``N_``) with named fields: ``str(error)`` is
+    the English sentence, ``explain(error, tr)`` the reader's."""
 
 
 # --- codes, ids, the database URL -------------------------------------------------------------------
@@ -209,24 +213,24 @@ class Tally:
 def _as_real(value) -> float:
     if isinstance(value, bool) or not isinstance(value, Real):
         # numpy scalars are Real; strings, None, containers are not
-        raise ClassError(f"An answer must be a number, got {type(value).__name__}.")
+        raise ClassError(N_("An answer must be a number, got {type}."), type=type(value).__name__)
     number = float(value)
     if not math.isfinite(number):
-        raise ClassError("An answer must be a finite number (not NaN or infinity).")
+        raise ClassError(N_("An answer must be a finite number (not NaN or infinity)."))
     return number
 
 
 def _choice_index(value, n_options: int) -> int:
     number = _as_real(value)
     if not number.is_integer() or not 0 <= number < n_options:
-        raise ClassError(f"Pick one of the {n_options} options.")
+        raise ClassError(N_("Pick one of the {n_options} options."), n_options=n_options)
     return int(number)
 
 
 def _number_in_range(value, low: float, high: float) -> float:
     number = _as_real(value)
     if not low <= number <= high:
-        raise ClassError(f"Enter a number from {low:.4g} to {high:.4g}.")
+        raise ClassError(N_("Enter a number from {low:.4g} to {high:.4g}."), low=low, high=high)
     return number
 
 
@@ -237,14 +241,14 @@ def is_student_id(text) -> bool:
 
 def _checked_student(student) -> str:
     if not is_student_id(student):
-        raise ClassError("This browser's class seat is not valid: open the join link again.")
+        raise ClassError(N_("This browser's class seat is not valid: open the join link again."))
     return student
 
 
 def _checked_code(code) -> str:
     canonical = normalise_code(code)
     if canonical is None:
-        raise ClassError("No class room has this code. Check the code on the projector.")
+        raise ClassError(N_("No class room has this code. Check the code on the projector."))
     return canonical
 
 
@@ -375,7 +379,7 @@ class Store:
         row = conn.execute(sa.select(rooms).where(rooms.c.code == code)).first()
         if row is None or row.expires_at <= now:
             raise ClassError(
-                "No class room has this code (or it has ended). Check the code on the projector."
+                N_("No class room has this code (or it has ended). Check the code on the projector.")
             )
         return row
 
@@ -384,7 +388,7 @@ class Store:
         row = self._live_room(conn, code, now)
         canonical = normalise_secret(secret)
         if canonical is None or not hmac.compare_digest(_hash_secret(canonical), row.teacher_hash):
-            raise ClassError("Only the teacher who started this room can do that.")
+            raise ClassError(N_("Only the teacher who started this room can do that."))
         return row
 
     # --- the teacher ---
@@ -418,8 +422,11 @@ class Store:
         canonical = normalise_secret(secret)
         if canonical is None:
             raise ClassError(
-                f"A resume code has {SECRET_LENGTH} letters and digits in groups of four, "
-                "like 7KQ2-XM0D-4H8R-B2NC."
+                N_(
+                    "A resume code has {length} letters and digits in groups of four, "
+                    "like 7KQ2-XM0D-4H8R-B2NC."
+                ),
+                length=str(SECRET_LENGTH),
             )
         now = self.clock()
         self._maybe_purge(now)
@@ -430,7 +437,7 @@ class Store:
                 )
             ).first()
         if row is None:
-            raise ClassError("No open class room has this resume code (it may have ended or expired).")
+            raise ClassError(N_("No open class room has this resume code (it may have ended or expired)."))
         return Room(row.code, canonical, row.expires_at)
 
     def open_question(self, code, secret, spec: QuestionSpec) -> None:
@@ -464,7 +471,7 @@ class Store:
         with self._write() as conn:
             room = self._teacher_room(conn, code, secret, now)
             if room.current is None:
-                raise ClassError("No question has been asked in this room yet.")
+                raise ClassError(N_("No question has been asked in this room yet."))
             conn.execute(
                 questions.update()
                 .where(questions.c.room == room.code, questions.c.key == room.current)
@@ -586,7 +593,7 @@ class Store:
                 sa.select(members.c.last_seen).where(members.c.room == code, members.c.student == student)
             ).scalar()
             if last_seen is None:
-                raise ClassError("You are not in this room: open the join link again.")
+                raise ClassError(N_("You are not in this room: open the join link again."))
             question, mine = None, None
             if room.current is not None:
                 question = conn.execute(
@@ -627,7 +634,7 @@ class Store:
         code, student = _checked_code(code), _checked_student(student)
         number = _as_real(value)  # type and finiteness first: no database work for garbage
         if not isinstance(question_key, str) or not _QUESTION_KEY.fullmatch(question_key):
-            raise ClassError("This question is not open in the room.")
+            raise ClassError(N_("This question is not open in the room."))
         now = self.clock()
         with self._write() as conn:
             room = self._live_room(conn, code, now)
@@ -635,12 +642,12 @@ class Store:
                 sa.select(questions).where(questions.c.room == code, questions.c.key == question_key)
             ).first()
             if question is None or room.current != question_key:
-                raise ClassError("This question is not open in the room.")
+                raise ClassError(N_("This question is not open in the room."))
             if question.state != OPEN:
                 raise ClassError(
-                    "The answer has been revealed: no more answers to this question."
+                    N_("The answer has been revealed: no more answers to this question.")
                     if question.state == REVEALED
-                    else "The teacher has closed this question."
+                    else N_("The teacher has closed this question.")
                 )
             if question.kind == CHOICE:
                 number = float(_choice_index(number, question.n_options))
@@ -658,10 +665,11 @@ class Store:
                 .returning(members.c.window_count)
             ).scalar()
             if count is None:
-                raise ClassError("You are not in this room: open the join link again.")
+                raise ClassError(N_("You are not in this room: open the join link again."))
             if count > RATE_LIMIT:
                 raise ClassError(
-                    f"Too many answers at once: wait {RATE_WINDOW_SECONDS:.0f} seconds, then answer again."
+                    N_("Too many answers at once: wait {seconds:.0f} seconds, then answer again."),
+                    seconds=RATE_WINDOW_SECONDS,
                 )
             fields = dict(value=number, answered_at=now)
             conn.execute(

@@ -3,10 +3,12 @@
     python -m rbfviz export --view explorer --dataset moons --k 2 --kind entmax15 --out moons.html
     python -m rbfviz export --view annealing --kind entmax --alpha 1.7 --out annealing.html
     python -m rbfviz export --lessons --out lessons.html
+    python -m rbfviz export --lessons --lang pt-BR --out licoes.html
 
 The file is what the app's "Interactive page (HTML)" download gives for the same settings: every σ level
 of the view's figure, the numbers beside it and its "In words" sentence, the σ slider (mouse, touch,
-keyboard), Play on Annealing; it opens from file:// with no network. ``--out`` into a folder that does not
+keyboard), Play on Annealing; it opens from file:// with no network. ``--lang`` (en or pt-BR, default en)
+is the language of the page's words and of its lessons. ``--out`` into a folder that does not
 exist creates the folder (and says so). Bad settings get the messages the library's checks give
 (rbfviz.views.export.build.Setting), and an --out that cannot be written says why, with exit code 2.
 The link back to the app is ``--public-url`` (the command line reads no environment: pass
@@ -20,6 +22,7 @@ import sys
 from pathlib import Path
 
 from ..datasets import DATASETS
+from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from ..validate import check_public_url
 from ..views.export.build import INITS, QUANTITIES, VIEWS
 
@@ -35,6 +38,12 @@ def register(subparsers) -> None:
     what.add_argument("--view", choices=VIEWS, help="the view to export")
     what.add_argument("--lessons", action="store_true", help="the ten Lessons steps as one lesson pack")
     parser.add_argument("--out", required=True, help="the HTML file to write (its folder is created)")
+    parser.add_argument(
+        "--lang",
+        choices=list(LANGUAGES),
+        default=DEFAULT_LANGUAGE,
+        help=f"the language of the page's words and lessons (default {DEFAULT_LANGUAGE})",
+    )
     parser.add_argument("--dataset", choices=DATASETS, default="blobs", help="data set (default blobs)")
     parser.add_argument("--n", type=int, default=None, help="points (default 500; iris: 150)")
     parser.add_argument("--noise", type=float, default=None, help="generator noise (default: the data set's)")
@@ -85,6 +94,7 @@ def run_export(args) -> int:
     from ..views.export.build import Setting
 
     out = Path(args.out)
+    tr = translator(args.lang)
     if out.exists() and out.is_dir():
         raise ValueError(f"--out {args.out} is a folder; give a file name such as {out / 'rbfviz.html'}.")
     setting = None
@@ -115,11 +125,13 @@ def run_export(args) -> int:
     if setting is None:
         from ..views.export.lesson_pack import lesson_pack
 
-        html = lesson_pack(public_url=args.public_url, progress=_progress("lesson steps"))
+        html = lesson_pack(public_url=args.public_url, progress=_progress("lesson steps"), tr=tr)
     else:
         from ..views.export.page import view_page
 
-        html = view_page(setting, public_url=args.public_url, progress=_progress(f"{args.view}: σ levels"))
+        html = view_page(
+            setting, public_url=args.public_url, progress=_progress(f"{args.view}: σ levels"), tr=tr
+        )
     data = html.encode("utf-8")
     try:
         out.write_bytes(data)

@@ -11,6 +11,7 @@ import pytest
 from app_page import download, open_page, page_path, page_payload
 
 import ui  # noqa: F401  here, so that the app's process tuning (rbfviz.tune_for_server) runs in this thread
+from rbfviz.i18n import translator
 from rbfviz.views.export.build import VIEWS, Setting
 from rbfviz.views.export.build import view_payload as build_payload
 from rbfviz.views.export.page import VIEW_PAGES
@@ -86,14 +87,16 @@ def test_a_lesson_steps_figure_in_the_pack_is_the_one_its_link_opens(key):
     assert view_payload(setting) == page_payload(view_page(setting.view), lesson_query(prepared))
 
 
-def test_the_lessons_page_offers_the_lesson_pack(media, monkeypatch):
+@pytest.mark.parametrize("lang, label", [("en", "Lesson pack (HTML)"), ("pt-BR", "Pacote de lições (HTML)")])
+def test_the_lessons_page_offers_the_lesson_pack(media, monkeypatch, lang, label):
     """The Lessons page's "Lesson pack (HTML)" button gives rbfviz.views.export.lesson_pack's page, linking
-    back to RBFVIZ_PUBLIC_URL (the pack itself: tests/e2e/test_e2e_export.py)."""
+    back to RBFVIZ_PUBLIC_URL, in the page's language (the pack itself: tests/e2e/test_e2e_export.py)."""
     from rbfviz.views.export import lesson_pack
 
     asked = []
     monkeypatch.setattr(lesson_pack, "lesson_pack", lambda **kw: asked.append(kw) or "<!doctype html>pack")
     monkeypatch.setenv("RBFVIZ_PUBLIC_URL", "https://rbfviz.example.edu/course")
-    at = open_page(page_path("Lessons"))
-    assert download(at, media, "Lesson pack (HTML)") == b"<!doctype html>pack"
-    assert asked == [{"public_url": "https://rbfviz.example.edu/course"}]
+    at = open_page(page_path("Lessons"), {"lang": lang})
+    assert download(at, media, label) == b"<!doctype html>pack"
+    assert asked == [{"public_url": "https://rbfviz.example.edu/course", "tr": translator(lang)}]
+    assert asked[0]["tr"].lang == lang

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from browser import SCREENSHOTS
@@ -63,7 +64,7 @@ def start_room(teacher: Student, url: str) -> str:
     teacher.page.get_by_role("button", name="Start a class session").click()
     link_box = teacher.page.locator(".rbfviz-room-link")
     expect(link_box).to_contain_text("/Lessons?room=")
-    code = normalise_code(link_box.inner_text().strip().rsplit("=", 1)[1])
+    code = normalise_code(dict(parse_qsl(urlsplit(link_box.inner_text().strip()).query))["room"])
     assert code is not None
     return code
 

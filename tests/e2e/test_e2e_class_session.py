@@ -7,6 +7,7 @@ marker set on each window at the start must still be there at the end."""
 
 import json
 import time
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from browser import SCREENSHOTS
@@ -14,6 +15,7 @@ from playwright.sync_api import expect
 
 from harness.student import HANG_TIMEOUT_MS, Student
 from rbfviz.classroom import normalise_code
+from rbfviz.i18n import translator
 from rbfviz.views.lessons.arrays import STEPS, prepare
 
 pytestmark = pytest.mark.e2e
@@ -58,7 +60,7 @@ def test_teacher_and_student_in_two_browsers(server, browser, student):
         link_box = teacher.page.locator(".rbfviz-room-link")
         expect(link_box).to_contain_text("/Lessons?room=", timeout=REFRESH_TIMEOUT)
         link = link_box.inner_text().strip()
-        code = normalise_code(link.rsplit("=", 1)[1])
+        code = normalise_code(dict(parse_qsl(urlsplit(link).query))["room"])
         assert code is not None and link.startswith(server.url)
         expect(teacher.page.locator("[class*='st-key-class_banner'] img")).to_be_visible()
         mark_window(teacher)
@@ -104,5 +106,53 @@ def test_teacher_and_student_in_two_browsers(server, browser, student):
         assert not teacher.problems() and not student.problems(), (teacher.problems(), student.problems())
         student.screenshot("revealed")
         teacher.screenshot("revealed")
+    finally:
+        teacher_context.close()
+
+
+def test_a_teacher_in_english_and_a_student_who_switches_to_portuguese(server, browser, student):
+    """The join link opens in the teacher's language; the student switches to Portuguese in the sidebar and
+    stays in the room; the question arrives in Portuguese; the teacher's count (in English) has the
+    student's answer."""
+    pt = translator("pt-BR")
+    lesson = prepare(STEPS[0], pt)
+    teacher_context = browser.new_context(viewport={"width": 1366, "height": 768})
+    try:
+        teacher = Student(teacher_context.new_page(), SCREENSHOTS, "class_session_teacher_en")
+        teacher.page.set_default_timeout(HANG_TIMEOUT_MS)
+        teacher.open(f"{server.url}/Lessons?presenter=1&lang=en")
+        teacher.page.get_by_role("button", name="Start a class session").click()
+        link_box = teacher.page.locator(".rbfviz-room-link")
+        expect(link_box).to_contain_text("/Lessons?room=", timeout=REFRESH_TIMEOUT)
+        link = link_box.inner_text().strip()
+        assert dict(parse_qsl(urlsplit(link).query))["lang"] == "en"
+
+        student.open(link)
+        expect(student.page.get_by_text("Waiting for the teacher")).to_be_visible(timeout=REFRESH_TIMEOUT)
+        student.select("Idioma · Language", "Português (Brasil)")
+        expect(student.page.get_by_text("Esperando o professor")).to_be_visible(timeout=REFRESH_TIMEOUT)
+        query = student.query()
+        assert query["lang"] == "pt-BR" and query["room"] == dict(parse_qsl(urlsplit(link).query))["room"]
+        assert "seat" in query
+        wait_until(lambda: teacher.metric("Students in the room") == "1")
+
+        teacher.page.get_by_role("button", name="Ask the class").click()
+        expect(student.page.get_by_text(lesson.prompt)).to_be_visible(timeout=REFRESH_TIMEOUT)
+        pick = int(lesson.answer)
+        student.page.locator("[data-testid='stMain']").get_by_text(
+            f"{chr(65 + pick)} · {lesson.options[pick]}"
+        ).click()
+        student.page.get_by_role("button", name="Enviar minha resposta").click()
+        expect(student.page.get_by_text("Sua resposta foi registrada")).to_be_visible(timeout=REFRESH_TIMEOUT)
+
+        wait_until(lambda: teacher.metric("Answered") == "1")
+        teacher.page.wait_for_function(
+            f"() => {{ const b = ({BARS_JS})(); return b && JSON.parse(b).y[{pick}] === 1; }}"
+        )
+        teacher.page.get_by_role("button", name="Reveal the answer").click()
+        expect(student.page.get_by_text("Certo: a resposta é")).to_be_visible(timeout=REFRESH_TIMEOUT)
+        expect(student.page.get_by_role("heading", name="Por quê")).to_be_visible()
+        assert not teacher.problems() and not student.problems(), (teacher.problems(), student.problems())
+        student.screenshot("portuguese_revealed")
     finally:
         teacher_context.close()

@@ -13,7 +13,8 @@ blocked:
   each verdict and explanation equal to rbfviz.views.lessons.arrays.check's; each step's figure is its
   view's payload at the step's σ, and its link back to the app is the Lessons page's; the equations are
   drawn as MathML (no LaTeX source on the page); the page's number formatting is Python's ``{:.4g}``; on
-  a phone, with every step answered, nothing runs off the screen and the audit passes.
+  a phone, with every step answered, nothing runs off the screen and the audit passes;
+* the lesson pack in Brazilian Portuguese (``--lang pt-BR``): its words, verdicts and links in Portuguese.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from a11y import FAILING_IMPACTS, AxeUnavailable, axe_script, describe, figure_t
 from plotly_shown import FIGURE_JS, assert_figure_is
 
 from rbfviz.cli import main as cli
+from rbfviz.i18n import translator
 from rbfviz.views.common.scrub import figure_at, read_payload
 from rbfviz.views.export.build import Setting, view_payload
 from rbfviz.views.export.lesson_pack import inline_html
@@ -347,7 +349,7 @@ def test_the_lesson_pack_checks_every_answer_as_the_library_does(browser, axe_js
             assert explanation == inline_html(prepared.explanation)
             assert_equations_drawn(page, index, step.equations)
         made = page.get_by_role("link", name="Open the same view in the app")
-        assert made.get_attribute("href") == f"{PUBLIC_URL}/Lessons"
+        assert made.get_attribute("href") == f"{PUBLIC_URL}/Lessons?lang=en"
         audit(page, axe_js, "the lesson pack, every step answered")
         assert not page.errors, page.errors
         assert requests == [lesson_pack.as_uri()], requests
@@ -422,6 +424,79 @@ def test_the_lesson_packs_number_text_is_pythons(browser, lesson_pack):
         page.wait_for_function("window.rbfvizLessons !== undefined")
         got = page.evaluate("(xs) => xs.map((x) => window.rbfvizLessons.formatG(x))", values)
         assert got == [f"{value:.4g}" for value in values]
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def lesson_pack_pt(tmp_path_factory):
+    """The pack in Brazilian Portuguese, as ``rbfviz export --lessons --lang pt-BR`` writes it."""
+    path = tmp_path_factory.mktemp("pack_pt") / "licoes.html"
+    assert (
+        cli(["export", "--lessons", "--lang", "pt-BR", "--public-url", PUBLIC_URL, "--out", str(path)]) == 0
+    )
+    return path
+
+
+# words of English sentences that Portuguese text does not contain (with their spaces)
+ENGLISH_WORDS = (" the ", " and ", " of ", " is ", " with ", " to ", " your ", " this ")
+
+
+def test_the_lesson_pack_in_portuguese(browser, lesson_pack_pt):
+    """``--lang pt-BR``: <html lang="pt-BR">, every step's title, task, question, options, verdicts and
+    explanation the catalog's Portuguese (a typed number written with the decimal comma, as check writes
+    it), no common English word in the page's text, links back to the app in Portuguese, nothing
+    requested but the file."""
+    pt = translator("pt-BR")
+    page_html = lesson_pack_pt.read_text(encoding="utf-8")
+    assert page_html.startswith('<!doctype html>\n<html lang="pt-BR">')
+    context, page, requests = offline_tab(browser, lesson_pack_pt)
+    try:
+        page.wait_for_function("window.rbfvizLessons !== undefined && document.body.dataset.ready === '1'")
+        assert page.locator("h1").text_content() == "Lições: do K-Means a uma rede RBF, e de volta"
+        for index, step in enumerate(STEPS, start=1):
+            prepared = prepare(step, pt)
+            section = f"#step-{index}"
+            assert page.locator(f"#step-{index}-title").text_content() == (
+                f"Passo {index} de {len(STEPS)} · {prepared.title}"
+            )
+            assert dict(
+                parse_qsl(urlsplit(page.locator(f"{section} .note a").get_attribute("href")).query)
+            ) == (lesson_query(prepared, lang="pt-BR"))
+            verdict = page.locator(f"#step-{index}-verdict")
+            button = page.locator(f"{section} button.check")
+            assert button.text_content() == "Verificar minha resposta"
+            button.click()
+            assert verdict.text_content() == check(prepared, None).message
+            if step.question.is_choice:
+                labels = page.locator(f"{section} label.option").all_text_contents()
+                assert [label.strip() for label in labels] == list(prepared.options)
+                for option in range(len(prepared.options)):
+                    page.locator(f"{section} input[type=radio][value='{option}']").check()
+                    button.click()
+                    assert verdict.text_content() == check(prepared, option).message
+            else:
+                assert page.locator(f"{section} legend, {section} label[for]").first.text_content() == (
+                    prepared.prompt
+                )
+                for value in (prepared.answer, prepared.answer * 2, 0.3, 123456.5):
+                    page.locator(f"#step-{index}-answer").fill(repr(value))
+                    button.click()
+                    assert verdict.text_content() == check(prepared, value).message, value
+            explanation = page.locator(f"#step-{index}-why .explanation").inner_html()
+            assert explanation == inline_html(prepared.explanation)
+        made = page.get_by_role("link", name="Abra a mesma visualização no aplicativo")
+        assert made.get_attribute("href") == f"{PUBLIC_URL}/Lessons?lang=pt-BR"
+        # the page's own words; the figures' words are their views' (their payloads, built by the views)
+        words = page.evaluate(
+            """() => { const main = document.querySelector("main").cloneNode(true);
+                 main.querySelectorAll(".rbfviz-scrubber").forEach((figure) => figure.remove());
+                 return main.textContent; }"""
+        )
+        text = " " + " ".join(words.split()).lower() + " "
+        assert [word for word in ENGLISH_WORDS if word in text] == []
+        assert not page.errors, page.errors
+        assert requests == [lesson_pack_pt.as_uri()], requests
     finally:
         context.close()
 

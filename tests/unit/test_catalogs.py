@@ -23,7 +23,7 @@ def test_the_check_finds_a_message_missing_from_the_catalog(monkeypatch):
 
     def with_new_message():
         catalog = real()
-        catalog.add("A sentence nobody has translated yet.", locations=[("pages/x.py", None)])
+        catalog.add("A sentence nobody has translated yet.", locations=[("pages/1_Explorer.py", None)])
         return catalog
 
     monkeypatch.setattr(translations, "extract", with_new_message)

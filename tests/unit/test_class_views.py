@@ -116,3 +116,23 @@ def test_the_csv_is_anonymous_and_says_what_each_answer_was():
     assert table[1][4] == "3.2" or table[1][4] == "3.3"
     raw = answers_csv([("=cmd|' /C calc'!A0", 1.0, 0.0)], by_key).decode()
     assert "\n'=cmd" in raw  # an unknown key is written formula-safe
+
+
+def test_the_figures_words_and_numbers_follow_the_language():
+    from rbfviz.i18n import translator
+
+    pt = translator("pt-BR")
+    choice = tally("choice", [0.0, 1.0, 1.0], n_options=3)
+    english, portuguese = (
+        distribution_figure(choice, ("a", "b", "c")),
+        distribution_figure(choice, ("a", "b", "c"), tr=pt),
+    )
+    validated(portuguese)
+    assert (english.layout.yaxis.title.text, english.layout.xaxis.title.text) == ("students", "option")
+    assert (portuguese.layout.yaxis.title.text, portuguese.layout.xaxis.title.text) == ("alunos", "opção")
+    assert (english.layout.separators, portuguese.layout.separators) == (".,", ",.")
+    number = replace(tally("number", [0.1, 0.5], low=0.02, high=4.0), answer=0.5, state="revealed")
+    shown = distribution_figure(number, unit=pt(" (data units)"), tr=pt)
+    validated(shown)
+    assert shown.layout.xaxis.title.text == "resposta (unidades dos dados)"
+    assert shown.layout.annotations[0].text == "resposta 0,5" and shown.layout.separators == ",."

@@ -145,3 +145,29 @@ def test_the_command_runs_as_python_dash_m(tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = out.read_text(encoding="utf-8")
     assert 'href="https://rbfviz.example.edu/Annealing?dataset=moons&amp;n=80' in page
+
+
+def test_a_view_exports_in_portuguese(tmp_path):
+    """``--lang pt-BR``: <html lang="pt-BR"> and the page's own words and numbers in Portuguese (the payload
+    is the same); without --lang the page is English."""
+    out = tmp_path / "explorador.html"
+    assert main(["export", "--view", "explorer", *SMALL, "--lang", "pt-BR", "--out", str(out)]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith('<!doctype html>\n<html lang="pt-BR">')
+    assert embedded_payload(page) == view_payload(Setting("explorer", dataset="moons", n=80, k=2))
+    assert "<h1>Explorador: um σ, suave vs rígido</h1>" in page
+    assert "<dt>conjunto de dados</dt><dd>moons</dd>" in page and "<dt>grupos k</dt><dd>2</dd>" in page
+    assert '<h2 id="made-heading">Como este arquivo foi feito</h2>' in page
+    sigmas = read_payload(embedded_payload(page))["sigmas"]
+    levels = f"de {max(sigmas):.3g} até {min(sigmas):.3g}, {len(sigmas)} níveis".replace(".", ",")
+    assert f"<dd>{levels}</dd>" in page
+    assert "Feito pelo rbfviz" in page and "Made by" not in page and "How this file was made" not in page
+    english = tmp_path / "explorer.html"
+    assert main(["export", "--view", "explorer", *SMALL, "--out", str(english)]) == 0
+    assert english.read_text(encoding="utf-8").startswith('<!doctype html>\n<html lang="en">')
+
+
+def test_an_unknown_language_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["export", "--lessons", "--lang", "fr", "--out", str(tmp_path / "x.html")])
+    assert exit_.value.code == 2 and "invalid choice: 'fr'" in capsys.readouterr().err

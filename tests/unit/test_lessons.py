@@ -252,3 +252,60 @@ def test_family_step_answer_comes_from_the_measured_collapse():
     assert p.facts["m2"] > p.facts["m15"]
     ctrl, _ = parse_query(lesson_query(p))
     assert ctrl.kind == "entmax:2.0" and ctrl.map_choice() == "entmax"
+
+
+def test_a_step_in_portuguese_has_the_same_numbers_and_its_own_words():
+    """The facts are computed once; each language fills its own texts with them, numbers in its decimal
+    separator, and check speaks the prepared step's language."""
+    from rbfviz.i18n import translator
+    from rbfviz.views.lessons.arrays import step_facts
+
+    pt = translator("pt-BR")
+    step = STEPS[KEYS.index("anneal")]
+    facts = step_facts(step)
+    english, portuguese = prepare(step, facts=facts), prepare(step, pt, facts)
+    assert english == PREPARED["anneal"]
+    assert (portuguese.answer, portuguese.sigma, portuguese.lang) == (english.answer, english.sigma, "pt-BR")
+    assert portuguese.title == "Recozimento: observe as bifurcações" == pt(step.title)
+    assert f"σ_c = √λ_max = {facts['sigma_c']:.4g}".replace(".", ",") in portuguese.explanation
+    assert portuguese.unit == " (unidades dos dados)"
+    assert check(portuguese, portuguese.answer).message == f"Certo: {portuguese.answer_text}."
+    wrong = check(portuguese, 0.5)
+    assert wrong.message == f"Não exatamente: você disse 0,5; {portuguese.answer_text}."
+    assert check(portuguese, None).message == "Digite um número primeiro."
+
+
+def test_shares_and_words_are_shown_in_the_language():
+    from rbfviz.i18n import ENGLISH, translator
+    from rbfviz.views.lessons.arrays import Share, shown_fact
+
+    pt = translator("pt-BR")
+    assert (shown_fact(Share(0.1234), ENGLISH), shown_fact(Share(0.1234), pt)) == ("12.3%", "12,3%")
+    assert shown_fact(Share(1.0), pt) == "100%"
+    assert (shown_fact("yes", ENGLISH), shown_fact("yes", pt)) == ("yes", "sim")
+    assert shown_fact(0.25, pt) == 0.25  # a number is formatted by its message's field
+
+
+def test_the_words_in_equations_are_translated_and_the_maths_is_not():
+    from rbfviz.i18n import ENGLISH, translator
+    from rbfviz.views.lessons.arrays import equation_in
+
+    pt = translator("pt-BR")
+    assert (
+        equation_in(r"\qquad \text{band } |s| < \frac{1}{2}", pt) == r"\qquad \text{faixa } |s| < \frac{1}{2}"
+    )
+    assert equation_in(r"r_i \text{ one-hot} \iff x", pt) == r"r_i \text{ one-hot} \iff x"
+    for step in STEPS:
+        assert [equation_in(eq, ENGLISH) for eq in step.equations] == list(step.equations)
+    assert r"\text{faixa }" in prepare(STEPS[KEYS.index("soften")], pt).equations[1]
+
+
+def test_every_option_and_text_has_a_portuguese_translation():
+    from rbfviz.i18n import translator
+
+    pt = translator("pt-BR")
+    technical = {"sparsemax (α = 2)", "entmax-1.5 (α = 1.5)"}  # map names: the same in both languages
+    for step in STEPS:
+        texts = (step.title, step.task, step.question.prompt, step.explanation, *step.question.options)
+        for text in texts:
+            assert text in technical or pt(text) != text, text

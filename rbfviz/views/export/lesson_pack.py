@@ -1,6 +1,6 @@
 """The ten Lessons steps as one offline HTML page: a student works through them alone, with no server.
 
-    html = lesson_pack(public_url=None)
+    html = lesson_pack(public_url=None, tr=translator("pt-BR"))   # in Brazilian Portuguese
 
 Each step has its task, the step's view as an interactive σ figure (its settings, opening at the step's σ;
 the payload is ``build.view_payload``'s, the app's), its question with the options or a number box,
@@ -14,6 +14,10 @@ each verdict and explanation with ``check``'s.
 
 The equations are MathML (``maths.equation_html``), converted when the file is made: the browser draws
 them with no script, font file or network; each keeps its LaTeX source as its alttext.
+
+Every word of the page (the lessons' texts, its headings and buttons, the verdicts) is in ``tr``'s
+language, and so is ``<html lang>``; a typed number's verdict writes it in the language's decimal
+separator, as ``check`` does.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import html
 import json
 import re
 
-from ..lessons.arrays import STEPS, Prepared, check, prepare
+from ...i18n import ENGLISH, Translator, translator
+from ..lessons.arrays import STEPS, VIEW_NAMES, Prepared, check, prepare
 from .build import Setting, view_payload
 from .maths import equation_html
 from .page import app_link, bundle_for, html_page, made_html, scrubber_holder
@@ -30,7 +35,6 @@ from .page import app_link, bundle_for, html_page, made_html, scrubber_holder
 # A value whose ``{:.4g}`` text appears nowhere else in a wrong-answer message: its place there is
 # where the page writes the typed value.
 _PROBE = 987654321.0
-_PROBE_TEXT = f"{_PROBE:.4g}"
 
 
 def inline_html(text: str) -> str:
@@ -70,7 +74,8 @@ def verdicts(prepared: Prepared) -> dict:
         }
     right = check(prepared, prepared.answer)
     wrong = check(prepared, _PROBE)
-    assert right.correct and not wrong.correct and wrong.message.count(_PROBE_TEXT) == 1
+    probe_text = translator(prepared.lang).number(_PROBE, ".4g")
+    assert right.correct and not wrong.correct and wrong.message.count(probe_text) == 1
     return {
         "choice": False,
         "unanswered": unanswered,
@@ -78,11 +83,12 @@ def verdicts(prepared: Prepared) -> dict:
         "answer": prepared.answer,
         "rel_tol": question.rel_tol,
         "right": right.message,
-        "wrong": wrong.message.split(_PROBE_TEXT),  # [before, after] the typed value
+        "wrong": wrong.message.split(probe_text),  # [before, after] the typed value
+        "decimal_comma": translator(prepared.lang).decimal_comma,
     }
 
 
-def _question_html(index: int, prepared: Prepared) -> str:
+def _question_html(index: int, prepared: Prepared, tr: Translator) -> str:
     question = prepared.step.question
     name = f"step-{index}-answer"
     prompt = html.escape(prepared.prompt)
@@ -90,92 +96,121 @@ def _question_html(index: int, prepared: Prepared) -> str:
         options = "".join(
             f'<label class="option"><input type="radio" name="{name}" value="{i}"> '
             f"{html.escape(text)}</label>"
-            for i, text in enumerate(question.options)
+            for i, text in enumerate(prepared.options)
         )
         field = f"<fieldset><legend>{prompt}</legend>{options}</fieldset>"
     else:
+        hint = tr(
+            "A number{unit}; within {percent:.0f}% of the exact value counts as right.",
+            unit=prepared.unit,
+            percent=100 * question.rel_tol,
+        )
         field = (
             f'<label for="{name}">{prompt}</label> '
             f'<input id="{name}" name="{name}" type="number" step="any" inputmode="decimal" '
             f'aria-describedby="{name}-hint">'
-            f'<p class="hint" id="{name}-hint">A number{html.escape(question.unit)}; within '
-            f"{100 * question.rel_tol:.0f}% of the exact value counts as right.</p>"
+            f'<p class="hint" id="{name}-hint">{html.escape(hint)}</p>'
         )
     return (
         f'<form class="question" data-step="{index}" novalidate>'
-        f"<h3>Predict first</h3>{field}"
-        '<button type="submit" class="check">Check my answer</button></form>'
+        f"<h3>{html.escape(tr('Predict first'))}</h3>{field}"
+        f'<button type="submit" class="check">{html.escape(tr("Check my answer"))}</button></form>'
         f'<p class="verdict" role="status" id="step-{index}-verdict"></p>'
     )
 
 
-def _why_html(index: int, prepared: Prepared) -> str:
-    equations = "".join(equation_html(eq) for eq in prepared.step.equations)
+def _why_html(index: int, prepared: Prepared, tr: Translator) -> str:
+    equations = "".join(equation_html(eq) for eq in prepared.equations)
     return (
-        f'<div class="why" id="step-{index}-why" hidden><h3>Why</h3>'
+        f'<div class="why" id="step-{index}-why" hidden><h3>{html.escape(tr("Why"))}</h3>'
         f'<div class="explanation">{inline_html(prepared.explanation)}</div>{equations}</div>'
     )
 
 
-def lesson_pack(public_url: str | None = None, progress=None) -> str:
-    """The ten steps as one page; progress(done, total) per step prepared."""
+def lesson_pack(public_url: str | None = None, progress=None, tr: Translator = ENGLISH) -> str:
+    """The ten steps as one page in ``tr``'s language; progress(done, total) per step prepared."""
     payloads: dict[str, bytes] = {}  # payload id -> bytes; steps with the same view and settings share one
     ids: dict[bytes, str] = {}
     sections, checks, nav = [], [], []
     for index, step in enumerate(STEPS, start=1):
-        prepared = prepare(step)
+        prepared = prepare(step, tr)
         setting = step_setting(prepared)
         payload = view_payload(setting)
         payload_id = ids.setdefault(payload, f"rbfviz-payload-{len(ids) + 1}")
         payloads[payload_id] = payload
-        link = app_link(public_url, setting.view, setting.view_query())
-        link_html = (
-            f' <a href="{html.escape(link)}" target="_blank" rel="noopener">Open it in the app</a> (needs '
-            "the network) for every panel and control."
-            if link
-            else ""
+        link = app_link(public_url, setting.view, {**setting.view_query(), "lang": tr.lang})
+        link_html = ""
+        if link:
+            anchor = f'<a href="{html.escape(link)}" target="_blank" rel="noopener">'
+            link_html = " " + tr(
+                "{a}Open it in the app{end} (needs the network) for every panel and control.",
+                a=anchor,
+                end="</a>",
+            )
+        note = tr(
+            "Below: the {view} view with this step's settings ({data}, n = {n}, k = {k}, {kind}, {dtype}), "
+            "at σ = {sigma:.3g}. The other panels a task may name are in the app.",
+            view=tr(VIEW_NAMES[step.view]),
+            data=setting.data_name,
+            n=str(setting.n),
+            k=str(setting.k),
+            kind=setting.kind_spec,
+            dtype=setting.dtype,
+            sigma=prepared.sigma,
+        )
+        heading = tr(
+            "Step {number} of {total} · {title}", number=index, total=len(STEPS), title=prepared.title
         )
         sections.append(
             "\n".join(
                 [
                     f'<section class="step" id="step-{index}" aria-labelledby="step-{index}-title">',
-                    f'<h2 id="step-{index}-title">Step {index} of {len(STEPS)} · '
-                    f"{html.escape(step.title)}</h2>",
+                    f'<h2 id="step-{index}-title">{html.escape(heading)}</h2>',
                     f'<div class="task">{inline_html(prepared.task)}</div>',
-                    f'<p class="note">Below: the {html.escape(step.view)} view with this step\'s settings '
-                    f"({html.escape(setting.data_name)}, n = {setting.n}, k = {setting.k}, "
-                    f"{html.escape(setting.kind_spec)}, {setting.dtype}), at σ = {prepared.sigma:.3g}. The "
-                    f"other panels a task may name are in the app.{link_html}</p>",
-                    scrubber_holder(payload_id, prepared.sigma, setting.dataset, f"Step {index}: the figure"),
-                    _question_html(index, prepared),
-                    _why_html(index, prepared),
+                    f'<p class="note">{html.escape(note, quote=False)}{link_html}</p>',
+                    scrubber_holder(
+                        payload_id,
+                        prepared.sigma,
+                        setting.dataset,
+                        tr("Step {number}: the figure", number=index),
+                        tr,
+                    ),
+                    _question_html(index, prepared, tr),
+                    _why_html(index, prepared, tr),
                     "</section>",
                 ]
             )
         )
         checks.append(verdicts(prepared))
-        nav.append(f'<li><a href="#step-{index}">{html.escape(step.title)}</a></li>')
+        nav.append(f'<li><a href="#step-{index}">{html.escape(prepared.title)}</a></li>')
         if progress:
             progress(index, len(STEPS))
+    intro = tr(
+        "Ten short steps. In each: look at the figure (move σ with its slider: drag it, or use the arrow "
+        "keys), **predict** the answer to the question, **check** it, then read why. Every number in a "
+        "question or an answer was computed by the rbfviz library on the step's own data; this file needs "
+        "no network."
+    )
+    heading = tr("Lessons: from K-Means to an RBF network and back")
+    steps_label = tr("Steps")
     body = "\n".join(
         [
-            "<h1>Lessons: from K-Means to an RBF network and back</h1>",
-            '<p class="caption">Ten short steps. In each: look at the figure (move σ with its slider: drag '
-            "it, or use the arrow keys), <strong>predict</strong> the answer to the question, "
-            "<strong>check</strong> it, then read why. Every number in a question or an answer was computed "
-            "by the rbfviz library on the step's own data; this file needs no network.</p>",
-            '<nav aria-label="Steps"><ol class="steps">' + "".join(nav) + "</ol></nav>",
+            f"<h1>{html.escape(heading)}</h1>",
+            inline_html(intro).replace("<p>", '<p class="caption">', 1),
+            f'<nav aria-label="{html.escape(steps_label)}"><ol class="steps">' + "".join(nav) + "</ol></nav>",
             *sections,
         ]
     )
+    views = ", ".join(tr(VIEW_NAMES[view]) for view in dict.fromkeys(s.view for s in STEPS))
     made = made_html(
-        {"lessons": f"{len(STEPS)} steps", "views": ", ".join(dict.fromkeys(s.view for s in STEPS))},
+        {"lessons": tr.ngettext("{n} step", "{n} steps", len(STEPS)), "views": views},
         None,
-        app_link(public_url, "Lessons", {}),
+        app_link(public_url, "Lessons", {"lang": tr.lang}),
         bundle_for(payloads.values())[0],
+        tr=tr,
     )
     script = "const CHECKS = " + json.dumps(checks, allow_nan=False) + ";\n" + LESSON_JS
-    return html_page("Lessons · rbfviz", body, made, payloads, extra_js=script)
+    return html_page(tr("Lessons") + " · rbfviz", body, made, payloads, extra_js=script, tr=tr)
 
 
 # The page's side of check(): the verdict for the response in a step's form, from CHECKS (one entry per
@@ -211,7 +246,8 @@ function verdict(check, response) {
   if (check.choice) return { answered: true, ...check.options[response] };
   if (!Number.isFinite(response)) return { answered: false, correct: false, message: check.not_finite };
   const correct = Math.abs(response - check.answer) <= check.rel_tol * Math.abs(check.answer);
-  const message = correct ? check.right : check.wrong[0] + formatG(response) + check.wrong[1];
+  const typed = check.decimal_comma ? formatG(response).replace(".", ",") : formatG(response);
+  const message = correct ? check.right : check.wrong[0] + typed + check.wrong[1];
   return { answered: true, correct, message };
 }
 

@@ -10,12 +10,16 @@ scrubber's own code (rbfviz/views/common/web/scrub.js), called through the same 
 Nothing is fetched: no CDN, no fonts. A section at the end says what made the file: the settings, the σ
 range, the rbfviz and package versions, the date, and a link to the same view in the app when a public
 address is given.
+
+The page's words are in the language of the translator given (``tr``, English by default), and its
+``<html lang>`` says which.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -24,58 +28,74 @@ from urllib.parse import urlencode
 
 from zlib_ng import gzip_ng
 
+from ...i18n import ENGLISH, N_, Translator
 from ..common.receipt import PARAMETER_ORDER, package_versions
 from ..common.scrub import read_payload
 from ..common.web import scrubber_css, scrubber_script
 
 _HERE = Path(__file__).resolve().parent
 
-# view -> (the page's name in the app's menu and address, its title, what to do on the page)
+# view -> (the page's name in the app's menu and address, its title, what to do on the page); the title
+# and the guide are catalog messages, the name is also the page's address
 VIEW_PAGES = {
     "explorer": (
         "Explorer",
-        "Explorer: one σ, soft vs hard",
-        "Move σ with the slider (drag it, or focus it and use the arrow keys, Page Up/Down, Home and End). "
-        "The background is the soft field, dark lines the hard Voronoi edges; points mix the cluster "
-        "colours by their responsibilities r. The numbers beside the plot follow σ.",
+        N_("Explorer: one σ, soft vs hard"),
+        N_(
+            "Move σ with the slider (drag it, or focus it and use the arrow keys, Page Up/Down, Home and "
+            "End). The background is the soft field, dark lines the hard Voronoi edges; points mix the "
+            "cluster colours by their responsibilities r. The numbers beside the plot follow σ."
+        ),
     ),
     "annealing": (
         "Annealing",
-        "Annealing: from the data mean to K-Means as σ falls",
-        "Press ▶ Play to run the whole annealing, one frame per σ level, or move σ with the slider (arrow "
-        "keys too). Dotted lines are each centre's whole path, solid lines its trail so far; × are the "
-        "K-Means centroids.",
+        N_("Annealing: from the data mean to K-Means as σ falls"),
+        N_(
+            "Press ▶ Play to run the whole annealing, one frame per σ level, or move σ with the slider "
+            "(arrow keys too). Dotted lines are each centre's whole path, solid lines its trail so far; × "
+            "are the K-Means centroids."
+        ),
     ),
     "stability": (
         "Stability",
-        "Stability: which maps survive small σ, in which precision",
-        "Move σ with the slider (arrow keys too): the left panel shows where the naive softmax breaks (NaN "
-        "rows, grey), the right where entmax-1.5 is exactly one-hot (K-Means).",
+        N_("Stability: which maps survive small σ, in which precision"),
+        N_(
+            "Move σ with the slider (arrow keys too): the left panel shows where the naive softmax breaks "
+            "(NaN rows, grey), the right where entmax-1.5 is exactly one-hot (K-Means)."
+        ),
     ),
     "equivalence": (
         "Equivalence",
-        "Equivalence: a gradient step is a centroid step",
-        "Move σ with the slider (arrow keys too): one gradient step on the RBF loss with η_j = 1/(2N_j) "
-        "lands on the soft centroid x̄_j; as σ falls, that is Lloyd's step.",
+        N_("Equivalence: a gradient step is a centroid step"),
+        N_(
+            "Move σ with the slider (arrow keys too): one gradient step on the RBF loss with η_j = 1/(2N_j) "
+            "lands on the soft centroid x̄_j; as σ falls, that is Lloyd's step."
+        ),
     ),
 }
 
 _LABELS = {
-    "dataset": "data set",
-    "n": "points n",
-    "noise": "noise",
-    "seed": "seed",
-    "file_name": "file",
-    "file_sha256": "file SHA-256",
-    "columns": "columns",
-    "k": "clusters k",
-    "init": "initialisation",
-    "picks": "picked points",
-    "kind": "map",
-    "dtype": "precision",
-    "sigma": "σ at export",
-    "steps": "steps",
+    "dataset": N_("data set"),
+    "n": N_("points n"),
+    "noise": N_("noise"),
+    "seed": N_("seed"),
+    "file_name": N_("file"),
+    "file_sha256": N_("file SHA-256"),
+    "columns": N_("columns"),
+    "k": N_("clusters k"),
+    "init": N_("initialisation"),
+    "picks": N_("picked points"),
+    "kind": N_("map"),
+    "dtype": N_("precision"),
+    "sigma": N_("σ at export"),
+    "steps": N_("steps"),
+    "lessons": N_("lessons"),
+    "views": N_("views"),
 }
+
+
+def _label(key: str, tr: Translator) -> str:
+    return tr(_LABELS[key]) if key in _LABELS else key
 
 
 # plotly.js in the page: the smallest bundle that draws every trace type of the page's figures, both
@@ -147,61 +167,84 @@ def app_link(public_url: str | None, view: str, query: dict) -> str | None:
     return f"{address}?{urlencode(query)}" if query else address
 
 
-def _value(key: str, value) -> str:
+def _value(key: str, value, tr: Translator = ENGLISH) -> str:
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return tr.number(value, ".6g")
     if isinstance(value, (list, tuple)):
-        return ", ".join(str(v) for v in value) or "none"
+        return ", ".join(str(v) for v in value) or tr("none")
     return str(value)
 
 
-def settings_html(settings: dict, sigma_range: tuple[float, float, int] | None) -> str:
+def settings_html(
+    settings: dict, sigma_range: tuple[float, float, int] | None, tr: Translator = ENGLISH
+) -> str:
     """The settings as a definition list, in the receipt's order; the σ range as its last entry."""
     keys = [key for key in PARAMETER_ORDER if key in settings and settings[key] not in (None, (), [])]
     keys += [key for key in settings if key not in keys and settings[key] not in (None, (), [])]
     rows = [
-        f"<div><dt>{html.escape(_LABELS.get(key, key))}</dt>"
-        f"<dd>{html.escape(_value(key, settings[key]))}</dd></div>"
+        f"<div><dt>{html.escape(_label(key, tr))}</dt>"
+        f"<dd>{html.escape(_value(key, settings[key], tr))}</dd></div>"
         for key in keys
     ]
     if sigma_range is not None:
         high, low, count = sigma_range
-        rows.append(f"<div><dt>σ range</dt><dd>{high:.3g} down to {low:.3g}, {count} levels</dd></div>")
+        levels = tr("{high:.3g} down to {low:.3g}, {count} levels", high=high, low=low, count=str(count))
+        name = tr("σ range")
+        rows.append(f"<div><dt>{html.escape(name)}</dt><dd>{html.escape(levels)}</dd></div>")
     return '<dl class="settings">' + "".join(rows) + "</dl>"
 
 
 def made_html(
-    settings: dict, sigma_range, link: str | None, bundle: str, versions: dict | None = None
+    settings: dict,
+    sigma_range,
+    link: str | None,
+    bundle: str,
+    versions: dict | None = None,
+    tr: Translator = ENGLISH,
 ) -> str:
-    """What made the file: settings, versions, date, the plotly.js bundle inside, the link back to the app."""
+    """What made the file: settings, versions, date, the plotly.js bundle inside, the link back to the app;
+    in ``tr``'s language."""
     versions = package_versions() if versions is None else versions
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     version_list = ", ".join(
         f"{name} {html.escape(str(v))}" for name, v in versions.items() if name != "rbfviz"
     )
-    parts = [
-        settings_html(settings, sigma_range),
-        f"<p>Made by rbfviz {html.escape(str(versions.get('rbfviz', '')))} on {made}, with {version_list}; "
-        f"{html.escape(bundle)} is inside this file. Every figure, number and sentence "
-        "was computed by the rbfviz library when the file was made; the page only selects and draws them, "
-        "with no network (the Explorer's probe computes one location's responsibilities from the centres "
-        "stored for each σ, with the library's formulas).</p>",
-    ]
+    text = tr(
+        "Made by rbfviz {version} on {made}, with {versions}; {bundle} is inside this file. Every figure, "
+        "number and sentence was computed by the rbfviz library when the file was made; the page only "
+        "selects and draws them, with no network (the Explorer's probe computes one location's "
+        "responsibilities from the centres stored for each σ, with the library's formulas).",
+        version=str(versions.get("rbfviz", "")),
+        made=made,
+        versions=version_list,
+        bundle=bundle,
+    )
+    parts = [settings_html(settings, sigma_range, tr), f"<p>{html.escape(text, quote=False)}</p>"]
     if link:
+        anchor = f'<a href="{html.escape(link)}" target="_blank" rel="noopener">'
         parts.append(
-            f'<p><a href="{html.escape(link)}" target="_blank" rel="noopener">Open the same view in the '
-            "app</a> (needs the network), to change the data, k, the map or the precision.</p>"
+            "<p>"
+            + tr(
+                "{a}Open the same view in the app{end} (needs the network), to change the data, k, the map "
+                "or the precision.",
+                a=anchor,
+                end="</a>",
+            )
+            + "</p>"
         )
     return "\n  ".join(parts)
 
 
-def scrubber_holder(payload_id: str, sigma: float | None, dataset: str, label: str) -> str:
+def scrubber_holder(
+    payload_id: str, sigma: float | None, dataset: str, label: str, tr: Translator = ENGLISH
+) -> str:
     """The element a figure is mounted into (the page's script reads its data- attributes)."""
     sigma_attr = "" if sigma is None else f' data-sigma="{float(sigma):.12g}"'
+    drawing = tr("Drawing the figure…")
     return (
         f'<div class="rbfviz-scrubber" data-payload="{html.escape(payload_id)}"{sigma_attr} '
         f'data-dataset="{html.escape(dataset)}" role="group" aria-label="{html.escape(label)}">'
-        '<p class="loading">Drawing the figure…</p></div>'
+        f'<p class="loading">{html.escape(drawing)}</p></div>'
     )
 
 
@@ -217,13 +260,30 @@ def page_css() -> str:
     return (_HERE / "page.css").read_text(encoding="utf-8")
 
 
-def html_page(title: str, body: str, made: str, payloads: dict[str, bytes], extra_js: str = "") -> str:
-    """The page around ``body``: styles, plotly.js, the payloads (id -> bytes), the scrubber's code."""
+def html_page(
+    title: str,
+    body: str,
+    made: str,
+    payloads: dict[str, bytes],
+    extra_js: str = "",
+    tr: Translator = ENGLISH,
+) -> str:
+    """The page around ``body``: styles, plotly.js, the payloads (id -> bytes), the scrubber's code; its
+    ``<html lang>`` and its own words in ``tr``'s language."""
     version, plotly_b64 = bundle_for(payloads.values())
     template = (_HERE / "page.html").read_text(encoding="utf-8")
     from ... import __version__
 
     parts = {
+        "__LANG__": tr.lang,
+        "__MADE_HEADING__": html.escape(tr("How this file was made")),
+        "__OPEN_ERROR__": json.dumps(
+            tr(
+                "This browser could not open the figure ({error}). Open the file in a current Chrome, Edge, "
+                "Firefox or Safari.",
+                error="{error}",
+            )
+        ),
         "__GENERATOR__": f"rbfviz {__version__}",
         "__TITLE__": html.escape(title),
         "__SCRUB_CSS__": scrubber_css(),
@@ -261,34 +321,39 @@ def interactive_page(
     link: str | None = None,
     notes: tuple[str, ...] = (),
     versions: dict | None = None,
+    tr: Translator = ENGLISH,
 ) -> str:
     """One view's page. payload: the view's rbfviz.views.common.scrub payload (every σ level); settings:
     the view's parameters (a receipt's ``params``: dataset, n, noise, seed, k, init, kind, dtype, sigma,
     ...); sigma: the σ it opens at (None: the payload's initial level); dataset: the data set's name for
     the figure's file names; link: the same view in the app (``app_link``) or None; notes: sentences shown
-    under the figure (e.g. that a sample of the points is drawn)."""
+    under the figure (e.g. that a sample of the points is drawn), in ``tr``'s language as the page."""
     page, title, guide = VIEW_PAGES[view]
+    name = tr(page)
     caption = ", ".join(
-        f"{_LABELS.get(key, key)} {_value(key, settings[key])}"
+        f"{_label(key, tr)} {_value(key, settings[key], tr)}"
         for key in ("dataset", "file_name", "n", "k", "kind", "dtype")
         if settings.get(key) is not None
     )
+    noscript = tr("This page draws its figure with JavaScript: turn it on to see the figure.")
     body = "\n".join(
         [
-            f"<h1>{html.escape(title)}</h1>",
-            f'<p class="caption">{html.escape(caption)}. {html.escape(guide)}</p>',
-            '<noscript><p class="scrub-error">This page draws its figure with JavaScript: turn it on to '
-            "see the figure.</p></noscript>",
-            scrubber_holder("rbfviz-payload", sigma, dataset, f"{page}: the figure at every σ"),
+            f"<h1>{html.escape(tr(title))}</h1>",
+            f'<p class="caption">{html.escape(caption)}. {html.escape(tr(guide))}</p>',
+            f'<noscript><p class="scrub-error">{html.escape(noscript)}</p></noscript>',
+            scrubber_holder(
+                "rbfviz-payload", sigma, dataset, tr("{view}: the figure at every σ", view=name), tr
+            ),
             *(f'<p class="note">{html.escape(note)}</p>' for note in notes),
         ]
     )
-    made = made_html(settings, sigma_range(payload), link, bundle_for([payload])[0], versions)
-    return html_page(f"{page} · rbfviz", body, made, {"rbfviz-payload": payload})
+    made = made_html(settings, sigma_range(payload), link, bundle_for([payload])[0], versions, tr)
+    return html_page(f"{name} · rbfviz", body, made, {"rbfviz-payload": payload}, tr=tr)
 
 
-def view_page(setting, public_url: str | None = None, progress=None) -> str:
-    """``interactive_page`` of a ``build.Setting``, its payload built here (the command line's path)."""
+def view_page(setting, public_url: str | None = None, progress=None, tr: Translator = ENGLISH) -> str:
+    """``interactive_page`` of a ``build.Setting``, its payload built here (the command line's path); the
+    page's words in ``tr``'s language."""
     from ..common.plane import MAX_DRAWN_POINTS
     from .build import view_payload
 
@@ -308,8 +373,11 @@ def view_page(setting, public_url: str | None = None, progress=None) -> str:
     notes = ()
     if setting.n > MAX_DRAWN_POINTS and setting.view in ("explorer", "stability"):
         notes = (
-            f"Drawn: a seeded sample of {MAX_DRAWN_POINTS:,} of the {setting.n:,} points; every number "
-            f"counts all {setting.n:,}.",
+            tr(
+                "Drawn: a seeded sample of {drawn:,} of the {n:,} points; every number counts all {n:,}.",
+                drawn=MAX_DRAWN_POINTS,
+                n=setting.n,
+            ),
         )
-    link = app_link(public_url, setting.view, setting.view_query())
-    return interactive_page(payload, setting.view, settings, sigma, setting.dataset, link, notes)
+    link = app_link(public_url, setting.view, {**setting.view_query(), "lang": tr.lang})
+    return interactive_page(payload, setting.view, settings, sigma, setting.dataset, link, notes, tr=tr)

@@ -6,9 +6,16 @@ in a question, an answer or an explanation is computed here from the rbfviz libr
 own data (``prepare``), never typed in: change a data set's defaults and the lessons follow.
 
 * ``STEPS``                  – the steps, in order.
-* ``prepare(step)``          – ``Prepared``: the σ the link opens at (on the view's own σ grid),
-                               the question and explanation filled in, the checked answer.
-* ``check(prepared, response)`` – ``Verdict`` for an option index (choice) or a number.
+* ``step_facts(step)``       – the numbers of a step, computed (the same in every language).
+* ``prepare(step, tr)``      – ``Prepared``: the σ the link opens at (on the view's own σ grid),
+                               the question and explanation filled in in ``tr``'s language, the
+                               checked answer.
+* ``check(prepared, response)`` – ``Verdict`` for an option index (choice) or a number, in the
+                               prepared step's language.
+
+The texts (titles, tasks, questions, options, explanations) are catalog messages, marked with ``N_``
+where they are declared and translated by ``prepare``; a step's key, view and settings never change
+with the language.
 
 A step's settings use the names of the app's controls (dataset, n, noise, seed, k, init, kind,
 dtype); the app turns settings and σ into a link with its own URL code (ui.state.lesson_query).
@@ -17,6 +24,7 @@ dtype); the app turns settings and σ into a link with its own URL code (ui.stat
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -25,6 +33,7 @@ import numpy as np
 from rbfviz import measures
 from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import exact_collapse_answer
+from rbfviz.i18n import ENGLISH, N_, Translator, translator
 from rbfviz.maps import responsibilities
 from rbfviz.measures import naive_nan_sigmas, one_hot_rows, underflow_logit
 from rbfviz.restarts import race
@@ -36,12 +45,31 @@ from rbfviz.views.equivalence.arrays import one_step
 from rbfviz.views.explorer.arrays import SigmaScale, initial_centers, sigma_scale
 
 VIEWS = ("Explorer", "Annealing", "Stability", "Equivalence")
+# the views' names as the menu shows them (the app's page names), for the texts that name a view
+VIEW_NAMES = {
+    "Explorer": N_("Explorer"),
+    "Annealing": N_("Annealing"),
+    "Stability": N_("Stability"),
+    "Equivalence": N_("Equivalence"),
+}
+DATA_UNITS = N_(" (data units)")
+# the words inside the equations' \text{...}, translated where shown (equation_in); the rest of an
+# equation is maths, the same in every language
+EQUATION_WORDS = (
+    N_("band"),
+    N_("anneal"),
+    N_("the minimum of"),
+    N_("followed down from large"),
+    N_("stable:"),
+)
+_TEXT = re.compile(r"\\text\{(\s*)([^{}]*?)(\s*)\}")
 
 
 @dataclass(frozen=True)
 class Question:
     """A prediction question: a choice between ``options`` (answer = option index) or, without
-    options, a number (correct within ``rel_tol`` of the answer). Text may hold {fact} fields."""
+    options, a number (correct within ``rel_tol`` of the answer). Text may hold {fact} fields; the
+    prompt, the options and the unit are catalog messages (English)."""
 
     prompt: str
     options: tuple[str, ...] = ()
@@ -51,6 +79,14 @@ class Question:
     @property
     def is_choice(self) -> bool:
         return bool(self.options)
+
+    def option_texts(self, tr: Translator = ENGLISH) -> tuple[str, ...]:
+        """The options in ``tr``'s language."""
+        return tuple(tr(option) for option in self.options)
+
+    def unit_text(self, tr: Translator = ENGLISH) -> str:
+        """The unit in ``tr``'s language (empty for none), to follow a number: " (data units)"."""
+        return tr(self.unit) if self.unit else ""
 
 
 @dataclass(frozen=True)
@@ -65,7 +101,7 @@ class Step:
     task: str  # what to do and look at in the linked view (Markdown, {facts})
     question: Question
     explanation: str  # revealed after answering (Markdown, {facts})
-    equations: tuple[str, ...]  # LaTeX, shown with the explanation
+    equations: tuple[str, ...]  # LaTeX, shown with the explanation; words in \text{} are EQUATION_WORDS
     facts: Callable[["StepData"], dict] = field(repr=False)
 
 
@@ -84,14 +120,22 @@ class StepData:
 
 @dataclass(frozen=True)
 class Prepared:
+    """A step with its facts computed and its texts in one language (``lang``); ``facts`` are as the
+    texts show them (percentages and words as text)."""
+
     step: Step
     sigma: float  # the σ the step's link opens at (a value of its view's σ grid); settings: step.settings
+    title: str
     task: str
     prompt: str
+    options: tuple[str, ...]
+    unit: str
     explanation: str
+    equations: tuple[str, ...]
     answer: float
     answer_text: str
     facts: dict
+    lang: str = ENGLISH.lang
 
 
 @dataclass(frozen=True)
@@ -102,6 +146,21 @@ class Verdict:
 
 
 # --- helpers ------------------------------------------------------------------------------------------
+
+
+class Share(float):
+    """A fact that is a fraction, shown in the texts as a percentage (words.percent)."""
+
+
+def shown_fact(value, tr: Translator = ENGLISH):
+    """A fact as the texts show it: a Share as a percentage in ``tr``'s decimal separator, a word (a
+    catalog message) in ``tr``'s language, a number as it is (the message's field formats it)."""
+    if isinstance(value, Share):
+        text = percent(float(value))
+        return text.replace(".", ",") if tr.decimal_comma else text
+    if isinstance(value, str):
+        return tr(value)
+    return value
 
 
 def grid_at_or_below(scale: SigmaScale, sigma: float) -> float:
@@ -145,17 +204,17 @@ def _voronoi(d: StepData) -> dict:
         k=k,
         n=len(d.X),
         smallest_max=smallest_max,
-        hard_share=percent(float(np.mean(resp.max(axis=1) == 1.0))),
-        agreement=percent(measures.label_agreement(resp, d.labels)),
+        hard_share=Share(np.mean(resp.max(axis=1) == 1.0)),
+        agreement=Share(measures.label_agreement(resp, d.labels)),
         sigma_exact_softmax=d.scale.sigma_exact_softmax,
     )
 
 
 BAND_OPTIONS = (
-    ("twice as wide", 2.0),
-    ("unchanged", 1.0),
-    ("half as wide", 0.5),
-    ("a quarter as wide", 0.25),
+    (N_("twice as wide"), 2.0),
+    (N_("unchanged"), 1.0),
+    (N_("half as wide"), 0.5),
+    (N_("a quarter as wide"), 0.25),
 )
 
 
@@ -195,9 +254,9 @@ def _anneal(d: StepData) -> dict:
 
 RACE_RESTARTS = 100  # restarts per start in the restarts step (the Annealing view's race, N = 100)
 RESTART_OPTIONS = (
-    ("almost all (90% or more)", 0.9),
-    ("between a fifth and nine tenths", 0.2),
-    ("fewer than one in five", 0.0),
+    (N_("almost all (90% or more)"), 0.9),
+    (N_("between a fifth and nine tenths"), 0.2),
+    (N_("fewer than one in five"), 0.0),
 )
 
 
@@ -211,13 +270,13 @@ def _restarts(d: StepData) -> dict:
         answer=next(i for i, (_, floor) in enumerate(RESTART_OPTIONS) if share >= floor),
         n_restarts=RACE_RESTARTS,
         k=s["k"],
-        share_random=percent(share),
-        share_pp=percent(result.share_reaching("k-means++")),
-        tolerance=percent(result.tolerance),
+        share_random=Share(share),
+        share_pp=Share(result.share_reaching("k-means++")),
+        tolerance=Share(result.tolerance),
         annealed=result.annealed_j,
         best=result.best_j,
         worst=max(float(values.max()) for values in result.distortions.values()),
-        verdict={"lower": "lower than", "tied": "the same as", "higher": "higher than"}[
+        verdict={"lower": N_("lower than"), "tied": N_("the same as"), "higher": N_("higher than")}[
             result.annealing_verdict()
         ],
         uneven_annealed=uneven.annealed_j,
@@ -227,10 +286,10 @@ def _restarts(d: StepData) -> dict:
 
 
 GRADIENT_OPTIONS = (
-    "to the soft centroid x̄_j = Σ_i r_ij x_i / N_j",
-    "halfway from c_j to the soft centroid x̄_j",
-    "to the mean of all the data",
-    "to the data point nearest to c_j",
+    N_("to the soft centroid x̄_j = Σ_i r_ij x_i / N_j"),
+    N_("halfway from c_j to the soft centroid x̄_j"),
+    N_("to the mean of all the data"),
+    N_("to the data point nearest to c_j"),
 )
 
 
@@ -296,7 +355,7 @@ def _entmax(d: StepData) -> dict:
 
 
 # the answer options of the sparsemax-or-entmax-1.5 step, in the order of FAMILY_OPTION_ALPHAS
-FAMILY_OPTIONS = ("sparsemax (α = 2)", "entmax-1.5 (α = 1.5)", "both at the same σ")
+FAMILY_OPTIONS = ("sparsemax (α = 2)", "entmax-1.5 (α = 1.5)", N_("both at the same σ"))
 FAMILY_OPTION_ALPHAS = (2.0, 1.5, None)
 
 
@@ -313,14 +372,16 @@ def _family(d: StepData) -> dict:
         m2=m2,
         ratio_predicted=found["ratio_predicted"],
         ratio_measured=found["ratio_measured"],
-        within="both within one grid step of" if all(found["within_step"]) else "not both within a step of",
+        within=N_("both within one grid step of")
+        if all(found["within_step"])
+        else N_("not both within a step of"),
     )
 
 
 MOONS_OPTIONS = (
-    "all of them: 100%",
-    "most, but not all: the cut is a straight line",
-    "about half, like a coin flip",
+    N_("all of them: 100%"),
+    N_("most, but not all: the cut is a straight line"),
+    N_("about half, like a coin flip"),
 )
 
 
@@ -344,17 +405,17 @@ def _moons(d: StepData) -> dict:
     return dict(
         sigma=d.scale.default,
         answer=_agreement_bucket(agreement),
-        agreement=percent(agreement),
-        circles_agreement=percent(circles_agreement),
-        linear="yes" if linear else "no",
+        agreement=Share(agreement),
+        circles_agreement=Share(circles_agreement),
+        linear=N_("yes") if linear else N_("no"),
         sigmas_checked=len(d.scale.grid[::4]),
     )
 
 
 SHEARED_OPTIONS = (
-    "along the empty gaps between the groups, so each group is one whole cell",
-    "straight across the long groups, so the end of a group falls in its neighbour's cell",
-    "along curves that hug each group's elliptical outline",
+    N_("along the empty gaps between the groups, so each group is one whole cell"),
+    N_("straight across the long groups, so the end of a group falls in its neighbour's cell"),
+    N_("along curves that hug each group's elliptical outline"),
 )
 
 
@@ -389,13 +450,13 @@ def _sheared(d: StepData) -> dict:
         n=len(d.X),
         group_size=int(cells[group].sum()),
         cut=int(cells[group, other]),
-        cut_share=percent(float(cells[group, other] / cells[group].sum())),
+        cut_share=Share(cells[group, other] / cells[group].sum()),
         angle=angle,
         axis_ratio=float(np.sqrt(spread[-1] / spread[0])),
-        agreement=percent(measures.label_agreement(np.eye(k)[d.labels], d.y)),
+        agreement=Share(measures.label_agreement(np.eye(k)[d.labels], d.y)),
         J_kmeans=float(distances.min(axis=1).sum()),
         J_groups=float(((d.X - group_means[d.y]) ** 2).sum()),
-        linear="yes" if linear else "no",
+        linear=N_("yes") if linear else N_("no"),
         sigmas_checked=len(d.scale.grid[::4]),
     )
 
@@ -405,25 +466,30 @@ def _sheared(d: StepData) -> dict:
 STEPS: tuple[Step, ...] = (
     Step(
         key="voronoi",
-        title="Hard K-Means and its Voronoi cells",
+        title=N_("Hard K-Means and its Voronoi cells"),
         view="Explorer",
         settings=_settings("blobs", 4),
-        task="The link opens the Explorer at the smallest σ on the slider (σ = {sigma:.3g}). Look at the "
-        "plane: every point has one colour, and dark lines cut the plane into k = {k} cells, one per centre.",
+        task=N_(
+            "The link opens the Explorer at the smallest σ on the slider (σ = {sigma:.3g}). Look at the "
+            "plane: every point has one colour, and dark lines cut the plane into k = {k} cells, one per "
+            "centre."
+        ),
         question=Question(
-            "At this tiny σ, what does each point's responsibility vector r_i look like?",
+            N_("At this tiny σ, what does each point's responsibility vector r_i look like?"),
             options=(
-                "spread evenly: every r_ij ≈ 1/k",
-                "one-hot: all of r_i on its nearest centre, the cell it lies in",
-                "shared between its two nearest centres",
+                N_("spread evenly: every r_ij ≈ 1/k"),
+                N_("one-hot: all of r_i on its nearest centre, the cell it lies in"),
+                N_("shared between its two nearest centres"),
             ),
         ),
-        explanation="With σ far below every distance gap, each row of r puts (to float64 rounding) all its "
-        "weight on the nearest centre: at the K-Means centroids {hard_share} of the rows have "
-        "max_j r_ij == 1.0 exactly (σ is below softmax's float64-exact σ ≈ "
-        "{sigma_exact_softmax:.3g}). So argmax r is the Voronoi cell: "
-        "{agreement} of the points agree with K-Means. K-Means minimises the distortion J; Lloyd's "
-        "algorithm alternates assigning each point to its cell and moving each centre to its cell's mean.",
+        explanation=N_(
+            "With σ far below every distance gap, each row of r puts (to float64 rounding) all its "
+            "weight on the nearest centre: at the K-Means centroids {hard_share} of the rows have "
+            "max_j r_ij == 1.0 exactly (σ is below softmax's float64-exact σ ≈ "
+            "{sigma_exact_softmax:.3g}). So argmax r is the Voronoi cell: "
+            "{agreement} of the points agree with K-Means. K-Means minimises the distortion J; Lloyd's "
+            "algorithm alternates assigning each point to its cell and moving each centre to its cell's mean."
+        ),
         equations=(
             r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2",
             r"V_j = \{x : \lVert x - c_j\rVert \le \lVert x - c_l\rVert \ \forall l\}, \qquad "
@@ -433,19 +499,23 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="soften",
-        title="Soften with σ",
+        title=N_("Soften with σ"),
         view="Explorer",
         settings=_settings("blobs", 4),
-        task="The link opens the Explorer at σ = {sigma:.3g}. Along each Voronoi edge the colours blend: "
-        "there points belong partly to both neighbouring centres. Move the σ slider and watch the band.",
+        task=N_(
+            "The link opens the Explorer at σ = {sigma:.3g}. Along each Voronoi edge the colours blend: "
+            "there points belong partly to both neighbouring centres. Move the σ slider and watch the band."
+        ),
         question=Question(
-            "If you halve σ, the band where two centres share a point (10%–90%) becomes…",
+            N_("If you halve σ, the band where two centres share a point (10%–90%) becomes…"),
             options=tuple(label for label, _ in BAND_OPTIONS),
         ),
-        explanation="For two centres a and b the logits differ by a linear function of x, so the share of a "
-        "is a logistic curve across the edge whose width scales like σ². Measured along the segment between "
-        "the two closest K-Means centroids: the band is {width:.4g} wide at σ = {sigma:.3g} and "
-        "{width_half:.4g} at σ = {sigma_half:.3g}, a ratio of {ratio:.4f}.",
+        explanation=N_(
+            "For two centres a and b the logits differ by a linear function of x, so the share of a "
+            "is a logistic curve across the edge whose width scales like σ². Measured along the segment "
+            "between the two closest K-Means centroids: the band is {width:.4g} wide at σ = {sigma:.3g} and "
+            "{width_half:.4g} at σ = {sigma_half:.3g}, a ratio of {ratio:.4f}."
+        ),
         equations=(
             r"z_{ia} - z_{ib} = \frac{\lVert x_i - c_b\rVert^2 - \lVert x_i - c_a\rVert^2}{2\sigma^2} = "
             r"\frac{\lVert c_a - c_b\rVert}{\sigma^2}\, s_i",
@@ -456,24 +526,30 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="anneal",
-        title="Anneal and watch the splits",
+        title=N_("Anneal and watch the splits"),
         view="Annealing",
         settings=_settings("blobs", 4),
-        task="The link opens the Annealing view. Press ▶ Play: all centres start at the data mean and stay "
-        "there while σ is large. Watch where they first move apart, in the animation and in the "
-        "bifurcation diagram.",
+        task=N_(
+            "The link opens the Annealing view. Press ▶ Play: all centres start at the data mean and stay "
+            "there while σ is large. Watch where they first move apart, in the animation and in the "
+            "bifurcation diagram."
+        ),
         question=Question(
-            "The covariance matrix of the data (divided by N) has largest eigenvalue "
-            "λ_max = {lam:.4g} (data units²). At which σ do the centres first split away from the "
-            "data mean (softmax)?",
-            unit=" (data units)",
+            N_(
+                "The covariance matrix of the data (divided by N) has largest eigenvalue "
+                "λ_max = {lam:.4g} (data units²). At which σ do the centres first split away from the "
+                "data mean (softmax)?"
+            ),
+            unit=DATA_UNITS,
             rel_tol=0.03,
         ),
-        explanation="Linearise EM at the data mean: a small offset δ of a centre grows by the factor "
-        "λ/σ² per step along an eigenvector of the covariance with eigenvalue λ. Above σ_c the "
-        "mean is stable; below it the centres split along the principal axis, at σ_c = √λ_max = "
-        "{sigma_c:.4g}. The view's bifurcation diagram marks the first split measured on its σ grid "
-        "(it lags by up to one grid step); later splits follow at smaller σ.",
+        explanation=N_(
+            "Linearise EM at the data mean: a small offset δ of a centre grows by the factor "
+            "λ/σ² per step along an eigenvector of the covariance with eigenvalue λ. Above σ_c the "
+            "mean is stable; below it the centres split along the principal axis, at σ_c = √λ_max = "
+            "{sigma_c:.4g}. The view's bifurcation diagram marks the first split measured on its σ grid "
+            "(it lags by up to one grid step); later splits follow at smaller σ."
+        ),
         equations=(
             r"\delta \mapsto \frac{\Sigma}{\sigma^2}\,\delta \quad\Rightarrow\quad \sigma_c^2 = "
             r"\lambda_{\max}(\Sigma), \qquad \Sigma = \frac{1}{N}\sum_i (x_i - \bar x)(x_i - \bar x)^\top",
@@ -482,24 +558,31 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="restarts",
-        title="One annealing run against many restarts",
+        title=N_("One annealing run against many restarts"),
         view="Annealing",
         settings=dict(_settings("iris", 3), n=150, noise=0.0),
-        task="The link opens the Annealing view on the iris measurements with k = {k}. In the app, scroll to "
-        "**Restarts against annealing**, set N = {n_restarts} and press **Run the race**.",
+        task=N_(
+            "The link opens the Annealing view on the iris measurements with k = {k}. In the app, scroll to "
+            "**Restarts against annealing**, set N = {n_restarts} and press **Run the race**."
+        ),
         question=Question(
-            "K-Means is restarted {n_restarts} times, each from k = {k} random data points, and run until "
-            "it stops. How many of the restarts end at the distortion J that one annealing run reaches "
-            "(within {tolerance})?",
+            N_(
+                "K-Means is restarted {n_restarts} times, each from k = {k} random data points, and run "
+                "until it stops. How many of the restarts end at the distortion J that one annealing run "
+                "reaches (within {tolerance})?"
+            ),
             options=tuple(text for text, _ in RESTART_OPTIONS),
         ),
-        explanation="{share_random} of the random restarts (and {share_pp} of the k-means++ ones) end "
-        "within {tolerance} of the annealed J = {annealed:.6g}; the others stop in poorer local minima, the "
-        "worst at J = {worst:.6g}. Lloyd's steps only ever go downhill from where they start. Annealing "
-        "starts where L_σ has a single minimum, at large σ, and follows it as σ falls: one run, no luck "
-        "needed. Here its J is {verdict} the best of all {n_restarts} × 2 restarts ({best:.6g}). It is no "
-        "guarantee: on the unequal-size blobs with k = 3 the best restart reaches J = {uneven_best:.6g} and "
-        "annealing {uneven_annealed:.6g}, because a split taken early follows the wrong branch.",
+        explanation=N_(
+            "{share_random} of the random restarts (and {share_pp} of the k-means++ ones) end "
+            "within {tolerance} of the annealed J = {annealed:.6g}; the others stop in poorer local minima, "
+            "the worst at J = {worst:.6g}. Lloyd's steps only ever go downhill from where they start. "
+            "Annealing starts where L_σ has a single minimum, at large σ, and follows it as σ falls: one "
+            "run, no luck needed. Here its J is {verdict} the best of all {n_restarts} × 2 restarts "
+            "({best:.6g}). It is no guarantee: on the unequal-size blobs with k = 3 the best restart reaches "
+            "J = {uneven_best:.6g} and annealing {uneven_annealed:.6g}, because a split taken early follows "
+            "the wrong branch."
+        ),
         equations=(
             r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2",
             r"C_{\text{anneal}} = \lim_{\sigma \to 0} C_\sigma, \quad "
@@ -509,21 +592,27 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="gradient",
-        title="The gradient step is Lloyd's step",
+        title=N_("The gradient step is Lloyd's step"),
         view="Equivalence",
         settings=_settings("blobs", 4),
-        task="The link opens the Equivalence view at σ = {sigma:.3g}: one gradient step on the RBF loss L_σ "
-        "next to one Lloyd step, from the same start.",
+        task=N_(
+            "The link opens the Equivalence view at σ = {sigma:.3g}: one gradient step on the RBF loss L_σ "
+            "next to one Lloyd step, from the same start."
+        ),
         question=Question(
-            "With the per-centre step size η_j = 1/(2N_j), where N_j = Σ_i r_ij, where does one "
-            "gradient step on L_σ move centre c_j?",
+            N_(
+                "With the per-centre step size η_j = 1/(2N_j), where N_j = Σ_i r_ij, where does one "
+                "gradient step on L_σ move centre c_j?"
+            ),
             options=GRADIENT_OPTIONS,
         ),
-        explanation="The gradient of L_σ (responsibilities held fixed) is −2N_j(x̄_j − c_j), so the step "
-        "lands exactly on the soft centroid x̄_j at every σ: measured here, the largest difference is "
-        "{gd_vs_em:.2g} (rounding). As σ → 0 the soft centroid becomes the mean of the Voronoi cell, Lloyd's "
-        "update: the distance to Lloyd's step is {gd_vs_lloyd:.3g} at σ = {sigma:.3g} and "
-        "{gd_vs_lloyd_low:.3g} at σ = {sigma_low:.3g}.",
+        explanation=N_(
+            "The gradient of L_σ (responsibilities held fixed) is −2N_j(x̄_j − c_j), so the step "
+            "lands exactly on the soft centroid x̄_j at every σ: measured here, the largest difference is "
+            "{gd_vs_em:.2g} (rounding). As σ → 0 the soft centroid becomes the mean of the Voronoi cell, "
+            "Lloyd's update: the distance to Lloyd's step is {gd_vs_lloyd:.3g} at σ = {sigma:.3g} and "
+            "{gd_vs_lloyd_low:.3g} at σ = {sigma_low:.3g}."
+        ),
         equations=(
             r"\nabla_{c_j} L_\sigma = -2\sum_i r_{ij}(x_i - c_j) = -2N_j(\bar x_j - c_j)",
             r"c_j - \frac{1}{2N_j}\nabla_{c_j} L_\sigma = \bar x_j = \frac{\sum_i r_{ij} x_i}{\sum_i r_{ij}}",
@@ -532,23 +621,29 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="underflow",
-        title="Naive softmax underflows in float32",
+        title=N_("Naive softmax underflows in float32"),
         view="Stability",
         settings=_settings("blobs", 4, kind="naive", dtype="float32"),
-        task="The link opens the Stability view in float32 at σ = {sigma:.3g}. The naive map computes "
-        "exp(z) / Σ exp(z) exactly as written; look at its NaN rows and at the grey region of the plane.",
+        task=N_(
+            "The link opens the Stability view in float32 at σ = {sigma:.3g}. The naive map computes "
+            "exp(z) / Σ exp(z) exactly as written; look at its NaN rows and at the grey region of the plane."
+        ),
         question=Question(
-            "In float32, exp(z) rounds to 0 once z < −{Z:.1f}. The point farthest from its nearest "
-            "K-Means centroid is at squared distance d = {d_max:.4g}. Below which σ does that "
-            "point's naive row become 0/0 = NaN?",
-            unit=" (data units)",
+            N_(
+                "In float32, exp(z) rounds to 0 once z < −{Z:.1f}. The point farthest from its nearest "
+                "K-Means centroid is at squared distance d = {d_max:.4g}. Below which σ does that "
+                "point's naive row become 0/0 = NaN?"
+            ),
+            unit=DATA_UNITS,
             rel_tol=0.03,
         ),
-        explanation="The row breaks when even its largest term underflows: d/(2σ²) > Z, i.e. σ < √(d/(2Z)) = "
-        "{sigma_first:.4g}. At the linked σ = {sigma:.3g}, {nan_rows} of the {n} naive rows are NaN in "
-        "float32, while the stable softmax, which subtracts the largest logit before exponentiating, "
-        "has {stable_nan_rows}. (On hardware that flushes subnormal numbers to zero the naive map "
-        "breaks a little earlier, at Z ≈ 87.3.)",
+        explanation=N_(
+            "The row breaks when even its largest term underflows: d/(2σ²) > Z, i.e. σ < √(d/(2Z)) = "
+            "{sigma_first:.4g}. At the linked σ = {sigma:.3g}, {nan_rows} of the {n} naive rows are NaN in "
+            "float32, while the stable softmax, which subtracts the largest logit before exponentiating, "
+            "has {stable_nan_rows}. (On hardware that flushes subnormal numbers to zero the naive map "
+            "breaks a little earlier, at Z ≈ 87.3.)"
+        ),
         equations=(
             r"r_{ij} = \frac{e^{z_{ij}}}{\sum_l e^{z_{il}}}, \quad z_{ij} = -\frac{d_{ij}}{2\sigma^2}: "
             r"\quad \min_j \frac{d_{ij}}{2\sigma^2} > Z \;\Rightarrow\; r_i = \frac{0}{0}",
@@ -558,23 +653,29 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="entmax",
-        title="Entmax-1.5 stays exact and sparse",
+        title=N_("Entmax-1.5 stays exact and sparse"),
         view="Explorer",
         settings=_settings("blobs", 4, kind="entmax15", dtype="float32"),
-        task="The link opens the Explorer with entmax-1.5 in float32 at σ = {sigma:.3g}. Look at the number "
-        "of exactly-zero responsibilities and at the agreement with K-Means.",
+        task=N_(
+            "The link opens the Explorer with entmax-1.5 in float32 at σ = {sigma:.3g}. Look at the number "
+            "of exactly-zero responsibilities and at the agreement with K-Means."
+        ),
         question=Question(
-            "An entmax-1.5 row is exactly one-hot when the gap between its two smallest squared "
-            "distances is at least 4σ². At the K-Means centroids the smallest gap over all points is "
-            "g_min = {g_min:.4g}. Below which σ is every row exactly one-hot?",
-            unit=" (data units)",
+            N_(
+                "An entmax-1.5 row is exactly one-hot when the gap between its two smallest squared "
+                "distances is at least 4σ². At the K-Means centroids the smallest gap over all points is "
+                "g_min = {g_min:.4g}. Below which σ is every row exactly one-hot?"
+            ),
+            unit=DATA_UNITS,
             rel_tol=0.03,
         ),
-        explanation="Every row is one-hot once g_min ≥ 4σ², i.e. σ ≤ σ* = √g_min / 2 = {sigma_star:.4g}. At "
-        "the linked σ = {sigma:.3g}, in float32: {one_hot} of {n} rows are exactly one-hot and {zeros} of "
-        "the {n}·({k}−1) = {zeros_expected} off-weights are exactly 0, with {nan_rows} NaN rows. Entmax "
-        "thresholds instead of exponentiating, so it never underflows, and below σ* it is K-Means exactly, "
-        "not approximately.",
+        explanation=N_(
+            "Every row is one-hot once g_min ≥ 4σ², i.e. σ ≤ σ* = √g_min / 2 = {sigma_star:.4g}. At "
+            "the linked σ = {sigma:.3g}, in float32: {one_hot} of {n} rows are exactly one-hot and {zeros} "
+            "of the {n}·({k}−1) = {zeros_expected} off-weights are exactly 0, with {nan_rows} NaN rows. "
+            "Entmax thresholds instead of exponentiating, so it never underflows, and below σ* it is K-Means "
+            "exactly, not approximately."
+        ),
         equations=(
             r"\operatorname{entmax}_{1.5}(z)_j = \left[\tfrac{z_j}{2} - \tau\right]_+^2, \qquad "
             r"r_i \text{ one-hot} \iff d_{i(2)} - d_{i(1)} \ge 4\sigma^2",
@@ -583,24 +684,30 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="family",
-        title="Sparsemax or entmax-1.5: which becomes exactly K-Means at a larger σ?",
+        title=N_("Sparsemax or entmax-1.5: which becomes exactly K-Means at a larger σ?"),
         view="Stability",
         settings=dict(_settings("blobs", 4, kind=entmax_kind(2.0)), alpha=2.0),
-        task="The link opens the Stability view with sparsemax (α-entmax at α = 2) at σ = {sigma:.3g}. "
-        "Scroll to the panel *Exact collapse across the α-entmax family*, but answer before you look.",
+        task=N_(
+            "The link opens the Stability view with sparsemax (α-entmax at α = 2) at σ = {sigma:.3g}. "
+            "Scroll to the panel *Exact collapse across the α-entmax family*, but answer before you look."
+        ),
         question=Question(
-            "α-entmax makes a row exactly one-hot once the gap between its two largest logits reaches "
-            "1/(α−1). Which map turns every row exactly one-hot, and so the soft centroids into K-Means' "
-            "exactly, at the larger σ?",
+            N_(
+                "α-entmax makes a row exactly one-hot once the gap between its two largest logits reaches "
+                "1/(α−1). Which map turns every row exactly one-hot, and so the soft centroids into K-Means' "
+                "exactly, at the larger σ?"
+            ),
             options=FAMILY_OPTIONS,
         ),
-        explanation="Sparsemax needs a logit gap of 1/(2−1) = 1, entmax-1.5 a gap of 1/(1.5−1) = 2. A row's "
-        "logit gap is gᵢ/(2σ²), so every row at the K-Means centroids is one-hot for σ ≤ σ*(α) = "
-        "√((α−1)·g_min/2); with g_min = {g_min:.4g}: σ*(2) = {s2:.4g} and σ*(1.5) = {s15:.4g}, a ratio of "
-        "√2 = {ratio_predicted:.4f}. Measured on the σ grid in float64, every row is one-hot from "
-        "σ = {m2:.4g} (sparsemax) and from σ = {m15:.4g} (entmax-1.5), a ratio of {ratio_measured:.3f}, "
-        "{within} the prediction. The sparser the map, the earlier it is K-Means exactly; softmax (α → 1) "
-        "never is.",
+        explanation=N_(
+            "Sparsemax needs a logit gap of 1/(2−1) = 1, entmax-1.5 a gap of 1/(1.5−1) = 2. A row's "
+            "logit gap is gᵢ/(2σ²), so every row at the K-Means centroids is one-hot for σ ≤ σ*(α) = "
+            "√((α−1)·g_min/2); with g_min = {g_min:.4g}: σ*(2) = {s2:.4g} and σ*(1.5) = {s15:.4g}, a ratio "
+            "of √2 = {ratio_predicted:.4f}. Measured on the σ grid in float64, every row is one-hot from "
+            "σ = {m2:.4g} (sparsemax) and from σ = {m15:.4g} (entmax-1.5), a ratio of {ratio_measured:.3f}, "
+            "{within} the prediction. The sparser the map, the earlier it is K-Means exactly; softmax (α → "
+            "1) never is."
+        ),
         equations=(
             r"\alpha\text{-entmax}(z)_j = \left[(\alpha-1)z_j - \tau\right]_+^{1/(\alpha-1)}, \qquad "
             r"r_i \text{ one-hot} \iff z_{i(1)} - z_{i(2)} \ge \frac{1}{\alpha-1}",
@@ -611,22 +718,28 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="moons",
-        title="Why moons and circles defeat K-Means at any σ",
+        title=N_("Why moons and circles defeat K-Means at any σ"),
         view="Explorer",
         settings=_settings("moons", 2),
-        task="The link opens the Explorer on two moons with k = 2 at σ = {sigma:.3g}. Move σ up and down: "
-        "the boundary between the two colours stays a straight line.",
+        task=N_(
+            "The link opens the Explorer on two moons with k = 2 at σ = {sigma:.3g}. Move σ up and down: "
+            "the boundary between the two colours stays a straight line."
+        ),
         question=Question(
-            "With k = 2, how many points can K-Means (or the RBF layer at any σ) put in the same "
-            "cluster as their own moon?",
+            N_(
+                "With k = 2, how many points can K-Means (or the RBF layer at any σ) put in the same "
+                "cluster as their own moon?"
+            ),
             options=MOONS_OPTIONS,
         ),
-        explanation="The log-ratio of two responsibilities is linear in x, so the boundary between two "
-        "clusters is a straight line at every σ (checked here: at {sigmas_checked} σ values the argmax of r "
-        "is exactly the nearest centre: {linear}). The moons interlock, so no line separates them: K-Means "
-        "puts {agreement} of the points with their own moon; on two rings (circles) it gets "
-        "{circles_agreement}. Separating them needs more than the clustering layer: e.g. a trained read-out "
-        "on top of r, which is the RBF network.",
+        explanation=N_(
+            "The log-ratio of two responsibilities is linear in x, so the boundary between two "
+            "clusters is a straight line at every σ (checked here: at {sigmas_checked} σ values the argmax "
+            "of r is exactly the nearest centre: {linear}). The moons interlock, so no line separates them: "
+            "K-Means puts {agreement} of the points with their own moon; on two rings (circles) it gets "
+            "{circles_agreement}. Separating them needs more than the clustering layer: e.g. a trained "
+            "read-out on top of r, which is the RBF network."
+        ),
         equations=(
             r"\log\frac{r_{ia}}{r_{ib}} = \frac{(c_a - c_b)^\top x_i}{\sigma^2} + "
             r"\frac{\lVert c_b\rVert^2 - \lVert c_a\rVert^2}{2\sigma^2}",
@@ -635,27 +748,33 @@ STEPS: tuple[Step, ...] = (
     ),
     Step(
         key="sheared",
-        title="Sheared blobs: where the Voronoi edges cut",
+        title=N_("Sheared blobs: where the Voronoi edges cut"),
         view="Explorer",
         settings=_settings("sheared", 3),
-        task='The link opens the Explorer on sheared blobs (scikit-learn\'s "k-means assumptions" data) with '
-        "k = {k} at the smallest σ on the slider (σ = {sigma:.3g}), where the responsibilities are K-Means' "
-        "Voronoi cells. Before you open it, picture the data: three long, thin, parallel groups.",
+        task=N_(
+            'The link opens the Explorer on sheared blobs (scikit-learn\'s "k-means assumptions" data) with '
+            "k = {k} at the smallest σ on the slider (σ = {sigma:.3g}), where the responsibilities are "
+            "K-Means' Voronoi cells. Before you open it, picture the data: three long, thin, parallel groups."
+        ),
         question=Question(
-            "Three round blobs were sheared into long, thin, parallel ellipses. Where do the edges of "
-            "K-Means' k = {k} Voronoi cells run?",
+            N_(
+                "Three round blobs were sheared into long, thin, parallel ellipses. Where do the edges of "
+                "K-Means' k = {k} Voronoi cells run?"
+            ),
             options=SHEARED_OPTIONS,
         ),
-        explanation="An edge between two cells is the perpendicular bisector of their two centres: a "
-        "straight line that knows the centres, not the shape of the groups (checked here: at "
-        "{sigmas_checked} σ values the argmax of r is exactly the nearest centre: {linear}). The group "
-        "cut most is {axis_ratio:.1f} times longer than wide, so its far end lies nearer a neighbour's "
-        "centre than its own: an edge crosses it at {angle:.0f}° to its long axis, and {cut} of its "
-        "{group_size} points ({cut_share}) fall in the neighbour's cell. K-Means puts "
-        "{agreement} of the points with their own group, and it does so on purpose: its cut has the "
-        "smaller distortion, J = {J_kmeans:.4g} against {J_groups:.4g} for the true groups. A smaller σ "
-        "only sharpens the same straight edges; following the shear needs a model with a covariance "
-        "per cluster, such as a Gaussian mixture with full covariances.",
+        explanation=N_(
+            "An edge between two cells is the perpendicular bisector of their two centres: a "
+            "straight line that knows the centres, not the shape of the groups (checked here: at "
+            "{sigmas_checked} σ values the argmax of r is exactly the nearest centre: {linear}). The group "
+            "cut most is {axis_ratio:.1f} times longer than wide, so its far end lies nearer a neighbour's "
+            "centre than its own: an edge crosses it at {angle:.0f}° to its long axis, and {cut} of its "
+            "{group_size} points ({cut_share}) fall in the neighbour's cell. K-Means puts "
+            "{agreement} of the points with their own group, and it does so on purpose: its cut has the "
+            "smaller distortion, J = {J_kmeans:.4g} against {J_groups:.4g} for the true groups. A smaller σ "
+            "only sharpens the same straight edges; following the shear needs a model with a covariance "
+            "per cluster, such as a Gaussian mixture with full covariances."
+        ),
         equations=(
             r"\lVert x - c_a\rVert^2 = \lVert x - c_b\rVert^2 \iff (c_a - c_b)^\top x = "
             r"\tfrac{1}{2}\left(\lVert c_a\rVert^2 - \lVert c_b\rVert^2\right)",
@@ -669,33 +788,55 @@ STEPS: tuple[Step, ...] = (
 # --- preparing and checking ---------------------------------------------------------------------------
 
 
-def prepare(step: Step) -> Prepared:
-    """The step with its facts computed: link, texts filled in, answer."""
-    facts = step.facts(step_data(step.settings))
+def equation_in(equation: str, tr: Translator = ENGLISH) -> str:
+    """A LaTeX equation with the words of its \\text{...} in ``tr``'s language (EQUATION_WORDS)."""
+    return _TEXT.sub(lambda m: rf"\text{{{m[1]}{tr(m[2]) if m[2] else ''}{m[3]}}}", equation)
+
+
+def step_facts(step: Step) -> dict:
+    """The step's facts, computed from rbfviz on its data: numbers, shares and words (catalog messages),
+    the same in every language (the app computes them once and prepares each reader's texts)."""
+    return step.facts(step_data(step.settings))
+
+
+def prepare(step: Step, tr: Translator = ENGLISH, facts: dict | None = None) -> Prepared:
+    """The step with its facts computed (or ``facts``, from ``step_facts``) and its texts in ``tr``'s
+    language: link, texts filled in, answer."""
+    facts = step_facts(step) if facts is None else facts
+    shown = {name: shown_fact(value, tr) for name, value in facts.items()}
     answer = facts["answer"]
-    if step.question.is_choice:
-        answer_text = f"the answer is “{step.question.options[int(answer)]}”"
+    question = step.question
+    options = question.option_texts(tr)
+    unit = question.unit_text(tr)
+    if question.is_choice:
+        answer_text = tr("the answer is “{option}”", option=options[int(answer)])
     else:
-        answer_text = f"the answer is {answer:.4g}{step.question.unit}"
+        answer_text = tr("the answer is {answer:.4g}{unit}", answer=answer, unit=unit)
     return Prepared(
         step=step,
         sigma=float(facts["sigma"]),
-        task=step.task.format(**facts),
-        prompt=step.question.prompt.format(**facts),
-        explanation=step.explanation.format(**facts),
+        title=tr(step.title),
+        task=tr(step.task, **shown),
+        prompt=tr(question.prompt, **shown),
+        options=options,
+        unit=unit,
+        explanation=tr(step.explanation, **shown),
+        equations=tuple(equation_in(equation, tr) for equation in step.equations),
         answer=float(answer),
         answer_text=answer_text,
-        facts=facts,
+        facts=shown,
+        lang=tr.lang,
     )
 
 
 def check(prepared: Prepared, response) -> Verdict:
     """The verdict on a response: an option index for a choice question, a number otherwise (None = not
-    answered)."""
+    answered), in the prepared step's language."""
+    tr = translator(prepared.lang)
     question = prepared.step.question
     if response is None:
         return Verdict(
-            False, False, "Choose an answer first." if question.is_choice else "Enter a number first."
+            False, False, tr("Choose an answer first.") if question.is_choice else tr("Enter a number first.")
         )
     if question.is_choice:
         index = int(response)
@@ -704,13 +845,13 @@ def check(prepared: Prepared, response) -> Verdict:
                 f"response must be an option index from 0 to {len(question.options) - 1}, got {response!r}."
             )
         correct = index == int(prepared.answer)
-        said = f"you chose “{question.options[index]}”"
+        said = tr("you chose “{option}”", option=prepared.options[index])
     else:
         value = float(response)
         if not math.isfinite(value):
-            return Verdict(False, False, "Enter a finite number.")
+            return Verdict(False, False, tr("Enter a finite number."))
         correct = abs(value - prepared.answer) <= question.rel_tol * abs(prepared.answer)
-        said = f"you said {value:.4g}"
+        said = tr("you said {value:.4g}", value=value)
     if correct:
-        return Verdict(True, True, f"Right: {prepared.answer_text}.")
-    return Verdict(True, False, f"Not quite: {said}; {prepared.answer_text}.")
+        return Verdict(True, True, tr("Right: {answer}.", answer=prepared.answer_text))
+    return Verdict(True, False, tr("Not quite: {said}; {answer}.", said=said, answer=prepared.answer_text))

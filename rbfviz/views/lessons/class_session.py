@@ -6,8 +6,10 @@ and a figure, and the anonymous answers as CSV.
 * ``distribution(tally)``             – ``Distribution``: a count per option, or a histogram with
                                         geometric bins on the question's (logarithmic σ) scale.
 * ``distribution_figure(...)``        – bars of the distribution; the correct answer is marked only
-                                        once the teacher has revealed it (``tally.answer``).
-* ``answers_csv(rows, prepared_by_key)`` – the answers, anonymous, one line each (formula-safe).
+                                        once the teacher has revealed it (``tally.answer``); its words
+                                        in ``tr``'s language.
+* ``answers_csv(rows, prepared_by_key)`` – the answers, anonymous, one line each (formula-safe); the
+                                        texts in the prepared steps' language, the columns fixed.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rbfviz.classroom.store import CHOICE, NUMBER, QuestionSpec, Tally
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.loader import csv_safe
 from rbfviz.views.common.layout import base_layout, figure
 from rbfviz.views.common.palette import OKABE_ITO
@@ -62,11 +65,18 @@ def distribution(tally: Tally, bins: int = HISTOGRAM_BINS) -> Distribution:
     return Distribution(counts, edges)
 
 
-def distribution_figure(tally: Tally, options: tuple[str, ...] = (), unit: str = "", height: int = 360):
+def distribution_figure(
+    tally: Tally,
+    options: tuple[str, ...] = (),
+    unit: str = "",
+    height: int = 360,
+    tr: Translator = ENGLISH,
+):
     """Bars of the class's answers. The correct answer (option bar in green, or a line at the number)
-    appears only when ``tally.answer`` is set, that is once revealed."""
+    appears only when ``tally.answer`` is set, that is once revealed. ``options`` and ``unit`` are
+    already in ``tr``'s language (rbfviz.views.lessons.arrays.Prepared's)."""
     dist = distribution(tally)
-    layout = base_layout(height=height, y_title="students", legend="below")
+    layout = base_layout(height=height, y_title=tr("students"), legend="below", tr=tr)
     layout["yaxis"].update(rangemode="tozero", dtick=max(1, int(np.ceil(dist.counts.max(initial=0) / 8))))
     layout["margin"].update(b=70)
     layout["showlegend"] = False
@@ -88,7 +98,7 @@ def distribution_figure(tally: Tally, options: tuple[str, ...] = (), unit: str =
             hovertext=hover,
             hoverinfo="text+y",
         )
-        layout["xaxis"].update(title=dict(text="option"))
+        layout["xaxis"].update(title=dict(text=tr("option")))
         # the count above the tallest bar needs room: autorange leaves none for "outside" text
         layout["yaxis"].update(range=[0, max(1, int(dist.counts.max(initial=0))) * 1.2])
         return figure([trace], layout)
@@ -102,7 +112,9 @@ def distribution_figure(tally: Tally, options: tuple[str, ...] = (), unit: str =
         hovertemplate="σ ≈ %{x:.3g}: %{y}<extra></extra>",
     )
     layout["xaxis"].update(
-        type="log", title=dict(text=f"answer{unit}"), range=np.log10([tally.low, tally.high]).tolist()
+        type="log",
+        title=dict(text=tr("answer{unit}", unit=unit)),
+        range=np.log10([tally.low, tally.high]).tolist(),
     )
     if tally.answer is not None:
         layout["shapes"] = [
@@ -124,7 +136,7 @@ def distribution_figure(tally: Tally, options: tuple[str, ...] = (), unit: str =
                 yref="paper",
                 y=1.0,
                 yanchor="bottom",
-                text=f"answer {tally.answer:.4g}",
+                text=tr("answer {value:.4g}", value=tally.answer),
                 showarrow=False,
                 font=dict(color=CORRECT_COLOR, size=15),
             )
@@ -144,11 +156,11 @@ def answers_csv(rows, prepared_by_key: dict[str, Prepared]) -> bytes:
             writer.writerow([csv_safe(key), "", value, "", f"{delay:.1f}"])
             continue
         question = prepared.step.question
-        text = question.options[int(value)] if question.is_choice else f"{value:.6g}"
+        text = prepared.options[int(value)] if question.is_choice else f"{value:.6g}"
         verdict = check(prepared, int(value) if question.is_choice else value)
         writer.writerow(
             [
-                csv_safe(prepared.step.title),
+                csv_safe(prepared.title),
                 csv_safe(prepared.prompt),
                 csv_safe(text),
                 "yes" if verdict.correct else "no",
