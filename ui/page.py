@@ -308,7 +308,7 @@ def _widget(kind, label: str, field: str, value, tr: Translator, **kwargs):
     return kind(label, key=key, on_change=_on_change, args=(field,), **kwargs)
 
 
-def _on_typed_number(field: str, low: float, high: float) -> None:
+def _on_typed_number(field: str, label: str, low: float, high: float) -> None:
     """Callback of a number typed as text (``_number_text``): the controls take it when it is a number
     in [low, high]; otherwise they keep theirs and a notice says what was wrong."""
     ctrl = st.session_state.get(keys.CONTROLS) or Controls()
@@ -321,11 +321,11 @@ def _on_typed_number(field: str, low: float, high: float) -> None:
     if not low <= value <= high:  # NaN too
         st.session_state[keys.NOTICES] = [
             tr(
-                "“{text}” is not a number from {low} to {high}: {field} stays {value}.",
+                "“{text}” is not a number from {low:g} to {high:g}: {label} stays {value:g}.",
                 text=str(text),
                 low=low,
                 high=high,
-                field=field,
+                label=label,
                 value=getattr(ctrl, field),
             )
         ]
@@ -342,7 +342,9 @@ def _number_text(label: str, field: str, value: float, low: float, high: float, 
     input it replaces."""
     key = keys.widget(field)
     st.session_state[key] = tr.number(value, "g")
-    st.text_input(label, key=key, on_change=_on_typed_number, args=(field, low, high), help=tr(HELP[field]))
+    st.text_input(
+        label, key=key, on_change=_on_typed_number, args=(field, label, low, high), help=tr(HELP[field])
+    )
 
 
 def _data_controls(ctrl: Controls, more, tr: Translator) -> None:

@@ -91,17 +91,26 @@ def test_sigma_slider_changes_the_figure_and_the_numbers(server, student):
 PLACEHOLDER = "This view is being built."
 
 
-def test_annealing_animation_plays_in_the_browser(server, student):
+# The Play button's words and σ's decimal separator on screen, per language (the payload's "ui", "decimal")
+WORDS = {"en": ("▶ Play", "❚❚ Pause", "."), "pt-BR": ("▶ Reproduzir", "❚❚ Pausar", ",")}
+
+
+@pytest.mark.parametrize("lang", list(WORDS))
+def test_annealing_animation_plays_in_the_browser(server, student, lang):
     """The Annealing plane is a σ scrubber (rbfviz/views/common/web/scrub.js) with a Play button: the levels
-    advance in the browser with no message to the server, and pausing commits the σ on screen once."""
-    student.open(f"{server.url}/Annealing")
+    advance in the browser with no message to the server, and pausing commits the σ on screen once. In
+    Portuguese the button says so, and σ beside the slider has a decimal comma (the address keeps a dot)."""
+    play_text, pause_text, decimal = WORDS[lang]
+    student.open(f"{server.url}/Annealing?lang={lang}")
     if PLACEHOLDER in student.text():
         pytest.skip("the Annealing view is still the placeholder page: no animation to play yet")
     start = student.wait_for_scrub()
+    assert start["output"] == "σ = " + start["sigma"].replace(".", decimal), start
+    assert decimal in start["output"] or "." not in start["sigma"]
     before = student.figures()[0]
     play = student.page.locator("button.scrub-play")
     expect(play).to_be_visible()
-    expect(play).to_have_text("▶ Play")
+    expect(play).to_have_text(play_text)
     since = student.now()
     play.click()
     # Play runs from the current level towards small σ (from the largest σ if already at the end)
@@ -110,13 +119,14 @@ def test_annealing_animation_plays_in_the_browser(server, student):
         "(n) => Number(document.querySelector('div.scrub-plot').dataset.level) >= n", arg=target
     )
     expect(play).to_have_attribute("aria-pressed", "true")
+    expect(play).to_have_text(pause_text)
     assert student.sent_log(since) == [], "the page sent a message while the animation played"
     playing = student.figures()[0]
     assert playing["data"] != before["data"], "the level moved on but the drawn data did not change"
     assert playing["title"] != before["title"] or playing["data"] != before["data"]
 
     play.click()  # pause: the σ on screen is committed once
-    expect(play).to_have_text("▶ Play")
+    expect(play).to_have_text(play_text)
     shown = student.wait_for_scrub()  # the commit's rerun may be redrawing the page at this moment
     student.wait_for_settle(shown["sigma"])
     student.wait_page_time(900)  # past the scrubber's 0.5 s settle time, on the page's clock: no 2nd commit
