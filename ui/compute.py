@@ -113,7 +113,8 @@ def _spinner(text: str):
 def read_upload(file_digest: str, columns: tuple | None, data: bytes):
     """rbfviz.LoadedPoints for the file whose bytes hash to file_digest, or its DataError (shown with
     rbfviz.i18n.explain). At least 2 points (the smallest k)."""
-    with _spinner(language.current()("Reading the file…")):
+    tr = language.current()
+    with _spinner(tr("Reading the file…")):
         return _read_upload(file_digest, columns, data)
 
 
@@ -265,8 +266,9 @@ def annealing(ctrl):
     def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
+        tr = language.current()
         return with_progress_bar(
-            language.current()("Annealing from the data mean, once per setting: σ level"),
+            tr("Annealing from the data mean, once per setting: σ level"),
             lambda progress: _freeze(
                 anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress)
             ),
@@ -319,7 +321,8 @@ def centers_at(ctrl) -> explore.CentersAtSigma:
         )
     key = StartKey.of(ctrl)
     C0 = _start(key)
-    with _spinner(translator(ctrl.lang)("Finding the soft fixed point at this σ…")):
+    tr = translator(ctrl.lang)
+    with _spinner(tr("Finding the soft fixed point at this σ…")):
         centers, iterations, converged = _fixed_point(key, ctrl.kind, float(ctrl.sigma))
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
     return explore.CentersAtSigma(
@@ -484,7 +487,8 @@ def _equivalence(start: StartKey, kind: str, sigma: float, steps: int):
 def equivalence_runs(ctrl, steps: int = 25):
     """(OneStep, Trajectories, resp at the start (n, k), note) at ctrl.sigma from ``step_start``."""
     _, note = step_start(ctrl)
-    with _spinner(translator(ctrl.lang)("Running gradient descent and Lloyd…")):
+    tr = translator(ctrl.lang)
+    with _spinner(tr("Running gradient descent and Lloyd…")):
         one, traj, resp = _equivalence(_step_key(ctrl), ctrl.kind, float(ctrl.sigma), steps)
     return one, traj, resp, note
 
@@ -544,8 +548,9 @@ def annealing_view(ctrl):
     def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
+        tr = language.current()
         study = with_progress_bar(
-            language.current()("Annealing and measuring the collapse, once per setting: step"),
+            tr("Annealing and measuring the collapse, once per setting: step"),
             lambda progress: collapse_study(
                 X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed, progress=progress
             ),
@@ -591,7 +596,8 @@ def _stability(key: DataKey, k: int):
 def stability(ctrl):
     """(rows of rbfviz.views.stability.arrays.stability_table, predicted fractions per dtype, naive NaN σ per
     dtype (first, all)) over the σ grid at ``kmeans_centroids(ctrl)``; every map, both dtypes."""
-    with _spinner(translator(ctrl.lang)("Measuring every map in float32 and float64 across σ…")):
+    tr = translator(ctrl.lang)
+    with _spinner(tr("Measuring every map in float32 and float64 across σ…")):
         return _stability(_key(ctrl), ctrl.k)
 
 

@@ -222,7 +222,8 @@ def intro(text: str) -> None:
     first figure below the first screen."""
     with st.container(key="intro-wide"):
         st.markdown(text)
-    with st.container(key="intro-narrow"), st.expander(language.current()("About this view")):
+    tr = language.current()
+    with st.container(key="intro-narrow"), st.expander(tr("About this view")):
         st.markdown(text)
 
 
@@ -494,8 +495,9 @@ def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
     nearest = scale.nearest(sigma)
     step = math.log(scale.grid[0] / scale.grid[1]) if len(scale.grid) > 1 else 0.0
     if abs(math.log(sigma / nearest)) > step:  # further out than one grid step: outside the range
+        tr = translator(ctrl.lang)
         return nearest, [
-            translator(ctrl.lang)(
+            tr(
                 "σ = {sigma:.3g} is outside this data set's range [{low:.3g}, {high:.3g}] (from above the "
                 "first critical σ to below the exact collapse); using σ = {nearest:.3g}.",
                 sigma=sigma,
@@ -582,7 +584,8 @@ def setup_page(
         scale = compute.scale(ctrl)
     except Exception as exc:  # noqa: BLE001
         log.exception("sigma scale failed")
-        st.error(error_message(translator(ctrl.lang)("The σ range of these data"), exc))
+        tr = translator(ctrl.lang)
+        st.error(error_message(tr("The σ range of these data"), exc))
         st.stop()
     sigma, notes = resolve_sigma(ctrl, scale)
     ctrl = replace(ctrl, sigma=sigma)
@@ -598,12 +601,11 @@ def setup_page(
     st.session_state[keys.NOTICES] = []  # shown once
     uploads.show_messages(ctrl)
     room = room_query()
+    tr = translator(ctrl.lang)
     if room and title != LESSONS:  # a student in a class, away from the lesson: the way back, on top
         st.page_link(
             _page(page_path(LESSONS)),
-            label=translator(ctrl.lang)(
-                "**Back to the class** (room {room})", room=format_code(room[ROOM_PARAM])
-            ),
+            label=tr("**Back to the class** (room {room})", room=format_code(room[ROOM_PARAM])),
             icon=":material/groups:",
             query_params={**state.menu_query(ctrl), **room},
         )

@@ -52,6 +52,7 @@ def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None,
     session is building shows that session's first part if it holds ``near``, and waits for the rest
     under a progress bar. Returns the complete payload."""
     key = scrub_key(view, ctrl, extra)
+    tr = translator(ctrl.lang)
     if isinstance(build, LevelBuilder):
         if near is not None and show is not None:
             return _payload_in_parts(key, build, near, show)
@@ -59,7 +60,7 @@ def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None,
     return _scrub_store().get_or_compute(
         key,
         lambda: with_progress_bar(
-            translator(ctrl.lang)("Drawing the figure at every σ of the slider, once per setting: σ level"),
+            tr("Drawing the figure at every σ of the slider, once per setting: σ level"),
             build,
         ),
     )

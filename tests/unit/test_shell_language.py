@@ -109,3 +109,27 @@ def test_words_numbers_and_sigma_ticks_take_the_language_s_separator():
     assert number(float("nan"), tr=PT) == "NaN"
     assert log_ticks(0.05, 0.2)[1] == ["0.05", "0.1", "0.2"]
     assert log_ticks(0.05, 0.2, PT)[1] == ["0,05", "0,1", "0,2"]
+
+
+def test_no_message_is_translated_where_the_catalog_cannot_see_it():
+    """Babel extracts the literal first argument of tr(...), N_(...), Invalid(...): a message given to a
+    translator made in the same expression, ``translator(lang)("...")`` or ``language.current()("...")``,
+    is never extracted, so it stays English on every screen."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    hidden = re.compile(r"(translator\([^()]*\)|current\(\))\(\s*([\"']|$)")  # "(" may end the line
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for folder in ("rbfviz", "ui", "pages")
+        for path in sorted((root / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if hidden.search(line)
+    ]
+    found += [
+        f"app.py:{n}"
+        for n, line in enumerate((root / "app.py").read_text().splitlines(), 1)
+        if hidden.search(line)
+    ]
+    assert not found, found
