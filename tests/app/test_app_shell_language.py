@@ -161,3 +161,13 @@ def test_the_sigma_control_and_its_captions_in_portuguese():
     captions = [c.value for c in at.sidebar.caption]
     assert any(c.startswith("Primeira bifurcação σ_c: softmax ") for c in captions), captions
     assert not english_in(captions), captions
+
+
+def test_a_sigma_out_of_range_is_explained_in_portuguese():
+    at = app({"lang": "pt-BR", "sigma": "100"})
+    at.switch_page(page_path("Gaussian mixture")).run()
+    assert not at.exception, at.exception
+    notices = [w.value for w in at.warning]
+    assert any(n.startswith("σ = 100 está fora do intervalo deste conjunto de dados [0,") for n in notices), (
+        notices
+    )
