@@ -171,3 +171,25 @@ def test_a_sigma_out_of_range_is_explained_in_portuguese():
     assert any(n.startswith("σ = 100 está fora do intervalo deste conjunto de dados [0,") for n in notices), (
         notices
     )
+
+
+def test_an_upload_and_a_bad_file_are_told_in_portuguese():
+    at = app({"lang": "pt-BR", "dataset": "spiral"})
+    at.run()
+    at.file_uploader(key="upload_file").set_value(
+        ("ruim.csv", b"x,y\n1,2\n3,quatro\n5,6\n", "text/csv")
+    ).run()
+    assert not at.exception, at.exception
+    (error,) = [e.value for e in at.error]
+    assert error.startswith('**ruim.csv não foi carregado.** Linha 3, coluna "y": "quatro" não é um número.')
+    assert error.endswith("Nada mais mudou: a visualização continua mostrando os dados espiral.")
+    assert at.query_params["dataset"] == "spiral"
+    good = b"a;b;rotulo\n1,5;2,5;x\n3,5;4;y\n0;1;z\n"
+    at.file_uploader(key="upload_file").set_value(("bom.csv", good, "text/csv")).run()
+    assert not at.exception, at.exception
+    (success,) = [s.value for s in at.success]
+    assert success.startswith("Carregado: bom.csv: 3 pontos, x = a, y = b.")
+    assert "Os valores são separados por ponto e vírgula." in success
+    assert "Colunas sem números foram ignoradas: rotulo." in success
+    captions = [c.value for c in at.sidebar.caption]
+    assert "**bom.csv: 3 pontos, x = a, y = b** (em uso)." in captions, captions
