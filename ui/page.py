@@ -372,7 +372,7 @@ def _data_controls(ctrl: Controls, more, tr: Translator) -> None:
                 step=1,
             )
             return
-        cols = st.columns(2)
+        cols = st.columns(2, vertical_alignment="bottom")  # a label over two lines keeps the boxes level
         with cols[0]:
             _widget(
                 st.number_input,
