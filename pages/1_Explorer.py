@@ -179,6 +179,7 @@ def sigma_panels(ctrl) -> None:
                     large=ctrl.presenter,
                     part=None if positions is None else (positions, len(grid)),
                     probe=Probe(ctrl.kind),
+                    tr=ctx.tr,
                 )
 
             payload_bytes = scrub_view(

@@ -95,6 +95,7 @@ def sigma_panels(ctrl) -> None:
                     initial=ctx.scale.index(ctx.scale.default),
                     large=ctrl.presenter,
                     play_ms=FRAME_MS,
+                    tr=ctx.tr,
                 )
 
             payload = scrub_parts.scrub_payload("annealing", ctrl, (name,), build)

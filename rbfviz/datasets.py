@@ -19,20 +19,21 @@ from sklearn import datasets as skd
 from sklearn.decomposition import PCA
 from sklearn.preprocessing import StandardScaler
 
+from .i18n import N_
 from .validate import check_int
 
 DATASETS = ("blobs", "moons", "circles", "spiral", "iris", "sheared", "varied", "uneven")
 
 # How each data set reads in a menu (its key is what a URL and make_dataset use).
-DATASET_LABELS = {
-    "blobs": "blobs",
-    "moons": "moons",
-    "circles": "circles",
-    "spiral": "spiral",
-    "iris": "iris",
-    "sheared": "sheared blobs",
-    "varied": "unequal-variance blobs",
-    "uneven": "unequal-size blobs",
+DATASET_LABELS = {  # shown as tr(DATASET_LABELS[name])
+    "blobs": N_("blobs"),
+    "moons": N_("moons"),
+    "circles": N_("circles"),
+    "spiral": N_("spiral"),
+    "iris": N_("iris"),
+    "sheared": N_("sheared blobs"),
+    "varied": N_("unequal-variance blobs"),
+    "uneven": N_("unequal-size blobs"),
 }
 
 # Per-dataset noise defaults (the generator's own noise parameter, in data units). Blobs use a

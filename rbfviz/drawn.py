@@ -21,6 +21,8 @@ import re
 
 import numpy as np
 
+from .i18n import Invalid
+
 MAX_DRAWN = 300
 FINEST_EXPONENT = -3  # the grid's finest step, 10^-3 data units
 COARSEST_EXPONENT = 12  # points up to ±3.3e16: far beyond any data a plane shows
@@ -40,11 +42,11 @@ def _exponent(X: np.ndarray) -> int:
 def _checked(X) -> np.ndarray:
     X = np.asarray(X, dtype=np.float64).reshape(-1, 2) if np.size(X) else np.zeros((0, 2))
     if not np.isfinite(X).all():
-        raise ValueError("drawn points must be finite numbers.")
+        raise Invalid("drawn points must be finite numbers.")
     if len(X) > MAX_DRAWN:
-        raise ValueError(f"at most {MAX_DRAWN} points can be drawn, got {len(X)}.")
+        raise Invalid("at most {most} points can be drawn, got {count}.", most=MAX_DRAWN, count=len(X))
     if X.size and float(np.abs(X).max()) > _INT16_MAX * 10.0**COARSEST_EXPONENT:
-        raise ValueError("drawn points must lie within ±3e16 data units.")
+        raise Invalid("drawn points must lie within ±3e16 data units.")
     return X
 
 
@@ -78,25 +80,31 @@ def decode_points(text: str) -> np.ndarray:
         return np.zeros((0, 2))
     match = _TEXT.match(text)
     if match is None:
-        raise ValueError(
+        raise Invalid(
             "drawn points are written “<e>.<letters, digits, - and _>” (as the app writes them), "
-            f"got “{text[:40]}{'…' if len(text) > 40 else ''}”"
+            "got “{text}”",
+            text=text[:40] + ("…" if len(text) > 40 else ""),
         )
     e, body = int(match.group(1)), match.group(2)
     if not FINEST_EXPONENT <= e <= COARSEST_EXPONENT:
-        raise ValueError(f"the grid exponent must be from {FINEST_EXPONENT} to {COARSEST_EXPONENT}, got {e}")
+        raise Invalid(
+            "the grid exponent must be from {low} to {high}, got {e}",
+            low=FINEST_EXPONENT,
+            high=COARSEST_EXPONENT,
+            e=e,
+        )
     if len(body) % 4 == 1:
-        raise ValueError("the point data are cut off (a base64 text cannot have that length)")
+        raise Invalid("the point data are cut off (a base64 text cannot have that length)")
     try:
         raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
     except (binascii.Error, ValueError):
-        raise ValueError("the point data are not base64url") from None
+        raise Invalid("the point data are not base64url") from None
     if base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=") != body:
-        raise ValueError("the point data are cut off (stray bits at the end)")
+        raise Invalid("the point data are cut off (stray bits at the end)")
     if len(raw) % 4:
-        raise ValueError("the point data are cut off (not a whole number of points)")
+        raise Invalid("the point data are cut off (not a whole number of points)")
     n = len(raw) // 4
     if n > MAX_DRAWN:
-        raise ValueError(f"at most {MAX_DRAWN} points can be drawn, the link has {n}")
+        raise Invalid("at most {most} points can be drawn, the link has {count}", most=MAX_DRAWN, count=n)
     cells = np.frombuffer(raw, dtype="<i2").reshape(n, 2)
     return cells.astype(np.float64) * 10.0**e

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.decomposition import PCA
 
+from .i18n import ENGLISH, N_, Invalid, Translator
 from .validate import check_int, check_points
 
 MAX_BYTES = 5 * 1024 * 1024
@@ -55,28 +56,41 @@ PROJECTIONS = ("pca", None)
 
 _SNIFF_CHARS = 2 * MAX_LINE_CHARS + 2  # holds the first row unless it is too long
 _SNIFF_ROWS = 50
-_DELIMITER_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
 _BLANK_CELL = re.compile(r"[\s,;]*")  # a line of only spaces and delimiters is a blank line
 _DECIMAL_COMMA = re.compile(r"\s*[+-]?\d+,\d+(?:[eE][+-]?\d+)?\s*")
 
 # Status of one cell of the table.
 _NUMBER, _EMPTY, _TEXT, _NOT_FINITE = 0, 1, 2, 3
 
-_NO_DATA = (
+# The messages a reader sees, in the catalogs (rbfviz.i18n): shown in the app with explain(error, tr).
+_NO_DATA = N_(
     "The file has no data: it contains only blank lines or empty values. "
     "Upload a CSV file with two columns of numbers, x and y."
 )
-_TOO_CLOSE = (
+_TOO_CLOSE = N_(
     "The points are too close together to compute their principal components. "
     "Rescale the data or pick two columns."
 )
-_SAVE_AS_CSV = (
-    'Save it as CSV (in Excel: File → Save As → "CSV UTF-8 (comma delimited)") and upload that file.'
-)
+_ROW_WIDTH = {  # a row with another number of values, by the file's delimiter
+    ",": N_(
+        "Line {line} has {count} value(s) but line {first_line} has {width}. Every row needs the same number "
+        "of values, separated by the same delimiter (comma)."
+    ),
+    ";": N_(
+        "Line {line} has {count} value(s) but line {first_line} has {width}. Every row needs the same number "
+        "of values, separated by the same delimiter (semicolon)."
+    ),
+    "\t": N_(
+        "Line {line} has {count} value(s) but line {first_line} has {width}. Every row needs the same number "
+        "of values, separated by the same delimiter (tab)."
+    ),
+}
+_SEPARATED_BY = {";": N_("Values are separated by semicolons."), "\t": N_("Values are separated by tabs.")}
 
 
-class DataError(ValueError):
-    """An uploaded file cannot be used; the message says what is wrong, where, and what to do."""
+class DataError(Invalid):
+    """An uploaded file cannot be used; the message says what is wrong, where, and what to do (a
+    ValueError, told in the reader's language by rbfviz.i18n.explain)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,7 +107,9 @@ class LoadedPoints:
     n_rows             the number of points, X.shape[0].
     delimiter          ",", ";" or "\\t".
     has_header         whether the first row was read as column names.
-    notes              short sentences for the user about choices made while reading the file.
+    notes              short sentences for the user about choices made while reading the file (English);
+                       ``notes_in(tr)`` in tr's language.
+    note_messages      the same as (catalog message, fields) pairs.
     """
 
     X: np.ndarray
@@ -106,6 +122,11 @@ class LoadedPoints:
     delimiter: str
     has_header: bool
     notes: tuple[str, ...]
+    note_messages: tuple[tuple[str, dict], ...] = ()
+
+    def notes_in(self, tr: Translator = ENGLISH) -> tuple[str, ...]:
+        """``notes`` in ``tr``'s language."""
+        return tuple(tr(message, **fields) for message, fields in self.note_messages)
 
 
 def load_points(
@@ -156,8 +177,15 @@ def load_points(
     notes = list(table.notes)
     if projection == "pca":
         notes.append(
-            f"The file has {len(table.numeric)} numeric columns; the plot shows their first two principal "
-            f"components, which carry {explained[0]:.0%} and {explained[1]:.0%} of the variance."
+            _note(
+                N_(
+                    "The file has {count} numeric columns; the plot shows their first two principal "
+                    "components, which carry {first:.0%} and {second:.0%} of the variance."
+                ),
+                count=len(table.numeric),
+                first=explained[0],
+                second=explained[1],
+            )
         )
     if not np.isfinite(X).all() or (X == X[0]).all():  # projection of points a few ulps apart
         raise DataError(_TOO_CLOSE)
@@ -173,8 +201,14 @@ def load_points(
         n_rows=X.shape[0],
         delimiter=delimiter,
         has_header=table.has_header,
-        notes=tuple(notes),
+        notes=tuple(ENGLISH(message, **fields) for message, fields in notes),
+        note_messages=tuple(notes),
     )
+
+
+def _note(message: str, /, **fields) -> tuple[str, dict]:
+    """A note for the reader: its catalog message (marked N_ where written) and fields."""
+    return message, fields
 
 
 # --- 1-2. bytes to text -------------------------------------------------------------------------
@@ -183,41 +217,52 @@ def load_points(
 def _decode(data: bytes, max_bytes: int) -> str:
     if len(data) > max_bytes:
         raise DataError(
-            f"The file is too large: {_megabytes(len(data))}; the limit is {_megabytes(max_bytes)}. "
-            "Upload fewer points (a random sample keeps the shape of the data)."
+            "The file is too large: {size:.3g} MB ({size_bytes:,} bytes); the limit is {limit:.3g} MB "
+            "({limit_bytes:,} bytes). Upload fewer points (a random sample keeps the shape of the data).",
+            size=len(data) / 2**20,
+            size_bytes=len(data),
+            limit=max_bytes / 2**20,
+            limit_bytes=max_bytes,
         )
     if not data:
         raise DataError("The file is empty. Upload a CSV file with two columns of numbers, x and y.")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise DataError(f"The file is UTF-16 text, but CSV files must be UTF-8. {_SAVE_AS_CSV}")
+        raise DataError(
+            "The file is UTF-16 text, but CSV files must be UTF-8. Save it as CSV (in Excel: File → Save "
+            'As → "CSV UTF-8 (comma delimited)") and upload that file.'
+        )
     if data.startswith(b"PK\x03\x04"):
         raise DataError(
-            f"This is an Excel workbook (.xlsx) or another zip file, not a CSV file. {_SAVE_AS_CSV}"
+            "This is an Excel workbook (.xlsx) or another zip file, not a CSV file. Save it as CSV (in "
+            'Excel: File → Save As → "CSV UTF-8 (comma delimited)") and upload that file.'
         )
     if data.startswith(b"\xd0\xcf\x11\xe0"):
-        raise DataError(f"This is an old Excel workbook (.xls), not a CSV file. {_SAVE_AS_CSV}")
+        raise DataError(
+            "This is an old Excel workbook (.xls), not a CSV file. Save it as CSV (in Excel: File → Save "
+            'As → "CSV UTF-8 (comma delimited)") and upload that file.'
+        )
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
         raise DataError(
-            f"The file contains binary data (a zero byte on line {line}); it is not a CSV text file. "
-            f"{_SAVE_AS_CSV}"
+            "The file contains binary data (a zero byte on line {line}); it is not a CSV text file. Save it "
+            'as CSV (in Excel: File → Save As → "CSV UTF-8 (comma delimited)") and upload that file.',
+            line=line,
         )
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         raise DataError(
-            f"The file is not UTF-8 text: byte 0x{data[err.start]:02X} on line {line} cannot be read "
-            f"(often an accented letter saved in another encoding). {_SAVE_AS_CSV}"
+            "The file is not UTF-8 text: byte 0x{byte:02X} on line {line} cannot be read (often an accented "
+            'letter saved in another encoding). Save it as CSV (in Excel: File → Save As → "CSV UTF-8 '
+            '(comma delimited)") and upload that file.',
+            byte=data[err.start],
+            line=line,
         ) from None
     text = text.lstrip("\ufeff")  # some tools write the byte-order mark twice
     if not text.strip():
         raise DataError(_NO_DATA)
     return text
-
-
-def _megabytes(n_bytes: int) -> str:
-    return f"{n_bytes / 2**20:.3g} MB ({n_bytes:,} bytes)"
 
 
 # --- 3. delimiter -------------------------------------------------------------------------------
@@ -281,14 +326,15 @@ def _sample_rows(sample: str, delimiter: str) -> tuple[list[list[str]], bool]:
 def _raise_single_column(sample: str):
     lines = [line for line in sample.splitlines() if line.strip()][:_SNIFF_ROWS]
     spaced = lines and all(len(line.split()) >= 2 for line in lines[1:] or lines)
-    hint = (
-        " The values seem to be separated by spaces; use commas, semicolons or tabs instead."
-        if spaced
-        else ""
-    )
+    if spaced:
+        raise DataError(
+            "The file has only one column. Each point needs two numbers, x and y, on one line, separated by "
+            "a comma, a semicolon or a tab (for example: 1.5,2.0). The values seem to be separated by "
+            "spaces; use commas, semicolons or tabs instead."
+        )
     raise DataError(
-        "The file has only one column. Each point needs two numbers, x and y, on one line, "
-        f"separated by a comma, a semicolon or a tab (for example: 1.5,2.0).{hint}"
+        "The file has only one column. Each point needs two numbers, x and y, on one line, separated by a "
+        "comma, a semicolon or a tab (for example: 1.5,2.0)."
     )
 
 
@@ -320,7 +366,7 @@ class _Table:
     numeric: list[int]  # column indices
     ignored: list[int]
     has_header: bool
-    notes: list[str]
+    notes: list[tuple[str, dict]]  # (catalog message, fields)
 
 
 def _checked_lines(text: str):
@@ -328,8 +374,10 @@ def _checked_lines(text: str):
     for number, line in enumerate(io.StringIO(text, newline=""), start=1):
         if len(line) > MAX_LINE_CHARS:
             raise DataError(
-                f"Line {number} is longer than {MAX_LINE_CHARS:,} characters, the most allowed. "
-                "Each line of the file should hold one point."
+                "Line {line} is longer than {most:,} characters, the most allowed. Each line of the file "
+                "should hold one point.",
+                line=number,
+                most=MAX_LINE_CHARS,
             )
         yield line
 
@@ -350,8 +398,10 @@ def _records(text: str, delimiter: str, max_rows: int):
             return
         except csv.Error as err:
             raise DataError(
-                f"Line {line} cannot be read as CSV ({err}). Check the quotes there: a value that "
-                'starts with a quote (") must end with one, followed by the delimiter.'
+                "Line {line} cannot be read as CSV ({error}). Check the quotes there: a value that starts "
+                'with a quote (") must end with one, followed by the delimiter.',
+                line=line,
+                error=str(err),
             ) from None
         if not _is_blank(row):
             yield line, row
@@ -359,8 +409,9 @@ def _records(text: str, delimiter: str, max_rows: int):
             blank += 1
             if blank > max_rows:
                 raise DataError(
-                    f"The file has more than {max_rows:,} blank lines (or lines of only delimiters). "
-                    "Delete them and upload the file again."
+                    "The file has more than {most:,} blank lines (or lines of only delimiters). Delete them "
+                    "and upload the file again.",
+                    most=max_rows,
                 )
 
 
@@ -374,13 +425,16 @@ def _read_table(text: str, delimiter: str, max_rows: int) -> _Table:
         if width is None:
             first_row, width, first_line = row, len(row), line
             if width > MAX_COLUMNS:
-                raise DataError(f"The file has {width:,} columns; at most {MAX_COLUMNS:,} are supported.")
+                raise DataError(
+                    "The file has {width:,} columns; at most {most:,} are supported.",
+                    width=width,
+                    most=MAX_COLUMNS,
+                )
         while len(row) > width and not row[-1].strip():
             row.pop()  # trailing delimiters
         if len(row) != width:
             raise DataError(
-                f"Line {line} has {len(row)} value(s) but line {first_line} has {width}. Every row needs the "
-                f"same number of values, separated by the same delimiter ({_DELIMITER_NAMES[delimiter]})."
+                _ROW_WIDTH[delimiter], line=line, count=len(row), first_line=first_line, width=width
             )
         if len(lines) > max_rows:  # this is point max_rows + 1, even if the first row is a header
             _raise_too_many_rows(max_rows)
@@ -413,8 +467,9 @@ def _read_table(text: str, delimiter: str, max_rows: int) -> _Table:
         values, status, lines = values[1:], status[1:], lines[1:]
         if not n - 1:
             raise DataError(
-                f"The file has column names ({', '.join(names)}) but no rows of numbers below them. "
-                "Add one point per line."
+                "The file has column names ({names}) but no rows of numbers below them. Add one point per "
+                "line.",
+                names=", ".join(names),
             )
     else:
         names = ["x", "y"] + [f"x{j + 1}" for j in range(2, width)]
@@ -435,21 +490,22 @@ def _read_table(text: str, delimiter: str, max_rows: int) -> _Table:
     numeric, ignored = _classify_columns(status)
     notes = []
     if has_header:
-        notes.append(f"The first row was read as column names: {', '.join(names)}.")
+        notes.append(_note(N_("The first row was read as column names: {names}."), names=", ".join(names)))
     if delimiter != ",":
-        notes.append(f"Values are separated by {_DELIMITER_NAMES[delimiter]}s.")
+        notes.append(_note(_SEPARATED_BY[delimiter]))
     if used_decimal_comma:
-        notes.append("Decimal commas (1,5) were read as decimal points (1.5).")
+        notes.append(_note(N_("Decimal commas (1,5) were read as decimal points (1.5).")))
     texts = [names[j] for j in ignored if (status[:, j] != _EMPTY).any()]
     if texts:
-        notes.append(f"Columns without numbers were ignored: {', '.join(texts)}.")
+        notes.append(_note(N_("Columns without numbers were ignored: {names}."), names=", ".join(texts)))
     return _Table(names, values, status, lines, raw, numeric, ignored, has_header, notes)
 
 
 def _raise_too_many_rows(max_rows: int):
     raise DataError(
-        f"The file has more than {max_rows:,} rows of points; the limit is {max_rows:,}. "
-        "Upload a random sample of the points."
+        "The file has more than {most:,} rows of points; the limit is {most:,}. Upload a random sample of "
+        "the points.",
+        most=max_rows,
     )
 
 
@@ -509,14 +565,16 @@ def _choose_columns(table: _Table, columns, project) -> tuple[list[int], str]:
         _raise_too_few_numeric(table)
     if columns is not None:
         if columns[0] == columns[1]:
-            raise DataError(f'Pick two different columns, not "{columns[0]}" twice.')
+            raise DataError('Pick two different columns, not "{column}" twice.', column=columns[0])
         return [_numeric_column(table, name) for name in columns], "columns"
     if len(table.numeric) == 2:
         return table.numeric, "columns"
     if project is None:
         raise DataError(
-            f"The file has {len(table.numeric)} numeric columns ({_listed(table, table.numeric)}). "
-            "Choose two of them as x and y, or show the first two principal components."
+            "The file has {count} numeric columns ({names}). Choose two of them as x and y, or show the "
+            "first two principal components.",
+            count=len(table.numeric),
+            names=_listed(table, table.numeric),
         )
     return table.numeric, "pca"
 
@@ -527,33 +585,47 @@ def _listed(table: _Table, columns: list[int]) -> str:
 
 def _raise_too_few_numeric(table: _Table):
     texts = [j for j in table.ignored if (table.status[:, j] == _TEXT).any()]
-    example = ""
     if texts:
         j = texts[0]
         row = int(np.argmax(table.status[:, j] == _TEXT))
-        example = (
-            f' Column "{table.names[j]}" holds text, e.g. "{_shorten(table.raw[(j, _TEXT)].strip())}" '
-            f"on line {table.lines[row]}."
+        example = dict(
+            column=table.names[j], text=_shorten(table.raw[(j, _TEXT)].strip()), line=table.lines[row]
+        )
+        if not table.numeric:
+            raise DataError(
+                'No column of the file contains numbers; two are needed, x and y. Column "{column}" holds '
+                'text, e.g. "{text}" on line {line}.',
+                **example,
+            )
+        raise DataError(
+            'Only one column ("{numeric}") contains numbers; two are needed, x and y. Column "{column}" '
+            'holds text, e.g. "{text}" on line {line}. Numbers must use a dot as the decimal point (1.5) and '
+            "no thousands separators.",
+            numeric=table.names[table.numeric[0]],
+            **example,
         )
     if not table.numeric:
-        raise DataError(f"No column of the file contains numbers; two are needed, x and y.{example}")
+        raise DataError("No column of the file contains numbers; two are needed, x and y.")
     raise DataError(
-        f'Only one column ("{table.names[table.numeric[0]]}") contains numbers; two are needed, '
-        f"x and y.{example} Numbers must use a dot as the decimal point (1.5) and no thousands separators."
+        'Only one column ("{numeric}") contains numbers; two are needed, x and y. Numbers must use a dot '
+        "as the decimal point (1.5) and no thousands separators.",
+        numeric=table.names[table.numeric[0]],
     )
 
 
 def _numeric_column(table: _Table, name: str) -> int:
     if name not in table.names:
         raise DataError(
-            f'There is no column "{name}" in the file. Numeric columns: '
-            f"{', '.join(table.names[j] for j in table.numeric)}."
+            'There is no column "{name}" in the file. Numeric columns: {names}.',
+            name=name,
+            names=", ".join(table.names[j] for j in table.numeric),
         )
     j = table.names.index(name)
     if j not in table.numeric:
         raise DataError(
-            f'Column "{name}" does not contain numbers. Numeric columns: '
-            f"{', '.join(table.names[j] for j in table.numeric)}."
+            'Column "{name}" does not contain numbers. Numeric columns: {names}.',
+            name=name,
+            names=", ".join(table.names[j] for j in table.numeric),
         )
     return j
 
@@ -566,21 +638,27 @@ def _check_cells(table: _Table, used: list[int]):
     row, col = np.unravel_index(int(np.argmax(bad)), bad.shape)  # first in reading order
     j = used[col]
     state = int(table.status[row, j])
-    where = f'Line {table.lines[row]}, column "{table.names[j]}"'
+    where = dict(line=table.lines[row], column=table.names[j])
     if state == _EMPTY:
         raise DataError(
-            f"{where} is empty. Every point needs a number in this column: fill it in or delete the row."
+            'Line {line}, column "{column}" is empty. Every point needs a number in this column: fill it in '
+            "or delete the row.",
+            **where,
         )
     # the first bad cell of column j is also its first cell in this state: the one kept in raw
-    shown = f'"{_shorten(table.raw[(j, state)].strip())}"'
+    shown = _shorten(table.raw[(j, state)].strip())
     if state == _NOT_FINITE:
         raise DataError(
-            f"{where}: {shown} is not a finite number (NaN, infinity and numbers beyond ±1.8e308 are not "
-            "allowed). Replace it with a number or delete the row."
+            'Line {line}, column "{column}": "{text}" is not a finite number (NaN, infinity and numbers '
+            "beyond ±1.8e308 are not allowed). Replace it with a number or delete the row.",
+            text=shown,
+            **where,
         )
     raise DataError(
-        f"{where}: {shown} is not a number. Every value in this column must be a number, written with "
-        "a dot as the decimal point (1.5) and no thousands separators or units."
+        'Line {line}, column "{column}": "{text}" is not a number. Every value in this column must be a '
+        "number, written with a dot as the decimal point (1.5) and no thousands separators or units.",
+        text=shown,
+        **where,
     )
 
 
@@ -605,11 +683,15 @@ def _check_usable(A: np.ndarray, table: _Table, used: list[int], projection: str
     """Enough points, not all in one place, and within the limits of the core functions."""
     n = len(A)
     if n < 2:
-        raise DataError(f"The file has only one point (line {table.lines[0]}); at least 2 are needed.")
+        raise DataError(
+            "The file has only one point (line {line}); at least 2 are needed.", line=table.lines[0]
+        )
     if k is not None and n < k:
         raise DataError(
-            f"The file has {n} points, but {k} clusters need at least {k} points. "
-            f"Add points or choose at most {n} clusters."
+            "The file has {n} points, but {k} clusters need at least {k} points. Add points or choose at "
+            "most {n} clusters.",
+            n=n,
+            k=k,
         )
     if (A == A[0]).all():
         if projection == "pca":
@@ -619,8 +701,9 @@ def _check_usable(A: np.ndarray, table: _Table, used: list[int], projection: str
             )
         values = ", ".join(f"{table.names[j]} = {v:g}" for j, v in zip(used, A[0]))
         raise DataError(
-            f"All points are identical in the columns used ({values}). Clustering needs points in "
-            "different places: check the file or pick other columns."
+            "All points are identical in the columns used ({values}). Clustering needs points in different "
+            "places: check the file or pick other columns.",
+            values=values,
         )
     _check_core_limits(A)
 
@@ -630,7 +713,7 @@ def _check_core_limits(points: np.ndarray):
     try:
         check_points(points, name="the data")
     except ValueError as err:
-        raise DataError(f"The numbers are too large to compute distances: {err}") from None
+        raise DataError("The numbers are too large to compute distances: {reason}", reason=str(err)) from None
 
 
 def _shorten(cell: str, limit: int = 40) -> str:

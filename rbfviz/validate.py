@@ -38,9 +38,13 @@ def check_alpha(alpha, name: str = "alpha") -> float:
     bad = isinstance(alpha, bool) or not isinstance(alpha, (Real, np.floating, np.integer))
     value = math.nan if bad else float(alpha)
     if not (ALPHA_MIN <= value <= ALPHA_MAX):  # also False for NaN
-        raise ValueError(
-            f"{name} must be a number in [{ALPHA_MIN}, {ALPHA_MAX}] (α = 1.5 is entmax-1.5, α = 2 is "
-            f"sparsemax; α -> 1 is softmax, which has its own kind), got {alpha!r}."
+        raise Invalid(
+            "{name} must be a number in [{low}, {high}] (α = 1.5 is entmax-1.5, α = 2 is sparsemax; "
+            "α -> 1 is softmax, which has its own kind), got {alpha!r}.",
+            name=name,
+            low=ALPHA_MIN,
+            high=ALPHA_MAX,
+            alpha=alpha,
         )
     return value
 
@@ -94,10 +98,10 @@ def check_kind(kind, allowed=KINDS, alpha=None) -> str:
 def check_sigma(sigma, name: str = "sigma") -> float:
     """σ must be a finite positive real number (in data units)."""
     if isinstance(sigma, bool) or not isinstance(sigma, (Real, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}.")
+        raise Invalid("{name} must be a positive finite number, got {sigma!r}.", name=name, sigma=sigma)
     sigma = float(sigma)
     if not math.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {sigma!r}.")
+        raise Invalid("{name} must be a positive finite number, got {sigma!r}.", name=name, sigma=sigma)
     return sigma
 
 
@@ -106,9 +110,14 @@ def check_sigma_for_dtype(sigma: float, dtype) -> None:
     info = np.finfo(dtype)
     temperature = 2.0 * sigma * sigma
     if not (float(info.tiny) <= temperature <= float(info.max)):
-        raise ValueError(
-            f"sigma={sigma!r} is out of range for {np.dtype(dtype).name}: 2*sigma**2 = {temperature:.3g} "
-            f"must lie in [{float(info.tiny):.3g}, {float(info.max):.3g}]."
+        raise Invalid(
+            "sigma={sigma!r} is out of range for {dtype}: 2*sigma**2 = {temperature:.3g} must lie in "
+            "[{tiny:.3g}, {largest:.3g}].",
+            sigma=sigma,
+            dtype=np.dtype(dtype).name,
+            temperature=temperature,
+            tiny=float(info.tiny),
+            largest=float(info.max),
         )
 
 
@@ -137,11 +146,18 @@ def check_map_arguments_on_grid(X, C, sigmas, kind, centers_name: str = "C"):
 
 def check_int(value, name: str, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}.")
+        raise Invalid("{name} must be an integer, got {value!r}.", name=name, value=value)
     value = int(value)
+    if value < low and high is None:
+        raise Invalid("{name} must be >= {low}, got {value}.", name=name, low=low, value=value)
     if value < low or (high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"between {low} and {high}"
-        raise ValueError(f"{name} must be {allowed}, got {value}.")
+        raise Invalid(
+            "{name} must be between {low} and {high}, got {value}.",
+            name=name,
+            low=low,
+            high=high,
+            value=value,
+        )
     return value
 
 
@@ -164,8 +180,10 @@ def check_points(X, name: str = "X", dtype=None) -> np.ndarray:
         arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         bad = int(np.count_nonzero(~np.isfinite(arr).all(axis=1)))
-        raise ValueError(
-            f"{name} contains NaN or infinite values in {bad} row(s); all values must be finite."
+        raise Invalid(
+            "{name} contains NaN or infinite values in {bad} row(s); all values must be finite.",
+            name=name,
+            bad=bad,
         )
     # Squared distances between points in [-M, M]^d are at most 4·d·M²; past the dtype's max they
     # become inf, and the maps would compute inf - inf = NaN.
@@ -176,10 +194,14 @@ def check_points(X, name: str = "X", dtype=None) -> np.ndarray:
     )
     biggest = max(float(arr.max()), -float(arr.min()))
     if biggest > limit:
-        raise ValueError(
-            f"{name} has a value of magnitude {biggest:.3g}; in {arr.dtype.name} with {arr.shape[1]} "
-            f"feature(s) values must be at most {limit:.3g} so that squared distances stay finite. "
-            "Rescale the data."
+        raise Invalid(
+            "{name} has a value of magnitude {biggest:.3g}; in {dtype} with {features} feature(s) values "
+            "must be at most {limit:.3g} so that squared distances stay finite. Rescale the data.",
+            name=name,
+            biggest=biggest,
+            dtype=arr.dtype.name,
+            features=arr.shape[1],
+            limit=limit,
         )
     return np.ascontiguousarray(arr)
 
@@ -188,8 +210,11 @@ def check_centers(C, X: np.ndarray, name: str = "C") -> np.ndarray:
     """Centres (k, d) matching X's feature count, cast to X's dtype; 1 <= k <= n."""
     C = check_points(C, name=name, dtype=X.dtype)
     if C.shape[1] != X.shape[1]:
-        raise ValueError(
-            f"{name} has {C.shape[1]} feature(s) per centre but X has {X.shape[1]}; they must match."
+        raise Invalid(
+            "{name} has {features} feature(s) per centre but X has {data_features}; they must match.",
+            name=name,
+            features=C.shape[1],
+            data_features=X.shape[1],
         )
     check_k(C.shape[0], X.shape[0])
     return C
@@ -197,7 +222,7 @@ def check_centers(C, X: np.ndarray, name: str = "C") -> np.ndarray:
 
 def check_k(k, n: int) -> int:
     if isinstance(k, bool) or not isinstance(k, Integral):
-        raise ValueError(f"k must be an integer, got {k!r}.")
+        raise Invalid("k must be an integer, got {k!r}.", k=k)
     if k < 1 or k > n:
         raise Invalid("k must be between 1 and the number of points ({n}), got k={k}.", n=n, k=k)
     return int(k)

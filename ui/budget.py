@@ -14,6 +14,7 @@ import streamlit as st
 
 from rbfviz import cost
 
+from . import language
 from . import session_keys as keys
 
 
@@ -21,20 +22,31 @@ def within_budget(name: str, what: str, setting: tuple, seconds: float, advice: 
     """True when ``seconds`` (the estimated CPU cost of computing ``what`` for ``setting``) is within the
     budget, or this session has pressed "Compute anyway" for this setting. Otherwise draw a warning that
     says the cost, why it is not started and ``advice`` (what to change), with the button (widget key
-    "budget_<name>"), and return False."""
+    "budget_<name>"), and return False. ``what`` and ``advice``: in the reader's language."""
     confirmed = st.session_state.setdefault(keys.BUDGET_CONFIRMED, set())
     if seconds <= cost.BUDGET_S or setting in confirmed:
         return True
-    about = f"about {seconds:.0f} s"
+    tr = language.current()
     notice = st.empty()  # emptied on the run that computes, so the warning does not stay above the figures
     with notice.container():
         st.warning(
-            f"**Not started: {what} would take {about} of the server's time**, more than the "
-            f"{cost.BUDGET_S:.0f} s budget (estimated from n, k and the map). While it runs, the app answers "
-            "everyone on this server more slowly. " + advice,
+            tr(
+                "**Not started: {what} would take about {seconds:.0f} s of the server's time**, more than "
+                "the {budget:.0f} s budget (estimated from n, k and the map). While it runs, the app "
+                "answers everyone on this server more slowly.",
+                what=what,
+                seconds=seconds,
+                budget=cost.BUDGET_S,
+            )
+            + " "
+            + advice,
             icon=":material/hourglass_empty:",
         )
-        pressed = st.button(f"Compute anyway ({about})", key=f"budget_{name}", type="primary")
+        pressed = st.button(
+            tr("Compute anyway (about {seconds:.0f} s)", seconds=seconds),
+            key=f"budget_{name}",
+            type="primary",
+        )
     if pressed:
         confirmed.add(setting)
         notice.empty()

@@ -6,7 +6,7 @@ slowly, sample large ones, or refuse tensors), and builds its arrays inside. Cac
 (``max_entries``, ``ttl``): every student creates keys.
 
 * ``data(ctrl)``            X (n, 2) in the chosen dtype, y (n,); generated, or the session's upload
-* ``read_upload(...)``      an uploaded file's bytes -> rbfviz.LoadedPoints or the DataError message
+* ``read_upload(...)``      an uploaded file's bytes -> rbfviz.LoadedPoints or its DataError
 * ``scale(ctrl)``           the σ range of the data (rbfviz.views.explorer.arrays.SigmaScale)
 * ``start(ctrl)``           the starting centres of the chosen init (None for "anneal")
 * ``annealing(ctrl)``       the annealing path on the σ grid: computed once per (data, k, kind,
@@ -18,6 +18,8 @@ slowly, sample large ones, or refuse tensors), and builds its arrays inside. Cac
 * ``field_now(...)``        the soft field over the plane (rbfviz.field.Field), uncached
 
 A scrubbable view's payload at every σ is ui.scrub_parts.scrub_payload; progress bars are ui.progress.
+The caches hold numbers only, the same for every language: a computation that may take a while says so
+under ``_spinner`` in the reader's language.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from rbfviz import measures
 from rbfviz.bounded_store import BoundedStore
 from rbfviz.datasets import make_dataset
 from rbfviz.drawn import decode_points
-from rbfviz.i18n import N_
+from rbfviz.i18n import N_, Invalid, translator
 from rbfviz.loader import DataError, load_points
 from rbfviz.steps import kmeans
 from rbfviz.validate import check_points
@@ -40,6 +42,7 @@ from rbfviz.views.explorer import arrays as explore
 from rbfviz.views.explorer.picks import picked_centers
 from rbfviz.views.explorer.placed import placed_centers
 
+from . import language
 from . import session_keys as keys
 from .progress import with_progress_bar
 from .state import DRAWN, UPLOAD
@@ -101,17 +104,28 @@ class StartKey:
         )
 
 
-@st.cache_data(max_entries=32, ttl=TTL, show_spinner="Reading the file…")
-def read_upload(file_digest: str, columns: tuple | None, _data: bytes):
-    """rbfviz.LoadedPoints for the file whose bytes hash to file_digest, or the DataError message (str).
+def _spinner(text: str):
+    """Streamlit's spinner of a cached computation (shown after half a second), ``text`` in the reader's
+    language: the caches' own ``show_spinner`` text would be one language for everybody."""
+    return st._main.spinner(text, _cache=True)
 
-    Cached on (hash, columns): the bytes themselves are not hashed again. Errors are cached too,
-    so a rejected file is not parsed again on every rerun. At least 2 points (the smallest k).
-    """
+
+def read_upload(file_digest: str, columns: tuple | None, data: bytes):
+    """rbfviz.LoadedPoints for the file whose bytes hash to file_digest, or its DataError (shown with
+    rbfviz.i18n.explain). At least 2 points (the smallest k)."""
+    tr = language.current()
+    with _spinner(tr("Reading the file…")):
+        return _read_upload(file_digest, columns, data)
+
+
+@st.cache_data(max_entries=32, ttl=TTL, show_spinner=False)
+def _read_upload(file_digest: str, columns: tuple | None, _data: bytes):
+    """Cached on (hash, columns): the bytes themselves are not hashed again. Errors are cached too,
+    so a rejected file is not parsed again on every rerun."""
     try:
         return load_points(_data, columns=columns, k=2)
     except DataError as err:
-        return str(err)
+        return err
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
@@ -135,7 +149,7 @@ def _key(ctrl) -> DataKey:
     if ctrl.dataset == UPLOAD:
         upload = st.session_state.get(keys.UPLOAD)
         if upload is None or upload.digest != ctrl.upload:
-            raise ValueError(
+            raise Invalid(
                 "the uploaded points are not in this session any more; upload the file again "
                 "under Your own data in the sidebar."
             )
@@ -146,7 +160,7 @@ def _key(ctrl) -> DataKey:
 def _uploaded(dataset: str) -> np.ndarray:
     X = _upload_store().get(dataset[len(UPLOAD_PREFIX) :])
     if X is None:
-        raise ValueError("the uploaded points are no longer in the server's memory; upload the file again.")
+        raise Invalid("the uploaded points are no longer in the server's memory; upload the file again.")
     return X
 
 
@@ -252,8 +266,9 @@ def annealing(ctrl):
     def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
+        tr = language.current()
         return with_progress_bar(
-            "Annealing from the data mean, once per setting: σ level",
+            tr("Annealing from the data mean, once per setting: σ level"),
             lambda progress: _freeze(
                 anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress)
             ),
@@ -265,7 +280,7 @@ def annealing(ctrl):
 # --- the centres at σ ---------------------------------------------------------------------------
 
 
-@st.cache_data(max_entries=256, ttl=TTL, show_spinner="Finding the soft fixed point at this σ…")
+@st.cache_data(max_entries=256, ttl=TTL, show_spinner=False)
 def _fixed_point(start: StartKey, kind: str, sigma: float):
     X, _ = start.data.points(start.dtype)
     centers, iterations, converged = explore.soft_fixed_point(X, _start(start), sigma, kind=kind)
@@ -290,7 +305,7 @@ def centers_at(ctrl) -> explore.CentersAtSigma:
         level = scale(ctrl).index(ctrl.sigma)
         end = np.asarray(path.centers[-1], dtype=np.float64)
         if not np.isfinite(end).all():
-            raise ValueError(
+            raise Invalid(
                 "the annealing path ended in NaN centres (the naive map broke at small σ), so there "
                 "is no K-Means start at its end; pick softmax or entmax-1.5, or another init."
             )
@@ -306,7 +321,9 @@ def centers_at(ctrl) -> explore.CentersAtSigma:
         )
     key = StartKey.of(ctrl)
     C0 = _start(key)
-    centers, iterations, converged = _fixed_point(key, ctrl.kind, float(ctrl.sigma))
+    tr = translator(ctrl.lang)
+    with _spinner(tr("Finding the soft fixed point at this σ…")):
+        centers, iterations, converged = _fixed_point(key, ctrl.kind, float(ctrl.sigma))
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
     return explore.CentersAtSigma(
         centers=centers,
@@ -452,7 +469,7 @@ def step_start(ctrl):
     return _start(_step_key(ctrl)), note
 
 
-@st.cache_data(max_entries=128, ttl=TTL, show_spinner="Running gradient descent and Lloyd…")
+@st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)
 def _equivalence(start: StartKey, kind: str, sigma: float, steps: int):
     from rbfviz.maps import responsibilities
     from rbfviz.views.equivalence import arrays as equivalence
@@ -470,7 +487,9 @@ def _equivalence(start: StartKey, kind: str, sigma: float, steps: int):
 def equivalence_runs(ctrl, steps: int = 25):
     """(OneStep, Trajectories, resp at the start (n, k), note) at ctrl.sigma from ``step_start``."""
     _, note = step_start(ctrl)
-    one, traj, resp = _equivalence(_step_key(ctrl), ctrl.kind, float(ctrl.sigma), steps)
+    tr = translator(ctrl.lang)
+    with _spinner(tr("Running gradient descent and Lloyd…")):
+        one, traj, resp = _equivalence(_step_key(ctrl), ctrl.kind, float(ctrl.sigma), steps)
     return one, traj, resp, note
 
 
@@ -529,8 +548,9 @@ def annealing_view(ctrl):
     def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
+        tr = language.current()
         study = with_progress_bar(
-            "Annealing and measuring the collapse, once per setting: step",
+            tr("Annealing and measuring the collapse, once per setting: step"),
             lambda progress: collapse_study(
                 X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed, progress=progress
             ),
@@ -557,7 +577,7 @@ def kmeans_centroids(ctrl):
     return centers
 
 
-@st.cache_data(max_entries=64, ttl=TTL, show_spinner="Measuring every map in float32 and float64 across σ…")
+@st.cache_data(max_entries=64, ttl=TTL, show_spinner=False)
 def _stability(key: DataKey, k: int):
     from rbfviz import measures
     from rbfviz.views.stability import arrays as stability_views
@@ -576,7 +596,9 @@ def _stability(key: DataKey, k: int):
 def stability(ctrl):
     """(rows of rbfviz.views.stability.arrays.stability_table, predicted fractions per dtype, naive NaN σ per
     dtype (first, all)) over the σ grid at ``kmeans_centroids(ctrl)``; every map, both dtypes."""
-    return _stability(_key(ctrl), ctrl.k)
+    tr = translator(ctrl.lang)
+    with _spinner(tr("Measuring every map in float32 and float64 across σ…")):
+        return _stability(_key(ctrl), ctrl.k)
 
 
 @st.cache_data(max_entries=128, ttl=TTL, show_spinner=False)

@@ -28,7 +28,7 @@ from rbfviz.i18n import ENGLISH, Translator, translator
 from rbfviz.loader import points_to_csv
 from rbfviz.views.common.web import download_script
 
-from . import settings
+from . import language, settings
 from . import upload as uploads
 from .state import DRAWN, UPLOAD, Controls
 
@@ -72,16 +72,23 @@ def figure_file_name(view: str, what: str, dataset: str, sigma: float | None) ->
 def figure_tools(key: str, file_name: str, what: str) -> None:
     """PNG and SVG buttons for the Plotly chart in the container ``st.container(key=FIGURE_HOLDER + key)``.
 
-    Real buttons (keyboard, screen readers); the script only runs the browser's download.
+    Real buttons (keyboard, screen readers); the script only runs the browser's download. ``what``: the
+    figure, in the reader's language.
     """
+    tr = language.current()
+    group = html.escape(tr("Download {what}", what=what))
+    heading = html.escape(tr("Download figure"))
+    labels = {
+        fmt: html.escape(tr("Download {what} as {format}", what=what, format=fmt.upper()))
+        for fmt in ("png", "svg")
+    }
     st.html(
-        f'<div class="rbfviz-figure-tools" role="group" aria-label="Download {html.escape(what)}" '
+        f'<div class="rbfviz-figure-tools" role="group" aria-label="{group}" '
         f'data-holder="{html.escape(FIGURE_HOLDER + key)}" data-name="{html.escape(file_name)}">'
-        "<span>Download figure</span>"
+        f"<span>{heading}</span>"
         + "".join(
-            f'<button type="button" data-format="{fmt}" aria-label="Download {html.escape(what)} as '
-            f'{fmt.upper()}">{fmt.upper()}</button>'
-            for fmt in ("png", "svg")
+            f'<button type="button" data-format="{fmt}" aria-label="{label}">{fmt.upper()}</button>'
+            for fmt, label in labels.items()
         )
         + f"</div><script>{_TOOLS_JS}</script>",
         unsafe_allow_javascript=True,
@@ -107,15 +114,19 @@ def figure_html(fig) -> bytes:
     ).encode("utf-8")
 
 
-def figure_download(fig, name: str, label: str = "Figure (HTML)") -> Download:
-    """fig: a figure, or a function returning one (built only when the button is pressed)."""
+def figure_download(fig, name: str, label: str | None = None) -> Download:
+    """fig: a figure, or a function returning one (built only when the button is pressed). label: the
+    button's, in the reader's language (default "Figure (HTML)")."""
+    tr = language.current()
     return Download(
-        label,
+        label or tr("Figure (HTML)"),
         f"rbfviz_{name}.html",
         "text/html",
         lambda: figure_html(fig() if callable(fig) else fig),
-        help="The figure as shown, as a standalone HTML file: opens offline in any browser, "
-        "with zoom and hover.",
+        help=tr(
+            "The figure as shown, as a standalone HTML file: opens offline in any browser, with zoom and "
+            "hover."
+        ),
     )
 
 
@@ -136,14 +147,17 @@ def interactive_page_download(payload: bytes, view: str, ctrl: Controls, params:
         )
         return page.encode("utf-8")
 
+    tr = language.current()
     return Download(
-        "Interactive page (HTML)",
+        tr("Interactive page (HTML)"),
         f"rbfviz_{view}_{slug(dataset)}_interactive.html",
         "text/html",
         make,
-        help="This view as one HTML file that works anywhere with no network and no server: every σ of "
-        "the slider, the numbers beside the figure and the sentence in words. Open it in a browser, put it "
-        "on a USB stick, or upload it to Moodle or Canvas (see the teachers' guide).",
+        help=tr(
+            "This view as one HTML file that works anywhere with no network and no server: every σ of "
+            "the slider, the numbers beside the figure and the sentence in words. Open it in a browser, "
+            "put it on a USB stick, or upload it to Moodle or Canvas (see the teachers' guide)."
+        ),
     )
 
 
@@ -153,6 +167,7 @@ def lesson_pack_download(tr: Translator = ENGLISH) -> Download:
     from rbfviz.views.export.lesson_pack import lesson_pack
 
     public = settings.current().public_url
+    tr = language.current()
     return Download(
         tr("Lesson pack (HTML)"),
         "rbfviz_lessons.html",
@@ -175,15 +190,23 @@ def points_download(X, resp, labels=None, name: str = "points", finite: bool | N
 
     if finite is None:
         finite = bool(np.isfinite(np.asarray(resp, dtype=np.float64)).all())
+    tr = language.current()
+    if not finite:
+        help = tr("Not available: some rows of r are NaN here (the naive map broke).")
+    elif labels is not None:
+        help = tr(
+            "Columns x, y, r_0 … r_{last} (the responsibilities shown) and label (the K-Means cluster of "
+            "each point).",
+            last="{k−1}",
+        )
+    else:
+        help = tr("Columns x, y, r_0 … r_{last} (the responsibilities shown).", last="{k−1}")
     return Download(
-        "Points and r (CSV)",
+        tr("Points and r (CSV)"),
         f"rbfviz_{name}.csv",
         "text/csv",
         lambda: points_to_csv(X, resp() if callable(resp) else resp, labels),
-        help="Columns x, y, r_0 … r_{k−1} (the responsibilities shown)"
-        + (" and label (the K-Means cluster of each point)." if labels is not None else ".")
-        if finite
-        else "Not available: some rows of r are NaN here (the naive map broke).",
+        help=help,
         disabled=not finite,
     )
 
@@ -204,13 +227,16 @@ def receipt_download(make_receipt: Callable, view: str) -> Download:
     def make() -> bytes:
         return make_receipt().to_python().encode("utf-8")
 
+    tr = language.current()
     return Download(
-        "Receipt (.py)",
+        tr("Receipt (.py)"),
         f"rbfviz_receipt_{view.lower()}.py",
         "text/x-python",
         make,
-        help="Every parameter, the package versions and a short Python script using the rbfviz "
-        "library that recomputes this view's numbers and prints them next to the shown ones.",
+        help=tr(
+            "Every parameter, the package versions and a short Python script using the rbfviz library "
+            "that recomputes this view's numbers and prints them next to the shown ones."
+        ),
     )
 
 

@@ -23,5 +23,6 @@ def _family(key: compute.DataKey, k: int):
 def family(ctrl):
     """rbfviz.family.FamilyCollapse at ``compute.kmeans_centroids(ctrl)`` (the Stability page's C*), for
     α = FAMILY_ALPHAS in float32 and float64; it does not depend on the sidebar's map, α or precision."""
-    with st.spinner(language.current()("Measuring the exact collapse for each α…")):
+    tr = language.current()
+    with st.spinner(tr("Measuring the exact collapse for each α…")):
         return _family(compute._key(ctrl), ctrl.k)

@@ -40,7 +40,7 @@ import streamlit as st
 
 from rbfviz.classroom import format_code, is_student_id, new_student_id, normalise_code
 from rbfviz.datasets import DATASET_LABELS, MAX_NOISE
-from rbfviz.i18n import Translator, translator
+from rbfviz.i18n import N_, Translator, explain, translator
 from rbfviz.views.common.kinds import KIND_CONTROL_LABELS
 from rbfviz.views.common.layout import THEME_INK_RGB, streamlit_themed
 from rbfviz.views.common.presenter import presenter_figure
@@ -66,29 +66,46 @@ from .state import (
 
 log = logging.getLogger("rbfviz.app")
 
-PAGES = (
-    ("pages/1_Explorer.py", "Explorer", "the plane at one σ: soft field, points, centres, the numbers"),
-    ("pages/2_Step_by_step.py", "Step by step", "one E-step, one M-step, one Lloyd step at a time"),
-    ("pages/3_Annealing.py", "Annealing", "centres as σ falls: trajectories, bifurcations, collapse error"),
+PAGES = (  # (script, name, blurb): names and blurbs shown as tr(name), tr(blurb)
+    (
+        "pages/1_Explorer.py",
+        N_("Explorer"),
+        N_("the plane at one σ: soft field, points, centres, the numbers"),
+    ),
+    ("pages/2_Step_by_step.py", N_("Step by step"), N_("one E-step, one M-step, one Lloyd step at a time")),
+    (
+        "pages/3_Annealing.py",
+        N_("Annealing"),
+        N_("centres as σ falls: trajectories, bifurcations, collapse error"),
+    ),
     (
         "pages/4_How_many_clusters.py",
-        "How many clusters",
-        "three answers side by side: annealing, elbow, silhouette",
+        N_("How many clusters"),
+        N_("three answers side by side: annealing, elbow, silhouette"),
     ),
-    ("pages/5_Stability.py", "Stability", "softmax vs entmax-1.5 vs naive across σ, float32 and float64"),
-    ("pages/6_Equivalence.py", "Equivalence", "one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
+    (
+        "pages/5_Stability.py",
+        N_("Stability"),
+        N_("softmax vs entmax-1.5 vs naive across σ, float32 and float64"),
+    ),
+    (
+        "pages/6_Equivalence.py",
+        N_("Equivalence"),
+        N_("one gradient step with η_j = 1/(2N_j) is one Lloyd step"),
+    ),
     (
         "pages/7_Gaussian_mixture.py",
-        "Gaussian mixture",
-        "softmax responsibilities are the E-step of a Gaussian mixture",
+        N_("Gaussian mixture"),
+        N_("softmax responsibilities are the E-step of a Gaussian mixture"),
     ),
-    ("pages/8_Lessons.py", "Lessons", "a guided tour in ten steps: predict, then see"),
+    ("pages/8_Lessons.py", N_("Lessons"), N_("a guided tour in ten steps: predict, then see")),
     (
         "pages/9_Neural_network.py",
-        "Neural network",
-        "K-Means as a layer: a classifier, deep clustering, low σ, trained live",
+        N_("Neural network"),
+        N_("K-Means as a layer: a classifier, deep clustering, low σ, trained live"),
     ),
 )
+HOME_TITLE = N_("K-Means is the σ → 0 limit of an RBF network")  # the Home page's title (app.py)
 LESSONS = "Lessons"  # the page of the class sessions
 ROOM_PARAM, SEAT_PARAM = "room", "seat"  # a student's class room and anonymous seat, in the address
 CHART_CONFIG = {"displayModeBar": False, "scrollZoom": False}
@@ -185,13 +202,17 @@ class PageContext:
 # --- error boundary ------------------------------------------------------------------------------
 
 
-def error_message(what: str, exc: BaseException) -> str:
-    """A short message for users: our ValueErrors say what was wrong; anything else shows its type only."""
+def error_message(what: str, exc: BaseException, tr: Translator | None = None) -> str:
+    """A short message for users, in ``tr``'s language (default: this session's): our ValueErrors say what
+    was wrong (``rbfviz.i18n.explain``: an ``Invalid`` translated); anything else shows its type only.
+    ``what``: the panel's name, already in that language."""
+    tr = tr or language.current()
     if isinstance(exc, ValueError):
-        return f"{what}: {exc}"
-    return (
-        f"{what} could not be computed ({type(exc).__name__}). The rest of the page still works; "
-        f"try another setting."
+        return tr("{what}: {reason}", what=what, reason=explain(exc, tr))
+    return tr(
+        "{what} could not be computed ({error}). The rest of the page still works; try another setting.",
+        what=what,
+        error=type(exc).__name__,
     )
 
 
@@ -201,13 +222,15 @@ def intro(text: str) -> None:
     first figure below the first screen."""
     with st.container(key="intro-wide"):
         st.markdown(text)
-    with st.container(key="intro-narrow"), st.expander("About this view"):
+    tr = language.current()
+    with st.container(key="intro-narrow"), st.expander(tr("About this view")):
         st.markdown(text)
 
 
 @contextmanager
 def panel(what: str):
     """Run a block; if it raises, show ``st.error`` with a short message and carry on with the page.
+    ``what``: the panel's name in the reader's language (``panel(tr("The plane"))``).
 
     Streamlit's own control flow (st.stop, st.rerun) derives from BaseException and passes through.
     """
@@ -232,80 +255,155 @@ def _on_change(field: str) -> None:
 
 # The sidebar's tooltips: what each control changes, in a student's words, and its name in the address
 # (docs/teach/address.md lists every parameter with its label).
-HELP = {
-    "dataset": "The points: scikit-learn's generators (blobs, moons, circles), a three-armed spiral, the "
-    "iris measurements, three sets on which K-Means fails (sheared, unequal-variance and unequal-size "
-    "blobs), or your own CSV file (Your own data, below). URL parameter: `dataset`.",
-    "n": "How many points to generate (iris has 150: below that, a seeded subsample of them). URL "
-    "parameter: `n`.",
-    "seed": "Seed of the generated points and of the random starting centres: the same seed gives the "
-    "same data and the same start. URL parameter: `seed`.",
-    "noise": "How far the generator scatters the points around its shapes, in its own units. URL "
-    "parameter: `noise`.",
-    "k": "How many RBF centres, that is clusters. URL parameter: `k`.",
-    "kind": "How distances become responsibilities: stable softmax, sparse entmax-1.5, the α-entmax "
-    "family from softmax to sparsemax, or the literal exp/sum that breaks down (NaN) at small σ. "
-    "URL parameter: `kind`.",
-    "alpha": "α of α-entmax, r = [(α−1)z − τ]₊^(1/(α−1)): near 1 it is almost softmax, 1.5 is entmax-1.5, "
-    "2 is sparsemax. A row turns exactly one-hot once its logit gap reaches 1/(α−1), so a larger α "
-    "gives exact K-Means at a larger σ: σ*(α) = √((α−1)·g_min/2). URL parameter: `alpha`.",
-    "init": "Where EM starts at each σ: k-means++ seeding, k random points, the farthest points (the first "
-    "nearest the mean), annealing from the data "
-    "mean, points you click on the Explorer's plot, or centres you place anywhere on the plane (On the "
-    "plane: Place and drag centres). URL parameter: `init`.",
-    "dtype": "The floating-point precision of the views' computations (the Neural network page has its "
-    "own): float32 breaks the naive map at a larger σ than float64. URL parameter: `dtype`.",
+HELP = {  # shown as tr(HELP[field])
+    "dataset": N_(
+        "The points: scikit-learn's generators (blobs, moons, circles), a three-armed spiral, the "
+        "iris measurements, three sets on which K-Means fails (sheared, unequal-variance and "
+        "unequal-size blobs), or your own CSV file (Your own data, below). URL parameter: "
+        "`dataset`."
+    ),
+    "n": N_(
+        "How many points to generate (iris has 150: below that, a seeded subsample of them). URL "
+        "parameter: `n`."
+    ),
+    "seed": N_(
+        "Seed of the generated points and of the random starting centres: the same seed gives the "
+        "same data and the same start. URL parameter: `seed`."
+    ),
+    "noise": N_(
+        "How far the generator scatters the points around its shapes, in its own units. URL "
+        "parameter: `noise`."
+    ),
+    "k": N_("How many RBF centres, that is clusters. URL parameter: `k`."),
+    "kind": N_(
+        "How distances become responsibilities: stable softmax, sparse entmax-1.5, the α-entmax "
+        "family from softmax to sparsemax, or the literal exp/sum that breaks down (NaN) at small "
+        "σ. URL parameter: `kind`."
+    ),
+    "alpha": N_(
+        "α of α-entmax, r = [(α−1)z − τ]₊^(1/(α−1)): near 1 it is almost softmax, 1.5 is "
+        "entmax-1.5, 2 is sparsemax. A row turns exactly one-hot once its logit gap reaches "
+        "1/(α−1), so a larger α gives exact K-Means at a larger σ: σ*(α) = √((α−1)·g_min/2). URL "
+        "parameter: `alpha`."
+    ),
+    "init": N_(
+        "Where EM starts at each σ: k-means++ seeding, k random points, the farthest points (the "
+        "first nearest the mean), annealing from the data mean, points you click on the Explorer's "
+        "plot, or centres you place anywhere on the plane (On the plane: Place and drag centres). "
+        "URL parameter: `init`."
+    ),
+    "dtype": N_(
+        "The floating-point precision of the views' computations (the Neural network page has its "
+        "own): float32 breaks the naive map at a larger σ than float64. URL parameter: `dtype`."
+    ),
 }
 
 
-def _widget(kind, label: str, field: str, value, **kwargs):
+def _widget(kind, label: str, field: str, value, tr: Translator, **kwargs):
+    """A sidebar control of ``field`` (its key ``keys.widget(field)``, the same in every language), its
+    tooltip HELP[field] in ``tr``'s language."""
     key = keys.widget(field)
     st.session_state[key] = value
-    kwargs.setdefault("help", HELP.get(field))
+    if field in HELP:
+        kwargs.setdefault("help", tr(HELP[field]))
     return kind(label, key=key, on_change=_on_change, args=(field,), **kwargs)
 
 
-def _data_controls(ctrl: Controls, more) -> None:
+def _on_typed_number(field: str, label: str, low: float, high: float) -> None:
+    """Callback of a number typed as text (``_number_text``): the controls take it when it is a number
+    in [low, high]; otherwise they keep theirs and a notice says what was wrong."""
+    ctrl = st.session_state.get(keys.CONTROLS) or Controls()
+    tr = translator(ctrl.lang)
+    text = st.session_state[keys.widget(field)]
+    try:
+        value = tr.parse_number(text)
+    except ValueError:
+        value = math.nan
+    if not low <= value <= high:  # NaN too
+        st.session_state[keys.NOTICES] = [
+            tr(
+                "“{text}” is not a number from {low:g} to {high:g}: {label} stays {value:g}.",
+                text=str(text),
+                low=low,
+                high=high,
+                label=label,
+                value=getattr(ctrl, field),
+            )
+        ]
+        return
+    new, notes = state.changed(ctrl, field, value)
+    st.session_state[keys.CONTROLS] = new
+    st.session_state[keys.NOTICES] = notes
+
+
+def _number_text(label: str, field: str, value: float, low: float, high: float, tr: Translator) -> None:
+    """A decimal number typed as text, for a language that writes it with a decimal comma: Chromium's
+    number input (Streamlit's st.number_input) drops a typed comma ("0,529" becomes 529), so the text is
+    read by ``tr.parse_number`` ("0,529" and "0.529" alike). Same key, field and address as the number
+    input it replaces."""
+    key = keys.widget(field)
+    st.session_state[key] = tr.number(value, "g")
+    st.text_input(
+        label, key=key, on_change=_on_typed_number, args=(field, label, low, high), help=tr(HELP[field])
+    )
+
+
+def _data_controls(ctrl: Controls, more, tr: Translator) -> None:
     """Dataset (with "your file" once a file is uploaded); n, seed, noise (in ``more``)."""
     upload = uploads.current()
-    labels = dict(DATASET_LABELS)
+    labels = {code: tr(label) for code, label in DATASET_LABELS.items()}
     if upload is not None:
-        labels[UPLOAD] = f"your file ({upload.name})"
-    labels[DRAWN] = "drawn by hand"
-    st.markdown("**Data**")
-    _widget(st.selectbox, "Dataset", "dataset", ctrl.dataset, options=list(labels), format_func=labels.get)
+        labels[UPLOAD] = tr("your file ({name})", name=upload.name)
+    labels[DRAWN] = tr(uploads.DRAWN_LABEL)
+    st.markdown(tr("**Data**"))
+    _widget(
+        st.selectbox, tr("Dataset"), "dataset", ctrl.dataset, tr, options=list(labels), format_func=labels.get
+    )
     with more:
         if ctrl.dataset in (UPLOAD, DRAWN):
             _widget(
                 st.number_input,
-                "Seed (for the starting centres)",
+                tr("Seed (for the starting centres)"),
                 "seed",
                 int(ctrl.seed),
+                tr,
                 min_value=0,
                 max_value=SEED_MAX,
                 step=1,
             )
             return
-        cols = st.columns(2)
+        cols = st.columns(2, vertical_alignment="bottom")  # a label over two lines keeps the boxes level
         with cols[0]:
             _widget(
                 st.number_input,
-                "Points n",
+                tr("Points n"),
                 "n",
                 int(ctrl.n),
+                tr,
                 min_value=N_MIN,
                 max_value=state.n_max(ctrl.dataset),
                 step=50,
             )
         with cols[1]:
             _widget(
-                st.number_input, "Data seed", "seed", int(ctrl.seed), min_value=0, max_value=SEED_MAX, step=1
+                st.number_input,
+                tr("Data seed"),
+                "seed",
+                int(ctrl.seed),
+                tr,
+                min_value=0,
+                max_value=SEED_MAX,
+                step=1,
             )
+        if tr.decimal_comma:
+            _number_text(tr("Noise (generator units)"), "noise", float(ctrl.noise), 0.0, float(MAX_NOISE), tr)
+            return
         _widget(
             st.number_input,
-            "Noise (generator units)",
+            tr("Noise (generator units)"),
             "noise",
             float(ctrl.noise),
+            tr,
             min_value=0.0,
             max_value=float(MAX_NOISE),
             step=0.05,
@@ -313,21 +411,29 @@ def _data_controls(ctrl: Controls, more) -> None:
         )
 
 
-def _model_controls(ctrl: Controls, more) -> None:
+def _model_controls(ctrl: Controls, more, tr: Translator) -> None:
     """k and the map; initialisation and precision (in ``more``)."""
-    st.markdown("**Model**")
+    st.markdown(tr("**Model**"))
     # (a drawing of 0 to 2 points still offers k = 3, which it asks more points for)
     k_top = max(state.k_max(ctrl.n), K_MIN + 1, int(ctrl.k))
-    tr = translator(ctrl.lang)
-    _widget(st.slider, tr("Clusters k"), "k", int(ctrl.k), min_value=K_MIN, max_value=k_top)
+    _widget(st.slider, tr("Clusters k"), "k", int(ctrl.k), tr, min_value=K_MIN, max_value=k_top)
     choice = ctrl.map_choice()
-    _widget(st.selectbox, "Map", "kind", choice, options=KIND_CHOICES, format_func=KIND_CONTROL_LABELS.get)
+    _widget(
+        st.selectbox,
+        tr("Map"),
+        "kind",
+        choice,
+        tr,
+        options=KIND_CHOICES,
+        format_func=lambda kind: tr(KIND_CONTROL_LABELS[kind]),
+    )
     if choice == state.ENTMAX_FAMILY:
         _widget(
             st.slider,
-            "α of entmax",
+            tr("α of entmax"),
             "alpha",
             float(ctrl.alpha),
+            tr,
             min_value=ALPHA_MIN,
             max_value=ALPHA_MAX,
             step=0.01,
@@ -335,13 +441,14 @@ def _model_controls(ctrl: Controls, more) -> None:
     with more:
         _widget(
             st.selectbox,
-            "Initialisation",
+            tr("Initialisation"),
             "init",
             ctrl.init,
+            tr,
             options=list(INIT_LABELS),
-            format_func=INIT_LABELS.get,
+            format_func=lambda init: tr(INIT_LABELS[init]),
         )
-        _widget(st.radio, "Precision", "dtype", ctrl.dtype, options=DTYPES, horizontal=True)
+        _widget(st.radio, tr("Precision"), "dtype", ctrl.dtype, tr, options=DTYPES, horizontal=True)
 
 
 def _sidebar_controls(ctrl: Controls) -> Controls:
@@ -349,14 +456,16 @@ def _sidebar_controls(ctrl: Controls) -> Controls:
 
     In presenter mode the controls a class does not need fold into a "More controls" expander.
     """
+    tr = translator(ctrl.lang)
     with st.sidebar:
         language.language_switch(ctrl.lang, _on_change, ("lang",))
         _widget(
             st.toggle,
-            "Presenter mode",
+            tr("Presenter mode"),
             "presenter",
             bool(ctrl.presenter),
-            help=(
+            tr,
+            help=tr(
                 "Large text, markers and figures for a projector; fewer controls. Also ?presenter=1 in the "
                 "URL."
             ),
@@ -367,55 +476,72 @@ def _sidebar_controls(ctrl: Controls) -> Controls:
     )  # before the data controls are drawn: a new file switches the data set
     with st.sidebar:
         more = (
-            st.expander("More controls (n, noise, seed, start, precision)")
+            st.expander(tr("More controls (n, noise, seed, start, precision)"))
             if ctrl.presenter
             else nullcontext()
         )
         with data_slot:
-            _data_controls(ctrl, more if ctrl.presenter else nullcontext())
-        _model_controls(ctrl, more)
+            _data_controls(ctrl, more if ctrl.presenter else nullcontext(), tr)
+        _model_controls(ctrl, more, tr)
     return ctrl
 
 
 def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
-    """ctrl.sigma snapped to the σ grid; the default if unset. Out-of-range values say so."""
+    """ctrl.sigma snapped to the σ grid; the default if unset. Out-of-range values say so (in ctrl's
+    language)."""
     if ctrl.sigma is None:
         return scale.default, []
     sigma = float(ctrl.sigma)
     nearest = scale.nearest(sigma)
     step = math.log(scale.grid[0] / scale.grid[1]) if len(scale.grid) > 1 else 0.0
     if abs(math.log(sigma / nearest)) > step:  # further out than one grid step: outside the range
+        tr = translator(ctrl.lang)
         return nearest, [
-            f"σ = {sigma:.3g} is outside this data set's range [{scale.low:.3g}, {scale.high:.3g}] "
-            f"(from above the first critical σ to below the exact collapse); using σ = {nearest:.3g}."
+            tr(
+                "σ = {sigma:.3g} is outside this data set's range [{low:.3g}, {high:.3g}] (from above the "
+                "first critical σ to below the exact collapse); using σ = {nearest:.3g}.",
+                sigma=sigma,
+                low=scale.low,
+                high=scale.high,
+                nearest=nearest,
+            )
         ]
     return nearest, []
 
 
 def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
+    tr = translator(ctrl.lang)
     with st.sidebar:
-        st.markdown("**Temperature** (logits z = −‖x − c‖² / (2σ²))")
+        st.markdown(tr("**Temperature** (logits z = −‖x − c‖² / (2σ²))"))
         if on_figure:  # no σ value here: a settled σ reruns the page's σ panels, not the sidebar
             st.markdown(
-                "σ: move it with the σ slider above the figure; the figure follows at once, this page's "
-                "other panels and the address when you stop."
+                tr(
+                    "σ: move it with the σ slider above the figure; the figure follows at once, this page's "
+                    "other panels and the address when you stop."
+                )
             )
         else:
             options = [float(s) for s in scale.grid[::-1]]  # small σ on the left
             _widget(
                 st.select_slider,
-                "σ (log scale)",
+                tr("σ (log scale)"),
                 "sigma",
                 float(ctrl.sigma),
+                tr,
                 options=options,
-                format_func=lambda s: f"{s:.3g}",
+                format_func=tr.number,
             )
         st.caption(
-            f"First split σ_c: softmax {scale.sigma_c_softmax:.3g}, entmax-1.5 {scale.sigma_c_entmax:.3g} · "
-            f"entmax exact below σ* = √g_min/2 = {scale.sigma_exact_entmax:.3g} · "
-            f"softmax float64-exact below {scale.sigma_exact_softmax:.3g}."
+            tr(
+                "First split σ_c: softmax {softmax:.3g}, entmax-1.5 {entmax:.3g} · entmax exact below "
+                "σ* = √g_min/2 = {exact_entmax:.3g} · softmax float64-exact below {exact_softmax:.3g}.",
+                softmax=scale.sigma_c_softmax,
+                entmax=scale.sigma_c_entmax,
+                exact_entmax=scale.sigma_exact_entmax,
+                exact_softmax=scale.sigma_exact_softmax,
+            )
         )
-        st.caption("The URL holds these controls and σ: copy it to share this view with them.")
+        st.caption(tr("The URL holds these controls and σ: copy it to share this view with them."))
 
 
 def setup_page(
@@ -426,6 +552,9 @@ def setup_page(
     drawing: bool = False,
 ) -> PageContext:
     """Page config, the shared sidebar, the URL state and its notices. Call first on every page.
+
+    title: the page's English name (PAGES, or HOME_TITLE), shown in the reader's language; file names and
+    the session's view keep the English one.
 
     sigma_on_figure: the page scrubs σ on its figure (ui.scrub), so the sidebar only states σ.
     steps: the page replays a step sequence (ctrl.steps); every other page drops it from its URL.
@@ -438,7 +567,7 @@ def setup_page(
     ctrl = state.load_controls(st)
     # presenter mode starts with the sidebar collapsed: the figure gets the projector's whole width
     st.set_page_config(
-        page_title=f"{title} · rbfviz",
+        page_title=f"{translator(ctrl.lang)(title)} · rbfviz",
         page_icon=icon,
         layout="wide",
         initial_sidebar_state="collapsed" if ctrl.presenter else "auto",
@@ -455,7 +584,8 @@ def setup_page(
         scale = compute.scale(ctrl)
     except Exception as exc:  # noqa: BLE001
         log.exception("sigma scale failed")
-        st.error(error_message("The σ range of these data", exc))
+        tr = translator(ctrl.lang)
+        st.error(error_message(tr("The σ range of these data"), exc))
         st.stop()
     sigma, notes = resolve_sigma(ctrl, scale)
     ctrl = replace(ctrl, sigma=sigma)
@@ -471,10 +601,11 @@ def setup_page(
     st.session_state[keys.NOTICES] = []  # shown once
     uploads.show_messages(ctrl)
     room = room_query()
+    tr = translator(ctrl.lang)
     if room and title != LESSONS:  # a student in a class, away from the lesson: the way back, on top
         st.page_link(
             _page(page_path(LESSONS)),
-            label=f"**Back to the class** (room {format_code(room[ROOM_PARAM])})",
+            label=tr("**Back to the class** (room {room})", room=format_code(room[ROOM_PARAM])),
             icon=":material/groups:",
             query_params={**state.menu_query(ctrl), **room},
         )
@@ -498,8 +629,8 @@ def _too_few_drawn(ctrl: Controls, nav_slot, drawing: bool) -> None:
         ask = tr(
             "**Drawn data:** {so_far} so far; draw {more} more for k = {k} (click or tap the plane below).",
             so_far=so_far,
-            more=str(more),
-            k=str(ctrl.k),
+            more=more,
+            k=ctrl.k,
         )
     else:
         ask = tr(
@@ -514,7 +645,9 @@ def _too_few_drawn(ctrl: Controls, nav_slot, drawing: bool) -> None:
         plane_tools.drawing_panel(ctrl, forced=True)
     else:
         st.page_link(
-            _page(page_path("Explorer")), label="Draw on the Explorer", query_params=state.menu_query(ctrl)
+            _page(page_path("Explorer")),
+            label=tr("Draw on the Explorer"),
+            query_params=state.menu_query(ctrl),
         )
     st.stop()
 
@@ -574,18 +707,24 @@ def _navigation(slot, ctrl: Controls) -> None:
     this session's own).
     """
     query = {**state.menu_query(ctrl), **room_query()}
+    tr = translator(ctrl.lang)
     with slot:
-        st.page_link(_page("app.py"), label="Home", icon=":material/home:", query_params=query)
+        st.page_link(_page("app.py"), label=tr("Home"), icon=":material/home:", query_params=query)
         for path, label, _ in PAGES:
-            st.page_link(_page(path), label=label, query_params=query)
+            st.page_link(_page(path), label=tr(label), query_params=query)
         st.divider()
 
 
 def page_links(ctrl: Controls) -> None:
     """One link per view, carrying the current controls in the URL (and a student's class room)."""
     query = {**ctrl.to_query(), **room_query()}
+    tr = translator(ctrl.lang)
     for path, label, blurb in PAGES:
-        st.page_link(_page(path), label=f"**{label}** — {blurb}", query_params=query)
+        st.page_link(
+            _page(path),
+            label=tr("**{page}** — {blurb}", page=tr(label), blurb=tr(blurb)),
+            query_params=query,
+        )
 
 
 # --- σ panels: rerun alone when the scrubber settles ------------------------------------------------
@@ -641,7 +780,8 @@ def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: b
         fig = presenter_figure(fig)
     # numbers on the axes and in hover labels in the language's decimal and thousands separators (the
     # figure builders that take a translator set them too; this covers every figure shown)
-    fig.layout.separators = translator(ctrl.lang).separators
+    tr = translator(ctrl.lang)
+    fig.layout.separators = tr.separators
     if fill:
         fig = go.Figure(fig).update_layout(height=None, autosize=True)
         kwargs["height"] = "stretch"
@@ -655,7 +795,7 @@ def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: b
         if not ctrl.presenter:
             view = st.session_state.get(keys.VIEW, "figure")
             name = exports.figure_file_name(view, key, ctrl.dataset, ctrl.sigma)
-            exports.figure_tools(key, name, what=f"the {view} figure ({key})")
+            exports.figure_tools(key, name, what=tr("the {view} figure ({key})", view=tr(view), key=key))
         if description:
-            st.caption(f"**In words:** {description}")
+            st.caption(tr("**In words:** {description}", description=description))
     return fig, event

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.palette import CLUSTER_COLORS
 from rbfviz.views.common.web import editor_script
 
@@ -33,10 +34,18 @@ _component = st.components.v2.component(
 
 
 def plane_editor(
-    fig, mode: str, k: int, key: str, on_centres=None, on_points=None, max_points: int | None = None
+    fig,
+    mode: str,
+    k: int,
+    key: str,
+    on_centres=None,
+    on_points=None,
+    max_points: int | None = None,
+    tr: Translator = ENGLISH,
 ) -> None:
     """Draw the editor for ``fig`` in ``mode`` (one of MODES); k: the centres a placement fills up to;
-    max_points: the most points a drawing holds (a click beyond it adds nothing and says so)."""
+    max_points: the most points a drawing holds (a click beyond it adds nothing and says so); tr: the
+    language of the browser's hints (``editor_texts``)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}.")
 
@@ -58,11 +67,27 @@ def plane_editor(
             "colors": list(CLUSTER_COLORS),
             "max_points": max_points,
             "seq": st.session_state.get(_seq_key(key), 0),  # the last change of the browser's applied here
+            "texts": editor_texts(tr),
         },
         default={"centres": None, "points": None},
         on_centres_change=lambda: changed("centres", on_centres),
         on_points_change=lambda: changed("points", on_points),
     )
+
+
+def editor_texts(tr: Translator) -> dict[str, str]:
+    """The words of the browser's side (rbfviz/views/common/web/plane_edit.js) in ``tr``'s language; the
+    browser fills in each {name}."""
+    return {
+        "centres": tr(
+            "Click or tap the plane to put centre {next} there; drag any centre to move it; click a centre "
+            "to choose it."
+        ),
+        "draw": tr("Click or tap the plane to add a point ({count} now)."),
+        "erase": tr("Click or tap a point to remove it ({count} now)."),
+        "full": tr("{count} points: the most a drawing holds. Erase some to draw more."),
+        "error": tr("The plane could not be drawn ({error})."),
+    }
 
 
 def _seq_key(key: str) -> str:

@@ -20,16 +20,17 @@ import numpy as np
 import streamlit as st
 
 from rbfviz.drawn import MAX_DRAWN, decode_points, encode_points
+from rbfviz.i18n import N_, explain, translator
 from rbfviz.views.explorer.placed import MAX_PLACED, round_placed
 
+from . import language, state
 from . import session_keys as keys
-from . import state
 
-MODES = {
-    "look": "Look (σ, probe)",
-    "centres": "Place and drag centres",
-    "draw": "Draw points",
-    "erase": "Erase points",
+MODES = {  # shown as tr(MODES[mode])
+    "look": N_("Look (σ, probe)"),
+    "centres": N_("Place and drag centres"),
+    "draw": N_("Draw points"),
+    "erase": N_("Erase points"),
 }
 
 
@@ -40,16 +41,20 @@ def plane_mode(modes: dict[str, str] = MODES, forced: str | None = None) -> str:
         st.session_state[keys.PLANE_MODE] = forced
     elif st.session_state.get(keys.PLANE_MODE) not in modes:
         st.session_state[keys.PLANE_MODE] = next(iter(modes))
+    tr = language.current()
     return st.radio(
-        "On the plane",
+        tr("On the plane"),
         list(modes),
-        format_func=modes.get,
+        format_func=lambda mode: tr(modes[mode]),
         horizontal=True,
         key=keys.PLANE_MODE,
-        help="Place and drag centres: a click or a tap puts the next centre there, a drag moves one; "
-        "the start becomes the centres you placed (initialisation “placed”, kept in the link). Draw "
-        f"points: a click or a tap adds a point (at most {MAX_DRAWN}); Erase points: a click on a point "
-        "removes it. Drawn points are a data set of their own (“drawn by hand”), kept in the link.",
+        help=tr(
+            "Place and drag centres: a click or a tap puts the next centre there, a drag moves one; the "
+            "start becomes the centres you placed (initialisation “placed”, kept in the link). Draw points: "
+            "a click or a tap adds a point (at most {most}); Erase points: a click on a point removes it. "
+            "Drawn points are a data set of their own (“drawn by hand”), kept in the link.",
+            most=MAX_DRAWN,
+        ),
     )
 
 
@@ -65,7 +70,8 @@ def set_placed(centres) -> None:
     try:
         placed = placed_from(centres)
     except (TypeError, ValueError) as err:
-        state.add_notices(st, [f"That centre could not be placed: {err}"])
+        tr = translator(ctrl.lang)
+        state.add_notices(st, [tr("That centre could not be placed: {reason}", reason=explain(err, tr))])
         return
     st.session_state[keys.CONTROLS] = replace(ctrl, placed=placed, init="placed", steps="")
 
@@ -78,8 +84,13 @@ def centre_inputs(ctrl, centres) -> None:
     choices = list(range(len(centres)))
     if st.session_state.get(keys.CENTRE_CHOICE) not in choices:
         st.session_state[keys.CENTRE_CHOICE] = 0
+    tr = translator(ctrl.lang)
     row = st.columns([1, 1, 1])
-    j = row[0].selectbox("Centre", choices, key=keys.CENTRE_CHOICE)
+    j = row[0].selectbox(tr("Centre"), choices, key=keys.CENTRE_CHOICE)
+    labels = (tr("x of centre {j}", j=j), tr("y of centre {j}", j=j))
+    if tr.decimal_comma:  # Chromium's number input drops a typed comma: a text read by tr.parse_number
+        _typed_centre(tr, centres, j, labels, row)
+        return
     # the inputs show the chosen centre's place on every run
     st.session_state[keys.CENTRE_X], st.session_state[keys.CENTRE_Y] = (float(v) for v in centres[j])
 
@@ -88,8 +99,41 @@ def centre_inputs(ctrl, centres) -> None:
         moved[j] = (st.session_state[keys.CENTRE_X], st.session_state[keys.CENTRE_Y])
         set_placed(moved)
 
-    row[1].number_input(f"x of centre {j}", key=keys.CENTRE_X, format="%.4g", on_change=typed, step=0.1)
-    row[2].number_input(f"y of centre {j}", key=keys.CENTRE_Y, format="%.4g", on_change=typed, step=0.1)
+    row[1].number_input(labels[0], key=keys.CENTRE_X, format="%.4g", on_change=typed, step=0.1)
+    row[2].number_input(labels[1], key=keys.CENTRE_Y, format="%.4g", on_change=typed, step=0.1)
+
+
+def _typed_centre(tr, centres, j: int, labels: tuple[str, str], row) -> None:
+    """Centre j's x and y as texts in a decimal-comma language ("0,529" or "0.529"), same keys."""
+    x, y = centres[j]
+    st.session_state[keys.CENTRE_X], st.session_state[keys.CENTRE_Y] = (
+        tr.number(x, ".4g"),
+        tr.number(y, ".4g"),
+    )
+
+    def typed() -> None:
+        texts = (st.session_state[keys.CENTRE_X], st.session_state[keys.CENTRE_Y])
+        try:
+            x, y = (tr.parse_number(text) for text in texts)
+        except ValueError:
+            bad = next(text for text in texts if not _is_number(tr, text))
+            notice = tr("That centre could not be placed: “{text}” is not a number.", text=bad)
+            state.add_notices(st, [notice])
+            return
+        moved = list(centres)
+        moved[j] = (x, y)
+        set_placed(moved)
+
+    row[1].text_input(labels[0], key=keys.CENTRE_X, on_change=typed)
+    row[2].text_input(labels[1], key=keys.CENTRE_Y, on_change=typed)
+
+
+def _is_number(tr, text: str) -> bool:
+    try:
+        tr.parse_number(text)
+    except ValueError:
+        return False
+    return True
 
 
 def start_centres(ctrl) -> list[tuple[float, float]]:
@@ -114,14 +158,20 @@ def placing_panel(ctrl, centres, title: str, height: int = 600) -> None:
     from .plane_edit import plane_editor
 
     X, _ = compute.data(ctrl)
+    tr = translator(ctrl.lang)
     more = ctrl.k - len(centres)
     if more > 0:
         st.info(
-            f"**Placed start:** click or tap {more} more place{'s' if more > 1 else ''} on the plane "
-            f"({len(centres)} of k = {ctrl.k} placed)."
+            tr.ngettext(
+                "**Placed start:** click or tap {n} more place on the plane ({count} of k = {k} placed).",
+                "**Placed start:** click or tap {n} more places on the plane ({count} of k = {k} placed).",
+                more,
+                count=len(centres),
+                k=ctrl.k,
+            )
         )
-    fig = editing_figure(X, centres, editing_extent(X, centres), title=title, height=height)
-    plane_editor(fig, "centres", ctrl.k, key=keys.EDITOR, on_centres=set_placed)
+    fig = editing_figure(X, centres, editing_extent(X, centres), title=title, height=height, tr=tr)
+    plane_editor(fig, "centres", ctrl.k, key=keys.EDITOR, on_centres=set_placed, tr=tr)
     centre_inputs(ctrl, centres)
 
 
@@ -129,19 +179,26 @@ def set_points(points) -> None:
     """Callback (runs before the script): the data become ``points`` ([[x, y], ...]), drawn by hand. Beyond
     MAX_DRAWN the first MAX_DRAWN are kept and a notice says so."""
     ctrl = st.session_state[keys.CONTROLS]
+    tr = translator(ctrl.lang)
     try:
         X = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     except (TypeError, ValueError):
         return
     if len(X) > MAX_DRAWN:
         state.add_notices(
-            st, [f"At most {MAX_DRAWN} points can be drawn (a link must carry them): the rest were left out."]
+            st,
+            [
+                tr(
+                    "At most {most} points can be drawn (a link must carry them): the rest were left out.",
+                    most=MAX_DRAWN,
+                )
+            ],
         )
         X = X[:MAX_DRAWN]
     try:
         text = encode_points(X[np.isfinite(X).all(axis=1)])
     except ValueError as err:
-        state.add_notices(st, [f"Those points could not be drawn: {err}"])
+        state.add_notices(st, [tr("Those points could not be drawn: {reason}", reason=explain(err, tr))])
         return
     st.session_state[keys.CONTROLS] = drawn_controls(ctrl, text)
 
@@ -179,25 +236,38 @@ def drawing_panel(ctrl, forced: bool = False, height: int = 600) -> None:
     from .plane_edit import plane_editor
 
     mode = "erase" if st.session_state.get(keys.PLANE_MODE) == "erase" and not forced else "draw"
+    tr = translator(ctrl.lang)
     if ctrl.dataset != state.DRAWN and ctrl.n > MAX_DRAWN:
         st.info(
-            f"Drawing edits data of at most {MAX_DRAWN} points (a link carries every one); these have "
-            f"n = {ctrl.n}. Lower n, or start from an empty plane."
+            tr(
+                "Drawing edits data of at most {most} points (a link carries every one); these have n = {n}. "
+                "Lower n, or start from an empty plane.",
+                most=MAX_DRAWN,
+                n=ctrl.n,
+            )
         )
-        st.button("Start from an empty plane", key="drawn_clear", on_click=clear_points)
+        st.button(tr("Start from an empty plane"), key="drawn_clear", on_click=clear_points)
         return
     X = decode_points(ctrl.drawn) if ctrl.dataset == state.DRAWN else compute.data(ctrl)[0]
     X = np.asarray(X, dtype=np.float64)
     if len(X) >= MAX_DRAWN and mode == "draw":
-        st.warning(f"{len(X)} points: the most a drawing can hold ({MAX_DRAWN}). Erase some to draw more.")
+        st.warning(
+            tr(
+                "{count} points: the most a drawing can hold ({most}). Erase some to draw more.",
+                count=len(X),
+                most=MAX_DRAWN,
+            )
+        )
     name = uploads.data_name(ctrl)
-    verb = "Erase points" if mode == "erase" else "Draw points"
-    fig = editing_figure(X, [], editing_extent(X), title=f"{verb}: {name}, n = {len(X)}", height=height)
-    plane_editor(fig, mode, ctrl.k, key=keys.EDITOR, on_points=set_points, max_points=MAX_DRAWN)
+    title = tr("{verb}: {name}, n = {n}", verb=tr(MODES[mode]), name=name, n=len(X))
+    fig = editing_figure(X, [], editing_extent(X), title=title, height=height, tr=tr)
+    plane_editor(fig, mode, ctrl.k, key=keys.EDITOR, on_points=set_points, max_points=MAX_DRAWN, tr=tr)
     row = st.container(horizontal=True)
-    row.button("Clear", key="drawn_clear", on_click=clear_points, disabled=not len(X), help="An empty plane.")
+    row.button(
+        tr("Clear"), key="drawn_clear", on_click=clear_points, disabled=not len(X), help=tr("An empty plane.")
+    )
     row.download_button(
-        "Download the points (CSV)",
+        tr("Download the points (CSV)"),
         points_csv(X),
         file_name="rbfviz_drawn_points.csv",
         mime="text/csv",
@@ -206,6 +276,8 @@ def drawing_panel(ctrl, forced: bool = False, height: int = 600) -> None:
     )
     if ctrl.dataset != state.DRAWN:
         st.caption(
-            "Your first click turns these points into a drawing of your own (“drawn by hand”, kept in the "
-            "link); the data set you started from stays as it was."
+            tr(
+                "Your first click turns these points into a drawing of your own (“drawn by hand”, kept in "
+                "the link); the data set you started from stays as it was."
+            )
         )

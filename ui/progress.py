@@ -13,6 +13,8 @@ import contextvars
 
 import streamlit as st
 
+from . import language
+
 # The placeholder progress bars are drawn in, when a block has reserved one (``progress_slot``).
 _PROGRESS_SLOT: contextvars.ContextVar = contextvars.ContextVar("progress_slot", default=None)
 
@@ -40,11 +42,15 @@ def progress_bar(text: str):
 def with_progress_bar(text: str, work):
     """Run ``work(progress)`` under a progress bar; progress(done, total) moves it. The bar goes away
     afterwards, whether the work succeeded or not. It is drawn in the block's ``progress_slot`` if it
-    has one, else in place."""
-    bar = progress_bar(f"{text}…")
+    has one, else in place. ``text``: what is computed, in the reader's language."""
+    tr = language.current()
+    bar = progress_bar(tr("{what}…", what=text))
 
     def progress(done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"{text}: {done} of {total}…")
+        bar.progress(
+            min(done / max(total, 1), 1.0),
+            text=tr("{what}: {done} of {total}…", what=text, done=done, total=total),
+        )
 
     try:
         return work(progress)

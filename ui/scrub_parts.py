@@ -20,9 +20,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 from rbfviz.bounded_store import BoundedStore
+from rbfviz.i18n import N_, translator
 from rbfviz.views.common import scrub as codec
 from rbfviz.views.common.scrub import ScrubLevel
 
+from . import language
 from .compute import TTL, StartKey
 from .hold_rest import hold_rest_for_a_test
 from .page import CHART_CONFIG
@@ -38,9 +40,9 @@ def _scrub_store() -> BoundedStore:
 
 def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None, show=None) -> bytes:
     """The payload of a scrubbable view (rbfviz.views.common.scrub) for ctrl's setting at every σ, built
-    once per (view, data, k, init, picks, kind, dtype, presenter, extra) with a progress bar, and shared
-    read-only by every session on that setting. ``extra``: whatever else the figure depends on (a field
-    quantity, titles).
+    once per (view, data, k, init, picks, kind, dtype, presenter, language, extra) with a progress bar, and
+    shared read-only by every session on that setting (and language: the payload holds words). ``extra``:
+    whatever else the figure depends on (a field quantity, titles).
 
     build: ``build(progress) -> bytes``, or a ``LevelBuilder`` (built in one go without ``near`` and
     ``show``). With a LevelBuilder, ``near`` (the grid
@@ -50,6 +52,7 @@ def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None,
     session is building shows that session's first part if it holds ``near``, and waits for the rest
     under a progress bar. Returns the complete payload."""
     key = scrub_key(view, ctrl, extra)
+    tr = translator(ctrl.lang)
     if isinstance(build, LevelBuilder):
         if near is not None and show is not None:
             return _payload_in_parts(key, build, near, show)
@@ -57,7 +60,8 @@ def scrub_payload(view: str, ctrl, extra: tuple, build, near: int | None = None,
     return _scrub_store().get_or_compute(
         key,
         lambda: with_progress_bar(
-            "Drawing the figure at every σ of the slider, once per setting: σ level", build
+            tr("Drawing the figure at every σ of the slider, once per setting: σ level"),
+            build,
         ),
     )
 
@@ -74,6 +78,7 @@ def grid_payload(view: str, ctrl, scale, levels_of) -> bytes:
             config=CHART_CONFIG,
             initial=scale.index(scale.default),
             large=ctrl.presenter,
+            tr=translator(ctrl.lang),
         )
 
     return scrub_payload(view, ctrl, (), build)
@@ -260,10 +265,11 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
             parts.done, parts.total = done, total
             moved(done, total)
 
-        bar = progress_bar(_REST_TEXT.format(done=0, total=len(rest)))
+        tr = language.current()
+        bar = progress_bar(tr(_REST_TEXT, done=0, total=len(rest)))
 
         def moved(done: int, total: int) -> None:
-            bar.progress(min(done / max(total, 1), 1.0), text=_REST_TEXT.format(done=done, total=total))
+            bar.progress(min(done / max(total, 1), 1.0), text=tr(_REST_TEXT, done=done, total=total))
 
         try:
             hold_rest_for_a_test(lambda: moved(0, len(rest)), _WAIT_SECONDS)
@@ -271,7 +277,7 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
             try:
                 while not REST_TURNS.wait(ticket, _WAIT_SECONDS):
                     queued = True
-                    bar.progress(0.0, text=_QUEUED_TEXT)  # a yield point: a new setting can interrupt
+                    bar.progress(0.0, text=tr(_QUEUED_TEXT))  # a yield point: a new setting can interrupt
             except BaseException:
                 REST_TURNS.leave(ticket)
                 raise
@@ -286,18 +292,20 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
     return builder.payload(_levels_at(parts, builder, list(range(builder.size))), None)
 
 
-_REST_TEXT = (
+# the progress bars' words, shown as tr(...)
+_REST_TEXT = N_(
     "Computing the slider's other σ levels, once per setting (the figure is ready): {done} of {total}…"
 )
-_QUEUED_TEXT = "The slider's other σ levels are next in line on the server (the figure is ready)…"
-_WAITING_TEXT = "This setting's σ levels are being computed, once for everybody…"
-_WAIT_TEXT = "This setting's σ levels are being computed, once for everybody: {done} of {total}…"
+_QUEUED_TEXT = N_("The slider's other σ levels are next in line on the server (the figure is ready)…")
+_WAITING_TEXT = N_("This setting's σ levels are being computed, once for everybody…")
+_WAIT_TEXT = N_("This setting's σ levels are being computed, once for everybody: {done} of {total}…")
 
 
 def _wait_for_builder(key, lock, near: int, show, shown: bool) -> bool:
     """Wait while another session builds this setting, under a progress bar that follows its progress;
     show its first part as soon as it holds ``near``. Returns whether a first part was shown."""
-    bar = progress_bar(_WAITING_TEXT)
+    tr = language.current()
+    bar = progress_bar(tr(_WAITING_TEXT))
     try:
         while not lock.acquire(timeout=_WAIT_SECONDS):
             parts = _parts_store().get(key)
@@ -309,7 +317,7 @@ def _wait_for_builder(key, lock, near: int, show, shown: bool) -> bool:
             if parts.total:
                 bar.progress(
                     min(parts.done / parts.total, 1.0),
-                    text=_WAIT_TEXT.format(done=parts.done, total=parts.total),
+                    text=tr(_WAIT_TEXT, done=parts.done, total=parts.total),
                 )
         lock.release()
     finally:

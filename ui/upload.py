@@ -19,11 +19,14 @@ import numpy as np
 import streamlit as st
 
 from rbfviz.datasets import DATASET_LABELS
+from rbfviz.i18n import N_, Translator, explain, translator
 from rbfviz.loader import MAX_BYTES, MAX_ROWS, LoadedPoints
 
 from . import compute, state
 from . import session_keys as keys
 from .state import DRAWN, UPLOAD, Controls
+
+DRAWN_LABEL = N_("drawn by hand")  # the name of the points drawn on the plane (dataset=drawn)
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,28 +53,38 @@ class Upload:
     def n(self) -> int:
         return int(self.loaded.X.shape[0])
 
-    def describe(self) -> str:
-        """ "name: 300 points, x = a, y = b" or "... first two principal components (87% of the variance)"."""
+    def describe(self, tr: Translator) -> str:
+        """ "name: 300 points, x = a, y = b" or "... first two principal components (87% of the variance)",
+        in ``tr``'s language."""
         loaded = self.loaded
+        points = tr.ngettext("{n:,} point", "{n:,} points", self.n)
         if loaded.projection == "pca":
             share = sum(loaded.explained_variance or (0.0, 0.0))
-            plane = (
-                f"the first two principal components of {len(loaded.numeric_columns)} columns "
-                f"({100 * share:.0f}% of the variance)"
+            return tr(
+                "{name}: {points}, the first two principal components of {columns} columns ({share:.0f}% of "
+                "the variance)",
+                name=self.name,
+                points=points,
+                columns=len(loaded.numeric_columns),
+                share=100 * share,
             )
-        else:
-            plane = f"x = {loaded.column_names[0]}, y = {loaded.column_names[1]}"
-        return f"{self.name}: {self.n:,} points, {plane}"
+        return tr(
+            "{name}: {points}, x = {x}, y = {y}",
+            name=self.name,
+            points=points,
+            x=loaded.column_names[0],
+            y=loaded.column_names[1],
+        )
 
 
 def data_name(ctrl: Controls) -> str:
-    """The data set's name for titles: the uploaded file's name, or the generator's menu label."""
+    """The data set's name for titles, in ctrl's language: the uploaded file's name, or the generator's
+    menu label."""
     upload = current()
-    return (
-        upload.name
-        if ctrl.dataset == UPLOAD and upload is not None
-        else {DRAWN: "drawn by hand"}.get(ctrl.dataset) or DATASET_LABELS.get(ctrl.dataset, ctrl.dataset)
-    )
+    if ctrl.dataset == UPLOAD and upload is not None:
+        return upload.name
+    label = {DRAWN: DRAWN_LABEL, **DATASET_LABELS}.get(ctrl.dataset)
+    return translator(ctrl.lang)(label) if label else ctrl.dataset
 
 
 def axis_titles(ctrl: Controls) -> tuple[str, str] | None:
@@ -113,7 +126,7 @@ def _on_columns() -> None:
     if columns == upload.columns:
         return
     result = compute.read_upload(upload.file_digest, columns, upload.data)
-    if isinstance(result, str):
+    if isinstance(result, ValueError):
         st.session_state[keys.UPLOAD_COLUMN_ERROR] = result
         return
     st.session_state.pop(keys.UPLOAD_COLUMN_ERROR, None)
@@ -123,46 +136,53 @@ def _on_columns() -> None:
     _accept(st.session_state.get(keys.CONTROLS) or Controls(), new)
 
 
-def _column_choice(upload: Upload) -> None:
+PLANE_LABELS = {"pca": N_("first two principal components"), "columns": N_("two columns I choose")}
+
+
+def _column_choice(upload: Upload, tr: Translator) -> None:
     numeric = list(upload.loaded.numeric_columns)
     if len(numeric) <= 2:
         return
     mode = "pca" if upload.columns is None else "columns"
     st.session_state[keys.UPLOAD_MODE] = mode
     st.radio(
-        "Plane",
+        tr("Plane"),
         ["pca", "columns"],
         key=keys.UPLOAD_MODE,
         on_change=_on_columns,
-        format_func={"pca": "first two principal components", "columns": "two columns I choose"}.get,
-        help=f"The file has {len(numeric)} numeric columns; the plane needs two.",
+        format_func=lambda choice: tr(PLANE_LABELS[choice]),
+        help=tr("The file has {count} numeric columns; the plane needs two.", count=len(numeric)),
     )
     if mode == "columns":
         x, y = upload.columns
         st.session_state[keys.UPLOAD_X], st.session_state[keys.UPLOAD_Y] = x, y
         cols = st.columns(2)
-        cols[0].selectbox("x column", numeric, key=keys.UPLOAD_X, on_change=_on_columns)
-        cols[1].selectbox("y column", numeric, key=keys.UPLOAD_Y, on_change=_on_columns)
+        cols[0].selectbox(tr("x column"), numeric, key=keys.UPLOAD_X, on_change=_on_columns)
+        cols[1].selectbox(tr("y column"), numeric, key=keys.UPLOAD_Y, on_change=_on_columns)
     error = st.session_state.pop(keys.UPLOAD_COLUMN_ERROR, None)
     if error:
-        st.error(error)
+        st.error(explain(error, tr))
 
 
 def upload_section(ctrl: Controls) -> Controls:
     """The sidebar's "Your own data" section. Returns the controls, switched to the file when a new
     good file arrived; a rejected file's message is kept for ``show_messages``."""
     upload = current()
+    tr = translator(ctrl.lang)
     with st.sidebar.expander(
-        "Your own data (CSV)", expanded=ctrl.dataset == UPLOAD or keys.UPLOAD_ERROR in st.session_state
+        tr("Your own data (CSV)"), expanded=ctrl.dataset == UPLOAD or keys.UPLOAD_ERROR in st.session_state
     ):
         file = st.file_uploader(
-            "Points as a CSV file",
+            tr("Points as a CSV file"),
             type=["csv", "txt", "tsv"],
             key="upload_file",
-            help=f"Two numeric columns (x, y), or more: then pick two or use principal components. Comma, "
-            f"semicolon or tab separated, optional header, at most {MAX_ROWS:,} rows and "
-            f"{MAX_BYTES // 2**20} MB. The file stays in this browser session: a shared link cannot "
-            "carry it.",
+            help=tr(
+                "Two numeric columns (x, y), or more: then pick two or use principal components. Comma, "
+                "semicolon or tab separated, optional header, at most {rows:,} rows and {megabytes} MB. "
+                "The file stays in this browser session: a shared link cannot carry it.",
+                rows=MAX_ROWS,
+                megabytes=MAX_BYTES // 2**20,
+            ),
         )
         if file is None:
             # the same file chosen again later is handled again (and its message shown again)
@@ -174,41 +194,53 @@ def upload_section(ctrl: Controls) -> Controls:
             if st.session_state.get(keys.UPLOAD_SEEN) != digest:
                 st.session_state[keys.UPLOAD_SEEN] = digest
                 result = compute.read_upload(digest, None, raw)
-                if isinstance(result, str):
+                if isinstance(result, ValueError):
                     st.session_state[keys.UPLOAD_ERROR] = (digest, file.name, result)
                 else:
                     st.session_state.pop(keys.UPLOAD_ERROR, None)
                     upload = Upload(file.name, digest, raw, result, None, compute.points_digest(result.X))
                     ctrl = _accept(ctrl, upload)
-                    st.session_state[keys.UPLOAD_SUCCESS] = (
-                        f"Loaded {upload.describe()}. " + " ".join(result.notes)
-                    ).strip()
+                    st.session_state[keys.UPLOAD_SUCCESS] = True
         if upload is not None:
-            in_use = "in use" if ctrl.dataset == UPLOAD else "kept: choose it under Dataset"
-            st.caption(f"**{upload.describe()}** ({in_use}).")
-            _column_choice(upload)
+            if ctrl.dataset == UPLOAD:
+                st.caption(tr("**{upload}** (in use).", upload=upload.describe(tr)))
+            else:
+                st.caption(tr("**{upload}** (kept: choose it under Dataset).", upload=upload.describe(tr)))
+            _column_choice(upload, tr)
         else:
-            st.caption("Upload a CSV file of points to explore your own data.")
+            st.caption(tr("Upload a CSV file of points to explore your own data."))
     return ctrl
 
 
 def show_messages(ctrl: Controls) -> None:
     """In the main area: a rejected file's error (the data shown stay as they were), or the one-time
     confirmation of a loaded file; and, for uploaded data, a reminder that links cannot carry it."""
+    tr = translator(ctrl.lang)
     error = st.session_state.get(keys.UPLOAD_ERROR)
+    upload = current()
     if error is not None:
-        _, name, message = error
-        shown = current().describe() if ctrl.dataset == UPLOAD and current() else f"the {ctrl.dataset} data"
+        _, name, reason = error
+        if ctrl.dataset == UPLOAD and upload:
+            shown = upload.describe(tr)
+        else:
+            shown = tr("the {dataset} data", dataset=data_name(ctrl))
         st.error(
-            f"**{name} was not loaded.** {message}\n\nNothing else changed: the view still shows {shown}.",
+            tr(
+                "**{name} was not loaded.** {reason}\n\nNothing else changed: the view still shows {shown}.",
+                name=name,
+                reason=explain(reason, tr),
+                shown=shown,
+            ),
             icon=":material/block:",
         )
-    success = st.session_state.pop(keys.UPLOAD_SUCCESS, None)
-    if success:
-        st.success(success)
+    if st.session_state.pop(keys.UPLOAD_SUCCESS, None) and upload is not None:
+        notes = " ".join(upload.loaded.notes_in(tr))
+        st.success((tr("Loaded {upload}.", upload=upload.describe(tr)) + " " + notes).strip())
     if ctrl.dataset == UPLOAD:
         st.caption(
-            "These are your uploaded points: they stay in this browser session. A copied link opens "
-            "the same settings, but not the file (the link says dataset=upload); share the CSV file "
-            "with it."
+            tr(
+                "These are your uploaded points: they stay in this browser session. A copied link opens "
+                "the same settings, but not the file (the link says dataset=upload); share the CSV file "
+                "with it."
+            )
         )

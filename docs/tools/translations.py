@@ -35,8 +35,8 @@ SOURCES = ("app.py", "pages", "rbfviz", "ui")
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 LOCALES = ("pt_BR",)
 # gettext's own names, and ours: a Translator called as tr(...), N_plural(singular, plural), and the
-# message of an error raised as Invalid(message, **fields)
-KEYWORDS = {**DEFAULT_KEYWORDS, "tr": None, "N_plural": (1, 2), "Invalid": None}
+# message of an error raised as Invalid(message, **fields) (or its subclass rbfviz.loader.DataError)
+KEYWORDS = {**DEFAULT_KEYWORDS, "tr": None, "N_plural": (1, 2), "Invalid": None, "DataError": None}
 COMMENT_TAGS = ("TRANSLATORS:",)
 # fixed header dates: a new extract changes the catalogs only where a message changed
 _FIXED_DATE = datetime(2026, 12, 1, tzinfo=timezone.utc)

@@ -91,17 +91,26 @@ def test_sigma_slider_changes_the_figure_and_the_numbers(server, student):
 PLACEHOLDER = "This view is being built."
 
 
-def test_annealing_animation_plays_in_the_browser(server, student):
+# The Play button's words and σ's decimal separator on screen, per language (the payload's "ui", "decimal")
+WORDS = {"en": ("▶ Play", "❚❚ Pause", "."), "pt-BR": ("▶ Reproduzir", "❚❚ Pausar", ",")}
+
+
+@pytest.mark.parametrize("lang", list(WORDS))
+def test_annealing_animation_plays_in_the_browser(server, student, lang):
     """The Annealing plane is a σ scrubber (rbfviz/views/common/web/scrub.js) with a Play button: the levels
-    advance in the browser with no message to the server, and pausing commits the σ on screen once."""
-    student.open(f"{server.url}/Annealing")
+    advance in the browser with no message to the server, and pausing commits the σ on screen once. In
+    Portuguese the button says so, and σ beside the slider has a decimal comma (the address keeps a dot)."""
+    play_text, pause_text, decimal = WORDS[lang]
+    student.open(f"{server.url}/Annealing?lang={lang}")
     if PLACEHOLDER in student.text():
         pytest.skip("the Annealing view is still the placeholder page: no animation to play yet")
     start = student.wait_for_scrub()
+    assert start["output"] == "σ = " + start["sigma"].replace(".", decimal), start
+    assert decimal in start["output"] or "." not in start["sigma"]
     before = student.figures()[0]
     play = student.page.locator("button.scrub-play")
     expect(play).to_be_visible()
-    expect(play).to_have_text("▶ Play")
+    expect(play).to_have_text(play_text)
     since = student.now()
     play.click()
     # Play runs from the current level towards small σ (from the largest σ if already at the end)
@@ -110,13 +119,14 @@ def test_annealing_animation_plays_in_the_browser(server, student):
         "(n) => Number(document.querySelector('div.scrub-plot').dataset.level) >= n", arg=target
     )
     expect(play).to_have_attribute("aria-pressed", "true")
+    expect(play).to_have_text(pause_text)
     assert student.sent_log(since) == [], "the page sent a message while the animation played"
     playing = student.figures()[0]
     assert playing["data"] != before["data"], "the level moved on but the drawn data did not change"
     assert playing["title"] != before["title"] or playing["data"] != before["data"]
 
     play.click()  # pause: the σ on screen is committed once
-    expect(play).to_have_text("▶ Play")
+    expect(play).to_have_text(play_text)
     shown = student.wait_for_scrub()  # the commit's rerun may be redrawing the page at this moment
     student.wait_for_settle(shown["sigma"])
     student.wait_page_time(900)  # past the scrubber's 0.5 s settle time, on the page's clock: no 2nd commit
@@ -124,3 +134,39 @@ def test_annealing_animation_plays_in_the_browser(server, student):
     assert [m["type"] for m in sent] == ["rerun_script"], sent
     assert student.query()["sigma"] == shown["sigma"] and student.scrub()["sigma"] == shown["sigma"]
     student.assert_no_problems()
+
+
+@pytest.mark.parametrize("typed", ["0,35", "0.35"])
+def test_noise_typed_with_a_decimal_comma_in_portuguese(server, student, typed):
+    """Chromium's number input drops a typed comma ("0,35" becomes 35, measured on Streamlit 1.67): in
+    Portuguese the sidebar's noise is a text field that reads "0,35" and "0.35" alike; the address keeps
+    its dot."""
+    student.open(f"{server.url}/Explorer?lang=pt-BR&dataset=moons")
+    field = student.page.locator("[data-testid='stSidebar'] [data-testid='stTextInput']").filter(
+        has=student.page.locator("[data-testid='stWidgetLabel']", has_text="Ruído (unidades do gerador)")
+    )
+    box = field.locator("input")
+    expect(box).to_have_value("0,1")
+    box.scroll_into_view_if_needed()
+    box.fill(typed)
+    with student.rerun():
+        box.press("Enter")
+    student.page.wait_for_function(
+        "() => new URLSearchParams(window.location.search).get('noise') === '0.35'"
+    )
+    expect(box).to_have_value("0,35")
+    assert student.query()["lang"] == "pt-BR" and student.query()["dataset"] == "moons"
+
+
+def test_chromium_number_input_drops_a_typed_comma(server, student):
+    """Why Portuguese gets a text field for the noise: Streamlit's number input (type=number) in Chromium
+    drops a typed comma. If this starts to fail, a number input may do for both languages again."""
+    student.open(f"{server.url}/Explorer?lang=en&dataset=moons")
+    field = student.page.locator("[data-testid='stSidebar'] [data-testid='stNumberInput']").filter(
+        has=student.page.locator("[data-testid='stWidgetLabel']", has_text="Noise (generator units)")
+    )
+    noise = field.locator("input")
+    noise.scroll_into_view_if_needed()
+    noise.fill("")
+    noise.press_sequentially("0,35")
+    assert noise.input_value() == "035", noise.input_value()

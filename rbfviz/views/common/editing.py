@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.layout import base_layout, figure, plane_axes
 from rbfviz.views.common.palette import cluster_colors
 from rbfviz.views.common.plane import CENTER_MARKER
@@ -38,10 +39,12 @@ def editing_extent(X, centres=None) -> tuple:
     return plane_extent(both, margin=0.2, aspect=PLANE_ASPECT)
 
 
-def editing_figure(X, centres, extent, title: str | None = None, height: int = 600) -> go.Figure:
+def editing_figure(
+    X, centres, extent, title: str | None = None, height: int = 600, tr: Translator = ENGLISH
+) -> go.Figure:
     """Points X (n, 2) in grey (trace 0) and centres (m, 2) as numbered discs in the cluster colours
-    (trace 1), on a plane of ``extent``. Plotly's own drag (zoom, pan, select) is off: a drag moves a
-    centre."""
+    (trace 1), on a plane of ``extent``, their names in ``tr``'s language. Plotly's own drag (zoom, pan,
+    select) is off: a drag moves a centre."""
     X = np.asarray(X, dtype=np.float64).reshape(-1, 2)
     centres = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
     m = len(centres)
@@ -50,22 +53,23 @@ def editing_figure(X, centres, extent, title: str | None = None, height: int = 6
         x=X[:, 0],
         y=X[:, 1],
         mode="markers",
-        name=f"points (n = {len(X)})",
+        name=tr("points (n = {n})", n=len(X)),
         marker=dict(color=POINT_COLOR, size=8),
-        hovertemplate="point #%{pointNumber}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+        hovertemplate=tr("point #{number}", number="%{pointNumber}")
+        + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
     )
     marks = dict(
         type="scatter",
         x=centres[:, 0],
         y=centres[:, 1],
         mode="markers+text",
-        name="centres (drag to move)",
+        name=tr("centres (drag to move)"),
         text=[str(j) for j in range(m)],
         textfont=dict(size=12, color="#000000", weight="bold"),
         marker=dict(CENTER_MARKER, color=cluster_colors(m) if m else []),
-        hovertemplate="centre %{text}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+        hovertemplate=tr("centre {number}", number="%{text}") + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
     )
-    layout = base_layout(title, height, legend="below")
+    layout = base_layout(title, height, legend="below", tr=tr)
     layout.update(plane_axes(extent))
     layout["dragmode"] = False
     return figure([points, marks], layout)

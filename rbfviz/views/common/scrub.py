@@ -27,6 +27,11 @@ The probe (``Probe``): with it the header also holds "probe" = {"kind", "alpha",
 map, its α, the cluster colours and the centres at every σ (S, k, 2) float64, read from one trace of every
 level's figure. The browser computes the responsibilities of any location on the plane from them
 (rbfviz/views/common/web/probe.js), at the level on screen, without the server.
+
+The words of the browser's side (Play, Pause, the status lines, the probe's, its accessible names) are in
+the header too, in the reader's language: "ui" (``scrub_texts``), with "decimal", the decimal separator
+the browser writes σ with. "texts" (σ written as the server formats it, ".3g") stay in English, since
+they name the downloaded files.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import numpy as np
 import plotly.graph_objects as go
 from zlib_ng import gzip_ng
 
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.validate import entmax_alpha
 from rbfviz.views.common.palette import cluster_colors, rgb_strings
 from rbfviz.views.common.presenter import _decoded
@@ -327,10 +333,39 @@ def _encode(value, blobs: _Blobs):
     return value
 
 
+def scrub_texts(tr: Translator = ENGLISH) -> dict[str, str]:
+    """The browser side's words in ``tr``'s language (scrub.js and probe.js). A {name} in a text is filled
+    in by the browser."""
+    return {
+        "play": tr("▶ Play"),
+        "pause": tr("❚❚ Pause"),
+        "downloads": tr("Download this figure"),
+        "in_words": tr("In words:"),
+        "error": tr("The σ figure could not be drawn ({error}). Reload the page."),
+        "part": tr(
+            "For now σ goes from {low} to {high} only ({count} of {total} levels): the slider's other σ "
+            "levels are being computed and join it by themselves."
+        ),
+        "probe_group": tr("Probe: the responsibilities of one location"),
+        "probe": tr("Probe"),
+        "probe_hint": tr(
+            "Rest the pointer on the plane, or tap it, to see that location's responsibilities r; they "
+            "follow σ."
+        ),
+        "probe_at": tr("Probe at {where}"),
+        "probe_bars": tr("responsibilities at {where}: {values}"),
+        "probe_nan": tr("The centres are NaN at this σ (the naive map broke)."),
+        "probe_zero": tr("0 exactly"),
+        "probe_simplex": tr(
+            "the same r as a point in the probability simplex (corners: one-hot at centre 0, 1, 2)"
+        ),
+    }
+
+
 def scrub_payload(
     levels: list[ScrubLevel | ScrubPatch],
     sigmas,
-    label: str = "σ (log scale)",
+    label: str | None = None,
     config: dict | None = None,
     initial: int = 0,
     select: bool = False,
@@ -339,13 +374,14 @@ def scrub_payload(
     play_ms: int | None = None,
     part: tuple | None = None,
     probe: Probe | None = None,
+    tr: Translator = ENGLISH,
 ) -> bytes:
     """The gzip-compressed payload of a scrubbable figure (format in the module docstring).
 
     levels: one ScrubLevel per σ, in the order of ``sigmas`` (a decreasing grid; the browser's
     slider shows small σ on the left); after the first, a level may be a ScrubPatch of the first's
     figure (the same bytes as the ScrubLevel of the figure it describes). label: the slider's
-    accessible name. config: Plotly's config.
+    accessible name (default "σ (log scale)" in ``tr``'s language). config: Plotly's config.
     initial: the level shown when the address names no σ. select: clicks, boxes and lassos on
     trace 0 are sent back to the page; point_ids (m,) maps the drawn points to data rows (when a
     subsample is drawn). large: presenter mode's larger text beside the plot. play_ms: show a Play
@@ -355,6 +391,7 @@ def scrub_payload(
     browser scrubs those levels only, says the others are coming, and commits grid positions. None
     (a complete payload): no "part" key.
     probe: the plane's probe (``Probe``): the header's "probe" entry; None: no "probe" key.
+    tr: the language of the browser's words ("ui") and of σ's decimal separator ("decimal").
     """
     sigmas = np.asarray(sigmas, dtype=np.float64)
     if len(levels) != len(sigmas) or not len(levels):
@@ -386,9 +423,11 @@ def scrub_payload(
         )
     header = {
         "version": VERSION,
-        "label": label,
+        "label": tr("σ (log scale)") if label is None else label,
         "sigmas": sigmas.tolist(),
         "texts": [f"{s:.3g}" for s in sigmas],
+        "ui": scrub_texts(tr),
+        "decimal": tr.separators[0],
         "figure": _encode(base, blobs),
         "config": config or {},
         "frames": frames,

@@ -30,6 +30,7 @@ export default function mountPlaneEditor(component) {
   ed.k = data.k;
   ed.colors = data.colors;
   ed.maxPoints = data.max_points ?? Infinity;
+  ed.texts = data.texts;
   if (ed.json !== data.figure) {
     ed.json = data.figure;
     const fig = JSON.parse(data.figure);
@@ -39,7 +40,7 @@ export default function mountPlaneEditor(component) {
       ed.seq = data.seq ?? 0;
     }
     if (ed.selected >= Math.max(ed.k, 1)) ed.selected = 0;
-    loadPlotly().then(() => draw(ed, fig)).catch((err) => { ed.hint.textContent = `The plane could not be drawn (${err.message}).`; });
+    loadPlotly().then(() => draw(ed, fig)).catch((err) => { ed.hint.textContent = say(ed, "error", { error: err.message }); });
   } else {
     hint(ed);
   }
@@ -87,14 +88,15 @@ function restyle(ed) {
   if (m === 0) ed.selected = 0;
 }
 
+// The page's words (ui/plane_edit.py's editor_texts, in the reader's language), each {name} filled in.
+function say(ed, what, fields) {
+  const template = ed.texts?.[what] ?? "";
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? String(fields[name]) : whole));
+}
+
 function hint(ed) {
   const next = ed.centres.length < ed.k ? ed.centres.length : ed.selected;
-  ed.hint.textContent = {
-    centres: `Click or tap the plane to put centre ${next} there; drag any centre to move it; click a centre `
-      + "to choose it.",
-    draw: `Click or tap the plane to add a point (${ed.points.length} now).`,
-    erase: `Click or tap a point to remove it (${ed.points.length} now).`,
-  }[ed.mode] ?? "";
+  ed.hint.textContent = say(ed, ed.mode, { next, count: ed.points.length });
 }
 
 function inside(list, ranges) {
@@ -179,7 +181,7 @@ function click(ed, where, grab) {
     send(ed, "centres");
   } else if (ed.mode === "draw") {
     if (ed.points.length >= ed.maxPoints) {
-      ed.hint.textContent = `${ed.points.length} points: the most a drawing holds. Erase some to draw more.`;
+      ed.hint.textContent = say(ed, "full", { count: ed.points.length });
       return;
     }
     ed.points.push([where.x, where.y]);

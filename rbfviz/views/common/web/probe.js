@@ -97,21 +97,33 @@ function probeCenters(probe, level) {
 // --- drawing ---------------------------------------------------------------------------------------------
 
 // A weight as the bars label it: exact zeros say so (entmax's sparsity), tiny weights keep their size.
-function probeLabel(r) {
+// ui: the payload's words (rbfviz.views.common.scrub's scrub_texts), with its decimal separator.
+function probeLabel(r, ui, decimal) {
   if (Number.isNaN(r)) return "NaN (0/0)";
-  if (r === 0) return "0 exactly";
+  if (r === 0) return ui.probe_zero;
   if (r === 1) return "1";
-  if (r < 0.001) return r.toExponential(1);
-  return r.toFixed(3);
+  return probeNumber(r < 0.001 ? r.toExponential(1) : r.toFixed(3), decimal);
+}
+
+function probeNumber(text, decimal) {
+  return decimal && decimal !== "." ? text.replace(".", decimal) : text;
+}
+
+function probeFill(template, fields) {
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? String(fields[name]) : whole));
+}
+
+function probeEscape(text) {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
 // The probe panel at one level: a line saying where, one bar per centre in its colour, and for k = 3 the
 // point in the probability simplex. Without a location yet, a line saying how to set one.
-function drawProbe(panel, probe, level, sigma, point) {
+function drawProbe(panel, probe, level, sigma, point, ui, decimal) {
   panel.hidden = false;
   if (!point) {
-    panel.innerHTML = '<p class="scrub-probe-title">Probe</p><p class="scrub-note">Rest the pointer on the '
-      + "plane, or tap it, to see that location's responsibilities r; they follow σ.</p>";
+    panel.innerHTML = `<p class="scrub-probe-title">${probeEscape(ui.probe)}</p>`
+      + `<p class="scrub-note">${probeEscape(ui.probe_hint)}</p>`;
     delete panel.dataset.resp;
     return;
   }
@@ -127,25 +139,28 @@ function drawProbe(panel, probe, level, sigma, point) {
     const width = Number.isNaN(value) ? 0 : 100 * value;
     return `<div class="scrub-probe-row"><span class="scrub-probe-name">r<sub>${j}</sub></span>`
       + `<span class="scrub-probe-track"><span class="scrub-probe-bar" style="width:${width}%;`
-      + `background:${probe.colors[j]}"></span></span><span class="scrub-probe-value">${probeLabel(value)}</span></div>`;
+      + `background:${probe.colors[j]}"></span></span><span class="scrub-probe-value">${probeEscape(probeLabel(value, ui, decimal))}</span></div>`;
   });
-  const where = `(${x.toFixed(2)}, ${y.toFixed(2)})`;
-  const note = usable ? "" : '<p class="scrub-note">The centres are NaN at this σ (the naive map broke).</p>';
-  panel.innerHTML = `<p class="scrub-probe-title">Probe at ${where}</p>`
-    + `<div class="scrub-probe-bars" role="img" aria-label="responsibilities at ${where}: `
-    + `${r.map((v, j) => `r${j} = ${probeLabel(v)}`).join(", ")}">${rows.join("")}</div>`
-    + (r.length === 3 && usable ? simplexSvg(r, probe.colors) : "") + note;
+  // a decimal comma: the coordinates are separated by a semicolon
+  const comma = decimal === ",";
+  const where = `(${probeNumber(x.toFixed(2), decimal)}${comma ? ";" : ","} ${probeNumber(y.toFixed(2), decimal)})`;
+  const note = usable ? "" : `<p class="scrub-note">${probeEscape(ui.probe_nan)}</p>`;
+  const values = r.map((v, j) => `r${j} = ${probeLabel(v, ui, decimal)}`).join(comma ? "; " : ", ");
+  panel.innerHTML = `<p class="scrub-probe-title">${probeEscape(probeFill(ui.probe_at, { where }))}</p>`
+    + `<div class="scrub-probe-bars" role="img" aria-label="${probeEscape(probeFill(ui.probe_bars, { where, values }))}">`
+    + `${rows.join("")}</div>`
+    + (r.length === 3 && usable ? simplexSvg(r, probe.colors, ui) : "") + note;
 }
 
 // The probability simplex for k = 3: a triangle whose corners are the three one-hot vectors (in the
 // centres' colours) and the probe's r as a point (its barycentric coordinates).
-function simplexSvg(r, colors) {
+function simplexSvg(r, colors, ui) {
   const corners = [[60, 8], [8, 98], [112, 98]];
   const finite = r.every((v) => Number.isFinite(v));
   const [px, py] = finite ? [0, 1].map((axis) => r.reduce((sum, w, j) => sum + w * corners[j][axis], 0)) : [0, 0];
   const dots = corners.map(([cx, cy], j) => `<circle cx="${cx}" cy="${cy}" r="6" fill="${colors[j]}"/>`).join("");
   const point = finite ? `<circle class="scrub-probe-point" cx="${px}" cy="${py}" r="4.5"/>` : "";
   return '<svg class="scrub-probe-simplex" viewBox="0 0 120 106" width="120" height="106" role="img" '
-    + 'aria-label="the same r as a point in the probability simplex (corners: one-hot at centre 0, 1, 2)">'
+    + `aria-label="${probeEscape(ui.probe_simplex)}">`
     + `<polygon points="${corners.map((c) => c.join(",")).join(" ")}"/>${dots}${point}</svg>`;
 }

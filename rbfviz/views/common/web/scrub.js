@@ -6,7 +6,12 @@
 // formatted by the server, except the probe's (probe.js: one location's responsibilities, from the
 // centres and σ of the level on screen). When the user stops moving σ (SETTLE_MS without input, pointer up),
 // the level is committed with setStateValue("level"), which reruns the page script once.
+// Its words come in the payload too (header "ui", in the reader's language; rbfviz.views.common.scrub's
+// scrub_texts), with the decimal separator σ is written with ("decimal").
 const SETTLE_MS = 500;
+// Before a first payload is read (its error line), and for a payload without words: English.
+const ENGLISH_TEXTS = { play: "▶ Play", pause: "❚❚ Pause", in_words: "In words:",
+  error: "The σ figure could not be drawn ({error}). Reload the page." };
 const TYPED = { f8: Float64Array, f4: Float32Array, u1: Uint8Array, u2: Uint16Array, u4: Uint32Array,
                 i1: Int8Array, i2: Int16Array, i4: Int32Array };
 const instances = new WeakMap();
@@ -83,11 +88,11 @@ function build(parent) {
   root.innerHTML = `
     <div class="scrub">
       <div class="scrub-control">
-        <button class="scrub-play" type="button" hidden>▶ Play</button>
+        <button class="scrub-play" type="button" hidden></button>
         <label class="scrub-label"></label>
         <input class="scrub-range" type="range" step="1">
         <output class="scrub-value" aria-live="off"></output>
-        <span class="scrub-downloads" role="group" aria-label="Download this figure">
+        <span class="scrub-downloads" role="group">
           <button class="scrub-download" type="button" data-format="png">PNG</button>
           <button class="scrub-download" type="button" data-format="svg">SVG</button>
         </span>
@@ -96,7 +101,7 @@ function build(parent) {
       <div class="scrub-body">
         <div class="scrub-plot"></div>
         <div class="scrub-aside">
-          <div class="scrub-probe" role="group" aria-label="Probe: the responsibilities of one location" hidden></div>
+          <div class="scrub-probe" role="group" hidden></div>
           <div class="scrub-side"></div>
         </div>
       </div>
@@ -164,7 +169,7 @@ export default function mountScrubber(component) {
   }).catch((err) => {
     if (inst.loading !== loading) return;
     inst.els.error.hidden = false;
-    inst.els.error.textContent = `The σ figure could not be drawn (${err.message}). Reload the page.`;
+    inst.els.error.textContent = fill(words(inst.payload).error, { error: err.message });
     console.error(err);
   });
   return inst.cleanup;
@@ -180,9 +185,13 @@ function ready(inst, payload) {
   range.min = 0;
   range.max = payload.sigmas.length - 1;
   label.textContent = payload.label;
+  const ui = words(payload);
+  inst.els.downloads.setAttribute("aria-label", ui.downloads ?? "");
+  inst.els.probe.setAttribute("aria-label", ui.probe_group ?? "");
   inst.root.querySelector(".scrub").classList.toggle("scrub-large", payload.large);
   inst.els.play.hidden = !payload.play_ms || !!payload.part;
   stop(inst);
+  inst.els.play.textContent = ui.play;
   showPart(inst, payload);
   inst.els.downloads.hidden = payload.large;  // a projector needs no downloads (as the page's own)
   range.setAttribute("aria-label", payload.label);
@@ -210,10 +219,10 @@ function showPart(inst, payload) {
     range.removeAttribute("aria-describedby");
     return;
   }
-  const texts = payload.texts;
+  const last = payload.texts.length - 1;
   status.id ||= `scrub-status-${Math.random().toString(36).slice(2)}`;
-  status.textContent = `For now σ goes from ${texts[texts.length - 1]} to ${texts[0]} only (${texts.length} of `
-    + `${part.of} levels): the slider's other σ levels are being computed and join it by themselves.`;
+  status.textContent = fill(words(payload).part, { low: sigmaText(payload, last), high: sigmaText(payload, 0),
+    count: payload.texts.length, total: part.of });
   range.setAttribute("aria-describedby", status.id);
 }
 
@@ -277,7 +286,7 @@ function create(parentElement) {
       show(inst, level);
       if (level >= last) { stop(inst); inst.commit(); } else level += 1;
     }, inst.payload.play_ms);
-    els.play.textContent = "❚❚ Pause";
+    els.play.textContent = words(inst.payload).pause;
     els.play.setAttribute("aria-pressed", "true");
   });
   inst.release = () => { if (inst.pointer) { inst.pointer = false; inst.schedule(); } };
@@ -349,7 +358,7 @@ function stop(inst) {
   if (!inst.playing) return;
   clearInterval(inst.playing);
   inst.playing = null;
-  inst.els.play.textContent = "▶ Play";
+  inst.els.play.textContent = words(inst.payload).play;
   inst.els.play.setAttribute("aria-pressed", "false");
 }
 
@@ -374,13 +383,14 @@ function show(inst, level) {
   const { payload, els } = inst;
   level = Math.max(0, Math.min(payload.sigmas.length - 1, level));
   inst.level = level;
-  const text = `σ = ${payload.texts[level]}`;
+  const text = `σ = ${sigmaText(payload, level)}`;
   els.range.value = String(payload.sigmas.length - 1 - level);
   els.range.setAttribute("aria-valuetext", text);
   els.value.textContent = text;
   const frame = payload.frames[level];
   els.side.innerHTML = frame.side;
-  els.caption.innerHTML = frame.caption ? `<strong>In words:</strong> ${escapeHtml(frame.caption)}` : "";
+  els.caption.innerHTML = frame.caption
+    ? `<strong>${escapeHtml(words(payload).in_words)}</strong> ${escapeHtml(frame.caption)}` : "";
   // Out of the document (unmounted, or parked until its page mounts it again) there is no layout
   // and no computed theme to draw with: the figure is drawn when the scrubber is back (refresh).
   if (!inst.root.isConnected || !(inst.theme ??= themeOf(inst.parent))) {
@@ -452,7 +462,8 @@ function planePoint(gd, clientX, clientY) {
 function showProbe(inst) {
   const { payload, els } = inst;
   attachProbe(inst);
-  drawProbe(els.probe, payload.probe, inst.level, payload.sigmas[inst.level], inst.probePoint);
+  drawProbe(els.probe, payload.probe, inst.level, payload.sigmas[inst.level], inst.probePoint, words(payload),
+    payload.decimal);
   const gd = els.plot;
   let mark = gd.querySelector(":scope > .scrub-probe-mark");
   if (!inst.probePoint) { mark?.remove(); return; }
@@ -865,6 +876,21 @@ function attachSelection(inst) {
   };
   gd.on("plotly_click", send);
   gd.on("plotly_selected", send);
+}
+
+// The payload's words (English without a payload or words), and a text's {name} fields filled in.
+function words(payload) {
+  return payload?.ui ?? ENGLISH_TEXTS;
+}
+
+function fill(template, fields) {
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? String(fields[name]) : whole));
+}
+
+// σ of a level as the reader writes it: the server's text with the language's decimal separator.
+function sigmaText(payload, level) {
+  const text = payload.texts[level];
+  return payload.decimal && payload.decimal !== "." ? text.replace(".", payload.decimal) : text;
 }
 
 function escapeHtml(text) {
