@@ -10,6 +10,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
+from rbfviz.i18n import N_
 from rbfviz.views.common.layout import figure, framed_axis
 
 # Marks that are not clusters (colour-blind safe: Paul Tol's high-contrast blue/red, plus black
@@ -24,13 +25,13 @@ SOFTMAX_EXACT_COLOR = "#666666"
 
 
 # Legend names of the σ lines (tests look them up).
-CURRENT = "current σ"
+CURRENT = N_("current σ")
 
 
-EXACT_PREDICTED = "σ* predicted (every row one-hot)"
+EXACT_PREDICTED = N_("σ* predicted (every row one-hot)")
 
 
-SOFTMAX_EXACT = "softmax f64-exact √(g_min/73.4)"
+SOFTMAX_EXACT = N_("softmax f64-exact √(g_min/73.4)")
 
 
 def sigma_line(

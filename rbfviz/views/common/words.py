@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 
+from rbfviz.i18n import ENGLISH, Translator
+
 
 def number(x: float, digits: int = 3) -> str:
     """x with ``digits`` significant digits; "NaN" for NaN, and "0" (never "-0") for zero."""
@@ -36,3 +38,11 @@ def percent(fraction: float) -> str:
 
 def count(n: int, thing: str, plural: str | None = None) -> str:
     return f"{n:,} {thing if n == 1 else (plural or thing + 's')}"
+
+
+def localized_percent(fraction: float, tr: Translator = ENGLISH) -> str:
+    """``percent`` in ``tr``'s language: its decimal separator ("12,5%" in pt-BR), and "n/a" translated."""
+    text = percent(fraction)
+    if text == "n/a":
+        return tr("n/a")
+    return text.replace(".", ",") if tr.decimal_comma else text

@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from rbfviz.i18n import Invalid
 from rbfviz.views.common.palette import MAX_CLUSTERS
 
 MAX_PLACED = MAX_CLUSTERS  # one centre per cluster colour
@@ -35,10 +36,15 @@ def round_placed(x, y) -> tuple[float, float]:
         try:
             value = float(value)
         except (TypeError, ValueError):
-            raise ValueError(f"a centre's {name} must be a number, got {value!r}.") from None
+            raise Invalid(
+                "a centre's {name} must be a number, got {value}.", name=name, value=repr(value)
+            ) from None
         if not math.isfinite(value) or abs(value) > MAX_COORDINATE:
-            raise ValueError(
-                f"a centre's {name} must be a finite number within ±{MAX_COORDINATE:g}, got {value}."
+            raise Invalid(
+                "a centre's {name} must be a finite number within ±{most:g}, got {value}.",
+                name=name,
+                most=MAX_COORDINATE,
+                value=value,
             )
         out.append(float(f"{value:.{PLACED_DIGITS}g}"))
     return out[0], out[1]
@@ -59,17 +65,19 @@ def parse_placed(text: str) -> tuple[tuple[float, float], ...]:
         return ()
     entries = [entry for entry in text.split(";") if entry.strip()]
     if len(entries) > MAX_PLACED:
-        raise ValueError(f"at most {MAX_PLACED} centres, got {len(entries)}")
+        raise Invalid("at most {most} centres, got {count}", most=MAX_PLACED, count=len(entries))
     placed = []
     for entry in entries:
         parts = entry.split(",")
         if len(parts) != 2:
-            raise ValueError(f"“{entry.strip()}” is not one centre x,y")
+            raise Invalid("“{entry}” is not one centre x,y", entry=entry.strip())
         try:
             placed.append(round_placed(*(float(part) for part in parts)))
         except ValueError:
-            raise ValueError(
-                f"“{entry.strip()}” is not two finite numbers within ±{MAX_COORDINATE:g}"
+            raise Invalid(
+                "“{entry}” is not two finite numbers within ±{most:g}",
+                entry=entry.strip(),
+                most=MAX_COORDINATE,
             ) from None
     return tuple(placed)
 
@@ -82,16 +90,28 @@ def placed_centers(placed, k: int, dtype="float64") -> np.ndarray:
     placed = tuple(placed)
     if len(placed) < k:
         more = k - len(placed)
-        raise ValueError(
-            f"the placed start needs k = {k} centres; {len(placed)} placed so far. Click {more} more "
-            f"place{'s' if more > 1 else ''} on the plane (On the plane: Place centres), or lower k."
+        if more == 1:
+            raise Invalid(
+                "the placed start needs k = {k} centres; {placed} placed so far. Click 1 more place on the "
+                "plane (On the plane: Place centres), or lower k.",
+                k=k,
+                placed=len(placed),
+            )
+        raise Invalid(
+            "the placed start needs k = {k} centres; {placed} placed so far. Click {more} more places on the "
+            "plane (On the plane: Place centres), or lower k.",
+            k=k,
+            placed=len(placed),
+            more=more,
         )
     centers = np.array(placed[:k], dtype=dtype).reshape(k, 2)
     for a in range(k):
         same = np.flatnonzero((centers[a + 1 :] == centers[a]).all(axis=1))
         if same.size:
-            raise ValueError(
-                f"placed centres {a} and {a + 1 + int(same[0])} are at the same place, so they would never "
-                "separate. Drag one of them away."
+            raise Invalid(
+                "placed centres {a} and {b} are at the same place, so they would never separate. Drag one "
+                "of them away.",
+                a=a,
+                b=a + 1 + int(same[0]),
             )
     return np.ascontiguousarray(centers)
