@@ -34,6 +34,11 @@ STEP_HELP = {  # shown as tr(STEP_HELP[letter])
 COMPARED_SIGMAS = 6  # σ values of the "soft step vs Lloyd step" table, spread over the σ range
 
 
+def capitalised(name: str) -> str:
+    """A step's name as a button's label: its first letter upper case (a sentence has it lower case)."""
+    return name[:1].upper() + name[1:]
+
+
 def take(letter: str) -> None:
     """Button callback (runs before the script): one more step of the given kind, from the iteration
     shown (the steps after it, if the scrubber went back, are replaced)."""
@@ -97,7 +102,7 @@ def steps_view(ctrl) -> None:
     full = shown >= MAX_STEPS
     for col, (letter, what) in zip(cols, STEP_HELP.items()):
         col.button(
-            tr(STEP_NAMES[letter]),
+            capitalised(tr(STEP_NAMES[letter])),
             key=f"step_{letter}",
             on_click=take,
             args=(letter,),

@@ -67,7 +67,6 @@ EXACT_MEASURED = N_("E = 0 from here (measured)")
 SPLIT_PREDICTED = N_("predicted σ of each split")
 SPLIT_LINEARISED = N_("entmax: √r-weighted prediction")
 SPLIT_MEASURED = N_("split seen (first level)")
-SIGMA_AXIS = N_("σ  (log scale; cooling →)")
 # Horizontal legends above the plot. No fixed entry width: Plotly wraps the entries into as many rows
 # as the figure's width needs (a fraction of the width each drew long entries on top of each other on
 # a phone), and the top margin grows with them.
@@ -250,7 +249,7 @@ def trajectory_figure(
         return figure(data, layout)
     layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
     layout["updatemenus"] = play_buttons(
-        frame_ms, redraw=False, play_label=tr("▶ Play from the top"), y=-0.11
+        frame_ms, redraw=False, play_label=tr("▶ Play from the top"), y=-0.11, tr=tr
     )
     layout["sliders"] = [
         dict(
@@ -330,7 +329,7 @@ def bifurcation_figure(
     )
     data.extend(split_markers(view, tr))
     layout = base_layout(title, height, y_title=tr("position along principal axis u₁"), tr=tr)
-    layout["xaxis"] = sigma_axis(sigmas, title=tr(SIGMA_AXIS))
+    layout["xaxis"] = sigma_axis(sigmas, tr=tr)
     shapes = [sigma_line(view.sigma_critical_predicted, tr(CRITICAL_PREDICTED), CRITICAL_COLOR, "dash")]
     if view.sigma_critical_measured is not None:
         shapes.append(sigma_line(view.sigma_critical_measured, tr(CRITICAL_MEASURED), CRITICAL_COLOR, "dot"))
@@ -485,7 +484,7 @@ def collapse_figure(
     )
     shapes.append(sigma_line(sigma, tr(CURRENT), CURRENT_COLOR, "solid", 1.5))
     layout = base_layout(title, height, y_title="E(σ) = ‖C_σ − C*‖_F  (log)", tr=tr)
-    layout["xaxis"] = sigma_axis(sigmas, title=tr(SIGMA_AXIS))
+    layout["xaxis"] = sigma_axis(sigmas, tr=tr)
     layout["yaxis"] = dict(layout["yaxis"], type="log", exponentformat="power")
     layout["shapes"] = shapes
     layout["legend"] = dict(GRID_LEGEND)
@@ -524,7 +523,7 @@ def free_energy_figure(
         for field, symbol, name, color, dash in FREE_ENERGY_TERMS
     ]
     layout = base_layout(title, height, y_title=tr("data units²"), legend="below", tr=tr)
-    layout["xaxis"] = sigma_axis(terms.sigmas, title=tr(SIGMA_AXIS))
+    layout["xaxis"] = sigma_axis(terms.sigmas, tr=tr)
     return figure(data, layout)
 
 

@@ -20,7 +20,7 @@ from rbfviz.restarts import INITS, Race
 from rbfviz.views.common.layout import base_layout, figure, two_planes_layout
 from rbfviz.views.common.palette import KMEANS_COLOR
 from rbfviz.views.common.plane import centers_trace, points_trace
-from rbfviz.views.common.words import localized_percent
+from rbfviz.views.common.words import percent
 
 INIT_COLORS = {"k-means++": "#0072B2", "random": "#E69F00"}  # Okabe-Ito blue and orange
 ANNEALED_COLOR = "#D55E00"  # vermillion: annealing's J
@@ -103,21 +103,22 @@ def centres_figure(
         tr("poorest restart<br>J = {j:.5g}", j=race.distortions[init][i]),  # two lines: a phone's half width
         tr("annealed<br>J = {j:.5g}", j=race.annealed_j),
     )
+    layout["separators"] = tr.separators  # the numbers of the hover and axes in the reader's language
     data = []
     for side, centres in enumerate((poor, race.annealed_centers)):
         axes = dict(xaxis="x" if side == 0 else "x2", yaxis="y" if side == 0 else "y2")
         cells = responsibilities(np.asarray(X, np.float64), centres, 1.0, "hard")
-        points = dict(points_trace(X, cells, name=tr("points (coloured by nearest centre)")), **axes)
+        points = dict(points_trace(X, cells, name=tr("points (coloured by nearest centre)"), tr=tr), **axes)
         points.update(showlegend=side == 0, hovertemplate="(%{x:.3f}, %{y:.3f})<extra></extra>")
         points.pop("customdata")
-        marks = dict(centers_trace(centres, name=tr("centres")), **axes, showlegend=side == 0)
+        marks = dict(centers_trace(centres, name=tr("centres"), tr=tr), **axes, showlegend=side == 0)
         data += [points, marks]
     return figure(data, layout)
 
 
 def race_numbers(race: Race, tr: Translator = ENGLISH) -> list[tuple[str, str, str]]:
     """(label, value, help) triples beside the figures; labels short enough for a narrow column."""
-    tol = localized_percent(race.tolerance, tr)
+    tol = percent(race.tolerance, tr)
     return [
         (
             tr("annealed J (one run)"),
@@ -137,7 +138,7 @@ def race_numbers(race: Race, tr: Translator = ENGLISH) -> list[tuple[str, str, s
         *(
             (
                 tr("reach annealed J: {init}", init=tr(INIT_NAMES[init])),
-                localized_percent(race.share_reaching(init), tr),
+                percent(race.share_reaching(init), tr),
                 tr(
                     "The share of the {init} restarts ending within {tol} of the annealed J, or below.",
                     init=tr(INIT_NAMES[init]),
@@ -152,11 +153,11 @@ def race_numbers(race: Race, tr: Translator = ENGLISH) -> list[tuple[str, str, s
 def race_words(race: Race, tr: Translator = ENGLISH) -> str:
     """One paragraph: how often restarts reach the annealed J, and whether annealing beat the best one."""
     n = race.n_restarts
-    tol = localized_percent(race.tolerance, tr)
+    tol = percent(race.tolerance, tr)
     shares = [
         tr(
             "{share} of the {init} restarts",
-            share=localized_percent(race.share_reaching(init), tr),
+            share=percent(race.share_reaching(init), tr),
             init=tr(INIT_NAMES[init]),
         )
         for init in INITS

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.views.common.palette import (
     KMEANS_COLOR,
     cluster_colors,
@@ -33,15 +34,22 @@ def resp_hovertemplate(k: int) -> str:
     return "x = (%{x:.3f}, %{y:.3f})<br>r = [" + entries + "]<extra></extra>"
 
 
-def points_trace(X, resp, name: str = "points (colour mixed by r)") -> dict:
-    """Points coloured by their responsibilities, hover = r vector. NaN rows grey."""
+# The traces' default legend names, shown as tr(...)
+POINTS_NAME = N_("points (colour mixed by r)")
+CENTERS_NAME = N_("RBF centres c_j")
+KMEANS_NAME = N_("K-Means centroids")
+
+
+def points_trace(X, resp, name: str | None = None, tr: Translator = ENGLISH) -> dict:
+    """Points coloured by their responsibilities, hover = r vector. NaN rows grey. name: the legend's (in
+    the reader's language), default POINTS_NAME in ``tr``'s."""
     n, k = resp.shape
     return dict(
         type="scattergl" if n > WEBGL_ABOVE else "scatter",
         x=X[:, 0],
         y=X[:, 1],
         mode="markers",
-        name=name,
+        name=tr(POINTS_NAME) if name is None else name,
         marker=dict(
             color=rgb_strings(mix_colors(resp)),
             size=7 if n <= 2000 else 5,
@@ -58,25 +66,29 @@ def markers_trace(points, **trace) -> dict:
     return dict(type="scatter", x=points[:, 0], y=points[:, 1], mode="markers", **trace)
 
 
-def centers_trace(centers, name: str = "RBF centres c_j") -> dict:
+def centers_trace(centers, name: str | None = None, tr: Translator = ENGLISH) -> dict:
+    """The RBF centres (k, 2) as numbered markers; name default CENTERS_NAME in ``tr``'s language."""
     k = centers.shape[0]
     return markers_trace(
         centers,
-        name=name,
+        name=tr(CENTERS_NAME) if name is None else name,
         marker=dict(color=cluster_colors(k), **CENTER_MARKER),
         customdata=np.arange(k),
-        hovertemplate="RBF centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+        hovertemplate=tr("RBF centre {number}", number="%{customdata}")
+        + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
     )
 
 
-def kmeans_trace(kmeans_centers, name: str = "K-Means centroids") -> dict:
+def kmeans_trace(kmeans_centers, name: str | None = None, tr: Translator = ENGLISH) -> dict:
+    """The K-Means centroids (k, 2); name default KMEANS_NAME in ``tr``'s language."""
     k = kmeans_centers.shape[0]
     return markers_trace(
         kmeans_centers,
-        name=name,
+        name=tr(KMEANS_NAME) if name is None else name,
         marker=KMEANS_MARKER,
         customdata=np.arange(k),
-        hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+        hovertemplate=tr("K-Means centroid {number}", number="%{customdata}")
+        + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
     )
 
 

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from rbfviz.i18n import N_
+from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.views.common.layout import figure, framed_axis
 
 # Marks that are not clusters (colour-blind safe: Paul Tol's high-contrast blue/red, plus black
@@ -24,7 +24,7 @@ EXACT_COLOR = "#BB5566"
 SOFTMAX_EXACT_COLOR = "#666666"
 
 
-# Legend names of the σ lines (tests look them up).
+# Legend names of the σ lines (tests look them up), shown as tr(CURRENT) etc.
 CURRENT = N_("current σ")
 
 
@@ -62,8 +62,9 @@ def sigma_line(
     )
 
 
-def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
-    """Tick values 1, 2, 5 × 10^e covering [low, high] and their labels ("0.05", "2", "1e-05").
+def log_ticks(low: float, high: float, tr: Translator = ENGLISH) -> tuple[list[float], list[str]]:
+    """Tick values 1, 2, 5 × 10^e covering [low, high] and their labels ("0.05", "2", "1e-05"; "0,05" in a
+    decimal-comma language of ``tr``).
 
     Plotly's own log ticks label 2 and 5 as bare digits ("5" for 0.5), which reads wrongly; fewer
     ticks (1 and 3 per decade) once the range spans more than three decades.
@@ -78,15 +79,21 @@ def log_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
         for m in mantissas
     ]
     values = [v for v in values if low <= v <= high]
-    return values, [f"{v:g}" for v in values]
+    return values, [tr.number(v, "g") for v in values]
 
 
-def sigma_axis(sigmas, title: str | None = "σ  (log scale; cooling →)") -> dict:
-    """A log σ axis, large σ on the left, with readable 1-2-5 ticks over the σ values; no title for
-    ``title=None`` (an upper panel sharing the lower one's)."""
+SIGMA_AXIS = N_("σ  (log scale; cooling →)")  # the σ axis's title, shown as tr(SIGMA_AXIS)
+
+
+def sigma_axis(sigmas, title: str | None = SIGMA_AXIS, tr: Translator = ENGLISH) -> dict:
+    """A log σ axis, large σ on the left, with readable 1-2-5 ticks over the σ values (in ``tr``'s
+    decimal separator); no title for ``title=None`` (an upper panel sharing the lower one's). ``title``:
+    in ``tr``'s language, or SIGMA_AXIS (translated here)."""
     sigmas = np.asarray(sigmas, dtype=np.float64)
     sigmas = sigmas[np.isfinite(sigmas) & (sigmas > 0)]
-    values, labels = log_ticks(sigmas.min(), sigmas.max()) if sigmas.size else ([], [])
+    values, labels = log_ticks(sigmas.min(), sigmas.max(), tr) if sigmas.size else ([], [])
+    if title == SIGMA_AXIS:
+        title = tr(SIGMA_AXIS)
     return dict(
         type="log",
         autorange="reversed",
@@ -134,9 +141,12 @@ def sigma_window(sigma_high: float, sigma_low: float, fill: str, name: str) -> d
     )
 
 
-def play_buttons(frame_ms: int, redraw: bool, play_label: str, y: float) -> list[dict]:
+def play_buttons(
+    frame_ms: int, redraw: bool, play_label: str, y: float, tr: Translator = ENGLISH
+) -> list[dict]:
     """The layout's ``updatemenus``: play from the first frame, pause, resume, under the plot at
-    paper height y. ``redraw`` is True when frames change the layout (images), not only the data."""
+    paper height y. ``redraw`` is True when frames change the layout (images), not only the data.
+    play_label: in the reader's language; Pause and Resume in ``tr``'s."""
     play = dict(
         frame=dict(duration=int(frame_ms), redraw=redraw), transition=dict(duration=0), mode="immediate"
     )
@@ -154,8 +164,8 @@ def play_buttons(frame_ms: int, redraw: bool, play_label: str, y: float) -> list
             font=dict(size=13),
             buttons=[
                 dict(label=play_label, method="animate", args=[None, {**play, "fromcurrent": False}]),
-                dict(label="❚❚ Pause", method="animate", args=[[None], still]),
-                dict(label="▶ Resume", method="animate", args=[None, {**play, "fromcurrent": True}]),
+                dict(label=tr("❚❚ Pause"), method="animate", args=[[None], still]),
+                dict(label=tr("▶ Resume"), method="animate", args=[None, {**play, "fromcurrent": True}]),
             ],
         )
     ]

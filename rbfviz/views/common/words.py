@@ -18,31 +18,25 @@ import math
 from rbfviz.i18n import ENGLISH, Translator
 
 
-def number(x: float, digits: int = 3) -> str:
-    """x with ``digits`` significant digits; "NaN" for NaN, and "0" (never "-0") for zero."""
+def number(x: float, digits: int = 3, tr: Translator = ENGLISH) -> str:
+    """x with ``digits`` significant digits in ``tr``'s decimal separator; "NaN" for NaN, and "0" (never
+    "-0") for zero."""
     x = float(x) + 0.0  # -0.0 + 0.0 is +0.0: the entropy of one-hot rows is -0.0
-    return "NaN" if math.isnan(x) else f"{x:.{digits}g}"
+    return "NaN" if math.isnan(x) else tr.number(x, f".{digits}g")
 
 
-def percent(fraction: float) -> str:
-    """A fraction as a percentage: 1 decimal, "100%" only when exactly 1 and "0%" only when exactly 0."""
+def percent(fraction: float, tr: Translator = ENGLISH) -> str:
+    """A fraction as a percentage: 1 decimal (in ``tr``'s separator), "100%" only when exactly 1 and "0%"
+    only when exactly 0."""
     fraction = float(fraction)
     if math.isnan(fraction):
-        return "n/a"
+        return tr("n/a")
     if fraction == 1.0:
         return "100%"
     if fraction == 0.0:
         return "0%"
-    return f"{min(max(100 * fraction, 0.1), 99.9):.1f}%"
+    return tr.number(min(max(100 * fraction, 0.1), 99.9), ".1f") + "%"
 
 
 def count(n: int, thing: str, plural: str | None = None) -> str:
     return f"{n:,} {thing if n == 1 else (plural or thing + 's')}"
-
-
-def localized_percent(fraction: float, tr: Translator = ENGLISH) -> str:
-    """``percent`` in ``tr``'s language: its decimal separator ("12,5%" in pt-BR), and "n/a" translated."""
-    text = percent(fraction)
-    if text == "n/a":
-        return tr("n/a")
-    return text.replace(".", ",") if tr.decimal_comma else text

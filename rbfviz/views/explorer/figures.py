@@ -293,9 +293,9 @@ def plane_figure(
             f"and {kmeans_centers.shape}."
         )
     data = [
-        points_trace(X, resp, name=tr("points (colour mixed by r)")),
-        centers_trace(centers, name=tr("RBF centres c_j")),
-        kmeans_trace(kmeans_centers, name=tr("K-Means centroids")),
+        points_trace(X, resp, tr=tr),
+        centers_trace(centers, tr=tr),
+        kmeans_trace(kmeans_centers, tr=tr),
     ]
     layout = base_layout(title, height, legend="below", tr=tr)
     if field is not None:

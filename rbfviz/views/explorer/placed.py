@@ -37,7 +37,7 @@ def round_placed(x, y) -> tuple[float, float]:
             value = float(value)
         except (TypeError, ValueError):
             raise Invalid(
-                "a centre's {name} must be a number, got {value}.", name=name, value=repr(value)
+                "a centre's {name} must be a number, got {value!r}.", name=name, value=value
             ) from None
         if not math.isfinite(value) or abs(value) > MAX_COORDINATE:
             raise Invalid(
@@ -92,16 +92,16 @@ def placed_centers(placed, k: int, dtype="float64") -> np.ndarray:
         more = k - len(placed)
         if more == 1:
             raise Invalid(
-                "the placed start needs k = {k} centres; {placed} placed so far. Click 1 more place on the "
+                "the placed start needs k = {k} centres; {count} placed so far. Click 1 more place on the "
                 "plane (On the plane: Place centres), or lower k.",
                 k=k,
-                placed=len(placed),
+                count=len(placed),
             )
         raise Invalid(
-            "the placed start needs k = {k} centres; {placed} placed so far. Click {more} more places on the "
+            "the placed start needs k = {k} centres; {count} placed so far. Click {more} more places on the "
             "plane (On the plane: Place centres), or lower k.",
             k=k,
-            placed=len(placed),
+            count=len(placed),
             more=more,
         )
     centers = np.array(placed[:k], dtype=dtype).reshape(k, 2)

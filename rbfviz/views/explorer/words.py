@@ -8,7 +8,7 @@ import numpy as np
 
 from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.measures import one_hot_rows
-from rbfviz.views.common.words import localized_percent
+from rbfviz.views.common.words import percent
 
 
 def plane(resp, numbers: dict | None, sigma: float, kind: str, dtype: str, tr: Translator = ENGLISH) -> str:
@@ -33,7 +33,7 @@ def plane(resp, numbers: dict | None, sigma: float, kind: str, dtype: str, tr: T
     else:
         first = tr(
             "{share} of the points have the same cluster as K-Means",
-            share=localized_percent(numbers["agreement"], tr),
+            share=percent(numbers["agreement"], tr),
         )
     hard = int(one_hot_rows(resp).sum())
     return tr(

@@ -141,7 +141,7 @@ def staircase_figure(
         shapes.append(_natural_line(natural_k, axis="y", tr=tr))
         data += _natural_legend(natural_k, tr)
     layout = _layout(height, tr("distinct centres"), tr)
-    layout["xaxis"] = sigma_axis(sigmas, title=tr("σ  (log scale; cooling →)"))
+    layout["xaxis"] = sigma_axis(sigmas, tr=tr)
     layout["yaxis"]["range"] = [0.5, answer.k_max + 0.5]
     layout["yaxis"]["tickvals"] = list(range(1, answer.k_max + 1))
     layout["shapes"] = shapes

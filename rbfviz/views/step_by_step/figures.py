@@ -61,7 +61,7 @@ def step_plane_figure(
         raise ValueError(
             f"X must be (n, 2) and match the replay's responsibilities {replay.resp.shape}, got {X.shape}."
         )
-    data = [points_trace(X, replay.resp, name=tr("points (colour mixed by r)"))]
+    data = [points_trace(X, replay.resp, tr=tr)]
     moved = replay.count > 0 and not np.array_equal(previous, current, equal_nan=True)
     if moved:
         data.append(
@@ -74,12 +74,14 @@ def step_plane_figure(
                 + "<br>(%{x:.4f}, %{y:.4f})<extra></extra>",
             )
         )
-    now = centers_trace(current, name=tr("centres now"))
+    now = centers_trace(current, name=tr("centres now"), tr=tr)
     now["marker"]["size"] = 17  # smaller than the Explorer's, so the arrows stay visible up to the centre
     data.append(now)
     if lloyd_from_pair is not None:
         data.append(
-            kmeans_trace(np.asarray(lloyd_from_pair, np.float64), name=tr("Lloyd step from the same centres"))
+            kmeans_trace(
+                np.asarray(lloyd_from_pair, np.float64), name=tr("Lloyd step from the same centres"), tr=tr
+            )
         )
     layout = base_layout(title, height, legend="below", tr=tr)
     layout.update(plane_axes(plane_extent(X, replay.centers.reshape(-1, X.shape[1]), aspect=PLANE_ASPECT)))
