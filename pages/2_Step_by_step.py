@@ -139,7 +139,7 @@ def steps_view(ctrl) -> None:
                 replace(ctrl, steps=ctrl.steps[:shown], at=None), sigmas
             )
         if note:
-            st.info(note)
+            st.info(tr(note))  # a catalog message (ui.compute.step_start)
         last = tr(STEP_NAMES[run.steps[-1]]) if run.steps else None
         head = tr.format(
             "{name}, k = {k}, {kind}, {dtype}, σ = {sigma:.3g}",

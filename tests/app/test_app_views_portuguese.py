@@ -9,13 +9,14 @@ ui.plane_tools) are checked by their own tests."""
 
 from __future__ import annotations
 
-import gzip
+import json
 import re
 
 import pytest
 from app_page import ok, open_page, page_path
 from streamlit.testing.v1 import AppTest
 
+from rbfviz.views.common.scrub import read_payload
 from ui import session_keys as keys
 
 # Words that give an English sentence away; none of them is Portuguese.
@@ -34,7 +35,7 @@ PAGES = {
         {**SMALL, "steps": "EML"},
         "Step by step: E-step, M-step, Lloyd step",
         "Passo a passo: passo E, passo M, passo de Lloyd",
-        ["Passos dados", "Passo E", "L_σ e J ao longo dos passos", "Velocidade (passos por segundo)"],
+        ["Passos dados", "Passo E", "Iteração mostrada", "Velocidade (passos por segundo)"],
     ),
     "Annealing": (
         SMALL,
@@ -81,7 +82,7 @@ def visible_text(at: AppTest) -> list[str]:
             texts += [widget.label, getattr(widget.proto, "help", "")]
             if kind in ("radio", "selectbox"):
                 texts += [str(option) for option in widget.options]
-    texts += [expander.label for expander in main.get("expandable")]
+    texts += [expander.label for expander in main.expander]
     return [text for text in texts if text and not text.startswith("<style>")]
 
 
@@ -114,9 +115,10 @@ def test_the_same_page_without_lang_is_english(label):
 
 
 def payload_text(at: AppTest, index: int = 0) -> str:
-    """The words inside the ``index``-th σ payload the page sends (gzip of JSON and binary arrays)."""
-    raw = gzip.decompress(at.get("bidi_component")[index].proto.bytes)
-    return raw.decode("utf-8", errors="replace")
+    """The words inside the ``index``-th σ payload the page sends: its figure, side numbers and "In
+    words" texts at every level, as JSON text."""
+    header = read_payload(at.get("bidi_component")[index].proto.bytes)
+    return json.dumps(header, ensure_ascii=False, default=str)
 
 
 @pytest.mark.parametrize(

@@ -256,7 +256,7 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
 CENTRES_SOURCES = {
     "kmeans++": N_("EM from the kmeans++ start to the soft fixed point at this σ"),
     "random": N_("EM from the random start to the soft fixed point at this σ"),
-    "farthest": N_("EM from the farthest-points start to the soft fixed point at this σ"),
+    "farthest": N_("EM from the farthest start to the soft fixed point at this σ"),
     "custom": N_("EM from the picked-points start to the soft fixed point at this σ"),
     "placed": N_("EM from the placed-centres start to the soft fixed point at this σ"),
     "anneal": N_("the annealing path from the data mean, at this σ"),
