@@ -6,6 +6,7 @@ from dataclasses import replace
 import streamlit as st
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
+from rbfviz.i18n import N_
 from rbfviz.views.common.plane import drawn_points
 from rbfviz.views.common.scrub import Probe, scrub_payload
 from rbfviz.views.explorer import words as explorer_words
@@ -14,7 +15,7 @@ from rbfviz.views.explorer.levels import explorer_levels
 from rbfviz.views.explorer.picking import picking_figure, picks_traces
 from rbfviz.views.explorer.picks import MAX_PICKS, add_picks
 from rbfviz.views.explorer.receipt import explorer_receipt
-from ui import compute, exports, plane_tools, scrub_parts, state
+from ui import compute, exports, language, plane_tools, scrub_parts, state
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
@@ -26,14 +27,18 @@ def _nearest(positions: list[int], position: int) -> int:
     return min(range(len(positions)), key=lambda i: abs(positions[i] - position))
 
 
-def drawn_note(n: int) -> tuple[str, ...]:
+def drawn_note(n: int, tr) -> tuple[str, ...]:
     """The sentence under a plane that draws a sample of the points (none when it draws them all)."""
     drawn = drawn_points(n)
     if drawn is None:
         return ()
     return (
-        f"Drawn: a seeded sample of {len(drawn):,} of the {n:,} points (the browser stays responsive); every "
-        f"number beside the plot counts all {n:,} points.",
+        tr(
+            "Drawn: a seeded sample of {drawn:,} of the {n:,} points (the browser stays responsive); every "
+            "number beside the plot counts all {n:,} points.",
+            drawn=len(drawn),
+            n=n,
+        ),
     )
 
 
@@ -56,10 +61,18 @@ def selected_points(event) -> list[int]:
 def picked(rows: list[int]) -> None:
     """Points clicked, boxed or lassoed on a plot become picks (a new pick round starts)."""
     ctrl = st.session_state[keys.CONTROLS]
+    tr = language.current()
     picks, dropped = add_picks(ctrl.picks, rows, ctrl.n)
     if dropped:
         state.add_notices(
-            st, [f"At most {MAX_PICKS} points can be picked; {dropped} selected point(s) were left out."]
+            st,
+            [
+                tr(
+                    "At most {most} points can be picked; {dropped} selected point(s) were left out.",
+                    most=MAX_PICKS,
+                    dropped=dropped,
+                )
+            ],
         )
     st.session_state[keys.PICK_ROUND] = st.session_state.get(keys.PICK_ROUND, 0) + 1
     if picks != ctrl.picks:
@@ -69,31 +82,52 @@ def picked(rows: list[int]) -> None:
 def typed_picks() -> None:
     """Callback of the keyboard path: point numbers typed into a text box."""
     ctrl = st.session_state[keys.CONTROLS]
+    tr = language.current()
     text = st.session_state.get(keys.TYPED_PICKS, "")
     try:
         numbers = [int(part) for part in text.replace(";", ",").split(",") if part.strip()]
         picks, dropped = add_picks(ctrl.picks, numbers, ctrl.n)
     except ValueError:
         state.add_notices(
-            st, [f"“{text}” is not a list of point numbers from 0 to {ctrl.n - 1} (e.g. 12, 40, 301)."]
+            st,
+            [
+                tr(
+                    "“{text}” is not a list of point numbers from 0 to {last} (e.g. 12, 40, 301).",
+                    text=text,
+                    last=ctrl.n - 1,
+                )
+            ],
         )
         return
     if dropped:
-        state.add_notices(st, [f"At most {MAX_PICKS} points can be picked; {dropped} were left out."])
+        state.add_notices(
+            st,
+            [
+                tr(
+                    "At most {most} points can be picked; {dropped} were left out.",
+                    most=MAX_PICKS,
+                    dropped=dropped,
+                )
+            ],
+        )
     update(picks=picks)
     st.session_state[keys.TYPED_PICKS] = ""
 
 
+# the field under the points: its value in the radio, its label shown as tr(FIELD_LABELS[value])
+FIELD_LABELS = {"max": N_("max responsibility  maxⱼ rᵢⱼ"), "entropy": N_("entropy  H(rᵢ)")}
+
 ctx = setup_page("Explorer", sigma_on_figure=True, drawing=True)
 ctrl = ctx.ctrl
-st.title("Explorer: one σ, soft vs hard")
+tr = ctx.tr
+st.title(tr("Explorer: one σ, soft vs hard"))
 
 quantity = st.radio(
-    "Field under the points",
+    tr("Field under the points"),
     ["max", "entropy"],
     horizontal=True,
     key="explorer_field",
-    format_func={"max": "max responsibility  maxⱼ rᵢⱼ", "entropy": "entropy  H(rᵢ)"}.get,
+    format_func=lambda value: tr(FIELD_LABELS[value]),
 )
 picking = ctrl.init == "custom" and len(ctrl.picks) < ctrl.k
 plot_key = f"plane_{st.session_state.get(keys.PICK_ROUND, 0)}"
@@ -116,7 +150,7 @@ def sigma_panels(ctrl) -> None:
     view = None
     payload_bytes = None
 
-    with panel("The plane"):
+    with panel(tr("The plane")):
         name = uploads.data_name(ctrl)
         axes = uploads.axis_titles(ctrl)
         if picking:
@@ -128,7 +162,8 @@ def sigma_panels(ctrl) -> None:
                     ctrl.picks,
                     ctrl.k,
                     plane_extent(X, aspect=PLANE_ASPECT),
-                    title=f"Pick {ctrl.k} starting centres: {name}, n = {ctrl.n}",
+                    title=tr("Pick {k} starting centres: {name}, n = {n}", k=ctrl.k, name=name, n=ctrl.n),
+                    tr=tr,
                 )
                 if axes:
                     fig.layout.xaxis.title.text, fig.layout.yaxis.title.text = axes
@@ -136,15 +171,22 @@ def sigma_panels(ctrl) -> None:
                     fig,
                     ctrl,
                     plot_key,
-                    description=explorer_words.picking(ctrl.n, ctrl.picks, ctrl.k),
+                    description=explorer_words.picking(ctrl.n, ctrl.picks, ctrl.k, tr=tr),
                     **select,
                 )
             with numbers_col:
-                more = ctrl.k - len(ctrl.picks)
                 st.info(
-                    f"**Custom start:** click {more} more point{'s' if more > 1 else ''} on the plot "
-                    f"({len(ctrl.picks)} of k = {ctrl.k} picked). Then the soft fixed point and K-Means from "
-                    "your points appear here."
+                    tr.ngettext(
+                        "**Custom start:** click {n} more point on the plot ({picked} of k = {k} "
+                        "picked). Then "
+                        "the soft fixed point and K-Means from your points appear here.",
+                        "**Custom start:** click {n} more points on the plot ({picked} of k = {k} "
+                        "picked). Then "
+                        "the soft fixed point and K-Means from your points appear here.",
+                        ctrl.k - len(ctrl.picks),
+                        picked=len(ctrl.picks),
+                        k=ctrl.k,
+                    )
                 )
         else:
             head = f"{name}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
@@ -153,7 +195,7 @@ def sigma_panels(ctrl) -> None:
             grid = ctx.scale.grid
 
             def levels(positions, progress) -> list:
-                picks = picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k) if ctrl.picks else ()
+                picks = picks_traces(compute.data(ctrl)[0], ctrl.picks, ctrl.k, tr=tr) if ctrl.picks else ()
                 return explorer_levels(
                     compute.plane_views(ctrl, quantity, progress, levels=positions),
                     grid[positions],
@@ -165,6 +207,7 @@ def sigma_panels(ctrl) -> None:
                     axes=axes,
                     drawn=drawn,
                     presenter=ctrl.presenter,
+                    tr=tr,
                 )
 
             def payload(levels, positions) -> bytes:
@@ -185,7 +228,7 @@ def sigma_panels(ctrl) -> None:
             payload_bytes = scrub_view(
                 "explorer",
                 ctrl,
-                (quantity, head, axes, ctrl.picks),
+                (quantity, head, axes, ctrl.picks, ctrl.lang),
                 scrub_parts.LevelBuilder(len(grid), levels, payload),
                 key=f"scrub_explorer_{st.session_state.get(keys.PICK_ROUND, 0)}",
                 grid=grid,
@@ -193,12 +236,16 @@ def sigma_panels(ctrl) -> None:
                 on_select=picked,
             )
             if drawn is not None:
-                st.caption(drawn_note(ctrl.n)[0])
+                st.caption(drawn_note(ctrl.n, tr)[0])
             st.caption(
-                "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and centroid j "
-                "are cluster j. Hover a point for its number and responsibilities r. Move σ with the slider "
-                "above the plot (arrow keys work too): the figure follows at once; the address and the "
-                "downloads follow when you stop."
+                tr(
+                    "K-Means centroids (×): scikit-learn Lloyd from the same start, so centre j and "
+                    "centroid j "
+                    "are cluster j. Hover a point for its number and responsibilities r. Move σ with the "
+                    "slider above the plot (arrow keys work too): the figure follows at once; the "
+                    "address and "
+                    "the downloads follow when you stop."
+                )
             )
             view = compute.plane_at_sigma(ctrl)  # the payload's level at the committed σ: no new computation
 
@@ -209,7 +256,7 @@ def sigma_panels(ctrl) -> None:
 
     if view is not None:
         params = exports.receipt_params(ctrl)  # here, not in the generator: that runs outside the session
-        st.markdown(f"**Downloads at σ = {ctrl.sigma:.3g}** (the σ last set on the slider)")
+        st.markdown(tr("**Downloads at σ = {sigma:.3g}** (the σ last set on the slider)", sigma=ctrl.sigma))
         exports.download_row(
             ctrl,
             [
@@ -227,14 +274,15 @@ def sigma_panels(ctrl) -> None:
                         v.centers,
                         v.kmeans_centers,
                         compute.field_now(c, v.centers, plane_extent(v.X, aspect=PLANE_ASPECT), quantity),
-                        f"{name}, n = {c.n}, k = {c.k}, {c.kind}, {c.dtype}, σ = {c.sigma:.3g}",
+                        tr.format("{head}, σ = {sigma:.3g}", head=head, sigma=c.sigma),
                         axes=axes,
+                        tr=tr,
                     ),
                     "explorer_plane",
                 ),
                 exports.receipt_download(lambda: explorer_receipt(params, view.numbers), "Explorer"),
                 exports.interactive_page_download(
-                    payload_bytes, "explorer", ctrl, params, drawn_note(ctrl.n)
+                    payload_bytes, "explorer", ctrl, params, drawn_note(ctrl.n, tr)
                 ),
             ],
             key="explorer",
@@ -244,37 +292,56 @@ def sigma_panels(ctrl) -> None:
 def picking_panel(ctrl) -> None:
     """The picks and their buttons. They do not follow σ, so they stay out of the σ fragment: a settle
     does not send them again, and a press reruns the whole page (the picks are in the sidebar's links)."""
-    with panel("Picking starting centres"):
+    with panel(tr("Picking starting centres")):
         with st.expander(
-            "Pick starting centres by clicking points", expanded=bool(ctrl.picks) or ctrl.init == "custom"
+            tr("Pick starting centres by clicking points"),
+            expanded=bool(ctrl.picks) or ctrl.init == "custom",
         ):
-            picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or "none"
+            picked_list = ", ".join(f"#{i}" for i in ctrl.picks) or tr("none")
             st.markdown(
-                f"Click a point on the plot (or draw a box or lasso around several) to pick it; picks are "
-                f"numbered in the order you make them. **The first k picks are the starting centres** of the "
-                f"*custom* initialisation, so changing k never loses picks; pick more than k to keep spares. "
-                f"Picked: {picked_list} ({len(ctrl.picks)} of at most {MAX_PICKS}; k = {ctrl.k})."
+                tr(
+                    "Click a point on the plot (or draw a box or lasso around several) to pick it; picks are "
+                    "numbered in the order you make them. **The first k picks are the starting centres** of "
+                    "the *custom* initialisation, so changing k never loses picks; pick more than k to keep "
+                    "spares. Picked: {picked} ({count} of at most {most}; k = {k}).",
+                    picked=picked_list,
+                    count=len(ctrl.picks),
+                    most=MAX_PICKS,
+                    k=ctrl.k,
+                )
             )
             row = st.container(horizontal=True)  # one block (four columns would be four more)
             row.button(
-                "Start from my picks",
+                tr("Start from my picks"),
+                key="picks_start",
                 on_click=update,
                 kwargs=dict(init="custom"),
                 disabled=ctrl.init == "custom",
-                help="Sets the initialisation to custom (clicked points).",
+                help=tr("Sets the initialisation to custom (clicked points)."),
             )
             row.button(
-                "Undo last pick", on_click=update, kwargs=dict(picks=ctrl.picks[:-1]), disabled=not ctrl.picks
+                tr("Undo last pick"),
+                key="picks_undo",
+                on_click=update,
+                kwargs=dict(picks=ctrl.picks[:-1]),
+                disabled=not ctrl.picks,
             )
-            row.button("Clear picks", on_click=update, kwargs=dict(picks=()), disabled=not ctrl.picks)
             row.button(
-                f"Set k = {len(ctrl.picks)} (all picks)",
+                tr("Clear picks"),
+                key="picks_clear",
+                on_click=update,
+                kwargs=dict(picks=()),
+                disabled=not ctrl.picks,
+            )
+            row.button(
+                tr("Set k = {k} (all picks)", k=len(ctrl.picks)),
+                key="picks_set_k",
                 on_click=update,
                 kwargs=dict(k=len(ctrl.picks)),
                 disabled=not (2 <= len(ctrl.picks) <= state.k_max(ctrl.n)) or len(ctrl.picks) == ctrl.k,
             )
             st.text_input(
-                "Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number",
+                tr("Or type point numbers (keyboard), e.g. 12, 40, 301 — hover a point to see its number"),
                 key=keys.TYPED_PICKS,
                 on_change=typed_picks,
             )
@@ -284,44 +351,56 @@ def picking_panel(ctrl) -> None:
 missing = ctrl.init == "placed" and len(ctrl.placed) < ctrl.k
 on_plane = plane_tools.plane_mode(forced="centres" if missing else None)
 if on_plane in ("draw", "erase"):
-    with panel("Drawing points"):
+    with panel(tr("Drawing points")):
         plane_tools.drawing_panel(ctrl)
 elif on_plane == "centres":
-    with panel("Placing centres"):
+    with panel(tr("Placing centres")):
         plane_tools.placing_panel(
             ctrl,
             plane_tools.start_centres(ctrl),
-            f"Place and drag {ctrl.k} starting centres: {uploads.data_name(ctrl)}, n = {ctrl.n}",
+            tr(
+                "Place and drag {k} starting centres: {name}, n = {n}",
+                k=ctrl.k,
+                name=uploads.data_name(ctrl),
+                n=ctrl.n,
+            ),
         )
 else:
     follows_sigma(ctx, sigma_panels)
 picking_panel(ctrl)
 
-with panel("The explanation"):
+with panel(tr("The explanation")):
     left, right = st.columns(2, gap="large")
     with left:
-        st.markdown("**What the colours are.** Each point i gets a responsibility r_ij for every centre j:")
+        st.markdown(
+            tr("**What the colours are.** Each point i gets a responsibility r_ij for every centre j:")
+        )
         st.latex(r"z_{ij} = -\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}")
         st.latex(
-            r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{or}\; "
-            r"\operatorname{entmax}_{1.5}(z_{i\cdot})"
+            r"r_{i\cdot} = \operatorname{softmax}(z_{i\cdot}) \;\text{"
+            + tr("or")
+            + r"}\; \operatorname{entmax}_{1.5}(z_{i\cdot})"
         )
         st.markdown(
-            "A point's colour mixes the cluster colours with weights r_ij; the background shows the same "
-            "map over the whole plane (faded colour of the most responsible centre, white where no centre "
-            "dominates; or the entropy H(r)). Dark lines are the hard Voronoi edges of the centres shown. "
-            "As σ falls the soft band around each edge narrows (its width scales like σ²/‖c_a − c_b‖) and "
-            "the picture becomes the Voronoi diagram."
+            tr(
+                "A point's colour mixes the cluster colours with weights r_ij; the background shows the same "
+                "map over the whole plane (faded colour of the most responsible centre, white where no "
+                "centre dominates; or the entropy H(r)). Dark lines are the hard Voronoi edges of the "
+                "centres shown. As σ falls the soft band around each edge narrows (its width scales like "
+                "σ²/‖c_a − c_b‖) and the picture becomes the Voronoi diagram."
+            )
         )
         st.markdown(
-            "**Which centres.** With k-means++, random or custom (picked) initialisation the centres are the "
-            "soft fixed point at this σ reached by EM (each centre to its responsibility-weighted mean) from "
-            "that start; with annealing they are the fixed point tracked from the data mean as σ fell to "
-            "this value. Above the first critical σ_c every soft fixed point is the data mean, so all "
-            "centres coincide."
+            tr(
+                "**Which centres.** With k-means++, random or custom (picked) initialisation the centres are "
+                "the soft fixed point at this σ reached by EM (each centre to its responsibility-weighted "
+                "mean) from that start; with annealing they are the fixed point tracked from the data mean "
+                "as σ fell to this value. Above the first critical σ_c every soft fixed point is the data "
+                "mean, so all centres coincide."
+            )
         )
     with right:
-        st.markdown("**The numbers.** The soft loss and the K-Means distortion at the same centres:")
+        st.markdown(tr("**The numbers.** The soft loss and the K-Means distortion at the same centres:"))
         st.latex(r"L_\sigma(C) = \sum_i \sum_j r_{ij}\,\lVert x_i - c_j\rVert^2")
         st.latex(r"J(C) = \sum_i \min_j \lVert x_i - c_j\rVert^2")
         st.latex(
@@ -329,15 +408,21 @@ with panel("The explanation"):
             r"4N\sigma^2 & \text{entmax-1.5}\end{cases}"
         )
         st.markdown(
-            f"These bounds are derived for this project (they hold for any centres), so L_σ → J as σ → 0: "
-            f"the Γ-convergence the paper states. entmax-1.5 gives a row exactly one-hot once its squared-"
-            f"distance gap is at least 4σ², so below σ* = √g_min/2 = {ctx.scale.sigma_exact_entmax:.3g} "
-            f"(for these data) it is K-Means exactly; softmax only gets there in floating point, below "
-            f"≈ {ctx.scale.sigma_exact_softmax:.3g} in float64."
+            tr(
+                "These bounds are derived for this project (they hold for any centres), so L_σ → J as σ → 0: "
+                "the Γ-convergence the paper states. entmax-1.5 gives a row exactly one-hot once its "
+                "squared-distance gap is at least 4σ², so below σ* = √g_min/2 = {entmax:.3g} (for these "
+                "data) it is K-Means exactly; softmax only gets there in floating point, below "
+                "≈ {softmax:.3g} in float64.",
+                entmax=ctx.scale.sigma_exact_entmax,
+                softmax=ctx.scale.sigma_exact_softmax,
+            )
         )
         st.markdown(
-            "**Measured vs claimed.** The bounds are worst cases: the measured gap is usually far smaller. "
-            "The paper's abstract speaks of stable polynomial convergence for entmax; on finite samples "
-            "we measure an exact zero below σ* (entmax) and an exponential tail (softmax) — see the "
-            "Annealing view for fitted slopes on these data, which vary with the data (≈ 1–3.5)."
+            tr(
+                "**Measured vs claimed.** The bounds are worst cases: the measured gap is usually far "
+                "smaller. The paper's abstract speaks of stable polynomial convergence for entmax; on finite "
+                "samples we measure an exact zero below σ* (entmax) and an exponential tail (softmax) — see "
+                "the Annealing view for fitted slopes on these data, which vary with the data (≈ 1–3.5)."
+            )
         )

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .annealing import _anneal, _anneal_checks, _check_decreasing, data_scale
+from .i18n import Invalid
 from .measures import _critical_sigma_predicted
 from .splits import _stack_groups
 from .steps import _kmeans
@@ -45,9 +46,11 @@ K_MAX_MIN = 3
 def _check_k_max(k_max, n: int) -> int:
     """k_max between 3 and n − 1 (the silhouette needs at least one cluster with two points)."""
     if n < K_MAX_MIN + 1:
-        raise ValueError(
-            f"choosing k needs at least {K_MAX_MIN + 1} points (k_max >= {K_MAX_MIN} and k_max < n), "
-            f"got n = {n}."
+        raise Invalid(
+            "choosing k needs at least {least} points (k_max >= {low} and k_max < n), got n = {n}.",
+            least=K_MAX_MIN + 1,
+            low=K_MAX_MIN,
+            n=n,
         )
     return check_int(k_max, "k_max", K_MAX_MIN, n - 1)
 

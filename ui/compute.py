@@ -295,9 +295,6 @@ def _kmeans_from(key: DataKey, dtype: str, start_bytes: bytes):
     return measures.kmeans_reference(X, start)
 
 
-_START_NAMES = {"custom": "picked-points", "placed": "placed-centres"}
-
-
 def centers_at(ctrl) -> explore.CentersAtSigma:
     """The current centres at ctrl.sigma (a grid value) and the K-Means centroids from the same start."""
     if ctrl.init == "anneal":
@@ -317,7 +314,7 @@ def centers_at(ctrl) -> explore.CentersAtSigma:
             start=None,
             iterations=int(path.iterations[level]),
             converged=bool(path.converged[level]),
-            source=f"annealing path from the data mean, level {level + 1} of {len(path.sigmas)}",
+            source=explore.centres_source(ctrl.init),
         )
     key = StartKey.of(ctrl)
     C0 = _start(key)
@@ -332,8 +329,7 @@ def centers_at(ctrl) -> explore.CentersAtSigma:
         start=C0,
         iterations=iterations,
         converged=converged,
-        source=f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft "
-        "fixed point at this σ",
+        source=explore.centres_source(ctrl.init),
     )
 
 
@@ -418,7 +414,7 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[explore.CentersAt
     X, _ = key.data.points(key.dtype)
     C0 = _start(key)
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
-    source = f"EM from the {_START_NAMES.get(ctrl.init, ctrl.init)} start to the soft fixed point at this σ"
+    source = explore.centres_source(ctrl.init)
     centers, iterations, converged = explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind, progress=progress)
     return [
         explore.CentersAtSigma(

@@ -19,7 +19,7 @@ import streamlit as st
 from rbfviz import choose_k
 from rbfviz.bounded_store import BoundedStore
 
-from . import compute
+from . import compute, language
 from .progress import with_progress_bar
 
 # The largest k_max offered: the staircase, J(k) and the silhouette stay readable, and a sweep stays
@@ -73,17 +73,18 @@ def answers_ready(ctrl, k_max: int) -> bool:
 def answers(ctrl, k_max: int) -> HowMany:
     """The three answers for ctrl's data and precision with k_max centres (seeded by ctrl.seed)."""
     key = answers_key(ctrl, k_max)
+    tr = language.current()
 
     def work():
         X, _ = compute.data(ctrl)
         annealing = with_progress_bar(
-            f"Annealing {k_max} centres from the data mean, once per setting: σ level",
+            tr("Annealing {k_max} centres from the data mean, once per setting: σ level", k_max=k_max),
             lambda progress: choose_k.annealing_answer(
                 X, k_max, kind=ANNEAL_KIND, seed=ctrl.seed, progress=progress
             ),
         )
         sweep = with_progress_bar(
-            "K-Means for every k, once per setting: k",
+            tr("K-Means for every k, once per setting: k"),
             lambda progress: choose_k.kmeans_sweep(
                 X, k_max, seed=ctrl.seed, n_init=N_INIT, progress=progress
             ),

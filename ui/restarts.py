@@ -12,13 +12,13 @@ import streamlit as st
 
 from rbfviz import restarts
 
-from . import compute
+from . import compute, language
 from . import session_keys as keys
 
 N_DEFAULT = 50
 
 
-@st.cache_data(max_entries=32, ttl=compute.TTL, show_spinner="Running the restarts and one annealing run…")
+@st.cache_data(max_entries=32, ttl=compute.TTL, show_spinner=False)
 def _race(key: compute.DataKey, k: int, n_restarts: int):
     X, _ = key.points("float64")
     return restarts.race(X, k, n_restarts, seed=key.seed)
@@ -26,7 +26,9 @@ def _race(key: compute.DataKey, k: int, n_restarts: int):
 
 def race(ctrl, n_restarts: int) -> restarts.Race:
     """The race on ctrl's data and k, in float64 (the restarts' J are scikit-learn's float64 inertia)."""
-    return _race(compute._key(ctrl), ctrl.k, int(n_restarts))
+    tr = language.current()
+    with st.spinner(tr("Running the restarts and one annealing run…")):
+        return _race(compute._key(ctrl), ctrl.k, int(n_restarts))
 
 
 def requested(ctrl) -> int | None:

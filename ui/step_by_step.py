@@ -19,8 +19,8 @@ import streamlit as st
 
 from rbfviz.views.step_by_step.arrays import MAX_STEPS, PLAY_STEPS, SPEEDS, advance, settled
 
+from . import language, state
 from . import session_keys as keys
-from . import state
 from .state import Controls
 
 # A tick counts as due a little before its full interval: the browser's timer and the run are not exact.
@@ -80,37 +80,42 @@ def _play_steps() -> None:
 def play_controls(ctrl: Controls) -> None:
     """The row under the step buttons: Step back, Play/Pause, speed, what Play takes; then the scrubber
     over the iterations taken (once there is one), and a note when Play paused by itself."""
+    tr = language.current()
     shown = ctrl.shown_step()
     back, play, speed, what = st.columns([1, 1, 1.6, 2.2], vertical_alignment="bottom")
     back.button(
-        "◀ Step back",
+        tr("◀ Step back"),
         key="step_back",
         on_click=_step_back,
         disabled=shown == 0,
-        help="Show the iteration before this one. The later steps stay: scrub forward or press Play to "
-        "see them again; a step button from here replaces them.",
+        help=tr(
+            "Show the iteration before this one. The later steps stay: scrub forward or press Play to see "
+            "them again; a step button from here replaces them."
+        ),
     )
     play.button(
-        "❚❚ Pause" if playing() else "▶ Play",
+        tr("❚❚ Pause") if playing() else tr("▶ Play"),
         key="step_play",
         on_click=_toggle,
         type="primary",
-        help="Take steps by themselves at the chosen speed: first through the iterations already taken, "
-        "then new ones, until the centres stop moving or the sequence is full.",
+        help=tr(
+            "Take steps by themselves at the chosen speed: first through the iterations already taken, then "
+            "new ones, until the centres stop moving or the sequence is full."
+        ),
     )
     st.session_state[keys.STEP_SPEED] = ctrl.speed
     speed.select_slider(
-        "Speed (steps per second)",
+        tr("Speed (steps per second)"),
         options=list(SPEEDS),
         key=keys.STEP_SPEED,
         on_change=_speed,
-        format_func=lambda v: f"{v:g}",
+        format_func=lambda v: tr.number(v, "g"),
     )
     st.session_state[keys.STEP_PLAY_STEPS] = ctrl.play
     what.radio(
-        "Play takes",
+        tr("Play takes"),
         options=list(PLAY_STEPS),
-        format_func=PLAY_STEPS.get,
+        format_func=lambda value: tr(PLAY_STEPS[value]),
         key=keys.STEP_PLAY_STEPS,
         on_change=_play_steps,
         horizontal=True,
@@ -118,14 +123,16 @@ def play_controls(ctrl: Controls) -> None:
     if ctrl.steps:
         st.session_state[keys.STEP_SCRUBBER] = shown
         st.slider(
-            "Iteration shown",
+            tr("Iteration shown"),
             min_value=0,
             max_value=len(ctrl.steps),
             key=keys.STEP_SCRUBBER,
             on_change=_scrubbed,
             disabled=playing(),  # it follows Play; Pause to scrub
-            help="Go back to any iteration taken so far (0 is the start); the steps after it are kept. "
-            "It follows Play while Play runs: press Pause to scrub.",
+            help=tr(
+                "Go back to any iteration taken so far (0 is the start); the steps after it are kept. It "
+                "follows Play while Play runs: press Pause to scrub."
+            ),
         )
     note = st.session_state.pop(keys.STEP_PLAY_NOTE, None)
     if note:
@@ -163,7 +170,8 @@ def tick(ctrl: Controls) -> None:
     """One tick of Play on the session's controls, or a pause when the sequence is full."""
     nxt = advance(ctrl.steps, ctrl.shown_step(), ctrl.play)
     if nxt is None:
-        pause(f"Play paused: {MAX_STEPS} steps is the most a link can replay.")
+        tr = language.current()
+        pause(tr("Play paused: {most} steps is the most a link can replay.", most=MAX_STEPS))
         return
     steps, shown = nxt
     _set(steps=steps, at=None if shown == len(steps) else shown)
@@ -175,6 +183,11 @@ def pause_when_settled(ctrl: Controls, run, X) -> None:
     if not playing() or ctrl.shown_step() < len(ctrl.steps):
         return
     if settled(run, float(np.ptp(X, axis=0).max()), ctrl.play):
-        what = "the M-step" if ctrl.play == "em" else "the Lloyd step"
-        pause(f"Play paused: {what} no longer moves the centres (they have settled at this σ).")
+        tr = language.current()
+        if ctrl.play == "em":
+            pause(tr("Play paused: the M-step no longer moves the centres (they have settled at this σ)."))
+        else:
+            pause(
+                tr("Play paused: the Lloyd step no longer moves the centres (they have settled at this σ).")
+            )
         st.rerun(scope="app")  # the clock stops with a full run

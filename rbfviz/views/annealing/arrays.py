@@ -26,6 +26,7 @@ import numpy as np
 from sklearn.decomposition import PCA
 
 from rbfviz.collapse import CollapseStudy
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.maps import responsibilities
 from rbfviz.measures import free_energy
 from rbfviz.splits import predict_splits
@@ -140,49 +141,65 @@ def annealing_view(study, X) -> AnnealingView:
     )
 
 
-def _error_text(error: float) -> str:
-    return f"{100 * error:+.1f} %" if math.isfinite(error) else "–"
+def _error_text(error: float, tr: Translator = ENGLISH) -> str:
+    return tr.format("{error:+.1f} %", error=100 * error) if math.isfinite(error) else "–"
 
 
-def split_rows(view) -> list[dict]:
+def split_rows(view, tr: Translator = ENGLISH) -> list[dict]:
     """One row per split: number, the stack that splits (its size m), predicted σ, the grid interval
     in which it was measured, and the relative error predicted / measured − 1 (also for the √r-weighted
-    entmax-1.5 linearisation when the view's map is entmax15)."""
+    entmax-1.5 linearisation when the view's map is entmax15). Column names and text in ``tr``'s
+    language."""
     rows = []
     for record in view.splits:
         row = {
-            "split": record.number,
-            "stack (m)": f"{len(record.parent)} centres → {len(record.children)}",
-            "σ predicted": f"{record.sigma_predicted:.3g}",
-            "σ measured (between levels)": f"{record.sigma_measured:.3g} – {record.sigma_above:.3g}",
-            "error": _error_text(record.relative_error),
+            tr("split"): record.number,
+            tr("stack (m)"): tr(
+                "{m} centres → {children}", m=len(record.parent), children=len(record.children)
+            ),
+            tr("σ predicted"): tr.number(record.sigma_predicted),
+            tr("σ measured (between levels)"): tr.format(
+                "{low:.3g} – {high:.3g}", low=record.sigma_measured, high=record.sigma_above
+            ),
+            tr("error"): _error_text(record.relative_error, tr),
         }
         if view.kind == "entmax15":
-            row["σ linearised (√r)"] = f"{record.sigma_linearised:.3g}"
-            row["error (√r)"] = _error_text(record.linearised_error)
+            row[tr("σ linearised (√r)")] = tr.number(record.sigma_linearised)
+            row[tr("error (√r)")] = _error_text(record.linearised_error, tr)
         rows.append(row)
     return rows
 
 
-def splits_in_words(view) -> str:
+def splits_in_words(view, tr: Translator = ENGLISH) -> str:
     """One plain sentence: how many splits, and how close their predictions came."""
     records = view.splits
     if not records:
-        return "The centres never split on this σ grid, so there is no split to predict."
+        return tr("The centres never split on this σ grid, so there is no split to predict.")
     worst = max(records, key=lambda r: abs(r.relative_error))
     inside = sum(r.within_step for r in records)
-    text = (
-        f"{len(records)} split{'s' if len(records) > 1 else ''} on this path; each diamond marks where "
-        f"the theory predicts that stack to split. {inside} of {len(records)} predictions fall inside the "
-        f"grid step where the split was seen; the largest error is {_error_text(worst.relative_error)} "
-        f"(split {worst.number})."
+    error = _error_text(worst.relative_error, tr)
+    text = tr.ngettext(
+        "{n} split on this path; each diamond marks where the theory predicts that stack to split. {inside} "
+        "of {n} predictions fall inside the grid step where the split was seen; the largest error is {error} "
+        "(split {worst}).",
+        "{n} splits on this path; each diamond marks where the theory predicts that stack to split. {inside} "
+        "of {n} predictions fall inside the grid step where the split was seen; the largest error is {error} "
+        "(split {worst}).",
+        len(records),
+        inside=inside,
+        error=error,
+        worst=worst.number,
     )
     if view.kind == "entmax15" and len(records) > 1:
         best = max(records, key=lambda r: abs(r.linearised_error))
         inside_sqrt = sum(r.sigma_measured <= r.sigma_linearised <= r.sigma_above for r in records)
-        text += (
-            f" With √r weights (the exact linearisation for entmax-1.5) {inside_sqrt} of {len(records)} fall "
-            f"inside their step; the largest error is {_error_text(best.linearised_error)}."
+        text += " " + tr(
+            "With √r weights (the exact linearisation for entmax-1.5) {inside} of {n} fall inside "
+            "their step; "
+            "the largest error is {error}.",
+            inside=inside_sqrt,
+            n=len(records),
+            error=_error_text(best.linearised_error, tr),
         )
     return text
 

@@ -15,7 +15,8 @@ small σ on the right: the direction of cooling.
   slope and the σ window of the fit, entmax's exact-collapse σ* = √g_min/2 (predicted and
   measured) and softmax's float64-exact σ √(g_min/73.4).
 
-Vertical σ lines are layout shapes with legend entries (``sigma_line``); tests find them by name.
+Vertical σ lines are layout shapes with legend entries (``sigma_line``); tests find them by name. Every
+figure's words are in the language of its ``tr`` argument (English by default).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
+from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, with_gaps
 from rbfviz.views.common.palette import cluster_colors, tex_color
 from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER, markers_trace
@@ -57,13 +59,14 @@ MAX_ANIMATED_POINTS = 600
 FRAME_MS = 140
 # width / height of the plane's data extent, so the equal-aspect plot fills its column.
 
-CRITICAL_PREDICTED = "σ_c predicted (first split)"
-CRITICAL_MEASURED = "first split measured"
-EXACT_MEASURED = "E = 0 from here (measured)"
+# Names of the σ lines and markers (tests look them up), shown as tr(name).
+CRITICAL_PREDICTED = N_("σ_c predicted (first split)")
+CRITICAL_MEASURED = N_("first split measured")
+EXACT_MEASURED = N_("E = 0 from here (measured)")
 # Legend names of the per-split markers on the bifurcation diagram (tests look them up).
-SPLIT_PREDICTED = "predicted σ of each split"
-SPLIT_LINEARISED = "entmax: √r-weighted prediction"
-SPLIT_MEASURED = "split seen (first level)"
+SPLIT_PREDICTED = N_("predicted σ of each split")
+SPLIT_LINEARISED = N_("entmax: √r-weighted prediction")
+SPLIT_MEASURED = N_("split seen (first level)")
 # Horizontal legends above the plot. No fixed entry width: Plotly wraps the entries into as many rows
 # as the figure's width needs (a fraction of the width each drew long entries on top of each other on
 # a phone), and the top margin grows with them.
@@ -98,10 +101,6 @@ def coord_values(values) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.float32).ravel()
 
 
-def _level_sigma_label(sigma: float) -> str:
-    return f"{sigma:.3g}"
-
-
 # --- the animated plane -------------------------------------------------------------------------
 
 
@@ -121,6 +120,7 @@ def trajectory_figure(
     height: int = 700,
     frame_ms: int = FRAME_MS,
     static: bool = False,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """The annealing in the plane, animated client-side, opening at the level nearest to σ.
 
@@ -150,7 +150,7 @@ def trajectory_figure(
             x=_coords(X[shown, 0]),
             y=_coords(X[shown, 1]),
             mode="markers",
-            name="points (colour mixed by r)",
+            name=tr("points (colour mixed by r)"),
             marker=dict(color=frame_colors[s], size=6, opacity=0.7),
             hoverinfo="skip",
         )
@@ -164,7 +164,7 @@ def trajectory_figure(
             line=dict(color=colors[j], width=3.5),
             showlegend=False,
             hoverinfo="skip",
-            name=f"trail of centre {j}",
+            name=tr("trail of centre {j}", j=j),
         )
 
     def centres(s):
@@ -173,10 +173,11 @@ def trajectory_figure(
             x=_coords(centers[s, :, 0]),
             y=_coords(centers[s, :, 1]),
             mode="markers",
-            name="RBF centres c_j at σ",
+            name=tr("RBF centres c_j at σ"),
             marker=dict(color=colors, **CENTER_MARKER),
             customdata=np.arange(k),
-            hovertemplate="centre %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+            hovertemplate=tr("centre {number}", number="%{customdata}")
+            + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
         )
 
     background = dict(
@@ -184,7 +185,7 @@ def trajectory_figure(
         x=_coords(X[:, 0]),
         y=_coords(X[:, 1]),
         mode="markers",
-        name="data",
+        name=tr("data"),
         showlegend=False,
         marker=dict(color="#c8c8c8", size=4),
         hoverinfo="skip",
@@ -198,7 +199,7 @@ def trajectory_figure(
             line=dict(color=colors[j], width=1.5, dash="dot"),
             opacity=0.6,
             hoverinfo="skip",
-            name="whole path as σ falls" if j == 0 else f"path {j}",
+            name=tr("whole path as σ falls") if j == 0 else tr("path {j}", j=j),
             showlegend=j == 0,
             legendgroup="paths",
         )
@@ -206,10 +207,11 @@ def trajectory_figure(
     ]
     kmeans = markers_trace(
         view.kmeans_centers,
-        name="K-Means centroids C*",
+        name=tr("K-Means centroids C*"),
         marker=KMEANS_MARKER,
         customdata=np.arange(k),
-        hovertemplate="K-Means centroid %{customdata}<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
+        hovertemplate=tr("K-Means centroid {number}", number="%{customdata}")
+        + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
     )
     data = [
         background,
@@ -237,7 +239,7 @@ def trajectory_figure(
     ]
 
     still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
-    layout = base_layout(title, height)
+    layout = base_layout(title, height, tr=tr)
     extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
     layout.update(plane_axes(extent))
     layout["legend"] = dict(GRID_LEGEND)
@@ -246,7 +248,9 @@ def trajectory_figure(
         layout["height"] = height - 90
         return figure(data, layout)
     layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
-    layout["updatemenus"] = play_buttons(frame_ms, redraw=False, play_label="▶ Play from the top", y=-0.11)
+    layout["updatemenus"] = play_buttons(
+        frame_ms, redraw=False, play_label=tr("▶ Play from the top"), y=-0.11, tr=tr
+    )
     layout["sliders"] = [
         dict(
             active=current,
@@ -264,7 +268,7 @@ def trajectory_figure(
             ticklen=3,
             minorticklen=0,
             steps=[
-                dict(method="animate", label=_level_sigma_label(view.sigmas[s]), args=[[str(s)], still])
+                dict(method="animate", label=tr.number(view.sigmas[s]), args=[[str(s)], still])
                 for s in range(S)
             ],
         )
@@ -275,7 +279,9 @@ def trajectory_figure(
 # --- bifurcation diagram ------------------------------------------------------------------------
 
 
-def bifurcation_figure(view, sigma: float, title: str | None = None, height: int = 460) -> go.Figure:
+def bifurcation_figure(
+    view, sigma: float, title: str | None = None, height: int = 460, tr: Translator = ENGLISH
+) -> go.Figure:
     """Centre coordinates along the principal axis u₁ (data units, from the data mean) against σ.
 
     One line per centre j in cluster colour j; K-Means centroids (×) at the smallest σ; vertical
@@ -297,10 +303,13 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
             x=sigmas,
             y=with_gaps(along[:, j]),
             mode="lines+markers",
-            name=f"centre {j}",
+            name=tr("centre {number}", number=j),
             line=dict(color=colors[j], width=2.5),
             marker=dict(color=colors[j], size=5),
-            hovertemplate=f"centre {j}" + "<br>σ = %{x:.3g}<br>u₁·(c − mean) = %{y:.3f}<extra></extra>",
+            hovertemplate=tr("centre {number}", number=j)
+            + "<br>σ = %{x:.3g}<br>"
+            + tr("u₁·(c − mean)")
+            + " = %{y:.3f}<extra></extra>",
         )
         for j in range(k)
     ]
@@ -310,34 +319,44 @@ def bifurcation_figure(view, sigma: float, title: str | None = None, height: int
             x=[float(sigmas[-1])] * k,
             y=with_gaps(view.kmeans_along),
             mode="markers",
-            name="K-Means centroids C*",
+            name=tr("K-Means centroids C*"),
             marker=dict(KMEANS_MARKER, size=14),
-            hovertemplate="K-Means centroid<br>u₁·(c − mean) = %{y:.3f}<extra></extra>",
+            hovertemplate=tr("K-Means centroid")
+            + "<br>"
+            + tr("u₁·(c − mean)")
+            + " = %{y:.3f}<extra></extra>",
         )
     )
-    data.extend(split_markers(view))
-    layout = base_layout(title, height, y_title="position along principal axis u₁")
-    layout["xaxis"] = sigma_axis(sigmas)
-    shapes = [sigma_line(view.sigma_critical_predicted, CRITICAL_PREDICTED, CRITICAL_COLOR, "dash")]
+    data.extend(split_markers(view, tr))
+    layout = base_layout(title, height, y_title=tr("position along principal axis u₁"), tr=tr)
+    layout["xaxis"] = sigma_axis(sigmas, tr=tr)
+    shapes = [sigma_line(view.sigma_critical_predicted, tr(CRITICAL_PREDICTED), CRITICAL_COLOR, "dash")]
     if view.sigma_critical_measured is not None:
-        shapes.append(sigma_line(view.sigma_critical_measured, CRITICAL_MEASURED, CRITICAL_COLOR, "dot"))
-    shapes.append(sigma_line(sigma, CURRENT, CURRENT_COLOR, "solid", 1.5))
+        shapes.append(sigma_line(view.sigma_critical_measured, tr(CRITICAL_MEASURED), CRITICAL_COLOR, "dot"))
+    shapes.append(sigma_line(sigma, tr(CURRENT), CURRENT_COLOR, "solid", 1.5))
     layout["shapes"] = shapes
     layout["legend"] = dict(GRID_LEGEND)
     layout["margin"] = dict(layout["margin"], t=130 if title else 110)
     return figure(data, layout)
 
 
-def split_markers(view) -> list[dict]:
+def split_markers(view, tr: Translator = ENGLISH) -> list[dict]:
     """The bifurcation diagram's split markers (see ``bifurcation_figure``); none without splits."""
     records = [r for r in getattr(view, "splits", ()) if math.isfinite(r.sigma_predicted)]
     if not records:
         return []
     along = [view.split_along(r) for r in records]
     hover = [
-        f"split {r.number}: a stack of {r.m} centres<br>σ predicted {r.sigma_predicted:.3g}"
-        f"<br>seen between σ = {r.sigma_measured:.3g} and {r.sigma_above:.3g}"
-        f"<br>error {100 * r.relative_error:+.1f} %"
+        tr(
+            "split {number}: a stack of {m} centres<br>σ predicted {predicted:.3g}<br>seen between "
+            "σ = {measured:.3g} and {above:.3g}<br>error {error:+.1f} %",
+            number=r.number,
+            m=r.m,
+            predicted=r.sigma_predicted,
+            measured=r.sigma_measured,
+            above=r.sigma_above,
+            error=100 * r.relative_error,
+        )
         for r in records
     ]
     traces = [
@@ -346,7 +365,7 @@ def split_markers(view) -> list[dict]:
             x=[r.sigma_predicted for r in records],
             y=along,
             mode="markers",
-            name=SPLIT_PREDICTED,
+            name=tr(SPLIT_PREDICTED),
             marker=dict(
                 symbol="diamond", size=13, color=CRITICAL_COLOR, line=dict(color="#ffffff", width=1.5)
             ),
@@ -358,7 +377,7 @@ def split_markers(view) -> list[dict]:
             x=[r.sigma_measured for r in records],
             y=along,
             mode="markers",
-            name=SPLIT_MEASURED,
+            name=tr(SPLIT_MEASURED),
             marker=dict(symbol="circle-open", size=17, color=CRITICAL_COLOR, line=dict(width=2)),
             text=hover,
             hovertemplate="%{text}<extra></extra>",
@@ -372,9 +391,12 @@ def split_markers(view) -> list[dict]:
                 x=[r.sigma_linearised for r in differs],
                 y=[view.split_along(r) for r in differs],
                 mode="markers",
-                name=SPLIT_LINEARISED,
+                name=tr(SPLIT_LINEARISED),
                 marker=dict(symbol="diamond-open", size=13, color=EXACT_COLOR, line=dict(width=2)),
-                text=[f"split {r.number}: √r-weighted σ {r.sigma_linearised:.3g}" for r in differs],
+                text=[
+                    tr("split {number}: √r-weighted σ {sigma:.3g}", number=r.number, sigma=r.sigma_linearised)
+                    for r in differs
+                ],
                 hovertemplate="%{text}<extra></extra>",
             )
         )
@@ -391,7 +413,9 @@ def error_axis_floor(view) -> float:
     )
 
 
-def collapse_figure(view, sigma: float, title: str | None = None, height: int = 540) -> go.Figure:
+def collapse_figure(
+    view, sigma: float, title: str | None = None, height: int = 540, tr: Translator = ENGLISH
+) -> go.Figure:
     """E(σ) on log-log axes (σ decreasing to the right), with the fit and the collapse thresholds.
 
     Traces, in order: E(σ) of the soft fixed point from C* where E > 0; E = 0 exactly (drawn at the
@@ -410,7 +434,7 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
             x=sigmas,
             y=with_gaps(positive),
             mode="lines+markers",
-            name="E(σ), fixed point from C*",
+            name=tr("E(σ), fixed point from C*"),
             line=dict(color="#000000", width=2.5),
             marker=dict(size=6, color="#000000"),
             hovertemplate="σ = %{x:.3g}<br>E = %{y:.3g}<extra></extra>",
@@ -420,8 +444,8 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
             error,
             floor,
             EXACT_COLOR,
-            "E = 0 exactly (at axis floor)",
-            "σ = %{x:.3g}<br>E = 0 exactly<extra></extra>",
+            tr("E = 0 exactly (at axis floor)"),
+            "σ = %{x:.3g}<br>" + tr("E = 0 exactly") + "<extra></extra>",
             size=10,
         ),
         dict(
@@ -429,9 +453,9 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
             x=sigmas,
             y=with_gaps(np.where(path > 0, path, np.nan)),
             mode="lines",
-            name="annealed path vs C*",
+            name=tr("annealed path vs C*"),
             line=dict(color="#888888", width=1.5, dash="dot"),
-            hovertemplate="σ = %{x:.3g}<br>path error = %{y:.3g}<extra></extra>",
+            hovertemplate="σ = %{x:.3g}<br>" + tr("path error") + " = %{y:.3g}<extra></extra>",
         ),
     ]
     fit = view.slope
@@ -441,19 +465,26 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
             power_law_line(
                 fit,
                 20,
-                f"fit: slope {fit.slope:.2f}, σ ∈ [{fit.sigma_min:.3g}, {fit.sigma_max:.3g}]",
+                tr(
+                    "fit: slope {slope:.2f}, σ ∈ [{low:.3g}, {high:.3g}]",
+                    slope=fit.slope,
+                    low=fit.sigma_min,
+                    high=fit.sigma_max,
+                ),
                 line=dict(color=CRITICAL_COLOR, width=3, dash="dash"),
             )
         )
-        shapes.append(sigma_window(fit.sigma_max, fit.sigma_min, WINDOW_FILL, "fit window"))
-    shapes.append(sigma_line(view.sigma_exact_predicted, EXACT_PREDICTED, EXACT_COLOR, "dash"))
+        shapes.append(sigma_window(fit.sigma_max, fit.sigma_min, WINDOW_FILL, tr("fit window")))
+    shapes.append(sigma_line(view.sigma_exact_predicted, tr(EXACT_PREDICTED), EXACT_COLOR, "dash"))
     if view.sigma_exact_measured is not None:
-        shapes.append(sigma_line(view.sigma_exact_measured, EXACT_MEASURED, EXACT_COLOR, "dot"))
-    shapes.append(sigma_line(view.sigma_softmax_exact, SOFTMAX_EXACT, SOFTMAX_EXACT_COLOR, "dashdot"))
-    shapes.append(sigma_line(view.sigma_critical_predicted, CRITICAL_PREDICTED, CRITICAL_COLOR, "dash", 1.5))
-    shapes.append(sigma_line(sigma, CURRENT, CURRENT_COLOR, "solid", 1.5))
-    layout = base_layout(title, height, y_title="E(σ) = ‖C_σ − C*‖_F  (log)")
-    layout["xaxis"] = sigma_axis(sigmas)
+        shapes.append(sigma_line(view.sigma_exact_measured, tr(EXACT_MEASURED), EXACT_COLOR, "dot"))
+    shapes.append(sigma_line(view.sigma_softmax_exact, tr(SOFTMAX_EXACT), SOFTMAX_EXACT_COLOR, "dashdot"))
+    shapes.append(
+        sigma_line(view.sigma_critical_predicted, tr(CRITICAL_PREDICTED), CRITICAL_COLOR, "dash", 1.5)
+    )
+    shapes.append(sigma_line(sigma, tr(CURRENT), CURRENT_COLOR, "solid", 1.5))
+    layout = base_layout(title, height, y_title="E(σ) = ‖C_σ − C*‖_F  (log)", tr=tr)
+    layout["xaxis"] = sigma_axis(sigmas, tr=tr)
     layout["yaxis"] = dict(layout["yaxis"], type="log", exponentformat="power")
     layout["shapes"] = shapes
     layout["legend"] = dict(GRID_LEGEND)
@@ -467,14 +498,16 @@ def collapse_figure(view, sigma: float, title: str | None = None, height: int = 
 FREE_ENERGY_COLOR = "#000000"  # F itself: ink (drawn in the theme's text colour on the dark theme)
 DISTORTION_TERM_COLOR = "#0072B2"  # Okabe-Ito blue: Σ r·d, the soft loss L_σ
 ENTROPY_TERM_COLOR = "#D55E00"  # Okabe-Ito vermillion: T·H(r)
-FREE_ENERGY_TERMS = (
-    ("free_energy", "F_σ  (free energy)", FREE_ENERGY_COLOR, "solid"),
-    ("distortion", "Σ r·d  (distortion term, L_σ)", DISTORTION_TERM_COLOR, "dash"),
-    ("entropy", "T·H(r)  (entropy term, T = 2σ²)", ENTROPY_TERM_COLOR, "dot"),
+FREE_ENERGY_TERMS = (  # (field, symbol, name shown as tr(name), colour, dash)
+    ("free_energy", "F_σ", N_("F_σ  (free energy)"), FREE_ENERGY_COLOR, "solid"),
+    ("distortion", "Σ r·d", N_("Σ r·d  (distortion term, L_σ)"), DISTORTION_TERM_COLOR, "dash"),
+    ("entropy", "T·H(r)", N_("T·H(r)  (entropy term, T = 2σ²)"), ENTROPY_TERM_COLOR, "dot"),
 )
 
 
-def free_energy_figure(terms, title: str | None = None, height: int = 400) -> go.Figure:
+def free_energy_figure(
+    terms, title: str | None = None, height: int = 400, tr: Translator = ENGLISH
+) -> go.Figure:
     """F_σ, its distortion term and its entropy term (``arrays.FreeEnergyTerms``) against σ on a log axis,
     large σ on the left: as σ falls the entropy term vanishes and F_σ meets the distortion term."""
     data = [
@@ -483,20 +516,20 @@ def free_energy_figure(terms, title: str | None = None, height: int = 400) -> go
             x=terms.sigmas,
             y=getattr(terms, field),
             mode="lines",
-            name=name,
+            name=tr(name),
             line=dict(color=color, width=2.5, dash=dash),
-            hovertemplate=f"σ = %{{x:.3g}}<br>{name.split('  ')[0]} = %{{y:.6g}}<extra></extra>",
+            hovertemplate=f"σ = %{{x:.3g}}<br>{symbol} = %{{y:.6g}}<extra></extra>",
         )
-        for field, name, color, dash in FREE_ENERGY_TERMS
+        for field, symbol, name, color, dash in FREE_ENERGY_TERMS
     ]
-    layout = base_layout(title, height, y_title="data units²", legend="below")
-    layout["xaxis"] = sigma_axis(terms.sigmas)
+    layout = base_layout(title, height, y_title=tr("data units²"), legend="below", tr=tr)
+    layout["xaxis"] = sigma_axis(terms.sigmas, tr=tr)
     return figure(data, layout)
 
 
 def free_energy_equation() -> str:
     """F_σ = Σ r·d − T·H(r), each term in its curve's colour (``FREE_ENERGY_TERMS``)."""
-    colors = {field: color for field, _, color, _ in FREE_ENERGY_TERMS}
+    colors = {field: color for field, _, _, color, _ in FREE_ENERGY_TERMS}
     return (
         tex_color(r"F_\sigma", colors["free_energy"])
         + " = "

@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import plane_extent
+from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.maps import responsibilities
 from rbfviz.restarts import INITS, Race
 from rbfviz.views.common.layout import base_layout, figure, two_planes_layout
@@ -25,32 +26,46 @@ INIT_COLORS = {"k-means++": "#0072B2", "random": "#E69F00"}  # Okabe-Ito blue an
 ANNEALED_COLOR = "#D55E00"  # vermillion: annealing's J
 BEST_COLOR = "#009E73"  # bluish green: the best restart's J
 REFERENCE_COLOR = KMEANS_COLOR  # scikit-learn's KMeans(n_init=N), like every K-Means mark
+INIT_NAMES = {"k-means++": "k-means++", "random": N_("random")}  # each start's name, shown as tr(name)
 
 
-def distortion_figure(race: Race, title: str | None = None, height: int = 440) -> go.Figure:
+def distortion_figure(
+    race: Race, title: str | None = None, height: int = 440, tr: Translator = ENGLISH
+) -> go.Figure:
     """Histograms of the final J over the N restarts of each init, and vertical lines at the annealed J,
-    the best restart's J and KMeans(n_init=N)'s J (dashed, dotted, solid)."""
+    the best restart's J and KMeans(n_init=N)'s J (dashed, dotted, solid); words in ``tr``'s language."""
     values = np.concatenate([race.distortions[init] for init in INITS])
     bins = dict(start=float(values.min()), end=float(values.max()), size=_bin_size(values))
     data = [
         dict(
             type="histogram",
             x=race.distortions[init],
-            name=f"{init} restarts",
+            name=tr("{init} restarts", init=tr(INIT_NAMES[init])),
             xbins=bins,
             marker=dict(color=INIT_COLORS[init], line=dict(color="white", width=0.5)),
             opacity=0.7,
-            hovertemplate=f"{init}: %{{y}} restarts with J in %{{x}}<extra></extra>",
+            hovertemplate=tr(
+                "{init}: {count} restarts with J in {range}",
+                init=tr(INIT_NAMES[init]),
+                count="%{y}",
+                range="%{x}",
+            )
+            + "<extra></extra>",
         )
         for init in INITS
     ]
     layout = base_layout(
-        title, height, x_title="final distortion J (data units²)", y_title="restarts", legend="below"
+        title,
+        height,
+        x_title=tr("final distortion J (data units²)"),
+        y_title=tr("restarts"),
+        legend="below",
+        tr=tr,
     )
     layout["barmode"] = "overlay"
     lines = (
-        (race.annealed_j, "annealed J", ANNEALED_COLOR, "dash"),
-        (race.best_j, "best restart", BEST_COLOR, "dot"),
+        (race.annealed_j, tr("annealed J"), ANNEALED_COLOR, "dash"),
+        (race.best_j, tr("best restart"), BEST_COLOR, "dot"),
         (race.reference_j, f"KMeans(n_init={race.n_restarts})", REFERENCE_COLOR, "solid"),
     )
     layout["shapes"] = [
@@ -73,9 +88,11 @@ def _bin_size(values: np.ndarray) -> float:
     )
 
 
-def centres_figure(X, race: Race, title: str | None = None, height: int = 430) -> go.Figure:
+def centres_figure(
+    X, race: Race, title: str | None = None, height: int = 430, tr: Translator = ENGLISH
+) -> go.Figure:
     """Two planes: the poorest restart's centres (left) and annealing's (right), each on the points
-    coloured by its nearest centre."""
+    coloured by its nearest centre; words in ``tr``'s language."""
     init, i = race.poor_restart()
     poor = race.centers[init][i]
     extent = plane_extent(X)
@@ -83,71 +100,103 @@ def centres_figure(X, race: Race, title: str | None = None, height: int = 430) -
         title,
         height,
         extent,
-        f"poorest restart<br>J = {race.distortions[init][i]:.5g}",  # two lines: a phone's half width
-        f"annealed<br>J = {race.annealed_j:.5g}",
+        tr("poorest restart<br>J = {j:.5g}", j=race.distortions[init][i]),  # two lines: a phone's half width
+        tr("annealed<br>J = {j:.5g}", j=race.annealed_j),
     )
+    layout["separators"] = tr.separators  # the numbers of the hover and axes in the reader's language
     data = []
-    for side, (centres, name) in enumerate(((poor, "poor restart"), (race.annealed_centers, "annealed"))):
+    for side, centres in enumerate((poor, race.annealed_centers)):
         axes = dict(xaxis="x" if side == 0 else "x2", yaxis="y" if side == 0 else "y2")
         cells = responsibilities(np.asarray(X, np.float64), centres, 1.0, "hard")
-        points = dict(points_trace(X, cells, name="points (coloured by nearest centre)"), **axes)
+        points = dict(points_trace(X, cells, name=tr("points (coloured by nearest centre)"), tr=tr), **axes)
         points.update(showlegend=side == 0, hovertemplate="(%{x:.3f}, %{y:.3f})<extra></extra>")
         points.pop("customdata")
-        marks = dict(centers_trace(centres, name="centres"), **axes, showlegend=side == 0)
+        marks = dict(centers_trace(centres, name=tr("centres"), tr=tr), **axes, showlegend=side == 0)
         data += [points, marks]
     return figure(data, layout)
 
 
-def race_numbers(race: Race) -> list[tuple[str, str, str]]:
+def race_numbers(race: Race, tr: Translator = ENGLISH) -> list[tuple[str, str, str]]:
     """(label, value, help) triples beside the figures; labels short enough for a narrow column."""
-    tol = percent(race.tolerance)
+    tol = percent(race.tolerance, tr)
     return [
-        ("annealed J (one run)", f"{race.annealed_j:.6g}", "Annealing's end point, polished by Lloyd."),
         (
-            f"best of {2 * race.n_restarts} restarts",
-            f"{race.best_j:.6g}",
-            "The lowest final J of all restarts.",
+            tr("annealed J (one run)"),
+            tr.number(race.annealed_j, ".6g"),
+            tr("Annealing's end point, polished by Lloyd."),
+        ),
+        (
+            tr("best of {count} restarts", count=2 * race.n_restarts),
+            tr.number(race.best_j, ".6g"),
+            tr("The lowest final J of all restarts."),
         ),
         (
             f"KMeans(n_init={race.n_restarts})",
-            f"{race.reference_j:.6g}",
-            "scikit-learn's own best of N k-means++ restarts (its seeds, not ours).",
+            tr.number(race.reference_j, ".6g"),
+            tr("scikit-learn's own best of N k-means++ restarts (its seeds, not ours)."),
         ),
         *(
             (
-                f"reach annealed J: {init}",
-                percent(race.share_reaching(init)),
-                f"The share of the {init} restarts ending within {tol} of the annealed J, or below.",
+                tr("reach annealed J: {init}", init=tr(INIT_NAMES[init])),
+                percent(race.share_reaching(init), tr),
+                tr(
+                    "The share of the {init} restarts ending within {tol} of the annealed J, or below.",
+                    init=tr(INIT_NAMES[init]),
+                    tol=tol,
+                ),
             )
             for init in INITS
         ),
     ]
 
 
-def race_words(race: Race) -> str:
+def race_words(race: Race, tr: Translator = ENGLISH) -> str:
     """One paragraph: how often restarts reach the annealed J, and whether annealing beat the best one."""
     n = race.n_restarts
-    tol = percent(race.tolerance)
-    shares = " and ".join(f"{percent(race.share_reaching(init))} of the {init} restarts" for init in INITS)
+    tol = percent(race.tolerance, tr)
+    shares = [
+        tr(
+            "{share} of the {init} restarts",
+            share=percent(race.share_reaching(init), tr),
+            init=tr(INIT_NAMES[init]),
+        )
+        for init in INITS
+    ]
     worst_init, worst = race.poor_restart()
     verdict = race.annealing_verdict()
     if verdict == "lower":
-        end = (
-            f"Here one annealing run found a lower J ({race.annealed_j:.6g}) than all {2 * n} restarts "
-            f"(best {race.best_j:.6g})."
+        end = tr(
+            "Here one annealing run found a lower J ({annealed:.6g}) than all {count} restarts (best "
+            "{best:.6g}).",
+            annealed=race.annealed_j,
+            count=2 * n,
+            best=race.best_j,
         )
     elif verdict == "tied":
-        end = (
-            f"Here one annealing run found the same J as the best of {2 * n} restarts (within {tol}): it "
-            "needed no luck, the restarts needed many tries."
+        end = tr(
+            "Here one annealing run found the same J as the best of {count} restarts (within {tol}): "
+            "it needed "
+            "no luck, the restarts needed many tries.",
+            count=2 * n,
+            tol=tol,
         )
     else:
-        end = (
-            f"Here annealing does **not** win: the best of {2 * n} restarts reached J = {race.best_j:.6g}, "
-            f"lower than annealing's {race.annealed_j:.6g}. Annealing follows one path as σ falls; a split "
-            "taken early can lead to a local minimum that some lucky restart avoids."
+        end = tr(
+            "Here annealing does **not** win: the best of {count} restarts reached J = {best:.6g}, "
+            "lower than "
+            "annealing's {annealed:.6g}. Annealing follows one path as σ falls; a split taken early "
+            "can lead to "
+            "a local minimum that some lucky restart avoids.",
+            count=2 * n,
+            best=race.best_j,
+            annealed=race.annealed_j,
         )
-    return (
-        f"{shares} ended within {tol} of the annealed J; the rest stopped in poorer local minima, the worst "
-        f"at J = {race.distortions[worst_init][worst]:.6g}. {end}"
+    return tr(
+        "{first} and {second} ended within {tol} of the annealed J; the rest stopped in poorer local minima, "
+        "the worst at J = {worst:.6g}. {verdict}",
+        first=shares[0],
+        second=shares[1],
+        tol=tol,
+        worst=race.distortions[worst_init][worst],
+        verdict=end,
     )

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from rbfviz.views.common.words import count, number
+from rbfviz.i18n import ENGLISH, Translator
 
 
 def _distinct_centres(centers: np.ndarray, scale: float) -> int:
@@ -21,49 +21,79 @@ def _distinct_centres(centers: np.ndarray, scale: float) -> int:
     return len(groups)
 
 
-def annealing_plane(view, sigma: float) -> str:
+def annealing_plane(view, sigma: float, tr: Translator = ENGLISH) -> str:
     """The annealing animation, opened at σ (``rbfviz.views.annealing.arrays.AnnealingView``)."""
     s = view.level(sigma)
     k = view.centers.shape[1]
     scale = math.sqrt(max(view.lambda_max, 1e-300))
     distinct = _distinct_centres(np.asarray(view.centers[s], np.float64), scale)
     state = (
-        "the centres are NaN (the map broke)"
+        tr("the centres are NaN (the map broke)")
         if distinct == 0
-        else f"the {k} centres sit at {count(distinct, 'distinct place')}"
+        else tr.ngettext(
+            "the {k} centres sit at {n:,} distinct place",
+            "the {k} centres sit at {n:,} distinct places",
+            distinct,
+            k=k,
+        )
     )
-    return (
-        f"Annealing {k} centres from the data mean over {len(view.sigmas)} σ levels ({view.kind}, "
-        f"{view.dtype}); shown at level {s + 1}, σ = {number(view.sigmas[s])}, where {state}."
+    return tr(
+        "Annealing {k} centres from the data mean over {levels} σ levels ({kind}, {dtype}); shown at level "
+        "{level}, σ = {sigma:.3g}, where {state}.",
+        k=k,
+        levels=len(view.sigmas),
+        kind=view.kind,
+        dtype=view.dtype,
+        level=s + 1,
+        sigma=float(view.sigmas[s]),
+        state=state,
     )
 
 
-def bifurcation(view) -> str:
+def bifurcation(view, tr: Translator = ENGLISH) -> str:
     """The bifurcation diagram: predicted and measured first split."""
     measured = view.sigma_critical_measured
     split = (
-        "the centres never split on this grid"
+        tr("the centres never split on this grid")
         if measured is None
-        else f"the centres first split at σ = {number(measured)} (measured on the grid)"
+        else tr("the centres first split at σ = {sigma:.3g} (measured on the grid)", sigma=float(measured))
     )
-    return (
-        f"Centre positions along the principal axis against σ: predicted first split σ_c = "
-        f"{number(view.sigma_critical_predicted)}; {split}."
+    return tr(
+        "Centre positions along the principal axis against σ: predicted first split σ_c = {predicted:.3g}; "
+        "{split}.",
+        predicted=float(view.sigma_critical_predicted),
+        split=split,
     )
 
 
-def collapse(view, sigma: float) -> str:
+def collapse(view, sigma: float, tr: Translator = ENGLISH) -> str:
     """E(σ) on log-log axes with the fitted slope."""
     s = view.level(sigma)
     error = float(view.error[s])
-    here = "not computed above σ_c" if math.isnan(error) else "exactly 0" if error == 0 else number(error)
+    if math.isnan(error):
+        here = tr("not computed above σ_c")
+    elif error == 0:
+        here = tr("exactly 0")
+    else:
+        here = tr.number(error)
     slope = view.slope.slope
-    fit = f"fitted log-log slope {slope:.2f}" if math.isfinite(slope) else "too few points for a slope fit"
+    fit = (
+        tr("fitted log-log slope {slope:.2f}", slope=slope)
+        if math.isfinite(slope)
+        else tr("too few points for a slope fit")
+    )
     exact = view.sigma_exact_measured
     zero = (
-        "E never reaches 0 on this grid" if exact is None else f"E = 0 exactly from σ = {number(exact)} down"
+        tr("E never reaches 0 on this grid")
+        if exact is None
+        else tr("E = 0 exactly from σ = {sigma:.3g} down", sigma=float(exact))
     )
-    return (
-        f"Distance E(σ) from the soft fixed point to K-Means: {fit}; {zero}; at the current σ = "
-        f"{number(view.sigmas[s])} E is {here}."
+    return tr(
+        "Distance E(σ) from the soft fixed point to K-Means: {fit}; {zero}; at the current σ = "
+        "{sigma:.3g} E is "
+        "{here}.",
+        fit=fit,
+        zero=zero,
+        sigma=float(view.sigmas[s]),
+        here=here,
     )

@@ -32,6 +32,7 @@ from sklearn.cluster import kmeans_plusplus
 from rbfviz import field as fieldmod
 from rbfviz import maps, measures
 from rbfviz.annealing import fixed_point, fixed_points
+from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.maps import _responsibilities
 from rbfviz.measures import (
     _critical_sigma_predicted,
@@ -251,6 +252,35 @@ def plane_at(X, C, sigma: float, kind: str, kmeans_labels) -> tuple[np.ndarray, 
     )
 
 
+# Where the centres shown come from, one sentence per initialisation (``centres_source``).
+CENTRES_SOURCES = {
+    "kmeans++": N_("EM from the kmeans++ start to the soft fixed point at this σ"),
+    "random": N_("EM from the random start to the soft fixed point at this σ"),
+    "farthest": N_("EM from the farthest start to the soft fixed point at this σ"),
+    "custom": N_("EM from the picked-points start to the soft fixed point at this σ"),
+    "placed": N_("EM from the placed-centres start to the soft fixed point at this σ"),
+    "anneal": N_("the annealing path from the data mean, at this σ"),
+}
+NAN_PATH_NOTE = N_("The annealing path's centres are NaN at this σ (the naive map broke).")
+
+
+def centres_source(init: str) -> str:
+    """``CentersAtSigma.source`` for an initialisation: a catalog message (shown as ``tr(source)``)."""
+    return CENTRES_SOURCES.get(init, init)
+
+
+def naive_note(sigma: float, dtype: str, iterations: int, tr: Translator = ENGLISH) -> str:
+    """The note beside a plane whose EM centres became NaN (the naive map at the start is shown)."""
+    return tr(
+        "With the naive map at σ = {sigma:.3g} the EM centres became NaN (0/0 after every exp(z) of a row "
+        "underflowed in {dtype}), after {iterations} iteration(s). The plane shows the naive map at the "
+        "starting centres instead: grey = NaN.",
+        sigma=float(sigma),
+        dtype=dtype,
+        iterations=int(iterations),
+    )
+
+
 @dataclass(frozen=True)
 class CentersAtSigma:
     """The current centres at σ and their K-Means reference.
@@ -259,7 +289,7 @@ class CentersAtSigma:
     the chosen start). kmeans_centers (k, 2), kmeans_labels (n,): scikit-learn Lloyd from the same start
     (for "anneal": from the path's last, smallest-σ centres), so centre j and centroid j belong to the
     same cluster j. start: the starting centres (None for "anneal"). iterations/converged: how EM ended
-    at this σ. source: one sentence for the page.
+    at this σ. source: one sentence for the page (``centres_source``: a catalog message).
     """
 
     centers: np.ndarray
@@ -282,7 +312,7 @@ class PlaneView:
     field: fieldmod.Field | None
     numbers: dict | None
     info: CentersAtSigma
-    note: str | None
+    note: str | None  # in English: ``note_in`` gives it in a reader's language
 
 
 def shown_centers(info: CentersAtSigma) -> np.ndarray | None:
@@ -308,17 +338,22 @@ def plane_from(X, info: CentersAtSigma, sigma: float, kind: str, dtype: str, k: 
                 None,
                 None,
                 info,
-                "The annealing path's centres are NaN at this σ (the naive map broke).",
+                NAN_PATH_NOTE,
             )
-        note = (
-            f"With the naive map at σ = {sigma:.3g} the EM centres became NaN (0/0 after every "
-            f"exp(z) of a row underflowed in {dtype}), after {info.iterations} iteration(s). "
-            f"The plane shows the naive map at the starting centres instead: grey = NaN."
-        )
+        note = naive_note(sigma, dtype, info.iterations)
     if computed is None:
         computed = plane_at(X, centers, sigma, kind, info.kmeans_labels)
     resp, numbers = computed
     return PlaneView(X, centers, info.kmeans_centers, resp, field_of(centers), numbers, info, note)
+
+
+def note_in(view: PlaneView, sigma: float, dtype: str, tr: Translator = ENGLISH) -> str | None:
+    """``view.note`` (made by ``plane_from`` at σ in ``dtype``) in ``tr``'s language."""
+    if view.note is None:
+        return None
+    if view.centers is None:
+        return tr(NAN_PATH_NOTE)
+    return naive_note(sigma, dtype, view.info.iterations, tr)
 
 
 # The numbers beside the plot are computed for this many (level, centre, point) entries at a time

@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import Field, plane_extent
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.layout import (
     base_layout,
     data_uri,
@@ -237,7 +238,7 @@ def field_uris(fields) -> list[str]:
     return [data_uri(png) for png in field_pngs(fields)]
 
 
-def entropy_colorbar_trace(k: int) -> dict:
+def entropy_colorbar_trace(k: int, tr: Translator = ENGLISH) -> dict:
     """An invisible trace whose only job is the colour bar of the entropy field (0 to ln k nats)."""
     return dict(
         type="scatter",
@@ -252,13 +253,20 @@ def entropy_colorbar_trace(k: int) -> dict:
             cmax=float(np.log(k)),
             showscale=True,
             colorscale=[[0, "rgb(255,255,255)"], [1, "rgb(%d,%d,%d)" % ENTROPY_DARK]],
-            colorbar=dict(title=dict(text="H(r), nats", side="right"), thickness=14, len=0.6),
+            colorbar=dict(title=dict(text=tr("H(r), nats"), side="right"), thickness=14, len=0.6),
         ),
     )
 
 
 def plane_figure(
-    X, resp, centers, kmeans_centers, field: Field | None = None, title: str | None = None, height: int = 640
+    X,
+    resp,
+    centers,
+    kmeans_centers,
+    field: Field | None = None,
+    title: str | None = None,
+    height: int = 640,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """Points X (n, 2) coloured by responsibilities resp (n, k), over the field image.
 
@@ -267,7 +275,8 @@ def plane_figure(
     field: optional ``Field`` drawn as a PNG image under everything, with a legend entry for its
     Voronoi edges (and a colour bar for "entropy"). Hover on a point shows its r vector; NaN rows
     (naive map) are grey and hover "nan".
-    Trace order: points, RBF centres, K-Means centroids, then legend/colour-bar helpers.
+    Trace order: points, RBF centres, K-Means centroids, then legend/colour-bar helpers. Its words are
+    in ``tr``'s language.
     """
     X = np.asarray(X, dtype=np.float64)
     resp = np.asarray(resp, dtype=np.float64)
@@ -283,18 +292,22 @@ def plane_figure(
             f"centers and kmeans_centers must have shape ({k}, 2), got {centers.shape} "
             f"and {kmeans_centers.shape}."
         )
-    data = [points_trace(X, resp), centers_trace(centers), kmeans_trace(kmeans_centers)]
-    layout = base_layout(title, height, legend="below")
+    data = [
+        points_trace(X, resp, tr=tr),
+        centers_trace(centers, tr=tr),
+        kmeans_trace(kmeans_centers, tr=tr),
+    ]
+    layout = base_layout(title, height, legend="below", tr=tr)
     if field is not None:
         extent = field.extent
         layout["images"] = [field_image(field_uris([field])[0], extent)]
         data.append(
             legend_only(
-                "Voronoi edges (hard)", mode="lines", line=dict(color="rgb(%d,%d,%d)" % EDGE_RGB, width=2)
+                tr("Voronoi edges (hard)"), mode="lines", line=dict(color="rgb(%d,%d,%d)" % EDGE_RGB, width=2)
             )
         )
         if field.quantity == "entropy":
-            data.append(entropy_colorbar_trace(k))
+            data.append(entropy_colorbar_trace(k, tr))
     else:
         extent = plane_extent(X)
     layout.update(plane_axes(extent))
@@ -314,18 +327,20 @@ def explorer_figure(
     picks_traces=(),
     axes: tuple[str, str] | None = None,
     drawn: np.ndarray | None = None,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """The Explorer's plane: ``plane_figure`` with point numbers in the hover, extra traces (the
-    picked points), axis titles of uploaded columns, and only the ``drawn`` rows when given."""
+    picked points), axis titles of uploaded columns, and only the ``drawn`` rows when given; its words
+    in ``tr``'s language."""
     if drawn is not None:
         X, resp = np.asarray(X)[drawn], np.asarray(resp)[drawn]
-    fig = plane_figure(X, resp, centers, kmeans_centers, field, title=title)
+    fig = plane_figure(X, resp, centers, kmeans_centers, field, title=title, tr=tr)
     numbers = np.arange(len(X)) if drawn is None else drawn
     # r rounded as shown (3 decimals) and in float32: half the bytes for every σ the browser keeps
     fig.data[0].update(
         customdata=np.round(np.asarray(resp, dtype=np.float64), 3).astype(np.float32),
         text=[str(i) for i in numbers],
-        hovertemplate="point #%{text}<br>" + fig.data[0].hovertemplate,
+        hovertemplate=tr("point") + " #%{text}<br>" + fig.data[0].hovertemplate,
         selected=dict(marker=dict(opacity=1.0)),
         unselected=dict(marker=dict(opacity=1.0)),
     )
@@ -337,10 +352,15 @@ def explorer_figure(
 
 
 def plane_side_html(
-    numbers: dict | None, kind: str, k: int, note: str | None = None, centres: str | None = None
+    numbers: dict | None,
+    kind: str,
+    k: int,
+    note: str | None = None,
+    centres: str | None = None,
+    tr: Translator = ENGLISH,
 ) -> str:
     """HTML of the Explorer's numbers at one σ (``rbfviz.views.explorer.arrays.plane_numbers``), then the
-    notes."""
+    notes (already in ``tr``'s language, like the labels)."""
     import math
 
     from rbfviz.views.common.scrub import metrics_html
@@ -350,34 +370,43 @@ def plane_side_html(
         rows.append((None, "⚠ " + note, ""))
     if numbers is not None:
         agreement = numbers["agreement"]
+        within = tr("within the bound ✓") if numbers["within_bound"] else tr("outside the bound")
         rows += [
-            ("L_σ  (soft loss)", f"{numbers['loss']:.5g}", ""),
-            ("J  (K-Means distortion at these centres)", f"{numbers['distortion']:.5g}", ""),
+            (tr("L_σ  (soft loss)"), tr.number(numbers["loss"], ".5g"), ""),
+            (tr("J  (K-Means distortion at these centres)"), tr.number(numbers["distortion"], ".5g"), ""),
             (
                 "L_σ − J",
-                f"{numbers['gap']:.3g}",
-                "Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres.",
+                tr.number(numbers["gap"]),
+                tr("Γ-convergence: 0 ≤ L_σ − J ≤ bound, uniformly in the centres."),
             ),
             (
                 None,
-                f"bound for {kind}: {numbers['bound']:.3g} — "
-                + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"),
+                tr(
+                    "bound for {kind}: {bound:.3g} — {within}",
+                    kind=kind,
+                    bound=numbers["bound"],
+                    within=within,
+                ),
                 "",
             ),
             (
-                "argmax r = K-Means label",
-                "n/a (NaN rows)" if math.isnan(agreement) else f"{100 * agreement:.1f} %",
+                tr("argmax r = K-Means label"),
+                tr("n/a (NaN rows)") if math.isnan(agreement) else tr.number(100 * agreement, ".1f") + " %",
                 "",
             ),
             (
-                "mean entropy of r",
-                f"{numbers['mean_entropy'] + 0.0:.3g} nats",
-                f"0 = hard assignments; ln k = {math.log(k):.3g} = uniform.",
+                tr("mean entropy of r"),
+                tr("{entropy:.3g} nats", entropy=numbers["mean_entropy"] + 0.0),
+                tr("0 = hard assignments; ln k = {uniform:.3g} = uniform.", uniform=math.log(k)),
             ),
-            ("exactly-zero r_ij", f"{numbers['exact_zeros']:,} of {numbers['entries']:,}", ""),
+            (
+                tr("exactly-zero r_ij"),
+                tr("{zeros:,} of {entries:,}", zeros=numbers["exact_zeros"], entries=numbers["entries"]),
+                "",
+            ),
         ]
         if numbers["nan_rows"]:
-            rows.append(("NaN rows of r", f"{numbers['nan_rows']:,}", ""))
+            rows.append((tr("NaN rows of r"), tr.number(numbers["nan_rows"], ","), ""))
     if centres:
         rows.append((None, centres, ""))
     return metrics_html(rows)

@@ -17,10 +17,12 @@ from itertools import islice
 
 import numpy as np
 
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.palette import mix_colors
 from rbfviz.views.common.presenter import presenter_figure
 from rbfviz.views.common.scrub import RGBColors, ScrubLevel, ScrubPatch
 from rbfviz.views.explorer import words as explorer_words
+from rbfviz.views.explorer.arrays import note_in
 from rbfviz.views.explorer.figures import explorer_figure, field_uris, plane_side_html
 
 # Field images made together (``field_uris``): a few levels at a time keep the temporaries (float64
@@ -28,7 +30,9 @@ from rbfviz.views.explorer.figures import explorer_figure, field_uris, plane_sid
 IMAGE_LEVELS = 4
 
 
-def _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter) -> ScrubLevel:
+def _explorer_full(
+    plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter, tr: Translator
+) -> ScrubLevel:
     fig = explorer_figure(
         plane.X,
         plane.resp,
@@ -39,25 +43,37 @@ def _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, draw
         picks_traces=picks_traces,
         axes=axes,
         drawn=drawn,
+        tr=tr,
     )
     return ScrubLevel(
         presenter_figure(fig) if presenter else fig,
-        _explorer_side(plane, kind, k),
-        explorer_words.plane(plane.resp, plane.numbers, sigma, kind, dtype),
+        _explorer_side(plane, sigma, kind, dtype, k, tr),
+        explorer_words.plane(plane.resp, plane.numbers, sigma, kind, dtype, tr=tr),
     )
 
 
-def _explorer_side(plane, kind: str, k: int) -> str:
+def _explorer_side(plane, sigma: float, kind: str, dtype: str, k: int, tr: Translator) -> str:
     info = plane.info
-    shown = (
-        f"Centres shown: {info.source} ({info.iterations} EM iteration(s), "
-        f"{'converged' if info.converged else 'NOT converged within the iteration cap'})."
+    ended = tr("converged") if info.converged else tr("NOT converged within the iteration cap")
+    shown = tr(
+        "Centres shown: {source} ({iterations} EM iteration(s), {ended}).",
+        source=tr(info.source),
+        iterations=info.iterations,
+        ended=ended,
     )
-    return plane_side_html(plane.numbers, kind, k, plane.note, shown)
+    return plane_side_html(plane.numbers, kind, k, note_in(plane, sigma, dtype, tr), shown, tr=tr)
 
 
 def _explorer_patch(
-    plane, sigma: float, title: str, kind: str, dtype: str, k: int, drawn, field_uri: str | None
+    plane,
+    sigma: float,
+    title: str,
+    kind: str,
+    dtype: str,
+    k: int,
+    drawn,
+    field_uri: str | None,
+    tr: Translator,
 ) -> ScrubPatch:
     """The values of ``explorer_figure`` that move with σ: the points' colours and hover r (trace 0),
     the RBF centres (trace 1), the title and the field image (the figure's only image; ``field_uri`` is
@@ -77,8 +93,8 @@ def _explorer_patch(
         sets.append((("layout", "images", 0, "source"), field_uri))
     return ScrubPatch(
         tuple(sets),
-        _explorer_side(plane, kind, k),
-        explorer_words.plane(plane.resp, plane.numbers, sigma, kind, dtype),
+        _explorer_side(plane, sigma, kind, dtype, k, tr),
+        explorer_words.plane(plane.resp, plane.numbers, sigma, kind, dtype, tr=tr),
     )
 
 
@@ -93,6 +109,7 @@ def explorer_levels(
     axes: tuple[str, str] | None = None,
     drawn: np.ndarray | None = None,
     presenter: bool = False,
+    tr: Translator = ENGLISH,
 ) -> list:
     """The Explorer's levels, one per σ of ``sigmas`` (S,).
 
@@ -100,8 +117,9 @@ def explorer_levels(
     centers (k, 2), kmeans_centers (k, 2), field (``rbfviz.field.Field`` or None), numbers
     (``explore.plane_numbers`` dict or None), note (str or None) and info (source, iterations,
     converged), as ``ui.compute.plane_views`` gives them.
-    head: the title before ", σ = …". A level whose field is missing when the first level's is not
-    (or the other way round) has other traces, so it is a full figure.
+    head: the title before ", σ = …" (in ``tr``'s language, like every word of the levels). A level whose
+    field is missing when the first level's is not (or the other way round) has other traces, so it is a
+    full figure.
     """
     levels = []
     first_has_field = None
@@ -121,14 +139,16 @@ def explorer_levels(
         uris = iter(field_uris(drawn_fields) if drawn_fields else [])
         for (plane, sigma), patch in zip(chunk, patched):
             sigma = float(sigma)
-            title = f"{head}, σ = {sigma:.3g}"
+            title = tr.format("{head}, σ = {sigma:.3g}", head=head, sigma=sigma)
             if not patch:
                 levels.append(
-                    _explorer_full(plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter)
+                    _explorer_full(
+                        plane, sigma, title, kind, dtype, k, picks_traces, axes, drawn, presenter, tr
+                    )
                 )
                 continue
             uri = next(uris) if plane.field is not None else None
-            levels.append(_explorer_patch(plane, sigma, title, kind, dtype, k, drawn, uri))
+            levels.append(_explorer_patch(plane, sigma, title, kind, dtype, k, drawn, uri, tr))
     return levels
 
 

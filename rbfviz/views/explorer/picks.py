@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rbfviz.i18n import Invalid
 from rbfviz.validate import check_int, check_points
 
 MAX_PICKS = 10  # the app shows at most 10 clusters (one distinct colour each)
@@ -49,24 +50,39 @@ def picked_centers(X, picks, k: int) -> np.ndarray:
     picks = tuple(int(i) for i in picks)
     if len(picks) < k:
         more = k - len(picks)
-        raise ValueError(
-            f"the custom start needs k = {k} picked points; {len(picks)} picked so far. "
-            f"Click {more} more point{'s' if more > 1 else ''} on the Explorer's plot, or lower k."
+        if more == 1:
+            raise Invalid(
+                "the custom start needs k = {k} picked points; {picked} picked so far. Click 1 more point "
+                "on the Explorer's plot, or lower k.",
+                k=k,
+                picked=len(picks),
+            )
+        raise Invalid(
+            "the custom start needs k = {k} picked points; {picked} picked so far. Click {more} more points "
+            "on the Explorer's plot, or lower k.",
+            k=k,
+            picked=len(picks),
+            more=more,
         )
     rows = picks[:k]
     bad = [i for i in rows if not 0 <= i < X.shape[0]]
     if bad:
-        raise ValueError(
-            f"picked point #{bad[0]} does not exist: the data have {X.shape[0]} points (#0 to "
-            f"#{X.shape[0] - 1}). Clear the picks and pick again."
+        raise Invalid(
+            "picked point #{point} does not exist: the data have {n} points (#0 to #{last}). Clear the "
+            "picks and pick again.",
+            point=bad[0],
+            n=X.shape[0],
+            last=X.shape[0] - 1,
         )
     centers = X[list(rows)]
     for a in range(k):
         same = np.flatnonzero((centers[a + 1 :] == centers[a]).all(axis=1))
         if same.size:
             b = rows[a + 1 + int(same[0])]
-            raise ValueError(
-                f"picked points #{rows[a]} and #{b} are at the same place, so their centres would "
-                "never separate. Pick points at different places."
+            raise Invalid(
+                "picked points #{a} and #{b} are at the same place, so their centres would never "
+                "separate. Pick points at different places.",
+                a=rows[a],
+                b=b,
             )
     return np.ascontiguousarray(centers)

@@ -6,37 +6,61 @@ import math
 
 import numpy as np
 
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.measures import one_hot_rows
-from rbfviz.views.common.words import count, number, percent
+from rbfviz.views.common.words import percent
 
 
-def plane(resp, numbers: dict | None, sigma: float, kind: str, dtype: str) -> str:
+def plane(resp, numbers: dict | None, sigma: float, kind: str, dtype: str, tr: Translator = ENGLISH) -> str:
     """The Explorer's plane. resp (n, k) as drawn; numbers from ``explore.plane_numbers`` (or None)."""
     resp = np.asarray(resp)
     n, k = resp.shape
-    head = f"{count(k, 'RBF centre')} at σ = {number(sigma)} ({kind}, {dtype}) on {count(n, 'point')}"
+    centres = tr.ngettext("{n:,} RBF centre", "{n:,} RBF centres", k)
+    points = tr.ngettext("{n:,} point", "{n:,} points", n)
     if numbers is None:
-        return head + ": the centres are NaN at this σ, so no responsibilities can be drawn."
-    parts = []
+        return tr(
+            "{centres} at σ = {sigma:.3g} ({kind}, {dtype}) on {points}: the centres are NaN at this σ, so "
+            "no responsibilities can be drawn.",
+            centres=centres,
+            sigma=float(sigma) + 0.0,
+            kind=kind,
+            dtype=dtype,
+            points=points,
+        )
     nan_rows = int(numbers["nan_rows"])
     if nan_rows:
-        parts.append(f"{count(nan_rows, 'row')} of r {'is' if nan_rows == 1 else 'are'} NaN (grey)")
+        first = tr.ngettext("{n:,} row of r is NaN (grey)", "{n:,} rows of r are NaN (grey)", nan_rows)
     else:
-        parts.append(f"{percent(numbers['agreement'])} of the points have the same cluster as K-Means")
+        first = tr(
+            "{share} of the points have the same cluster as K-Means",
+            share=percent(numbers["agreement"], tr),
+        )
     hard = int(one_hot_rows(resp).sum())
-    parts.append(f"{count(hard, 'row')} {'is' if hard == 1 else 'are'} exactly one-hot")
-    parts.append(
-        f"the mean entropy of r is {number(numbers['mean_entropy'])} nats (0 = hard, ln k = "
-        f"{number(math.log(k))} = uniform)"
+    return tr(
+        "{centres} at σ = {sigma:.3g} ({kind}, {dtype}) on {points}: {first}, {one_hot} and the mean "
+        "entropy of r is {entropy:.3g} nats (0 = hard, ln k = {uniform:.3g} = uniform).",
+        centres=centres,
+        sigma=float(sigma) + 0.0,
+        kind=kind,
+        dtype=dtype,
+        points=points,
+        first=first,
+        one_hot=tr.ngettext("{n:,} row is exactly one-hot", "{n:,} rows are exactly one-hot", hard),
+        entropy=float(numbers["mean_entropy"]) + 0.0,
+        uniform=math.log(k),
     )
-    return head + ": " + ", ".join(parts[:-1]) + " and " + parts[-1] + "."
 
 
-def picking(n: int, picks, k: int) -> str:
+def picking(n: int, picks, k: int, tr: Translator = ENGLISH) -> str:
     """The Explorer while the custom start has fewer than k picked points."""
     picks = list(picks)
-    shown = ", ".join(f"#{i}" for i in picks[:k]) if picks else "none yet"
-    return (
-        f"{count(n, 'point')} in grey; {len(picks)} of the {k} starting centres picked ({shown}); "
-        f"click {k - len(picks)} more to start."
+    shown = ", ".join(f"#{i}" for i in picks[:k]) if picks else tr("none yet")
+    return tr(
+        "{points} in grey; {picked} of the {k} starting centres picked ({shown}); click {more} more "
+        "to start.",
+        more=k - len(picks),
+        points=tr.ngettext("{n:,} point", "{n:,} points", n),
+        picked=len(picks),
+        k=k,
+        shown=shown,
     )

@@ -208,7 +208,7 @@ def _infos(s: Setting, grid, progress) -> list[explore.CentersAtSigma]:
                     None,
                     int(path.iterations[level]),
                     bool(path.converged[level]),
-                    f"annealing path from the data mean, level {level + 1} of {len(path.sigmas)}",
+                    explore.centres_source("anneal"),
                 )
             )
         if progress:
@@ -216,7 +216,7 @@ def _infos(s: Setting, grid, progress) -> list[explore.CentersAtSigma]:
         return infos
     C0 = explore.initial_centers(X, s.k, s.init, s.seed)
     km_centers, km_labels = kmeans_reference(X, np.asarray(C0, dtype=np.float64).copy())
-    source = f"EM from the {s.init} start to the soft fixed point at this σ"
+    source = explore.centres_source(s.init)
     centers, iterations, converged = explore.soft_fixed_points(
         X, C0, grid, kind=s.kind_spec, progress=progress
     )

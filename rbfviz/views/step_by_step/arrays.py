@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rbfviz.i18n import N_, Invalid
 from rbfviz.maps import _responsibilities
 from rbfviz.measures import _gamma_gap
 from rbfviz.steps import _m_step, _soft_centroid_step
@@ -44,10 +45,11 @@ from rbfviz.validate import (
     check_sigmas,
 )
 
-STEP_NAMES = {"E": "E-step", "M": "M-step", "L": "Lloyd step"}
+# Each step's name, shown as tr(STEP_NAMES[letter]).
+STEP_NAMES = {"E": N_("E-step"), "M": N_("M-step"), "L": N_("Lloyd step")}
 MAX_STEPS = 200  # a shared link replays every step on each view: this bounds the work and the URL
 # What Play takes: soft EM half-steps by turns, or hard Lloyd steps.
-PLAY_STEPS = {"em": "E-step, M-step, E-step, …", "lloyd": "Lloyd steps"}
+PLAY_STEPS = {"em": N_("E-step, M-step, E-step, …"), "lloyd": N_("Lloyd steps")}  # shown as tr(label)
 # Play's speeds, in steps per second. Each step is a server run, so the fastest is kept at 2 per second.
 SPEEDS = (0.5, 1.0, 2.0)
 # Play stops once a step moves no centre by more than this fraction of the data's extent: far below
@@ -58,16 +60,16 @@ SETTLED = 1e-6
 def check_steps(steps) -> str:
     """A step sequence as upper-case letters E, M, L (lower case accepted), at most ``MAX_STEPS`` long."""
     if not isinstance(steps, str):
-        raise ValueError(f"steps must be a string of the letters E, M and L, got {steps!r}.")
+        raise Invalid("steps must be a string of the letters E, M and L, got {steps}.", steps=repr(steps))
     letters = steps.strip().upper()
     wrong = sorted({ch for ch in letters if ch not in STEP_NAMES})
     if wrong:
-        raise ValueError(
-            f"steps may only use the letters E (E-step), M (M-step) and L (Lloyd step); "
-            f"found {', '.join(repr(ch) for ch in wrong)}."
+        raise Invalid(
+            "steps may only use the letters E (E-step), M (M-step) and L (Lloyd step); found {found}.",
+            found=", ".join(repr(ch) for ch in wrong),
         )
     if len(letters) > MAX_STEPS:
-        raise ValueError(f"steps may hold at most {MAX_STEPS} steps, got {len(letters)}.")
+        raise Invalid("steps may hold at most {most} steps, got {count}.", most=MAX_STEPS, count=len(letters))
     return letters
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from rbfviz.field import PLANE_ASPECT, plane_extent
+from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.common.layout import base_layout, figure, plane_axes
 from rbfviz.views.common.palette import tex_color
 from rbfviz.views.common.plane import (
@@ -42,13 +43,15 @@ def step_plane_figure(
     title: str | None = None,
     axes: tuple[str, str] | None = None,
     height: int = 600,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """The plane after the last step of ``replay``: points X (n, 2) coloured by its responsibilities,
     the current centres, and (once a step moved them) the previous centres with arrows old → new.
 
     lloyd_from_pair (k, 2): where one Lloyd step from the centres before the last E+M pair lands,
     drawn as ×, so the soft pair and the hard step can be compared in the plane.
-    Trace order: points, [previous centres], current centres, [Lloyd ×]; arrows are annotations.
+    Trace order: points, [previous centres], current centres, [Lloyd ×]; arrows are annotations. Its
+    words are in ``tr``'s language.
     """
     X = np.asarray(X, dtype=np.float64)
     current = replay.current
@@ -58,26 +61,29 @@ def step_plane_figure(
         raise ValueError(
             f"X must be (n, 2) and match the replay's responsibilities {replay.resp.shape}, got {X.shape}."
         )
-    data = [points_trace(X, replay.resp)]
+    data = [points_trace(X, replay.resp, tr=tr)]
     moved = replay.count > 0 and not np.array_equal(previous, current, equal_nan=True)
     if moved:
         data.append(
             markers_trace(
                 previous,
-                name="centres before the step",
+                name=tr("centres before the step"),
                 marker=START_MARKER,
                 customdata=np.arange(k),
-                hovertemplate="centre %{customdata} before the step<br>(%{x:.4f}, %{y:.4f})<extra></extra>",
+                hovertemplate=tr("centre {number} before the step", number="%{customdata}")
+                + "<br>(%{x:.4f}, %{y:.4f})<extra></extra>",
             )
         )
-    now = centers_trace(current, name="centres now")
+    now = centers_trace(current, name=tr("centres now"), tr=tr)
     now["marker"]["size"] = 17  # smaller than the Explorer's, so the arrows stay visible up to the centre
     data.append(now)
     if lloyd_from_pair is not None:
         data.append(
-            kmeans_trace(np.asarray(lloyd_from_pair, np.float64), name="Lloyd step from the same centres")
+            kmeans_trace(
+                np.asarray(lloyd_from_pair, np.float64), name=tr("Lloyd step from the same centres"), tr=tr
+            )
         )
-    layout = base_layout(title, height, legend="below")
+    layout = base_layout(title, height, legend="below", tr=tr)
     layout.update(plane_axes(plane_extent(X, replay.centers.reshape(-1, X.shape[1]), aspect=PLANE_ASPECT)))
     if axes:
         layout["xaxis"]["title"] = dict(text=axes[0], font=dict(size=14))
@@ -88,13 +94,18 @@ def step_plane_figure(
 
 
 def history_figure(
-    replay: Replay, title: str | None = None, height: int = 330, shown: int | None = None
+    replay: Replay,
+    title: str | None = None,
+    height: int = 330,
+    shown: int | None = None,
+    tr: Translator = ENGLISH,
 ) -> go.Figure:
     """L_σ and J after every step (t = 0 is the start), the step's letter on the x axis; a grey vertical
-    line at step ``shown`` (the iteration the plane shows) if given."""
+    line at step ``shown`` (the iteration the plane shows) if given. Its words are in ``tr``'s language."""
     t = np.arange(replay.count + 1)
-    labels = ["start"] + [f"{i} {letter}" for i, letter in enumerate(replay.steps, start=1)]
-    names = ["start"] + [STEP_NAMES[letter] for letter in replay.steps]
+    start = tr("start")
+    labels = [start] + [f"{i} {letter}" for i, letter in enumerate(replay.steps, start=1)]
+    names = [start] + [tr(STEP_NAMES[letter]) for letter in replay.steps]
     data = [
         dict(
             type="scatter",
@@ -105,14 +116,17 @@ def history_figure(
             line=dict(color=color, width=2.5, dash=dash),
             marker=dict(size=7, color=color),
             customdata=names,
-            hovertemplate=f"after %{{customdata}} (step %{{x}})<br>{short} = %{{y:.6g}}<extra></extra>",
+            hovertemplate=tr("after {name} (step {number})", name="%{customdata}", number="%{x}")
+            + f"<br>{short} = %{{y:.6g}}<extra></extra>",
         )
         for values, name, short, color, dash in (
-            (replay.loss, "L_σ  (soft loss at these centres)", "L_σ", LOSS_COLOR, "solid"),
-            (replay.distortion, "J  (K-Means inertia at these centres)", "J", DISTORTION_COLOR, "dot"),
+            (replay.loss, tr("L_σ  (soft loss at these centres)"), "L_σ", LOSS_COLOR, "solid"),
+            (replay.distortion, tr("J  (K-Means inertia at these centres)"), "J", DISTORTION_COLOR, "dot"),
         )
     ]
-    layout = base_layout(title, height, x_title="step", y_title="loss (data units²)", legend="below")
+    layout = base_layout(
+        title, height, x_title=tr("step"), y_title=tr("loss (data units²)"), legend="below", tr=tr
+    )
     # at most ~25 labelled ticks, so a long sequence stays readable
     stride = max(1, int(np.ceil(len(t) / 25)))
     layout["xaxis"].update(tickmode="array", tickvals=t[::stride].tolist(), ticktext=labels[::stride])
