@@ -23,13 +23,13 @@ def view_page(view: str) -> str:
     return page_path(VIEW_PAGES[view][0])
 
 
-def view_payload(setting: Setting) -> bytes:
+def view_payload(setting: Setting, lang: str = "en") -> bytes:
     """``build.view_payload`` in a new thread, as AppTest runs a page in a new thread. scikit-learn's
     K-Means sums over OpenMP threads, and a thread's OpenMP thread count is its own (torch.set_num_threads,
     in rbfviz.tune_for_server, sets it for the calling thread only): its last bits depend on it. The
     container sets OMP_NUM_THREADS=1 for every thread; the command line tunes its one thread."""
     out = []
-    worker = threading.Thread(target=lambda: out.append(build_payload(setting)))
+    worker = threading.Thread(target=lambda: out.append(build_payload(setting, tr=translator(lang))))
     worker.start()
     worker.join()
     assert out, "the payload was not built (see the thread's exception above)"
@@ -53,6 +53,16 @@ def view_payload(setting: Setting) -> bytes:
 def test_the_command_lines_payload_is_the_apps(view, setting):
     s = Setting(view, **setting)
     assert view_payload(s) == page_payload(view_page(view), s.view_query())
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_the_command_lines_portuguese_payload_is_the_apps_portuguese_page(view):
+    """The offline page's figures speak the language chosen (``rbfviz export --lang pt-BR``): the same bytes
+    as the app's page opened with lang=pt-BR, and not the English ones."""
+    s = Setting(view)
+    portuguese = view_payload(s, "pt-BR")
+    assert portuguese == page_payload(view_page(view), {**s.view_query(), "lang": "pt-BR"})
+    assert portuguese != view_payload(s)
 
 
 @pytest.mark.parametrize("view", VIEWS)

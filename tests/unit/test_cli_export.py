@@ -15,6 +15,7 @@ from hang import HANG_TIMEOUT_S
 
 import rbfviz
 from rbfviz.cli import main
+from rbfviz.i18n import translator
 from rbfviz.views.common.receipt import package_versions
 from rbfviz.views.common.scrub import read_payload
 from rbfviz.views.export.build import Setting, view_payload
@@ -148,13 +149,15 @@ def test_the_command_runs_as_python_dash_m(tmp_path):
 
 
 def test_a_view_exports_in_portuguese(tmp_path):
-    """``--lang pt-BR``: <html lang="pt-BR"> and the page's own words and numbers in Portuguese (the payload
-    is the same); without --lang the page is English."""
+    """``--lang pt-BR``: <html lang="pt-BR">, the page's own words and numbers and its figures' words in
+    Portuguese (the payload the app's page sends in pt-BR); without --lang the page is English."""
     out = tmp_path / "explorador.html"
     assert main(["export", "--view", "explorer", *SMALL, "--lang", "pt-BR", "--out", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
     assert page.startswith('<!doctype html>\n<html lang="pt-BR">')
-    assert embedded_payload(page) == view_payload(Setting("explorer", dataset="moons", n=80, k=2))
+    setting = Setting("explorer", dataset="moons", n=80, k=2)
+    assert embedded_payload(page) == view_payload(setting, tr=translator("pt-BR"))
+    assert embedded_payload(page) != view_payload(setting)
     assert "<h1>Explorador: um σ, suave vs rígido</h1>" in page
     assert "<dt>conjunto de dados</dt><dd>moons</dd>" in page and "<dt>grupos k</dt><dd>2</dd>" in page
     assert '<h2 id="made-heading">Como este arquivo foi feito</h2>' in page

@@ -20,6 +20,8 @@ from functools import cached_property
 
 import numpy as np
 
+from rbfviz.i18n import ENGLISH, Translator
+
 from ...annealing import anneal
 from ...collapse import collapse_study
 from ...datasets import DATASET_LABELS, DATASETS, DEFAULT_NOISE, IRIS_SIZE, MAX_NOISE, NATURAL_K, make_dataset
@@ -125,7 +127,7 @@ class Setting:
 
     @property
     def data_name(self) -> str:
-        """The data set's name as the app's titles give it."""
+        """The data set's name as the app's titles give it (a catalog message: shown as ``tr(data_name)``)."""
         return DATASET_LABELS.get(self.dataset, self.dataset)
 
     @cached_property
@@ -173,14 +175,15 @@ class Setting:
         return query
 
 
-def view_payload(setting: Setting, progress=None) -> bytes:
-    """The payload (every σ level) the app's page for ``setting.view`` draws; progress(done, total)."""
+def view_payload(setting: Setting, progress=None, tr: Translator = ENGLISH) -> bytes:
+    """The payload (every σ level) the app's page for ``setting.view`` draws, its words in ``tr``'s
+    language; progress(done, total)."""
     return {
         "explorer": _explorer,
         "annealing": _annealing,
         "stability": _stability,
         "equivalence": _equivalence,
-    }[setting.view](setting, progress)
+    }[setting.view](setting, progress, tr)
 
 
 # --- the Explorer: ui.compute.plane_views, without the caches ----------------------------------------
@@ -234,11 +237,11 @@ def _planes(s: Setting, progress):
     return explore.plane_views(s.points, infos, grid, s.kind_spec, s.quantity, s.dtype, s.k)
 
 
-def _explorer(s: Setting, progress) -> bytes:
+def _explorer(s: Setting, progress, tr: Translator) -> bytes:
     grid = s.scale.grid
     drawn = drawn_points(s.n, s.seed)
-    head = f"{s.data_name}, n = {s.n}, k = {s.k}, {s.kind_spec}, {s.dtype}"
-    levels = explorer_levels(_planes(s, progress), grid, head, s.kind_spec, s.dtype, s.k, drawn=drawn)
+    head = f"{tr(s.data_name)}, n = {s.n}, k = {s.k}, {s.kind_spec}, {s.dtype}"
+    levels = explorer_levels(_planes(s, progress), grid, head, s.kind_spec, s.dtype, s.k, drawn=drawn, tr=tr)
     return scrub_payload(
         levels,
         grid,
@@ -247,28 +250,30 @@ def _explorer(s: Setting, progress) -> bytes:
         select=True,
         point_ids=drawn,
         probe=Probe(s.kind_spec),
+        tr=tr,
     )
 
 
 # --- the other views ---------------------------------------------------------------------------------
 
 
-def _annealing(s: Setting, progress) -> bytes:
+def _annealing(s: Setting, progress, tr: Translator) -> bytes:
     X = s.points
     study = collapse_study(
         X, s.k, kind=s.kind_spec, dtype=s.dtype, sigmas=s.scale.grid, seed=s.seed, progress=progress
     )
     view = annealing_view(study, X)
     return scrub_payload(
-        annealing_levels(view, X),
+        annealing_levels(view, X, tr=tr),
         view.sigmas,
         config=CHART_CONFIG,
         initial=s.scale.index(s.scale.default),
         play_ms=FRAME_MS,
+        tr=tr,
     )
 
 
-def _stability(s: Setting, progress) -> bytes:
+def _stability(s: Setting, progress, tr: Translator) -> bytes:
     grid = s.scale.grid
     X = s.points
     centroids = s.kmeans_centroids
@@ -277,11 +282,11 @@ def _stability(s: Setting, progress) -> bytes:
         planes.append(stability_views.stability_plane(s.points64, centroids, float(sigma), s.dtype))
         if progress:
             progress(i + 1, len(grid))
-    levels = stability_levels(planes, X, centroids, drawn=drawn_points(len(X), s.seed))
-    return scrub_payload(levels, grid, config=CHART_CONFIG, initial=s.scale.index(s.scale.default))
+    levels = stability_levels(planes, X, centroids, drawn=drawn_points(len(X), s.seed), tr=tr)
+    return scrub_payload(levels, grid, config=CHART_CONFIG, initial=s.scale.index(s.scale.default), tr=tr)
 
 
-def _equivalence(s: Setting, progress) -> bytes:
+def _equivalence(s: Setting, progress, tr: Translator) -> bytes:
     grid = s.scale.grid
     X = s.points
     # annealing has no single start to step from (ui.compute.step_start): k-means++ from the same seed
@@ -293,5 +298,5 @@ def _equivalence(s: Setting, progress) -> bytes:
         if progress:
             progress(i + 1, len(grid))
     head = f"{s.dataset}, k = {s.k}, {s.kind_spec}, {s.dtype}"
-    levels = equivalence_levels(steps, resps, grid, X, head, s.kind_spec)
-    return scrub_payload(levels, grid, config=CHART_CONFIG, initial=s.scale.index(s.scale.default))
+    levels = equivalence_levels(steps, resps, grid, X, head, s.kind_spec, tr=tr)
+    return scrub_payload(levels, grid, config=CHART_CONFIG, initial=s.scale.index(s.scale.default), tr=tr)

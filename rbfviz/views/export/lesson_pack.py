@@ -135,7 +135,7 @@ def lesson_pack(public_url: str | None = None, progress=None, tr: Translator = E
     for index, step in enumerate(STEPS, start=1):
         prepared = prepare(step, tr)
         setting = step_setting(prepared)
-        payload = view_payload(setting)
+        payload = view_payload(setting, tr=tr)
         payload_id = ids.setdefault(payload, f"rbfviz-payload-{len(ids) + 1}")
         payloads[payload_id] = payload
         link = app_link(public_url, setting.view, {**setting.view_query(), "lang": tr.lang})

@@ -357,7 +357,7 @@ def view_page(setting, public_url: str | None = None, progress=None, tr: Transla
     from ..common.plane import MAX_DRAWN_POINTS
     from .build import view_payload
 
-    payload = view_payload(setting, progress)
+    payload = view_payload(setting, progress, tr=tr)
     sigma = setting.sigma_or_default()
     settings = dict(
         dataset=setting.dataset,
