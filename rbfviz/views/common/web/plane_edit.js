@@ -66,7 +66,10 @@ function draw(ed, fig) {
     ed.ranges = { mode: ed.mode, x: layout.xaxis.range.slice(), y: layout.yaxis.range.slice() };
   }
   fitNarrow(layout, ed.gd.clientWidth);
-  window.Plotly.react(ed.gd, fig.data, layout, { displayModeBar: false, scrollZoom: false, responsive: true });
+  // doubleClick off: two quick clicks or taps are two points, never Plotly's zoom reset (which would rescale
+  // the plane to its data between two taps, and keep that scale across reruns: the figure's uirevision).
+  window.Plotly.react(ed.gd, fig.data, layout,
+    { displayModeBar: false, scrollZoom: false, doubleClick: false, responsive: true });
   ed.gd.dataset.mode = ed.mode;
   ed.gd.dataset.points = String(ed.points.length);
   restyle(ed);
@@ -136,6 +139,9 @@ function listen(ed) {
     event.preventDefault();  // no mouse events for Plotly, no scrolling or text selection
     event.stopPropagation();
   }, true);
+  // Plotly's drag element hears touches, not pointer events: a finger's press the editor took (pointerdown
+  // comes first) stops here, as a mouse's does (no mousedown follows a cancelled pointerdown).
+  gd.addEventListener("touchstart", (event) => { if (press) event.stopPropagation(); }, true);
   gd.addEventListener("pointermove", (event) => {
     if (!press || event.pointerId !== press.id) return;
     if (Math.hypot(event.clientX - press.x0, event.clientY - press.y0) > TAP_PX) press.dragged = true;
