@@ -216,8 +216,9 @@ def editor_ranges(page) -> list[list[float]]:
 
 def test_two_quick_taps_while_the_page_reruns_both_land_on_a_plane_that_stays(server, browser):
     """Two taps on the phone's drawing plane, the second within Plotly's double-click delay and while the
-    page still reruns for the first: both points are drawn and reach the page (n + 2, in the address),
-    and the plane keeps its scale (a double tap is two points, not Plotly's zoom reset)."""
+    page still reruns for the first: both points are drawn and reach the page (n + 2, in the address)
+    with the other controls as they were (k), and the plane keeps its scale (a double tap is two points,
+    not Plotly's zoom reset)."""
     context = browser.new_context(**PHONE)
     page = context.new_page()
     page.set_default_timeout(HANG_TIMEOUT_MS)
@@ -245,10 +246,13 @@ def test_two_quick_taps_while_the_page_reruns_both_land_on_a_plane_that_stays(se
         assert editor_ranges(page) == ranges
         wait_editor_title(page, "n = 102")
         page.wait_for_function("() => new URLSearchParams(window.location.search).get('n') === '102'")
-        drawn = decode_points(query_of(page)["points"])
+        query = query_of(page)
+        drawn = decode_points(query["points"])
         np.testing.assert_allclose(
             drawn[-2:], [(-1.0, 1.5), (0.0, 1.7)], atol=2 * data_per_pixel(page) + 0.001
         )
+        # the second tap's rerun did not carry the controls as they were before the first made a drawing
+        assert (query["dataset"], query["k"]) == ("drawn", "3")
         assert editor_ranges(page) == ranges
     finally:
         context.close()

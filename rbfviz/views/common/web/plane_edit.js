@@ -3,9 +3,13 @@
 // Every change is drawn at once, here; the page hears of it through the component's state:
 //   mode "centres": "centres" = every centre [[x, y], ...] after a drag or a placement,
 //   mode "draw" / "erase": "points" = every point [[x, y], ...] after each click or tap.
-// The whole list is sent each time, numbered (seq), so a click made while the page still reruns for the
-// previous one is never lost: the last list holds them all, and a figure the page drew before it had that
-// list (its seq is older than the last one sent) does not replace the editor's own lists. Data from the page (ui/plane_edit.py):
+// The whole list is sent, numbered (seq), so a click made while the page still reruns for the previous
+// one is never lost: it is drawn at once and waits for the page's answer (data.seq, the last list the
+// page applied), then goes with every change since in one list. Sent earlier, it would rerun the page
+// with the page's other controls as the browser had them before that answer (the dataset before a first
+// click made the points a drawing, say), and Streamlit would take those stale values for changes. A
+// figure the page drew before it had the editor's last list (its seq is older) does not replace the
+// editor's own lists. Data from the page (ui/plane_edit.py):
 //   { figure: Plotly JSON, points and centres: the figure's traces 0 and 1 as [[x, y], ...], mode,
 //     k: the centres wanted (a placement adds one until there are k), colors: centre j in colors[j],
 //     max_points: the most points a drawing holds }.
@@ -43,6 +47,10 @@ export default function mountPlaneEditor(component) {
   } else {
     hint(ed);
   }
+  ed.answered = Math.max(ed.answered ?? 0, data.seq ?? 0);
+  // a change that waited goes once the answer is on screen: sent within the same task as this call, it was
+  // seen to rerun the page with the dataset as it was before the answer
+  requestAnimationFrame(() => setTimeout(() => flush(ed), 0));
   return () => editors.delete(parentElement);
 }
 
@@ -202,6 +210,16 @@ function send(ed, what) {
   restyle(ed);
   hint(ed);
   ed.seq = (ed.seq ?? 0) + 1;
+  ed.unsent = what;
+  flush(ed);
+}
+
+// The editor's last list, unless the page has not answered the one sent before (its answer sends it).
+function flush(ed) {
+  if (!ed.unsent || (ed.sent ?? 0) > (ed.answered ?? 0)) return;
+  const what = ed.unsent;
+  ed.unsent = null;
+  ed.sent = ed.seq;
   ed.setStateValue(what, { seq: ed.seq, list: what === "centres" ? ed.centres : ed.points });
 }
 
