@@ -6,9 +6,11 @@ drags centres, or draws and erases points, by mouse, pen or finger (rbfviz/views
 fig: ``rbfviz.views.common.editing.editing_figure`` (trace 0 the points, trace 1 the centres). mode:
 "centres" (a click puts the next centre there, a drag moves one), "draw" (a click adds a point) or
 "erase" (a click on a point removes it). The browser draws every change at once and sends the whole
-list after each one, numbered: on_centres(centres) or on_points(points) runs (before the rerun) with a
-list of [x, y] in data units, and the page tells the browser the number of the last list it applied, so
-the browser keeps changes made since.
+list, numbered: on_centres(centres) or on_points(points) runs (before the rerun) with a list of [x, y] in
+data units, and the page tells the browser the number of the last list it applied, so the browser keeps
+changes made since. A change made before the page answered the last list waits for that answer, then goes
+with every other change since in one list (sent earlier, its rerun would carry the other widgets' values
+from before the answer).
 """
 
 from __future__ import annotations

@@ -3,9 +3,13 @@
 // Every change is drawn at once, here; the page hears of it through the component's state:
 //   mode "centres": "centres" = every centre [[x, y], ...] after a drag or a placement,
 //   mode "draw" / "erase": "points" = every point [[x, y], ...] after each click or tap.
-// The whole list is sent each time, numbered (seq), so a click made while the page still reruns for the
-// previous one is never lost: the last list holds them all, and a figure the page drew before it had that
-// list (its seq is older than the last one sent) does not replace the editor's own lists. Data from the page (ui/plane_edit.py):
+// The whole list is sent, numbered (seq), so a click made while the page still reruns for the previous
+// one is never lost: it is drawn at once and waits for the page's answer (data.seq, the last list the
+// page applied), then goes with every change since in one list. Sent earlier, it would rerun the page
+// with the page's other controls as the browser had them before that answer (the dataset before a first
+// click made the points a drawing, say), and Streamlit would take those stale values for changes. A
+// figure the page drew before it had the editor's last list (its seq is older) does not replace the
+// editor's own lists. Data from the page (ui/plane_edit.py):
 //   { figure: Plotly JSON, points and centres: the figure's traces 0 and 1 as [[x, y], ...], mode,
 //     k: the centres wanted (a placement adds one until there are k), colors: centre j in colors[j],
 //     max_points: the most points a drawing holds }.
@@ -44,6 +48,10 @@ export default function mountPlaneEditor(component) {
   } else {
     hint(ed);
   }
+  ed.answered = Math.max(ed.answered ?? 0, data.seq ?? 0);
+  // a change that waited goes once the answer is on screen: sent within the same task as this call, it was
+  // seen to rerun the page with the dataset as it was before the answer
+  requestAnimationFrame(() => setTimeout(() => flush(ed), 0));
   return () => editors.delete(parentElement);
 }
 
@@ -67,7 +75,10 @@ function draw(ed, fig) {
     ed.ranges = { mode: ed.mode, x: layout.xaxis.range.slice(), y: layout.yaxis.range.slice() };
   }
   fitNarrow(layout, ed.gd.clientWidth);
-  window.Plotly.react(ed.gd, fig.data, layout, { displayModeBar: false, scrollZoom: false, responsive: true });
+  // doubleClick off: two quick clicks or taps are two points, never Plotly's zoom reset (which would rescale
+  // the plane to its data between two taps, and keep that scale across reruns: the figure's uirevision).
+  window.Plotly.react(ed.gd, fig.data, layout,
+    { displayModeBar: false, scrollZoom: false, doubleClick: false, responsive: true });
   ed.gd.dataset.mode = ed.mode;
   ed.gd.dataset.points = String(ed.points.length);
   restyle(ed);
@@ -138,6 +149,9 @@ function listen(ed) {
     event.preventDefault();  // no mouse events for Plotly, no scrolling or text selection
     event.stopPropagation();
   }, true);
+  // Plotly's drag element hears touches, not pointer events: a finger's press the editor took (pointerdown
+  // comes first) stops here, as a mouse's does (no mousedown follows a cancelled pointerdown).
+  gd.addEventListener("touchstart", (event) => { if (press) event.stopPropagation(); }, true);
   gd.addEventListener("pointermove", (event) => {
     if (!press || event.pointerId !== press.id) return;
     if (Math.hypot(event.clientX - press.x0, event.clientY - press.y0) > TAP_PX) press.dragged = true;
@@ -198,6 +212,16 @@ function send(ed, what) {
   restyle(ed);
   hint(ed);
   ed.seq = (ed.seq ?? 0) + 1;
+  ed.unsent = what;
+  flush(ed);
+}
+
+// The editor's last list, unless the page has not answered the one sent before (its answer sends it).
+function flush(ed) {
+  if (!ed.unsent || (ed.sent ?? 0) > (ed.answered ?? 0)) return;
+  const what = ed.unsent;
+  ed.unsent = null;
+  ed.sent = ed.seq;
   ed.setStateValue(what, { seq: ed.seq, list: what === "centres" ? ed.centres : ed.points });
 }
 
