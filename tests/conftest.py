@@ -84,7 +84,7 @@ def pytest_collection_modifyitems(config, items):
 
 def _module_fixture_groups(items) -> None:
     """A module-scoped fixture is built once by each worker that runs one of its module's tests: the tests
-    of a module that defines one (an AppTest of every page, a fitted model) go to one worker as a group,
+    of a module that defines one (a fitted model, the inputs of every page) go to one worker as a group,
     which builds it once. Tests already in a group keep theirs."""
     for item in items:
         info = getattr(item, "_fixtureinfo", None)
@@ -99,9 +99,9 @@ def _module_fixture_groups(items) -> None:
 def _longest_kinds_first(items) -> None:
     """The tests in no group, by kind, the longest kinds first (KINDS_LONGEST_FIRST; the order within a
     kind kept). pytest-xdist's loadgroup hands out the groups first, then single tests in this order, one
-    or two at a time to whichever worker is free: the run ends on the unit tests, a few milliseconds
-    each, which the two workers share evenly, not on a browser or load test that keeps one worker busy
-    while the other has nothing left."""
+    or two at a time to whichever worker is free: the run ends on the unit tests, most of them well
+    under a second, which the two workers share evenly, not on a browser or load test that keeps one
+    worker busy while the other has nothing left."""
 
     def rank(item) -> int:
         kind = Path(str(item.path)).relative_to(TESTS).parts[0]
