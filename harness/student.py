@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from playwright.sync_api import Locator, Page
 
-from harness.settings import e2e_timeout_s
+from harness.settings import e2e_timeout_s, screenshot_every_test
 
 APP = "[data-testid='stApp']"
 # The bound of every wait: it only catches a hang, it is never a speed limit (on a loaded 2-core
@@ -520,4 +520,11 @@ class Student:
         self.wait_for_layout()
         self.page.screenshot(path=str(path), full_page=True)
         self.page.set_viewport_size(size)
+        self.wait_for_layout()  # what a test reads next is laid out at its own size again
         return path
+
+    def keepsake(self, label: str | None = None) -> Path | None:
+        """``screenshot``, for a person to look at later, taken only with RBFVIZ_E2E_SCREENSHOTS=all: it
+        lays out every figure again at a tall viewport and back, a cost a passing test need not pay (a
+        failed test's last state is saved anyway: tests/browser.py)."""
+        return self.screenshot(label) if screenshot_every_test() else None

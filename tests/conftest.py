@@ -6,7 +6,9 @@
 * The browser fixtures (tests/browser.py) for the browser tests of tests/e2e and tests/deploy.
 * Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier
   (docs/contribute/tests.md) leaves out a new browser test file even if it forgets its pytestmark.
-* ``fresh_streamlit_caches`` and the pytest-xdist groups.
+* ``fresh_streamlit_caches`` and the pytest-xdist groups; under ``--dist loadgroup`` the order in which
+  the workers take the tests (a module with a module-scoped fixture is one group; the other tests by
+  kind, the longest first).
 """
 
 import os
@@ -56,7 +58,10 @@ def fresh_streamlit_caches(request):
     yield
 
 
-E2E = Path(__file__).resolve().parent / "e2e"
+TESTS = Path(__file__).resolve().parent
+E2E = TESTS / "e2e"
+# the kinds of tests (their folders) by how long one of their tests takes, longest first
+KINDS_LONGEST_FIRST = ("e2e", "deploy", "app", "docs", "unit")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks (--dist loadgroup)
@@ -72,7 +77,37 @@ def pytest_collection_modifyitems(config, items):
         if E2E in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.e2e)
     if getattr(config.option, "loadgroup", False):  # set on an xdist worker under --dist loadgroup
+        _module_fixture_groups(items)
+        _longest_kinds_first(items)
         _group_ids(items)
+
+
+def _module_fixture_groups(items) -> None:
+    """A module-scoped fixture is built once by each worker that runs one of its module's tests: the tests
+    of a module that defines one (a fitted model, the inputs of every page) go to one worker as a group,
+    which builds it once. Tests already in a group keep theirs."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group") or item.module is None:
+            continue
+        module = item.getparent(pytest.Module).nodeid
+        defs = [d for name in info.names_closure for d in info.name2fixturedefs.get(name, ())]
+        if any(d.scope == "module" and d.baseid == module for d in defs):
+            item.add_marker(pytest.mark.xdist_group(f"module-{item.path.stem}"))
+
+
+def _longest_kinds_first(items) -> None:
+    """The tests in no group, by kind, the longest kinds first (KINDS_LONGEST_FIRST; the order within a
+    kind kept). pytest-xdist's loadgroup hands out the groups first, then single tests in this order, one
+    or two at a time to whichever worker is free: the run ends on the unit tests, most of them well
+    under a second, which the two workers share evenly, not on a browser or load test that keeps one
+    worker busy while the other has nothing left."""
+
+    def rank(item) -> int:
+        kind = Path(str(item.path)).relative_to(TESTS).parts[0]
+        return KINDS_LONGEST_FIRST.index(kind) if kind in KINDS_LONGEST_FIRST else len(KINDS_LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: each kind keeps its order, a module's tests stay together
 
 
 def _group_ids(items) -> None:

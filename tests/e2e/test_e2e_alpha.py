@@ -42,7 +42,7 @@ def test_alpha_control_follows_the_link_and_moves_alpha(server, student):
     expect(sidebar.locator("[data-testid='stSlider']").filter(has_text=ALPHA)).to_have_count(0)
     assert "alpha" not in student.query()
     student.assert_no_problems()
-    student.screenshot("alpha-control")
+    student.keepsake("alpha-control")
 
 
 @pytest.mark.parametrize("bad", ["1", "3", "NaN", "abc"])

@@ -269,7 +269,7 @@ def test_the_student_panel_on_a_phone(server, browser):
         wait_until(lambda: teacher.metric("Answered") == "1")
         wide = phone.page.evaluate(TOO_WIDE_JS)
         assert wide["scroll"] <= wide["width"] and not wide["wide"], wide
-        phone.screenshot("phone_answered")
+        phone.keepsake("phone_answered")
         assert not phone.problems(), phone.problems()
     finally:
         teacher.page.context.close()

@@ -104,8 +104,8 @@ def test_teacher_and_student_in_two_browsers(server, browser, student):
         assert student.page.get_by_role("button", name="Send my answer").count() == 0
         assert not_reloaded(teacher) and not_reloaded(student)
         assert not teacher.problems() and not student.problems(), (teacher.problems(), student.problems())
-        student.screenshot("revealed")
-        teacher.screenshot("revealed")
+        student.keepsake("revealed")
+        teacher.keepsake("revealed")
     finally:
         teacher_context.close()
 
@@ -153,6 +153,6 @@ def test_a_teacher_in_english_and_a_student_who_switches_to_portuguese(server, b
         expect(student.page.get_by_text("Certo: a resposta é")).to_be_visible(timeout=REFRESH_TIMEOUT)
         expect(student.page.get_by_role("heading", name="Por quê")).to_be_visible()
         assert not teacher.problems() and not student.problems(), (teacher.problems(), student.problems())
-        student.screenshot("portuguese_revealed")
+        student.keepsake("portuguese_revealed")
     finally:
         teacher_context.close()

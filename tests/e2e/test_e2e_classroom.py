@@ -43,7 +43,7 @@ def test_upload_a_good_file_then_a_bad_one(server, student):
         f"Loaded classroom.csv: {len(X)} points, x = x, y = y"
     )
     student.assert_no_problems()
-    student.screenshot("good")
+    student.keepsake("good")
     figure = student.figures()[0]
 
     # a file with a word in a number column is refused with its reason; the uploaded points stay
@@ -102,7 +102,7 @@ def test_lesson_step_link_opens_its_view_in_its_state(server, student):
         "notices for a lesson link"
     )
     student.assert_no_problems()
-    student.screenshot("view")
+    student.keepsake("view")
 
     # back on the Lessons page, the same step; answer it and the verdict and the explanation appear
     student.go_to("Lessons")

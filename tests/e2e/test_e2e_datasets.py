@@ -23,4 +23,4 @@ def test_picking_each_k_means_failure_in_the_sidebar_draws_it(server, student):
         assert drawn.shape == X.shape
         np.testing.assert_allclose(drawn, X, rtol=1e-5, atol=1e-5)  # drawn from float32 coordinates
         student.assert_no_problems()
-    student.screenshot("uneven")
+    student.keepsake("uneven")

@@ -81,4 +81,4 @@ def test_presenter_mode_at_projector_sizes(server, student, width, height):
     student.wait_for_figures()
     assert float(student.metric(DIFFERENCE)) <= 1e-12
     student.assert_no_problems()
-    student.screenshot(f"{width}x{height}")
+    student.keepsake(f"{width}x{height}")

@@ -2,7 +2,8 @@
 is wider than the screen, figures keep inside it and the plane its aspect ratio, legend entries, the
 texts over a figure (title, panel titles, legend) and its mode bar do not overlap, and on the scrubbed
 views the σ control and the figure are on the first screen with controls large enough to tap and the
-control row's lines close together. Each page's screenshot goes to artifacts/screens/<size>-<page>.png.
+control row's lines close together. A page's screenshot goes to artifacts/screens/<size>-<page>.png when
+its test fails, or for every page with RBFVIZ_E2E_SCREENSHOTS=all.
 """
 
 from pathlib import Path
@@ -114,7 +115,6 @@ def test_the_page_fits_the_screen(server, browser, page, size):
             main.locator("[data-testid='stPlotlyChart']").first.wait_for()  # the rerun when training ends
             student.wait_for_run()
         student.wait_for_layout()
-        student.screenshot()
         assert student.page.evaluate(_OVERFLOW_JS) == []
         assert student.page.evaluate(_OVERLAP_JS, _LEGENDS) == []
         clashes = student.page.evaluate(_OVERLAP_JS, _ANNOTATIONS)
@@ -129,6 +129,13 @@ def test_the_page_fits_the_screen(server, browser, page, size):
             pytest.xfail(f"known: the legend reaches the panel titles: {clashes}")
         else:
             pytest.fail("no longer overlaps: remove it from LEGEND_ON_PANEL_TITLES")
+        student.keepsake()
+    except BaseException:  # a failure, or the expected failure above (pytest's outcomes): the page as it was
+        try:
+            student.screenshot()
+        except Exception as exc:  # noqa: BLE001 — a failed screenshot must not hide the test's result
+            print(f"screenshot of {student.name} failed: {exc}")
+        raise
     finally:
         context.close()
 

@@ -225,9 +225,9 @@ def test_keyboard_scrub(server, student, browser, browser_context_args):
     settle(student, since, up["sigma"])
     reopen_in_fresh_context(browser, browser_context_args, student.page.url, up)
     student.assert_no_problems()
-    student.screenshot("1400x1000")
+    student.keepsake("1400x1000")
     student.page.set_viewport_size({"width": 1920, "height": 1080})
-    student.screenshot("1920x1080")
+    student.keepsake("1920x1080")
 
 
 def test_mouse_drag_scrub(server, student, browser, browser_context_args):

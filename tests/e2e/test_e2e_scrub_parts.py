@@ -20,7 +20,7 @@ Checked in the browser:
   screen and the keyboard focus stay; the keyboard then reaches levels outside the first part, and a
   settle commits the grid σ drawn (address and downloads follow), as on a warm setting.
 
-Screenshots of the first part: artifacts/screenshots/, 1280×800 and 1920×1080.
+Screenshots of the first part, 1280×800 and 1920×1080: artifacts/screenshots/ (RBFVIZ_E2E_SCREENSHOTS=all).
 """
 
 from __future__ import annotations
@@ -85,9 +85,9 @@ def test_a_new_setting_shows_its_figure_first_then_scrubs_every_level(server, st
     assert text(sigmas[window[-1]]) in status and text(sigmas[window[0]]) in status, status
     described = student.page.locator(SCRUB_RANGE).get_attribute("aria-describedby")
     assert described and student.page.locator(f"#{described}").inner_text() == status
-    student.screenshot("first-part-1280x800")
+    student.keepsake("first-part-1280x800")
     student.page.set_viewport_size({"width": 1920, "height": 1080})
-    student.screenshot("first-part-1920x1080")
+    student.keepsake("first-part-1920x1080")
     student.page.set_viewport_size({"width": 1280, "height": 800})
 
     # the first arrow press works inside the first part (a smaller σ, drawn at once)

@@ -57,7 +57,7 @@ def test_shared_link_opens_the_right_view_on_a_fresh_server(fresh_server, studen
         "notices for a valid link"
     )
     student.assert_no_problems()
-    student.screenshot("explorer")
+    student.keepsake("explorer")
 
     # moving on to another view keeps the shared state
     student.go_to("Stability")

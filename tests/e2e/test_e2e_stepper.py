@@ -59,7 +59,7 @@ def test_step_buttons_count_write_the_address_and_a_link_replays(server, student
         if letter == "E":
             assert arrows(student) == 0  # an E-step moves no centre
     shown, link = numbers(student), student.page.url
-    student.screenshot("after-EMLE")
+    student.keepsake("after-EMLE")
 
     # the address, opened in a new tab, replays the same sequence to the same numbers
     other = Student(page.context.new_page())
@@ -130,7 +130,7 @@ def test_play_pause_and_step_back(server, browser, size):
         assert student.query()["at"] == str(len(taken) - 1) and student.query()["steps"] == taken
         assert student.metric("Steps taken") == f"{len(taken) - 1} of {len(taken)}"
         assert f"Iteration {len(taken) - 1} of {len(taken)} taken" in student.text()
-        student.screenshot(f"play-{size}")
+        student.keepsake(f"play-{size}")
         student.assert_no_problems()
     finally:
         context.close()
