@@ -34,7 +34,7 @@ def shared_sigma() -> str:
 
 def test_shared_link_opens_the_right_view_on_a_fresh_server(fresh_server, student):
     sigma = shared_sigma()
-    query = {**SHARED, "sigma": sigma}
+    query = {**SHARED, "sigma": sigma, "lang": "en"}  # a link as the app writes it: with its language
     student.open(f"{fresh_server.url}/Explorer?{urlencode(query)}")
 
     # the Explorer page, run through its own page set-up (title, sidebar), with every view listed
