@@ -42,6 +42,9 @@ ALLOWED = (
     "pdf",
     "url",
     "qr code",
+    "page up/down",  # key names
+    "page up",
+    "page down",
     "float32",
     "float64",
     "nan",
@@ -116,7 +119,11 @@ CONTENT_WORDS = frozenset(
     changed changes change keep kept shared copy copied presenter mode theme dark light
     width height size sizes seconds percent counts count mean distance distances
     weights weight left right bottom above below larger smaller lower higher low high steep
-    positive negative random seeding zero
+    positive negative random seeding zero compute computed anyway exactly predicted measured learned
+    against across convention used everywhere family closed form grey gray band white region apart row
+    rows current circle radius slope component trained latent codes joint phase epoch test losses batch
+    means skipped raw handwritten images deep alone enter finite quite quarter half wide like coin flip
+    underflows naive whole falls poorest reach annealed sum squares speed second place starting
     """.split()
 )
 ENGLISH_WORDS = FUNCTION_WORDS | CONTENT_WORDS

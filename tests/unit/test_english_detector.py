@@ -44,6 +44,7 @@ PORTUGUESE = [
     "O EM da mistura gaussiana aprende σ_j e π_j; a rede RBF os mantém fixos.",
     "A sonda mostra o vetor r de um ponto do plano; ela segue o σ.",
     "Idioma · Language",
+    "Mova σ com o controle deslizante (arraste, ou selecione e use as setas, Page Up/Down, Home e End).",
 ]
 ENGLISH = [
     "Explorer: one σ, soft vs hard",
