@@ -51,12 +51,11 @@ WORDS = {
 }
 
 
-def how_many_table(lang: str = "en") -> str:
-    """The three answers to "how many clusters?" on every built-in data set at its defaults (n = 500,
-    iris 150): annealing's widest plateau (its width in ln σ), the elbow of J(k), the best silhouette."""
-    words, tr = WORDS[lang], translator(lang)
-    none = words["none"]
-    rows = [words["how-many head"], "|---|---|---|---|---|"]
+@functools.cache
+def _how_many_answers() -> tuple:
+    """(data set, plateau count or None, its width in ln σ, elbow or None, best silhouette or None) for
+    every built-in data set: computed once per build, written in each language."""
+    found = []
     for name in DATASETS:
         n = 150 if name == "iris" else 500
         X, _ = make_dataset(name, n=n, noise=DEFAULT_NOISE[name], seed=HOW_MANY_SEED)
@@ -64,9 +63,20 @@ def how_many_table(lang: str = "en") -> str:
         sweep = choose_k.kmeans_sweep(X, HOW_MANY_K_MAX, seed=HOW_MANY_SEED, n_init=4)
         silhouette = choose_k.silhouette_curve(X, sweep.ks, sweep.labels, seed=HOW_MANY_SEED)
         plateau = annealing.plateau
-        found = none if plateau.count is None else f"{plateau.count} ({tr.number(plateau.width, '.2f')})"
         elbow = choose_k.elbow(sweep.ks, sweep.inertia)
         best = choose_k.best_silhouette(sweep.ks, silhouette)
+        found.append((name, plateau.count, plateau.width, elbow, best))
+    return tuple(found)
+
+
+def how_many_table(lang: str = "en") -> str:
+    """The three answers to "how many clusters?" on every built-in data set at its defaults (n = 500,
+    iris 150): annealing's widest plateau (its width in ln σ), the elbow of J(k), the best silhouette."""
+    words, tr = WORDS[lang], translator(lang)
+    none = words["none"]
+    rows = [words["how-many head"], "|---|---|---|---|---|"]
+    for name, count, width, elbow, best in _how_many_answers():
+        found = none if count is None else f"{count} ({tr.number(width, '.2f')})"
         rows.append(
             f"| {name} ({tr.number(DEFAULT_NOISE[name], 'g')}) | {NATURAL_K[name]} | {found} | "
             f"{none if elbow is None else elbow} | {none if best is None else best} |"

@@ -187,6 +187,10 @@ _ENGLISH_SHOTS = (
 SHOTS = tuple(shot.in_language(lang) for lang in LANGUAGES for shot in _ENGLISH_SHOTS)
 
 
+# the student's confirmation (ui/classroom.py): its words before the answer, in the shot's language
+ANSWER_IS_IN = "Your answer is in: {said}. You can change it until the teacher reveals the answer."
+
+
 def answer_as_students(teacher, browser, shot: Shot) -> None:
     """Each of ``shot.answers`` by a new student (a browser context of its own, in the shot's language)
     who joins the teacher's room with the link on the teacher's page; returns once the teacher's panel
@@ -206,7 +210,7 @@ def answer_as_students(teacher, browser, shot: Shot) -> None:
             choice = re.compile(rf"^{chr(65 + option)} · ")
             student.page.locator("[data-testid='stMain']").get_by_text(choice).click()
             student.page.get_by_role("button", name=shot.words("Send my answer")).click()
-            student.page.get_by_text(shot.words("Your answer is in")).wait_for()
+            student.page.get_by_text(shot.words(ANSWER_IS_IN).split("{", 1)[0].strip()).wait_for()
         finally:
             context.close()
     # the teacher's panel refreshes by itself (every 1.5 s)
