@@ -132,6 +132,37 @@ def test_every_page_in_portuguese_has_no_english_sentence(server, browser, name,
         context.close()
 
 
+# a page as the app would draw it in Portuguese: text, a code block (English comments stay), a figure's
+# SVG text; and the same page with English left in the figure and in a caption
+_PORTUGUESE_PAGE = """<main><h1>Explorador: um σ, suave contra rígida</h1>
+<p>Cada ponto recebe uma responsabilidade r_ij para cada centro j. Baixar os pontos (CSV).</p>
+<pre><code># the receipt's comments stay English
+sigma = 0.529</code></pre>
+<div class="js-plotly-plot"><svg><text>centros RBF</text><text>centróides do K-Means</text>
+<text>0,5</text></svg></div></main>"""
+_ENGLISH_LEFT = _PORTUGUESE_PAGE.replace("centros RBF", "RBF centres of the network").replace(
+    "Baixar os pontos (CSV).", "Download the points with their responsibilities."
+)
+
+
+def test_the_reader_of_a_page_finds_english_left_and_only_that(browser):
+    """The collection (visible text without code, figures' SVG text) and the detector on a page of
+    known words: nothing on the Portuguese page, exactly the English parts on the other."""
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.set_content(_PORTUGUESE_PAGE)
+        assert _english_left(page) == {}
+        page.set_content(_ENGLISH_LEFT)
+        # (an SVG's text is in the document's text too)
+        assert _english_left(page) == {
+            "page": ["Download the points with their responsibilities.", "RBF centres of the network"],
+            "page, figure 0": ["RBF centres of the network"],
+        }
+    finally:
+        context.close()
+
+
 def test_an_english_browser_without_lang_gets_english(server, browser):
     """The default: an English browser and no ``lang`` is the app in English, and the address says so."""
     context, student = _open(browser, f"{server.url}/Explorer", "en-US")
