@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parents[2]
 # results.md holds three markdown tables, in this order, separated by blank lines
@@ -105,6 +106,27 @@ def split_tables(text: str) -> dict[str, str]:
     if len(blocks) != len(TABLES):
         raise PluginError(f"rbfviz reproduce wrote {len(blocks)} tables, the docs expect {len(TABLES)}")
     return dict(zip(TABLES, blocks))
+
+
+@event_priority(-110)  # after mkdocs-static-i18n's on_files (-100)
+def on_files(files, config, **kwargs):
+    """The tour notebook as a page again. mkdocs-jupyter makes an .ipynb a documentation page, and then
+    mkdocs-static-i18n, which rebuilds every file for each language, makes it a plain file: its raw JSON
+    would be copied as tour.html. Each language's build renders it into its own folder (pt-BR/…)."""
+    from mkdocs_jupyter.plugin import NotebookFile
+
+    i18n = config.plugins.get("i18n")
+    folder = "" if i18n is None or i18n.current_language == i18n.default_language else i18n.current_language
+    for file in list(files):
+        if file.src_uri.endswith(".ipynb") and not file.is_documentation_page():
+            notebook = NotebookFile(file, **config)
+            if folder:
+                notebook.dest_path = f"{folder}/{notebook.dest_path}"
+                notebook.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, notebook.dest_path))
+                notebook.url = notebook._get_url(config.use_directory_urls)
+            files.remove(file)
+            files.append(notebook)
+    return files
 
 
 def on_pre_build(config, **kwargs):
