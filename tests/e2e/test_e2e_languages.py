@@ -4,7 +4,8 @@ its visible text (the sidebar and the main area, every expander opened, inside a
 figures (the drawn SVG text, trace names and hover templates). English words that stay English in every
 language (softmax, entmax, K-Means, CSV, σ, …) are allowed (tests/e2e/english.py, whose detector
 tests/unit/test_english_detector.py checks on fixed sentences and on the catalogs). Code blocks are not
-read: a receipt's code comments stay English by design.
+read: a receipt's code comments stay English by design; in a formula only its words written as text
+(KaTeX's \\text{...}) are read, the maths stays as it is.
 
 Also: the Explorer's figure title, axis titles and legend change with the language, and its figure uses
 the language's separators; σ is shown with a decimal comma in Portuguese; two sessions in different
@@ -62,7 +63,9 @@ _TEXTS_JS = """() => {
   }
   return {
     text: document.body.innerText,
-    code: [...document.querySelectorAll("pre, code, [data-testid='stCode']")].map((c) => c.innerText),
+    code: [...document.querySelectorAll("pre, code, [data-testid='stCode'], .katex, math")].map(
+      (c) => c.innerText || c.textContent || ""),  // a MathML element has no innerText
+    formulaWords: [...document.querySelectorAll(".katex-html .text")].map((t) => t.textContent),
     figures,
   };
 }"""
@@ -72,7 +75,8 @@ _PLOTLY_MARKUP = re.compile(r"%\{[^}]*\}|<extra>.*?</extra>|<br\s*/?>|<[^>]+>|&[
 
 def _readable(page) -> dict[str, str]:
     """{where: text} of everything a reader of ``page`` can read (see _TEXTS_JS), code blocks left out;
-    the text of any frame too."""
+    the text of any frame too. Formulas are maths, which stays as it is (σ, r_ij, an operator name such
+    as map_j); only the words written in them as text (KaTeX's \\text{...}) are read."""
     found: dict[str, str] = {}
     for i, frame in enumerate(page.frames):
         got = frame.evaluate(_TEXTS_JS)
@@ -82,6 +86,8 @@ def _readable(page) -> dict[str, str]:
                 text = text.replace(code, "\n")
         where = "page" if frame == page.main_frame else f"frame {i} ({frame.url})"
         found[where] = text
+        if got["formulaWords"]:
+            found[f"{where}, words in formulas"] = "\n".join(got["formulaWords"])
         for j, words in enumerate(got["figures"]):
             found[f"{where}, figure {j}"] = "\n".join(_PLOTLY_MARKUP.sub("\n", w) for w in words)
     return found
