@@ -9,7 +9,8 @@
   instead (for ``mkdocs serve`` while writing); CI leaves it unset. ``<!-- reproduce:note -->`` says how
   the tables were made.
 * Other tables of computed numbers come from docs/tools/computed.py, put where a page has
-  ``<!-- computed:NAME -->``.
+  ``<!-- computed:NAME -->``; on a Portuguese page (docs/teach/<page>.pt-BR.md, mkdocs-static-i18n)
+  its Portuguese table (``TABLES_PT_BR``).
 * The site works with no internet (a classroom): a notebook page's TeX (``$...$``, ``$$...$$``) is turned
   into MathML while the site is built (latex2mathml; browsers draw MathML themselves), the MathJax loaders
   that nbconvert and Plotly's notebook renderer put in the page are taken out, and a page that would
@@ -28,6 +29,7 @@ import time
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 
 ROOT = Path(__file__).resolve().parents[2]
 # results.md holds three markdown tables, in this order, separated by blank lines
@@ -88,12 +90,43 @@ def _computed_tables() -> dict:
     return TABLES
 
 
+def _computed_tables_in(lang: str) -> dict:
+    """The computed tables of a page in ``lang``: the English ones, or that language's."""
+    if lang == "en":
+        return _computed_tables()
+    _computed_tables()  # puts docs/tools on sys.path
+    from computed import TABLES_PT_BR
+
+    return {"pt-BR": TABLES_PT_BR}.get(lang, {})
+
+
 def split_tables(text: str) -> dict[str, str]:
     """The markdown tables of results.md by name (TABLES, in order)."""
     blocks = [b.strip() for b in re.split(r"\n\s*\n", text.strip()) if b.strip().startswith("|")]
     if len(blocks) != len(TABLES):
         raise PluginError(f"rbfviz reproduce wrote {len(blocks)} tables, the docs expect {len(TABLES)}")
     return dict(zip(TABLES, blocks))
+
+
+@event_priority(-110)  # after mkdocs-static-i18n's on_files (-100)
+def on_files(files, config, **kwargs):
+    """The tour notebook as a page again. mkdocs-jupyter makes an .ipynb a documentation page, and then
+    mkdocs-static-i18n, which rebuilds every file for each language, makes it a plain file: its raw JSON
+    would be copied as tour.html. Each language's build renders it into its own folder (pt-BR/…)."""
+    from mkdocs_jupyter.plugin import NotebookFile
+
+    i18n = config.plugins.get("i18n")
+    folder = "" if i18n is None or i18n.current_language == i18n.default_language else i18n.current_language
+    for file in list(files):
+        if file.src_uri.endswith(".ipynb") and not file.is_documentation_page():
+            notebook = NotebookFile(file, **config)
+            if folder:
+                notebook.dest_path = f"{folder}/{notebook.dest_path}"
+                notebook.abs_dest_path = os.path.normpath(os.path.join(config.site_dir, notebook.dest_path))
+                notebook.url = notebook._get_url(config.use_directory_urls)
+            files.remove(file)
+            files.append(notebook)
+    return files
 
 
 def on_pre_build(config, **kwargs):
@@ -105,15 +138,19 @@ def on_pre_build(config, **kwargs):
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
+    # the page's language: a translated page's file has its locale (mkdocs-static-i18n), others are English
+    lang = getattr(page.file, "locale", "en")
+
     def table(match: re.Match) -> str:
         kind, name = match.groups()
         if kind == "computed":
-            TABLES = _computed_tables()
+            TABLES = _computed_tables_in(lang)
             if name not in TABLES:
-                raise PluginError(f"{page.file.src_path}: unknown marker computed:{name}")
-            if name not in _computed:
-                _computed[name] = TABLES[name]()
-            return _computed[name]
+                raise PluginError(f"{page.file.src_path}: unknown marker computed:{name} (in {lang})")
+            key = name if lang == "en" else f"{name}:{lang}"
+            if key not in _computed:
+                _computed[key] = TABLES[name]()
+            return _computed[key]
         if name == "note":
             return _run_note
         if name not in _tables:

@@ -3,6 +3,7 @@
     .venv/bin/python docs/tools/screenshots.py                 # starts its own server, writes docs/images/
     .venv/bin/python docs/tools/screenshots.py --only explorer --out /tmp/shots
     .venv/bin/python docs/tools/screenshots.py --check         # as CI: exit 1 if a page's text changed
+    .venv/bin/python docs/tools/screenshots.py --lang pt-BR    # only the Portuguese shots
 
 The only source of the site's screenshots (and of the README's): never edit an image by hand, run this.
 Beside each image it writes the page's visible text as Chromium renders it (<name>.txt; ``page_text``),
@@ -13,6 +14,11 @@ and its text. Playwright drives Debian's Chromium (/usr/bin/chromium or $CHROMIU
 tests do; the server is harness/streamlit_server.py's and the waits are the browser tests'
 (harness/student.py): a shot is taken once the page's runs have finished, every figure is drawn and the
 layout has stopped changing. Class sessions use a throw-away SQLite store in a temporary folder.
+
+Every shot is taken in each of LANGUAGES: <name>.png with the app in English, <name>.pt-BR.png with it
+opened with ``lang=pt-BR`` (the buttons it presses and the texts it waits for in that language, from the
+app's catalog). The Portuguese pages of the site show <name>.pt-BR.png where the English ones show
+<name>.png (mkdocs-static-i18n: a file with the page's language suffix replaces the plain one).
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import re
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +38,8 @@ OUT = ROOT / "docs" / "images"
 SITE_INDEX = ROOT / "static" / "docs" / "index.html"  # the built site, which the Home page links to
 VIEWPORT = {"width": 1400, "height": 900}
 CHECK_TRIES = 3  # with --check: how many times a page whose text differs is taken before it fails
+# the languages of the shots: English (the plain names) first, then each other one as a name suffix
+LANGUAGES = ("en", "pt-BR")
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,25 @@ class Shot:
     # after the clicks: students join the teacher's class session and answer the open question, each
     # with the option of this index (A = 0), before the shot
     answers: tuple[int, ...] = ()
+    # the app's language (rbfviz.i18n.LANGUAGES); ``clicks`` are the English labels, pressed as the
+    # catalog translates them
+    lang: str = "en"
+
+    def in_language(self, lang: str) -> Shot:
+        """This shot with the app in ``lang``: named <name>.<lang> (the plain name in English), its
+        address with ``lang=``."""
+        if lang == "en":
+            return replace(self, lang=lang)
+        joiner = "&" if "?" in self.address else "?"
+        return replace(
+            self, name=f"{self.name}.{lang}", address=f"{self.address}{joiner}lang={lang}", lang=lang
+        )
+
+    def words(self, message: str) -> str:
+        """An English message of the app as this shot's page shows it (the app's catalog)."""
+        from rbfviz.i18n import translator
+
+        return translator(self.lang)(message)
 
 
 # Parts of a page's text that differ from run to run without the page changing: the server's port, a
@@ -80,6 +107,7 @@ def page_text(page) -> str:
 
 
 _NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")  # 0.529, 1,234, 1,234.5
+_SWAP = str.maketrans(".,", ",.")  # pt-BR's 0,529 and 1.500 as 0.529 and 1,500
 
 
 def _last_digit_apart(old: str, new: str) -> bool:
@@ -92,13 +120,18 @@ def _last_digit_apart(old: str, new: str) -> bool:
     return abs(float(old.replace(",", "")) - float(new.replace(",", ""))) <= 1.000001 * 10.0**-places
 
 
-def text_change(name: str, old: str | None, new: str) -> str:
+def text_change(name: str, old: str | None, new: str, decimal_comma: bool = False) -> str:
     """A unified diff of a shot's committed text and its new one; "" if they are the same, or differ
-    only in numbers one unit of their last printed digit apart (``_last_digit_apart``)."""
+    only in numbers one unit of their last printed digit apart (``_last_digit_apart``). With
+    ``decimal_comma`` the numbers are written 0,529 and 1.500 (pt-BR)."""
     if old == new:
         return ""
-    if old is not None and _NUMBER.sub("#", old) == _NUMBER.sub("#", new):
-        pairs = zip(_NUMBER.findall(old), _NUMBER.findall(new))
+    # read as English numbers: the separators swapped in both texts alike
+    old_read, new_read = (
+        (old, new) if not decimal_comma or old is None else (old.translate(_SWAP), new.translate(_SWAP))
+    )
+    if old is not None and _NUMBER.sub("#", old_read) == _NUMBER.sub("#", new_read):
+        pairs = zip(_NUMBER.findall(old_read), _NUMBER.findall(new_read))
         if all(a == b or _last_digit_apart(a, b) for a, b in pairs):
             return ""
     if old is None:
@@ -109,6 +142,7 @@ def text_change(name: str, old: str | None, new: str) -> str:
     return "\n".join(diff) + "\n"
 
 
+_HAS_TEXT = re.compile(r"has-text\('([^']*)'\)")
 # the σ scrubber's slider row (the main figure is under it), or the first Plotly chart
 FIGURE = "input.scrub-range >> nth=0"
 CHART = "[data-testid='stPlotlyChart'] >> nth=0"
@@ -117,7 +151,7 @@ _SCROLL_JS = """(el) => { const main = document.querySelector("[data-testid='stM
   main.scrollTop += el.getBoundingClientRect().top - 70; }"""
 
 
-SHOTS = (
+_ENGLISH_SHOTS = (
     Shot("home", "/", "the home page"),
     Shot("explorer", "/Explorer", "the Explorer at its defaults"),
     Shot(
@@ -150,33 +184,40 @@ SHOTS = (
         scroll_to="h3:has-text('Ask the class') >> nth=0",
     ),
 )
+SHOTS = tuple(shot.in_language(lang) for lang in LANGUAGES for shot in _ENGLISH_SHOTS)
 
 
-def answer_as_students(teacher, browser, answers: tuple[int, ...]) -> None:
-    """Each answer by a new student (a browser context of its own) who joins the teacher's room with
-    the link on the teacher's page; returns once the teacher's panel counts them all."""
+# the student's confirmation (ui/classroom.py): its words before the answer, in the shot's language
+ANSWER_IS_IN = "Your answer is in: {said}. You can change it until the teacher reveals the answer."
+
+
+def answer_as_students(teacher, browser, shot: Shot) -> None:
+    """Each of ``shot.answers`` by a new student (a browser context of its own, in the shot's language)
+    who joins the teacher's room with the link on the teacher's page; returns once the teacher's panel
+    counts them all."""
     import re
 
     from harness.student import HANG_TIMEOUT_MS, Student
 
     link = teacher.page.locator(".rbfviz-room-link").inner_text().strip()
+    answers = shot.answers
     for option in answers:
-        context = browser.new_context(viewport=VIEWPORT)
+        context = browser.new_context(viewport=VIEWPORT, locale=shot.lang)
         try:
             student = Student(context.new_page())
             student.page.set_default_timeout(HANG_TIMEOUT_MS)
             student.open(link)
             choice = re.compile(rf"^{chr(65 + option)} · ")
             student.page.locator("[data-testid='stMain']").get_by_text(choice).click()
-            student.page.get_by_role("button", name="Send my answer").click()
-            student.page.get_by_text("Your answer is in").wait_for()
+            student.page.get_by_role("button", name=shot.words("Send my answer")).click()
+            student.page.get_by_text(shot.words(ANSWER_IS_IN).split("{", 1)[0].strip()).wait_for()
         finally:
             context.close()
     # the teacher's panel refreshes by itself (every 1.5 s)
     teacher.page.wait_for_function(
-        """(n) => Array.from(document.querySelectorAll("[data-testid='stMetric']")).some((m) =>
-             m.textContent.startsWith("Answered") && m.textContent.endsWith(String(n)))""",
-        arg=len(answers),
+        """([label, n]) => Array.from(document.querySelectorAll("[data-testid='stMetric']")).some((m) =>
+             m.textContent.startsWith(label) && m.textContent.endsWith(String(n)))""",
+        arg=[shot.words("Answered"), len(answers)],
     )
 
 
@@ -188,17 +229,18 @@ def take(student, url: str, shot: Shot, out: Path, browser=None) -> tuple[Path, 
     page = student.page
     student.open(url)
     for label in shot.clicks:
-        button = page.get_by_role("button", name=label)
+        button = page.get_by_role("button", name=shot.words(label))
         with student.rerun():
             button.click()
     if shot.answers:
-        answer_as_students(student, browser, shot.answers)
+        answer_as_students(student, browser, shot)
     page.wait_for_function(DRAWN_JS)
     student.wait_for_layout()
     student.wait_for_run()
     page.wait_for_function(DRAWN_JS)
-    if shot.scroll_to:
-        page.locator(shot.scroll_to).evaluate(_SCROLL_JS)
+    if shot.scroll_to:  # a has-text('…') in it is the app's English words: in the shot's language
+        target = _HAS_TEXT.sub(lambda m: f"has-text('{shot.words(m.group(1))}')", shot.scroll_to)
+        page.locator(target).evaluate(_SCROLL_JS)
     else:
         page.evaluate("() => document.querySelector(\"[data-testid='stMain']\").scrollTo(0, 0)")
     student.wait_for_layout()
@@ -214,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", type=Path, default=OUT, help="folder for the PNGs (default docs/images)")
     parser.add_argument("--only", default="", help="comma-separated shot names (default: all)")
+    parser.add_argument(
+        "--lang", default="", help=f"only the shots in this language ({', '.join(LANGUAGES)}; default: all)"
+    )
     parser.add_argument("--chromium", default=os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
     parser.add_argument(
         "--check",
@@ -229,7 +274,11 @@ def main(argv: list[str] | None = None) -> int:
     from harness.streamlit_server import StreamlitServer
     from harness.student import HANG_TIMEOUT_MS, Student
 
-    wanted = [s for s in SHOTS if not args.only or s.name in args.only.split(",")]
+    wanted = [
+        s
+        for s in SHOTS
+        if (not args.only or s.name in args.only.split(",")) and (not args.lang or s.lang == args.lang)
+    ]
     if not wanted:
         parser.error(f"no shot named {args.only!r}; known: {', '.join(s.name for s in SHOTS)}")
     if not SITE_INDEX.is_file():
@@ -257,7 +306,9 @@ def main(argv: list[str] | None = None) -> int:
                         # differs every time
                         for _ in range(CHECK_TRIES if args.check else 1):
                             context = browser.new_context(
-                                viewport=VIEWPORT, color_scheme="dark" if shot.dark else "light"
+                                viewport=VIEWPORT,
+                                color_scheme="dark" if shot.dark else "light",
+                                locale=shot.lang,
                             )
                             try:
                                 page = context.new_page()
@@ -267,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
                                 )
                             finally:
                                 context.close()
-                            change = text_change(shot.name, old, text)
+                            change = text_change(shot.name, old, text, decimal_comma=shot.lang == "pt-BR")
                             if not change:
                                 break
                         changes.append(change)
