@@ -21,6 +21,8 @@ from ui.page import HOME_TITLE, LESSONS, page_links, page_path, panel, setup_pag
 # relative, so it works under any server.baseUrlPath and behind a proxy.
 DOCS_INDEX = Path(__file__).resolve().parent / "static" / "docs" / "index.html"
 DOCS_HREF = "app/static/docs/index.html"
+# the site's Portuguese copy (mkdocs-static-i18n): the teachers' pages in Portuguese, the rest in English
+DOCS_HREFS = {"en": DOCS_HREF, "pt-BR": "app/static/docs/pt-BR/index.html"}
 
 if __name__ != "__main__":  # uvicorn's import: the server
     app = st.App(__file__, middleware=compression_middleware())
@@ -90,7 +92,7 @@ else:  # Streamlit's script run: the home page
                 "**[Open the documentation]({href})**, served by this app (no internet needed): how to "
                 "teach with each view and which questions to ask, how to deploy it for a class, the maths "
                 "and every claim measured, the library's reference and how to contribute.",
-                href=DOCS_HREF,
+                href=DOCS_HREFS.get(tr.lang, DOCS_HREF),
             )
         )
     else:
