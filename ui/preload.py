@@ -16,9 +16,10 @@ So the page of a view asks, in its HTML:
 * ``<link rel="modulepreload">`` for Plotly's chunk, the chunk of each kind of widget every page's
   sidebar draws and of the components (``BidiComponent``), and every chunk those import: the browser
   fetches them alongside Streamlit's own bundle instead of in waves after the script has run;
-* one ``import()`` of Plotly's chunk once Streamlit's bundle has run: Plotly is evaluated while the
-  websocket connects and the page's script runs on the server, so the first figure is drawn as soon
-  as its data arrives. The figure code (ui/scrub.py's component, st.plotly_chart) finds it loaded.
+* one ``import()`` of Plotly's chunk as soon as Streamlit's websocket is open (EVALUATE_JS): Plotly
+  is evaluated (a long task of the main thread) while the server runs the page's script, so the
+  first figure is drawn as soon as its data arrives. The figure code (ui/scrub.py's component,
+  st.plotly_chart) finds it loaded. Evaluated any earlier, it would hold back the websocket itself.
 
 Home and Lessons open without a Plotly figure: they get the widgets' preloads only, so a class
 joining on Lessons does not download Plotly before it needs it (the class's answers, a figure drawn
@@ -83,9 +84,23 @@ def static_imports(chunks: list[str], static: Path = STATIC) -> list[str]:
     return list(found)
 
 
+# Runs before Streamlit's bundle (a classic script): the first websocket the page opens (Streamlit's,
+# which asks for the script run as it opens) imports the chunk once it is open; later ones are plain.
+EVALUATE_JS = """(() => {
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      window.WebSocket = Native;
+      this.addEventListener("open", () => import("./static/js/__CHUNK__").catch(() => {}), { once: true });
+    }
+  };
+})();"""
+
+
 def preload_tags(names: list[str], evaluate: str | None = None, static: Path = STATIC) -> bytes:
     """The tags for index.html: a modulepreload per chunk of ``names`` and its imports (but those the
-    page lists already), then an import() of chunk ``evaluate`` if given."""
+    page lists already), then, if given, chunk ``evaluate`` imported once the websocket is open."""
     listed = set(re.findall(r'"\./static/js/([^"/]+\.js)"', (static / "index.html").read_text("utf-8")))
     chunks = static_imports([chunk_of(name, static) for name in names], static)
     tags = "".join(
@@ -94,7 +109,7 @@ def preload_tags(names: list[str], evaluate: str | None = None, static: Path = S
         if chunk not in listed
     )
     if evaluate:
-        tags += f'<script type="module">import("./static/js/{chunk_of(evaluate, static)}")</script>'
+        tags += "<script>" + EVALUATE_JS.replace("__CHUNK__", chunk_of(evaluate, static)) + "</script>"
     return tags.encode()
 
 
