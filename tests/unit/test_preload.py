@@ -135,6 +135,8 @@ def test_the_tags_preload_what_the_page_does_not_list_and_evaluate_plotly(static
     assert "<script" not in preload_tags(["Slider"], static=static).decode()
     with pytest.raises(RuntimeError, match="Missing.*is missing"):
         chunk_of("Missing", static)
+    # a chunk this Streamlit does not have is a preload less, not a server that cannot start
+    assert preload_tags(["Missing", "Slider"], static=static) == preload_tags(["Slider"], static=static)
 
 
 def test_every_named_chunk_is_in_this_streamlit():
