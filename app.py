@@ -4,8 +4,10 @@ Run: streamlit run app.py   (pages/ holds one file per view; ui/ the shared page
 
 This file is also the server: `streamlit run` finds the ``st.App`` below and serves it (uvicorn
 imports this file as the module ``app``, so the page itself runs only as Streamlit's script, where
-``__name__`` is "__main__"). The app adds one thing to Streamlit's server: its front-end files are
-sent compressed (ui/compression.py), a third of the bytes of a first visit.
+``__name__`` is "__main__"). The app adds two things to Streamlit's server: its front-end files are
+sent compressed (ui/compression.py), a third of the bytes of a first visit, and a view's page asks
+for Plotly's bundle and the sidebar's code in its HTML (ui/preload.py), so its first figure is not
+kept waiting for them.
 """
 
 from pathlib import Path
@@ -15,6 +17,7 @@ import streamlit as st
 from ui import classroom
 from ui.compression import compression_middleware
 from ui.page import HOME_TITLE, LESSONS, page_links, page_path, panel, setup_page
+from ui.preload import preload_middleware
 
 # The documentation site, built by `mkdocs build` into static/docs/ and served by Streamlit's static
 # file serving (.streamlit/config.toml: server.enableStaticServing) at /app/static/docs/. The link is
@@ -25,7 +28,7 @@ DOCS_HREF = "app/static/docs/index.html"
 DOCS_HREFS = {"en": DOCS_HREF, "pt-BR": "app/static/docs/pt-BR/index.html"}
 
 if __name__ != "__main__":  # uvicorn's import: the server
-    app = st.App(__file__, middleware=compression_middleware())
+    app = st.App(__file__, middleware=preload_middleware() + compression_middleware())
 else:  # Streamlit's script run: the home page
     ctx = setup_page(HOME_TITLE)
     tr = ctx.tr

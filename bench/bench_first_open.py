@@ -62,8 +62,7 @@ VIEWS = [
     "Step_by_step",
     "How_many_clusters",
     "Gaussian_mixture",
-    "Neural_network",
-]
+]  # not the Neural network: it opens with no figure, its figures follow a training the student starts
 FLOOR = "floor"
 TARGET_RATIO = 1.25
 TARGET_BYTES = 3_000_000

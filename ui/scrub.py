@@ -21,7 +21,6 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 from dataclasses import replace
-from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -30,15 +29,12 @@ from rbfviz.views.common.web import scrubber_css, scrubber_script
 
 from . import scrub_parts
 from . import session_keys as keys
+from .preload import PLOTLY, chunk_of
 
 
 def _plotly_chunk() -> str:
     """File name of Streamlit's own Plotly bundle (it sets window.Plotly when loaded)."""
-    static = Path(st.__file__).resolve().parent / "static" / "static" / "js"
-    found = sorted(path.name for path in static.glob("PlotlyChart.*.js"))
-    if not found:
-        raise RuntimeError(f"Streamlit's Plotly bundle (PlotlyChart.*.js) is missing from {static}.")
-    return found[0]
+    return chunk_of(PLOTLY)
 
 
 _component = st.components.v2.component(

@@ -197,7 +197,6 @@ function ready(inst, payload) {
   range.setAttribute("aria-label", payload.label);
   inst.fields = fieldSubplots(payload.figure.layout);
   inst.els.probe.hidden = !payload.probe;
-  predecode(inst);
   inst.drawn = null;
   if (before && inst.level !== null) {
     inst.committed = levelOfSigma(payload, before.sigmas[inst.committed ?? inst.level]);
@@ -207,6 +206,8 @@ function ready(inst, payload) {
     inst.committed = levelFromAddress(payload, inst.sigma);
     show(inst, inst.committed);
   }
+  // the other levels' images after the first figure: decoding them competes with its drawing
+  setTimeout(() => { if (inst.payload === payload) predecode(inst); }, 0);
 }
 
 // A first part says so next to the slider: which σ it holds, and that the others are on their way.
@@ -849,7 +850,7 @@ function setAnnotationText(gd, index, text) {
   return true;
 }
 
-// Every field image of every level, decoded now, so a swap on a key press only repaints.
+// Every field image of every level, decoded ahead, so a swap on a key press only repaints.
 function predecode(inst) {
   inst.decoded = [];
   for (const frame of inst.payload.frames) {
