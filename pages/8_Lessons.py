@@ -6,7 +6,7 @@ The lesson content (texts, settings, computed answers) is plain data in rbfviz.v
 import streamlit as st
 
 from rbfviz.views.lessons.arrays import STEPS, VIEW_NAMES, Prepared, check, prepare, step_facts
-from ui import classroom, exports, state
+from ui import classroom, exports, language, state
 from ui import session_keys as keys
 from ui.compute import TTL
 from ui.page import PAGES, panel, room_query, setup_page
@@ -146,19 +146,21 @@ with panel(tr("This step")):
             format_func=lambda i: lesson.options[i],
         )
     else:
-        response = st.number_input(
+        language.number_field(
             lesson.prompt,
-            value=None,
-            min_value=0.0,
-            step=0.01,
-            format="%.4f",
-            key=answer_key,
+            answer_key,
+            tr,
             help=tr(
                 "A number{unit}; within {percent:.0f}% of the exact value counts as right.",
                 unit=lesson.unit,
                 percent=100 * step.question.rel_tol,
             ),
         )
+        try:
+            response = language.typed_number(answer_key, tr)
+        except ValueError:
+            response = None
+            st.error(tr("Type a number, such as {example}.", example=tr.number(0.25, ".2f")))
     if st.button(
         tr("Check my answer"), key=f"lesson_{step.key}_check", type="primary", disabled=response is None
     ):

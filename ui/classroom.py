@@ -613,9 +613,15 @@ def student_panel(seat: Seat, index: int, prepared: Callable[[str], Prepared], g
 
 def _send(code: str, seat: str, key: str, field: str) -> None:
     st.session_state[keys.CLASS_MESSAGE] = None
-    value = st.session_state.get(field)
+    tr = language.current()
+    try:
+        value = language.typed_number(field, tr)
+    except ValueError:
+        st.session_state[keys.CLASS_MESSAGE] = tr(
+            "Type a number, such as {example}.", example=tr.number(0.25, ".2f")
+        )
+        return
     if value is None:
-        tr = language.current()
         st.session_state[keys.CLASS_MESSAGE] = tr("Choose or enter an answer first.")
         return
     try:
@@ -658,14 +664,10 @@ def _student_fragment(code: str, seat: str, index: int, prepared, go_to) -> None
                     format_func=lambda i: f"{chr(65 + i)} · {lesson.options[i]}",
                 )
             else:
-                st.number_input(
+                language.number_field(
                     tr("Your answer{unit}", unit=lesson.unit),
-                    min_value=float(view.low),
-                    max_value=float(view.high),
-                    value=None,
-                    step=0.01,
-                    format="%.4f",
-                    key=field,
+                    field,
+                    tr,
                     help=tr(
                         "A number from {low:.4g} to {high:.4g}{unit}.",
                         low=view.low,

@@ -42,3 +42,24 @@ def language_switch(lang: str, on_change, args) -> None:
         args=args,
         help="Português (Brasil) ou English. URL: `lang`.",
     )
+
+
+def number_field(label: str, key: str, tr: Translator, help: str | None = None) -> None:
+    """A decimal number a reader types, read back with ``typed_number(key, tr)``: Streamlit's number input
+    in English; in a language that writes a decimal comma, a text field, because Chromium's number input
+    drops a typed comma ("0,529" becomes 529). Either way "0.529" is accepted."""
+    if tr.decimal_comma:
+        st.text_input(label, key=key, help=help, placeholder=tr.number(0.5, ".1f"))
+    else:
+        st.number_input(label, value=None, min_value=0.0, step=0.01, format="%.4f", key=key, help=help)
+
+
+def typed_number(key: str, tr: Translator) -> float | None:
+    """The number in ``number_field`` ``key``: None when it is empty; a ValueError naming the text when it is
+    not a number (an empty text is no answer yet)."""
+    value = st.session_state.get(key)
+    if value is None or isinstance(value, int | float):
+        return value
+    if not str(value).strip():
+        return None
+    return tr.parse_number(value)

@@ -14,7 +14,7 @@ from test_app_class_session import figure_counts, start_class
 from rbfviz.classroom import format_code
 from rbfviz.i18n import translator
 from rbfviz.views.lessons.arrays import STEPS, VIEW_NAMES, prepare
-from ui import session_keys
+from ui import classroom, session_keys
 
 LESSONS = page_path("Lessons")
 PT = translator("pt-BR")
@@ -77,7 +77,8 @@ def test_every_step_is_portuguese(number):
         shown = [radio.format_func(i) for i in range(len(lesson.options))]
         assert shown == list(lesson.options) == [PT(option) for option in step.question.options]
     else:
-        (box,) = at.main.number_input
+        # a text field: a typed decimal comma is read (ui.language.number_field)
+        box = at.text_input(key=f"lesson_{step.key}_answer")
         assert box.label == lesson.prompt and "conta como certo" in box.help
     # every step title in the step chooser
     assert [at.main.selectbox[0].format_func(i) for i in range(len(STEPS))] == [
@@ -87,10 +88,20 @@ def test_every_step_is_portuguese(number):
     assert english_words_in(text) == [], text
 
 
+def test_a_typed_answer_that_is_not_a_number_says_so_in_portuguese():
+    at = open_page(LESSONS, {"lang": "pt-BR", "lesson": "3"})
+    at.text_input(key="lesson_anneal_answer").set_value("meio").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["Digite um número, como 0,25."]
+    assert [b for b in at.button if b.key == "lesson_anneal_check"][0].disabled
+
+
 def test_a_checked_answer_and_its_explanation_are_portuguese():
     at = open_page(LESSONS, {"lang": "pt-BR", "lesson": "3"})
     lesson = prepare(STEPS[2], PT)
-    at.number_input(key="lesson_anneal_answer").set_value(round(lesson.answer, 2)).run()
+    typed = PT.number(round(lesson.answer, 2), ".2f")
+    assert "," in typed  # typed as a Brazilian writes it
+    at.text_input(key="lesson_anneal_answer").set_value(typed).run()
     [b for b in at.button if b.key == "lesson_anneal_check"][0].click().run()
     assert not at.exception
     assert at.success[0].value.startswith("Certo: a resposta é ")
@@ -141,6 +152,23 @@ def test_a_teacher_in_english_and_a_student_in_portuguese_share_one_question():
     assert any(s.value.startswith("Certo: a resposta é “one-hot") for s in student.success)
     assert voronoi_pt.explanation in [m.value for m in student.markdown]
     assert english_words_in(main_text(student)) == [], main_text(student)
+
+
+def test_a_portuguese_student_types_a_number_answer_with_a_decimal_comma():
+    teacher, code = start_class({"lesson": "3"})
+    student = open_page(LESSONS, {"room": code, "lang": "pt-BR", "lesson": "3"})
+    teacher.button(key="class_ask").click().run()
+    student.run()
+    student.run()
+    anneal = prepare(STEPS[2])
+    typed = PT.number(anneal.answer, ".3f")
+    assert "," in typed
+    student.text_input(key="class_answer_anneal").set_value(typed)
+    student.button(key="send_class_answer_anneal").click().run()
+    assert not student.exception, student.exception
+    assert any(s.value.startswith("Sua resposta foi registrada") for s in student.success), student.error
+    tally = classroom.class_store().tally(code, teacher.session_state[session_keys.CLASS_TEACHER][1])
+    assert list(tally.values) == [pytest.approx(float(f"{anneal.answer:.3f}"))]  # "2,043" read as 2.043
 
 
 def test_a_teachers_portuguese_join_link_opens_in_portuguese():
