@@ -272,8 +272,9 @@ def steps_view(ctrl) -> None:
                     {
                         "#": list(range(whole.count + 1)),
                         tr("step"): [tr("start")] + [TABLE_NAMES[s] for s in whole.steps],
-                        "L_σ": whole.loss,
-                        "J": whole.distortion,
+                        # numbers as text in the reader's decimal separator (a table's numbers have none)
+                        "L_σ": [tr.number(v, ".4f") for v in whole.loss],
+                        "J": [tr.number(v, ".4f") for v in whole.distortion],
                     },
                     hide_index=True,
                     height=min(

@@ -157,7 +157,11 @@ def sigma_panels(ctrl) -> None:
             )
         with text_col:
             st.markdown(tr("**At each σ, EM to the soft fixed point:**"))
-            st.latex(r"r_{ij} = \operatorname{map}_j\!\Big(-\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}\Big)")
+            # the formula's one word in the reader's language (math stays outside the catalog)
+            st.latex(
+                r"r_{ij} = \operatorname{\text{" + tr("map") + r"}}_j"
+                r"\!\Big(-\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}\Big)"
+            )
             st.latex(r"c_j \leftarrow \frac{\sum_i r_{ij}\, x_i}{\sum_i r_{ij}}")
             st.markdown(
                 tr(

@@ -264,10 +264,14 @@ with tab_clf:
                 "then a linear read-out W r + b gives the class scores:"
             )
         )
+        # the formulas' words in the reader's language (math stays outside the catalog)
         st.latex(
-            r"r_{ij} = \operatorname{map}_j\Big(-\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}\Big), \qquad "
-            r"\text{loss} = \underbrace{\tfrac{1}{n}\sum_i \mathrm{CE}\big(W r_i + b,\; y_i\big)}"
-            r"_{\text{classify}} + \lambda\,\underbrace{\tfrac{1}{n}\sum_i\sum_j r_{ij}\,"
+            r"r_{ij} = \operatorname{\text{" + tr("map") + r"}}_j"
+            r"\Big(-\frac{\lVert x_i - c_j\rVert^2}{2\sigma^2}\Big), \qquad "
+            r"\text{"
+            + tr("loss")
+            + r"} = \underbrace{\tfrac{1}{n}\sum_i \mathrm{CE}\big(W r_i + b,\; y_i\big)}"
+            r"_{\text{" + tr("classify") + r"}} + \lambda\,\underbrace{\tfrac{1}{n}\sum_i\sum_j r_{ij}\,"
             r"\lVert x_i - c_j\rVert^2}_{L_\sigma/n\text{ (K-Means)}}"
         )
         st.markdown(
@@ -485,9 +489,9 @@ with tab_deep:
             )
         )
         st.latex(
-            r"\text{loss} = \frac{1}{|B|}\sum_{i\in B} \lVert x_i - \hat x_i\rVert^2 \;+\; "
+            r"\text{" + tr("loss") + r"} = \frac{1}{|B|}\sum_{i\in B} \lVert x_i - \hat x_i\rVert^2 \;+\; "
             r"\lambda\,\frac{1}{|B|}\sum_{i\in B}\sum_j r_{ij}\,\lVert z_i - c_j\rVert^2, \qquad "
-            r"z_i = \frac{e_i}{\sqrt{\operatorname{mean}_{l\in B}\lVert e_l\rVert^2}}"
+            r"z_i = \frac{e_i}{\sqrt{\operatorname{\text{" + tr("mean") + r"}}_{l\in B}\lVert e_l\rVert^2}}"
         )
         st.markdown(
             tr(

@@ -31,6 +31,7 @@ def current() -> Translator:
 
 def language_switch(lang: str, on_change, args) -> None:
     """The sidebar's language menu, each language named in itself."""
+    tr = translator(lang)
     key = keys.widget("lang")
     st.session_state[key] = lang
     st.selectbox(
@@ -40,7 +41,7 @@ def language_switch(lang: str, on_change, args) -> None:
         key=key,
         on_change=on_change,
         args=args,
-        help="Português (Brasil) ou English. URL: `lang`.",
+        help=tr("English or Brazilian Portuguese; in the address: `lang`."),
     )
 
 

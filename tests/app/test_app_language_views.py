@@ -121,7 +121,7 @@ def test_page_without_lang_stays_english(label):
 def test_stability_figures_and_table_in_portuguese():
     at = open_page(page_path("Stability"), PT)
     words = [w for spec in figures(at) for w in figure_words(spec)]
-    assert "<b>linhas NaN (%)</b>" in words and "σ (log; resfriando →)" in words
+    assert "<b>linhas NaN (%)</b>" in words and "σ (log; esfria →)" in words
     assert any(w.startswith("medido, float") for w in words)  # the α-entmax family's legend
     columns = list(at.dataframe[0].value.columns)
     assert "mapa" in columns and "% de linhas NaN" in columns

@@ -85,7 +85,8 @@ def expected(level: int, kind: str = "softmax", dtype: str = "float64") -> dict:
         bound=f"bound for {kind}: {numbers['bound']:.3g} — "
         + ("within the bound ✓" if numbers["within_bound"] else "outside the bound"),
         caption="In words: " + explorer_words.plane(resp, numbers, sigma, kind, dtype),
-        centres=f"({iterations} EM iteration(s), {'converged' if converged else 'NOT converged'}",
+        centres=f"({iterations} EM iteration{'' if iterations == 1 else 's'}, "
+        + ("converged" if converged else "NOT converged"),
         C=np.asarray(C, dtype=np.float64),
         km=np.asarray(km_centers, dtype=np.float64),
         r_shown=np.round(np.asarray(resp, dtype=np.float64), 3).astype(np.float32).astype(np.float64),

@@ -186,3 +186,36 @@ def test_deep_table_methods_follow_the_language():
         "K-Means, entradas brutas",
         "K-Means, PCA para 4 dim.",
     ]
+
+
+def decimal_ticks(fig) -> list[str]:
+    """The tick texts of the figure's axes that are decimal numbers ("0.05", "0,05")."""
+    layout = fig.to_dict()["layout"]
+    return [
+        text
+        for key, axis in layout.items()
+        if re.match(r"^[xy]axis\d*$", key) and isinstance(axis, dict)
+        for text in axis.get("ticktext") or []
+        if re.fullmatch(r"\d+[.,]\d+", text)
+    ]
+
+
+def test_log_axis_ticks_have_the_languages_decimal_separator(problem):
+    X, C = problem
+    sigmas = np.geomspace(2.0, 0.01, 12)
+    rows = stability_table(X, C, sigmas)
+    predicted = {d: predicted_fractions(X, C, sigmas, d) for d in ("float64", "float32")}
+    result = family_collapse(X, C, sigmas=np.geomspace(1.0, 0.005, 20))
+    panel = {
+        "title": "t",
+        "log": True,
+        "lines": [{"name": "x", "x": [0, 1, 2], "y": [0.5, 1.0, 2.0], "color": "#000"}],
+    }
+    for make in (
+        lambda tr: stability_figure(rows, predicted, float(sigmas[5]), tr=tr),
+        lambda tr: family_collapse_figure(result, tr=tr),
+        lambda tr: curves_figure([panel], tr=tr),
+    ):
+        english, portuguese = decimal_ticks(make(ENGLISH)), decimal_ticks(make(PT))
+        assert english and all("." in t for t in english)
+        assert portuguese == [t.replace(".", ",") for t in english]

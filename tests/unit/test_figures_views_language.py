@@ -112,7 +112,7 @@ def test_step_by_step_plane_and_history(X):
     assert_translated(english, portuguese, ["centros agora", "passo de Lloyd a partir dos mesmos centros"])
     english, portuguese = history_figure(run, title="After"), history_figure(run, title="Depois", tr=PT)
     assert words_of(english)["axes"] == ["loss (data units²)", "step"]
-    assert words_of(portuguese)["axes"] == ["passo", "perda (unidades dos dados²)"]
+    assert words_of(portuguese)["axes"] == ["passo", "perda (unid. dos dados²)"]
     assert_translated(english, portuguese, ["perda suave nestes centros"])
     assert portuguese.layout.xaxis.ticktext[0] == "início"
 

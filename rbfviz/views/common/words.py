@@ -36,7 +36,3 @@ def percent(fraction: float, tr: Translator = ENGLISH) -> str:
     if fraction == 0.0:
         return "0%"
     return tr.number(min(max(100 * fraction, 0.1), 99.9), ".1f") + "%"
-
-
-def count(n: int, thing: str, plural: str | None = None) -> str:
-    return f"{n:,} {thing if n == 1 else (plural or thing + 's')}"

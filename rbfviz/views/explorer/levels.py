@@ -55,10 +55,11 @@ def _explorer_full(
 def _explorer_side(plane, sigma: float, kind: str, dtype: str, k: int, tr: Translator) -> str:
     info = plane.info
     ended = tr("converged") if info.converged else tr("NOT converged within the iteration cap")
-    shown = tr(
-        "Centres shown: {source} ({iterations} EM iteration(s), {ended}).",
+    shown = tr.ngettext(
+        "Centres shown: {source} ({n} EM iteration, {ended}).",
+        "Centres shown: {source} ({n} EM iterations, {ended}).",
+        info.iterations,
         source=tr(info.source),
-        iterations=info.iterations,
         ended=ended,
     )
     return plane_side_html(plane.numbers, kind, k, note_in(plane, sigma, dtype, tr), shown, tr=tr)

@@ -491,14 +491,17 @@ def _panel_places(rows: list[tuple[int, int]], paper_px: float) -> list[tuple[fl
     return places
 
 
-def log_tickvals(low: float, high: float, most: int = 7) -> tuple[list[float], list[str]]:
+def log_tickvals(
+    low: float, high: float, most: int = 7, tr: Translator = ENGLISH
+) -> tuple[list[float], list[str]]:
     """Ticks of a log axis over [low, high]: 1-2-5 per decade over up to three decades (as the Annealing
-    view), else powers of ten, every m-th decade so that at most ``most`` remain, labelled 10⁻⁵."""
+    view; "0,05" in a decimal-comma language of ``tr``), else powers of ten, every m-th decade so that
+    at most ``most`` remain, labelled 10⁻⁵."""
     low, high = float(min(low, high)), float(max(low, high))
     if not (low > 0 and math.isfinite(high)):
         return [], []
     if high / low <= 1e3:
-        return log_ticks(low, high)
+        return log_ticks(low, high, tr)
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
     step = max(1, math.ceil((last - first + 1) / most))
     exponents = [e for e in range(first, last + 1) if e % step == 0]
@@ -557,7 +560,7 @@ def curves_figure(
         floor = log_axis_floor(values)
         ceiling = float(positive.max()) * 10.0 if positive.size else 1.0
         if panel.get("log"):
-            tickvals, ticktext = log_tickvals(floor, ceiling)
+            tickvals, ticktext = log_tickvals(floor, ceiling, tr=tr)
             yaxis.update(type="log", tickvals=tickvals, ticktext=ticktext)
         if panel.get("range"):
             yaxis["range"] = list(panel["range"])

@@ -170,7 +170,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820, tr: Translator = 
         g_min=first.g_min,
     )
     layout = base_layout(title, height, legend="below", tr=tr)
-    layout["xaxis"] = dict(sigma_axis(sigmas_all, None), domain=[0, 1], anchor="y", matches="x2")
+    layout["xaxis"] = dict(sigma_axis(sigmas_all, None, tr=tr), domain=[0, 1], anchor="y", matches="x2")
     layout["yaxis"] = dict(
         layout["yaxis"],
         type="log",
@@ -178,7 +178,7 @@ def reproduce_figure(dataset: str, studies, height: int = 820, tr: Translator = 
         domain=[0.36, 1.0],
         title=dict(text=tr("E(σ) = ‖C_σ − C*‖_F (log; ▼ = exactly 0)"), font=dict(size=14)),
     )
-    layout["xaxis2"] = dict(sigma_axis(sigmas_all, tr("σ (log scale; cooling →)")), anchor="y2")
+    layout["xaxis2"] = dict(sigma_axis(sigmas_all, tr("σ (log scale; cooling →)"), tr=tr), anchor="y2")
     layout["yaxis2"] = dict(
         layout["yaxis"],
         type="linear",

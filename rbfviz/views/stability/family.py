@@ -124,7 +124,7 @@ def family_collapse_figure(result, title: str | None = None, height: int = 460, 
         ),
         yaxis=_axis(tr("σ at which every row is exactly one-hot")),
         xaxis2=dict(
-            sigma_axis(result.sigmas, tr("σ  (log scale; cooling →)")), domain=[0.56, 1.0], anchor="y2"
+            sigma_axis(result.sigmas, tr("σ  (log scale; cooling →)"), tr=tr), domain=[0.56, 1.0], anchor="y2"
         ),
         yaxis2=_axis(tr("share of exact zeros in r"), anchor="x2", range=[-0.02, 1.02], tickformat=".0%"),
     )

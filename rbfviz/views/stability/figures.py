@@ -132,7 +132,7 @@ def stability_figure(
         # the upper one, upright on a phone, they ran into the lower panel's title)
         lower = y0 == 0.0
         layout["xaxis" + xref[1:]] = dict(
-            sigma_axis(all_sigmas, tr("σ (log; cooling →)") if lower else None),
+            sigma_axis(all_sigmas, tr("σ (log; cooling →)") if lower else None, tr=tr),
             domain=[x0, x1],
             anchor=yref,
             tickfont=dict(size=11),

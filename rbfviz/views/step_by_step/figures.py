@@ -127,6 +127,10 @@ def history_figure(
     layout = base_layout(
         title, height, x_title=tr("step"), y_title=tr("loss (data units²)"), legend="below", tr=tr
     )
+    # the legend 60 px under the plot, clear of the x axis' ticks and title (the default fraction of
+    # this short plot put it on the title)
+    plot_px = height - layout["margin"]["t"] - layout["margin"]["b"]
+    layout["legend"]["y"] = -60.0 / max(plot_px, 60)
     # at most ~25 labelled ticks, so a long sequence stays readable
     stride = max(1, int(np.ceil(len(t) / 25)))
     layout["xaxis"].update(tickmode="array", tickvals=t[::stride].tolist(), ticktext=labels[::stride])
