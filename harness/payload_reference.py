@@ -60,7 +60,8 @@ def explorer(ctrl, quantity="max", head="head", axes=None) -> bytes:
             drawn=drawn,
         )
         shown = (
-            f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration(s), "
+            f"Centres shown: {v.info.source} ({v.info.iterations} EM iteration"
+            f"{'' if v.info.iterations == 1 else 's'}, "
             f"{'converged' if v.info.converged else 'NOT converged within the iteration cap'})."
         )
         levels.append(

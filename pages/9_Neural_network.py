@@ -502,7 +502,7 @@ with tab_deep:
             )
         )
         st.latex(
-            r"\sigma_e = \sigma_0\, 10^{-e/(E_{\text{joint}}-1)}, \qquad "
+            r"\sigma_e = \sigma_0\, 10^{-e/(E_{\text{" + tr("joint") + r"}}-1)}, \qquad "
             r"\sigma_0 = \sqrt{\operatorname{median}_i \min_j \lVert z_i - c_j\rVert^2}"
         )
         st.markdown(
@@ -630,7 +630,9 @@ with tab_low:
         )
         st.latex(
             r"r_{ij} = \frac{e^{-d_{ij}/2\sigma^2}}{\sum_l e^{-d_{il}/2\sigma^2}} = \frac{0}{0} = \text{NaN} "
-            r"\quad\text{when}\quad \min_j \frac{d_{ij}}{2\sigma^2} \gtrsim 103 \;(\text{float32}),\; 745 "
+            r"\quad\text{"
+            + tr("when")
+            + r"}\quad \min_j \frac{d_{ij}}{2\sigma^2} \gtrsim 103 \;(\text{float32}),\; 745 "
             r"\;(\text{float64})"
         )
         st.markdown(
