@@ -411,6 +411,11 @@ def _data_controls(ctrl: Controls, more, tr: Translator) -> None:
         )
 
 
+def alpha_choices() -> list[float]:
+    """The α control's values: ALPHA_MIN to ALPHA_MAX in steps of 0.01, rounded as the address writes them."""
+    return [round(ALPHA_MIN + 0.01 * i, 2) for i in range(round((ALPHA_MAX - ALPHA_MIN) / 0.01) + 1)]
+
+
 def _model_controls(ctrl: Controls, more, tr: Translator) -> None:
     """k and the map; initialisation and precision (in ``more``)."""
     st.markdown(tr("**Model**"))
@@ -427,7 +432,19 @@ def _model_controls(ctrl: Controls, more, tr: Translator) -> None:
         options=KIND_CHOICES,
         format_func=lambda kind: tr(KIND_CONTROL_LABELS[kind]),
     )
-    if choice == state.ENTMAX_FAMILY:
+    if choice == state.ENTMAX_FAMILY and tr.decimal_comma:
+        # Streamlit's slider writes its value with a decimal point whatever the language: the same values
+        # (ALPHA_MIN to ALPHA_MAX in steps of 0.01) on a select slider that writes them as the reader does
+        _widget(
+            st.select_slider,
+            tr("α of entmax"),
+            "alpha",
+            round(float(ctrl.alpha), 2),
+            tr,
+            options=alpha_choices(),
+            format_func=lambda alpha: tr.number(alpha, ".2f"),
+        )
+    elif choice == state.ENTMAX_FAMILY:
         _widget(
             st.slider,
             tr("α of entmax"),

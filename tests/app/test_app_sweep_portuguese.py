@@ -46,3 +46,17 @@ def test_the_language_switchs_help_follows_the_language():
         helps[query.get("lang", "en")] = switch.help
     assert helps["en"] == "English or Brazilian Portuguese; in the address: `lang`."
     assert helps["pt-BR"] == "Português do Brasil ou inglês; no endereço: `lang`."
+
+
+def test_the_alpha_control_writes_alpha_with_the_languages_decimal_separator():
+    """Streamlit's slider shows "1.30" in any language: in Portuguese α is a select slider of the same
+    values that shows "1,30"; moving it sets α and the address as the English slider does."""
+    at = open_page(page_path("Explorer"), dict(PT, kind="entmax", alpha="1.3"))
+    control = at.select_slider(key="w_alpha")
+    assert control.value == 1.3 and control.format_func(1.3) == "1,30"
+    assert control.options[0] == "1,05" and control.options[-1] == "2,00"  # as shown: ALPHA_MIN to ALPHA_MAX
+    control.set_value(1.55).run()
+    assert not at.exception
+    assert at.query_params["alpha"] == "1.55" and at.query_params["kind"] == "entmax"
+    english = open_page(page_path("Explorer"), dict(SMALL, kind="entmax", alpha="1.3"))
+    assert english.slider(key="w_alpha").value == 1.3
