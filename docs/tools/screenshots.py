@@ -234,6 +234,8 @@ def take(student, url: str, shot: Shot, out: Path, browser=None) -> tuple[Path, 
             button.click()
     if shot.answers:
         answer_as_students(student, browser, shot)
+    # the pointer rests where it clicked: away, so no button's help tooltip shows in the shot or its text
+    page.mouse.move(0, 0)
     page.wait_for_function(DRAWN_JS)
     student.wait_for_layout()
     student.wait_for_run()
