@@ -234,8 +234,11 @@ def take(student, url: str, shot: Shot, out: Path, browser=None) -> tuple[Path, 
             button.click()
     if shot.answers:
         answer_as_students(student, browser, shot)
-    # the pointer rests where it clicked: away, so no button's help tooltip shows in the shot or its text
-    page.mouse.move(0, 0)
+    if shot.clicks:
+        # the pointer rests on the last button it clicked, whose help tooltip may show: move it to the
+        # top corner, which only a page without a sidebar leaves empty (an open sidebar shows its
+        # collapse button to a pointer there)
+        page.mouse.move(0, 0)
     page.wait_for_function(DRAWN_JS)
     student.wait_for_layout()
     student.wait_for_run()
