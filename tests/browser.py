@@ -12,6 +12,7 @@ A pytest plugin, registered by tests/conftest.py.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -78,16 +79,53 @@ def context(shared_context):
     keeps Streamlit's content-hashed code bundles, so a page loads each once per session instead of once
     per test (less work, and fewer requests to a busy server). Each test gets its own page (``page``);
     at its end every page of the context is closed and cookies and storage are cleared, so no test sees
-    another's state. A test that needs a context of its own (touch input, a second student) makes one."""
+    another's state. A test that needs other browser settings (a phone, a language) takes a page from
+    ``pooled_page``; one that needs a context of its own (a second student at once) makes one."""
     yield shared_context
-    for page in shared_context.pages:
+    _clean(shared_context)
+
+
+def _clean(context) -> None:
+    """Close every page of ``context`` and forget its cookies, storage and permissions; its HTTP cache
+    stays."""
+    for page in context.pages:
         try:
             page.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }")
         except Exception:  # noqa: BLE001 — a page that crashed or is still navigating has nothing to clear
             pass
         page.close()
-    shared_context.clear_cookies()
-    shared_context.clear_permissions()
+    context.clear_cookies()
+    context.clear_permissions()
+
+
+@pytest.fixture(scope="session")
+def _context_pool(browser):
+    """Browser contexts by their settings, each made once per session (pytest-xdist worker)."""
+    pool: dict[str, object] = {}
+    yield pool
+    for context in pool.values():
+        context.close()
+
+
+@pytest.fixture
+def pooled_page(browser, _context_pool):
+    """``pooled_page(**context_args)``: a new page in a browser context with those settings (a phone's
+    viewport and touch, a locale), shared by the tests that ask for the same settings, as ``context``
+    is: its HTTP cache stays, and at the test's end its pages are closed and its cookies and storage
+    cleared."""
+    used = []
+
+    def new_page(**context_args):
+        key = json.dumps(context_args, sort_keys=True)
+        if key not in _context_pool:
+            _context_pool[key] = browser.new_context(**context_args)
+        context = _context_pool[key]
+        used.append(context)
+        return context.new_page()
+
+    yield new_page
+    for context in used:
+        _clean(context)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

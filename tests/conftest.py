@@ -6,6 +6,8 @@
 * The browser fixtures (tests/browser.py) for the browser tests of tests/e2e and tests/deploy.
 * Every test under tests/e2e/ is a browser test: it gets the marker e2e, so the fast tier
   (docs/contribute/tests.md) leaves out a new browser test file even if it forgets its pytestmark.
+* Streamlit's scan of every installed distribution for components, which AppTest repeats on each run
+  (about 0.1 s), done once per session: the installed packages do not change during a run.
 * ``fresh_streamlit_caches`` and the pytest-xdist groups; under ``--dist loadgroup`` the order in which
   the workers take the tests (a module with a module-scoped fixture is one group; the other tests by
   kind, the longest first).
@@ -32,6 +34,16 @@ def pytest_configure(config):
         import torch
 
         torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _components_scanned_once():
+    from streamlit.components.v2 import manifest_scanner
+
+    scanned = manifest_scanner.scan_component_manifests()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: scanned)
+        yield
 
 
 # the test function whose cases last ran on warm caches in this process (mark shared_streamlit_caches)

@@ -1,11 +1,11 @@
-"""The app in Brazilian Portuguese, in Chromium: every page opened with ``?lang=pt-BR``, and again in a
-browser whose language is Portuguese (``locale="pt-BR"``, no ``lang``), shows no English sentence: not in
-its visible text (the sidebar and the main area, every expander opened, inside any frame), nor in its
-figures (the drawn SVG text, trace names and hover templates). English words that stay English in every
-language (softmax, entmax, K-Means, CSV, σ, …) are allowed (tests/e2e/english.py, whose detector
-tests/unit/test_english_detector.py checks on fixed sentences and on the catalogs). Code blocks are not
-read: a receipt's code comments stay English by design; in a formula only its words written as text
-(KaTeX's \\text{...}) are read, the maths stays as it is.
+"""The app in Brazilian Portuguese, in Chromium: every page opened with ``?lang=pt-BR``, and the home page
+and the Explorer in a browser whose language is Portuguese (``locale="pt-BR"``, no ``lang``), show no
+English sentence: not in its visible text (the sidebar and the main area, every expander opened, inside
+any frame), nor in its figures (the drawn SVG text, trace names and hover templates). English words
+that stay English in every language (softmax, entmax, K-Means, CSV, σ, …) are allowed
+(tests/e2e/english.py, whose detector tests/unit/test_english_detector.py checks on fixed sentences and
+on the catalogs). Code blocks are not read: a receipt's code comments stay English by design; in a
+formula only its words written as text (KaTeX's \\text{...}) are read, the maths stays as it is.
 
 Also: the Explorer's figure title, axis titles and legend change with the language, and its figure uses
 the language's separators; σ is shown with a decimal comma in Portuguese; two sessions in different
@@ -97,15 +97,14 @@ def _english_left(page) -> dict[str, list[str]]:
     return {where: found for where, text in _readable(page).items() if (found := english_segments(text))}
 
 
-def _open(browser, url: str, locale: str) -> tuple:
-    """A browser context speaking ``locale`` (its navigator.language and Accept-Language) with the page
-    at ``url`` opened and idle."""
-    context = browser.new_context(viewport=VIEWPORT, locale=locale)
-    page = context.new_page()
+def _open(pooled_page, url: str, locale: str) -> Student:
+    """A page in a browser speaking ``locale`` (its navigator.language and Accept-Language) with
+    ``url`` opened and idle."""
+    page = pooled_page(viewport=VIEWPORT, locale=locale)
     page.set_default_timeout(HANG_TIMEOUT_MS)
     student = Student(page)
     student.open(url)
-    return context, student
+    return student
 
 
 def _settle(student: Student, name: str) -> None:
@@ -115,14 +114,18 @@ def _settle(student: Student, name: str) -> None:
     student.wait_for_run()
 
 
-@pytest.mark.parametrize("how", ["lang=pt-BR", "browser pt-BR"])
-@pytest.mark.parametrize("name", APP_PAGES, ids=lambda name: name or "Home")
-def test_every_page_in_portuguese_has_no_english_sentence(server, browser, name, how):
+# Every page in Portuguese by its address; the browser's language alone on two pages: every page reads
+# it in the same place, the controls' parsing of the address (ui.state), so the page shown is the same.
+CASES = [(name, "lang=pt-BR") for name in APP_PAGES] + [(name, "browser pt-BR") for name in ("", "Explorer")]
+
+
+@pytest.mark.parametrize(("name", "how"), CASES, ids=[f"{n or 'Home'}-{how}" for n, how in CASES])
+def test_every_page_in_portuguese_has_no_english_sentence(server, pooled_page, name, how):
     if how == "lang=pt-BR":  # an English browser, the language from the address
         url, locale = f"{server.url}/{name}?lang=pt-BR", "en-US"
     else:  # a Portuguese browser, no lang in the address
         url, locale = f"{server.url}/{name}", "pt-BR"
-    context, student = _open(browser, url, locale)
+    student = _open(pooled_page, url, locale)
     try:
         _settle(student, name)
         assert student.query().get("lang") == "pt-BR"  # the address says the language it shows
@@ -135,7 +138,7 @@ def test_every_page_in_portuguese_has_no_english_sentence(server, browser, name,
         )
         student.assert_no_problems()
     finally:
-        context.close()
+        student.page.close()
 
 
 # a page as the app would draw it in Portuguese: text, a code block (English comments stay), a figure's
@@ -169,15 +172,15 @@ def test_the_reader_of_a_page_finds_english_left_and_only_that(browser):
         context.close()
 
 
-def test_an_english_browser_without_lang_gets_english(server, browser):
+def test_an_english_browser_without_lang_gets_english(server, pooled_page):
     """The default: an English browser and no ``lang`` is the app in English, and the address says so."""
-    context, student = _open(browser, f"{server.url}/Explorer", "en-US")
+    student = _open(pooled_page, f"{server.url}/Explorer", "en-US")
     try:
         _settle(student, "Explorer")
         assert student.query().get("lang") == "en"
         assert english_segments(_readable(student.page)["page"])  # the detector sees English here
     finally:
-        context.close()
+        student.page.close()
 
 
 _FIGURE_WORDS_JS = """() => {
@@ -190,18 +193,18 @@ _FIGURE_WORDS_JS = """() => {
 }"""
 
 
-def test_the_explorers_figure_speaks_the_pages_language(server, browser):
+def test_the_explorers_figure_speaks_the_pages_language(server, pooled_page):
     """Title, axis titles and legend of the Explorer's figure in English and in Portuguese: every text
     that has English words in English is another text, with none, in Portuguese; the numbers' separators
     are the language's."""
     shown = {}
     for lang in ("en", "pt-BR"):
-        context, student = _open(browser, f"{server.url}/Explorer?lang={lang}", "en-US")
+        student = _open(pooled_page, f"{server.url}/Explorer?lang={lang}", "en-US")
         try:
             _settle(student, "Explorer")
             shown[lang] = student.page.evaluate(_FIGURE_WORDS_JS)
         finally:
-            context.close()
+            student.page.close()
     en, pt = shown["en"], shown["pt-BR"]
     assert en["separators"] in (".,", None) and pt["separators"] == ",."
     assert en["title"] != pt["title"], "the figure's title is the same in both languages"
@@ -217,16 +220,16 @@ def test_the_explorers_figure_speaks_the_pages_language(server, browser):
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 
 
-def test_sigma_is_shown_with_a_decimal_comma_in_portuguese(server, browser):
+def test_sigma_is_shown_with_a_decimal_comma_in_portuguese(server, pooled_page):
     """The σ beside the Explorer's slider: 0.21 in English, 0,21 in Portuguese (the same σ)."""
     shown = {}
     for lang in ("en", "pt-BR"):
-        context, student = _open(browser, f"{server.url}/Explorer?lang={lang}&sigma=0.21", "en-US")
+        student = _open(pooled_page, f"{server.url}/Explorer?lang={lang}&sigma=0.21", "en-US")
         try:
             scrub = student.wait_for_scrub()
             shown[lang] = scrub["output"]
         finally:
-            context.close()
+            student.page.close()
     english = _NUMBER.findall(shown["en"])
     portuguese = _NUMBER.findall(shown["pt-BR"])
     assert english and "." in english[0], f"English σ: {shown['en']!r}"

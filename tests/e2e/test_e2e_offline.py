@@ -11,6 +11,7 @@ failure in CI (CI=true), whose docs step builds it before the tests."""
 from __future__ import annotations
 
 import re
+import time
 from urllib.parse import urlsplit
 
 import pytest
@@ -22,6 +23,7 @@ from ui.page import PAGES
 pytestmark = pytest.mark.e2e
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+QUIET_S = 0.15  # no request in flight for this long: the page has asked for all it asks for
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 APP_PAGES = ["", *(path.split("_", 1)[1].removesuffix(".py") for path, _, _ in PAGES)]
 # Streamlit's front end, opened at /<Page>, first asks for /<Page>/_stcore/health and host-config (the
@@ -44,16 +46,19 @@ def _site_pages() -> list[str]:
 
 class Offline:
     """A browser context with no internet: requests to another host are refused and recorded; failed
-    requests, HTTP errors, console errors and uncaught exceptions are recorded too."""
+    requests, HTTP errors, console errors and uncaught exceptions are recorded too. The module's tests
+    share it (its HTTP cache keeps the theme's and Streamlit's assets); ``reset`` starts a test's
+    records afresh and ``clean`` closes its pages."""
 
     def __init__(self, browser):
         self.context = browser.new_context(viewport={"width": 1366, "height": 768})
         self.context.set_default_timeout(HANG_TIMEOUT_MS)
-        self.outside: list[str] = []
-        self.failed: list[str] = []
-        self.http_errors: list[str] = []
-        self.console_errors: list[str] = []
+        self.reset()
+        self.in_flight: set = set()
+        self.last_change = time.monotonic()
         self.context.route("**/*", self._route)
+        self.context.on("request", lambda r: self._flight(self.in_flight.add, r))
+        self.context.on("requestfinished", lambda r: self._flight(self.in_flight.discard, r))
         self.context.on("requestfailed", self._failed)
         self.context.on(
             "response", lambda r: r.status >= 400 and self.http_errors.append(f"{r.status} {r.url}")
@@ -62,6 +67,16 @@ class Offline:
             "console", lambda m: m.type == "error" and self.console_errors.append(f"{m.text} ({m.location})")
         )
         self.context.on("weberror", lambda e: self.console_errors.append(f"uncaught: {e.error}"))
+
+    def reset(self) -> None:
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        self.http_errors: list[str] = []
+        self.console_errors: list[str] = []
+
+    def _flight(self, change, request) -> None:
+        change(request)
+        self.last_change = time.monotonic()
 
     def _route(self, route) -> None:
         url = urlsplit(route.request.url)
@@ -72,8 +87,18 @@ class Offline:
             route.continue_()
 
     def _failed(self, request) -> None:
+        self._flight(self.in_flight.discard, request)
         if request.url not in self.outside:
             self.failed.append(f"{request.method} {request.url}: {request.failure}")
+
+    def wait_for_quiet_network(self, page) -> None:
+        """Wait until no request has been in flight for QUIET_S: the requests a page's scripts make
+        after its load event (fonts, the search index) have been asked, answered or refused.
+        Playwright's "networkidle" waits the same way with a fixed 500 ms."""
+        deadline = time.monotonic() + HANG_TIMEOUT_MS / 1000
+        while self.in_flight or time.monotonic() - self.last_change < QUIET_S:
+            assert time.monotonic() < deadline, f"requests still in flight: {[r.url for r in self.in_flight]}"
+            page.wait_for_timeout(25)  # lets Playwright deliver the context's request events
 
     def problems(self) -> dict[str, list[str]]:
         found = {
@@ -84,15 +109,26 @@ class Offline:
         }
         return {kind: items for kind, items in found.items() if items}
 
-    def close(self) -> None:
-        self.context.close()
+    def clean(self) -> None:
+        """Close the test's pages and forget its cookies (the HTTP cache stays)."""
+        for page in self.context.pages:
+            page.close()
+        self.context.clear_cookies()
+        self.in_flight.clear()
+
+
+@pytest.fixture(scope="module")
+def offline_context(browser):
+    context = Offline(browser)
+    yield context
+    context.context.close()
 
 
 @pytest.fixture
-def offline(browser):
-    context = Offline(browser)
-    yield context
-    context.close()
+def offline(offline_context):
+    offline_context.reset()
+    yield offline_context
+    offline_context.clean()
 
 
 @pytest.mark.parametrize("name", APP_PAGES, ids=lambda name: name or "Home")
@@ -111,7 +147,7 @@ def test_every_app_page_works_without_internet(server, offline, name):
 def test_every_docs_page_works_without_internet(server, offline, built_site, name):
     page = offline.context.new_page()
     page.goto(f"{server.url}/app/static/docs/{name}", wait_until="load")
-    page.wait_for_load_state("networkidle")
+    offline.wait_for_quiet_network(page)
     assert page.locator("article h1").first.inner_text().strip(), "no heading: the page shows nothing"
     assert page.evaluate(_BROKEN_IMAGES_JS) == []
     if name == "library/tour.html":  # its TeX, drawn by the browser as MathML (no MathJax)

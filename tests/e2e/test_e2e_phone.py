@@ -93,18 +93,19 @@ _PLANE_ASPECT_JS = """() => {
 }"""
 
 
-def _open(browser, url: str, size: str) -> tuple:
-    context = browser.new_context(**BROWSER_SIZES[size])
-    student = Student(context.new_page(), SCREENS, name=f"{size}-{url.rsplit('/', 1)[-1] or 'Home'}")
+def _open(pooled_page, url: str, size: str) -> Student:
+    student = Student(
+        pooled_page(**BROWSER_SIZES[size]), SCREENS, name=f"{size}-{url.rsplit('/', 1)[-1] or 'Home'}"
+    )
     student.page.set_default_timeout(HANG_TIMEOUT_MS)
     student.open(url)
-    return context, student
+    return student
 
 
 @pytest.mark.parametrize("size", list(BROWSER_SIZES))
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: page or "Home")
-def test_the_page_fits_the_screen(server, browser, page, size):
-    context, student = _open(browser, f"{server.url}/{page}", size)
+def test_the_page_fits_the_screen(server, pooled_page, page, size):
+    student = _open(pooled_page, f"{server.url}/{page}", size)
     try:
         if page in SCRUBBED:
             student.wait_for_scrub()
@@ -136,45 +137,40 @@ def test_the_page_fits_the_screen(server, browser, page, size):
         except Exception as exc:  # noqa: BLE001 — a failed screenshot must not hide the test's result
             print(f"screenshot of {student.name} failed: {exc}")
         raise
-    finally:
-        context.close()
 
 
 @pytest.mark.parametrize("page", sorted(SCRUBBED))
-def test_sigma_and_figure_on_the_first_screen_of_a_phone(server, browser, page):
-    context, student = _open(browser, f"{server.url}/{page}", "phone")
-    try:
-        student.wait_for_scrub()
-        student.wait_for_layout()
-        # the top of the main area: scrolled to the top, as a student arrives
-        height = student.page.evaluate("() => window.innerHeight")
-        slider = student.page.locator("input.scrub-range").bounding_box()
-        plot = student.page.locator("div.scrub-plot.js-plotly-plot").bounding_box()
-        assert slider["y"] + slider["height"] <= height, f"the σ control starts at {slider['y']:.0f} px"
-        assert plot["y"] + 0.4 * plot["height"] <= height, f"the figure starts at {plot['y']:.0f} px"
-        small = student.page.evaluate(
-            """(px) => [...document.querySelectorAll('.scrub input, .scrub button')]
-                 .filter((el) => el.offsetParent !== null)
-                 .map((el) => [el.className, el.getBoundingClientRect().height])
-                 .filter(([, h]) => h < px)""",
-            TAP_PX,
-        )
-        assert small == [], f"tap targets under {TAP_PX} px: {small}"
-        # the control row's lines (label, slider, σ and downloads) close together, the downloads at the
-        # right end of the slider's width
-        boxes = student.page.evaluate(
-            """() => Object.fromEntries(['play', 'label', 'range', 'value', 'downloads'].map((n) => {
-                 const b = document.querySelector('.scrub-' + n).getBoundingClientRect();
-                 return [n, { top: b.top, bottom: b.bottom, right: b.right, height: b.height }]; }))"""
-        )
-        first = [b for b in (boxes["play"], boxes["label"]) if b["height"] > 0]  # Play where it shows
-        lines = [
-            {"top": min(b["top"] for b in first), "bottom": max(b["bottom"] for b in first)},
-            boxes["range"],
-            {"top": min(boxes["value"]["top"], boxes["downloads"]["top"])},
-        ]
-        gaps = [below["top"] - above["bottom"] for above, below in zip(lines, lines[1:])]
-        assert all(gap <= ROW_GAP_PX for gap in gaps), f"gaps between the control's lines: {gaps}"
-        assert abs(boxes["downloads"]["right"] - boxes["range"]["right"]) <= 1, boxes
-    finally:
-        context.close()
+def test_sigma_and_figure_on_the_first_screen_of_a_phone(server, pooled_page, page):
+    student = _open(pooled_page, f"{server.url}/{page}", "phone")
+    student.wait_for_scrub()
+    student.wait_for_layout()
+    # the top of the main area: scrolled to the top, as a student arrives
+    height = student.page.evaluate("() => window.innerHeight")
+    slider = student.page.locator("input.scrub-range").bounding_box()
+    plot = student.page.locator("div.scrub-plot.js-plotly-plot").bounding_box()
+    assert slider["y"] + slider["height"] <= height, f"the σ control starts at {slider['y']:.0f} px"
+    assert plot["y"] + 0.4 * plot["height"] <= height, f"the figure starts at {plot['y']:.0f} px"
+    small = student.page.evaluate(
+        """(px) => [...document.querySelectorAll('.scrub input, .scrub button')]
+             .filter((el) => el.offsetParent !== null)
+             .map((el) => [el.className, el.getBoundingClientRect().height])
+             .filter(([, h]) => h < px)""",
+        TAP_PX,
+    )
+    assert small == [], f"tap targets under {TAP_PX} px: {small}"
+    # the control row's lines (label, slider, σ and downloads) close together, the downloads at the
+    # right end of the slider's width
+    boxes = student.page.evaluate(
+        """() => Object.fromEntries(['play', 'label', 'range', 'value', 'downloads'].map((n) => {
+             const b = document.querySelector('.scrub-' + n).getBoundingClientRect();
+             return [n, { top: b.top, bottom: b.bottom, right: b.right, height: b.height }]; }))"""
+    )
+    first = [b for b in (boxes["play"], boxes["label"]) if b["height"] > 0]  # Play where it shows
+    lines = [
+        {"top": min(b["top"] for b in first), "bottom": max(b["bottom"] for b in first)},
+        boxes["range"],
+        {"top": min(boxes["value"]["top"], boxes["downloads"]["top"])},
+    ]
+    gaps = [below["top"] - above["bottom"] for above, below in zip(lines, lines[1:])]
+    assert all(gap <= ROW_GAP_PX for gap in gaps), f"gaps between the control's lines: {gaps}"
+    assert abs(boxes["downloads"]["right"] - boxes["range"]["right"]) <= 1, boxes
