@@ -1,9 +1,17 @@
-"""A classroom without internet: every page of the app and every page of the documentation it serves,
-opened in Chromium with every request to a host other than the app's (127.0.0.1) refused by a Playwright
-route. Each page asks for nothing outside, fails no request, gets no HTTP error, logs no console error
-and no uncaught exception, and shows its content (a heading; its images decoded; the tour notebook's
-formulas as MathML). The documentation's search also works from file://, where browsers start no web
-worker (Material's offline plugin and the iframe-worker shim served with the site, mkdocs.yml).
+"""A classroom without internet: every page of the app and of the documentation it serves.
+
+In Chromium, with every request to a host other than the app's (127.0.0.1) refused by a Playwright route:
+every page of the app, and one documentation page of each kind (``DOCS_IN_THE_BROWSER``). Each asks for
+nothing outside, fails no request, gets no HTTP error, logs no console error and no uncaught exception,
+and shows its content (a heading; its images decoded; the tour notebook's formulas as MathML).
+
+The documentation's pages differ in what a browser could fetch only through their resources (a script,
+a style sheet, an image, a frame: read from the HTML) and their inline scripts. So every page is read:
+each resource it names is on this server and exists in the built site; and one page of each set of
+inline scripts (the theme's own on most pages; the home pages'; the tour notebook's) is opened in
+Chromium, the one with the most images. The documentation's search also works from file://, where
+browsers start no web worker (Material's offline plugin and the iframe-worker shim served with the
+site, mkdocs.yml).
 
 Needs the built site (`mkdocs build`, static/docs/): skipped with the reason where it is missing, a
 failure in CI (CI=true), whose docs step builds it before the tests."""
@@ -12,7 +20,8 @@ from __future__ import annotations
 
 import re
 import time
-from urllib.parse import urlsplit
+from html.parser import HTMLParser
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
@@ -42,6 +51,78 @@ def _site_pages() -> list[str]:
     if not (DOCS_SITE / "index.html").is_file():
         return []
     return sorted(str(p.relative_to(DOCS_SITE)) for p in DOCS_SITE.rglob("*.html") if p.name != "404.html")
+
+
+# (tag, attribute) pairs whose URL a browser fetches as it shows the page (a link <a href> is not fetched)
+FETCHED = {
+    ("script", "src"),
+    ("link", "href"),
+    ("img", "src"),
+    ("img", "srcset"),
+    ("source", "src"),
+    ("source", "srcset"),
+    ("iframe", "src"),
+    ("embed", "src"),
+    ("object", "data"),
+    ("video", "src"),
+    ("video", "poster"),
+    ("audio", "src"),
+    ("input", "src"),
+}
+FETCHED_LINKS = {"stylesheet", "icon", "preload", "modulepreload", "prefetch", "manifest", "apple-touch-icon"}
+_BASE_PATH = re.compile(r'"(?:\.\./)*\.\.?"')  # "..", "../..": where the theme's scripts find the site root
+
+
+class _PageReader(HTMLParser):
+    """What a page makes a browser fetch (``fetched``: (tag, attribute, URL)), its inline scripts, its
+    images."""
+
+    def __init__(self):
+        super().__init__()
+        self.fetched: list[tuple[str, str, str]] = []
+        self.scripts: list[str] = []
+        self.images = 0
+        self._script: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        values = dict(attrs)
+        self.images += tag == "img"
+        if tag == "link" and not FETCHED_LINKS & set((values.get("rel") or "").lower().split()):
+            return  # a canonical or alternate link names a page; the browser fetches nothing
+        for attr, value in values.items():
+            if (tag, attr) in FETCHED and value:
+                urls = [part.split()[0] for part in value.split(",")] if attr == "srcset" else [value]
+                self.fetched += [(tag, attr, url) for url in urls if url]
+        if tag == "script" and not values.get("src"):
+            self._script = []
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._script.append(data)
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.scripts.append("".join(self._script))
+            self._script = None
+
+
+def _read(name: str) -> _PageReader:
+    reader = _PageReader()
+    reader.feed((DOCS_SITE / name).read_text(encoding="utf-8"))
+    return reader
+
+
+def _docs_in_the_browser(pages: list[str]) -> list[str]:
+    """One page per set of inline scripts (their relative base paths aside): the one with most images."""
+    kinds: dict[frozenset, list[str]] = {}
+    for name in pages:
+        scripts = frozenset(_BASE_PATH.sub('"BASE"', script) for script in _read(name).scripts)
+        kinds.setdefault(scripts, []).append(name)
+    return sorted(max(names, key=lambda name: (_read(name).images, name)) for names in kinds.values())
+
+
+DOCS_PAGES = _site_pages()
+DOCS_IN_THE_BROWSER = _docs_in_the_browser(DOCS_PAGES)
 
 
 class Offline:
@@ -143,14 +224,43 @@ def test_every_app_page_works_without_internet(server, offline, name):
     assert offline.problems() == {}
 
 
-@pytest.mark.parametrize("name", _site_pages() or ["index.html"])
-def test_every_docs_page_works_without_internet(server, offline, built_site, name):
+@pytest.mark.parametrize("name", DOCS_PAGES or ["index.html"])
+def test_every_docs_page_fetches_only_files_of_the_site(built_site, name):
+    page = built_site / name
+    outside, missing = [], []
+    for tag, attr, url in _read(name).fetched:
+        parts = urlsplit(url)
+        if parts.scheme or parts.netloc:  # http://…, //…, data:…
+            if parts.scheme != "data":
+                outside.append(f"<{tag} {attr}={url!r}>")
+        elif parts.path and not (page.parent / unquote(parts.path)).resolve().is_file():
+            missing.append(f"<{tag} {attr}={url!r}>")
+    assert outside == [], f"{name} makes the browser fetch from another host"
+    assert missing == [], f"{name} names files the built site lacks"
+
+
+def test_the_pages_opened_in_the_browser_cover_every_kind(built_site):
+    """Every page's inline scripts are one of the sets opened in the browser; the home pages and the tour
+    notebook in both languages are among them."""
+    opened = {
+        frozenset(_BASE_PATH.sub('"BASE"', script) for script in _read(name).scripts)
+        for name in DOCS_IN_THE_BROWSER
+    }
+    for name in DOCS_PAGES:
+        assert frozenset(_BASE_PATH.sub('"BASE"', s) for s in _read(name).scripts) in opened, name
+    assert {"index.html", "library/tour.html", "pt-BR/index.html", "pt-BR/library/tour.html"} <= set(
+        DOCS_IN_THE_BROWSER
+    )
+
+
+@pytest.mark.parametrize("name", DOCS_IN_THE_BROWSER or ["index.html"])
+def test_docs_pages_work_without_internet(server, offline, built_site, name):
     page = offline.context.new_page()
     page.goto(f"{server.url}/app/static/docs/{name}", wait_until="load")
     offline.wait_for_quiet_network(page)
     assert page.locator("article h1").first.inner_text().strip(), "no heading: the page shows nothing"
     assert page.evaluate(_BROKEN_IMAGES_JS) == []
-    if name == "library/tour.html":  # its TeX, drawn by the browser as MathML (no MathJax)
+    if name.endswith("library/tour.html"):  # its TeX, drawn by the browser as MathML (no MathJax)
         assert page.locator("article math").count() >= 2
         assert "\\sigma" not in page.locator("article").inner_text()
     assert offline.problems() == {}
