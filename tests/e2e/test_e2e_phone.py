@@ -109,6 +109,9 @@ def test_the_page_fits_the_screen(server, pooled_page, page, size):
     try:
         if page in SCRUBBED:
             student.wait_for_scrub()
+        if page in SCRUBBED and size == "phone":
+            student.wait_for_layout()
+            assert_sigma_and_figure_on_the_first_screen(student)
         if page in PRESS_FIRST:
             main = student.page.locator("[data-testid='stMain']")
             with student.rerun():
@@ -139,11 +142,10 @@ def test_the_page_fits_the_screen(server, pooled_page, page, size):
         raise
 
 
-@pytest.mark.parametrize("page", sorted(SCRUBBED))
-def test_sigma_and_figure_on_the_first_screen_of_a_phone(server, pooled_page, page):
-    student = _open(pooled_page, f"{server.url}/{page}", "phone")
-    student.wait_for_scrub()
-    student.wait_for_layout()
+def assert_sigma_and_figure_on_the_first_screen(student: Student) -> None:
+    """A scrubbed view on a phone, scrolled to the top as a student arrives: the σ control and most of
+    the figure on the first screen, controls large enough to tap, the control row's lines close
+    together."""
     # the top of the main area: scrolled to the top, as a student arrives
     height = student.page.evaluate("() => window.innerHeight")
     slider = student.page.locator("input.scrub-range").bounding_box()
