@@ -1,11 +1,12 @@
-"""The app in Brazilian Portuguese, in Chromium: every page opened with ``?lang=pt-BR``, and the home page
-and the Explorer in a browser whose language is Portuguese (``locale="pt-BR"``, no ``lang``), show no
-English sentence: not in its visible text (the sidebar and the main area, every expander opened, inside
-any frame), nor in its figures (the drawn SVG text, trace names and hover templates). English words
-that stay English in every language (softmax, entmax, K-Means, CSV, σ, …) are allowed
-(tests/e2e/english.py, whose detector tests/unit/test_english_detector.py checks on fixed sentences and
-on the catalogs). Code blocks are not read: a receipt's code comments stay English by design; in a
-formula only its words written as text (KaTeX's \\text{...}) are read, the maths stays as it is.
+"""The app in Brazilian Portuguese, in Chromium: every page (the home page opened with ``?lang=pt-BR``,
+the others from its sidebar), and the home page and the Explorer in a browser whose language is
+Portuguese (``locale="pt-BR"``, no ``lang``), show no English sentence: not in their visible text (the
+sidebar and the main area, every expander opened, inside any frame), nor in their figures (the drawn
+SVG text, trace names and hover templates). English words that stay English in every language
+(softmax, entmax, K-Means, CSV, σ, …) are allowed (tests/e2e/english.py, whose detector
+tests/unit/test_english_detector.py checks on fixed sentences and on the catalogs). Code blocks are not
+read: a receipt's code comments stay English by design; in a formula only its words written as text
+(KaTeX's \\text{...}) are read, the maths stays as it is.
 
 Also: the Explorer's figure title, axis titles and legend change with the language, and its figure uses
 the language's separators; σ is shown with a decimal comma in Portuguese; two sessions in different
@@ -27,6 +28,7 @@ from ui.page import PAGES
 pytestmark = pytest.mark.e2e
 
 APP_PAGES = ["", *(path.split("_", 1)[1].removesuffix(".py") for path, _, _ in PAGES)]
+MENU_LABELS = [label for _, label, _ in PAGES]  # the sidebar's links, in English
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 VIEWPORT = {"width": 1366, "height": 768}
 PT = translator("pt-BR")
@@ -114,31 +116,43 @@ def _settle(student: Student, name: str) -> None:
     student.wait_for_run()
 
 
-# Every page in Portuguese by its address; the browser's language alone on two pages: every page reads
-# it in the same place, the controls' parsing of the address (ui.state), so the page shown is the same.
-CASES = [(name, "lang=pt-BR") for name in APP_PAGES] + [(name, "browser pt-BR") for name in ("", "Explorer")]
+def _english_on(student: Student, name: str) -> list[str]:
+    """The English left on the page ``name`` as it is now (settled, its expanders opened), one line per
+    sentence; the page must say pt-BR in its address and show no problem."""
+    _settle(student, name)
+    assert student.query().get("lang") == "pt-BR", f"{name or 'Home'}: {student.page.url}"
+    if student.page.evaluate(_OPEN_EXPANDERS_JS):
+        student.wait_for_layout()
+        student.wait_for_run()
+    left = _english_left(student.page)
+    student.assert_no_problems()
+    return [
+        f"- {name or 'Home'}, {where}: {segment!r}"
+        for where, segments in left.items()
+        for segment in segments
+    ]
 
 
-@pytest.mark.parametrize(("name", "how"), CASES, ids=[f"{n or 'Home'}-{how}" for n, how in CASES])
-def test_every_page_in_portuguese_has_no_english_sentence(server, pooled_page, name, how):
-    if how == "lang=pt-BR":  # an English browser, the language from the address
-        url, locale = f"{server.url}/{name}?lang=pt-BR", "en-US"
-    else:  # a Portuguese browser, no lang in the address
-        url, locale = f"{server.url}/{name}", "pt-BR"
-    student = _open(pooled_page, url, locale)
-    try:
-        _settle(student, name)
-        assert student.query().get("lang") == "pt-BR"  # the address says the language it shows
-        if student.page.evaluate(_OPEN_EXPANDERS_JS):
-            student.wait_for_layout()
-            student.wait_for_run()
-        left = _english_left(student.page)
-        assert left == {}, f"English left on {name or 'Home'} ({how}):\n" + "\n".join(
-            f"- {where}: {segment!r}" for where, segments in left.items() for segment in segments
-        )
-        student.assert_no_problems()
-    finally:
-        student.page.close()
+def test_every_page_in_portuguese_has_no_english_sentence(server, pooled_page):
+    """An English browser opens the home page with ``?lang=pt-BR``, then every page in turn by its link
+    in the sidebar, as a reader goes (one page load for all): the language stays in the address, and no
+    page has English left."""
+    student = _open(pooled_page, f"{server.url}/?lang=pt-BR", "en-US")
+    left = _english_on(student, "")
+    for name, label in zip(APP_PAGES[1:], MENU_LABELS):
+        student.go_to(PT(label))
+        assert student.path() == f"/{name}"
+        left += _english_on(student, name)
+    assert left == [], "English left on the Portuguese pages:\n" + "\n".join(left)
+
+
+# The browser's language alone (no lang in the address) on two pages: every page reads it in the same
+# place, the controls' parsing of the address (ui.state), so the page shown is the one above.
+@pytest.mark.parametrize("name", ["", "Explorer"], ids=["Home", "Explorer"])
+def test_a_portuguese_browser_without_lang_gets_portuguese(server, pooled_page, name):
+    student = _open(pooled_page, f"{server.url}/{name}", "pt-BR")
+    left = _english_on(student, name)
+    assert left == [], "English left in a Portuguese browser:\n" + "\n".join(left)
 
 
 # a page as the app would draw it in Portuguese: text, a code block (English comments stay), a figure's

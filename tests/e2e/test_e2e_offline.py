@@ -1,9 +1,10 @@
 """A classroom without internet: every page of the app and of the documentation it serves.
 
 In Chromium, with every request to a host other than the app's (127.0.0.1) refused by a Playwright route:
-every page of the app, and one documentation page of each kind (``DOCS_IN_THE_BROWSER``). Each asks for
-nothing outside, fails no request, gets no HTTP error, logs no console error and no uncaught exception,
-and shows its content (a heading; its images decoded; the tour notebook's formulas as MathML).
+every page of the app (opened one after the other from the sidebar), and one documentation page of each
+kind (``DOCS_IN_THE_BROWSER``). Each asks for nothing outside, fails no request, gets no HTTP error,
+logs no console error and no uncaught exception, and shows its content (a heading; its images decoded;
+the tour notebook's formulas as MathML).
 
 The documentation's pages differ in what a browser could fetch only through their resources (a script,
 a style sheet, an image, a frame: read from the HTML) and their inline scripts. So every page is read:
@@ -35,6 +36,7 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 QUIET_S = 0.15  # no request in flight for this long: the page has asked for all it asks for
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 APP_PAGES = ["", *(path.split("_", 1)[1].removesuffix(".py") for path, _, _ in PAGES)]
+MENU_LABELS = [label for _, label, _ in PAGES]  # the sidebar's links, in English
 # Streamlit's front end, opened at /<Page>, first asks for /<Page>/_stcore/health and host-config (the
 # app might be served under that path), gets 404 and then uses /_stcore/: its way of finding the
 # server's base path, not a broken page. Only exactly those two answers are forgiven.
@@ -212,16 +214,22 @@ def offline(offline_context):
     offline_context.clean()
 
 
-@pytest.mark.parametrize("name", APP_PAGES, ids=lambda name: name or "Home")
-def test_every_app_page_works_without_internet(server, offline, name):
+def test_every_app_page_works_without_internet(server, offline):
+    """The home page opened, then every page of the menu in turn by its sidebar link, as a student goes:
+    each page's own code, data and images are fetched as it opens (one page load for all of them)."""
     student = Student(offline.context.new_page())
-    student.open(f"{server.url}/{name}")
-    if name in SCRUBBED:
-        student.wait_for_scrub()
-    student.wait_for_layout()
-    assert student.heading(), "no heading: the page shows nothing"
-    student.assert_no_problems()
-    assert offline.problems() == {}
+    student.open(server.url)
+    for name, label in [("", "")] + [(slug, label) for slug, label in zip(APP_PAGES[1:], MENU_LABELS)]:
+        if label:
+            student.go_to(label)
+            assert student.path() == f"/{name}"
+        if name in SCRUBBED:
+            student.wait_for_scrub()
+        student.wait_for_layout()
+        where = name or "Home"
+        assert student.heading(), f"{where}: no heading, the page shows nothing"
+        student.assert_no_problems()
+        assert offline.problems() == {}, where
 
 
 @pytest.mark.parametrize("name", DOCS_PAGES or ["index.html"])
