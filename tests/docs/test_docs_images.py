@@ -144,6 +144,25 @@ def test_a_last_digit_rounded_the_other_way_is_no_change_but_any_other_number_is
     assert "+n = 5000" in screenshots.text_change("explorer", "n = 500\n", "n = 5000\n")
 
 
+def test_what_the_processor_decides_is_no_change():
+    # AVX2 and AVX-512 kernels: another count of EM iterations to the tolerance, another rounding error
+    old = "at this σ (34 EM iterations, converged).\nThe identity holds to rounding: 2.1e-15 against ε.\n"
+    new = "at this σ (31 EM iterations, converged).\nThe identity holds to rounding: 3.3e-15 against ε.\n"
+    assert screenshots.text_change("explorer", old, new) == ""
+    pt = "neste σ (34 iterações de EM, convergiu).\nA identidade vale: 2,1e-15 contra ε.\n"
+    assert (
+        screenshots.text_change("explorer.pt-BR", pt, pt.replace("34", "31").replace("2,1", "3,3"), True)
+        == ""
+    )
+    # but not a rounding error grown out of rounding level, nor other words around the count
+    assert "+The identity holds to rounding: 3.3e-05" in screenshots.text_change(
+        "explorer", old, new.replace("e-15", "e-05")
+    )
+    assert "+at this σ (31 EM iterations, not converged)." in screenshots.text_change(
+        "explorer", old, new.replace("converged", "not converged")
+    )
+
+
 def test_the_check_refuses_blank_and_wrong_frames(tmp_path):
     Image.new("RGB", SIZE, "white").save(tmp_path / "white.png")
     assert len(frame_problems(tmp_path / "white.png", SIZE)) == 3
