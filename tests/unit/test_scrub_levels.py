@@ -1,6 +1,7 @@
 """A scrubbed view's payload built from batched levels and patches (rbfviz.views.explorer.levels, ui.compute's
 payload builders) is the payload of a full figure per σ, computed one level at a time: byte for byte,
-on every data set, map and precision.
+on every data set, map and precision (``COVERING``: each data set with two maps, every map in both
+precisions).
 
 The references (harness/payload_reference.py) are written out one σ at a time, the straightforward way
 (the way the pages built their payloads before levels were batched): a full Plotly figure per level
@@ -31,7 +32,8 @@ RTOL = 1e-12
 MAPS = (*KINDS, entmax_kind(1.3))
 # Every data set with two maps, one per precision, rotating through MAPS so every map meets both
 # precisions: the same coverage of data sets, maps and precisions as the full product at a fifth of
-# its run time (each case builds the per-level reference, the slow old code path).
+# its run time (each case builds the per-level reference, the slow old code path). Every view's test
+# takes these cases.
 COVERING = [
     (dataset, MAPS[(2 * i + j) % len(MAPS)], dtype)
     for i, dataset in enumerate(DATASETS)
@@ -101,12 +103,7 @@ def covering_group(dataset: str, kind: str, dtype: str):
 
 
 @pytest.mark.parametrize(
-    "dataset, kind, dtype",
-    [
-        pytest.param(*case, marks=covering_group(*case)) if case in COVERING else case
-        for case in [(d, m, "float64") for d in DATASETS for m in MAPS]
-        + [c for c in COVERING if c[2] == "float32"]
-    ],
+    "dataset, kind, dtype", [pytest.param(*case, marks=covering_group(*case)) for case in COVERING]
 )
 def test_explorer_payload_is_the_per_level_payload(dataset, kind, dtype):
     new, _ = explorer_case(dataset, kind, dtype)
