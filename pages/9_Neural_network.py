@@ -83,6 +83,19 @@ st.markdown(
 )
 
 
+def training_time(column, view) -> None:
+    """The metric of how long a finished training took, with its epochs and skipped steps."""
+    column.metric(
+        tr("training time"),
+        tr.format("{seconds:.1f} s", seconds=view.seconds),
+        help=tr(
+            "{epochs} epochs, {nan} skipped (NaN) steps, torch on one thread.",
+            epochs=str(view.epochs_run),
+            nan=str(view.nan_steps),
+        ),
+    )
+
+
 def map_label(kind: str) -> str:
     return tr(KIND_CONTROL_LABELS[kind])
 
@@ -193,15 +206,7 @@ with tab_clf:
             tr.number(float(np.nanmax(view.center_distances)), ".3g"),
             help=tr("The largest single centre's distance to its Lloyd point (data units)."),
         )
-        m[4].metric(
-            tr("training time"),
-            tr.format("{seconds:.1f} s", seconds=view.seconds),
-            help=tr(
-                "{epochs} epochs, {nan} skipped (NaN) steps, torch on one thread.",
-                epochs=str(view.epochs_run),
-                nan=str(view.nan_steps),
-            ),
-        )
+        training_time(m[4], view)
         left, right = st.columns(2, gap="medium")
         with left, panel(tr("The decision regions")):
             st.markdown(
@@ -378,15 +383,7 @@ with tab_deep:
         m[2].metric(
             tr("K-Means on raw inputs"), fmt(raw), help=tr("scikit-learn KMeans, same k, n_init = 10.")
         )
-        m[3].metric(
-            tr("training time"),
-            tr.format("{seconds:.1f} s", seconds=dview.seconds),
-            help=tr(
-                "{epochs} epochs, {nan} skipped (NaN) steps, torch on one thread.",
-                epochs=str(dview.epochs_run),
-                nan=str(dview.nan_steps),
-            ),
-        )
+        training_time(m[3], dview)
         left, right = st.columns([1.25, 1], gap="medium")
         with left, panel(tr("The latent space")):
             st.markdown(
