@@ -113,19 +113,18 @@ def pooled_page(browser, _context_pool):
     viewport and touch, a locale), shared by the tests that ask for the same settings, as ``context``
     is: its HTTP cache stays, and at the test's end its pages are closed and its cookies and storage
     cleared."""
-    used = []
+    used: set[str] = set()
 
     def new_page(**context_args):
         key = json.dumps(context_args, sort_keys=True)
         if key not in _context_pool:
             _context_pool[key] = browser.new_context(**context_args)
-        context = _context_pool[key]
-        used.append(context)
-        return context.new_page()
+        used.add(key)
+        return _context_pool[key].new_page()
 
     yield new_page
-    for context in used:
-        _clean(context)
+    for key in used:
+        _clean(_context_pool[key])
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -19,6 +19,7 @@ import re
 
 import pytest
 from english import english_segments
+from menu import walk_the_menu
 
 from harness.student import HANG_TIMEOUT_MS, Student
 from rbfviz.i18n import translator
@@ -28,7 +29,6 @@ from ui.page import PAGES
 pytestmark = pytest.mark.e2e
 
 APP_PAGES = ["", *(path.split("_", 1)[1].removesuffix(".py") for path, _, _ in PAGES)]
-MENU_LABELS = [label for _, label, _ in PAGES]  # the sidebar's links, in English
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 VIEWPORT = {"width": 1366, "height": 768}
 PT = translator("pt-BR")
@@ -138,11 +138,7 @@ def test_every_page_in_portuguese_has_no_english_sentence(server, pooled_page):
     in the sidebar, as a reader goes (one page load for all): the language stays in the address, and no
     page has English left."""
     student = _open(pooled_page, f"{server.url}/?lang=pt-BR", "en-US")
-    left = _english_on(student, "")
-    for name, label in zip(APP_PAGES[1:], MENU_LABELS):
-        student.go_to(PT(label))
-        assert student.path() == f"/{name}"
-        left += _english_on(student, name)
+    left = [line for name in walk_the_menu(student, PT) for line in _english_on(student, name)]
     assert left == [], "English left on the Portuguese pages:\n" + "\n".join(left)
 
 

@@ -19,12 +19,14 @@ failure in CI (CI=true), whose docs step builds it before the tests."""
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 from html.parser import HTMLParser
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from menu import walk_the_menu
 
 from harness.settings import DOCS_SITE
 from harness.student import HANG_TIMEOUT_MS, Student
@@ -36,7 +38,6 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 QUIET_S = 0.15  # no request in flight for this long: the page has asked for all it asks for
 SCRUBBED = {"Explorer", "Annealing", "Stability", "Equivalence"}
 APP_PAGES = ["", *(path.split("_", 1)[1].removesuffix(".py") for path, _, _ in PAGES)]
-MENU_LABELS = [label for _, label, _ in PAGES]  # the sidebar's links, in English
 # Streamlit's front end, opened at /<Page>, first asks for /<Page>/_stcore/health and host-config (the
 # app might be served under that path), gets 404 and then uses /_stcore/: its way of finding the
 # server's base path, not a broken page. Only exactly those two answers are forgiven.
@@ -108,18 +109,24 @@ class _PageReader(HTMLParser):
             self._script = None
 
 
+@functools.cache
 def _read(name: str) -> _PageReader:
+    """The built page ``name``, read once per process."""
     reader = _PageReader()
     reader.feed((DOCS_SITE / name).read_text(encoding="utf-8"))
     return reader
 
 
+def _script_kind(name: str) -> frozenset[str]:
+    """The page's set of inline scripts, their relative base paths aside."""
+    return frozenset(_BASE_PATH.sub('"BASE"', script) for script in _read(name).scripts)
+
+
 def _docs_in_the_browser(pages: list[str]) -> list[str]:
-    """One page per set of inline scripts (their relative base paths aside): the one with most images."""
+    """One page per kind of inline scripts (``_script_kind``): the one with most images."""
     kinds: dict[frozenset, list[str]] = {}
     for name in pages:
-        scripts = frozenset(_BASE_PATH.sub('"BASE"', script) for script in _read(name).scripts)
-        kinds.setdefault(scripts, []).append(name)
+        kinds.setdefault(_script_kind(name), []).append(name)
     return sorted(max(names, key=lambda name: (_read(name).images, name)) for names in kinds.values())
 
 
@@ -219,10 +226,7 @@ def test_every_app_page_works_without_internet(server, offline):
     each page's own code, data and images are fetched as it opens (one page load for all of them)."""
     student = Student(offline.context.new_page())
     student.open(server.url)
-    for name, label in [("", "")] + [(slug, label) for slug, label in zip(APP_PAGES[1:], MENU_LABELS)]:
-        if label:
-            student.go_to(label)
-            assert student.path() == f"/{name}"
+    for name in walk_the_menu(student):
         if name in SCRUBBED:
             student.wait_for_scrub()
         student.wait_for_layout()
@@ -250,12 +254,9 @@ def test_every_docs_page_fetches_only_files_of_the_site(built_site, name):
 def test_the_pages_opened_in_the_browser_cover_every_kind(built_site):
     """Every page's inline scripts are one of the sets opened in the browser; the home pages and the tour
     notebook in both languages are among them."""
-    opened = {
-        frozenset(_BASE_PATH.sub('"BASE"', script) for script in _read(name).scripts)
-        for name in DOCS_IN_THE_BROWSER
-    }
+    opened = {_script_kind(name) for name in DOCS_IN_THE_BROWSER}
     for name in DOCS_PAGES:
-        assert frozenset(_BASE_PATH.sub('"BASE"', s) for s in _read(name).scripts) in opened, name
+        assert _script_kind(name) in opened, name
     assert {"index.html", "library/tour.html", "pt-BR/index.html", "pt-BR/library/tour.html"} <= set(
         DOCS_IN_THE_BROWSER
     )

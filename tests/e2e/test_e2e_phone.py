@@ -9,6 +9,7 @@ its test fails, or for every page with RBFVIZ_E2E_SCREENSHOTS=all.
 from pathlib import Path
 
 import pytest
+from menu import walk_the_menu
 
 from harness.chromium import BROWSER_SIZES
 from harness.student import HANG_TIMEOUT_MS, Student
@@ -168,10 +169,8 @@ def test_every_page_fits_a_laptop(server, pooled_page):
     student = _open(pooled_page, f"{server.url}/", "laptop")
     clashes = {}
     try:
-        for page in PAGES:
-            if page:
-                student.name = f"laptop-{page}"
-                student.go_to(page.replace("_", " "))
+        for page in walk_the_menu(student):
+            student.name = f"laptop-{page or 'Home'}"
             clashes[(page, "laptop")] = _fit_problems(student, page, "laptop")
             student.keepsake()
         _judge_clashes(clashes)
