@@ -226,10 +226,18 @@ class Student:
                 "framesent", lambda frame: self.sent_frames.append(len(frame) if frame is not None else 0)
             ),
         )
-        page.add_init_script(_SEND_LOG_JS)
+        Student.prepare(page)
         # requests that failed in the network (not HTTP errors), reported with the page's problems
         self.failed_requests: list[str] = []
         page.on("requestfailed", lambda r: self.failed_requests.append(f"{r.method} {r.url}: {r.failure}"))
+
+    @staticmethod
+    def prepare(page: Page) -> None:
+        """Install the send log's init script (``_SEND_LOG_JS``) on ``page``, once: a tab kept across
+        tests (tests/browser.py) has it from its first Student on."""
+        if not getattr(page, "_rbfviz_send_log", False):
+            page.add_init_script(_SEND_LOG_JS)
+            page._rbfviz_send_log = True
 
     # --- waiting --------------------------------------------------------------------------------
     def mark(self) -> dict:

@@ -87,8 +87,10 @@ def test_a_bad_link_warns_and_other_views_drop_the_steps(server, student):
 
 
 def wait_for_steps(student: Student, steps: str) -> None:
+    """Wait until the address's steps begin with ``steps`` (Play may have taken more before a poll sees
+    them)."""
     student.page.wait_for_function(
-        "(s) => (new URLSearchParams(window.location.search).get('steps') || '') === s", arg=steps
+        "(s) => (new URLSearchParams(window.location.search).get('steps') || '').startsWith(s)", arg=steps
     )
 
 
@@ -120,7 +122,7 @@ def test_play_pause_and_step_back(server, browser, size):
         student.wait_for_run()
         taken = student.query().get("steps", "")
         assert taken.startswith("EME") and set(taken) <= {"E", "M"}
-        assert taken == "EMEMEMEMEMEM"[: len(taken)]  # E and M by turns
+        assert taken == ("EM" * len(taken))[: len(taken)]  # E and M by turns
         student.wait_page_time(1500)  # three intervals at 2 per second: nothing more is taken
         assert student.query().get("steps", "") == taken
         assert student.metric("Steps taken") == str(len(taken))
