@@ -105,34 +105,30 @@ def press(student: Student, name: str) -> None:
 
 
 @pytest.mark.parametrize("size", list(BROWSER_SIZES))
-def test_play_pause_and_step_back(server, browser, size):
+def test_play_pause_and_step_back(server, pooled_page, size):
     """Play takes E and M by turns at 2 steps per second with no click; Pause stops it; Step back shows
     the iteration before, with its number in the address, and keeps the later steps."""
-    context = browser.new_context(**BROWSER_SIZES[size])
-    student = Student(context.new_page(), ARTIFACTS / "screens", name=f"play-{size}")
+    student = Student(pooled_page(**BROWSER_SIZES[size]), ARTIFACTS / "screens", name=f"play-{size}")
     student.page.set_default_timeout(HANG_TIMEOUT_MS)
-    try:
-        open_stepper(student, server.url + "/Step_by_step?speed=2")
-        assert "steps" not in student.query()
-        press(student, "▶ Play")
-        wait_for_steps(student, "EME")  # three steps without a click
-        press(student, "❚❚ Pause")
-        student.page.get_by_role("button", name="▶ Play", exact=True).wait_for()
-        student.wait_page_time(600)  # a tick already on its way may still land
-        student.wait_for_run()
-        taken = student.query().get("steps", "")
-        assert taken.startswith("EME") and set(taken) <= {"E", "M"}
-        assert taken == ("EM" * len(taken))[: len(taken)]  # E and M by turns
-        student.wait_page_time(1500)  # three intervals at 2 per second: nothing more is taken
-        assert student.query().get("steps", "") == taken
-        assert student.metric("Steps taken") == str(len(taken))
+    open_stepper(student, server.url + "/Step_by_step?speed=2")
+    assert "steps" not in student.query()
+    press(student, "▶ Play")
+    wait_for_steps(student, "EME")  # three steps without a click
+    press(student, "❚❚ Pause")
+    student.page.get_by_role("button", name="▶ Play", exact=True).wait_for()
+    student.wait_page_time(600)  # a tick already on its way may still land
+    student.wait_for_run()
+    taken = student.query().get("steps", "")
+    assert taken.startswith("EME") and set(taken) <= {"E", "M"}
+    assert taken == ("EM" * len(taken))[: len(taken)]  # E and M by turns
+    student.wait_page_time(1500)  # three intervals at 2 per second: nothing more is taken
+    assert student.query().get("steps", "") == taken
+    assert student.metric("Steps taken") == str(len(taken))
 
-        press(student, "◀ Step back")
-        student.page.wait_for_function("() => new URLSearchParams(window.location.search).get('at') !== null")
-        assert student.query()["at"] == str(len(taken) - 1) and student.query()["steps"] == taken
-        assert student.metric("Steps taken") == f"{len(taken) - 1} of {len(taken)}"
-        assert f"Iteration {len(taken) - 1} of {len(taken)} taken" in student.text()
-        student.keepsake(f"play-{size}")
-        student.assert_no_problems()
-    finally:
-        context.close()
+    press(student, "◀ Step back")
+    student.page.wait_for_function("() => new URLSearchParams(window.location.search).get('at') !== null")
+    assert student.query()["at"] == str(len(taken) - 1) and student.query()["steps"] == taken
+    assert student.metric("Steps taken") == f"{len(taken) - 1} of {len(taken)}"
+    assert f"Iteration {len(taken) - 1} of {len(taken)} taken" in student.text()
+    student.keepsake(f"play-{size}")
+    student.assert_no_problems()
