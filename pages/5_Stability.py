@@ -13,6 +13,7 @@ from rbfviz.views.stability.figures import stability_figure, stability_plane_fig
 from rbfviz.views.stability.levels import stability_levels
 from rbfviz.views.stability.receipt import stability_numbers, stability_receipt
 from ui import compute, exports, family, scrub_parts
+from ui import session_keys as keys
 from ui.page import chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
@@ -208,18 +209,22 @@ def sigma_panels(ctrl) -> None:
 follows_sigma(ctx, sigma_panels)
 
 # Not a σ panel: the family's collapse is measured over its own σ grid, so a settled σ does not rerun it.
-with panel(tr("Exact collapse across the family")):
-    st.subheader(tr("Exact collapse across the α-entmax family"))
-    collapse = family.family(ctrl)
-    collapse_words = family_collapse_words(collapse, tr=tr)
-    chart(family_collapse_figure(collapse, tr=tr), ctrl, "family_collapse", description=collapse_words)
-    st.markdown(collapse_words)
-    st.caption(
-        tr(
-            "α-entmax, r = [(α−1)z − τ]₊^(1/(α−1)), makes a row exactly one-hot once its logit gap "
-            "gᵢ/(2σ²) reaches 1/(α−1); so every row at C* is one-hot for σ ≤ σ*(α) = √((α−1)·g_min/2). "
-            "Left: that curve, and the largest σ of the grid from which every row is measured one-hot (at "
-            "C*, in each precision). Right: the share of responsibilities that are exactly 0, at most "
-            "1 − 1/k; diamonds mark σ*(α). Softmax (α → 1) never reaches it: σ*(α) → 0."
+# Measured only once the student opens it (the expander reruns the page then): a new setting does not pay
+# for what the page does not show.
+st.subheader(tr("Exact collapse across the α-entmax family"))
+family_box = st.expander(tr("Exact collapse across the family"), key=keys.FAMILY_OPEN, on_change="rerun")
+with family_box, panel(tr("Exact collapse across the family")):
+    if family_box.open:
+        collapse = family.family(ctrl)
+        collapse_words = family_collapse_words(collapse, tr=tr)
+        chart(family_collapse_figure(collapse, tr=tr), ctrl, "family_collapse", description=collapse_words)
+        st.markdown(collapse_words)
+        st.caption(
+            tr(
+                "α-entmax, r = [(α−1)z − τ]₊^(1/(α−1)), makes a row exactly one-hot once its logit gap "
+                "gᵢ/(2σ²) reaches 1/(α−1); so every row at C* is one-hot for σ ≤ σ*(α) = √((α−1)·g_min/2). "
+                "Left: that curve, and the largest σ of the grid from which every row is measured one-hot "
+                "(at C*, in each precision). Right: the share of responsibilities that are exactly 0, at "
+                "most 1 − 1/k; diamonds mark σ*(α). Softmax (α → 1) never reaches it: σ*(α) → 0."
+            )
         )
-    )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .annealing import NOISE, _anneal, _anneal_checks, _default_sigmas, _fixed_point
+from .annealing import NOISE, _anneal, _anneal_checks, _default_sigmas, _fixed_points
 from .jsonable import jsonable
 from .measures import (
     SlopeFit,
@@ -175,18 +175,27 @@ def collapse_study(
     nan_rows = np.zeros(S, dtype=np.int64)
     loss_gap = np.full(S, np.nan)
     bounds = np.array([_gamma_gap_bound(X.shape[0], k, float(s), kind) for s in sigmas])
+    below = np.flatnonzero(sigmas < sigma_c)
+    if below.size:
+        # every level's EM from C* at once, each level the bits of its own run (``annealing.fixed_points``):
+        # one set of array operations per round instead of one per level and step
+        fixed[below], iterations[below], converged[below] = _fixed_points(
+            X,
+            np.asarray(C_star, dtype=X.dtype),
+            sigmas[below],
+            kind,
+            tol,
+            max_iter,
+            progress=None if progress is None else (lambda done, _: progress(S + done, total)),
+        )
     for s, sigma in enumerate(sigmas):
         sigma = float(sigma)
         resp_star, _ = _resp_and_distances(X, C_star, sigma, kind)
         nan_rows[s] = int(np.isnan(resp_star).any(axis=1).sum())
-        if sigma < sigma_c:
-            fixed[s], iterations[s], converged[s] = _fixed_point(
-                X, C_star, sigma, kind, tol=tol, max_iter=max_iter
-            )
-            if np.all(np.isfinite(fixed[s])):
-                loss_gap[s] = _gamma_gap(X, fixed[s], sigma, kind).gap
-        if progress is not None:
-            progress(S + s + 1, total)
+        if sigma < sigma_c and np.all(np.isfinite(fixed[s])):
+            loss_gap[s] = _gamma_gap(X, fixed[s], sigma, kind).gap
+    if progress is not None:
+        progress(total, total)
 
     error = collapse_error(fixed, C_star)
     error_path = collapse_error(path.centers, C_star)

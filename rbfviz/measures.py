@@ -484,31 +484,37 @@ def stability_report(
     for dtype in dtypes:
         for sigma in sigmas:
             check_sigma_for_dtype(float(sigma), dtype)
-    rows = []
-    for kind in kinds:
-        for dtype in dtypes:
-            x = torch.from_numpy(X.astype(dtype))
-            for sigma in sigmas:
-                c = torch.from_numpy(C.astype(dtype)).requires_grad_(True)
-                d = sq_distances(x, c)
-                with torch.no_grad():
-                    resp = resp_from_sq_distances(d, float(sigma), kind)
-                loss = (resp * d).sum()
-                (grad,) = torch.autograd.grad(loss, c)
-                r = resp.numpy()
-                rows.append(
-                    {
-                        "kind": kind,
-                        "dtype": dtype,
-                        "sigma": float(sigma),
-                        "nan_row_fraction": float(np.isnan(r).any(axis=1).mean()),
-                        "zero_fraction": float((r == 0).mean()),
-                        "grad_norm": float(torch.linalg.vector_norm(grad.double())),
-                        "loss": float(loss.detach().double()),
-                        "loss_finite": bool(torch.isfinite(loss).item()),
-                    }
-                )
-    return rows
+    return [
+        row for kind in kinds for dtype in dtypes for row, _ in _stability_rows(X, C, sigmas, kind, dtype)
+    ]
+
+
+def _stability_rows(X: np.ndarray, C: np.ndarray, sigmas: np.ndarray, kind: str, dtype: str):
+    """``stability_report``'s rows of one map and dtype on checked arguments, each with the map's
+    responsibilities r (n, k) it was computed from: a generator of (row, r), one per σ in order.
+
+    The distances do not depend on σ: they are formed once, with their autograd graph kept for every σ's
+    gradient (the same operations, so the same bits, as forming them again for each σ)."""
+    x = torch.from_numpy(X.astype(dtype))
+    c = torch.from_numpy(C.astype(dtype)).requires_grad_(True)
+    d = sq_distances(x, c)
+    for i, sigma in enumerate(sigmas):
+        with torch.no_grad():
+            resp = resp_from_sq_distances(d, float(sigma), kind)
+        loss = (resp * d).sum()
+        (grad,) = torch.autograd.grad(loss, c, retain_graph=i + 1 < len(sigmas))
+        r = resp.numpy()
+        row = {
+            "kind": kind,
+            "dtype": dtype,
+            "sigma": float(sigma),
+            "nan_row_fraction": float(np.isnan(r).any(axis=1).mean()),
+            "zero_fraction": float((r == 0).mean()),
+            "grad_norm": float(torch.linalg.vector_norm(grad.double())),
+            "loss": float(loss.detach().double()),
+            "loss_finite": bool(torch.isfinite(loss).item()),
+        }
+        yield row, r
 
 
 def kmeans_reference(X, start) -> tuple[np.ndarray, np.ndarray]:

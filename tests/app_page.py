@@ -45,10 +45,15 @@ def app(query: dict | None = None) -> AppTest:
     return at
 
 
-def open_page(page: str, query: dict | None = None, *, check: bool = True) -> AppTest:
+def open_page(
+    page: str, query: dict | None = None, *, check: bool = True, session: dict | None = None
+) -> AppTest:
     """``page`` (a path such as "pages/1_Explorer.py") opened with ``query`` in its address and run; with
-    ``check``, the run raised no exception."""
+    ``check``, the run raised no exception. session: widget states set before the run, as a user's earlier
+    clicks left them (e.g. an expander opened: {ui.session_keys.FAMILY_OPEN: True})."""
     at = app(query)
+    for key, value in (session or {}).items():
+        at.session_state[key] = value
     at.switch_page(page).run()
     if check:
         assert not at.exception, at.exception

@@ -607,16 +607,17 @@ def _stability_plane(key: DataKey, k: int, dtype: str, sigma: float):
 
 
 def stability_planes(ctrl, progress=None):
-    """``stability_plane`` at every σ of the grid, one at a time (a generator, not cached one by one)."""
+    """``stability_plane`` at every σ of the grid (``stability_planes``: the σ-free distances once), in grid
+    order; not cached one by one."""
     from rbfviz.views.stability import arrays as stability_views
 
     X, _ = _key(ctrl).points("float64")
     centers = kmeans_centroids(ctrl)
     grid = scale(ctrl).grid
-    for i, sigma in enumerate(grid):
-        yield stability_views.stability_plane(X, centers, float(sigma), ctrl.dtype)
-        if progress:
-            progress(i + 1, len(grid))
+    planes = stability_views.stability_planes(X, centers, grid, ctrl.dtype)
+    if progress:
+        progress(len(grid), len(grid))
+    return planes
 
 
 def stability_plane(ctrl):

@@ -56,6 +56,7 @@ STEP_SPEED = "w_step_speed"
 STEP_PLAY_STEPS = "w_step_play"
 RACE = "_rbfviz_race"  # Annealing: ((data, k), N) of the race of restarts this session asked for
 RACE_N = "w_race_n"  # Annealing: widget, the number of restarts N
+FAMILY_OPEN = "w_family_open"  # Stability: widget, the α-entmax family's expander is open (measured then)
 # the settings this session chose to compute over the work budget (ui.budget)
 BUDGET_CONFIRMED = "_rbfviz_budget_confirmed"
 

@@ -14,8 +14,10 @@ from rbfviz.datasets import DEFAULT_NOISE, make_dataset
 from rbfviz.family import FAMILY_ALPHAS, family_collapse
 from rbfviz.steps import kmeans
 from rbfviz.views.stability.family import family_collapse_words
+from ui import session_keys as keys
 
 SMALL = {"dataset": "moons", "n": "120"}
+OPEN_FAMILY = {keys.FAMILY_OPEN: True}  # the Stability page's α-entmax family expander, opened
 ALPHA_LABEL = "α of entmax"
 
 
@@ -89,7 +91,8 @@ def test_every_view_recomputes_on_alpha(page):
 
 
 def test_stability_panel_draws_the_library_measurement():
-    at = run(page_path("Stability"), {**SMALL, "kind": "entmax", "alpha": "1.25"})
+    """The α-entmax family's panel, once opened (it is measured only then)."""
+    at = open_page(page_path("Stability"), {**SMALL, "kind": "entmax", "alpha": "1.25"}, session=OPEN_FAMILY)
     assert not at.error, [e.value for e in at.error]
     X, _ = make_dataset("moons", 120, DEFAULT_NOISE["moons"], 0)
     centers = kmeans(X, k=2, seed=0)[0]

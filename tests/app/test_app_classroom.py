@@ -198,7 +198,8 @@ def test_a_large_upload_draws_a_sample_counts_every_point_and_stays_under_8_mb()
 def test_a_large_upload_on_stability_draws_a_sample_at_every_sigma():
     """Stability with more points than it draws: a seeded sample of 5,000 at every σ, the counts of all
     points, at most 8 MB. Its payload holds the drawn points only, so one point over the limit takes the
-    same path as the largest upload (whose α-family panel alone costs tens of seconds at k = 3)."""
+    same path as the largest upload (whose α-family panel, measured once opened, costs tens of seconds at
+    k = 3)."""
     at = upload(open_page(STABILITY, {"k": "2"}), "big.csv", csv_points(n=5_001)[0])
     assert not at.exception and not at.error, texts(at.error)
     assert (

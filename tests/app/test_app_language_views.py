@@ -14,6 +14,8 @@ from app_page import open_page, page_path
 from hang import HANG_TIMEOUT_S
 from streamlit.testing.v1 import AppTest
 
+from ui import session_keys as keys
+
 SMALL = {"dataset": "moons", "n": "120"}
 PT = dict(SMALL, lang="pt-BR")
 # Words that only English writes (surrounded by spaces: "a" or "do" would also be Portuguese).
@@ -119,7 +121,7 @@ def test_page_without_lang_stays_english(label):
 
 
 def test_stability_figures_and_table_in_portuguese():
-    at = open_page(page_path("Stability"), PT)
+    at = open_page(page_path("Stability"), PT, session={keys.FAMILY_OPEN: True})  # the family's panel open
     words = [w for spec in figures(at) for w in figure_words(spec)]
     assert "<b>linhas NaN (%)</b>" in words and "σ (log; esfria →)" in words
     assert any(w.startswith("medido, float") for w in words)  # the α-entmax family's legend

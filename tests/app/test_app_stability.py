@@ -10,6 +10,7 @@ from scrub_view import commit, figure_shown, grid
 from streamlit.testing.v1 import AppTest
 
 from rbfviz.views.annealing.figures import CURRENT
+from ui import session_keys as keys
 
 PAGE = page_path("Stability")
 SMALL = {"dataset": "moons", "n": "120"}
@@ -43,15 +44,30 @@ def one_hot_rows(plane: dict) -> np.ndarray:
     return xy(next(t for t in plane["data"] if t["name"] == "entmax-1.5: row exactly one-hot"))
 
 
+def family_panels(at) -> int:
+    return sum(is_family_panel(json.loads(c.proto.spec)) for c in at.get("plotly_chart"))
+
+
 def test_loads_with_curves_table_and_plane():
     at = run(SMALL)
     ok(at)
     curves, plane = specs(at)
-    assert sum(is_family_panel(json.loads(c.proto.spec)) for c in at.get("plotly_chart")) == 1
+    assert family_panels(at) == 0  # the α-entmax family is measured once its expander is opened
     assert len(current_lines(curves)) == 4
     assert len(plane["layout"]["images"]) == 2
     table = at.dataframe[0].value
     assert len(table) == 6 and set(table["dtype"]) == {"float32", "float64"}
+
+
+def test_the_family_panel_is_measured_and_drawn_once_opened():
+    at = run(SMALL)
+    ok(at)
+    assert family_panels(at) == 0
+    at.session_state[keys.FAMILY_OPEN] = True  # as the expander's click leaves it, then the page reruns
+    at.run()
+    ok(at)
+    assert family_panels(at) == 1
+    assert specs(at)[0] == specs(run(SMALL))[0], "the curves above do not change"
 
 
 def test_sigma_change_moves_markers_table_and_plane():

@@ -137,3 +137,35 @@ def test_bad_arguments_raise_clear_errors():
         fixed_points(X, C0, grid, "softmax", max_iter=0)
     with pytest.raises(ValueError, match="progress"):
         fixed_points(X, C0, grid, "softmax", progress=3)
+
+
+@pytest.mark.parametrize(
+    "dataset, k, kind, dtype",
+    [
+        ("blobs", 6, "softmax", "float64"),
+        ("uneven", 3, "softmax", "float32"),
+        ("moons", 4, "entmax15", "float64"),
+        ("circles", 3, "naive", "float32"),
+        ("blobs", 3, "entmax:1.3", "float64"),
+    ],
+)
+def test_the_collapse_studys_fixed_points_are_one_level_runs_from_c_star(dataset, k, kind, dtype):
+    """``collapse_study`` runs EM from C* at every σ below σ_c together (``annealing._fixed_points``): each
+    level is ``fixed_point`` from C* at its σ alone, bit for bit; levels above σ_c stay NaN, 0 steps."""
+    from rbfviz.collapse import collapse_study
+
+    X = make_dataset(dataset, n=60 if kind.startswith("entmax:") else 200, seed=1)[0]
+    grid = sigma_scale(X, _kmeans(X.astype(np.float64), k=k, seed=0)[0]).grid
+    done = []
+    study = collapse_study(X, k, kind=kind, dtype=dtype, sigmas=grid, progress=lambda *a: done.append(a))
+    assert done[-1] == (2 * grid.size, 2 * grid.size) and done == sorted(done)
+    below = grid < study.sigma_critical_predicted
+    assert below.any() and not below.all()
+    Xd = X.astype(dtype)
+    for i, sigma in enumerate(grid):
+        if not below[i]:
+            assert np.isnan(study.fixed_point_centers[i]).all() and study.fixed_point_iterations[i] == 0
+            continue
+        alone, steps, converged = fixed_point(Xd, study.kmeans_centers, float(sigma), kind)
+        assert np.array_equal(study.fixed_point_centers[i], alone, equal_nan=True), (i, sigma)
+        assert (study.fixed_point_iterations[i], study.fixed_point_converged[i]) == (steps, converged)

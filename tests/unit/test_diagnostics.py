@@ -238,6 +238,25 @@ def test_stability_report_naive_fails_only_where_expected():
         stability_report(X, C, [1.0], dtypes=("float16",))
 
 
+def test_stability_report_on_a_grid_is_each_sigma_alone():
+    """The report forms the distances (and their autograd graph) once for every σ: each row is the row
+    of that σ reported alone, to the bit, gradient included, on every map and dtype."""
+    rng = np.random.RandomState(3)
+    X = rng.normal(size=(200, 2))
+    C = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, 1.5]])
+    sigmas = [3.0, 0.5, 0.05, 0.0071]
+    kinds = ("softmax", "entmax15", "naive", "hard", "entmax:1.3")
+    rows = stability_report(X, C, sigmas, kinds=kinds)
+    alone = [row for sigma in sigmas for row in stability_report(X, C, [sigma], kinds=kinds)]
+    key = lambda row: (row["kind"], row["dtype"], row["sigma"])  # noqa: E731
+    assert sorted(map(key, rows)) == sorted(map(key, alone))
+    alone = {key(row): row for row in alone}
+    for row in rows:
+        for name, value in row.items():
+            want = alone[key(row)][name]
+            assert value == want or (math.isnan(value) and math.isnan(want)), (key(row), name)
+
+
 # --- the collapse experiment -----------------------------------------------------------------------
 
 

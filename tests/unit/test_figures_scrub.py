@@ -15,11 +15,15 @@ from rbfviz.datasets import make_dataset
 from rbfviz.field import plane_extent, soft_field
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
+from rbfviz.views.common.palette import hex_strings, rgb_strings
 from rbfviz.views.common.plane import drawn_points
 from rbfviz.views.common.scrub import (
     MAGIC,
     Probe,
+    RGBColors,
     ScrubLevel,
+    ScrubPatch,
+    _same,
     figure_at,
     metrics_html,
     read_payload,
@@ -159,6 +163,32 @@ def test_any_values_and_colours_round_trip(values, colours, hex_form):
         np.testing.assert_array_equal(np.asarray(fig["data"][0]["y"], dtype=float), np.array(values[i]))
         assert fig["data"][0]["marker"]["color"] == list(level.figure.data[0].marker.color)
         assert fig["layout"]["title"]["text"] == str(i)
+
+
+@pytest.mark.parametrize("form", ["rgb", "hex"])
+def test_colour_arrays_in_a_patch_are_the_payload_of_their_strings(form):
+    """A patch's RGBColors of either form gives the payload its list of strings gives (rgb_strings or
+    hex_strings), byte for byte, and reads back as those strings; a base list of the other form differs."""
+    rng = np.random.default_rng(4)
+    rgb = rng.integers(0, 256, size=(3, 12, 3)).astype(np.uint8)
+    strings = rgb_strings if form == "rgb" else hex_strings
+    base = go.Figure(
+        data=[dict(type="scatter", x=np.arange(12.0), y=np.zeros(12), marker=dict(color=strings(rgb[0])))]
+    )
+    path = ("data", 0, "marker", "color")
+    as_arrays = [ScrubLevel(base, "", "")] + [
+        ScrubPatch(((path, RGBColors(c, form)),), "", "") for c in rgb[1:]
+    ]
+    as_lists = [ScrubLevel(base, "", "")] + [ScrubPatch(((path, strings(c)),), "", "") for c in rgb[1:]]
+    sigmas = [1.0, 0.5, 0.25]
+    assert scrub_payload(as_arrays, sigmas) == scrub_payload(as_lists, sigmas)
+    header = read_payload(scrub_payload(as_arrays, sigmas))
+    for i in range(3):
+        assert figure_at(header, i)["data"][0]["marker"]["color"] == strings(rgb[i])
+    other = rgb_strings if form == "hex" else hex_strings
+    assert not _same(other(rgb[1]), RGBColors(rgb[1], form), {})
+    with pytest.raises(ValueError, match="form"):
+        RGBColors(rgb[0], "HEX")
 
 
 def test_one_level_per_sigma_is_required():

@@ -3,7 +3,8 @@
 The plane's rows settled without the map (rbfviz.views.stability.arrays.naive_nan_rows,
 entmax_hard_rows) give the map's own answer: on every data set, in float32 and float64, at every σ of
 the view's grid and k of 2, 5 and 8, for the points and for the pixels of the plane, against the naive
-and 1.5-entmax maps run on every row. The table's map, computed once per row for its one-hot fraction
+and 1.5-entmax maps run on every row. The planes of a whole grid, their σ-free distances formed once, are
+each σ's plane alone. The table's map, computed once per row for its one-hot fraction
 and its EM step, gives what the two computed apart gave, bit for bit.
 """
 
@@ -23,6 +24,7 @@ from rbfviz.views.stability.arrays import (
     entmax_hard_rows,
     naive_nan_rows,
     stability_plane,
+    stability_planes,
     stability_table,
 )
 
@@ -131,3 +133,33 @@ def test_the_tables_step_and_one_hot_rows_are_soft_centroid_steps_and_the_maps_b
         error = float(np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64)))
         assert row["hard_row_fraction"] == float(one_hot_rows(resp).mean()), row
         assert row["error_to_kmeans"] == error or (np.isnan(error) and np.isnan(row["error_to_kmeans"])), row
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", DATASETS)
+def test_the_planes_of_a_grid_are_each_sigmas_plane_alone(name, dtype):
+    """``stability_planes`` forms the distances and nearest centres once for every σ: each plane is the
+    one ``stability_plane`` gives at its σ alone, array for array, and its points' rows are the maps' own
+    answers."""
+    X, _ = make_dataset(name, 150, seed=1)
+    X = np.asarray(X, dtype=np.float64)
+    C, _ = kmeans(X, k=4, seed=0)
+    grid = sigma_scale(X, C).grid[::3]
+    planes = stability_planes(X, C, grid, dtype, size=30)
+    assert [plane.sigma for plane in planes] == [float(s) for s in grid]
+    points, _ = distances(X, C, dtype)
+    for sigma, plane in zip(grid, planes):
+        alone = stability_plane(X, C, float(sigma), dtype, size=30)
+        for field in (
+            "label",
+            "naive_nan",
+            "entmax_hard",
+            "point_label",
+            "point_naive_nan",
+            "point_entmax_hard",
+        ):
+            np.testing.assert_array_equal(getattr(plane, field), getattr(alone, field), err_msg=field)
+        assert (plane.extent, plane.dtype) == (alone.extent, alone.dtype)
+        naive, entmax = whole_map(points, float(sigma))
+        np.testing.assert_array_equal(plane.point_naive_nan, naive)
+        np.testing.assert_array_equal(plane.point_entmax_hard, entmax)

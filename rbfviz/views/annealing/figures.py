@@ -31,6 +31,7 @@ from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.views.common.layout import base_layout, figure, plane_axes, with_gaps
 from rbfviz.views.common.palette import cluster_colors, tex_color
+from rbfviz.views.common.palette import hex_strings as hex_colors
 from rbfviz.views.common.plane import CENTER_MARKER, KMEANS_MARKER, markers_trace
 from rbfviz.views.common.sigma import (
     CURRENT,
@@ -79,12 +80,6 @@ GRID_LEGEND = dict(
     font=dict(size=12),
     bgcolor="rgba(255,255,255,0.85)",
 )
-
-
-def hex_colors(rgb) -> list[str]:
-    """(n, 3) uint8 -> ["#rrggbb", ...] (shorter in JSON than "rgb(r,g,b)")."""
-    text = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes().hex()
-    return ["#" + text[i : i + 6] for i in range(0, len(text), 6)]
 
 
 def _coords(values) -> dict:

@@ -7,10 +7,10 @@ import numpy as np
 
 from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.views.annealing import words as annealing_words
-from rbfviz.views.annealing.figures import animated_subset, hex_colors, trajectory_figure
+from rbfviz.views.annealing.figures import animated_subset, trajectory_figure
 from rbfviz.views.annealing.figures import coord_values as coords
 from rbfviz.views.common.presenter import presenter_figure
-from rbfviz.views.common.scrub import ScrubLevel, ScrubPatch
+from rbfviz.views.common.scrub import RGBColors, ScrubLevel, ScrubPatch
 
 
 def annealing_levels(view, X, presenter: bool = False, tr: Translator = ENGLISH) -> list:
@@ -28,7 +28,7 @@ def annealing_levels(view, X, presenter: bool = False, tr: Translator = ENGLISH)
             levels.append(ScrubLevel(presenter_figure(fig) if presenter else fig, "", caption))
             continue
         level = view.level(float(sigma))
-        sets = [(("data", 1, "marker", "color"), hex_colors(view.colors[level, shown]))]
+        sets = [(("data", 1, "marker", "color"), RGBColors(view.colors[level, shown], "hex"))]
         for j in range(k):
             sets += [
                 (("data", k + 2 + j, "x"), coords(centers[: level + 1, j, 0])),

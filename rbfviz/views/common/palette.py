@@ -100,6 +100,12 @@ def rgb_strings(rgb) -> list[str]:
     return [f"rgb({r},{g},{b})" for r, g, b in np.asarray(rgb, dtype=np.int64).tolist()]
 
 
+def hex_strings(rgb) -> list[str]:
+    """(n, 3) uint8 -> ["#rrggbb", ...] (shorter in JSON than "rgb(r,g,b)")."""
+    text = np.ascontiguousarray(rgb, dtype=np.uint8).tobytes().hex()
+    return ["#" + text[i : i + 6] for i in range(0, len(text), 6)]
+
+
 def fade(rgb, amount: float) -> np.ndarray:
     """Blend colours toward white: amount 0 keeps them, 1 gives white. Works on any (..., 3) array."""
     rgb = np.asarray(rgb, dtype=np.float64)

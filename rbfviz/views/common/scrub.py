@@ -49,7 +49,7 @@ from zlib_ng import gzip_ng
 
 from rbfviz.i18n import ENGLISH, Translator
 from rbfviz.validate import entmax_alpha
-from rbfviz.views.common.palette import cluster_colors, rgb_strings
+from rbfviz.views.common.palette import cluster_colors, hex_strings, rgb_strings
 from rbfviz.views.common.presenter import _decoded
 
 MAGIC = b"RBFS"
@@ -133,23 +133,27 @@ def _probe_header(probe: Probe, figures: list, blobs) -> dict:
 
 
 class RGBColors:
-    """Colours rgb (n, 3) uint8 standing for the list ``palette.rgb_strings(rgb)`` in a patch: the
-    payload stores them as an rgb blob, as it does that list, without writing and parsing n strings."""
+    """Colours rgb (n, 3) uint8 standing for the list ``palette.rgb_strings(rgb)`` (form "rgb") or
+    ``palette.hex_strings(rgb)`` (form "hex") in a patch: the payload stores them as a colour blob of that
+    form, as it does that list, without writing and parsing n strings."""
 
-    __slots__ = ("rgb",)
+    __slots__ = ("rgb", "form")
 
-    def __init__(self, rgb):
+    def __init__(self, rgb, form: str = "rgb"):
+        if form not in ("rgb", "hex"):
+            raise ValueError(f"form must be 'rgb' or 'hex', got {form!r}.")
         self.rgb = np.ascontiguousarray(rgb, dtype=np.uint8)
+        self.form = form
 
     def strings(self) -> list[str]:
-        return rgb_strings(self.rgb)
+        return rgb_strings(self.rgb) if self.form == "rgb" else hex_strings(self.rgb)
 
 
 def _same_colors(a, b: RGBColors, memo: dict | None) -> bool:
-    """``_same(a, b.strings())``; a list of "rgb(r,g,b)" strings (as rgb_strings writes them) is
-    compared by its parsed values, parsed once per list when memo is given."""
+    """``_same(a, b.strings())``; a list of colour strings of b's form (as rgb_strings or hex_strings write
+    them) is compared by its parsed values, parsed once per list when memo is given."""
     if isinstance(a, RGBColors):
-        return np.array_equal(a.rgb, b.rgb)
+        return a.form == b.form and np.array_equal(a.rgb, b.rgb)
     if not isinstance(a, list):
         return False
     if memo is not None:
@@ -157,7 +161,7 @@ def _same_colors(a, b: RGBColors, memo: dict | None) -> bool:
         if key not in memo:
             memo[key] = _color_array(a)
         parsed = memo[key]
-        if parsed is not None and parsed[1] == "rgb":
+        if parsed is not None and parsed[1] == b.form:
             return np.array_equal(parsed[0], b.rgb)
     return a == b.strings()
 
@@ -315,7 +319,7 @@ def _encode(value, blobs: _Blobs):
     """JSON-ready value: arrays to blob references, colour lists to rgb blobs."""
     if isinstance(value, RGBColors):
         if len(value.rgb) >= MIN_BLOB:
-            return blobs.add(value.rgb, "rgb")
+            return blobs.add(value.rgb, value.form)
         value = value.strings()
     if isinstance(value, np.ndarray):
         if value.size >= MIN_BLOB:

@@ -277,11 +277,9 @@ def _stability(s: Setting, progress, tr: Translator) -> bytes:
     grid = s.scale.grid
     X = s.points
     centroids = s.kmeans_centroids
-    planes = []
-    for i, sigma in enumerate(grid):
-        planes.append(stability_views.stability_plane(s.points64, centroids, float(sigma), s.dtype))
-        if progress:
-            progress(i + 1, len(grid))
+    planes = stability_views.stability_planes(s.points64, centroids, grid, s.dtype)
+    if progress:
+        progress(len(grid), len(grid))
     levels = stability_levels(planes, X, centroids, drawn=drawn_points(len(X), s.seed), tr=tr)
     return scrub_payload(levels, grid, config=CHART_CONFIG, initial=s.scale.index(s.scale.default), tr=tr)
 

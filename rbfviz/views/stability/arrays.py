@@ -15,7 +15,8 @@ one soft-centroid step from C* lands exactly on C* iff the map is exactly hard o
                                     one-hot iff g_i/(2σ²) > Z (its off-weights underflow).
 * ``naive_nan_sigmas(X, C, dtype)`` – σ below which the first / every naive row is NaN.
 * ``stability_plane(X, C, sigma, dtype)`` – the plane at σ: where naive is NaN and where entmax15 is
-                                    exactly one-hot, for pixels and for the points.
+                                    exactly one-hot, for pixels and for the points;
+                                    ``stability_planes`` at every σ of a grid.
 * ``naive_nan_rows(d, sigma)``, ``entmax_hard_rows(d, sigma)`` – those two answers per row of squared
                                     distances, the map run only on rows near either boundary.
 
@@ -31,7 +32,7 @@ import torch
 
 from rbfviz import measures
 from rbfviz.field import grid_sq_distances, plane_extent
-from rbfviz.maps import resp_columns, resp_from_sq_distances, sq_distance_columns, sq_distances, temperature
+from rbfviz.maps import resp_from_sq_distances, sq_distances, temperature
 from rbfviz.measures import one_hot_rows
 from rbfviz.steps import centroids_from_sums, points_with_ones, weighted_sums
 from rbfviz.validate import (
@@ -39,6 +40,7 @@ from rbfviz.validate import (
     DTYPES,
     check_centers,
     check_int,
+    check_kind,
     check_points,
     check_sigma,
     check_sigma_for_dtype,
@@ -62,24 +64,26 @@ def stability_table(X, C, sigmas, kinds=COMPARED_KINDS, dtypes=DTYPES) -> list[d
     X = check_points(X, "X", dtype=np.float64)
     C = check_centers(C, X, "C")
     sigmas = check_sigmas(sigmas)
+    kinds = [check_kind(kind) for kind in kinds]
+    dtypes = [np.dtype(dtype).name for dtype in dtypes]
+    for dtype in dtypes:
+        for sigma in sigmas:
+            check_sigma_for_dtype(float(sigma), dtype)
     found = {}
     for dtype in dtypes:
         Xd = X.astype(dtype)
         C_star, _ = measures.kmeans_reference(Xd, C)
-        report = measures.stability_report(Xd, C_star, sigmas, kinds=kinds, dtypes=(dtype,))
-        # one map per row serves both columns: the step is ``soft_centroid_step``'s own two calls on it
         points = points_with_ones(Xd)
-        distances = sq_distance_columns(Xd, C_star)  # (k, n), as ``sq_distances`` and the step form them
-        for row in report:
-            sigma = row["sigma"]
-            with torch.no_grad():
-                resp = resp_columns(distances.copy(), sigma, row["kind"], overwrite=True)
-            moved = centroids_from_sums(C_star, weighted_sums(points, resp))
-            row["hard_row_fraction"] = float(one_hot_rows(resp.T).mean())
-            row["error_to_kmeans"] = float(
-                np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64))
-            )
-            found[(row["kind"], dtype, sigma)] = row
+        for kind in kinds:
+            # the report's map at each σ serves the two columns added here too: the step is
+            # ``soft_centroid_step``'s own two calls on it (its (k, n) layout: the transpose of r)
+            for row, resp in measures._stability_rows(Xd, C_star, sigmas, kind, dtype):
+                moved = centroids_from_sums(C_star, weighted_sums(points, resp.T))
+                row["hard_row_fraction"] = float(one_hot_rows(resp).mean())
+                row["error_to_kmeans"] = float(
+                    np.linalg.norm(moved.astype(np.float64) - C_star.astype(np.float64))
+                )
+                found[(kind, dtype, row["sigma"])] = row
     return [found[(kind, dtype, float(sigma))] for kind in kinds for dtype in dtypes for sigma in sigmas]
 
 
@@ -109,13 +113,21 @@ def stability_plane(X, C, sigma: float, dtype="float64", size: int = 160) -> Sta
     Pixels: a size×size grid over the points' extent (``rbfviz.field`` pixel convention); points: X
     itself. Both computed with the same maps the rest of the app uses.
     """
+    return stability_planes(X, C, [sigma], dtype, size)[0]
+
+
+def stability_planes(X, C, sigmas, dtype="float64", size: int = 160) -> list[StabilityPlane]:
+    """``stability_plane`` at every σ of ``sigmas`` (m,), each the same arrays as alone. The squared
+    distances of the pixels and points to C and their two nearest centres do not depend on σ: they are
+    formed once, and each σ only settles its rows (``naive_nan_rows``, ``entmax_hard_rows``)."""
     X = check_points(X, "X", dtype=np.float64)
     C = check_centers(C, X, "C")
     if X.shape[1] != 2:
         raise ValueError(f"the plane needs 2-D points, got {X.shape[1]} feature(s).")
-    sigma = check_sigma(sigma)
+    sigmas = [check_sigma(sigma) for sigma in np.atleast_1d(np.asarray(sigmas, dtype=np.float64))]
     dtype = np.dtype(dtype).name
-    check_sigma_for_dtype(sigma, dtype)
+    for sigma in sigmas:
+        check_sigma_for_dtype(sigma, dtype)
     size = check_int(size, "size", 2, 1000)
     extent = plane_extent(X, C)
     Cd = C.astype(dtype)
@@ -124,17 +136,22 @@ def stability_plane(X, C, sigma: float, dtype="float64", size: int = 160) -> Sta
         d_pts = sq_distances(torch.from_numpy(X.astype(dtype)), torch.from_numpy(Cd)).numpy()
     pix, pts = _nearest_two(d_pix), _nearest_two(d_pts)
     shape = (size, size)
-    return StabilityPlane(
-        extent=extent,
-        sigma=sigma,
-        dtype=dtype,
-        label=pix[0].reshape(shape),
-        naive_nan=naive_nan_rows(d_pix, sigma, pix).reshape(shape),
-        entmax_hard=entmax_hard_rows(d_pix, sigma, pix).reshape(shape),
-        point_label=pts[0],
-        point_naive_nan=naive_nan_rows(d_pts, sigma, pts),
-        point_entmax_hard=entmax_hard_rows(d_pts, sigma, pts),
-    )
+    label = pix[0].reshape(shape)
+    label.setflags(write=False)  # shared by every σ's plane
+    return [
+        StabilityPlane(
+            extent=extent,
+            sigma=sigma,
+            dtype=dtype,
+            label=label,
+            naive_nan=naive_nan_rows(d_pix, sigma, pix).reshape(shape),
+            entmax_hard=entmax_hard_rows(d_pix, sigma, pix).reshape(shape),
+            point_label=pts[0],
+            point_naive_nan=naive_nan_rows(d_pts, sigma, pts),
+            point_entmax_hard=entmax_hard_rows(d_pts, sigma, pts),
+        )
+        for sigma in sigmas
+    ]
 
 
 # Rows whose answer is settled without running the map, with a wide margin; the rows between run the map
