@@ -320,11 +320,9 @@ def _pixel_summary(
 
 
 # A float64 softmax pixel whose second-nearest centre's logit lies this far below its nearest one's
-# (z = -(d - d_min)/T) has every other weight below e^-46 ≈ 1e-20: their sum, under 1e-17 for up to
-# _SETTLED_MAX_K centres, vanishes next to the nearest's exp(0) = 1 (half a unit in its last place is
-# 1.1e-16), so the column sum is exactly 1 and max r exactly 1.0.
+# (z = -(d - d_min)/T) has every other weight below e^-46 ≈ 1e-20: their sum, under 1e-16 for any k the app
+# allows, vanishes next to the nearest's exp(0) = 1, so the column sum is exactly 1 and max r exactly 1.0.
 _SETTLED_GAP = 46.0
-_SETTLED_MAX_K = 1000
 # exp(z) is exactly 0 in float64 below z ≈ -745.13 and a positive (subnormal) number above it: a pixel whose
 # farthest centre's logit is below -_ZERO_SURE has an exact zero, one whose farthest is above -_NONZERO_SURE
 # has none (the map's own exp decides the pixels between).
@@ -395,7 +393,7 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
         distances = np.empty((k, pixels), dtype=C.dtype)  # every level's, in turn
         for i in range(m):
             grid_sq_distance_columns(extent, size, size, C[i], out=distances)
-            if kind == "softmax" and quantity == "max" and C.dtype == np.float64 and 1 < k <= _SETTLED_MAX_K:
+            if kind == "softmax" and quantity == "max" and C.dtype == np.float64 and k > 1:
                 # the Explorer's default: most pixels of a small σ are settled by their nearest centres
                 _softmax_max_summary(distances, float(sigmas[i]), value[i], argmax[i], exact_zero[i])
                 continue
