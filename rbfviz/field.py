@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .maps import resp_columns, temperature
+from .maps import resp_columns
 from .validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 
 QUANTITIES = ("max", "entropy")
@@ -319,66 +319,6 @@ def _pixel_summary(
         exact_zero &= ~bad
 
 
-# A float64 softmax pixel whose second-nearest centre's logit lies this far below its nearest one's
-# (z = -(d - d_min)/T) has every other weight below e^-46 ≈ 1e-20: their sum, under 1e-16 for any k the app
-# allows, vanishes next to the nearest's exp(0) = 1, so the column sum is exactly 1 and max r exactly 1.0.
-_SETTLED_GAP = 46.0
-# exp(z) is exactly 0 in float64 below z ≈ -745.13 and a positive (subnormal) number above it: a pixel whose
-# farthest centre's logit is below -_ZERO_SURE has an exact zero, one whose farthest is above -_NONZERO_SURE
-# has none (the map's own exp decides the pixels between).
-_ZERO_SURE = 746.0
-_NONZERO_SURE = 745.0
-
-
-def _settled_pixels(D: np.ndarray, T: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(settled (P,) bool, nearest (P,) int64, whether it has an exact zero (P,) bool) for float64 softmax
-    squared distances D (k, P) at temperature T: a pixel is settled when its second-nearest centre is
-    _SETTLED_GAP·T farther than its nearest and its farthest centre's weight is surely 0 or surely not."""
-    nearest = np.zeros(D.shape[1], dtype=np.int64)
-    best, far = D[0].copy(), D[0].copy()
-    second = np.full_like(best, np.inf)
-    for j in range(1, D.shape[0]):  # one centre at a time: no reduction along the short axis
-        row = D[j]
-        np.copyto(nearest, j, where=row < best)
-        np.minimum(second, np.maximum(best, row), out=second)
-        np.minimum(best, row, out=best)
-        np.maximum(far, row, out=far)
-    second -= best
-    far -= best
-    zero = far > _ZERO_SURE * T
-    settled = (second > _SETTLED_GAP * T) & (zero | (far < _NONZERO_SURE * T))
-    return settled, nearest, zero
-
-
-# Every this many pixels, one tells whether a level has enough settled pixels to skip the map on them:
-# at a large σ none is, and the full map alone is cheaper than the test and the map on nearly all.
-_PROBE_STEP = 61
-_PROBE_SETTLED = 0.5
-
-
-def _softmax_max_summary(D: np.ndarray, sigma: float, value, argmax, exact_zero) -> None:
-    """``_pixel_summary(resp_columns(D, σ, "softmax").T, "max", ...)`` of float64 squared distances D (k, P)
-    into value, argmax and exact_zero (P,), with the map run only on the pixels its answer is not settled
-    for by the nearest, second-nearest and farthest centres (``_settled_pixels``: away from the Voronoi
-    edges at small σ): every pixel the same bits (tests/unit/test_batched_fields.py). D is kept."""
-    T = temperature(sigma)
-    if _settled_pixels(D[:, ::_PROBE_STEP], T)[0].mean() < _PROBE_SETTLED:
-        resp = resp_columns(D.copy(), sigma, "softmax", overwrite=True)
-        _pixel_summary(resp.T, "max", value, argmax, exact_zero)
-        return
-    settled, nearest, zero = _settled_pixels(D, T)
-    value[settled] = 1.0
-    argmax[settled] = nearest[settled]
-    exact_zero[settled] = zero[settled]
-    rest = np.flatnonzero(~settled)
-    if rest.size:
-        # a gathered C-ordered copy (D is kept): the column sums then add in the same order as on D
-        resp = resp_columns(D.take(rest, axis=1), sigma, "softmax", overwrite=True)
-        v, a, z = np.empty(rest.size), np.empty(rest.size, dtype=np.int64), np.empty(rest.size, dtype=bool)
-        _pixel_summary(resp.T, "max", v, a, z)
-        value[rest], argmax[rest], exact_zero[rest] = v, a, z
-
-
 def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_factor: int) -> list[Field]:
     """``soft_fields`` on checked arguments (C (m, k, 2) in the working dtype, sigmas (m,) valid in it)."""
     m, k, _ = C.shape
@@ -393,10 +333,6 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
         distances = np.empty((k, pixels), dtype=C.dtype)  # every level's, in turn
         for i in range(m):
             grid_sq_distance_columns(extent, size, size, C[i], out=distances)
-            if kind == "softmax" and quantity == "max" and C.dtype == np.float64 and k > 1:
-                # the Explorer's default: most pixels of a small σ are settled by their nearest centres
-                _softmax_max_summary(distances, float(sigmas[i]), value[i], argmax[i], exact_zero[i])
-                continue
             resp = resp_columns(distances, float(sigmas[i]), kind, overwrite=True)
             _pixel_summary(
                 resp.astype(np.float64, copy=False).T, quantity, value[i], argmax[i], exact_zero[i]

@@ -91,38 +91,6 @@ def test_fields_at_many_levels_are_each_level_alone(kind, dtype, quantity):
         )
 
 
-@pytest.mark.parametrize("dataset, k", [("blobs", 6), ("moons", 3), ("uneven", 8), ("circles", 12)])
-def test_softmax_max_fields_settled_by_the_nearest_centres_are_the_map_on_every_pixel(dataset, k):
-    """The softmax "max" field in float64 skips the map where a pixel's nearest, second-nearest and
-    farthest centres settle it (``field._softmax_max_summary``): on the Explorer's σ grid of real data
-    (both paths taken, pixels on either side of the exact-zero contour), every pixel is the map's."""
-    from rbfviz import make_dataset
-    from rbfviz.steps import kmeans
-    from rbfviz.views.explorer.arrays import initial_centers, sigma_scale, soft_fixed_points
-
-    X = np.asarray(make_dataset(dataset, 200, seed=3)[0], np.float64)
-    grid = sigma_scale(X, kmeans(X, k=k, seed=0)[0]).grid
-    C, _, _ = soft_fixed_points(X, initial_centers(X, k, "kmeans++", 0), grid)
-    extent = field.plane_extent(X, aspect=field.PLANE_ASPECT)
-    probes = []
-    original = field._settled_pixels
-    field._settled_pixels = lambda D, T: probes.append(original(D, T)[0].mean()) or original(D, T)
-    try:
-        fields = field.soft_fields(extent, C, grid, "softmax", "max", size=48, edge_factor=1)
-    finally:
-        field._settled_pixels = original
-    assert min(probes) < field._PROBE_SETTLED < max(probes), "both paths taken"
-    zeros = 0
-    for i, got in enumerate(fields):
-        value, argmax, exact_zero, _ = field_one_level(
-            extent, C[i], grid[i], "softmax", "max", 48, 1, np.float64
-        )
-        assert np.array_equal(got.value, value) and np.array_equal(got.argmax, argmax), i
-        assert np.array_equal(got.exact_zero, exact_zero), i
-        zeros += 0 < exact_zero.mean() < 1
-    assert zeros, "a level with pixels on both sides of the exact-zero contour"
-
-
 def test_fields_refuse_centres_and_levels_that_disagree():
     with pytest.raises(ValueError, match="m = 2 levels"):
         field.soft_fields(EXTENT, np.zeros((3, 2, 2)), [1.0, 0.5])
