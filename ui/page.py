@@ -610,9 +610,9 @@ def setup_page(
     _sigma_control(ctrl, scale, sigma_on_figure)
     state.save_controls(st, ctrl)
     _navigation(nav_slot, ctrl)
-    st.markdown(CAPTION_CSS + CHART_CSS, unsafe_allow_html=True)
+    st.html(CAPTION_CSS + CHART_CSS)
     if ctrl.presenter:
-        st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
+        st.html(PRESENTER_CSS)
     for note in state.notices(st):
         st.warning(note, icon="⚠️")
     st.session_state[keys.NOTICES] = []  # shown once
@@ -802,7 +802,7 @@ def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: b
     if fill:
         fig = go.Figure(fig).update_layout(height=None, autosize=True)
         kwargs["height"] = "stretch"
-        st.markdown(PRESENTER_FILL_CSS, unsafe_allow_html=True)
+        st.html(PRESENTER_FILL_CSS)
     kwargs.setdefault("config", CHART_CONFIG)
     with st.container(key=exports.FIGURE_HOLDER + key):
         # the theme's colours are applied in the browser (Streamlit's chart theme), so a theme switch

@@ -12,11 +12,11 @@ A first visit downloads these fonts whole (woff2: compressed already, so no gzip
   the house); Streamlit's front end names 78 of them, the app a dozen (``:material/<name>:``). The
   subset keeps exactly those, and the letters that spell them: 10 kB.
 * Source Sans (upright 170 kB; italic 138 kB, for the pages with an emphasised word) and Source Code
-  (90 kB, the pages with inline code): Streamlit's text fonts, with Latin, Greek, Cyrillic and
-  Vietnamese. The subsets keep the scripts the app writes in (English and Portuguese, Greek letters in
-  formulas) and the symbols around them (TEXT_RANGES): about 60 % of the bytes. A character outside
-  them (a student's name in Cyrillic, say) is drawn by the browser's next font in Streamlit's font
-  list, as for any character these fonts lack.
+  (90 kB, the pages with inline code): Streamlit's text fonts, with Latin, Greek, Cyrillic, Vietnamese
+  and hundreds of symbols. The subsets keep the Latin and Greek alphabets with their punctuation
+  (TEXT_RANGES) and every other character the app's code and translations write (arrows, ∂, ≤, ...):
+  40 % of the bytes. A character outside them (a student's name in Cyrillic, say) is drawn by the
+  browser's next font in Streamlit's font list, as for any character these fonts lack.
 
 The subsets keep the kept glyphs' outlines, metrics, hinting, kerning and variations untouched (fontTools'
 subsetter), so a page looks the same, pixel for pixel. Source Serif and Source Code's italic are not
@@ -50,26 +50,21 @@ ICON = re.compile(r":material/([a-z0-9_]+):")
 # the characters an icon's ligature is spelled with (all of them: an icon name missing from the subset
 # then shows as its plain name, as Streamlit shows an unknown one)
 ICON_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
-# Unicode blocks kept in the text fonts (inclusive): Latin (Basic, Latin-1 Supplement, Extended-A),
-# Romanian's comma-below letters, spacing modifier letters and combining marks, Greek, phonetic
-# superscripts/subscripts (ᵀ ᵢ), general punctuation through mathematical operators (dashes, quotes,
-# super/subscripts, currency, letterlike symbols, number forms, arrows, ∂ ∇ ≤ ≈ ...), miscellaneous
-# technical, box drawing through supplemental arrows (■ ▶ ✓ ⟨ ⟩ ⟺), Latin Extended-C (ⱼ), variation
-# selectors, the byte order mark and the replacement character.
+# Unicode blocks kept whole in the text fonts (inclusive): Latin (Basic, Latin-1 Supplement, Extended-A:
+# the languages of Western and Central Europe), Greek, general punctuation, super- and subscripts,
+# currency symbols, and the replacement character. Not the combining marks as a block: with the
+# positioning rules that place each on every letter they are a fifth of a subset's bytes. Every other character the app writes (its
+# code and its translations: arrows, ∂ ∇ ≤ ≈ ⟨ ⟩ ...) is kept one by one (app_characters).
 TEXT_RANGES = (
     (0x0000, 0x017F),
-    (0x0218, 0x021B),
-    (0x02B0, 0x036F),
     (0x0370, 0x03FF),
-    (0x1D00, 0x1DBF),
-    (0x2000, 0x22FF),
-    (0x2300, 0x23FF),
-    (0x2500, 0x27FF),
-    (0x2C60, 0x2C7F),
-    (0xFE00, 0xFE0F),
-    (0xFEFF, 0xFEFF),
+    (0x2000, 0x206F),
+    (0x2070, 0x209F),
+    (0x20A0, 0x20CF),
     (0xFFFD, 0xFFFD),
 )
+# the files whose characters the text fonts must draw: the app's code and its translation catalogs
+CATALOGS = "rbfviz/locale"
 
 
 def source_font(stem: str) -> Path:
@@ -86,10 +81,8 @@ def icons_used() -> dict[str, set[str]]:
     for path in (STREAMLIT_STATIC / "js").glob("*.js"):
         streamlit |= set(ICON.findall(path.read_text(encoding="utf-8", errors="replace")))
     app = set()
-    for top in APP_SOURCES:
-        path = ROOT / top
-        for file in [path] if path.is_file() else sorted(path.rglob("*.py")):
-            app |= set(ICON.findall(file.read_text(encoding="utf-8")))
+    for file in _app_files():
+        app |= set(ICON.findall(file.read_text(encoding="utf-8")))
     return {"streamlit": streamlit, "app": app}
 
 
@@ -108,8 +101,26 @@ def ligatures(font) -> dict[str, str]:
     return found
 
 
+def _app_files() -> list[Path]:
+    files = []
+    for top in APP_SOURCES:
+        path = ROOT / top
+        files += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return files + sorted((ROOT / CATALOGS).rglob("*.po"))
+
+
+def app_characters() -> set[str]:
+    """Every character of the app's code and translation catalogs outside TEXT_RANGES."""
+    found = set()
+    for path in _app_files():
+        found |= set(path.read_text(encoding="utf-8"))
+    return {c for c in found if not any(lo <= ord(c) <= hi for lo, hi in TEXT_RANGES)}
+
+
 def text_codepoints() -> list[int]:
-    return [c for lo, hi in TEXT_RANGES for c in range(lo, hi + 1)]
+    """The characters the text fonts keep: TEXT_RANGES and the app's own."""
+    ranges = {c for lo, hi in TEXT_RANGES for c in range(lo, hi + 1)}
+    return sorted(ranges | {ord(c) for c in app_characters()})
 
 
 def _subset(source: Path, unicodes: list[int], glyphs: list[str] = (), closure: bool = True) -> bytes:
@@ -123,7 +134,7 @@ def _subset(source: Path, unicodes: list[int], glyphs: list[str] = (), closure: 
     options.name_languages = ["*"]
     options.notdef_outline = True
     options.layout_closure = closure  # False: a ligature is kept only if its glyph is asked for
-    font = TTFont(source)
+    font = TTFont(source, recalcTimestamp=False)  # the same bytes on every run
     subsetter = subset.Subsetter(options)
     subsetter.populate(unicodes=unicodes, glyphs=list(glyphs))
     subsetter.subset(font)
@@ -163,6 +174,7 @@ def make() -> dict:
         manifest["fonts"][_entry(source, body)] = {
             **_record(source, body),
             "ranges": [f"U+{lo:04X}-{hi:04X}" for lo, hi in TEXT_RANGES],
+            "characters": "".join(sorted(app_characters())),
         }
     MANIFEST.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
@@ -205,6 +217,14 @@ def problems() -> list[str]:
             found.append(f"the subset of {source.name} was made from other bytes: run make")
         if not (FONT_DIR / entry["file"]).is_file():
             found.append(f"{entry['file']} is missing: run make")
+    wanted = {ord(c) for c in app_characters()}
+    for stem in TEXT_FONTS:
+        entry = manifest["fonts"].get(f"media/{source_font(stem).name}")
+        if entry and (FONT_DIR / entry["file"]).is_file():
+            has = set(TTFont(source_font(stem)).getBestCmap())
+            kept = set(TTFont(FONT_DIR / entry["file"]).getBestCmap())
+            for code in sorted(wanted & has - kept):
+                found.append(f"{chr(code)!r} (U+{code:04X}) is written by the app but not in {entry['file']}: run make")
     entry = manifest["fonts"].get(f"media/{source_font(ICON_FONT).name}")
     if entry and (FONT_DIR / entry["file"]).is_file():
         have = ligatures(TTFont(FONT_DIR / entry["file"]))
