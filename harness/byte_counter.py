@@ -35,6 +35,7 @@ class ByteCounter:
         self.connections = 0
         self._loop = asyncio.new_event_loop()
         self._server = None
+        self._tasks: set[asyncio.Task] = set()
         self._ready = threading.Event()
         self._thread = threading.Thread(target=self._run, name="byte-counter", daemon=True)
 
@@ -54,10 +55,18 @@ class ByteCounter:
         self.sent = self.received = self.connections = 0
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._loop.call_soon_threadsafe(self._server.close)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
+        """Close the listener and every relayed connection, then end the loop's thread."""
+        if self._thread.is_alive():
+            asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(10)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+
+    async def _shutdown(self) -> None:
+        self._server.close()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._server.wait_closed()
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -65,10 +74,16 @@ class ByteCounter:
             asyncio.start_server(self._relay, "127.0.0.1", self.port)
         )
         self._ready.set()
-        self._loop.run_forever()
+        try:
+            self._loop.run_forever()
+        finally:
+            self._loop.close()
 
     async def _relay(self, browser_reader, browser_writer) -> None:
         self.connections += 1
+        task = asyncio.current_task()
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
         try:
             server_reader, server_writer = await asyncio.open_connection(*self.target)
         except OSError:
