@@ -428,8 +428,8 @@ def _teacher_banner(code: str) -> None:
                     "Room"
                 )
             )
-            st.html(f"<div class='rbfviz-room-code'>{format_code(code)}</div>")
-            st.html(f"<div class='rbfviz-room-link'>{html.escape(link)}</div>")
+            st.markdown(f"<div class='rbfviz-room-code'>{format_code(code)}</div>", unsafe_allow_html=True)
+            st.markdown(f"<div class='rbfviz-room-link'>{html.escape(link)}</div>", unsafe_allow_html=True)
         with picture:
             st.image(qr_png(link), width=220, alt=tr("QR code of the join link {link}", link=link))
     if is_local(link):

@@ -18,9 +18,12 @@ A first visit downloads these fonts whole (woff2: compressed already, so no gzip
   40 % of the bytes. A character outside them (a student's name in Cyrillic, say) is drawn by the
   browser's next font in Streamlit's font list, as for any character these fonts lack.
 
-The subsets keep the kept glyphs' outlines, metrics, hinting, kerning and variations untouched (fontTools'
-subsetter), so a page looks the same, pixel for pixel. Source Serif and Source Code's italic are not
-subset: no page of the app uses them, so no browser downloads them.
+The subsets keep the kept glyphs' outlines, advances, kerning, ligatures and variations untouched
+(fontTools' subsetter; tests/unit/test_font_subsets.py compares them), so a page looks the same: in
+Chromium on Linux, a few ligatures (ft, fi) come out anti-aliased a little differently (110 pixels of
+the Home page at 1366 × 768, a shade of grey at a stem's edge; FreeType's automatic hinting looks at the whole
+font), which tests/e2e/test_e2e_first_visit_bytes.py bounds. Source Serif and Source Code's italic are
+not subset: no page of the app uses them, so no browser downloads them.
 
 Run ``make`` after a Streamlit upgrade (the manifest records the SHA-256 of each source font; the app
 serves a subset only for the very file it was made from) and after adding a ``:material/...:`` icon to
@@ -53,8 +56,9 @@ ICON_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
 # Unicode blocks kept whole in the text fonts (inclusive): Latin (Basic, Latin-1 Supplement, Extended-A:
 # the languages of Western and Central Europe), Greek, general punctuation, super- and subscripts,
 # currency symbols, and the replacement character. Not the combining marks as a block: with the
-# positioning rules that place each on every letter they are a fifth of a subset's bytes. Every other character the app writes (its
-# code and its translations: arrows, ∂ ∇ ≤ ≈ ⟨ ⟩ ...) is kept one by one (app_characters).
+# positioning rules that place each on every letter they are a fifth of a subset's bytes. Every other
+# character the app writes (its code and its translations: arrows, ∂ ∇ ≤ ≈ ⟨ ⟩, x̄'s macron ...) is
+# kept one by one (app_characters).
 TEXT_RANGES = (
     (0x0000, 0x017F),
     (0x0370, 0x03FF),
@@ -146,9 +150,8 @@ def _subset(source: Path, unicodes: list[int], glyphs: list[str] = (), closure: 
 
 def make() -> dict:
     """Write the subsets and the manifest; returns the manifest."""
-    from fontTools.ttLib import TTFont
-
     import streamlit
+    from fontTools.ttLib import TTFont
 
     FONT_DIR.mkdir(parents=True, exist_ok=True)
     manifest = {"streamlit": streamlit.__version__, "fonts": {}}
@@ -224,7 +227,9 @@ def problems() -> list[str]:
             has = set(TTFont(source_font(stem)).getBestCmap())
             kept = set(TTFont(FONT_DIR / entry["file"]).getBestCmap())
             for code in sorted(wanted & has - kept):
-                found.append(f"{chr(code)!r} (U+{code:04X}) is written by the app but not in {entry['file']}: run make")
+                found.append(
+                    f"{chr(code)!r} (U+{code:04X}) is written by the app but not in {entry['file']}: run make"
+                )
     entry = manifest["fonts"].get(f"media/{source_font(ICON_FONT).name}")
     if entry and (FONT_DIR / entry["file"]).is_file():
         have = ligatures(TTFont(FONT_DIR / entry["file"]))
