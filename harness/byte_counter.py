@@ -89,10 +89,14 @@ class ByteCounter:
         except OSError:
             browser_writer.close()
             return
-        await asyncio.gather(
-            self._pipe(browser_reader, server_writer, "received"),
-            self._pipe(server_reader, browser_writer, "sent"),
-        )
+        try:
+            await asyncio.gather(
+                self._pipe(browser_reader, server_writer, "received"),
+                self._pipe(server_reader, browser_writer, "sent"),
+            )
+        except asyncio.CancelledError:  # stop(): ended quietly (asyncio logs a cancelled handler's error)
+            browser_writer.close()
+            server_writer.close()
 
     async def _pipe(self, reader, writer, counter: str) -> None:
         try:

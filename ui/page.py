@@ -34,6 +34,7 @@ from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import quote
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -561,9 +562,18 @@ def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
         st.caption(tr("The URL holds these controls and σ: copy it to share this view with them."))
 
 
+# The tab's icon, ◎ (a centre and its cell) drawn as an SVG inside the page: Streamlit takes a page icon
+# that is neither an emoji nor a material icon for an address, so "◎" itself made every first visit
+# fetch the app's HTML twice as an image (and show no icon); a data: address is drawn as it is.
+FAVICON = "data:image/svg+xml," + quote(
+    "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16' fill='none' stroke='#4a5b8c' "
+    "stroke-width='1.6'><circle cx='8' cy='8' r='6.6'/><circle cx='8' cy='8' r='3'/></svg>"
+)
+
+
 def setup_page(
     title: str,
-    icon: str = "◎",
+    icon: str = FAVICON,
     sigma_on_figure: bool = False,
     steps: bool = False,
     drawing: bool = False,
