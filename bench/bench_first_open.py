@@ -4,6 +4,7 @@ the floor (bench/floor_page.py: a trivial Streamlit page with one small Plotly c
     python bench/bench_first_open.py                       # both sizes, 3 rounds, plus a throttled run
     python bench/bench_first_open.py --rounds 5 --views Explorer Stability --json out.json
     python bench/bench_first_open.py --no-throttled        # skip the 1.25 Mbit/s run
+    python bench/bench_first_open.py --bytes --rounds 2    # only the bytes of a first visit of every page
 
 A benchmark, not a test. It starts two servers of the same kind (`python -m streamlit run`, the
 repository's .streamlit/config.toml): the app and the floor page. Each view is first visited once
@@ -19,6 +20,14 @@ time went: the HTML's response, DOMContentLoaded, the websocket opened, its firs
 before the figure, the last JavaScript file received, the main thread's long tasks (JS parse and
 run, layout), and Plotly's own drawing time (Plotly.newPlot / react, wrapped by an init script).
 
+The bytes of a visit as the server sent them: every open goes through a byte counter
+(harness/byte_counter.py) and, once the figure is drawn, waits until the server has sent nothing for
+2 s (the rest of a view's σ levels included): HTTP with its headers, compressed as sent, and the
+websocket's frames compressed by permessage-deflate (Chromium's own counts see those decompressed). The
+browser asks for gzip only (--accept-encoding), as over plain HTTP. ``--bytes``: only that, for every
+page of the menu (Home, Lessons and the Neural network too, which draw no figure on opening: their
+visit ends when the page's run has finished and the server is quiet), laptop size, and the floor.
+
 Throttled: the phone size again with CDP Network.emulateNetworkConditions at 1.25 Mbit/s each way
 and 20 ms latency (forty students sharing a 50 Mbit/s link), one round, views and floor.
 Each line carries the load average; the header (harness/machine.py) the CPU model, whether it has AVX-512,
@@ -32,6 +41,7 @@ import argparse
 import json
 import statistics
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,6 +51,7 @@ if str(ROOT) not in sys.path:
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from harness import machine  # noqa: E402  the machine header and --no-avx512
+from harness.byte_counter import ByteCounter  # noqa: E402
 from harness.chromium import CHROMIUM_ARGS  # noqa: E402
 from harness.settings import chromium_path  # noqa: E402
 from harness.streamlit_server import StreamlitServer  # noqa: E402
@@ -66,6 +77,10 @@ VIEWS = [
 FLOOR = "floor"
 TARGET_RATIO = 1.25
 TARGET_BYTES = 3_000_000
+QUIET_SECONDS = 2.0  # the visit's bytes: everything the server sends until it sends nothing this long
+# --accept-encoding: what Chromium asks for over plain HTTP from another machine (to localhost it offers
+# Brotli and zstd too, which the image's precompressed files would answer)
+PLAIN_HTTP = "gzip, deflate"
 THROTTLE = {"offline": False, "latency": 20, "downloadThroughput": 1.25e6 / 8, "uploadThroughput": 1.25e6 / 8}
 
 # In the page, from navigation on: the websocket's open and frames, long tasks, Plotly's drawing.
@@ -145,14 +160,37 @@ class Traffic:
         return sorted(((self.urls.get(k, k), n) for k, n in self.http.items()), key=lambda r: -r[1])
 
 
-def open_once(browser, base: str, path: str, size: str, throttle: dict | None, timeout_ms: int) -> dict:
-    """One first open in a fresh context: times (ms from navigation start) and bytes."""
-    context = browser.new_context(**SIZES[size])
+def wait_quiet(relay: ByteCounter, timeout_ms: int) -> None:
+    """Until the server has sent nothing for QUIET_SECONDS (the rest of a view's σ levels included)."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    last, since = relay.sent, time.monotonic()
+    while time.monotonic() - since < QUIET_SECONDS and time.monotonic() < deadline:
+        time.sleep(0.25)
+        if relay.sent != last:
+            last, since = relay.sent, time.monotonic()
+
+
+def open_once(
+    browser,
+    base: str,
+    path: str,
+    size: str,
+    throttle: dict | None,
+    timeout_ms: int,
+    accept_encoding: str | None = None,
+) -> dict:
+    """One first open in a fresh context, through a byte counter: times (ms from navigation start),
+    bytes to the figure (Chromium's counts), and the whole visit's bytes as the server sent them."""
+    headers = {"Accept-Encoding": accept_encoding} if accept_encoding else None
+    context = browser.new_context(**SIZES[size], extra_http_headers=headers)
     context.add_init_script(_TIMELINE_JS)
     page = context.new_page()
     traffic = Traffic(context, page, throttle)
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    relay = ByteCounter(host, int(port))
+    relay.start()
     try:
-        page.goto(f"{base}/{path}", wait_until="commit", timeout=timeout_ms)
+        page.goto(f"{relay.url}/{path}", wait_until="commit", timeout=timeout_ms)
         page.wait_for_function(
             "() => window.__firstOpen && window.__firstOpen.drawn !== null", timeout=timeout_ms, polling=100
         )
@@ -174,12 +212,17 @@ def open_once(browser, base: str, path: str, size: str, throttle: dict | None, t
             plotly_start: T.plotly.length ? T.plotly[0][0] : null,
           };
         }""")
+        http_bytes, ws_bytes = sum(traffic.http.values()), traffic.ws  # to the figure
+        wait_quiet(relay, timeout_ms)
         return {
             "path": path,
             "size": size,
             **{k: (round(v) if isinstance(v, float) else v) for k, v in t.items()},
-            "http_bytes": sum(traffic.http.values()),
-            "ws_bytes": traffic.ws,
+            "http_bytes": http_bytes,
+            "ws_bytes": ws_bytes,
+            "visit_bytes": relay.sent,
+            "visit_http_bytes": sum(traffic.http.values()),
+            "visit_ws_decoded_bytes": traffic.ws,
             "requests": len(traffic.http),
             "largest": traffic.by_url()[:3],
             "load": machine.load_text(),
@@ -193,6 +236,59 @@ def open_once(browser, base: str, path: str, size: str, throttle: dict | None, t
         }
     finally:
         context.close()
+        relay.stop()
+
+
+def visit_bytes(browser, base: str, path: str, timeout_ms: int, accept_encoding: str | None) -> dict:
+    """A first visit of any page (no figure needed), through a byte counter: the bytes as sent, and
+    Chromium's counts (HTTP as transferred, the websocket's frames decompressed)."""
+    headers = {"Accept-Encoding": accept_encoding} if accept_encoding else None
+    context = browser.new_context(**SIZES["laptop"], extra_http_headers=headers)
+    page = context.new_page()
+    traffic = Traffic(context, page, None)
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    relay = ByteCounter(host, int(port))
+    relay.start()
+    try:
+        page.goto(f"{relay.url}/{path}", timeout=timeout_ms)
+        page.wait_for_selector(
+            "[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms
+        )
+        wait_quiet(relay, timeout_ms)
+        return {
+            "path": path or "Home",
+            "visit_bytes": relay.sent,
+            "http_bytes": sum(traffic.http.values()),
+            "ws_decoded_bytes": traffic.ws,
+            "requests": len(traffic.http),
+            "load": machine.load_text(),
+        }
+    finally:
+        context.close()
+        relay.stop()
+
+
+def bytes_of_every_page(browser, app: str, floor: str, rounds: int, timeout_ms: int, accept: str | None):
+    """Each page of the menu and the floor, ``rounds`` fresh visits each: the largest of each page."""
+    from ui.page import PAGES
+
+    pages = ["", *(script.split("_", 1)[1].removesuffix(".py") for script, _, _ in PAGES)]
+    rows = []
+    for base, paths in ((app, pages), (floor, [""])):
+        for path in paths:
+            visits = [visit_bytes(browser, base, path, timeout_ms, accept) for _ in range(rounds)]
+            row = max(visits, key=lambda r: r["visit_bytes"])
+            row["path"] = FLOOR if base == floor else row["path"]
+            row["visits"] = [r["visit_bytes"] for r in visits]
+            rows.append(row)
+            print(
+                f"{row['path']:18} {row['visit_bytes'] / 1e6:6.3f} MB as sent (visits: "
+                + ", ".join(f"{v / 1e6:.3f}" for v in row["visits"])
+                + f"); Chromium: HTTP {row['http_bytes'] / 1e6:.3f} MB in {row['requests']} answers, "
+                f"websocket {row['ws_decoded_bytes'] / 1e6:.3f} MB decompressed; load {row['load']}",
+                flush=True,
+            )
+    return rows
 
 
 def second_visit_bytes(browser, base: str, path: str, timeout_ms: int) -> int:
@@ -232,6 +328,9 @@ def median_rows(rows: list[dict]) -> dict:
         "plotly_start",
         "http_bytes",
         "ws_bytes",
+        "visit_bytes",
+        "visit_http_bytes",
+        "visit_ws_decoded_bytes",
     ):
         values = [r[key] for r in good if r.get(key) is not None]
         out[key] = round(statistics.median(values)) if values else None
@@ -249,6 +348,7 @@ def measure(
     rounds: int,
     throttle: dict | None,
     timeout_ms: int,
+    accept_encoding: str | None = None,
 ) -> list[dict]:
     samples: dict[tuple[str, str], list[dict]] = {}
     for r in range(rounds):
@@ -256,13 +356,14 @@ def measure(
             # the floor before and after the views of a round: the same load for both
             for path in [FLOOR, *views, FLOOR]:
                 base, url_path = (floor, "") if path == FLOOR else (app, path)
-                row = open_once(browser, base, url_path, size, throttle, timeout_ms)
+                row = open_once(browser, base, url_path, size, throttle, timeout_ms, accept_encoding)
                 row["path"] = path
                 samples.setdefault((path, size), []).append(row)
                 print(
                     f"  round {r + 1} {size:6} {path:18} "
                     + (
-                        f"{row['drawn']:6} ms  {row['http_bytes'] / 1e6:5.2f} MB"
+                        f"{row['drawn']:6} ms  {row['http_bytes'] / 1e6:5.2f} MB, visit "
+                        f"{row['visit_bytes'] / 1e6:5.3f} MB"
                         if "error" not in row
                         else row["error"]
                     )
@@ -282,7 +383,7 @@ def measure(
 def print_table(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
     print(
-        f"{'view':18} {'size':6} {'first fig':>9} {'ratio':>5} {'HTTP MB':>7} {'ws KB':>6} | "
+        f"{'view':18} {'size':6} {'first fig':>9} {'ratio':>5} {'HTTP MB':>7} {'ws KB':>6} {'visit MB':>8} | "
         f"{'html':>5} {'DCL':>5} {'ws open':>7} {'ws 1st':>6} {'ws last':>7} {'js last':>7} "
         f"{'plotly':>6} {'draw@':>6} {'draw':>5} {'long':>5}  load"
     )
@@ -296,7 +397,8 @@ def print_table(title: str, rows: list[dict]) -> None:
 
         print(
             f"{r['path']:18} {r['size']:6} {r['drawn']:>7}ms {r['ratio'] or 0:>5.2f} "
-            f"{r['http_bytes'] / 1e6:>7.2f} {r['ws_bytes'] / 1e3:>6.0f} | {ms('html')} "
+            f"{r['http_bytes'] / 1e6:>7.2f} {r['ws_bytes'] / 1e3:>6.0f} {r['visit_bytes'] / 1e6:>8.3f} | "
+            f"{ms('html')} "
             f"{ms('dom_content_loaded')} {ms('ws_open'):>7} {ms('ws_first'):>6} {ms('ws_last'):>7} "
             f"{ms('js_last'):>7} {ms('plotly_chunk'):>6} {ms('plotly_start'):>6} {ms('plotly_draw')} "
             f"{ms('long_tasks')}  {r['load']}"
@@ -313,6 +415,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--throttled-views", nargs="+", default=["Explorer", "Stability"])
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per open")
     parser.add_argument("--chromium", default=chromium_path(), help="Chromium (default: CHROMIUM_PATH)")
+    parser.add_argument(
+        "--accept-encoding",
+        default=PLAIN_HTTP,
+        help=f"the browser's Accept-Encoding (default {PLAIN_HTTP!r}, a student over plain HTTP; '' for "
+        "what Chromium asks of localhost: Brotli and zstd too)",
+    )
+    parser.add_argument("--bytes", action="store_true", help="only the bytes of every page's first visit")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     timeout_ms = int(args.timeout * 1000)
@@ -327,12 +436,30 @@ def main(argv: list[str] | None = None) -> int:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             try:
+                if args.bytes:
+                    print("first visit of every page: the largest of --rounds visits", flush=True)
+                    out["bytes"] = bytes_of_every_page(
+                        browser, app.url, floor.url, args.rounds, timeout_ms, args.accept_encoding or None
+                    )
+                    heaviest = max(r["visit_bytes"] for r in out["bytes"])
+                    print(f"heaviest {heaviest / 1e6:.3f} MB (target ≤ {TARGET_BYTES / 1e6:.0f} MB)")
+                    if args.json:
+                        args.json.write_text(json.dumps(out, indent=1))
+                    return 0
                 print("warm-up (each view's defaults built once)", flush=True)
                 for path in args.views:
                     open_once(browser, app.url, path, "laptop", None, timeout_ms * 3)
                 open_once(browser, floor.url, "", "laptop", None, timeout_ms)
                 out["open"] = measure(
-                    browser, app.url, floor.url, args.views, args.sizes, args.rounds, None, timeout_ms
+                    browser,
+                    app.url,
+                    floor.url,
+                    args.views,
+                    args.sizes,
+                    args.rounds,
+                    None,
+                    timeout_ms,
+                    args.accept_encoding or None,
                 )
                 print_table(f"First open, median of {args.rounds} (ms from navigation start)", out["open"])
                 out["second_visit_bytes"] = {
@@ -357,10 +484,10 @@ def main(argv: list[str] | None = None) -> int:
         app.stop()
         floor.stop()
     worst = max((r["ratio"] or 0) for r in out["open"] if r["path"] != FLOOR and "error" not in r)
-    heaviest = max(r["http_bytes"] + r["ws_bytes"] for r in out["open"] if "error" not in r)
+    heaviest = max(r["visit_bytes"] for r in out["open"] if "error" not in r)
     print(
         f"\nworst ratio to the floor {worst:.2f} (target ≤ {TARGET_RATIO}); heaviest first visit "
-        f"{heaviest / 1e6:.2f} MB (target ≤ {TARGET_BYTES / 1e6:.0f} MB); load {machine.load_text()}"
+        f"{heaviest / 1e6:.3f} MB as sent (target ≤ {TARGET_BYTES / 1e6:.0f} MB); load {machine.load_text()}"
     )
     if args.json:
         args.json.write_text(json.dumps(out, indent=1))

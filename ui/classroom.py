@@ -345,7 +345,7 @@ def join_form(where: str) -> dict[str, str] | None:
     Returns the query of the room's Lessons page once a code of an open room was sent (the page goes
     there), else None; a code that is not one, or of no open room, gets a message."""
     tr = language.current()
-    st.markdown(TOUCH_CSS, unsafe_allow_html=True)
+    st.html(TOUCH_CSS)
     with st.container(key=f"class_touch_join_{where}"):
         with st.form(f"class_join_{where}", border=False):
             st.text_input(
@@ -418,7 +418,7 @@ def _student_seat(text: str) -> Seat | None:
 def _teacher_banner(code: str) -> None:
     tr = language.current()
     link = join_link(code, tr.lang)
-    st.markdown(CODE_CSS, unsafe_allow_html=True)
+    st.html(CODE_CSS)
     with st.container(border=True, key="class_banner"):
         text, picture = st.columns([3, 1], vertical_alignment="center")
         with text:
@@ -606,7 +606,7 @@ def describe_tally(tally: Tally, options: tuple[str, ...], tr: Translator) -> st
 
 def student_panel(seat: Seat, index: int, prepared: Callable[[str], Prepared], go_to: Callable) -> None:
     """The room's open question, the student's answer, then the reveal; follows the teacher's step."""
-    st.markdown(TOUCH_CSS, unsafe_allow_html=True)
+    st.html(TOUCH_CSS)
     with st.container(key="class_touch_student"):
         _student_fragment(seat.code, seat.seat, index, prepared, go_to)
 

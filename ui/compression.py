@@ -16,6 +16,10 @@ compressed once per process and kept in memory:
 Brotli is offered by Chromium only over HTTPS and to localhost; over plain HTTP a browser gets gzip.
 A browser that accepts neither, a file that is not text (fonts and images are compressed already) or
 a file that compression would not shrink is left to Streamlit, unchanged.
+
+Fonts are compressed already (woff2), and most of their bytes are glyphs the app never draws: the
+middleware answers Streamlit's icon and text fonts with subsets (ui.font_subsets), 0.4-0.8 MB less
+per first visit.
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ from anyio import to_thread
 from starlette.middleware import Middleware
 from streamlit import config
 from streamlit.web.server.starlette.starlette_server_config import STATIC_ASSET_CACHE_MAX_AGE_SECONDS
+
+from . import font_subsets
+from .font_subsets import FontSubsets
 
 # deploy/precompress compresses the same types
 TEXT_SUFFIXES = frozenset({".js", ".mjs", ".css", ".json", ".svg", ".html", ".txt"})
@@ -79,12 +86,19 @@ class CompressedStatic:
     """ASGI middleware answering GET/HEAD ``{base}/static/<file>`` compressed; everything else passes.
 
     precompressed: deploy/precompress's output folder, or None (gzip computed here, once per file).
-    base_url: Streamlit's server.baseUrlPath ("" or e.g. "rbfviz")."""
+    base_url: Streamlit's server.baseUrlPath ("" or e.g. "rbfviz").
+    fonts: the fonts answered cut to what the app draws (default: ui/fonts/, ui.font_subsets)."""
 
     def __init__(
-        self, app, precompressed: Path | None = None, base_url: str = "", static_dir: Path = STATIC_DIR
+        self,
+        app,
+        precompressed: Path | None = None,
+        base_url: str = "",
+        static_dir: Path = STATIC_DIR,
+        fonts: FontSubsets | None = None,
     ):
         self.app = app
+        self.fonts = FontSubsets() if fonts is None else fonts
         self.static_dir = static_dir
         self.prefix = "/" + "/".join(p for p in (base_url.strip("/"), "static") if p) + "/"
         self.precompressed = precompressed
@@ -99,28 +113,28 @@ class CompressedStatic:
             and scope["method"] in ("GET", "HEAD")
             and scope["path"].startswith(self.prefix)
         ):
-            answer = await self._compressed(scope)
+            answer = await self._font(scope) or await self._compressed(scope)
         if answer is None:
             await self.app(scope, receive, send)
             return
         encoding, body, content_type = answer
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [
-                    (b"content-type", content_type.encode()),
-                    (b"content-encoding", encoding.encode()),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"vary", b"Accept-Encoding"),
-                    (
-                        b"cache-control",
-                        f"public, immutable, max-age={STATIC_ASSET_CACHE_MAX_AGE_SECONDS}".encode(),
-                    ),
-                ],
-            }
-        )
+        headers = [(b"content-type", content_type.encode())]
+        if encoding:
+            headers += [(b"content-encoding", encoding.encode()), (b"vary", b"Accept-Encoding")]
+        headers += [
+            (b"content-length", str(len(body)).encode()),
+            (b"cache-control", f"public, immutable, max-age={STATIC_ASSET_CACHE_MAX_AGE_SECONDS}".encode()),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b"" if scope["method"] == "HEAD" else body})
+
+    async def _font(self, scope) -> tuple[None, bytes, str] | None:
+        """(no encoding, the subset's bytes, its type) for a font ui.font_subsets has cut, or None."""
+        rel = scope["path"][len(self.prefix) :]
+        if rel not in self.fonts:
+            return None
+        body = await to_thread.run_sync(self.fonts.body, rel, self.static_dir / rel)
+        return (None, body, font_subsets.CONTENT_TYPE) if body is not None else None
 
     async def _compressed(self, scope) -> tuple[str, bytes, str] | None:
         """(encoding, body, content type) for this request, or None to let Streamlit answer."""

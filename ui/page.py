@@ -34,6 +34,7 @@ from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import quote
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -561,9 +562,18 @@ def _sigma_control(ctrl: Controls, scale: SigmaScale, on_figure: bool) -> None:
         st.caption(tr("The URL holds these controls and σ: copy it to share this view with them."))
 
 
+# The tab's icon, ◎ (a centre and its cell) drawn as an SVG inside the page: Streamlit takes a page icon
+# that is neither an emoji nor a material icon for an address, so "◎" itself made every first visit
+# fetch the app's HTML twice as an image (and show no icon); a data: address is drawn as it is.
+FAVICON = "data:image/svg+xml," + quote(
+    "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16' fill='none' stroke='#4a5b8c' "
+    "stroke-width='1.6'><circle cx='8' cy='8' r='6.6'/><circle cx='8' cy='8' r='3'/></svg>"
+)
+
+
 def setup_page(
     title: str,
-    icon: str = "◎",
+    icon: str = FAVICON,
     sigma_on_figure: bool = False,
     steps: bool = False,
     drawing: bool = False,
@@ -610,9 +620,9 @@ def setup_page(
     _sigma_control(ctrl, scale, sigma_on_figure)
     state.save_controls(st, ctrl)
     _navigation(nav_slot, ctrl)
-    st.markdown(CAPTION_CSS + CHART_CSS, unsafe_allow_html=True)
+    st.html(CAPTION_CSS + CHART_CSS)
     if ctrl.presenter:
-        st.markdown(PRESENTER_CSS, unsafe_allow_html=True)
+        st.html(PRESENTER_CSS)
     for note in state.notices(st):
         st.warning(note, icon="⚠️")
     st.session_state[keys.NOTICES] = []  # shown once
@@ -802,7 +812,7 @@ def chart(fig, ctrl: Controls, key: str, description: str | None = None, fill: b
     if fill:
         fig = go.Figure(fig).update_layout(height=None, autosize=True)
         kwargs["height"] = "stretch"
-        st.markdown(PRESENTER_FILL_CSS, unsafe_allow_html=True)
+        st.html(PRESENTER_FILL_CSS)
     kwargs.setdefault("config", CHART_CONFIG)
     with st.container(key=exports.FIGURE_HOLDER + key):
         # the theme's colours are applied in the browser (Streamlit's chart theme), so a theme switch

@@ -180,6 +180,19 @@ def test_the_proxy_compresses_the_front_page_on_the_fly(proxy):
     assert plain.startswith((STATIC / "index.html").read_bytes()[:200])
 
 
+def test_the_fonts_come_from_the_replicas_cut_to_what_the_app_draws(proxy):
+    """HAProxy serves only text files itself (deploy/static.lua); the fonts pass to a replica, whose
+    middleware answers with the subset (ui/font_subsets.py)."""
+    import json
+
+    from ui.font_subsets import FONT_DIR, MANIFEST
+
+    for rel, entry in json.loads(MANIFEST.read_text(encoding="utf-8"))["fonts"].items():
+        headers, body = get(f"{proxy.url}/static/{rel}", {"Accept-Encoding": "gzip, deflate, br"})
+        assert body == (FONT_DIR / entry["file"]).read_bytes(), rel
+        assert headers["content-type"] == "font/woff2" and "content-encoding" not in headers, headers
+
+
 def test_the_stats_page_wants_the_password(proxy):
     with pytest.raises(urllib.error.HTTPError) as refused:
         get(proxy.info["stats_url"], {})

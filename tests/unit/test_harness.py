@@ -1,5 +1,6 @@
 """harness/, what the tests and benchmarks share: its settings say what was wrong, its /proc readers read
-this process, a free port can be bound, the message cache answers references as the browser's does."""
+this process, a free port can be bound, the message cache answers references as the browser's does, the
+byte counter counts what passes each way."""
 
 import os
 import socket
@@ -10,6 +11,7 @@ import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from harness import settings
+from harness.byte_counter import ByteCounter
 from harness.ports import free_port
 from harness.proc import cpu_seconds, pid_listening_on, rss_mb
 from harness.streamlit_client import FINISHED_OK, MessageCache
@@ -88,3 +90,25 @@ def test_a_test_or_benchmark_server_runs_with_the_containers_thread_and_allocato
     dockerfile = (ROOT / "Dockerfile").read_text()
     for name, value in CONTAINER_ENV.items():
         assert f"{name}={value}" in dockerfile, name
+
+
+def test_the_byte_counter_relays_and_counts_each_way():
+    """A server that answers 100,000 bytes to each 5-byte request, reached twice through the relay."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        with ByteCounter("127.0.0.1", listener.getsockname()[1]) as relay:
+            for _ in range(2):
+                with socket.create_connection(("127.0.0.1", relay.port), timeout=10) as client:
+                    client.sendall(b"hello")
+                    server, _ = listener.accept()
+                    with server:
+                        assert server.recv(5) == b"hello"
+                        server.sendall(b"x" * 100_000)
+                    got = b""
+                    while chunk := client.recv(65536):
+                        got += chunk
+                    assert got == b"x" * 100_000
+            assert (relay.sent, relay.received, relay.connections) == (200_000, 10, 2)
+            relay.reset()
+            assert (relay.sent, relay.received, relay.connections) == (0, 0, 0)

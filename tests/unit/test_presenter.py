@@ -91,8 +91,13 @@ def annealing_app(**query):
 
 
 def figure_tools(at) -> list[str]:
-    """The HTML of every figure's PNG/SVG buttons on the page."""
-    return [el.proto.body for el in at.get("html") if "rbfviz-figure-tools" in el.proto.body]
+    """The HTML of every figure's PNG/SVG buttons on the page (not the page's stylesheet, an html element
+    too, which styles them)."""
+    return [
+        el.proto.body
+        for el in at.get("html")
+        if "rbfviz-figure-tools" in el.proto.body and not el.proto.body.startswith("<style>")
+    ]
 
 
 @pytest.mark.usefixtures("fresh_streamlit_caches")
