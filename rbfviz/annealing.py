@@ -209,6 +209,10 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     responsibilities: F_σ = -T Σ_i log Z_i.
     """
     m, k, _ = C.shape
+    if m == 1 and kind == "softmax" and points.shape[1] <= EM_BLOCK:
+        asked = jacobian is not None and bool(jacobian[0])
+        center, total, J = _softmax_em_step(points, C[0], float(sigmas[0]), bool(energy[0]), asked)
+        return (center[None], [total]) if jacobian is None else (center[None], [total], [J])
     per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
     T = [temperature(sigma) for sigma in sigmas]
     total = [0.0 if asked else math.nan for asked in energy]
@@ -256,6 +260,27 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     return (centers, total) if jacobian is None else (centers, total, moments)
 
 
+def _softmax_em_step(points: np.ndarray, c: np.ndarray, sigma: float, energy: bool, jacobian: bool):
+    """``_em_steps`` of one softmax level whose points fit one block (n <= EM_BLOCK): (new centres (k, d),
+    F_σ at c or NaN, the EM Jacobian at c or None). The operations of the stacked path on the level's own
+    (k, n) arrays, so the same bits, without its bookkeeping for groups of levels and blocks of points,
+    which at a few thousand points is a fifth of a step (``anneal`` steps one level at a time)."""
+    T = temperature(sigma)
+    D = _sq_distance_levels(points, c[None])[0]
+    resp, d_min, column_sums = _softmax_level_with_sums_(D, T)
+    total = math.nan
+    if energy:  # -T Σ_i log Z_i, summed as the stacked path sums it
+        nearest = float(np.add.reduce(d_min, dtype=np.float64))
+        log_sums = float(np.add.reduce(np.log(column_sums), dtype=np.float64))
+        total = 0.0 + (nearest - T * log_sums)
+    sums = weighted_sums(points, resp)
+    centers = centroids_from_sums(c, sums)
+    if not jacobian:
+        return centers, total, None
+    moments = _pair_moments(points, resp, column_sums)
+    return centers, total, _softmax_em_jacobian(moments, c, centers, sums[:, -1], sigma)
+
+
 # A point whose softmax column sum Σ_j exp(-(d_ij - d_min,i)/T) is at most 1 + this has one-hot
 # responsibilities to this precision, and adds nothing to the EM Jacobian (its weights r_ij (δ_jl - r_il)
 # are below it): the Jacobian's moments skip such points.
@@ -275,9 +300,12 @@ def _pair_moments(block: np.ndarray, resp: np.ndarray, column_sums: np.ndarray) 
     if soft.mean() < 0.75:
         block, resp = block[:, soft], resp[:, soft]
     k, w = resp.shape
-    weighted = np.multiply(resp[:, None, :], block[None, :, :], dtype=np.float64).reshape(
-        k * block.shape[0], w
-    )
+    rows = block.shape[0]
+    weighted = np.empty((k, rows, w), dtype=np.float64)
+    for a in range(rows - 1):  # row by row: a broadcast over the middle axis runs several times slower
+        np.multiply(resp, block[a], out=weighted[:, a, :], dtype=np.float64)
+    weighted[:, -1, :] = resp  # the row of ones
+    weighted = weighted.reshape(k * rows, w)
     return weighted @ weighted.T
 
 
@@ -382,20 +410,12 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     axis cost less than numpy's, and so does its float64 exp, vectorised on every x86-64 processor where
     numpy's is vectorised only with AVX-512 (the two differ by at most one unit in the last place).
     """
+    if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
+        _, d_min, column_sums = _softmax_level_with_sums_(D[0], T[0])
+        return D, d_min[None], column_sums[None]
     if D.shape[1] * D.shape[2] < _TORCH_SOFTMAX_MIN_ENTRIES:
         return _softmax_levels_numpy_(D, T)
     t = torch.from_numpy(D)
-    if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
-        level = t[0]
-        d_min = level.amin(dim=0)
-        level -= d_min
-        if D.dtype == np.float64:
-            level.clamp_max_(_CLIP_LOGIT * T[0])
-        level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype
-        _exp_clipped_(level)
-        column_sums = level.sum(dim=0)
-        level *= 1.0 / column_sums
-        return D, d_min.numpy()[None], column_sums.numpy()[None]
     d_min = t.amin(dim=1)
     t -= d_min[:, None, :]
     if D.dtype == np.float64:
@@ -405,23 +425,37 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     t *= scales[:, None, None]  # each level's -1/T, rounded to D's dtype as a Python float is above
     _exp_clipped_(t)
     column_sums = t.sum(dim=1)
-    t *= (1.0 / column_sums)[:, None, :]
+    t *= column_sums.reciprocal()[:, None, :]  # torch's 1.0 / t: the same bits, without its Python wrapper
+    return D, d_min.numpy(), column_sums.numpy()
+
+
+def _softmax_level_with_sums_(D: np.ndarray, T: float):
+    """``_softmax_levels_with_sums_`` of one level: D (k, w) squared distances at temperature T, made the
+    responsibilities in place; returns (D, d_min (w,), column sums (w,))."""
+    if D.size < _TORCH_SOFTMAX_MIN_ENTRIES:
+        d_min = D.min(axis=0)
+        D -= d_min
+        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
+            torch.from_numpy(D).clamp_max_(_CLIP_LOGIT * T)
+        D *= -1.0 / T
+        np.exp(D, out=D)
+        column_sums = D.sum(axis=0)
+        D *= 1.0 / column_sums
+        return D, d_min, column_sums
+    level = torch.from_numpy(D)
+    d_min = level.amin(dim=0)
+    level -= d_min
+    if D.dtype == np.float64:
+        level.clamp_max_(_CLIP_LOGIT * T)
+    level *= -1.0 / T  # a Python float: in a float32 array's dtype
+    _exp_clipped_(level)
+    column_sums = level.sum(dim=0)
+    level *= column_sums.reciprocal()  # torch's 1.0 / t: the same bits, without its Python wrapper
     return D, d_min.numpy(), column_sums.numpy()
 
 
 def _softmax_levels_numpy_(D: np.ndarray, T: list):
-    """``_softmax_levels_with_sums_`` in numpy's passes (small levels)."""
-    if len(T) == 1:
-        level = D[0]
-        d_min = level.min(axis=0)
-        level -= d_min
-        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
-            torch.from_numpy(level).clamp_max_(_CLIP_LOGIT * T[0])
-        level *= -1.0 / T[0]
-        np.exp(level, out=level)
-        column_sums = level.sum(axis=0)
-        level *= 1.0 / column_sums
-        return D, d_min[None], column_sums[None]
+    """``_softmax_levels_with_sums_`` in numpy's passes (small levels, several of them)."""
     d_min = D.min(axis=1)
     D -= d_min[:, None, :]
     if D.dtype == np.float64:

@@ -137,3 +137,29 @@ def test_bad_arguments_raise_clear_errors():
         fixed_points(X, C0, grid, "softmax", max_iter=0)
     with pytest.raises(ValueError, match="progress"):
         fixed_points(X, C0, grid, "softmax", progress=3)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n, k", [(700, 4), (5000, 8)])  # numpy's passes, then torch's (k·n >= 16,384)
+def test_one_softmax_level_alone_is_its_step_in_a_stack(n, k, dtype):
+    """``anneal`` steps one softmax level at a time through ``_softmax_em_step``; the stacked path, which
+    runs the same operations on (m, k, n) arrays, gives the same bits: centres, F_σ and the EM Jacobian,
+    from soft to one-hot responsibilities, with far logits clipped and with a centre without mass."""
+    X = make_dataset("blobs", n=n, seed=4)[0].astype(dtype)
+    points = points_with_ones(X)
+    scale = annealing.data_scale(X)
+    rng = np.random.RandomState(1)
+    C = X[rng.choice(n, k, replace=False)].copy()
+    far = C.copy()
+    far[0] = X.max(axis=0) + 50 * scale  # no mass at small σ: it stays put
+    for c in (C, far):
+        for sigma in (3.0 * scale, 0.5 * scale, 0.1 * scale, 0.01 * scale):
+            alone, energy, jacobian = annealing._softmax_em_step(points, c, sigma, True, True)
+            stacked, energies, jacobians = _em_steps(
+                points, np.stack([c, c]), (sigma, sigma), "softmax", (True, False), (True, False)
+            )
+            assert np.array_equal(alone, stacked[0]) and np.array_equal(alone, stacked[1]), sigma
+            assert energy == energies[0] and np.isnan(energies[1]), sigma
+            assert np.array_equal(jacobian, jacobians[0]) and jacobians[1] is None, sigma
+            plain, none, no_jacobian = annealing._softmax_em_step(points, c, sigma, False, False)
+            assert np.array_equal(plain, alone) and np.isnan(none) and no_jacobian is None
