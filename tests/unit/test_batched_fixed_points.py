@@ -116,9 +116,9 @@ def test_finished_levels_leave_the_batch(monkeypatch):
     sizes = []
     original = annealing._em_steps
 
-    def spy(points, C, sigmas, kind, energy):
+    def spy(points, C, sigmas, kind, energy, *more, **options):
         sizes.append(C.shape[0])
-        return original(points, C, sigmas, kind, energy)
+        return original(points, C, sigmas, kind, energy, *more, **options)
 
     monkeypatch.setattr(annealing, "_em_steps", spy)
     done = []
@@ -155,6 +155,7 @@ def test_one_softmax_level_alone_is_its_step_in_a_stack(n, k, dtype):
     for c in (C, far):
         for sigma in (3.0 * scale, 0.5 * scale, 0.1 * scale, 0.01 * scale):
             alone, energy, jacobian = annealing._softmax_em_step(points, c, sigma, True, True)
+            energy = float(energy)
             stacked, energies, jacobians = _em_steps(
                 points, np.stack([c, c]), (sigma, sigma), "softmax", (True, False), (True, False)
             )
