@@ -206,15 +206,14 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     levels' (k, w) blocks are stacked as one (m, k, w) array, at most LEVEL_ENTRIES entries per stack: the
     softmax's passes, the centre sums and the update run once for the stack, each level's numbers the bits
     it gets alone (the same operations on its own rows). For softmax the free energy comes with the
-    responsibilities: F_σ = -T Σ_i log Z_i; with ``lazy``, one softmax level on one block of points returns it
-    as a ``_LazyEnergy`` (a number once ``float`` reads it), the others as floats.
+    responsibilities: F_σ = -T Σ_i log Z_i; with ``lazy``, a softmax level stepped alone returns it as a
+    ``_LazyEnergy`` (a number once ``float`` reads it), levels stepped together and other maps as floats.
     """
     m, k, _ = C.shape
     if m == 1 and kind == "softmax" and points.shape[1] <= EM_BLOCK:
         asked = jacobian is not None and bool(jacobian[0])
         center, total, J = _softmax_em_step(points, C[0], float(sigmas[0]), bool(energy[0]), asked)
-        if not lazy and isinstance(total, _LazyEnergy):
-            total = float(total)
+        total = total if lazy or not energy[0] else float(total)
         return (center[None], [total]) if jacobian is None else (center[None], [total], [J])
     per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
     T = [temperature(sigma) for sigma in sigmas]
@@ -226,14 +225,16 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
         last = min(m, first + per_stack)
         group = C[first:last]
         asked = [i for i in range(first, last) if energy[i]]
-        sums = None
+        sums, parts = None, []
         for start in range(0, points.shape[1], EM_BLOCK):
             block = points[:, start : start + EM_BLOCK]
             D = _sq_distance_levels(block, group)
             if kind == "softmax":
                 resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last], group)
                 soft_points = column_sums  # each point's Σ_j exp(-(d_ij - d_min,i)/T): 1 when r_i is one-hot
-                if asked:  # -T Σ_i log Z_i
+                if asked and lazy and len(group) == 1:  # its parts, summed when read
+                    parts.append((d_min[0], column_sums[0]))
+                elif asked:  # -T Σ_i log Z_i
                     if len(asked) < len(group):
                         rows = [i - first for i in asked]
                         d_min, column_sums = d_min[rows], column_sums[rows]
@@ -253,6 +254,8 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
                 if jacobian[i]:
                     part = _pair_moments(block, resp[i - first], soft_points[i - first])
                     moments[i] = part if moments[i] is None else moments[i] + part
+        if parts:
+            total[first] = _LazyEnergy(parts, T[first])
         centers[first:last] = centroids_from_sums(
             group.reshape(-1, group.shape[2]), sums.reshape(-1, sums.shape[2])
         ).reshape(group.shape)
@@ -264,22 +267,25 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
 
 
 class _LazyEnergy:
-    """F_σ = Σ_i d_min,i - T Σ_i log s_i of one softmax EM step, summed as the stacked path of ``_em_steps``
-    sums it, when ``float`` first asks for it: its logarithms cost a tenth of a step (numpy's float64 log
-    is scalar without AVX-512), and the accelerators compare about half the energies they ask for (SQUAREM
-    needs the one at a cycle's start only if the cycle jumps). d_min, column_sums: (w,) arrays of the step."""
+    """F_σ = Σ_i d_min,i - T Σ_i log s_i of one softmax EM step, summed block by block as ``_em_steps`` sums
+    it, when ``float`` first asks for it: its logarithms cost a tenth of a step (numpy's float64 log is
+    scalar without AVX-512), and the accelerators compare about half the energies they ask for (SQUAREM
+    needs the one at a cycle's start only if the cycle jumps). parts: the step's (d_min, column_sums) of
+    each block of points, (w,) arrays each; T the temperature."""
 
-    __slots__ = ("_parts", "_value")
+    __slots__ = ("_parts", "_T", "_value")
 
-    def __init__(self, d_min: np.ndarray, column_sums: np.ndarray, T: float):
-        self._parts, self._value = (d_min, column_sums, T), None
+    def __init__(self, parts: list, T: float):
+        self._parts, self._T, self._value = parts, T, None
 
     def __float__(self) -> float:
         if self._value is None:
-            d_min, column_sums, T = self._parts
-            nearest = float(np.add.reduce(d_min, dtype=np.float64))
-            log_sums = float(np.add.reduce(np.log(column_sums), dtype=np.float64))
-            self._value, self._parts = 0.0 + (nearest - T * log_sums), None
+            total = 0.0
+            for d_min, column_sums in self._parts:
+                nearest = float(np.add.reduce(d_min, dtype=np.float64))
+                log_sums = float(np.add.reduce(np.log(column_sums), dtype=np.float64))
+                total += nearest - self._T * log_sums
+            self._value, self._parts = total, None
         return self._value
 
 
@@ -292,7 +298,7 @@ def _softmax_em_step(points: np.ndarray, c: np.ndarray, sigma: float, energy: bo
     T = temperature(sigma)
     D = _sq_distance_levels(points, c[None])[0]
     resp, d_min, column_sums = _softmax_level_with_sums_(D, T, c)
-    total = _LazyEnergy(d_min, column_sums, T) if energy else math.nan
+    total = _LazyEnergy([(d_min, column_sums)], T) if energy else math.nan
     sums = weighted_sums(points, resp)
     centers = centroids_from_sums(c, sums)
     if not jacobian:

@@ -164,3 +164,21 @@ def test_one_softmax_level_alone_is_its_step_in_a_stack(n, k, dtype):
             assert np.array_equal(jacobian, jacobians[0]) and jacobians[1] is None, sigma
             plain, none, no_jacobian = annealing._softmax_em_step(points, c, sigma, False, False)
             assert np.array_equal(plain, alone) and np.isnan(none) and no_jacobian is None
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_lazy_free_energies_are_the_summed_ones(dtype, monkeypatch):
+    """With ``lazy`` (as ``_em_levels`` asks), a level stepped alone returns F_σ as a ``_LazyEnergy``; read,
+    it is the float the step returns otherwise, to the bit, on one block of points and on several."""
+    X = make_dataset("moons", n=900, seed=2)[0].astype(dtype)
+    points = points_with_ones(X)
+    C = X[np.random.RandomState(4).choice(X.shape[0], 5, replace=False)][None].copy()
+    for block in (annealing.EM_BLOCK, 256):  # one block, then four blocks of points
+        monkeypatch.setattr(annealing, "EM_BLOCK", block)
+        for sigma in (1.0, 0.2, 0.01):
+            centers, (energy,) = _em_steps(points, C, (sigma,), "softmax", (True,))
+            lazy_centers, (lazy,) = _em_steps(points, C, (sigma,), "softmax", (True,), lazy=True)
+            assert isinstance(energy, float) and isinstance(lazy, annealing._LazyEnergy)
+            assert np.array_equal(centers, lazy_centers) and float(lazy) == energy == float(lazy), sigma
+            _, (none,) = _em_steps(points, C, (sigma,), "softmax", (False,), lazy=True)
+            assert np.isnan(none)
