@@ -467,9 +467,10 @@ def _clip_is_idle(d_min: np.ndarray, c: np.ndarray | None, T: float) -> bool:
     margin of 1e-6 relative is ample. False for unknown centres, Gram distances, NaN or inf."""
     if c is None or c.shape[1] > _DIRECT_DISTANCE_MAX_FEATURES:
         return False
-    c = c.astype(np.float64)
-    span = math.sqrt(float(np.square(c.max(axis=0) - c.min(axis=0)).sum()))
-    reach = math.sqrt(float(d_min.max())) + span
+    squared_span = 0.0
+    for values in c.T.tolist():  # k·d numbers: Python's max and min cost less than numpy's calls
+        squared_span += (max(values) - min(values)) ** 2
+    reach = math.sqrt(float(np.maximum.reduce(d_min))) + math.sqrt(squared_span)
     return reach * reach * (1.0 + 1e-6) < _CLIP_LOGIT * T
 
 
