@@ -326,12 +326,9 @@ def _pair_moments(block: np.ndarray, resp: np.ndarray, column_sums: np.ndarray) 
     if soft.mean() < 0.75:
         block, resp = block[:, soft], resp[:, soft]
     k, w = resp.shape
-    rows = block.shape[0]
-    weighted = np.empty((k, rows, w), dtype=np.float64)
-    for a in range(rows - 1):  # row by row: a broadcast over the middle axis runs several times slower
-        np.multiply(resp, block[a], out=weighted[:, a, :], dtype=np.float64)
-    weighted[:, -1, :] = resp  # the row of ones
-    weighted = weighted.reshape(k * rows, w)
+    weighted = np.multiply(resp[:, None, :], block[None, :, :], dtype=np.float64).reshape(
+        k * block.shape[0], w
+    )
     return weighted @ weighted.T
 
 
