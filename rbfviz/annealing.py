@@ -194,7 +194,7 @@ def _em_step(points: np.ndarray, c: np.ndarray, sigma: float, kind: str, energy:
     return centers[0], (energies[0] if energy else None)
 
 
-def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jacobian=None):
+def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jacobian=None, lazy=False):
     """One EM step at each of m σ levels: (new centres (m, k, d), F_σ at C as a list of m floats, NaN
     where ``energy`` does not ask for it); with ``jacobian`` (m bools, softmax only) also a third item, the
     list of m EM Jacobians (k·d, k·d) at C (``_softmax_em_jacobian``), None where not asked for.
@@ -206,9 +206,15 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     levels' (k, w) blocks are stacked as one (m, k, w) array, at most LEVEL_ENTRIES entries per stack: the
     softmax's passes, the centre sums and the update run once for the stack, each level's numbers the bits
     it gets alone (the same operations on its own rows). For softmax the free energy comes with the
-    responsibilities: F_σ = -T Σ_i log Z_i.
+    responsibilities: F_σ = -T Σ_i log Z_i; with ``lazy``, a softmax level stepped alone returns it as a
+    ``_LazyEnergy`` (a number once ``float`` reads it), levels stepped together and other maps as floats.
     """
     m, k, _ = C.shape
+    if m == 1 and kind == "softmax" and points.shape[1] <= EM_BLOCK:
+        asked = jacobian is not None and bool(jacobian[0])
+        center, total, J = _softmax_em_step(points, C[0], float(sigmas[0]), bool(energy[0]), asked)
+        total = total if lazy or not energy[0] else float(total)
+        return (center[None], [total]) if jacobian is None else (center[None], [total], [J])
     per_stack = max(1, LEVEL_ENTRIES // (k * min(points.shape[1], EM_BLOCK)))
     T = [temperature(sigma) for sigma in sigmas]
     total = [0.0 if asked else math.nan for asked in energy]
@@ -219,14 +225,16 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
         last = min(m, first + per_stack)
         group = C[first:last]
         asked = [i for i in range(first, last) if energy[i]]
-        sums = None
+        sums, parts = None, []
         for start in range(0, points.shape[1], EM_BLOCK):
             block = points[:, start : start + EM_BLOCK]
             D = _sq_distance_levels(block, group)
             if kind == "softmax":
-                resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last])
+                resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last], group)
                 soft_points = column_sums  # each point's Σ_j exp(-(d_ij - d_min,i)/T): 1 when r_i is one-hot
-                if asked:  # -T Σ_i log Z_i
+                if asked and lazy and len(group) == 1:  # its parts, summed when read
+                    parts.append((d_min[0], column_sums[0]))
+                elif asked:  # -T Σ_i log Z_i
                     if len(asked) < len(group):
                         rows = [i - first for i in asked]
                         d_min, column_sums = d_min[rows], column_sums[rows]
@@ -246,6 +254,8 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
                 if jacobian[i]:
                     part = _pair_moments(block, resp[i - first], soft_points[i - first])
                     moments[i] = part if moments[i] is None else moments[i] + part
+        if parts:
+            total[first] = _LazyEnergy(parts, T[first])
         centers[first:last] = centroids_from_sums(
             group.reshape(-1, group.shape[2]), sums.reshape(-1, sums.shape[2])
         ).reshape(group.shape)
@@ -254,6 +264,47 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
                 mass = sums[i - first, :, -1]
                 moments[i] = _softmax_em_jacobian(moments[i], C[i], centers[i], mass, sigmas[i])
     return (centers, total) if jacobian is None else (centers, total, moments)
+
+
+class _LazyEnergy:
+    """F_σ = Σ_i d_min,i - T Σ_i log s_i of one softmax EM step, summed block by block as ``_em_steps`` sums
+    it, when ``float`` first asks for it: its logarithms cost a tenth of a step (numpy's float64 log is
+    scalar without AVX-512), and the accelerators compare about half the energies they ask for (SQUAREM
+    needs the one at a cycle's start only if the cycle jumps). parts: the step's (d_min, column_sums) of
+    each block of points, (w,) arrays each; T the temperature."""
+
+    __slots__ = ("_parts", "_T", "_value")
+
+    def __init__(self, parts: list, T: float):
+        self._parts, self._T, self._value = parts, T, None
+
+    def __float__(self) -> float:
+        if self._value is None:
+            total = 0.0
+            for d_min, column_sums in self._parts:
+                nearest = float(np.add.reduce(d_min, dtype=np.float64))
+                log_sums = float(np.add.reduce(np.log(column_sums), dtype=np.float64))
+                total += nearest - self._T * log_sums
+            self._value, self._parts = total, None
+        return self._value
+
+
+def _softmax_em_step(points: np.ndarray, c: np.ndarray, sigma: float, energy: bool, jacobian: bool):
+    """``_em_steps`` of one softmax level whose points fit one block (n <= EM_BLOCK): (new centres (k, d),
+    F_σ at c as a ``_LazyEnergy`` or NaN, the EM Jacobian at c or None). The operations of the stacked
+    path on the level's own (k, n) arrays, so the same bits, without its bookkeeping for groups of levels
+    and blocks of points, which at a few thousand points is a fifth of a step (``anneal`` steps one level
+    at a time)."""
+    T = temperature(sigma)
+    D = _sq_distance_levels(points, c[None])[0]
+    resp, d_min, column_sums = _softmax_level_with_sums_(D, T, c)
+    total = _LazyEnergy([(d_min, column_sums)], T) if energy else math.nan
+    sums = weighted_sums(points, resp)
+    centers = centroids_from_sums(c, sums)
+    if not jacobian:
+        return centers, total, None
+    moments = _pair_moments(points, resp, column_sums)
+    return centers, total, _softmax_em_jacobian(moments, c, centers, sums[:, -1], sigma)
 
 
 # A point whose softmax column sum Σ_j exp(-(d_ij - d_min,i)/T) is at most 1 + this has one-hot
@@ -370,7 +421,7 @@ def _exp_clipped_(t: torch.Tensor) -> None:
 _TORCH_SOFTMAX_MIN_ENTRIES = 1 << 14
 
 
-def _softmax_levels_with_sums_(D: np.ndarray, T: list):
+def _softmax_levels_with_sums_(D: np.ndarray, T: list, C: np.ndarray | None = None):
     """Softmax responsibilities (m, k, w) of the (m, k, w) squared distances D, level i at temperature
     T[i], computed in D's memory; also the (m, w) nearest distances d_min and column sums s of
     exp(-(d - d_min)/T), the two parts of each point's log partition sum
@@ -381,21 +432,14 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     _TORCH_SOFTMAX_MIN_ENTRIES entries the passes are torch's, on D's memory: its reductions down the short
     axis cost less than numpy's, and so does its float64 exp, vectorised on every x86-64 processor where
     numpy's is vectorised only with AVX-512 (the two differ by at most one unit in the last place).
+    C (m, k, d), the levels' centres, lets one level skip a clip that would change nothing.
     """
+    if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
+        _, d_min, column_sums = _softmax_level_with_sums_(D[0], T[0], None if C is None else C[0])
+        return D, d_min[None], column_sums[None]
     if D.shape[1] * D.shape[2] < _TORCH_SOFTMAX_MIN_ENTRIES:
         return _softmax_levels_numpy_(D, T)
     t = torch.from_numpy(D)
-    if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
-        level = t[0]
-        d_min = level.amin(dim=0)
-        level -= d_min
-        if D.dtype == np.float64:
-            level.clamp_max_(_CLIP_LOGIT * T[0])
-        level *= -1.0 / T[0]  # a Python float: in a float32 array's dtype
-        _exp_clipped_(level)
-        column_sums = level.sum(dim=0)
-        level *= 1.0 / column_sums
-        return D, d_min.numpy()[None], column_sums.numpy()[None]
     d_min = t.amin(dim=1)
     t -= d_min[:, None, :]
     if D.dtype == np.float64:
@@ -405,23 +449,57 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list):
     t *= scales[:, None, None]  # each level's -1/T, rounded to D's dtype as a Python float is above
     _exp_clipped_(t)
     column_sums = t.sum(dim=1)
-    t *= (1.0 / column_sums)[:, None, :]
+    t *= column_sums.reciprocal()[:, None, :]  # torch's 1.0 / t: the same bits, without its Python wrapper
+    return D, d_min.numpy(), column_sums.numpy()
+
+
+def _clip_is_idle(d_min: np.ndarray, c: np.ndarray | None, T: float) -> bool:
+    """Whether no shifted distance d_ij - d_min,i of points whose nearest distances are d_min (w,), to
+    the centres c (k, d), can exceed _CLIP_LOGIT·T, so that the far-logit clip would change nothing.
+
+    By the triangle inequality ||x_i - c_j|| <= ||x_i - c_near|| + ||c_near - c_j||, so
+    d_ij <= (√d_min,i + s)² <= (√max d_min + s)², with s the diagonal of the centres' bounding box. The
+    computed distances (summed feature by feature, at most _DIRECT_DISTANCE_MAX_FEATURES) are within
+    (d + 2) units of rounding of their values, and a shifted distance is never above its distance, so a
+    margin of 1e-6 relative is ample. False for unknown centres, Gram distances, NaN or inf."""
+    if c is None or c.shape[1] > _DIRECT_DISTANCE_MAX_FEATURES:
+        return False
+    squared_span = 0.0
+    for values in c.T.tolist():  # k·d numbers: Python's max and min cost less than numpy's calls
+        squared_span += (max(values) - min(values)) ** 2
+    reach = math.sqrt(float(np.maximum.reduce(d_min))) + math.sqrt(squared_span)
+    return reach * reach * (1.0 + 1e-6) < _CLIP_LOGIT * T
+
+
+def _softmax_level_with_sums_(D: np.ndarray, T: float, c: np.ndarray | None = None):
+    """``_softmax_levels_with_sums_`` of one level: D (k, w) squared distances at temperature T, made the
+    responsibilities in place; returns (D, d_min (w,), column sums (w,)). With the centres c (k, d) the
+    distances are from, the clip is skipped where it would change nothing (``_clip_is_idle``): one pass
+    over the (k, w) array less at every σ where no logit is that far."""
+    if D.size < _TORCH_SOFTMAX_MIN_ENTRIES:
+        d_min = D.min(axis=0)
+        D -= d_min
+        if D.dtype == np.float64 and not _clip_is_idle(d_min, c, T):
+            torch.from_numpy(D).clamp_max_(_CLIP_LOGIT * T)  # torch's: numpy's minimum is 3× slower
+        D *= -1.0 / T
+        np.exp(D, out=D)
+        column_sums = D.sum(axis=0)
+        D *= 1.0 / column_sums
+        return D, d_min, column_sums
+    level = torch.from_numpy(D)
+    d_min = level.amin(dim=0)
+    level -= d_min
+    if D.dtype == np.float64 and not _clip_is_idle(d_min.numpy(), c, T):
+        level.clamp_max_(_CLIP_LOGIT * T)
+    level *= -1.0 / T  # a Python float: in a float32 array's dtype
+    _exp_clipped_(level)
+    column_sums = level.sum(dim=0)
+    level *= column_sums.reciprocal()  # torch's 1.0 / t: the same bits, without its Python wrapper
     return D, d_min.numpy(), column_sums.numpy()
 
 
 def _softmax_levels_numpy_(D: np.ndarray, T: list):
-    """``_softmax_levels_with_sums_`` in numpy's passes (small levels)."""
-    if len(T) == 1:
-        level = D[0]
-        d_min = level.min(axis=0)
-        level -= d_min
-        if D.dtype == np.float64:  # torch's clamp, in D's memory: numpy's minimum is 3× slower
-            torch.from_numpy(level).clamp_max_(_CLIP_LOGIT * T[0])
-        level *= -1.0 / T[0]
-        np.exp(level, out=level)
-        column_sums = level.sum(axis=0)
-        level *= 1.0 / column_sums
-        return D, d_min[None], column_sums[None]
+    """``_softmax_levels_with_sums_`` in numpy's passes (small levels, several of them)."""
     d_min = D.min(axis=1)
     D -= d_min[:, None, :]
     if D.dtype == np.float64:
@@ -434,13 +512,20 @@ def _softmax_levels_numpy_(D: np.ndarray, T: list):
     return D, d_min, column_sums
 
 
+def _norm(a: np.ndarray) -> float:
+    """numpy.linalg.norm(a) of a float array, as it computes it (the root of the flat array's dot product
+    with itself, in a's dtype), without its Python checks: SQUAREM takes two per cycle."""
+    flat = a.ravel()
+    return float(np.sqrt(flat.dot(flat)))
+
+
 def _min_centre_gap(c: np.ndarray) -> float:
     """Smallest distance between two of the centres c (k, d); inf for one centre; NaN if any is NaN."""
     if c.shape[0] < 2:
         return math.inf
-    gaps = np.sqrt(((c[:, None, :] - c[None, :, :]) ** 2).sum(axis=2))
-    np.fill_diagonal(gaps, np.inf)
-    return float(gaps.min())
+    squared = ((c[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)
+    squared.flat[:: c.shape[0] + 1] = np.inf
+    return float(np.sqrt(squared.min()))  # the root of the least: the least root (sqrt is monotone)
 
 
 @torch.no_grad()
@@ -534,7 +619,8 @@ def _em_levels(
             [sigmas[i] for i in live],
             kind,
             [asks[i][1] for i in live],
-            *((wanted,) if any(wanted) else ()),
+            wanted if any(wanted) else None,
+            lazy=True,
         )
         out, energy = step[:2]
         for j, i in enumerate(live):
@@ -598,20 +684,20 @@ def _em_run(
         used += 1
         r = c1 - c
         v = c2 - c1 - r
-        v_norm = float(np.linalg.norm(v))
-        alpha = -float(np.linalg.norm(r)) / v_norm if v_norm > 0 else -1.0
+        v_norm = _norm(v)
+        alpha = -_norm(r) / v_norm if v_norm > 0 else -1.0
         if not (alpha < -1.0):  # also catches NaN: plain EM
             c = c2
             continue
         c3, f_jump = yield c - 2.0 * alpha * r + alpha * alpha * v, True
         used += 1
-        accepted = f_jump <= f0 and bool(np.isfinite(c3).all())
+        accepted = float(f_jump) <= float(f0) and bool(np.isfinite(c3).all())
         start, c = c, (c3 if accepted else c2)
         refused = 0 if accepted else refused + 1
         if refused < MERGE_AFTER_REFUSALS or not merge:
             continue
         merged, steps = _merged_fixed_point(
-            points, start, c, f0, sigma, kind, tol_abs, max_iter - used, apart_abs
+            points, start, c, float(f0), sigma, kind, tol_abs, max_iter - used, apart_abs
         )
         used += steps
         if merged is not None:
@@ -704,6 +790,12 @@ MERGE_SLACK = 1.1
 MERGE_AFTER_REFUSALS = 3
 
 
+def _with_slack(energy) -> float:
+    """A free energy (a float or a ``_LazyEnergy``) plus _ENERGY_SLACK of its size."""
+    energy = float(energy)
+    return energy + _ENERGY_SLACK * abs(energy)
+
+
 def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
     """Anderson-accelerated EM (type II, Walker & Ni 2011) from c (k, d), at most ``budget`` EM steps.
 
@@ -733,7 +825,7 @@ def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
         images.append(g.ravel())
         residuals.append((g - x).ravel())
         del images[: -memory - 1], residuals[: -memory - 1]
-        if extrapolated and not energy <= last_energy + _ENERGY_SLACK * abs(last_energy):
+        if extrapolated and not float(energy) <= _with_slack(last_energy):
             # the secant pair (x, g) still describes the map: keep it, but go on from the last good point
             x, extrapolated = last_image, False
             continue
@@ -795,7 +887,7 @@ def _newton_run(c: np.ndarray, tol_abs: float, budget: int):
             return g, used, False
         radius = float(np.abs(np.linalg.eigvals(jacobian)).max())
         if kept_image is not None and not (
-            energy <= kept_energy + _ENERGY_SLACK * abs(kept_energy) and radius < NEWTON_STABLE
+            float(energy) <= _with_slack(kept_energy) and radius < NEWTON_STABLE
         ):
             return kept_image, used, None
         if shift <= tol_abs:

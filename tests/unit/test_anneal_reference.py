@@ -168,6 +168,42 @@ def test_clipping_far_logits_leaves_the_em_step_unchanged():
         assert np.array_equal(clipped, plain)
 
 
+@pytest.mark.parametrize("dataset, n, d", [("blobs", 700, 2), ("spiral", 5000, 2), ("gaussian", 400, 4)])
+def test_the_clip_is_skipped_only_where_it_would_change_nothing(dataset, n, d, monkeypatch):
+    """``_clip_is_idle`` (the triangle-inequality bound that lets a softmax level skip the far-logit clip) is
+    True only where no shifted distance reaches the clip, and the EM step with the skip is the step with
+    the clip, to the bit, on both sides of the bound (σ from soft to far below the clip's reach)."""
+    import rbfviz.annealing as annealing
+    from rbfviz.maps import sq_distance_columns, temperature
+
+    if dataset == "gaussian":
+        X = np.random.RandomState(5).normal(size=(n, d)) * [1.0, 3.0, 0.5, 2.0]
+    else:
+        X = make_dataset(dataset, n=n, seed=5)[0]
+    scale = data_scale(X)
+    points = points_with_ones(X)
+    rng = np.random.RandomState(2)
+    idle_seen = busy_seen = 0
+    for k in (2, 6):
+        C = X[rng.choice(X.shape[0], k, replace=False)] + 0.3 * scale * rng.normal(size=(k, d))
+        D = sq_distance_columns(X, C)
+        shifted_max = float((D - D.min(axis=0)).max())
+        for factor in np.geomspace(2.0, 0.002, 25):
+            sigma = float(factor * scale)
+            T = temperature(sigma)
+            idle = annealing._clip_is_idle(D.min(axis=0), C, T)
+            assert not idle or shifted_max < annealing._CLIP_LOGIT * T, (k, sigma)
+            idle_seen, busy_seen = idle_seen + idle, busy_seen + (not idle)
+            got = annealing._softmax_em_step(points, C, sigma, True, True)
+            with monkeypatch.context() as patch:
+                patch.setattr(annealing, "_clip_is_idle", lambda *args: False)  # always clip
+                want = annealing._softmax_em_step(points, C, sigma, True, True)
+            assert np.array_equal(got[0], want[0]) and float(got[1]) == float(want[1]), (k, sigma)
+            assert np.array_equal(got[2], want[2]), (k, sigma)
+    assert idle_seen and busy_seen  # both sides of the bound were tried
+    assert not annealing._clip_is_idle(np.array([np.nan]), X[:2], 1.0)
+
+
 def test_anderson_and_squarem_reach_the_same_path():
     """The accelerated run, the SQUAREM-only run and plain EM agree level by level."""
     X = make_dataset("blobs", n=600, seed=6)[0]

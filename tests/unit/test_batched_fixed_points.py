@@ -116,9 +116,9 @@ def test_finished_levels_leave_the_batch(monkeypatch):
     sizes = []
     original = annealing._em_steps
 
-    def spy(points, C, sigmas, kind, energy):
+    def spy(points, C, sigmas, kind, energy, *more, **options):
         sizes.append(C.shape[0])
-        return original(points, C, sigmas, kind, energy)
+        return original(points, C, sigmas, kind, energy, *more, **options)
 
     monkeypatch.setattr(annealing, "_em_steps", spy)
     done = []
@@ -169,3 +169,48 @@ def test_the_collapse_studys_fixed_points_are_one_level_runs_from_c_star(dataset
         alone, steps, converged = fixed_point(Xd, study.kmeans_centers, float(sigma), kind)
         assert np.array_equal(study.fixed_point_centers[i], alone, equal_nan=True), (i, sigma)
         assert (study.fixed_point_iterations[i], study.fixed_point_converged[i]) == (steps, converged)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("n, k", [(700, 4), (5000, 8)])  # numpy's passes, then torch's (k·n >= 16,384)
+def test_one_softmax_level_alone_is_its_step_in_a_stack(n, k, dtype):
+    """``anneal`` steps one softmax level at a time through ``_softmax_em_step``; the stacked path, which
+    runs the same operations on (m, k, n) arrays, gives the same bits: centres, F_σ and the EM Jacobian,
+    from soft to one-hot responsibilities, with far logits clipped and with a centre without mass."""
+    X = make_dataset("blobs", n=n, seed=4)[0].astype(dtype)
+    points = points_with_ones(X)
+    scale = annealing.data_scale(X)
+    rng = np.random.RandomState(1)
+    C = X[rng.choice(n, k, replace=False)].copy()
+    far = C.copy()
+    far[0] = X.max(axis=0) + 50 * scale  # no mass at small σ: it stays put
+    for c in (C, far):
+        for sigma in (3.0 * scale, 0.5 * scale, 0.1 * scale, 0.01 * scale):
+            alone, energy, jacobian = annealing._softmax_em_step(points, c, sigma, True, True)
+            energy = float(energy)
+            stacked, energies, jacobians = _em_steps(
+                points, np.stack([c, c]), (sigma, sigma), "softmax", (True, False), (True, False)
+            )
+            assert np.array_equal(alone, stacked[0]) and np.array_equal(alone, stacked[1]), sigma
+            assert energy == energies[0] and np.isnan(energies[1]), sigma
+            assert np.array_equal(jacobian, jacobians[0]) and jacobians[1] is None, sigma
+            plain, none, no_jacobian = annealing._softmax_em_step(points, c, sigma, False, False)
+            assert np.array_equal(plain, alone) and np.isnan(none) and no_jacobian is None
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_lazy_free_energies_are_the_summed_ones(dtype, monkeypatch):
+    """With ``lazy`` (as ``_em_levels`` asks), a level stepped alone returns F_σ as a ``_LazyEnergy``; read,
+    it is the float the step returns otherwise, to the bit, on one block of points and on several."""
+    X = make_dataset("moons", n=900, seed=2)[0].astype(dtype)
+    points = points_with_ones(X)
+    C = X[np.random.RandomState(4).choice(X.shape[0], 5, replace=False)][None].copy()
+    for block in (annealing.EM_BLOCK, 256):  # one block, then four blocks of points
+        monkeypatch.setattr(annealing, "EM_BLOCK", block)
+        for sigma in (1.0, 0.2, 0.01):
+            centers, (energy,) = _em_steps(points, C, (sigma,), "softmax", (True,))
+            lazy_centers, (lazy,) = _em_steps(points, C, (sigma,), "softmax", (True,), lazy=True)
+            assert isinstance(energy, float) and isinstance(lazy, annealing._LazyEnergy)
+            assert np.array_equal(centers, lazy_centers) and float(lazy) == energy == float(lazy), sigma
+            _, (none,) = _em_steps(points, C, (sigma,), "softmax", (False,), lazy=True)
+            assert np.isnan(none)

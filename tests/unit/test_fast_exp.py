@@ -22,7 +22,7 @@ RTOL = 1e-15
 SIGMA_FACTORS = (3.0, 1.0, 0.3, 0.1, 0.03, 0.01)  # × the data scale: soft to one-hot, far logits included
 
 
-def _numpy_softmax_levels_with_sums_(D, T):
+def _numpy_softmax_levels_with_sums_(D, T, C=None):
     """The EM step's softmax as it was computed before, with numpy's exp (the reference)."""
     d_min = D.min(axis=1)
     D -= d_min[:, None, :]
