@@ -8,6 +8,8 @@
   (docs/contribute/tests.md) leaves out a new browser test file even if it forgets its pytestmark.
 * Streamlit's scan of every installed distribution for components, which AppTest repeats on each run
   (about 0.1 s), done once per session: the installed packages do not change during a run.
+* Hypothesis without its 200 ms deadline per example: speed is the benchmarks' to judge (bench/), and
+  on a loaded machine a deadline fails a correct test.
 * ``fresh_streamlit_caches`` and the pytest-xdist groups; under ``--dist loadgroup`` the order in which
   the workers take the tests (a module with a module-scoped fixture is one group; the other tests by
   kind, the longest first).
@@ -22,6 +24,10 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 import pytest  # noqa: E402
+from hypothesis import settings as hypothesis_settings  # noqa: E402
+
+hypothesis_settings.register_profile("rbfviz", deadline=None)
+hypothesis_settings.load_profile("rbfviz")
 
 pytest_plugins = ["browser"]  # tests/browser.py
 
