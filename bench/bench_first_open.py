@@ -42,6 +42,7 @@ import json
 import statistics
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -181,59 +182,81 @@ def open_once(
 ) -> dict:
     """One first open in a fresh context, through a byte counter: times (ms from navigation start),
     bytes to the figure (Chromium's counts), and the whole visit's bytes as the server sent them."""
+    with counted_visit(browser, base, size, throttle, accept_encoding, _TIMELINE_JS) as visit:
+        try:
+            return _first_open(*visit, path, size, timeout_ms)
+        except Exception as exc:  # noqa: BLE001 - one view failing must not stop the benchmark
+            return {
+                "path": path,
+                "size": size,
+                "error": f"{type(exc).__name__}: {exc}"[:300],
+                "load": machine.load_text(),
+            }
+
+
+def _first_open(page, traffic, relay, path: str, size: str, timeout_ms: int) -> dict:
+    """``open_once``'s measurement, on a page whose traffic goes through ``relay``."""
+    page.goto(f"{relay.url}/{path}", wait_until="commit", timeout=timeout_ms)
+    page.wait_for_function(
+        "() => window.__firstOpen && window.__firstOpen.drawn !== null", timeout=timeout_ms, polling=100
+    )
+    page.wait_for_timeout(300)  # the figure's own late requests (fonts) are part of the visit
+    t = page.evaluate("""() => {
+      const T = window.__firstOpen;
+      const nav = performance.getEntriesByType("navigation")[0];
+      const js = performance.getEntriesByType("resource").filter((r) => r.name.endsWith(".js")
+                                                                   && r.responseEnd < T.drawn);
+      const plotlyChunk = js.find((r) => r.name.includes("PlotlyChart"));
+      return {
+        drawn: T.drawn, html: nav.responseEnd, dom_content_loaded: nav.domContentLoadedEventEnd,
+        ws_open: T.wsOpen, ws_first: T.wsFrames.length ? T.wsFrames[0][0] : null,
+        ws_last: T.wsFrames.length ? T.wsFrames[T.wsFrames.length - 1][0] : null,
+        js_files: js.length, js_last: js.length ? Math.max(...js.map((r) => r.responseEnd)) : null,
+        plotly_chunk: plotlyChunk ? plotlyChunk.responseEnd : null,
+        long_tasks: T.longTasks.reduce((a, [, d]) => a + d, 0),
+        plotly_draw: T.plotly.length ? T.plotly[0][1] : null,
+        plotly_start: T.plotly.length ? T.plotly[0][0] : null,
+      };
+    }""")
+    http_bytes, ws_bytes = sum(traffic.http.values()), traffic.ws  # to the figure
+    wait_quiet(relay, timeout_ms)
+    return {
+        "path": path,
+        "size": size,
+        **{k: (round(v) if isinstance(v, float) else v) for k, v in t.items()},
+        "http_bytes": http_bytes,
+        "ws_bytes": ws_bytes,
+        "visit_bytes": relay.sent,
+        "visit_http_bytes": sum(traffic.http.values()),
+        "visit_ws_decoded_bytes": traffic.ws,
+        "requests": len(traffic.http),
+        "largest": traffic.by_url()[:3],
+        "load": machine.load_text(),
+    }
+
+
+@contextmanager
+def counted_visit(
+    browser,
+    base: str,
+    size: str,
+    throttle: dict | None,
+    accept_encoding: str | None,
+    init_script: str | None = None,
+):
+    """A fresh browser context of ``size`` whose page goes through a byte counter to the server at
+    ``base``: yields (page, traffic, relay); open ``relay.url`` + a path. Closed and stopped on exit."""
     headers = {"Accept-Encoding": accept_encoding} if accept_encoding else None
     context = browser.new_context(**SIZES[size], extra_http_headers=headers)
-    context.add_init_script(_TIMELINE_JS)
+    if init_script:
+        context.add_init_script(init_script)
     page = context.new_page()
     traffic = Traffic(context, page, throttle)
     host, port = base.removeprefix("http://").rsplit(":", 1)
     relay = ByteCounter(host, int(port))
     relay.start()
     try:
-        page.goto(f"{relay.url}/{path}", wait_until="commit", timeout=timeout_ms)
-        page.wait_for_function(
-            "() => window.__firstOpen && window.__firstOpen.drawn !== null", timeout=timeout_ms, polling=100
-        )
-        page.wait_for_timeout(300)  # the figure's own late requests (fonts) are part of the visit
-        t = page.evaluate("""() => {
-          const T = window.__firstOpen;
-          const nav = performance.getEntriesByType("navigation")[0];
-          const js = performance.getEntriesByType("resource").filter((r) => r.name.endsWith(".js")
-                                                                       && r.responseEnd < T.drawn);
-          const plotlyChunk = js.find((r) => r.name.includes("PlotlyChart"));
-          return {
-            drawn: T.drawn, html: nav.responseEnd, dom_content_loaded: nav.domContentLoadedEventEnd,
-            ws_open: T.wsOpen, ws_first: T.wsFrames.length ? T.wsFrames[0][0] : null,
-            ws_last: T.wsFrames.length ? T.wsFrames[T.wsFrames.length - 1][0] : null,
-            js_files: js.length, js_last: js.length ? Math.max(...js.map((r) => r.responseEnd)) : null,
-            plotly_chunk: plotlyChunk ? plotlyChunk.responseEnd : null,
-            long_tasks: T.longTasks.reduce((a, [, d]) => a + d, 0),
-            plotly_draw: T.plotly.length ? T.plotly[0][1] : null,
-            plotly_start: T.plotly.length ? T.plotly[0][0] : null,
-          };
-        }""")
-        http_bytes, ws_bytes = sum(traffic.http.values()), traffic.ws  # to the figure
-        wait_quiet(relay, timeout_ms)
-        return {
-            "path": path,
-            "size": size,
-            **{k: (round(v) if isinstance(v, float) else v) for k, v in t.items()},
-            "http_bytes": http_bytes,
-            "ws_bytes": ws_bytes,
-            "visit_bytes": relay.sent,
-            "visit_http_bytes": sum(traffic.http.values()),
-            "visit_ws_decoded_bytes": traffic.ws,
-            "requests": len(traffic.http),
-            "largest": traffic.by_url()[:3],
-            "load": machine.load_text(),
-        }
-    except Exception as exc:  # noqa: BLE001 - one view failing must not stop the benchmark
-        return {
-            "path": path,
-            "size": size,
-            "error": f"{type(exc).__name__}: {exc}"[:300],
-            "load": machine.load_text(),
-        }
+        yield page, traffic, relay
     finally:
         context.close()
         relay.stop()
@@ -242,14 +265,7 @@ def open_once(
 def visit_bytes(browser, base: str, path: str, timeout_ms: int, accept_encoding: str | None) -> dict:
     """A first visit of any page (no figure needed), through a byte counter: the bytes as sent, and
     Chromium's counts (HTTP as transferred, the websocket's frames decompressed)."""
-    headers = {"Accept-Encoding": accept_encoding} if accept_encoding else None
-    context = browser.new_context(**SIZES["laptop"], extra_http_headers=headers)
-    page = context.new_page()
-    traffic = Traffic(context, page, None)
-    host, port = base.removeprefix("http://").rsplit(":", 1)
-    relay = ByteCounter(host, int(port))
-    relay.start()
-    try:
+    with counted_visit(browser, base, "laptop", None, accept_encoding) as (page, traffic, relay):
         page.goto(f"{relay.url}/{path}", timeout=timeout_ms)
         page.wait_for_selector(
             "[data-testid='stApp'][data-test-script-state='notRunning']", timeout=timeout_ms
@@ -263,9 +279,6 @@ def visit_bytes(browser, base: str, path: str, timeout_ms: int, accept_encoding:
             "requests": len(traffic.http),
             "load": machine.load_text(),
         }
-    finally:
-        context.close()
-        relay.stop()
 
 
 def bytes_of_every_page(browser, app: str, floor: str, rounds: int, timeout_ms: int, accept: str | None):
