@@ -1,9 +1,10 @@
 """The websocket's permessage-deflate sends a large message that would not shrink as it is.
 
-Streamlit's server (uvicorn with the websockets library's sans-I/O protocol, ``server.enableWebsocketCompression
-= true`` in .streamlit/config.toml) deflates every message. A σ payload (rbfviz.views.common.scrub) is
-gzip already, most of a new setting's bytes: deflating its 0.3-0.5 MB again costs the server about 14 ms of
-CPU per new setting (zlib on incompressible data) to save about 0.1 % of them.
+Streamlit's server (uvicorn with the websockets library's sans-I/O protocol,
+``server.enableWebsocketCompression = true`` in .streamlit/config.toml) deflates every message. A σ
+payload (rbfviz.views.common.scrub) is gzip already, most of a new setting's bytes: deflating its
+0.3-0.5 MB again costs the server about 14 ms of CPU per new setting (zlib on incompressible data) to
+save about 0.1 % of them.
 
 RFC 7692 lets a sender leave any message uncompressed, its RSV1 bit unset; the receiving browser (and the
 websockets library) passes such a message through, and with context takeover neither end's deflate stream

@@ -140,7 +140,9 @@ def test_block_labels_are_every_pixels_nearest_centre(k, height, width):
     st.sampled_from([1e-13, 1e-9, 1e-3, 0.3, 3.0]),
     st.sampled_from(DTYPES),
 )
-def test_block_labels_equal_every_pixels_nearest_centre_for_any_centres(seed, k, m, height, width, spread, dtype):
+def test_block_labels_equal_every_pixels_nearest_centre_for_any_centres(
+    seed, k, m, height, width, spread, dtype
+):
     """Any centres, grid and precision: near-coincident centres (merged at a large σ, decided pixel by
     pixel in bands of rows), close and far ones, exact duplicates and centres outside the plane."""
     rng = np.random.default_rng(seed)

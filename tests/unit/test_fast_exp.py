@@ -90,7 +90,9 @@ _LOGITS = st.one_of(
 
 
 @given(
-    hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=40), elements=_LOGITS),
+    hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=40), elements=_LOGITS
+    ),
     st.sampled_from([np.float64, np.float32]),
 )
 def test_exp_logits_gives_the_bits_of_the_masked_computation(z, dtype):
