@@ -874,7 +874,8 @@ def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
             x, extrapolated = last_image, False
             continue
         last_energy, last_image = energy, g
-        if _min_centre_gap(g) <= apart_abs:
+        gap = _min_centre_gap(g)
+        if gap <= apart_abs:
             return g, used, None
         x, extrapolated = g, False
         if len(images) >= 2:
@@ -885,7 +886,7 @@ def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
             # a trust region: no centre jumps further than a fraction of the gap to its nearest neighbour
             # (an extrapolation across another centre's ground could land in another fixed point's basin)
             longest = float(np.abs(step).max())
-            limit = ANDERSON_REACH * _min_centre_gap(g)
+            limit = ANDERSON_REACH * gap
             if longest > limit:
                 step *= limit / longest
             jump = (g - step).astype(g.dtype)
