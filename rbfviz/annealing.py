@@ -475,17 +475,10 @@ def _softmax_level_with_sums_(D: np.ndarray, T: float, c: np.ndarray | None = No
     """``_softmax_levels_with_sums_`` of one level: D (k, w) squared distances at temperature T, made the
     responsibilities in place; returns (D, d_min (w,), column sums (w,)). With the centres c (k, d) the
     distances are from, the clip is skipped where it would change nothing (``_clip_is_idle``): one pass
-    over the (k, w) array less at every σ where no logit is that far."""
+    over the (k, w) array less at every σ where no logit is that far. Small levels take numpy's passes
+    (``_softmax_level_numpy_``), which decide the clip from the shifted distances themselves."""
     if D.size < _TORCH_SOFTMAX_MIN_ENTRIES:
-        d_min = D.min(axis=0)
-        D -= d_min
-        if D.dtype == np.float64 and not _clip_is_idle(d_min, c, T):
-            torch.from_numpy(D).clamp_max_(_CLIP_LOGIT * T)  # torch's: numpy's minimum is 3× slower
-        D *= -1.0 / T
-        np.exp(D, out=D)
-        column_sums = D.sum(axis=0)
-        D *= 1.0 / column_sums
-        return D, d_min, column_sums
+        return _softmax_level_numpy_(D, T)
     level = torch.from_numpy(D)
     d_min = level.amin(dim=0)
     level -= d_min
@@ -496,6 +489,29 @@ def _softmax_level_with_sums_(D: np.ndarray, T: float, c: np.ndarray | None = No
     column_sums = level.sum(dim=0)
     level *= column_sums.reciprocal()  # torch's 1.0 / t: the same bits, without its Python wrapper
     return D, d_min.numpy(), column_sums.numpy()
+
+
+def _softmax_level_numpy_(D: np.ndarray, T: float):
+    """``_softmax_level_with_sums_`` of a small level (D (k, w), fewer than _TORCH_SOFTMAX_MIN_ENTRIES
+    entries) in numpy's passes, the ufuncs' reductions called directly (the array methods' Python wrappers
+    cost a step a few percent here). The clip runs only where a shifted distance reaches it
+    (``_reaches_clip``): elsewhere it would change nothing."""
+    d_min = np.minimum.reduce(D, axis=0)
+    D -= d_min
+    if D.dtype == np.float64 and _reaches_clip(D, _CLIP_LOGIT * T):
+        torch.from_numpy(D).clamp_max_(_CLIP_LOGIT * T)  # torch's: numpy's minimum is 3× slower
+    D *= -1.0 / T
+    np.exp(D, out=D)
+    column_sums = np.add.reduce(D, axis=0)
+    D *= 1.0 / column_sums
+    return D, d_min, column_sums
+
+
+def _reaches_clip(shifted: np.ndarray, limit: float) -> bool:
+    """Whether any of the shifted distances (an array) exceeds limit, so that the far-logit clip changes
+    something. On a small level one max pass costs less than ``_clip_is_idle``'s bound. False where the
+    largest is NaN: the clip leaves a NaN a NaN."""
+    return bool(np.maximum.reduce(shifted, axis=None) > limit)
 
 
 def _softmax_levels_numpy_(D: np.ndarray, T: list):
@@ -604,6 +620,14 @@ def _em_levels(
     sigmas = [float(sigma) for sigma in sigmas]
     centers = np.empty_like(C)
     used, converged = np.zeros(m, dtype=np.int64), np.zeros(m, dtype=bool)
+    if m == 1:
+        run = _em_run(
+            points, C[0].copy(), sigmas[0], kind, tol_abs, max_iter, accelerate, apart_abs, merge, newton
+        )
+        centers[0], used[0], converged[0] = _em_level(points, run, sigmas[0], kind)
+        if progress is not None:
+            progress(1, 1)
+        return centers, used, converged
     runs, asks = {}, {}
     for i in range(m):
         runs[i] = _em_run(
@@ -633,6 +657,26 @@ def _em_levels(
                 if progress is not None:
                     progress(m - len(asks), m)
     return centers, used, converged
+
+
+def _em_level(points: np.ndarray, run, sigma: float, kind: str):
+    """Drive one level's run (``_em_run``, a generator) to its end, each EM step it asks for one
+    ``_em_steps`` call: ``_em_levels``' rounds for one level, without their bookkeeping for several.
+    Returns the run's (c, EM steps used, converged)."""
+    sigmas = (sigma,)
+    ask = next(run)
+    try:
+        while True:
+            if len(ask) > 2 and ask[2]:  # a Newton request: the Jacobian too
+                images, energies, jacobians = _em_steps(
+                    points, ask[0][None], sigmas, kind, (ask[1],), (True,), lazy=True
+                )
+                ask = run.send((images[0], energies[0] if ask[1] else None, jacobians[0]))
+            else:
+                images, energies = _em_steps(points, ask[0][None], sigmas, kind, (ask[1],), lazy=True)
+                ask = run.send((images[0], energies[0] if ask[1] else None))
+    except StopIteration as stop:
+        return stop.value
 
 
 def _em_run(
@@ -830,7 +874,8 @@ def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
             x, extrapolated = last_image, False
             continue
         last_energy, last_image = energy, g
-        if _min_centre_gap(g) <= apart_abs:
+        gap = _min_centre_gap(g)
+        if gap <= apart_abs:
             return g, used, None
         x, extrapolated = g, False
         if len(images) >= 2:
@@ -841,7 +886,7 @@ def _anderson_run(c: np.ndarray, tol_abs: float, budget: int, apart_abs: float):
             # a trust region: no centre jumps further than a fraction of the gap to its nearest neighbour
             # (an extrapolation across another centre's ground could land in another fixed point's basin)
             longest = float(np.abs(step).max())
-            limit = ANDERSON_REACH * _min_centre_gap(g)
+            limit = ANDERSON_REACH * gap
             if longest > limit:
                 step *= limit / longest
             jump = (g - step).astype(g.dtype)

@@ -84,9 +84,9 @@ def centroids_from_sums(c: np.ndarray, sums: np.ndarray) -> np.ndarray:
     """x̄_j = (Σ_i r_ij x_i) / N_j from ``weighted_sums`` (k, d + 1); centres with N_j < MIN_MASS
     stay at c (k, d)."""
     mass = sums[:, -1]
-    empty = mass < MIN_MASS
-    if not empty.any():  # the common case, without keep_empty's copy (the same values)
+    if not np.fmin.reduce(mass) < MIN_MASS:  # no mass below it (fmin skips NaN): without keep_empty's copy
         return sums[:, :-1] / mass[:, None]
+    empty = mass < MIN_MASS
     safe_mass = np.where(empty, 1, mass)
     return keep_empty(c, sums[:, :-1] / safe_mass[:, None], mass)
 

@@ -172,7 +172,8 @@ def test_clipping_far_logits_leaves_the_em_step_unchanged():
 def test_the_clip_is_skipped_only_where_it_would_change_nothing(dataset, n, d, monkeypatch):
     """``_clip_is_idle`` (the triangle-inequality bound that lets a softmax level skip the far-logit clip) is
     True only where no shifted distance reaches the clip, and the EM step with the skip is the step with
-    the clip, to the bit, on both sides of the bound (σ from soft to far below the clip's reach)."""
+    the clip, to the bit, on both sides of the bound (σ from soft to far below the clip's reach); so is
+    the step of a small level, which skips the clip where ``_reaches_clip`` finds no distance that far."""
     import rbfviz.annealing as annealing
     from rbfviz.maps import sq_distance_columns, temperature
 
@@ -197,10 +198,14 @@ def test_the_clip_is_skipped_only_where_it_would_change_nothing(dataset, n, d, m
             got = annealing._softmax_em_step(points, C, sigma, True, True)
             with monkeypatch.context() as patch:
                 patch.setattr(annealing, "_clip_is_idle", lambda *args: False)  # always clip
+                patch.setattr(annealing, "_reaches_clip", lambda *args: True)
                 want = annealing._softmax_em_step(points, C, sigma, True, True)
             assert np.array_equal(got[0], want[0]) and float(got[1]) == float(want[1]), (k, sigma)
             assert np.array_equal(got[2], want[2]), (k, sigma)
     assert idle_seen and busy_seen  # both sides of the bound were tried
+    shifted = np.array([[0.0, 2.0], [1.0, 0.0]])
+    assert annealing._reaches_clip(shifted, 1.5) and not annealing._reaches_clip(shifted, 2.0)
+    assert not annealing._reaches_clip(np.array([[0.0, np.nan]]), 1.0)
     assert not annealing._clip_is_idle(np.array([np.nan]), X[:2], 1.0)
 
 
