@@ -80,17 +80,18 @@ def budget_advice(ctrl) -> str:
     fits = (
         tr("Within the budget: {ways} (in the sidebar).", ways=tr(", or ").join(ways)) + " " if ways else ""
     )
-    return fits + tr("Or compute it anyway: a progress bar shows how far it is.")
+    return fits + tr("Or compute it anyway: a progress bar shows how far it is, and you can cancel it.")
 
 
 # The annealing run and its collapse study cost about (n + N0) × k² (rbfviz.cost): a heavy setting waits
 # for the student's "Compute anyway" instead of holding the process without warning.
-annealing_allowed = compute.annealing_view_ready(ctrl) or budget.within_budget(
+annealing_allowed = budget.within_budget(
     "annealing",
     tr("the annealing run and its collapse study"),
     compute.annealing_view_key(ctrl),
     cost.annealing_cost(ctrl.n, ctrl.k, ctrl.kind),
     budget_advice(ctrl),
+    ready=compute.annealing_view_ready(ctrl),
 )
 
 
@@ -400,6 +401,7 @@ def sigma_panels(ctrl) -> None:
 
 if annealing_allowed:
     follows_sigma(ctx, sigma_panels)
+annealing_allowed.finished()  # computed: the Cancel button goes
 
 
 def race_panel(ctrl) -> None:

@@ -44,7 +44,7 @@ from rbfviz.views.explorer.placed import placed_centers
 
 from . import language
 from . import session_keys as keys
-from .progress import with_progress_bar
+from .progress import in_stages, with_progress_bar
 from .state import DRAWN, UPLOAD
 
 TTL = 3600  # seconds
@@ -541,19 +541,34 @@ def annealing_view(ctrl):
 
     key = annealing_view_key(ctrl)
 
+    def work(collapse_progress, splits_progress):
+        study = collapse_study(
+            X,
+            ctrl.k,
+            kind=ctrl.kind,
+            dtype=ctrl.dtype,
+            sigmas=grid,
+            seed=ctrl.seed,
+            progress=collapse_progress,
+        )
+        return study, build_view(study, X, progress=splits_progress)
+
     def compute():
-        X, _ = data(ctrl)
-        grid = scale(ctrl).grid
         tr = language.current()
-        study = with_progress_bar(
-            tr("Annealing and measuring the collapse, once per setting: step"),
-            lambda progress: collapse_study(
-                X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed, progress=progress
-            ),
+        # in a worker under one bar over both stages: a click (Cancel) ends the page's run at once, and
+        # the work at its next report; an interrupted computation stores nothing
+        study, view = in_stages(
+            [
+                tr("annealing and measuring the collapse, once per setting: step"),
+                tr("predicting each split: split"),
+            ],
+            work,
         )
         _annealing_store().get_or_compute(key, lambda: _freeze(study.path))
-        return _freeze(build_view(study, X))
+        return _freeze(view)
 
+    X, _ = data(ctrl)
+    grid = scale(ctrl).grid
     return _collapse_store().get_or_compute(key, compute)
 
 
