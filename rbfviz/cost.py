@@ -4,6 +4,7 @@
 * ``largest_n_within(budget, k, kind)`` the largest n whose Annealing computation fits in the budget
 * ``how_many_cost(n, k_max)``         CPU seconds of the "How many clusters" view's three answers
 * ``largest_k_max_within(budget, n)`` the largest k_max whose answers fit in the budget
+* ``explorer_cost(n, k, kind)``       CPU seconds of the Explorer's new setting (every σ level of its plane)
 * ``BUDGET_S``                         the budget: a view that would cost more asks before it starts
 
 The model is fitted to timings of the Annealing view's own computation (``collapse_study`` on the
@@ -94,3 +95,18 @@ def largest_k_max_within(budget: float, n: int, k_min: int = 3) -> int | None:
     rate, n0, power = _HOW_MANY_MODEL
     k_max = math.floor((budget / (rate * (n + n0))) ** (1.0 / power))
     return k_max if k_max >= k_min else None
+
+
+# The Explorer: a new setting runs EM from the start to the soft fixed point at every σ of the grid, then
+# every level's field, images and payload. Its EM is the same kind of work as the Annealing view's
+# collapse study, so its cost is a share of that model: timed on a real server (whole page, blobs, the
+# default k-means++ start; see docs/contribute/benchmarks.md, "Work budget") at 0.26-0.64 of
+# ``annealing_cost`` over softmax, entmax-1.5 and α-entmax (α = 1.05 and 1.3), n 500-5,000, k 6-10; the
+# geometric middle, 0.41, is within a factor of 1.6 of every timing.
+EXPLORER_SHARE = 0.41
+
+
+def explorer_cost(n: int, k: int, kind: str = "softmax") -> float:
+    """Estimated CPU seconds (machine without AVX-512, one thread) of the Explorer's plane at every σ
+    level for a new setting of n points, k centres and the map ``kind``. Increasing in n and in k."""
+    return EXPLORER_SHARE * annealing_cost(n, k, kind)

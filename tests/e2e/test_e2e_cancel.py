@@ -51,3 +51,21 @@ def test_cancel_stops_a_heavy_computation_and_the_page_keeps_working(server, stu
     student.open(f"{server.url}/Annealing?dataset=blobs&n=300&k=3&seed=913")
     student.assert_no_problems()
     assert student.wait_for_figures(1) and "Cancelled" not in student.text()
+
+
+def test_the_explorer_asks_before_its_heaviest_map_and_cancel_stops_it(server, student):
+    """α-entmax at n = 5,000, k = 10: about 20 s of CPU for the plane at every σ (cost.explorer_cost)."""
+    student.open(f"{server.url}/Explorer?dataset=blobs&n=5000&k=10&kind=entmax&alpha=1.3&seed=913")
+    student.assert_no_problems()
+    assert "Not started" in student.text() and student.scrub() is None
+
+    student.page.get_by_role("button", name="Compute anyway").click()
+    student.page.wait_for_selector(BAR)
+    clicked = time.monotonic()
+    student.page.get_by_role("button", name="Cancel").click()
+    student.page.get_by_text("Cancelled after").wait_for(timeout=10_000)
+    answered = time.monotonic() - clicked
+    student.wait_for_run()
+    student.assert_no_problems()
+    assert answered < 5.0, f"the page took {answered:.1f} s to answer Cancel"
+    assert "Not started" in student.text() and not student.page.locator(BAR).count()

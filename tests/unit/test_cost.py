@@ -4,7 +4,9 @@ import pytest
 
 from rbfviz.cost import (
     BUDGET_S,
+    EXPLORER_SHARE,
     annealing_cost,
+    explorer_cost,
     how_many_cost,
     largest_k_max_within,
     largest_k_within,
@@ -74,3 +76,34 @@ def test_how_many_cost_is_increasing_and_its_largest_setting_over_the_budget():
     assert how_many_cost(500, 8) < BUDGET_S / 4  # the defaults: n = 500, k_max = 8
     fits = largest_k_max_within(BUDGET_S, 5000)
     assert how_many_cost(5000, fits) <= BUDGET_S < how_many_cost(5000, fits + 1)
+
+
+# The Explorer's timings on a real server, no AVX-512, server CPU s (docs/contribute/benchmarks.md, "Work
+# budget"): (map, n, k) -> seconds
+EXPLORER_TIMINGS = {
+    ("softmax", 5000, 10): 1.84,
+    ("entmax15", 5000, 10): 4.24,
+    ("entmax:1.3", 5000, 10): 19.73,
+    ("entmax:1.05", 5000, 10): 18.21,
+    ("entmax:1.3", 5000, 6): 9.52,
+    ("entmax:1.3", 2000, 10): 5.68,
+    ("entmax:1.3", 1000, 10): 4.72,
+    ("entmax:1.3", 500, 10): 2.68,
+}
+
+
+@pytest.mark.parametrize("setting, seconds", EXPLORER_TIMINGS.items())
+def test_the_explorer_estimate_is_within_a_factor_of_two_of_its_timings(setting, seconds):
+    kind, n, k = setting
+    assert 0.5 <= explorer_cost(n, k, kind) / seconds <= 2.0
+
+
+def test_the_explorer_asks_before_alpha_entmax_at_the_largest_n_and_never_at_softmax():
+    assert explorer_cost(5000, 10, "entmax:1.3") > 2 * BUDGET_S  # measured ~20 s
+    assert explorer_cost(5000, 10, "softmax") <= BUDGET_S  # measured 1.8 s
+    assert explorer_cost(5000, 10, "entmax15") <= BUDGET_S  # measured 4.2 s
+    for kind in MAPS:  # the defaults
+        assert explorer_cost(500, 3, kind) < BUDGET_S / 4
+    # the same advice as the Annealing view's, at the Explorer's share of its cost
+    n = largest_n_within(BUDGET_S / EXPLORER_SHARE, 10, "entmax:1.3", n_min=11)
+    assert explorer_cost(n, 10, "entmax:1.3") <= BUDGET_S < explorer_cost(n + 1, 10, "entmax:1.3")
