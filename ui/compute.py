@@ -44,7 +44,7 @@ from rbfviz.views.explorer.placed import placed_centers
 
 from . import language
 from . import session_keys as keys
-from .progress import in_stages, with_progress_bar
+from .progress import in_stages, in_worker
 from .state import DRAWN, UPLOAD
 
 TTL = 3600  # seconds
@@ -267,8 +267,9 @@ def annealing(ctrl):
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
         tr = language.current()
-        return with_progress_bar(
-            tr("Annealing from the data mean, once per setting: σ level"),
+        # in a worker under a bar redrawn every tick: a click (Cancel) ends the page's run at once
+        return in_stages(
+            [tr("annealing from the data mean, once per setting: σ level")],
             lambda progress: _freeze(
                 anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress)
             ),
@@ -415,7 +416,14 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[explore.CentersAt
     C0 = _start(key)
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
     source = explore.centres_source(ctrl.init)
-    centers, iterations, converged = explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind, progress=progress)
+    if progress is None:
+        centers, iterations, converged = explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind)
+    else:  # in a worker: the caller's bar is redrawn while the EM runs, so a click (Cancel) lands at once
+        centers, iterations, converged = in_worker(
+            lambda report: explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind, progress=report),
+            progress,
+            len(grid),
+        )
     return [
         explore.CentersAtSigma(
             centers[i], km_centers, km_labels, C0, int(iterations[i]), bool(converged[i]), source
@@ -541,19 +549,16 @@ def annealing_view(ctrl):
 
     key = annealing_view_key(ctrl)
 
-    def work(collapse_progress, splits_progress):
-        study = collapse_study(
-            X,
-            ctrl.k,
-            kind=ctrl.kind,
-            dtype=ctrl.dtype,
-            sigmas=grid,
-            seed=ctrl.seed,
-            progress=collapse_progress,
-        )
-        return study, build_view(study, X, progress=splits_progress)
-
     def compute():
+        X, _ = data(ctrl)
+        grid = scale(ctrl).grid
+
+        def work(collapse_progress, splits_progress):
+            study = collapse_study(
+                X, ctrl.k, ctrl.kind, ctrl.dtype, grid, seed=ctrl.seed, progress=collapse_progress
+            )
+            return study, build_view(study, X, progress=splits_progress)
+
         tr = language.current()
         # in a worker under one bar over both stages: a click (Cancel) ends the page's run at once, and
         # the work at its next report; an interrupted computation stores nothing
@@ -567,8 +572,6 @@ def annealing_view(ctrl):
         _annealing_store().get_or_compute(key, lambda: _freeze(study.path))
         return _freeze(view)
 
-    X, _ = data(ctrl)
-    grid = scale(ctrl).grid
     return _collapse_store().get_or_compute(key, compute)
 
 

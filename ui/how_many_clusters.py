@@ -75,7 +75,7 @@ def answers(ctrl, k_max: int) -> HowMany:
     key = answers_key(ctrl, k_max)
     tr = language.current()
 
-    def work(annealing_progress, sweep_progress, silhouette_progress):
+    def three_answers(X, annealing_progress, sweep_progress, silhouette_progress):
         annealing = choose_k.annealing_answer(
             X, k_max, kind=ANNEAL_KIND, seed=ctrl.seed, progress=annealing_progress
         )
@@ -94,6 +94,7 @@ def answers(ctrl, k_max: int) -> HowMany:
         )
 
     def in_worker():
+        X, _ = compute.data(ctrl)
         # in a worker under one bar over the three stages: a click (Cancel) ends the page's run at once,
         # and the work at its next report; an interrupted computation stores nothing
         return in_stages(
@@ -102,8 +103,7 @@ def answers(ctrl, k_max: int) -> HowMany:
                 tr("K-Means for every k, once per setting: k"),
                 tr("the silhouettes"),
             ],
-            work,
+            lambda *reports: three_answers(X, *reports),
         )
 
-    X, _ = compute.data(ctrl)
     return _store().get_or_compute(key, in_worker)

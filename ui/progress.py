@@ -6,7 +6,8 @@
 * ``progress_slot()``                a block whose bars all go in one placeholder, drawn on every run;
 * ``in_stages(stages, work)``         run ``work(*progress)`` in a worker thread under one bar over all its
                                      stages, moved at least every ``TICK_S`` seconds, so that a click
-                                     (Cancel) interrupts the page's run at once and stops the work.
+                                     (Cancel) interrupts the page's run at once and stops the work;
+* ``in_worker(work, progress, total)`` the same under the caller's own bar (``progress`` redraws it).
 """
 
 from __future__ import annotations
@@ -130,25 +131,49 @@ def in_stages(stages: list[str], work, tick: float = TICK_S):
     count = len(stages)
     bar = progress_bar(tr("{what}…", what=stages[0]))
     started = time.monotonic()
-    worker = _Worker(work, count)
+
+    def redraw(worker: _Worker) -> None:
+        stage = min(worker.stage, count - 1)
+        bar.progress(
+            worker.fraction(count),
+            text=tr(
+                "Step {stage} of {stages}, {what}: {done} of {total} ({seconds:.0f} s so far)…",
+                stage=stage + 1,
+                stages=count,
+                what=stages[stage],
+                done=worker.done,
+                total=worker.total or "…",
+                seconds=time.monotonic() - started,
+            ),
+        )
+
+    try:
+        return _wait(_Worker(work, count), tick, redraw)
+    finally:
+        bar.empty()
+
+
+def in_worker(work, progress, total: int, tick: float = TICK_S):
+    """Run ``work(report)`` in a worker thread and return its result (or raise its error), calling the
+    caller's ``progress(done, total)`` (which redraws its bar) every ``tick`` seconds with what the work
+    last reported (``(0, total)`` until it first does): as in ``in_stages``, each redraw is a point where
+    a click ends the page's run, and the work then stops at its next report. ``work`` must not call
+    Streamlit."""
+
+    def redraw(worker: _Worker) -> None:
+        progress(worker.done, worker.total or total)
+
+    return _wait(_Worker(work, 1), tick, redraw)
+
+
+def _wait(worker: _Worker, tick: float, redraw):
+    """Wait for ``worker``, calling ``redraw(worker)`` every ``tick`` seconds; its result or its error.
+    However the wait ends, the worker is told to stop (a no-op once it has ended)."""
     try:
         while not worker.wait(tick):
-            stage = min(worker.stage, count - 1)
-            bar.progress(
-                worker.fraction(count),
-                text=tr(
-                    "Step {stage} of {stages}, {what}: {done} of {total} ({seconds:.0f} s so far)…",
-                    stage=stage + 1,
-                    stages=count,
-                    what=stages[stage],
-                    done=worker.done,
-                    total=worker.total or "…",
-                    seconds=time.monotonic() - started,
-                ),
-            )
+            redraw(worker)
     finally:
-        worker.stop()  # a no-op once the work has ended; else it ends at its next report
-        bar.empty()
+        worker.stop()
     if worker.error is not None:
         raise worker.error
     return worker.result
