@@ -99,3 +99,37 @@ def test_a_stopped_report_raises_stopped():
     worker.stop()
     assert worker.wait(2.0)
     assert isinstance(worker.error, progress_module.Stopped)
+
+
+def test_in_worker_redraws_the_callers_bar_with_what_the_work_last_said():
+    seen = []
+
+    def work(report):
+        time.sleep(0.1)
+        report(3, 7)
+        time.sleep(0.1)
+        return 42
+
+    assert progress_module.in_worker(work, lambda done, total: seen.append((done, total)), 9, tick=0.01) == 42
+    assert seen[0] == (0, 9) and (3, 7) in seen  # (0, total) until the work first reports
+
+
+def test_in_worker_stops_the_work_when_the_callers_redraw_ends_the_run():
+    ended, calls = threading.Event(), []
+
+    def work(report):
+        try:
+            for i in range(10_000):
+                report(i, 10_000)
+                time.sleep(0.005)
+        finally:
+            ended.set()
+
+    def redraw(done, total):
+        calls.append(done)
+        if len(calls) == 3:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        progress_module.in_worker(work, redraw, 10_000, tick=0.01)
+    assert ended.wait(2.0)
