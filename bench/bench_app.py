@@ -47,10 +47,10 @@ the median of the values is compared with the target, 0.25 s per view.
 **The heaviest legal settings** (``--heavy``): per view, the caches cleared and a new session opening the
 view at its heaviest settings in the address (``HEAVY``: n = 5,000 and k = 10, the largest the sidebar
 allows, with the dearest maps; Step by step with its longest sequence of steps): send → ``script_finished``
-and the server's CPU. Target: the page answers within 5 s of the server's CPU. A page over the work budget answers with its
-notice and "Compute anyway" (ui/budget.py); with ``--press`` that button is then pressed and the computation
-timed too, with the longest gap between two messages of that run: every message is a point where a Cancel
-click ends the run (target ≤ 1 s apart).
+and the server's CPU. Target: the page answers within 5 s of the server's CPU. A page over the work
+budget answers with its notice and "Compute anyway" (ui/budget.py); with ``--press`` that button is then
+pressed and the computation timed too, with the longest gap between two messages of that run: every
+message is a point where a Cancel click ends the run (target ≤ 1 s apart).
 
 Targets: rerun after a σ change p50 ≤ 150 ms for the Explorer, ≤ 1 MB of figure data per
 rerun on every view; a view's first open sends at most 2 MB at the defaults, all σ

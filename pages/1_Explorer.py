@@ -383,7 +383,7 @@ else:
         tr("the soft fixed point and the field at every σ of the slider"),
         scrub_parts.scrub_key("explorer", ctrl, payload_extra(ctrl)),
         cost.explorer_cost(ctrl.n, ctrl.k, ctrl.kind),
-        budget.annealing_advice(ctrl, cost.EXPLORER_SHARE),
+        budget.smaller_setting(ctrl, cost.explorer_cost),
         ready=scrub_parts.payload_ready("explorer", ctrl, payload_extra(ctrl)),
     )
     if plane_allowed:

@@ -68,7 +68,7 @@ annealing_allowed = budget.within_budget(
     tr("the annealing run and its collapse study"),
     compute.annealing_view_key(ctrl),
     cost.annealing_cost(ctrl.n, ctrl.k, ctrl.kind),
-    budget.annealing_advice(ctrl),
+    budget.smaller_setting(ctrl, cost.annealing_cost),
     ready=compute.annealing_view_ready(ctrl),
 )
 

@@ -10,7 +10,7 @@ shared) is shown at once.
 * ``within_budget(name, what, setting, seconds, advice, ready)`` a ``Decision``: true if the page may
   compute now (then a Cancel button is drawn if it is over budget); else it has drawn the notice and
   the button. ``decision.finished()`` once the computation is done takes the Cancel button away.
-* ``annealing_advice(ctrl, share)`` what fits instead, for a cost of ``share`` × rbfviz.cost.annealing_cost
+* ``smaller_setting(ctrl, estimate)`` what fits instead: fewer points, fewer centres or softmax
 """
 
 from __future__ import annotations
@@ -124,20 +124,19 @@ def _cancel(name: str, setting: tuple, started: float) -> None:
     st.session_state[keys.BUDGET_CANCELLED] = (name, setting, time.monotonic() - started)
 
 
-def annealing_advice(ctrl, share: float = 1.0) -> str:
-    """What to change so that a computation costing ``share`` × ``cost.annealing_cost`` (the Annealing view:
-    1; the Explorer: ``cost.EXPLORER_SHARE``) fits in the budget: fewer points, fewer centres, softmax; in
-    the reader's language."""
+def smaller_setting(ctrl, estimate) -> str:
+    """What to change so that a computation whose CPU seconds are ``estimate(n, k, kind)`` (one of
+    rbfviz.cost's models) fits in the budget: fewer points, fewer centres, softmax; in the reader's
+    language."""
     tr = language.current()
-    budget = cost.BUDGET_S / share
     ways = []
-    n_fit = cost.largest_n_within(budget, ctrl.k, ctrl.kind, n_min=ctrl.k + 1)
+    n_fit = cost.largest_within(cost.BUDGET_S, lambda n: estimate(n, ctrl.k, ctrl.kind), ctrl.k + 1, ctrl.n)
     if n_fit is not None and n_fit < ctrl.n:
         ways.append(tr("**n ≤ {n:,}** points", n=n_fit))
-    k_fit = cost.largest_k_within(budget, ctrl.n, ctrl.kind)
+    k_fit = cost.largest_within(cost.BUDGET_S, lambda k: estimate(ctrl.n, k, ctrl.kind), 2, ctrl.k)
     if k_fit is not None and k_fit < ctrl.k:
         ways.append(tr("**k ≤ {k}** clusters", k=k_fit))
-    softmax = share * cost.annealing_cost(ctrl.n, ctrl.k, "softmax")
+    softmax = estimate(ctrl.n, ctrl.k, "softmax")
     if ctrl.kind != "softmax" and softmax <= cost.BUDGET_S:
         ways.append(tr("the **softmax** map (about {seconds:.0f} s)", seconds=softmax))
     fits = (
