@@ -68,7 +68,7 @@ def within_budget(
                     elapsed=cancelled[2],
                     what=what,
                 ),
-                icon=":material/cancel:",
+                icon=":material/block:",
             )
         st.warning(
             tr(
@@ -106,7 +106,7 @@ def _running(notice, name: str, what: str, setting: tuple, seconds: float):
                 what=what,
                 seconds=seconds,
             ),
-            icon=":material/hourglass_top:",
+            icon=":material/hourglass_empty:",
         )
         st.button(
             tr("Cancel"),
