@@ -311,14 +311,15 @@ def _longest_gap(stamps: list[float], end: float) -> float:
     return max(b - a for a, b in zip(times, times[1:]))
 
 
-async def measure_heavy(base: str, pid: int | None, timeout: float, press: bool) -> list[HeavyResult]:
-    """Each HEAVY case from cold caches in a new session; with ``press``, "Compute anyway" too."""
+async def measure_heavy(base: str, cases, pid: int | None, timeout: float, press: bool) -> list[HeavyResult]:
+    """Each (view, query) case of HEAVY from cold caches in a new session; with ``press``, "Compute
+    anyway" too."""
     warm = Session(base, timeout)
     await warm.connect()
     await warm.run(HOME, DEFAULTS)  # imports and server start-up out of the way
     await warm.close()
     results = []
-    for view, query in HEAVY:
+    for view, query in cases:
         await clear_caches(base, timeout)
         session = HeavySession(base, timeout)
         await session.connect()
@@ -475,7 +476,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, help="measure a running server instead of starting one")
     parser.add_argument("--reruns", type=int, default=20)
-    parser.add_argument("--views", nargs="+", default=list(VIEWS))
+    parser.add_argument("--views", nargs="+", help=f"default {' '.join(VIEWS)}; with --heavy, every view")
     parser.add_argument("--timeout", type=float, default=300.0)
     parser.add_argument(
         "--kind",
@@ -500,6 +501,8 @@ def main() -> int:
         help="with --heavy: press Compute anyway where asked, and time it",
     )
     args = parser.parse_args()
+    heavy_cases = [case for case in HEAVY if args.views is None or case[0] in args.views]
+    args.views = args.views or list(VIEWS)
     DEFAULTS["kind"] = args.kind
     DEFAULTS.update(item.split("=", 1) for item in args.set)
 
@@ -516,7 +519,9 @@ def main() -> int:
         if args.heavy:
             pid = server.proc.pid if server is not None else pid_listening_on(port)
             print(HEAVY_HEAD + "\n" + "-" * len(HEAVY_HEAD), flush=True)
-            heavy = asyncio.run(measure_heavy(f"http://127.0.0.1:{port}", pid, args.timeout, args.press))
+            heavy = asyncio.run(
+                measure_heavy(f"http://127.0.0.1:{port}", heavy_cases, pid, args.timeout, args.press)
+            )
         elif args.new_setting:
             pid = server.proc.pid if server is not None else pid_listening_on(port)
             found = asyncio.run(

@@ -44,7 +44,7 @@ from rbfviz.views.explorer.placed import placed_centers
 
 from . import language
 from . import session_keys as keys
-from .progress import in_stages, in_worker
+from .progress import in_stages, in_worker, while_waiting
 from .state import DRAWN, UPLOAD
 
 TTL = 3600  # seconds
@@ -275,7 +275,8 @@ def annealing(ctrl):
             ),
         )
 
-    return _annealing_store().get_or_compute(key, compute)
+    with while_waiting() as waiting:
+        return _annealing_store().get_or_compute(key, compute, waiting)
 
 
 # --- the centres at σ ---------------------------------------------------------------------------
@@ -436,7 +437,8 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     """``plane_view`` at every σ of the grid, in grid order, with its field: a generator (the fields are
     not cached; they are computed ``explore.FIELD_LEVELS`` levels at a time, so only those levels' arrays
     are alive at once, plus what the caller keeps).
-    progress(done, total) as the centres at each σ are found, all before the first level.
+    progress(done, total) as the centres at each σ are found, all before the first level, then again
+    (total, total) as each level is drawn.
     levels: only the σ at these positions of the grid (increasing), e.g. those near the σ on screen."""
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
@@ -446,6 +448,8 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     views = explore.plane_views(X, infos, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k)
     for sigma, view in zip(grid, views):
         _keep_numbers(replace(ctrl, sigma=float(sigma)), view)
+        if progress:  # the bar redrawn once per level drawn too: a click (Cancel) lands between levels
+            progress(len(grid), len(grid))
         yield view
 
 
@@ -572,7 +576,8 @@ def annealing_view(ctrl):
         _annealing_store().get_or_compute(key, lambda: _freeze(study.path))
         return _freeze(view)
 
-    return _collapse_store().get_or_compute(key, compute)
+    with while_waiting() as waiting:
+        return _collapse_store().get_or_compute(key, compute, waiting)
 
 
 def annealing_view_key(ctrl) -> tuple:

@@ -20,7 +20,7 @@ from rbfviz import choose_k
 from rbfviz.bounded_store import BoundedStore
 
 from . import compute, language
-from .progress import in_stages
+from .progress import in_stages, while_waiting
 
 # The largest k_max offered: the staircase, J(k) and the silhouette stay readable, and a sweep stays
 # a few seconds long.
@@ -106,4 +106,5 @@ def answers(ctrl, k_max: int) -> HowMany:
             lambda *reports: three_answers(X, *reports),
         )
 
-    return _store().get_or_compute(key, in_worker)
+    with while_waiting() as waiting:
+        return _store().get_or_compute(key, in_worker, waiting)

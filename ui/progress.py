@@ -7,7 +7,9 @@
 * ``in_stages(stages, work)``         run ``work(*progress)`` in a worker thread under one bar over all its
                                      stages, moved at least every ``TICK_S`` seconds, so that a click
                                      (Cancel) interrupts the page's run at once and stops the work;
-* ``in_worker(work, progress, total)`` the same under the caller's own bar (``progress`` redraws it).
+* ``in_worker(work, progress, total)`` the same under the caller's own bar (``progress`` redraws it);
+* ``while_waiting()``                 a ``waiting`` callable for ``BoundedStore.get_or_compute``: a bar
+                                     while another session computes the same setting, redrawn each call.
 """
 
 from __future__ import annotations
@@ -177,3 +179,29 @@ def _wait(worker: _Worker, tick: float, redraw):
     if worker.error is not None:
         raise worker.error
     return worker.result
+
+
+@contextlib.contextmanager
+def while_waiting():
+    """Yield a ``waiting()`` for ``rbfviz.bounded_store.BoundedStore.get_or_compute``: while another
+    session computes the same setting, a bar (drawn on the first call) says so with the seconds waited,
+    redrawn on every call, so that a click ends this page's run there too; gone at the end."""
+    tr = language.current()
+    bar, started = None, time.monotonic()
+
+    def waiting() -> None:
+        nonlocal bar
+        text = tr(
+            "Another session is computing this setting; it appears here as soon as it is ready "
+            "({seconds:.0f} s so far)…",
+            seconds=time.monotonic() - started,
+        )
+        if bar is None:
+            bar = progress_bar(text)
+        bar.progress(0.0, text=text)
+
+    try:
+        yield waiting
+    finally:
+        if bar is not None:
+            bar.empty()
