@@ -143,12 +143,17 @@ _BLOCK = 8
 # A block's corners must be nearer their centre than any other by this much, relative to the squared
 # distances (and the plane's squared scale), before the whole block takes their label: far above the
 # rounding of a distance (a few units in the last place), so a block passed whole holds no pixel whose
-# computed nearest centre could differ.
+# computed nearest centre could differ. In float64; in a coarser dtype, this many of its units in the last
+# place (_MARGIN_ULPS · eps) when that is more.
 _MARGIN = 1e-8
+_MARGIN_ULPS = 4096
 # A set of centres with more than this share of undecided blocks (centres a rounding error apart, as
 # when they have merged at a large σ) is computed pixel by pixel over the whole grid: cheaper than block
 # by block.
 _DENSE = 0.25
+# Rows of pixels such a set of centres is computed in at a time: its few (rows, W) arrays stay in the
+# processor's cache instead of streaming (H, W) arrays through memory once per centre.
+_DENSE_ROWS = 64
 
 
 def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.ndarray:
@@ -157,10 +162,14 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
     integer type that holds k - 1.
 
     A pixel's squared distance to centre j is (x - c_j1)² + (y - c_j2)², computed in C's dtype. Every
-    8×8 block of pixels whose four corner pixels have the same nearest centre, each by a clear margin,
-    takes that label whole: d_l - d_j is affine in the pixel's position, so over the block it is
-    smallest at a corner, and the margin there holds on the whole block (a Voronoi cell is convex).
-    Only the other blocks (those a boundary crosses, a few percent) are computed pixel by pixel.
+    8×8 block of pixels is tested on a rectangle of pixels that holds it: its top-left pixel and those of
+    the blocks right of, below and diagonally below it (the grid's last row and column of pixels for
+    the last blocks), corners the neighbouring blocks share. A block whose four corners have the same
+    nearest centre, each by a clear margin, takes that label whole: d_l - d_j is affine in the pixel's
+    position, so over the rectangle it is smallest at a corner, and the margin there holds on the
+    whole rectangle (a Voronoi cell is convex). Only the other blocks (those a boundary crosses or
+    touches, a few percent) are computed pixel by pixel; a set of centres with many such blocks (centres
+    a rounding error apart) is computed pixel by pixel a band of rows at a time.
     """
     C = np.asarray(C)
     m, k, _ = C.shape
@@ -173,14 +182,19 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
     # pixel rows and columns of each block (the last block of a side may be short: its indices repeat)
     rows = np.minimum(np.arange(row_blocks)[:, None] * _BLOCK + np.arange(_BLOCK), height - 1)
     cols = np.minimum(np.arange(col_blocks)[:, None] * _BLOCK + np.arange(_BLOCK), width - 1)
-    corner_rows, corner_cols = rows[:, [0, -1]], cols[:, [0, -1]]  # (blocks, 2)
+    # The corners: a lattice of pixels every 8 rows and columns, each block's top-left one and those of the
+    # blocks right of and below it (the last row and column of pixels closing the last blocks), so
+    # neighbouring blocks share them: block (p, q) is tested on lattice points (p, q) to (p + 1, q + 1),
+    # a rectangle that holds it.
+    lattice_rows = np.minimum(np.arange(row_blocks + 1) * _BLOCK, height - 1)
+    lattice_cols = np.minimum(np.arange(col_blocks + 1) * _BLOCK, width - 1)
+    corner_x = sq_x[:, :, lattice_cols]  # (m, k, column blocks + 1)
+    corner_y = sq_y[:, :, lattice_rows]  # (m, k, row blocks + 1)
 
-    def corner_sq_distances(j, out=None):  # (m, row blocks, 2, column blocks, 2)
-        return np.add(
-            sq_x[:, j][:, None, None, corner_cols], sq_y[:, j][:, corner_rows][..., None, None], out=out
-        )
+    def corner_sq_distances(j, out=None):  # (m, row blocks + 1, column blocks + 1)
+        return np.add(corner_x[:, j, None, :], corner_y[:, j, :, None], out=out)
 
-    # the nearest centre and the two smallest squared distances at every block corner, one centre at a time
+    # the nearest centre and the two smallest squared distances at every corner, one centre at a time
     best = corner_sq_distances(0)
     second = np.full_like(best, np.inf)
     nearest = np.zeros(best.shape, dtype=label_type)
@@ -191,23 +205,32 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
         np.minimum(second, np.maximum(best, d), out=second)
         np.minimum(best, d, out=best)
     scale = max(float(np.abs(np.asarray(extent, dtype=np.float64)).max()), float(np.abs(C).max())) ** 2
-    clear = (second - best) > _MARGIN * (second + scale)  # always, for one centre (second = inf)
-    first = nearest[:, :, :1, :, :1]
-    whole = (clear & (nearest == first)).all(axis=(2, 4))  # (m, row blocks, column blocks)
+    margin = max(_MARGIN, _MARGIN_ULPS * float(np.finfo(C.dtype).eps))
+    clear = (second - best) > margin * (second + scale)  # always, for one centre (second = inf)
+    first = nearest[:, :-1, :-1]  # (m, row blocks, column blocks): each block's top-left pixel's label
+    whole = clear[:, :-1, :-1].copy()
+    for down, right in ((0, 1), (1, 0), (1, 1)):  # the rectangle's other three corners: clear, the same label
+        corner = (slice(None), slice(down, down + row_blocks), slice(right, right + col_blocks))
+        whole &= clear[corner]
+        whole &= nearest[corner] == first
     labels = np.empty((m, row_blocks, _BLOCK, col_blocks * _BLOCK), dtype=label_type)
     if label_type == np.uint8:
         # a block's row of 8 one-byte labels is one 8-byte word with that byte 8 times: a broadcast with
         # an inner loop of 8 bytes would cost several times more
-        words = first[:, :, :, :, 0].astype(np.uint64) * np.uint64(0x0101010101010101)
+        words = first[:, :, None, :].astype(np.uint64) * np.uint64(0x0101010101010101)
         labels.view(np.uint64)[...] = words
     else:
-        labels.reshape(m, row_blocks, _BLOCK, col_blocks, _BLOCK)[...] = first
+        labels.reshape(m, row_blocks, _BLOCK, col_blocks, _BLOCK)[...] = first[:, :, None, :, None]
     labels = labels.reshape(m, row_blocks * _BLOCK, col_blocks * _BLOCK)
     dense = (~whole).mean(axis=(1, 2)) > _DENSE
-    for i in np.flatnonzero(dense):  # one level at a time: its (H, W) float arrays are large
-        labels[i, :height, :width] = _nearest_by_centre(
-            lambda j, out, i=i: np.add(sq_x[i, j, None, :], sq_y[i, j, :, None], out=out), k, label_type
-        )
+    for i in np.flatnonzero(dense):  # one level at a time, a band of rows at a time: its arrays stay in cache
+        for top in range(0, height, _DENSE_ROWS):
+            band = slice(top, min(top + _DENSE_ROWS, height))
+            labels[i, band, :width] = _nearest_by_centre(
+                lambda j, out, i=i, band=band: np.add(sq_x[i, j, None, :], sq_y[i, j, band, None], out=out),
+                k,
+                label_type,
+            )
     whole[dense] = True
     level, block_row, block_col = np.nonzero(~whole)
     if level.size:

@@ -85,8 +85,13 @@ def _exp_logits_(z: np.ndarray) -> np.ndarray:
     if z.dtype != np.float64:
         return np.exp(z, out=z)
     t = torch.from_numpy(z)
+    # the smallest logit says whether any is far, in one pass without a mask (NaN: look at every entry)
+    lowest = float(z.min()) if z.size else 0.0
+    if lowest >= _FAST_EXP_FLOOR:
+        t.exp_()
+        return z
     far = t < _FAST_EXP_FLOOR
-    if not bool(far.any()):
+    if not bool(far.any()):  # only where a NaN hid the minimum
         t.exp_()
         return z
     tiny = (far & (t >= _EXP_UNDERFLOW)).numpy()  # results between 0 and 1e-304: rare, numpy's

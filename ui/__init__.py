@@ -17,6 +17,8 @@ and ui/ do).
 * ``ui.settings`` every RBFVIZ_* environment variable, read and checked once (``settings.current()``).
 * ``ui.session_keys`` the names of everything the app keeps in ``st.session_state``.
 * ``ui.hold_rest`` tests only: holds back a new setting's other σ levels while a file exists.
+* ``ui.websocket_deflate`` the compressed websocket sends a large message deflate would not shrink (a σ
+                 payload, gzip already) as it is (``install()``, once per process, below).
 * ``ui.scrub``   ``scrub_figure(payload, key, grid)``: the σ slider and its figure, drawn in the
                  browser from a rbfviz.views.common.scrub payload; σ reaches the page when it settles.
 
@@ -55,7 +57,7 @@ import plotly.graph_objects  # noqa: E402,F401  loaded before the freeze below, 
 
 import rbfviz  # noqa: E402
 
-from . import settings  # noqa: E402
+from . import settings, websocket_deflate  # noqa: E402
 
 # A bad RBFVIZ_* value stops here, with a message that names it (never a traceback).
 _settings = settings.at_start_up()
@@ -73,3 +75,6 @@ rbfviz.tune_process(
     malloc_tuning=_settings.malloc_tuning,
     collect_every=_settings.gc_seconds,
 )
+
+# permessage-deflate (.streamlit/config.toml) leaves the σ payloads, gzip already, as they are.
+websocket_deflate.install()

@@ -4,6 +4,7 @@
                                      moves, gone afterwards;
 * ``progress_bar(text)``             a bar to move by hand (``bar.progress(fraction, text=...)``);
 * ``progress_slot()``                a block whose bars all go in one placeholder, drawn on every run;
+* ``throttled(move)``                ``move(done, total)`` at most every ``BAR_SECONDS`` (and at the end);
 * ``in_stages(stages, work)``         run ``work(*progress)`` in a worker thread under one bar over all its
                                      stages, moved at least every ``TICK_S`` seconds, so that a click
                                      (Cancel) interrupts the page's run at once and stops the work;
@@ -16,12 +17,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 import threading
 import time
 
 import streamlit as st
 
 from . import language
+
+# A bar moves at most this often, and at its end: every move is a message to the browser, and a new
+# setting's σ levels stop by the dozen within a fraction of a second.
+BAR_SECONDS = 0.1
 
 # The placeholder progress bars are drawn in, when a block has reserved one (``progress_slot``).
 _PROGRESS_SLOT: contextvars.ContextVar = contextvars.ContextVar("progress_slot", default=None)
@@ -41,6 +47,22 @@ def progress_slot():
         _PROGRESS_SLOT.reset(token)
 
 
+def throttled(move):
+    """``move(done, total)`` called only where ``BAR_SECONDS`` have passed since the last call it made, and
+    always when done >= total (the first call is always made)."""
+    last = -math.inf
+
+    def moved(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if done < total and now - last < BAR_SECONDS:
+            return
+        last = now
+        move(done, total)
+
+    return moved
+
+
 def progress_bar(text: str):
     """A progress bar at 0 showing ``text``, in the block's ``progress_slot`` if it has one, else in place."""
     slot = _PROGRESS_SLOT.get()
@@ -54,6 +76,7 @@ def with_progress_bar(text: str, work):
     tr = language.current()
     bar = progress_bar(tr("{what}…", what=text))
 
+    @throttled
     def progress(done: int, total: int) -> None:
         bar.progress(
             min(done / max(total, 1), 1.0),

@@ -28,7 +28,7 @@ from . import language
 from .compute import TTL, StartKey
 from .hold_rest import hold_rest_for_a_test
 from .page import CHART_CONFIG
-from .progress import progress_bar, with_progress_bar
+from .progress import progress_bar, throttled, with_progress_bar
 
 
 @st.cache_resource(ttl=TTL, show_spinner=False)
@@ -268,13 +268,15 @@ def _build_in_parts(key, builder: LevelBuilder, near: int, show, shown: bool) ->
 
         def progress(done: int, total: int) -> None:
             parts.done, parts.total = done, total
-            moved(done, total)
+            bar_moved(done, total)
 
         tr = language.current()
         bar = progress_bar(tr(_REST_TEXT, done=0, total=len(rest)))
 
         def moved(done: int, total: int) -> None:
             bar.progress(min(done / max(total, 1), 1.0), text=tr(_REST_TEXT, done=done, total=total))
+
+        bar_moved = throttled(moved)
 
         try:
             hold_rest_for_a_test(lambda: moved(0, len(rest)), _WAIT_SECONDS)

@@ -15,6 +15,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PIL import Image
 from test_scrub_levels import COVERING, covering_group, explorer_case
 
@@ -33,8 +35,11 @@ EXTENT = (-3.0, 3.0, -2.0, 2.5)
 
 
 def nearest_labels(extent, height, width, C):
-    """(H, W) nearest centre of every pixel: all k squared distances, then numpy's argmin (first minimum)."""
+    """(H, W) nearest centre of every pixel: all k squared distances in C's dtype, then numpy's argmin
+    (first minimum)."""
+    C = np.asarray(C)
     xs, ys = field._pixel_axes(extent, height, width)
+    xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
     d = np.stack([np.square(xs - cx)[None, :] + np.square(ys - cy)[:, None] for cx, cy in C])
     return d.argmin(axis=0)
 
@@ -123,6 +128,47 @@ def test_block_labels_are_every_pixels_nearest_centre(k, height, width):
     for i in range(5):
         assert np.array_equal(labels[i], nearest_labels(EXTENT, height, width, C[i])), i
     assert np.array_equal(field.nearest_center_map(EXTENT, height, width, C[2]), labels[2])
+
+
+@settings(max_examples=60)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 9),
+    st.integers(1, 4),
+    st.integers(1, 90),
+    st.integers(1, 90),
+    st.sampled_from([1e-13, 1e-9, 1e-3, 0.3, 3.0]),
+    st.sampled_from(DTYPES),
+)
+def test_block_labels_equal_every_pixels_nearest_centre_for_any_centres(
+    seed, k, m, height, width, spread, dtype
+):
+    """Any centres, grid and precision: near-coincident centres (merged at a large σ, decided pixel by
+    pixel in bands of rows), close and far ones, exact duplicates and centres outside the plane."""
+    rng = np.random.default_rng(seed)
+    C = rng.normal(scale=1.5, size=(m, 1, 2)) + rng.normal(scale=spread, size=(m, k, 2))
+    if k > 1 and rng.random() < 0.3:
+        C[:, -1] = C[:, 0]
+    if rng.random() < 0.2:
+        C[0, 0] += 40.0
+    C = C.astype(dtype)
+    labels = field.nearest_center_maps(EXTENT, height, width, C)
+    assert labels.shape == (m, height, width) and labels.dtype == np.uint8
+    for i in range(m):
+        assert np.array_equal(labels[i], nearest_labels(EXTENT, height, width, C[i])), i
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_block_labels_of_merged_centres_on_a_large_grid(dtype):
+    """Centres a rounding error apart on the app's 400² grid (more rows than one band): every pixel."""
+    rng = np.random.default_rng(7)
+    spread = 20 * float(np.finfo(dtype).eps)  # a few units in the last place of the centres
+    C = (np.array([0.4, -0.3]) + rng.normal(scale=spread, size=(2, 6, 2))).astype(dtype)
+    C[1, 3] = C[1, 1]
+    labels = field.nearest_center_maps(EXTENT, 400, 400, C)
+    assert field.boundary_mask(labels).any()  # the rounding draws some edges: they must be the same
+    for i in range(2):
+        assert np.array_equal(labels[i], nearest_labels(EXTENT, 400, 400, C[i])), i
 
 
 def test_block_labels_near_a_boundary_through_pixel_centres():

@@ -11,6 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import rbfviz.annealing as annealing
 from rbfviz import make_dataset
@@ -59,6 +62,47 @@ def test_exp_logits_matches_numpy_exp_within_one_ulp_and_keeps_its_zeros_and_sub
     np.testing.assert_array_equal(got[far], expected[far])  # numpy's own values, subnormals and zeros
     np.testing.assert_allclose(got[~far], expected[~far], rtol=2.3e-16, atol=0)
     assert np.isnan(_exp_logits_(np.array([np.nan]))).all()
+
+
+def _exp_logits_with_a_mask_(z: np.ndarray) -> np.ndarray:
+    """``_exp_logits_`` as it was, deciding whether any logit is far from a mask of every entry (the
+    reference of the minimum it reads now)."""
+    if z.dtype != np.float64:
+        return np.exp(z, out=z)
+    t = torch.from_numpy(z)
+    far = t < _FAST_EXP_FLOOR
+    if not bool(far.any()):
+        t.exp_()
+        return z
+    tiny = (far & (t >= _EXP_UNDERFLOW)).numpy()
+    tiny_values = np.exp(z[tiny])
+    t.clamp_min_(_FAST_EXP_FLOOR).exp_()
+    t.masked_fill_(far, 0.0)
+    z[tiny] = tiny_values
+    return z
+
+
+_LOGITS = st.one_of(
+    st.floats(-1e4, 0.0),
+    st.floats(_EXP_UNDERFLOW - 2.0, _FAST_EXP_FLOOR + 2.0),
+    st.sampled_from([0.0, -0.0, -np.inf, np.nan, _FAST_EXP_FLOOR, np.nextafter(_FAST_EXP_FLOOR, 0.0)]),
+)
+
+
+@given(
+    hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=40), elements=_LOGITS
+    ),
+    st.sampled_from([np.float64, np.float32]),
+)
+def test_exp_logits_gives_the_bits_of_the_masked_computation(z, dtype):
+    """Whether a logit is far is read from the smallest one (NaN: from every entry): the same bits as the
+    mask of every entry, for any logits, NaN, -inf and empty arrays included, in both precisions."""
+    z = z.astype(dtype)
+    expected = _exp_logits_with_a_mask_(z.copy())
+    got = _exp_logits_(z.copy())
+    np.testing.assert_array_equal(got, expected)  # NaN where NaN; otherwise every bit
+    assert np.array_equal(got.view(np.uint8), expected.view(np.uint8))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
