@@ -83,16 +83,16 @@ def within_budget(
             + advice,
             icon=":material/hourglass_empty:",
         )
-        pressed = st.button(
+        # confirmed in the callback, before the next run: that run draws the Cancel button at once, not
+        # this notice first
+        st.button(
             tr("Compute anyway (about {seconds:.0f} s)", seconds=seconds),
             key=f"budget_{name}",
             type="primary",
+            on_click=_confirm,
+            args=(setting,),
         )
-    if not pressed:
-        return Decision(False)
-    confirmed.add(setting)
-    st.session_state.pop(keys.BUDGET_CANCELLED, None)
-    return Decision(True, _running(notice, name, what, setting, seconds))
+    return Decision(False)
 
 
 def _running(notice, name: str, what: str, setting: tuple, seconds: float):
@@ -115,6 +115,12 @@ def _running(notice, name: str, what: str, setting: tuple, seconds: float):
             args=(name, setting, time.monotonic()),
         )
     return notice
+
+
+def _confirm(setting: tuple) -> None:
+    """The "Compute anyway" button's callback, run before the page's next run: compute this setting."""
+    st.session_state.setdefault(keys.BUDGET_CONFIRMED, set()).add(setting)
+    st.session_state.pop(keys.BUDGET_CANCELLED, None)
 
 
 def _cancel(name: str, setting: tuple, started: float) -> None:
