@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import streamlit as st
 
+from rbfviz import cost
 from rbfviz.field import PLANE_ASPECT, plane_extent
 from rbfviz.i18n import N_
 from rbfviz.views.common.plane import drawn_points
@@ -15,7 +16,7 @@ from rbfviz.views.explorer.levels import explorer_levels
 from rbfviz.views.explorer.picking import picking_figure, picks_traces
 from rbfviz.views.explorer.picks import MAX_PICKS, add_picks
 from rbfviz.views.explorer.receipt import explorer_receipt
-from ui import compute, exports, language, plane_tools, scrub_parts, state
+from ui import budget, compute, exports, language, plane_tools, scrub_parts, state
 from ui import session_keys as keys
 from ui import upload as uploads
 from ui.page import chart, follows_sigma, panel, setup_page
@@ -145,6 +146,13 @@ select = dict(
 )
 
 
+def payload_extra(ctrl) -> tuple:
+    """What the plane's payload depends on besides the setting (ui.scrub_parts.scrub_key): the field, the
+    title's words, the axes' names, the picks and the language."""
+    head = f"{uploads.data_name(ctrl)}, n = {ctrl.n}, k = {ctrl.k}, {ctrl.kind}, {ctrl.dtype}"
+    return (quantity, head, uploads.axis_titles(ctrl), ctrl.picks, ctrl.lang)
+
+
 def sigma_panels(ctrl) -> None:
     """The plane and the downloads: rerun alone when σ settles (ui.page.follows_sigma)."""
     view = None
@@ -228,7 +236,7 @@ def sigma_panels(ctrl) -> None:
             payload_bytes = scrub_view(
                 "explorer",
                 ctrl,
-                (quantity, head, axes, ctrl.picks, ctrl.lang),
+                payload_extra(ctrl),
                 scrub_parts.LevelBuilder(len(grid), levels, payload),
                 key=f"scrub_explorer_{st.session_state.get(keys.PICK_ROUND, 0)}",
                 grid=grid,
@@ -365,8 +373,22 @@ elif on_plane == "centres":
                 n=ctrl.n,
             ),
         )
-else:
+elif picking:
     follows_sigma(ctx, sigma_panels)
+else:
+    # A new setting's plane at every σ costs about (n + N0) × k^power (rbfviz.cost): a heavy one waits for
+    # the student's "Compute anyway" instead of holding the process without warning.
+    plane_allowed = budget.within_budget(
+        "explorer",
+        tr("the soft fixed point and the field at every σ of the slider"),
+        scrub_parts.scrub_key("explorer", ctrl, payload_extra(ctrl)),
+        cost.explorer_cost(ctrl.n, ctrl.k, ctrl.kind),
+        budget.smaller_setting(ctrl, cost.explorer_cost),
+        ready=scrub_parts.payload_ready("explorer", ctrl, payload_extra(ctrl)),
+    )
+    if plane_allowed:
+        follows_sigma(ctx, sigma_panels)
+    plane_allowed.finished()  # computed: the Cancel button goes
 picking_panel(ctrl)
 
 with panel(tr("The explanation")):

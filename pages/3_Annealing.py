@@ -61,36 +61,15 @@ intro(
 )
 
 
-def budget_advice(ctrl) -> str:
-    """What to change so that the annealing fits in the budget: fewer points, fewer centres, softmax."""
-    ways = []
-    n_fit = cost.largest_n_within(cost.BUDGET_S, ctrl.k, ctrl.kind, n_min=ctrl.k + 1)
-    if n_fit is not None and n_fit < ctrl.n:
-        ways.append(tr("**n ≤ {n:,}** points", n=n_fit))
-    k_fit = cost.largest_k_within(cost.BUDGET_S, ctrl.n, ctrl.kind)
-    if k_fit is not None and k_fit < ctrl.k:
-        ways.append(tr("**k ≤ {k}** clusters", k=k_fit))
-    if ctrl.kind != "softmax" and cost.annealing_cost(ctrl.n, ctrl.k, "softmax") <= cost.BUDGET_S:
-        ways.append(
-            tr(
-                "the **softmax** map (about {seconds:.0f} s)",
-                seconds=cost.annealing_cost(ctrl.n, ctrl.k, "softmax"),
-            )
-        )
-    fits = (
-        tr("Within the budget: {ways} (in the sidebar).", ways=tr(", or ").join(ways)) + " " if ways else ""
-    )
-    return fits + tr("Or compute it anyway: a progress bar shows how far it is.")
-
-
 # The annealing run and its collapse study cost about (n + N0) × k² (rbfviz.cost): a heavy setting waits
 # for the student's "Compute anyway" instead of holding the process without warning.
-annealing_allowed = compute.annealing_view_ready(ctrl) or budget.within_budget(
+annealing_allowed = budget.within_budget(
     "annealing",
     tr("the annealing run and its collapse study"),
     compute.annealing_view_key(ctrl),
     cost.annealing_cost(ctrl.n, ctrl.k, ctrl.kind),
-    budget_advice(ctrl),
+    budget.smaller_setting(ctrl, cost.annealing_cost),
+    ready=compute.annealing_view_ready(ctrl),
 )
 
 
@@ -400,6 +379,7 @@ def sigma_panels(ctrl) -> None:
 
 if annealing_allowed:
     follows_sigma(ctx, sigma_panels)
+annealing_allowed.finished()  # computed: the Cancel button goes
 
 
 def race_panel(ctrl) -> None:

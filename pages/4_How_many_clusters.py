@@ -71,19 +71,21 @@ name = uploads.data_name(ctrl)
 # The three answers cost about (n + N0) × k_max² (rbfviz.cost): a heavy setting waits for "Compute anyway".
 seconds = cost.how_many_cost(ctrl.n, int(k_max))
 fits = cost.largest_k_max_within(cost.BUDGET_S, ctrl.n)
-allowed = how_many_clusters.answers_ready(ctrl, int(k_max)) or budget.within_budget(
+allowed = budget.within_budget(
     "how_many",
     tr("annealing {k_max} centres and K-Means for k = 1 … {k_max}", k_max=k_max),
     how_many_clusters.answers_key(ctrl, int(k_max)),
     seconds,
     (tr("Within the budget: **k_max ≤ {fits}** (the slider above).", fits=fits) + " " if fits else "")
-    + tr("Or compute it anyway: progress bars show how far it is."),
+    + tr("Or compute it anyway: a progress bar shows how far it is, and you can cancel it."),
+    ready=how_many_clusters.answers_ready(ctrl, int(k_max)),
 )
 
 result = None
 if allowed:
     with panel(tr("The three answers")):
         result = how_many_clusters.answers(ctrl, int(k_max))
+allowed.finished()  # computed: the Cancel button goes
 
 
 def _shown(k) -> str:

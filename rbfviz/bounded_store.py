@@ -18,6 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from numbers import Integral
 
+WAIT_S = 0.3  # how often ``get_or_compute``'s ``waiting`` is called while another thread computes
+
 
 def bytes_size(value) -> int:
     """What a value counts against ``max_bytes``: a bytes value's length, anything else 0."""
@@ -103,16 +105,28 @@ class BoundedStore:
         with self._lock:
             return self._key_locks.setdefault(key, threading.Lock())
 
-    def get_or_compute(self, key: Hashable, compute: Callable[[], object]):
+    def get_or_compute(
+        self, key: Hashable, compute: Callable[[], object], waiting: Callable[[], None] | None = None
+    ):
         """The stored value for key, or ``compute()`` stored under it; computed once however many
         threads ask at the same time (the others wait on the key's lock, then find it stored). An
-        exception from compute() stores nothing and reaches the caller that ran it."""
+        exception from compute() stores nothing and reaches the caller that ran it. ``waiting``: called
+        about every ``WAIT_S`` seconds while this thread waits for another one's computation (a page
+        redraws its bar there; an exception from it ends the wait and reaches the caller)."""
         value = self.get(key)
         if value is not None:
             return value
-        with self.key_lock(key):
+        lock = self.key_lock(key)
+        if waiting is None:
+            lock.acquire()
+        else:
+            while not lock.acquire(timeout=WAIT_S):
+                waiting()
+        try:
             value = self.get(key)
             if value is None:
                 value = compute()
                 self.put(key, value)
             return value
+        finally:
+            lock.release()

@@ -4,6 +4,8 @@
 * ``largest_n_within(budget, k, kind)`` the largest n whose Annealing computation fits in the budget
 * ``how_many_cost(n, k_max)``         CPU seconds of the "How many clusters" view's three answers
 * ``largest_k_max_within(budget, n)`` the largest k_max whose answers fit in the budget
+* ``explorer_cost(n, k, kind)``       CPU seconds of the Explorer's new setting (every σ level of its plane)
+* ``largest_within(budget, estimate, low, high)`` the largest integer whose estimate fits in the budget
 * ``BUDGET_S``                         the budget: a view that would cost more asks before it starts
 
 The model is fitted to timings of the Annealing view's own computation (``collapse_study`` on the
@@ -94,3 +96,34 @@ def largest_k_max_within(budget: float, n: int, k_min: int = 3) -> int | None:
     rate, n0, power = _HOW_MANY_MODEL
     k_max = math.floor((budget / (rate * (n + n0))) ** (1.0 / power))
     return k_max if k_max >= k_min else None
+
+
+# The Explorer: a new setting runs EM from the start to the soft fixed point at every σ of the grid (the
+# same kind of work as the Annealing view's collapse study, so a share of that model), then draws every
+# level: its field, images and point colours, which grow with n alone. Fitted to nine timings (whole page,
+# blobs, the default k-means++ start, no AVX-512; docs/contribute/benchmarks.md, "Work budget"): softmax,
+# entmax-1.5 and α-entmax (α = 1.05 and 1.3) at n = 500-5,000 and k = 6-10 on a real server, and softmax
+# with an upload of 20,000 points in-process; within a factor of 1.38 of every one. α near 2 (sparsemax)
+# costs less than α = 1.3 (5.6 s against 19.7 s at n = 5,000, k = 10): the estimate is high there.
+EXPLORER_SHARE = 0.33  # of annealing_cost
+EXPLORER_PER_POINT = 1.8e-4  # CPU seconds per point for drawing the levels
+
+
+def explorer_cost(n: int, k: int, kind: str = "softmax") -> float:
+    """Estimated CPU seconds (machine without AVX-512, one thread) of the Explorer's plane at every σ
+    level for a new setting of n points, k centres and the map ``kind``. Increasing in n and in k."""
+    return EXPLORER_SHARE * annealing_cost(n, k, kind) + EXPLORER_PER_POINT * n
+
+
+def largest_within(budget: float, estimate, low: int, high: int) -> int | None:
+    """The largest integer x in [low, high] with ``estimate(x) <= budget`` seconds, or None if not even
+    ``low`` fits; ``estimate`` must be increasing (every model above is, in n and in k)."""
+    if estimate(low) > budget:
+        return None
+    while low < high:  # estimate(low) fits; find the last x that does
+        mid = (low + high + 1) // 2
+        if estimate(mid) <= budget:
+            low = mid
+        else:
+            high = mid - 1
+    return low

@@ -314,6 +314,7 @@ def predict_splits(
     evaluate: str = "self-consistent",
     threshold: float = SPLIT_THRESHOLD,
     max_iter: int = 500,
+    progress=None,
 ) -> list[SplitRecord]:
     """One ``SplitRecord`` per measured split of the annealing ``result`` (an ``AnnealResult``) on the
     points X (n, d) it ran on, in the order the splits happen.
@@ -322,10 +323,14 @@ def predict_splits(
     "last_level". A split of the stack of every centre is predicted by
     ``measures.critical_sigma_predicted`` (m = k), so split 1 of a run from the data mean agrees
     with it exactly. threshold: the distinctness tolerance relative to the data scale.
+    progress: optional callable(done, total), total the number of measured splits, called before each
+    self-consistent EM solve (done: the splits predicted so far) and after each split.
     """
     X = check_points(X, "X")
     if evaluate not in EVALUATIONS:
         raise ValueError(f"evaluate must be one of {EVALUATIONS}, got {evaluate!r}.")
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a callable(done, total) or None.")
     centers = np.asarray(result.centers)
     if centers.ndim != 3 or centers.shape[2] != X.shape[1]:
         raise ValueError(f"result.centers must be (S, k, {X.shape[1]}) for this X, got {centers.shape}.")
@@ -346,6 +351,9 @@ def predict_splits(
     birth = {child: split.level for split in measured for child in split.children}
     records = []
     for number, split in enumerate(measured, start=1):
+        tick = None if progress is None else (lambda done=number - 1: progress(done, len(measured)))
+        if tick is not None:
+            tick()
         above = split.level - 1
         m = len(split.parent)
         stacks = _stacks_at(measured, split.level, k, first)
@@ -364,7 +372,7 @@ def predict_splits(
             predicted = _sigma_of(stats, formula, m, linearised=False)
             linearised = _sigma_of(stats, formula, m, linearised=True)
             if evaluate == "self-consistent" and kind != "hard":
-                run = (X, X64, intact, stacks, split.parent, kind, formula, max_iter)
+                run = (X, X64, intact, stacks, split.parent, kind, formula, max_iter, tick)
                 solved = _self_consistent(*run, predicted, stats, False)
                 # only entmax-1.5 has a linearisation of its own; for the other maps it is the same solve
                 solved_linearised = (
@@ -407,20 +415,24 @@ def predict_splits(
                 converged=settled,
             )
         )
+        if progress is not None:
+            progress(number, len(measured))
     return records
 
 
-def _self_consistent(X, X64, intact, stacks, parent, kind, formula, max_iter, sigma, stats, linearised):
+def _self_consistent(X, X64, intact, stacks, parent, kind, formula, max_iter, tick, sigma, stats, linearised):
     """Solve σ = F(σ) = (f·λ(σ))^½ on the stacked branch, λ the top eigenvalue of C_{x|y} (or,
     ``linearised``, of the √r-weighted matrix) at that branch's fixed point at σ.
 
     Secant steps on F(σ) − σ (a plain F step when the secant is undefined or jumps more than a factor
     2), each EM warm-started from the previous branch. Returns (σ, the stack's ``_Stack`` at the σ last
     evaluated, that σ, settled). If EM or the map fails on the way (the naive map at small σ), the
-    last good values are returned, unsettled.
+    last good values are returned, unsettled. tick: None, or called before each EM solve.
     """
     evaluated, branch, previous = math.nan, intact, None
     for _ in range(_MAX_ROUNDS):
+        if tick is not None:
+            tick()
         start = np.ascontiguousarray(_snapped(branch, stacks), dtype=X.dtype)
         found_branch, _, _ = _fixed_point(X, start, sigma, kind, max_iter=max_iter)
         found_branch = np.asarray(found_branch, np.float64)

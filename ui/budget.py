@@ -2,13 +2,20 @@
 
 One student's heavy setting would hold the single app process for tens of seconds, so the page says
 first what it would cost, why, and what fits, and computes only when the student presses
-"Compute anyway". A setting already computed (by anyone: the stores are shared) is shown at once.
+"Compute anyway". While it computes, a Cancel button stands where the notice was: a click ends the
+page's run at the progress bar's next redraw (ui.progress.in_stages), the work stops at its next step,
+nothing of it is kept, and the page asks again. A setting already computed (by anyone: the stores are
+shared) is shown at once.
 
-* ``within_budget(name, what, setting, seconds, advice)`` True if the page may compute now; else it has drawn
-  the notice and the button and returns False
+* ``within_budget(name, what, setting, seconds, advice, ready)`` a ``Decision``: true if the page may
+  compute now (then a Cancel button is drawn if it is over budget); else it has drawn the notice and
+  the button. ``decision.finished()`` once the computation is done takes the Cancel button away.
+* ``smaller_setting(ctrl, estimate)`` what fits instead: fewer points, fewer centres or softmax
 """
 
 from __future__ import annotations
+
+import time
 
 import streamlit as st
 
@@ -18,17 +25,51 @@ from . import language
 from . import session_keys as keys
 
 
-def within_budget(name: str, what: str, setting: tuple, seconds: float, advice: str) -> bool:
-    """True when ``seconds`` (the estimated CPU cost of computing ``what`` for ``setting``) is within the
-    budget, or this session has pressed "Compute anyway" for this setting. Otherwise draw a warning that
-    says the cost, why it is not started and ``advice`` (what to change), with the button (widget key
-    "budget_<name>"), and return False. ``what`` and ``advice``: in the reader's language."""
+class Decision:
+    """Whether the page may compute (``bool(decision)``), and the Cancel button it drew, if any."""
+
+    def __init__(self, allowed: bool, running=None):
+        self.allowed = allowed
+        self._running = running
+
+    def __bool__(self) -> bool:
+        return self.allowed
+
+    def finished(self) -> None:
+        """The computation is done (or was not needed): take the Cancel button away."""
+        if self._running is not None:
+            self._running.empty()
+            self._running = None
+
+
+def within_budget(
+    name: str, what: str, setting: tuple, seconds: float, advice: str, ready: bool = False
+) -> Decision:
+    """True when ``setting`` is ``ready`` (computed already), or ``seconds`` (the estimated CPU cost of
+    computing ``what`` for it) is within the budget, or this session has pressed "Compute anyway" for it
+    (then a Cancel button, widget key "budget_cancel_<name>", is drawn here while it computes).
+    Otherwise draw a warning that says the cost, why it is not started and ``advice`` (what to change),
+    with the button (widget key "budget_<name>"), and return false; after a Cancel, say so above it.
+    ``what`` and ``advice``: in the reader's language."""
     confirmed = st.session_state.setdefault(keys.BUDGET_CONFIRMED, set())
-    if seconds <= cost.BUDGET_S or setting in confirmed:
-        return True
+    if ready or seconds <= cost.BUDGET_S:
+        return Decision(True)
     tr = language.current()
-    notice = st.empty()  # emptied on the run that computes, so the warning does not stay above the figures
+    notice = st.empty()  # the notice, then the Cancel button on the run that computes
+    if setting in confirmed:
+        return Decision(True, _running(notice, name, what, setting, seconds))
     with notice.container():
+        cancelled = st.session_state.get(keys.BUDGET_CANCELLED)
+        if cancelled is not None and cancelled[:2] == (name, setting):
+            st.info(
+                tr(
+                    "**Cancelled after {elapsed:.0f} s:** {what} was stopped and nothing of it was kept. It "
+                    "starts again only when you press *Compute anyway*.",
+                    elapsed=cancelled[2],
+                    what=what,
+                ),
+                icon=":material/block:",
+            )
         st.warning(
             tr(
                 "**Not started: {what} would take about {seconds:.0f} s of the server's time**, more than "
@@ -42,12 +83,69 @@ def within_budget(name: str, what: str, setting: tuple, seconds: float, advice: 
             + advice,
             icon=":material/hourglass_empty:",
         )
-        pressed = st.button(
+        # confirmed in the callback, before the next run: that run draws the Cancel button at once, not
+        # this notice first
+        st.button(
             tr("Compute anyway (about {seconds:.0f} s)", seconds=seconds),
             key=f"budget_{name}",
             type="primary",
+            on_click=_confirm,
+            args=(setting,),
         )
-    if pressed:
-        confirmed.add(setting)
-        notice.empty()
-    return pressed
+    return Decision(False)
+
+
+def _running(notice, name: str, what: str, setting: tuple, seconds: float):
+    """Draw, in ``notice``, what is being computed and its Cancel button; return the placeholder."""
+    tr = language.current()
+    with notice.container():
+        st.info(
+            tr(
+                "**Computing {what}: about {seconds:.0f} s of the server's time.** The progress bar below "
+                "shows how far it is; *Cancel* stops it at once.",
+                what=what,
+                seconds=seconds,
+            ),
+            icon=":material/hourglass_empty:",
+        )
+        st.button(
+            tr("Cancel"),
+            key=f"budget_cancel_{name}",
+            on_click=_cancel,
+            args=(name, setting, time.monotonic()),
+        )
+    return notice
+
+
+def _confirm(setting: tuple) -> None:
+    """The "Compute anyway" button's callback, run before the page's next run: compute this setting."""
+    st.session_state.setdefault(keys.BUDGET_CONFIRMED, set()).add(setting)
+    st.session_state.pop(keys.BUDGET_CANCELLED, None)
+
+
+def _cancel(name: str, setting: tuple, started: float) -> None:
+    """The Cancel button's callback, run before the page's next run: forget "Compute anyway" for the
+    setting (so the page asks again) and remember the cancel, to say so."""
+    st.session_state.setdefault(keys.BUDGET_CONFIRMED, set()).discard(setting)
+    st.session_state[keys.BUDGET_CANCELLED] = (name, setting, time.monotonic() - started)
+
+
+def smaller_setting(ctrl, estimate) -> str:
+    """What to change so that a computation whose CPU seconds are ``estimate(n, k, kind)`` (one of
+    rbfviz.cost's models) fits in the budget: fewer points, fewer centres, softmax; in the reader's
+    language."""
+    tr = language.current()
+    ways = []
+    n_fit = cost.largest_within(cost.BUDGET_S, lambda n: estimate(n, ctrl.k, ctrl.kind), ctrl.k + 1, ctrl.n)
+    if n_fit is not None and n_fit < ctrl.n:
+        ways.append(tr("**n ≤ {n:,}** points", n=n_fit))
+    k_fit = cost.largest_within(cost.BUDGET_S, lambda k: estimate(ctrl.n, k, ctrl.kind), 2, ctrl.k)
+    if k_fit is not None and k_fit < ctrl.k:
+        ways.append(tr("**k ≤ {k}** clusters", k=k_fit))
+    softmax = estimate(ctrl.n, ctrl.k, "softmax")
+    if ctrl.kind != "softmax" and softmax <= cost.BUDGET_S:
+        ways.append(tr("the **softmax** map (about {seconds:.0f} s)", seconds=softmax))
+    fits = (
+        tr("Within the budget: {ways} (in the sidebar).", ways=tr(", or ").join(ways)) + " " if ways else ""
+    )
+    return fits + tr("Or compute it anyway: a progress bar shows how far it is, and you can cancel it.")

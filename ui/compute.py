@@ -44,7 +44,7 @@ from rbfviz.views.explorer.placed import placed_centers
 
 from . import language
 from . import session_keys as keys
-from .progress import with_progress_bar
+from .progress import in_stages, in_worker, while_waiting
 from .state import DRAWN, UPLOAD
 
 TTL = 3600  # seconds
@@ -267,14 +267,16 @@ def annealing(ctrl):
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
         tr = language.current()
-        return with_progress_bar(
-            tr("Annealing from the data mean, once per setting: σ level"),
+        # in a worker under a bar redrawn every tick: a click (Cancel) ends the page's run at once
+        return in_stages(
+            [tr("annealing from the data mean, once per setting: σ level")],
             lambda progress: _freeze(
                 anneal(X, ctrl.k, grid, kind=ctrl.kind, init=None, seed=ctrl.seed, progress=progress)
             ),
         )
 
-    return _annealing_store().get_or_compute(key, compute)
+    with while_waiting() as waiting:
+        return _annealing_store().get_or_compute(key, compute, waiting)
 
 
 # --- the centres at σ ---------------------------------------------------------------------------
@@ -415,7 +417,14 @@ def _centers_at_every_sigma(ctrl, grid, progress=None) -> list[explore.CentersAt
     C0 = _start(key)
     km_centers, km_labels = _kmeans_from(key.data, ctrl.dtype, np.asarray(C0, dtype=np.float64).tobytes())
     source = explore.centres_source(ctrl.init)
-    centers, iterations, converged = explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind, progress=progress)
+    if progress is None:
+        centers, iterations, converged = explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind)
+    else:  # in a worker: the caller's bar is redrawn while the EM runs, so a click (Cancel) lands at once
+        centers, iterations, converged = in_worker(
+            lambda report: explore.soft_fixed_points(X, C0, grid, kind=ctrl.kind, progress=report),
+            progress,
+            len(grid),
+        )
     return [
         explore.CentersAtSigma(
             centers[i], km_centers, km_labels, C0, int(iterations[i]), bool(converged[i]), source
@@ -428,7 +437,8 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     """``plane_view`` at every σ of the grid, in grid order, with its field: a generator (the fields are
     not cached; they are computed ``explore.FIELD_LEVELS`` levels at a time, so only those levels' arrays
     are alive at once, plus what the caller keeps).
-    progress(done, total) as the centres at each σ are found, all before the first level.
+    progress(done, total) as the centres at each σ are found, all before the first level, then again
+    (total, total) as each level is drawn.
     levels: only the σ at these positions of the grid (increasing), e.g. those near the σ on screen."""
     X, _ = data(ctrl)
     grid = scale(ctrl).grid
@@ -438,6 +448,8 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     views = explore.plane_views(X, infos, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k)
     for sigma, view in zip(grid, views):
         _keep_numbers(replace(ctrl, sigma=float(sigma)), view)
+        if progress:  # the bar redrawn once per level drawn too: a click (Cancel) lands between levels
+            progress(len(grid), len(grid))
         yield view
 
 
@@ -544,17 +556,28 @@ def annealing_view(ctrl):
     def compute():
         X, _ = data(ctrl)
         grid = scale(ctrl).grid
+
+        def work(collapse_progress, splits_progress):
+            study = collapse_study(
+                X, ctrl.k, ctrl.kind, ctrl.dtype, grid, seed=ctrl.seed, progress=collapse_progress
+            )
+            return study, build_view(study, X, progress=splits_progress)
+
         tr = language.current()
-        study = with_progress_bar(
-            tr("Annealing and measuring the collapse, once per setting: step"),
-            lambda progress: collapse_study(
-                X, ctrl.k, kind=ctrl.kind, dtype=ctrl.dtype, sigmas=grid, seed=ctrl.seed, progress=progress
-            ),
+        # in a worker under one bar over both stages: a click (Cancel) ends the page's run at once, and
+        # the work at its next report; an interrupted computation stores nothing
+        study, view = in_stages(
+            [
+                tr("annealing and measuring the collapse, once per setting: step"),
+                tr("predicting each split: split"),
+            ],
+            work,
         )
         _annealing_store().get_or_compute(key, lambda: _freeze(study.path))
-        return _freeze(build_view(study, X))
+        return _freeze(view)
 
-    return _collapse_store().get_or_compute(key, compute)
+    with while_waiting() as waiting:
+        return _collapse_store().get_or_compute(key, compute, waiting)
 
 
 def annealing_view_key(ctrl) -> tuple:

@@ -1,7 +1,7 @@
 """Cached computations of the "How many clusters?" view (all the maths is in rbfviz.choose_k).
 
 The three answers are computed once per (data, k_max, precision) and shared read-only between
-sessions, each with a progress bar the first time: the annealing run walks ~60 σ levels, the K-Means
+sessions, under one progress bar the first time: the annealing run walks ~60 σ levels, the K-Means
 sweep fits k_max models. They live in a bounded store (rbfviz.bounded_store), not st.cache_data, because
 Streamlit would replay a cached function's progress-bar updates on every hit.
 
@@ -20,7 +20,7 @@ from rbfviz import choose_k
 from rbfviz.bounded_store import BoundedStore
 
 from . import compute, language
-from .progress import with_progress_bar
+from .progress import in_stages, while_waiting
 
 # The largest k_max offered: the staircase, J(k) and the silhouette stay readable, and a sweep stays
 # a few seconds long.
@@ -75,20 +75,12 @@ def answers(ctrl, k_max: int) -> HowMany:
     key = answers_key(ctrl, k_max)
     tr = language.current()
 
-    def work():
-        X, _ = compute.data(ctrl)
-        annealing = with_progress_bar(
-            tr("Annealing {k_max} centres from the data mean, once per setting: σ level", k_max=k_max),
-            lambda progress: choose_k.annealing_answer(
-                X, k_max, kind=ANNEAL_KIND, seed=ctrl.seed, progress=progress
-            ),
+    def three_answers(X, annealing_progress, sweep_progress, silhouette_progress):
+        annealing = choose_k.annealing_answer(
+            X, k_max, kind=ANNEAL_KIND, seed=ctrl.seed, progress=annealing_progress
         )
-        sweep = with_progress_bar(
-            tr("K-Means for every k, once per setting: k"),
-            lambda progress: choose_k.kmeans_sweep(
-                X, k_max, seed=ctrl.seed, n_init=N_INIT, progress=progress
-            ),
-        )
+        sweep = choose_k.kmeans_sweep(X, k_max, seed=ctrl.seed, n_init=N_INIT, progress=sweep_progress)
+        silhouette_progress(0, 1)
         silhouette = choose_k.silhouette_curve(X, sweep.ks, sweep.labels, seed=ctrl.seed)
         for array in (annealing.sigmas, annealing.counts, sweep.ks, sweep.inertia, sweep.labels, silhouette):
             array.setflags(write=False)
@@ -101,4 +93,18 @@ def answers(ctrl, k_max: int) -> HowMany:
             sampled=choose_k.SILHOUETTE_SAMPLE if X.shape[0] > choose_k.SILHOUETTE_SAMPLE else None,
         )
 
-    return _store().get_or_compute(key, work)
+    def in_worker():
+        X, _ = compute.data(ctrl)
+        # in a worker under one bar over the three stages: a click (Cancel) ends the page's run at once,
+        # and the work at its next report; an interrupted computation stores nothing
+        return in_stages(
+            [
+                tr("annealing {k_max} centres from the data mean, once per setting: σ level", k_max=k_max),
+                tr("K-Means for every k, once per setting: k"),
+                tr("the silhouettes"),
+            ],
+            lambda *reports: three_answers(X, *reports),
+        )
+
+    with while_waiting() as waiting:
+        return _store().get_or_compute(key, in_worker, waiting)

@@ -4,7 +4,13 @@
                                      moves, gone afterwards;
 * ``progress_bar(text)``             a bar to move by hand (``bar.progress(fraction, text=...)``);
 * ``progress_slot()``                a block whose bars all go in one placeholder, drawn on every run;
-* ``throttled(move)``                ``move(done, total)`` at most every ``BAR_SECONDS`` (and at the end).
+* ``throttled(move)``                ``move(done, total)`` at most every ``BAR_SECONDS`` (and at the end);
+* ``in_stages(stages, work)``         run ``work(*progress)`` in a worker thread under one bar over all its
+                                     stages, moved at least every ``TICK_S`` seconds, so that a click
+                                     (Cancel) interrupts the page's run at once and stops the work;
+* ``in_worker(work, progress, total)`` the same under the caller's own bar (``progress`` redraws it);
+* ``while_waiting()``                 a ``waiting`` callable for ``BoundedStore.get_or_compute``: a bar
+                                     while another session computes the same setting, redrawn each call.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import threading
 import time
 
 import streamlit as st
@@ -80,3 +87,144 @@ def with_progress_bar(text: str, work):
         return work(progress)
     finally:
         bar.empty()
+
+
+TICK_S = 0.3  # the bar is redrawn at least this often while a worker computes: each redraw is a point where
+# Streamlit ends the page's run if a click (Cancel, or any widget) has asked for a new one
+
+
+class Stopped(Exception):
+    """Raised inside a worker's progress report once the page that started it has stopped waiting."""
+
+
+class _Worker:
+    """``work(*reports)`` in a daemon thread, one report(done, total) per stage; what they last said is
+    read by the waiting page. After ``stop()`` the next report raises ``Stopped``, which ends the work at
+    its next report (a computation cannot be stopped between two of them)."""
+
+    def __init__(self, work, stages: int):
+        self.stage, self.done, self.total = 0, 0, 0
+        self.result, self.error = None, None
+        self._stop = threading.Event()
+        self._finished = threading.Event()
+        reports = [self._report(i) for i in range(stages)]
+        self._thread = threading.Thread(
+            target=self._run, args=(work, reports), name="rbfviz-work", daemon=True
+        )
+        self._thread.start()
+
+    def _report(self, stage: int):
+        def report(done: int, total: int) -> None:
+            if self._stop.is_set():
+                raise Stopped
+            self.stage, self.done, self.total = stage, done, total
+
+        return report
+
+    def _run(self, work, reports) -> None:
+        try:
+            self.result = work(*reports)
+        except BaseException as error:  # handed to the page's thread, which raises it
+            self.error = error
+        finally:
+            self._finished.set()
+
+    def wait(self, seconds: float) -> bool:
+        """True once the work has ended (returned or raised), waiting at most ``seconds``."""
+        return self._finished.wait(seconds)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def fraction(self, stages: int) -> float:
+        """The share of the whole work done: each stage an equal part of the bar."""
+        return min((self.stage + min(self.done / max(self.total, 1), 1.0)) / stages, 1.0)
+
+
+def in_stages(stages: list[str], work, tick: float = TICK_S):
+    """Run ``work(*reports)`` (one ``report(done, total)`` per stage, in order) in a worker thread under
+    one progress bar over all the stages, and return its result (or raise its error).
+
+    The page's thread redraws the bar every ``tick`` seconds with the stage's words, its count and the
+    seconds so far, whether or not the work has reported: each redraw is a point where Streamlit ends the
+    run when a new one was asked for (a Cancel button, any click), so the page answers within ``tick``
+    seconds even while a single step of the work takes longer. When the run ends so, or fails, the work is
+    told to stop (``Stopped`` at its next report) and nothing it would have returned is kept by the
+    caller. The bar is drawn in the block's ``progress_slot`` if it has one and goes away afterwards.
+    ``stages``: what each stage computes, in the reader's language; ``work`` must not call Streamlit."""
+    tr = language.current()
+    count = len(stages)
+    bar = progress_bar(tr("{what}…", what=stages[0]))
+    started = time.monotonic()
+
+    def redraw(worker: _Worker) -> None:
+        stage = min(worker.stage, count - 1)
+        bar.progress(
+            worker.fraction(count),
+            text=tr(
+                "Step {stage} of {stages}, {what}: {done} of {total} ({seconds:.0f} s so far)…",
+                stage=stage + 1,
+                stages=count,
+                what=stages[stage],
+                done=worker.done,
+                total=worker.total or "…",
+                seconds=time.monotonic() - started,
+            ),
+        )
+
+    try:
+        return _wait(_Worker(work, count), tick, redraw)
+    finally:
+        bar.empty()
+
+
+def in_worker(work, progress, total: int, tick: float = TICK_S):
+    """Run ``work(report)`` in a worker thread and return its result (or raise its error), calling the
+    caller's ``progress(done, total)`` (which redraws its bar) every ``tick`` seconds with what the work
+    last reported (``(0, total)`` until it first does): as in ``in_stages``, each redraw is a point where
+    a click ends the page's run, and the work then stops at its next report. ``work`` must not call
+    Streamlit."""
+
+    def redraw(worker: _Worker) -> None:
+        progress(worker.done, worker.total or total)
+
+    return _wait(_Worker(work, 1), tick, redraw)
+
+
+def _wait(worker: _Worker, tick: float, redraw):
+    """Wait for ``worker``, calling ``redraw(worker)`` every ``tick`` seconds; its result or its error.
+    However the wait ends, the worker is told to stop (a no-op once it has ended)."""
+    try:
+        while not worker.wait(tick):
+            redraw(worker)
+    finally:
+        worker.stop()
+    if worker.error is not None:
+        raise worker.error
+    return worker.result
+
+
+@contextlib.contextmanager
+def while_waiting():
+    """Yield a ``waiting()`` for ``rbfviz.bounded_store.BoundedStore.get_or_compute``: while another
+    session computes the same setting, a bar (drawn on the first call) says so with the seconds waited,
+    redrawn on every call, so that a click ends this page's run there too; gone at the end."""
+    tr = language.current()
+    bar, started = None, time.monotonic()
+
+    def waiting() -> None:
+        nonlocal bar
+        text = tr(
+            "Another session is computing this setting; it appears here as soon as it is ready "
+            "({seconds:.0f} s so far)…",
+            seconds=time.monotonic() - started,
+        )
+        if bar is None:
+            bar = progress_bar(text)
+        bar.progress(0.0, text=text)
+
+    try:
+        yield waiting
+    finally:
+        if bar is not None:
+            bar.empty()

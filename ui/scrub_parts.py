@@ -89,6 +89,11 @@ def scrub_key(view: str, ctrl, extra: tuple) -> tuple:
     return (view, StartKey.of(ctrl), ctrl.kind, ctrl.presenter, ctrl.lang, extra)
 
 
+def payload_ready(view: str, ctrl, extra: tuple) -> bool:
+    """``scrub_payload(view, ctrl, extra, ...)`` is stored complete (by any session): shown at once."""
+    return _scrub_store().get(scrub_key(view, ctrl, extra)) is not None
+
+
 # --- σ scrubbing, the levels near the σ on screen first ---------------------------------------------
 #
 # A new setting's payload costs a few tenths of a second of one core, and a class exploring on its own

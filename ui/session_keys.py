@@ -59,6 +59,7 @@ RACE_N = "w_race_n"  # Annealing: widget, the number of restarts N
 FAMILY_OPEN = "w_family_open"  # Stability: widget, the α-entmax family's expander is open (measured then)
 # the settings this session chose to compute over the work budget (ui.budget)
 BUDGET_CONFIRMED = "_rbfviz_budget_confirmed"
+BUDGET_CANCELLED = "_rbfviz_budget_cancelled"  # (view name, setting, seconds it ran) of the last Cancel
 
 
 def lesson_verdict(step: str) -> str:

@@ -242,3 +242,24 @@ def test_payload_caps_at_5000_points():
     assert not at.error, [e.value for e in at.error]
     assert payload_bytes(at) <= 6_000_000
     assert shown(at)["n_points"] == 5000
+
+
+def test_a_heavy_setting_waits_with_its_cost_and_compute_anyway_draws_the_plane(monkeypatch):
+    """The work budget: α-entmax at n = 5,000, k = 10 (about 20 s) is not started; the page says what it
+    would cost and what fits. With a budget of 0 s a small setting asks too, and "Compute anyway" draws
+    the plane, kept on the session's later runs."""
+    at = explorer({"dataset": "blobs", "n": "5000", "k": "10", "kind": "entmax", "alpha": "1.3", "seed": "7"})
+    words = " ".join(w.value for w in at.warning)
+    assert "Not started" in words and "would take about" in words and "softmax" in words
+    assert [b.label for b in at.button if b.key == "budget_explorer"][0].startswith("Compute anyway (about ")
+    assert not at.get("bidi_component")
+
+    monkeypatch.setattr("rbfviz.cost.BUDGET_S", 0.0)
+    at = explorer({"dataset": "blobs", "n": "60", "k": "3", "seed": "4243"})  # a seed no other test uses
+    assert at.warning and not at.get("bidi_component")
+    at.button(key="budget_explorer").click().run()
+    assert (
+        not at.error and at.get("bidi_component") and not [w for w in at.warning if "Not started" in w.value]
+    )
+    at.run()
+    assert at.get("bidi_component") and not [w for w in at.warning if "Not started" in w.value]

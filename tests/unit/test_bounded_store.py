@@ -148,3 +148,51 @@ def test_sessions_putting_and_reading_at_once_keep_both_bounds_and_the_byte_coun
     assert all(n <= 16 for n, _ in seen)
     assert all(b <= 400 for _, b in seen)  # every value is smaller than the bound, so none stands alone
     assert store.bytes == sum(len(store.get(key)) for key in store.keys())
+
+
+def test_a_waiter_is_called_while_another_thread_computes_and_then_reads_its_value():
+    store = BoundedStore(max_entries=4)
+    started, release = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        release.wait(5)
+        return "value"
+
+    first = threading.Thread(target=lambda: store.get_or_compute("k", slow))
+    first.start()
+    assert started.wait(5)
+    calls = []
+
+    def waiting():
+        calls.append(1)
+        if len(calls) == 2:
+            release.set()
+
+    assert store.get_or_compute("k", lambda: "computed twice", waiting) == "value"
+    first.join(5)
+    assert len(calls) >= 2
+
+
+def test_an_exception_from_the_waiter_ends_the_wait_and_the_computation_goes_on():
+    store = BoundedStore(max_entries=4)
+    started, release = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        release.wait(5)
+        return "value"
+
+    first = threading.Thread(target=lambda: store.get_or_compute("k", slow))
+    first.start()
+    assert started.wait(5)
+
+    def waiting():
+        raise KeyboardInterrupt  # a BaseException, as Streamlit's rerun is
+
+    with pytest.raises(KeyboardInterrupt):
+        store.get_or_compute("k", lambda: "never", waiting)
+    release.set()
+    first.join(5)
+    assert store.get("k") == "value"
+    assert store.get_or_compute("k", lambda: "never", waiting) == "value"  # stored: no wait at all

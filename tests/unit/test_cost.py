@@ -5,10 +5,12 @@ import pytest
 from rbfviz.cost import (
     BUDGET_S,
     annealing_cost,
+    explorer_cost,
     how_many_cost,
     largest_k_max_within,
     largest_k_within,
     largest_n_within,
+    largest_within,
 )
 
 MAPS = ("softmax", "entmax15", "entmax:1.3")
@@ -74,3 +76,49 @@ def test_how_many_cost_is_increasing_and_its_largest_setting_over_the_budget():
     assert how_many_cost(500, 8) < BUDGET_S / 4  # the defaults: n = 500, k_max = 8
     fits = largest_k_max_within(BUDGET_S, 5000)
     assert how_many_cost(5000, fits) <= BUDGET_S < how_many_cost(5000, fits + 1)
+
+
+# The Explorer's timings on a real server, no AVX-512, server CPU s (docs/contribute/benchmarks.md, "Work
+# budget"): (map, n, k) -> seconds
+EXPLORER_TIMINGS = {
+    ("softmax", 5000, 10): 1.84,
+    ("entmax15", 5000, 10): 4.24,
+    ("entmax:1.3", 5000, 10): 19.73,
+    ("entmax:1.05", 5000, 10): 18.21,
+    ("entmax:1.3", 5000, 6): 9.52,
+    ("entmax:1.3", 2000, 10): 5.68,
+    ("entmax:1.3", 1000, 10): 4.72,
+    ("entmax:1.3", 500, 10): 2.68,
+    ("softmax", 20000, 10): 7.90,  # the largest upload, in-process (bench/bench_upload.py)
+}
+
+
+@pytest.mark.parametrize("setting, seconds", EXPLORER_TIMINGS.items())
+def test_the_explorer_estimate_is_within_a_factor_of_1_4_of_its_timings(setting, seconds):
+    kind, n, k = setting
+    assert 1 / 1.4 <= explorer_cost(n, k, kind) / seconds <= 1.4
+
+
+def test_the_explorer_asks_before_alpha_entmax_at_the_largest_n_and_the_largest_upload():
+    assert explorer_cost(5000, 10, "entmax:1.3") > 2 * BUDGET_S  # measured ~20 s
+    assert explorer_cost(20000, 10, "softmax") > BUDGET_S  # measured 7.9 s
+    assert explorer_cost(5000, 10, "softmax") <= BUDGET_S  # measured 1.8 s
+    assert explorer_cost(5000, 10, "entmax15") <= BUDGET_S  # measured 4.2 s
+    for kind in MAPS:  # the defaults
+        assert explorer_cost(500, 3, kind) < BUDGET_S / 4
+
+
+@pytest.mark.parametrize("kind", MAPS)
+def test_largest_within_finds_the_last_setting_that_fits(kind):
+    for k in (3, 6, 10):
+        n = largest_within(BUDGET_S, lambda n: explorer_cost(n, k, kind), k + 1, 20000)
+        if n is None:
+            assert explorer_cost(k + 1, k, kind) > BUDGET_S
+        elif n < 20000:
+            assert explorer_cost(n, k, kind) <= BUDGET_S < explorer_cost(n + 1, k, kind)
+    # the closed forms of the Annealing model agree with the search
+    for k in (3, 6, 10):
+        found = largest_within(BUDGET_S, lambda n: annealing_cost(n, k, kind), k + 1, 10**7)
+        assert found == largest_n_within(BUDGET_S, k, kind, n_min=k + 1)
+    assert largest_within(1.0, lambda x: x, 5, 9) is None
+    assert largest_within(7.0, lambda x: x, 5, 9) == 7 and largest_within(99.0, lambda x: x, 5, 9) == 9

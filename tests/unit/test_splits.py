@@ -313,3 +313,22 @@ def test_one_self_consistent_solve_where_the_linearisation_is_the_formula(kind, 
     for record in records:
         assert record.sigma_linearised == record.sigma_predicted
         assert record.linearised_error == record.relative_error
+
+
+def test_progress_counts_the_splits_and_leaves_the_records_unchanged():
+    """predict_splits reports (splits predicted so far, splits measured) before each self-consistent solve
+    and after each split, ending at (total, total); the records are the same with and without it."""
+    X = make_dataset("blobs", n=400, seed=2)[0]
+    path = anneal(X, 5, default_sigmas(X, 5, "entmax15"), kind="entmax15")
+    calls = []
+    with_progress = predict_splits(path, X, progress=lambda done, total: calls.append((done, total)))
+    # bit for bit (NaN where a record has no evaluated σ, arrays compared element by element)
+    without = predict_splits(path, X)
+    np.testing.assert_equal([r.to_dict() for r in with_progress], [r.to_dict() for r in without])
+    total = len(with_progress)
+    assert total >= 2 and calls[-1] == (total, total)
+    assert all(t == total and 0 <= d <= total for d, t in calls)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)
+    assert len(calls) > 2 * total  # the solves report too, not only the splits
+    with pytest.raises(ValueError, match="progress"):
+        predict_splits(path, X, progress=3)

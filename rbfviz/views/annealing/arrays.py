@@ -121,10 +121,12 @@ class AnnealingView:
         return nearest_index(self.sigmas, sigma)
 
 
-def annealing_view(study, X) -> AnnealingView:
+def annealing_view(study, X, progress=None) -> AnnealingView:
     """Everything the Annealing view shows, from a ``CollapseStudy`` of the 2-D points X (n, 2).
 
     X must be the points the study ran on (same dtype), so the colours use the same numbers.
+    progress: optional callable(done, total) of the predicted splits (``predict_splits``), the part
+    that takes time.
     """
     X = check_points(X, "X")
     mean, u, lam = principal_axis(X)
@@ -137,7 +139,7 @@ def annealing_view(study, X) -> AnnealingView:
         lambda_max=lam,
         along=project(centers, mean, u),
         kmeans_along=project(study.kmeans_centers, mean, u),
-        splits=tuple(predict_splits(study.path, X)),
+        splits=tuple(predict_splits(study.path, X, progress=progress)),
     )
 
 
