@@ -228,14 +228,13 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
         sums, parts = None, []
         for start in range(0, points.shape[1], EM_BLOCK):
             block = points[:, start : start + EM_BLOCK]
-            if kind == "softmax" and _chunked(block, group):
-                D = None
-                resp, d_min, column_sums = _softmax_level_chunked(block, group[0], T[first])
-                resp, d_min, column_sums = resp[None], d_min[None], column_sums[None]
-            else:
-                D = _sq_distance_levels(block, group)
             if kind == "softmax":
-                if D is not None:
+                if _chunked(block, group):  # one level on a wide block: its chunks stay in cache
+                    resp, d_min, column_sums = (
+                        a[None] for a in _softmax_level_chunked(block, group[0], T[first])
+                    )
+                else:
+                    D = _sq_distance_levels(block, group)
                     resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last], group)
                 soft_points = column_sums  # each point's Σ_j exp(-(d_ij - d_min,i)/T): 1 when r_i is one-hot
                 if asked and lazy and len(group) == 1:  # its parts, summed when read
@@ -249,6 +248,7 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
                     for j, i in enumerate(asked):
                         total[i] += float(nearest[j]) - T[i] * float(log_sums[j])
             else:
+                D = _sq_distance_levels(block, group)
                 resp = np.empty_like(D)
                 for i in range(first, last):  # the other maps level by level, as ``resp_columns`` runs them
                     resp[i - first] = resp_columns(D[i - first], sigmas[i], kind, overwrite=not energy[i])
