@@ -273,9 +273,9 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
 
 class _LazyEnergy:
     """F_σ = Σ_i d_min,i - T Σ_i log s_i of one softmax EM step, summed block by block as ``_em_steps`` sums
-    it, when ``float`` first asks for it: its logarithms cost a tenth of a step (numpy's float64 log is
-    scalar without AVX-512), and the accelerators compare about half the energies they ask for (SQUAREM
-    needs the one at a cycle's start only if the cycle jumps). parts: the step's (d_min, column_sums) of
+    it, when ``float`` first asks for it: its logarithms are one more pass over the points
+    (``_sum_of_logs``), and the accelerators compare about half the energies they ask for (SQUAREM needs
+    the one at a cycle's start only if the cycle jumps). parts: the step's (d_min, column_sums) of
     each block of points, (w,) arrays each; T the temperature."""
 
     __slots__ = ("_parts", "_T", "_value")
