@@ -228,9 +228,14 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
         sums, parts = None, []
         for start in range(0, points.shape[1], EM_BLOCK):
             block = points[:, start : start + EM_BLOCK]
-            D = _sq_distance_levels(block, group)
             if kind == "softmax":
-                resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last], group)
+                if _chunked(block, group):  # one level on a wide block: its chunks stay in cache
+                    resp, d_min, column_sums = (
+                        a[None] for a in _softmax_level_chunked(block, group[0], T[first])
+                    )
+                else:
+                    D = _sq_distance_levels(block, group)
+                    resp, d_min, column_sums = _softmax_levels_with_sums_(D, T[first:last], group)
                 soft_points = column_sums  # each point's Σ_j exp(-(d_ij - d_min,i)/T): 1 when r_i is one-hot
                 if asked and lazy and len(group) == 1:  # its parts, summed when read
                     parts.append((d_min[0], column_sums[0]))
@@ -238,11 +243,11 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
                     if len(asked) < len(group):
                         rows = [i - first for i in asked]
                         d_min, column_sums = d_min[rows], column_sums[rows]
-                    log_sums = np.log(column_sums).sum(axis=1, dtype=np.float64)
                     nearest = d_min.sum(axis=1, dtype=np.float64)
                     for j, i in enumerate(asked):
-                        total[i] += float(nearest[j]) - T[i] * float(log_sums[j])
+                        total[i] += float(nearest[j]) - T[i] * _sum_of_logs(column_sums[j])
             else:
+                D = _sq_distance_levels(block, group)
                 resp = np.empty_like(D)
                 for i in range(first, last):  # the other maps level by level, as ``resp_columns`` runs them
                     resp[i - first] = resp_columns(D[i - first], sigmas[i], kind, overwrite=not energy[i])
@@ -268,9 +273,9 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
 
 class _LazyEnergy:
     """F_σ = Σ_i d_min,i - T Σ_i log s_i of one softmax EM step, summed block by block as ``_em_steps`` sums
-    it, when ``float`` first asks for it: its logarithms cost a tenth of a step (numpy's float64 log is
-    scalar without AVX-512), and the accelerators compare about half the energies they ask for (SQUAREM
-    needs the one at a cycle's start only if the cycle jumps). parts: the step's (d_min, column_sums) of
+    it, when ``float`` first asks for it: its logarithms are one more pass over the points
+    (``_sum_of_logs``), and the accelerators compare about half the energies they ask for (SQUAREM needs
+    the one at a cycle's start only if the cycle jumps). parts: the step's (d_min, column_sums) of
     each block of points, (w,) arrays each; T the temperature."""
 
     __slots__ = ("_parts", "_T", "_value")
@@ -283,10 +288,20 @@ class _LazyEnergy:
             total = 0.0
             for d_min, column_sums in self._parts:
                 nearest = float(np.add.reduce(d_min, dtype=np.float64))
-                log_sums = float(np.add.reduce(np.log(column_sums), dtype=np.float64))
-                total += nearest - self._T * log_sums
+                total += nearest - self._T * _sum_of_logs(column_sums)
             self._value, self._parts = total, None
         return self._value
+
+
+def _sum_of_logs(values: np.ndarray) -> float:
+    """Σ_i log values_i (float64 sum) of one level's (w,) positive values. float64: torch's log, vectorised
+    on every x86-64 processor (numpy's float64 log is scalar without AVX-512, about 5× slower) and within one
+    unit in the last place of numpy's; float32: numpy's (vectorised)."""
+    if values.dtype == np.float64:
+        logs = torch.from_numpy(values).log().numpy()
+    else:
+        logs = np.log(values)
+    return float(np.add.reduce(logs, dtype=np.float64))
 
 
 def _softmax_em_step(points: np.ndarray, c: np.ndarray, sigma: float, energy: bool, jacobian: bool):
@@ -386,13 +401,58 @@ def _sq_distance_levels(block: np.ndarray, C: np.ndarray) -> np.ndarray:
     if d > _DIRECT_DISTANCE_MAX_FEATURES:
         return np.stack([sq_distance_columns(block[:-1].T, c) for c in C])
     rows = C.reshape(m * k, d)  # the levels' centres one after another: 2-D passes, as for one level
-    D = np.subtract(rows[:, :1], block[0])
-    np.square(D, out=D)
-    diff = np.empty_like(D)
-    for f in range(1, d):
-        np.subtract(rows[:, f : f + 1], block[f], out=diff)
-        D += np.square(diff, out=diff)
+    D = np.empty((m * k, block.shape[1]), dtype=np.result_type(rows, block))
+    _sq_distances_into(block, rows, D, np.empty_like(D))
     return D.reshape(m, k, -1)
+
+
+# One level's softmax over a block of more points than this is computed this many points at a time
+# (``_softmax_level_chunked``): the (k, chunk) distances then stay in the core's cache across the
+# passes of the distances and the softmax instead of going out to L3 and back for each pass.
+_SOFTMAX_CHUNK = 1 << 14
+
+
+def _chunked(block: np.ndarray, C: np.ndarray) -> bool:
+    """Whether ``_em_steps`` computes the softmax of the levels C (m, k, d) on ``block``
+    (``points_with_ones`` rows) in chunks of points: one level, distances feature by feature, and a block
+    wider than a chunk whose softmax takes torch's passes."""
+    m, k, d = C.shape
+    width = block.shape[1]
+    return (
+        m == 1
+        and d <= _DIRECT_DISTANCE_MAX_FEATURES
+        and width > _SOFTMAX_CHUNK
+        and k * width >= _TORCH_SOFTMAX_MIN_ENTRIES
+    )
+
+
+def _softmax_level_chunked(block: np.ndarray, c: np.ndarray, T: float):
+    """``_sq_distance_levels`` then ``_softmax_level_with_sums_`` of one level with centres c (k, d) at
+    temperature T on the w points of ``block`` (``points_with_ones`` rows, k·w at least
+    _TORCH_SOFTMAX_MIN_ENTRIES), _SOFTMAX_CHUNK points at a time: (responsibilities (k, w), d_min (w,),
+    column sums (w,)). The same bits as the whole block at once: every operation is column by column, each
+    chunk takes the torch passes the whole block takes, and a chunk skips the far-logit clip only where
+    it would change nothing (``_clip_is_idle``)."""
+    k, w = c.shape[0], block.shape[1]
+    resp = np.empty((k, w), dtype=np.result_type(c, block))
+    d_min, column_sums = np.empty(w, dtype=resp.dtype), np.empty(w, dtype=resp.dtype)
+    diff = np.empty((k, _SOFTMAX_CHUNK), dtype=resp.dtype)
+    for start in range(0, w, _SOFTMAX_CHUNK):
+        stop = min(w, start + _SOFTMAX_CHUNK)
+        out = resp[:, start:stop]
+        _sq_distances_into(block[:, start:stop], c, out, diff[:, : stop - start])
+        _, d_min[start:stop], column_sums[start:stop] = _softmax_level_torch_(out, T, c)
+    return resp, d_min, column_sums
+
+
+def _sq_distances_into(block: np.ndarray, rows: np.ndarray, out: np.ndarray, diff: np.ndarray) -> None:
+    """The squared distances (r, w) of the w points of ``block`` (``points_with_ones`` rows) to the r
+    centres ``rows`` (r, d), feature by feature, written to ``out`` (r, w); diff: an (r, w) scratch array."""
+    np.subtract(rows[:, :1], block[0], out=out)
+    np.square(out, out=out)
+    for f in range(1, rows.shape[1]):
+        np.subtract(rows[:, f : f + 1], block[f], out=diff)
+        out += np.square(diff, out=diff)
 
 
 def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
@@ -479,6 +539,12 @@ def _softmax_level_with_sums_(D: np.ndarray, T: float, c: np.ndarray | None = No
     (``_softmax_level_numpy_``), which decide the clip from the shifted distances themselves."""
     if D.size < _TORCH_SOFTMAX_MIN_ENTRIES:
         return _softmax_level_numpy_(D, T)
+    return _softmax_level_torch_(D, T, c)
+
+
+def _softmax_level_torch_(D: np.ndarray, T: float, c: np.ndarray | None):
+    """``_softmax_level_with_sums_`` in torch's passes, whatever D's size (D may be a view with strided
+    rows)."""
     level = torch.from_numpy(D)
     d_min = level.amin(dim=0)
     level -= d_min
