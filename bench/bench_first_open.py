@@ -19,7 +19,9 @@ start), the bytes transferred over HTTP (Chromium's encodedDataLength: headers +
 compressed where the server compresses) and over the websocket (frames received), and where the
 time went: the HTML's response, DOMContentLoaded, the websocket opened, its first and last frame
 before the figure, the last JavaScript file received, the main thread's long tasks (JS parse and
-run, layout), and Plotly's own drawing time (Plotly.newPlot / react, wrapped by an init script).
+run, layout), Plotly's own drawing time (Plotly.newPlot / react, wrapped by an init script), and the
+CPU seconds of every Chromium process from navigation to the figure ("CPU ms", its ratio to the
+floor's: less sensitive to a loaded machine than the wall time; one open at a time).
 
 The bytes of a visit as the server sent them: every open goes through a byte counter
 (harness/byte_counter.py) and, once the figure is drawn, waits until the server has sent nothing for
