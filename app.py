@@ -6,8 +6,7 @@ This file is also the server: `streamlit run` finds the ``st.App`` below and ser
 imports this file as the module ``app``, so the page itself runs only as Streamlit's script, where
 ``__name__`` is "__main__"). The app adds two things to Streamlit's server: its front-end files are
 sent compressed (ui/compression.py), a third of the bytes of a first visit, and a view's page asks
-for Plotly's bundle and the sidebar's code in its HTML (ui/preload.py), so its first figure is not
-kept waiting for them.
+for Plotly's bundle in its HTML (ui/preload.py), so its first figure is not kept waiting for it.
 """
 
 from pathlib import Path

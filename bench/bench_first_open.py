@@ -5,6 +5,7 @@ the floor (bench/floor_page.py: a trivial Streamlit page with one small Plotly c
     python bench/bench_first_open.py --rounds 5 --views Explorer Stability --json out.json
     python bench/bench_first_open.py --no-throttled        # skip the 1.25 Mbit/s run
     python bench/bench_first_open.py --bytes --rounds 2    # only the bytes of a first visit of every page
+    python bench/bench_first_open.py --before ../wt-main   # also another checkout's app, interleaved
 
 A benchmark, not a test. It starts two servers of the same kind (`python -m streamlit run`, the
 repository's .streamlit/config.toml): the app and the floor page. Each view is first visited once
@@ -18,7 +19,9 @@ start), the bytes transferred over HTTP (Chromium's encodedDataLength: headers +
 compressed where the server compresses) and over the websocket (frames received), and where the
 time went: the HTML's response, DOMContentLoaded, the websocket opened, its first and last frame
 before the figure, the last JavaScript file received, the main thread's long tasks (JS parse and
-run, layout), and Plotly's own drawing time (Plotly.newPlot / react, wrapped by an init script).
+run, layout), Plotly's own drawing time (Plotly.newPlot / react, wrapped by an init script), and the
+CPU seconds of every Chromium process from navigation to the figure ("CPU ms", its ratio to the
+floor's: less sensitive to a loaded machine than the wall time; one open at a time).
 
 The bytes of a visit as the server sent them: every open goes through a byte counter
 (harness/byte_counter.py) and, once the figure is drawn, waits until the server has sent nothing for
@@ -27,6 +30,10 @@ websocket's frames compressed by permessage-deflate (Chromium's own counts see t
 browser asks for gzip only (--accept-encoding), as over plain HTTP. ``--bytes``: only that, for every
 page of the menu (Home, Lessons and the Neural network too, which draw no figure on opening: their
 visit ends when the page's run has finished and the server is quiet), laptop size, and the floor.
+
+``--before DIR``: a second app server from another checkout (the code before a change), started the
+same way; each round opens each view of this checkout then the same view of DIR's ("View@before"),
+between the same two floor opens, so before and after are compared under the same load.
 
 Throttled: the phone size again with CDP Network.emulateNetworkConditions at 1.25 Mbit/s each way
 and 20 ms latency (forty students sharing a 50 Mbit/s link), one round, views and floor.
@@ -194,12 +201,48 @@ def open_once(
             }
 
 
+class BrowserCPU:
+    """CPU seconds of the Chromium processes Playwright started (every process: browser, renderers, GPU,
+    network), read from the operating system; one open at a time, so a difference is that open's."""
+
+    processes: list = []
+
+    @classmethod
+    def find(cls) -> None:
+        """The Chromium processes below this one (call once the browser is launched)."""
+        import psutil
+
+        cls.processes = [p for p in psutil.Process().children(recursive=True) if "chrom" in p.name().lower()]
+
+    @classmethod
+    def seconds(cls) -> float | None:
+        import psutil
+
+        if not cls.processes:
+            return None
+        total = 0.0
+        for root in {p.pid: p for p in cls.processes}.values():
+            try:
+                family = [root, *root.children(recursive=True)]
+            except psutil.Error:
+                continue
+            for process in family:
+                try:
+                    times = process.cpu_times()
+                except psutil.Error:
+                    continue
+                total += times.user + times.system
+        return total
+
+
 def _first_open(page, traffic, relay, path: str, size: str, timeout_ms: int) -> dict:
     """``open_once``'s measurement, on a page whose traffic goes through ``relay``."""
+    cpu_start = BrowserCPU.seconds()
     page.goto(f"{relay.url}/{path}", wait_until="commit", timeout=timeout_ms)
     page.wait_for_function(
         "() => window.__firstOpen && window.__firstOpen.drawn !== null", timeout=timeout_ms, polling=100
     )
+    cpu_end = BrowserCPU.seconds()
     page.wait_for_timeout(300)  # the figure's own late requests (fonts) are part of the visit
     t = page.evaluate("""() => {
       const T = window.__firstOpen;
@@ -224,6 +267,7 @@ def _first_open(page, traffic, relay, path: str, size: str, timeout_ms: int) -> 
         "path": path,
         "size": size,
         **{k: (round(v) if isinstance(v, float) else v) for k, v in t.items()},
+        "browser_cpu": round((cpu_end - cpu_start) * 1000) if cpu_start is not None else None,
         "http_bytes": http_bytes,
         "ws_bytes": ws_bytes,
         "visit_bytes": relay.sent,
@@ -329,6 +373,7 @@ def median_rows(rows: list[dict]) -> dict:
     out = dict(good[0])
     for key in (
         "drawn",
+        "browser_cpu",
         "html",
         "dom_content_loaded",
         "ws_open",
@@ -354,7 +399,7 @@ def median_rows(rows: list[dict]) -> dict:
 
 def measure(
     browser,
-    app: str,
+    app: str | dict[str, str],
     floor: str,
     views: list[str],
     sizes: list[str],
@@ -363,12 +408,18 @@ def measure(
     timeout_ms: int,
     accept_encoding: str | None = None,
 ) -> list[dict]:
+    """Rounds of fresh opens; ``app`` is one server's URL or {suffix: URL} (the suffix labels its views:
+    "" for this checkout, "@before" for --before's)."""
+    apps = app if isinstance(app, dict) else {"": app}
+    labelled = [f"{view}{suffix}" for view in views for suffix in apps]
     samples: dict[tuple[str, str], list[dict]] = {}
     for r in range(rounds):
         for size in sizes:
             # the floor before and after the views of a round: the same load for both
-            for path in [FLOOR, *views, FLOOR]:
-                base, url_path = (floor, "") if path == FLOOR else (app, path)
+            for path in [FLOOR, *labelled, FLOOR]:
+                view, _, suffix = path.partition("@")
+                server = apps["@" + suffix if suffix else ""]
+                base, url_path = (floor, "") if path == FLOOR else (server, view)
                 row = open_once(browser, base, url_path, size, throttle, timeout_ms, accept_encoding)
                 row["path"] = path
                 samples.setdefault((path, size), []).append(row)
@@ -386,9 +437,12 @@ def measure(
     results = []
     for size in sizes:
         floor_ms = median_rows(samples[(FLOOR, size)]).get("drawn")
-        for path in [FLOOR, *views]:
+        for path in [FLOOR, *labelled]:
             row = median_rows(samples[(path, size)])
             row["ratio"] = round(row["drawn"] / floor_ms, 2) if row.get("drawn") and floor_ms else None
+            floor_cpu = median_rows(samples[(FLOOR, size)]).get("browser_cpu")
+            cpu = row.get("browser_cpu")
+            row["cpu_ratio"] = round(cpu / floor_cpu, 2) if cpu and floor_cpu else None
             results.append(row)
     return results
 
@@ -396,7 +450,8 @@ def measure(
 def print_table(title: str, rows: list[dict]) -> None:
     print(f"\n{title}")
     print(
-        f"{'view':18} {'size':6} {'first fig':>9} {'ratio':>5} {'HTTP MB':>7} {'ws KB':>6} {'visit MB':>8} | "
+        f"{'view':18} {'size':6} {'first fig':>9} {'ratio':>5} {'CPU ms':>6} {'ratio':>5} "
+        f"{'HTTP MB':>7} {'ws KB':>6} {'visit MB':>8} | "
         f"{'html':>5} {'DCL':>5} {'ws open':>7} {'ws 1st':>6} {'ws last':>7} {'js last':>7} "
         f"{'plotly':>6} {'draw@':>6} {'draw':>5} {'long':>5}  load"
     )
@@ -410,6 +465,7 @@ def print_table(title: str, rows: list[dict]) -> None:
 
         print(
             f"{r['path']:18} {r['size']:6} {r['drawn']:>7}ms {r['ratio'] or 0:>5.2f} "
+            f"{ms('browser_cpu'):>6} {r.get('cpu_ratio') or 0:>5.2f} "
             f"{r['http_bytes'] / 1e6:>7.2f} {r['ws_bytes'] / 1e3:>6.0f} {r['visit_bytes'] / 1e6:>8.3f} | "
             f"{ms('html')} "
             f"{ms('dom_content_loaded')} {ms('ws_open'):>7} {ms('ws_first'):>6} {ms('ws_last'):>7} "
@@ -435,6 +491,11 @@ def main(argv: list[str] | None = None) -> int:
         "what Chromium asks of localhost: Brotli and zstd too)",
     )
     parser.add_argument("--bytes", action="store_true", help="only the bytes of every page's first visit")
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="another checkout whose app is opened too, interleaved (its views: View@before)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     timeout_ms = int(args.timeout * 1000)
@@ -442,12 +503,21 @@ def main(argv: list[str] | None = None) -> int:
     log_dir.mkdir(exist_ok=True)
     app = StreamlitServer(log_path=log_dir / "first_open_app.log")
     floor = StreamlitServer(log_path=log_dir / "first_open_floor.log", script="bench/floor_page.py")
+    before = (
+        StreamlitServer(log_path=log_dir / "first_open_before.log", folder=args.before.resolve())
+        if args.before
+        else None
+    )
+    apps = {"": app.url, **({"@before": before.url} if before else {})}
     out: dict = {"cpu": machine.cpu_model(), "avx512": machine.has_avx512()}
     try:
         app.wait_healthy(timeout=600)  # a busy machine: the first `import torch` alone can take minutes
         floor.wait_healthy(timeout=600)
+        if before:
+            before.wait_healthy(timeout=600)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
+            BrowserCPU.find()
             try:
                 if args.bytes:
                     print("first visit of every page: the largest of --rounds visits", flush=True)
@@ -461,11 +531,12 @@ def main(argv: list[str] | None = None) -> int:
                     return 0
                 print("warm-up (each view's defaults built once)", flush=True)
                 for path in args.views:
-                    open_once(browser, app.url, path, "laptop", None, timeout_ms * 3)
+                    for url in apps.values():
+                        open_once(browser, url, path, "laptop", None, timeout_ms * 3)
                 open_once(browser, floor.url, "", "laptop", None, timeout_ms)
                 out["open"] = measure(
                     browser,
-                    app.url,
+                    apps,
                     floor.url,
                     args.views,
                     args.sizes,
@@ -496,7 +567,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         app.stop()
         floor.stop()
-    worst = max((r["ratio"] or 0) for r in out["open"] if r["path"] != FLOOR and "error" not in r)
+        if before:
+            before.stop()
+    mine = [r for r in out["open"] if r["path"] != FLOOR and "@" not in r["path"] and "error" not in r]
+    worst = max((r["ratio"] or 0) for r in mine)
     heaviest = max(r["visit_bytes"] for r in out["open"] if "error" not in r)
     print(
         f"\nworst ratio to the floor {worst:.2f} (target ≤ {TARGET_RATIO}); heaviest first visit "

@@ -1,37 +1,39 @@
-"""A view's first open without waiting for Streamlit's lazily loaded code: an ASGI middleware for
-``st.App`` (app.py passes it in) that adds preload tags to the page Streamlit answers every app
-address with (its index.html).
+"""A view's first open without waiting for Streamlit's lazily loaded Plotly: an ASGI middleware for
+``st.App`` (app.py passes it in) that adds two tags to the page Streamlit answers every app address
+with (its index.html).
 
 Streamlit's front end loads the code of each kind of element only when an element of that kind first
-arrives over the websocket: Plotly's bundle (its ``PlotlyChart`` chunk, 4.7 MB of JavaScript, a second
-of the main thread to evaluate on this project's machine) when the first figure's element arrives,
-after Streamlit's own bundle has run, the websocket has opened and the page's script has run; the
-sidebar's kinds of widget (ui.page.setup_page) each pull a chunk and the chunks it imports, in
-waves. Measured on the views (bench/bench_first_open.py), Plotly's bundle arrived 1.7-3.8 s after
-the page's start (1.1-1.6 s on a page with one figure and no sidebar) and was evaluated only then.
+arrives over the websocket: Plotly's bundle (its ``PlotlyChart`` chunk, 4.7 MB of JavaScript, about a
+second of the main thread to evaluate on this project's machine) when the first figure's element
+arrives, after Streamlit's own bundle has run, the websocket has opened, the page's script has run and
+the elements before the figure (the sidebar's widgets) have pulled their own chunks.
 
 So the page of a view asks, in its HTML:
 
-* ``<link rel="modulepreload">`` for Plotly's chunk, the chunk of each kind of widget every page's
-  sidebar draws and of the components (``BidiComponent``), and every chunk those import: the browser
-  fetches them alongside Streamlit's own bundle instead of in waves after the script has run;
-* one ``import()`` of Plotly's chunk as soon as Streamlit's websocket is open (EVALUATE_JS): Plotly
-  is evaluated (a long task of the main thread) while the server runs the page's script, so the
-  first figure is drawn as soon as its data arrives. The figure code (ui/scrub.py's component,
-  st.plotly_chart) finds it loaded. Evaluated any earlier, it would hold back the websocket itself.
+* ``<link rel="preload" as="script" crossorigin>`` for Plotly's chunk: the browser fetches it alongside
+  Streamlit's own bundle, and keeps it, without compiling it;
+* one ``import()`` of that chunk as soon as Streamlit's websocket is open (EVALUATE_JS): Plotly is
+  evaluated (a long task of the main thread) while the server runs the page's script, from the fetched
+  copy, so the first figure is drawn as soon as its data arrives. The figure code (ui/scrub.py's
+  component, st.plotly_chart) finds it loaded. Evaluated any earlier, it would hold back the websocket.
 
-Home and Lessons open without a Plotly figure: they get the widgets' preloads only, so a class
-joining on Lessons does not download Plotly before it needs it (the class's answers, a figure drawn
-later, load it then, as any lazily loaded element). Preloads are hints: the page works the same if
-the browser ignores them, so a chunk name this Streamlit does not have is left out with a warning in
-the log (tests/unit/test_preload.py checks that every name is found for the pinned version).
+Nothing else is preloaded. A ``<link rel="modulepreload">`` for Plotly and for the chunk of every kind
+of widget the sidebar draws (tried: about a hundred files) made the browser fetch and compile them
+before Streamlit's own bundle had run, and the websocket opened 0.4-0.5 s after a trivial page's
+(docs/contribute/benchmarks.md, "First open"); the widgets' chunks are fetched when their elements
+arrive, as on any Streamlit page.
+
+Home and Lessons open without a Plotly figure: their page is left as it is, so a class joining on
+Lessons does not download Plotly before it needs it (the class's answers, a figure drawn later, load
+it then, as any lazily loaded element). The tags are hints: the page works the same if the browser
+ignores them, and a Plotly chunk this Streamlit does not have leaves the page unchanged with a warning
+in the log (tests/unit/test_preload.py checks the name against the pinned version).
 """
 
 from __future__ import annotations
 
 import gzip
 import logging
-import re
 from pathlib import Path
 
 import streamlit
@@ -44,25 +46,8 @@ STATIC = Path(streamlit.__file__).resolve().parent / "static"
 # Streamlit's index.html loads its bundle with this tag: an HTML answer without it is another page
 MARKER = b'<script type="module" crossorigin src="./static/js/index.'
 PLOTLY = "PlotlyChart"
-# The kinds of element the sidebar of every page draws (ui.page.setup_page: the presenter toggle,
-# data set and map select boxes, n/seed/noise number inputs, the k slider, the precision radio, the
-# upload field, the page menu's links) and the components (the σ scrubber, the figure tools); the
-# download row below each view.
-SIDEBAR = (
-    "BidiComponent",
-    "PageLink",
-    "Checkbox",
-    "Selectbox",
-    "NumberInput",
-    "Slider",
-    "Radio",
-    "FileUploader",
-    "DownloadButton",
-)
 # the last part of the address of the pages that open without a Plotly figure: Home and Lessons
 NO_FIGURE = ("", "Lessons")
-
-_STATIC_IMPORT = re.compile(rb'(?:\bfrom|\bimport)\s*"\./([^"/]+\.js)"')
 
 
 def chunk_of(name: str, static: Path = STATIC) -> str:
@@ -71,19 +56,6 @@ def chunk_of(name: str, static: Path = STATIC) -> str:
     if not found:
         raise RuntimeError(f"Streamlit's front-end chunk {name}.*.js is missing from {static}.")
     return found[0]
-
-
-def static_imports(chunks: list[str], static: Path = STATIC) -> list[str]:
-    """``chunks`` and every chunk they import statically, transitively, in the order found."""
-    folder = static / "static" / "js"
-    found: dict[str, None] = {}
-    todo = list(chunks)
-    while todo:
-        name = todo.pop(0)
-        if name not in found:
-            found[name] = None
-            todo += [m.decode() for m in _STATIC_IMPORT.findall((folder / name).read_bytes())]
-    return list(found)
 
 
 # Runs before Streamlit's bundle (a classic script): the first websocket the page opens (Streamlit's,
@@ -100,57 +72,43 @@ EVALUATE_JS = """(() => {
 })();"""
 
 
-def preload_tags(names: list[str], evaluate: str | None = None, static: Path = STATIC) -> bytes:
-    """The tags for index.html: a modulepreload per chunk of ``names`` and its imports (but those the
-    page lists already), then, if given, chunk ``evaluate`` imported once the websocket is open."""
-    listed = set(re.findall(r'"\./static/js/([^"/]+\.js)"', (static / "index.html").read_text("utf-8")))
-    named = []
-    for name in names:
-        try:
-            named.append(chunk_of(name, static))
-        except RuntimeError as exc:  # a hint less: the page loads that chunk itself when it needs it
-            log.warning("no preload for %s: %s", name, exc)
-    chunks = static_imports(named, static)
-    tags = "".join(
-        f'<link rel="modulepreload" crossorigin href="./static/js/{chunk}">'
-        for chunk in chunks
-        if chunk not in listed
-    )
-    if evaluate:
-        tags += "<script>" + EVALUATE_JS.replace("__CHUNK__", chunk_of(evaluate, static)) + "</script>"
-    return tags.encode()
+def preload_tags(evaluate: str = PLOTLY, static: Path = STATIC) -> bytes:
+    """The tags for index.html: chunk ``evaluate`` fetched with the page (a preload, not compiled), then
+    imported once the websocket is open. Empty (a warning in the log) if this Streamlit has no such chunk."""
+    try:
+        chunk = chunk_of(evaluate, static)
+    except RuntimeError as exc:  # hints less: the page loads the chunk itself when it needs it
+        log.warning("no preload for %s: %s", evaluate, exc)
+        return b""
+    return (
+        f'<link rel="preload" as="script" crossorigin href="./static/js/{chunk}">'
+        + "<script>"
+        + EVALUATE_JS.replace("__CHUNK__", chunk)
+        + "</script>"
+    ).encode()
 
 
 def preload_middleware() -> list[Middleware]:
-    """The middleware list for app.py's ``st.App``: Preload with this Streamlit's chunks, under this
-    server's base URL path."""
+    """The middleware list for app.py's ``st.App``: Preload with this Streamlit's Plotly chunk, under
+    this server's base URL path."""
     base_url = config.get_option("server.baseUrlPath") or ""
-    return [
-        Middleware(
-            Preload,
-            figures=preload_tags([PLOTLY, *SIDEBAR], evaluate=PLOTLY),
-            others=preload_tags(list(SIDEBAR)),
-            base_url=base_url,
-        )
-    ]
+    return [Middleware(Preload, tags=preload_tags(), base_url=base_url)]
 
 
 class Preload:
-    """ASGI middleware: Streamlit's index.html, as answered to a GET of any page, with ``figures``
-    (or, for the pages of NO_FIGURE, ``others``) added before its ``</head>``. Every other answer,
-    and any HTML that is not Streamlit's page, passes unchanged."""
+    """ASGI middleware: Streamlit's index.html, as answered to a GET of any page but those of NO_FIGURE,
+    with ``tags`` added before its ``</head>``. Every other answer, and any HTML that is not Streamlit's
+    page, passes unchanged."""
 
-    def __init__(self, app, figures: bytes, others: bytes, base_url: str = ""):
+    def __init__(self, app, tags: bytes, base_url: str = ""):
         self.app = app
-        self.figures = figures
-        self.others = others
+        self.tags = tags
         self.prefix = "/" + base_url.strip("/") if base_url.strip("/") else ""
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] != "http" or scope["method"] != "GET":
+        if scope["type"] != "http" or scope["method"] != "GET" or self._page(scope["path"]) in NO_FIGURE:
             await self.app(scope, receive, send)
             return
-        tags = self.others if self._page(scope["path"]) in NO_FIGURE else self.figures
         start = None
         parts: list[bytes] = []
 
@@ -164,7 +122,7 @@ class Preload:
                 return
             parts.append(message.get("body", b""))
             if not message.get("more_body", False):
-                headers, body = _with_tags(start["headers"], b"".join(parts), tags)
+                headers, body = _with_tags(start["headers"], b"".join(parts), self.tags)
                 await send({**start, "headers": headers})
                 await send({"type": "http.response.body", "body": body})
 

@@ -1,6 +1,6 @@
 """A view's first open in a fresh browser: its page asks for Plotly's bundle itself (ui/preload.py),
-the browser fetches it once and draws the figure with it; Lessons, which draws no figure, does not
-download Plotly."""
+the browser fetches it once (the preload and the import are one download) and draws the figure with
+it; Lessons, which draws no figure, does not download Plotly."""
 
 import pytest
 
@@ -28,7 +28,7 @@ def test_a_view_asks_for_plotly_in_its_page_fetches_it_once_and_draws(server, br
     context, page, requested = _first_open(browser, f"{server.url}/Explorer")
     try:
         html = page.request.get(f"{server.url}/Explorer").text()
-        assert f'<link rel="modulepreload" crossorigin href="./static/js/{plotly}">' in html
+        assert f'<link rel="preload" as="script" crossorigin href="./static/js/{plotly}">' in html
         assert f'import("./static/js/{plotly}")' in html
         page.wait_for_selector("[data-testid='stMain'] .js-plotly-plot .main-svg", timeout=HANG_TIMEOUT_MS)
         page.wait_for_timeout(500)
