@@ -76,8 +76,7 @@ allowed = budget.within_budget(
     tr("annealing {k_max} centres and K-Means for k = 1 … {k_max}", k_max=k_max),
     how_many_clusters.answers_key(ctrl, int(k_max)),
     seconds,
-    (tr("Within the budget: **k_max ≤ {fits}** (the slider above).", fits=fits) + " " if fits else "")
-    + tr("Or compute it anyway: a progress bar shows how far it is, and you can cancel it."),
+    tr("Within the budget: **k_max ≤ {fits}** (the slider above).", fits=fits) if fits else "",
     ready=how_many_clusters.answers_ready(ctrl, int(k_max)),
 )
 

@@ -7,6 +7,7 @@
 * ``explorer_cost(n, k, kind)``       CPU seconds of the Explorer's new setting (every σ level of its plane)
 * ``largest_within(budget, estimate, low, high)`` the largest integer whose estimate fits in the budget
 * ``BUDGET_S``                         the budget: a view that would cost more asks before it starts
+* ``CEILING_S``                        past it a view does not compute at all, even when asked
 
 The model is fitted to timings of the Annealing view's own computation (``collapse_study`` on the
 page's σ grid, then the view's arrays) on blobs, one torch and BLAS thread, playing a machine without
@@ -26,6 +27,9 @@ import math
 from .validate import check_int, check_kind, entmax_alpha
 
 BUDGET_S = 5.0  # CPU seconds a view may take on its own before it asks (one student holds one process)
+# CPU seconds past which a view does not compute at all, even when asked: beyond a minute one student's
+# setting would hold the process's core for minutes (the models are within a factor of 1.4 of timings).
+CEILING_S = 60.0
 
 # seconds = rate × (n + N0) × k^power, per map: (rate, N0, power), fitted in log space to 5-6 timings of
 # each map (3 <= k <= 10, 500 <= n <= 5,000; within a factor of 1.41 of every one). α-entmax was timed at

@@ -4,13 +4,15 @@ One student's heavy setting would hold the single app process for tens of second
 first what it would cost, why, and what fits, and computes only when the student presses
 "Compute anyway". While it computes, a Cancel button stands where the notice was: a click ends the
 page's run at the progress bar's next redraw (ui.progress.in_stages), the work stops at its next step,
-nothing of it is kept, and the page asks again. A setting already computed (by anyone: the stores are
-shared) is shown at once.
+nothing of it is kept, and the page asks again. A setting estimated above rbfviz.cost.CEILING_S is not
+offered at all: one student would hold the process for minutes. A setting already computed (by anyone:
+the stores are shared) is shown at once.
 
 * ``within_budget(name, what, setting, seconds, advice, ready)`` a ``Decision``: true if the page may
   compute now (then a Cancel button is drawn if it is over budget); else it has drawn the notice and
   the button. ``decision.finished()`` once the computation is done takes the Cancel button away.
 * ``smaller_setting(ctrl, estimate)`` what fits instead: fewer points, fewer centres or softmax
+* ``COMPUTE_ANYWAY`` the sentence offering "Compute anyway", added to the advice when the button is there
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ import time
 import streamlit as st
 
 from rbfviz import cost
+from rbfviz.i18n import N_
 
 from . import language
 from . import session_keys as keys
+
+COMPUTE_ANYWAY = N_("Or compute it anyway: a progress bar shows how far it is, and you can cancel it.")
 
 
 class Decision:
@@ -48,13 +53,27 @@ def within_budget(
     """True when ``setting`` is ``ready`` (computed already), or ``seconds`` (the estimated CPU cost of
     computing ``what`` for it) is within the budget, or this session has pressed "Compute anyway" for it
     (then a Cancel button, widget key "budget_cancel_<name>", is drawn here while it computes).
-    Otherwise draw a warning that says the cost, why it is not started and ``advice`` (what to change),
-    with the button (widget key "budget_<name>"), and return false; after a Cancel, say so above it.
-    ``what`` and ``advice``: in the reader's language."""
+    Otherwise draw a warning that says the cost, why it is not started and ``advice`` (what fits
+    instead), with the button (widget key "budget_<name>"), and return false; after a Cancel, say so
+    above it. Above ``cost.CEILING_S`` there is no button: the warning says the server does not compute
+    it. ``what`` and ``advice``: in the reader's language."""
     confirmed = st.session_state.setdefault(keys.BUDGET_CONFIRMED, set())
     if ready or seconds <= cost.BUDGET_S:
         return Decision(True)
     tr = language.current()
+    if seconds > cost.CEILING_S:
+        st.warning(
+            tr(
+                "**Not computed on this server: {what} would take about {seconds:.0f} s of its time**, more "
+                "than the {ceiling:.0f} s it gives one setting, so that nobody holds it for minutes.",
+                what=what,
+                seconds=seconds,
+                ceiling=cost.CEILING_S,
+            )
+            + (" " + advice if advice else ""),
+            icon=":material/block:",
+        )
+        return Decision(False)
     notice = st.empty()  # the notice, then the Cancel button on the run that computes
     if setting in confirmed:
         return Decision(True, _running(notice, name, what, setting, seconds))
@@ -79,8 +98,9 @@ def within_budget(
                 seconds=seconds,
                 budget=cost.BUDGET_S,
             )
+            + (" " + advice if advice else "")
             + " "
-            + advice,
+            + tr(COMPUTE_ANYWAY),
             icon=":material/hourglass_empty:",
         )
         # confirmed in the callback, before the next run: that run draws the Cancel button at once, not
@@ -133,7 +153,7 @@ def _cancel(name: str, setting: tuple, started: float) -> None:
 def smaller_setting(ctrl, estimate) -> str:
     """What to change so that a computation whose CPU seconds are ``estimate(n, k, kind)`` (one of
     rbfviz.cost's models) fits in the budget: fewer points, fewer centres, softmax; in the reader's
-    language."""
+    language ("" when nothing smaller fits)."""
     tr = language.current()
     ways = []
     n_fit = cost.largest_within(cost.BUDGET_S, lambda n: estimate(n, ctrl.k, ctrl.kind), ctrl.k + 1, ctrl.n)
@@ -145,7 +165,4 @@ def smaller_setting(ctrl, estimate) -> str:
     softmax = estimate(ctrl.n, ctrl.k, "softmax")
     if ctrl.kind != "softmax" and softmax <= cost.BUDGET_S:
         ways.append(tr("the **softmax** map (about {seconds:.0f} s)", seconds=softmax))
-    fits = (
-        tr("Within the budget: {ways} (in the sidebar).", ways=tr(", or ").join(ways)) + " " if ways else ""
-    )
-    return fits + tr("Or compute it anyway: a progress bar shows how far it is, and you can cancel it.")
+    return tr("Within the budget: {ways} (in the sidebar).", ways=tr(", or ").join(ways)) if ways else ""

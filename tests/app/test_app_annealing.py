@@ -217,6 +217,19 @@ def test_compute_anyway_computes_the_view(monkeypatch):
     assert len(specs(at)) == 3
 
 
+def test_a_setting_over_the_ceiling_is_not_offered(monkeypatch):
+    """Above rbfviz.cost.CEILING_S the page does not offer "Compute anyway": it says the server does not
+    compute it, and what fits instead."""
+    monkeypatch.setattr("rbfviz.cost.BUDGET_S", 0.0)
+    monkeypatch.setattr("rbfviz.cost.CEILING_S", 0.01)
+    at = run({**SMALL, "seed": "4243"})
+    ok(at)
+    words = " ".join(w.value for w in at.warning)
+    assert "Not computed on this server" in words and "would take about" in words
+    assert "Compute anyway" not in words and not [b for b in at.button if b.key == "budget_annealing"]
+    assert not at.get("plotly_chart") and not at.get("iframe")
+
+
 def test_the_defaults_are_far_within_the_budget():
     at = run({})
     ok(at)

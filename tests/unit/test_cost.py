@@ -4,6 +4,7 @@ import pytest
 
 from rbfviz.cost import (
     BUDGET_S,
+    CEILING_S,
     annealing_cost,
     explorer_cost,
     how_many_cost,
@@ -12,8 +13,18 @@ from rbfviz.cost import (
     largest_n_within,
     largest_within,
 )
+from rbfviz.loader import MAX_ROWS
 
 MAPS = ("softmax", "entmax15", "entmax:1.3")
+
+
+def test_the_ceiling_offers_the_built_in_data_and_refuses_the_largest_upload_at_alpha():
+    """Past CEILING_S no view computes even when asked (one student would hold the process for
+    minutes): the built-in data's heaviest setting (n = 5,000, k = 10, α-entmax, about 53 s) stays
+    below it; the largest upload at the same k and map (about 209 s) is above it."""
+    assert BUDGET_S < CEILING_S <= 60.0
+    assert annealing_cost(5000, 10, "entmax:1.3") <= CEILING_S
+    assert annealing_cost(MAX_ROWS, 10, "entmax:1.3") > CEILING_S
 
 
 @pytest.mark.parametrize("kind", MAPS)
