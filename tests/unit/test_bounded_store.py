@@ -150,7 +150,9 @@ def test_sessions_putting_and_reading_at_once_keep_both_bounds_and_the_byte_coun
     assert store.bytes == sum(len(store.get(key)) for key in store.keys())
 
 
-def test_a_waiter_is_called_while_another_thread_computes_and_then_reads_its_value():
+def _computing_in_another_thread():
+    """A store whose key "k" another thread is computing (it returns "value" once ``release`` is set):
+    the store, the release event and the thread."""
     store = BoundedStore(max_entries=4)
     started, release = threading.Event(), threading.Event()
 
@@ -162,6 +164,11 @@ def test_a_waiter_is_called_while_another_thread_computes_and_then_reads_its_val
     first = threading.Thread(target=lambda: store.get_or_compute("k", slow))
     first.start()
     assert started.wait(5)
+    return store, release, first
+
+
+def test_a_waiter_is_called_while_another_thread_computes_and_then_reads_its_value():
+    store, release, first = _computing_in_another_thread()
     calls = []
 
     def waiting():
@@ -175,17 +182,7 @@ def test_a_waiter_is_called_while_another_thread_computes_and_then_reads_its_val
 
 
 def test_an_exception_from_the_waiter_ends_the_wait_and_the_computation_goes_on():
-    store = BoundedStore(max_entries=4)
-    started, release = threading.Event(), threading.Event()
-
-    def slow():
-        started.set()
-        release.wait(5)
-        return "value"
-
-    first = threading.Thread(target=lambda: store.get_or_compute("k", slow))
-    first.start()
-    assert started.wait(5)
+    store, release, first = _computing_in_another_thread()
 
     def waiting():
         raise KeyboardInterrupt  # a BaseException, as Streamlit's rerun is
