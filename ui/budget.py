@@ -52,7 +52,7 @@ def within_budget(
 ) -> Decision:
     """True when ``setting`` is ``ready`` (computed already), or ``seconds`` (the estimated CPU cost of
     computing ``what`` for it) is within the budget, or this session has pressed "Compute anyway" for it
-    (then a Cancel button, widget key "budget_cancel_<name>", is drawn here while it computes).
+    (then a Cancel button, widget key "budget_<name>", is drawn here while it computes).
     Otherwise draw a warning that says the cost, why it is not started and ``advice`` (what fits
     instead), with the button (widget key "budget_<name>"), and return false; after a Cancel, say so
     above it. Above ``cost.CEILING_S`` there is no button: the warning says the server does not compute
@@ -130,7 +130,9 @@ def _running(notice, name: str, what: str, setting: tuple, seconds: float):
         )
         st.button(
             tr("Cancel"),
-            key=f"budget_cancel_{name}",
+            # the same key as "Compute anyway": the browser then replaces that button at once, where a
+            # button of another key would stay beside it, faded, until the run ends
+            key=f"budget_{name}",
             on_click=_cancel,
             args=(name, setting, time.monotonic()),
         )

@@ -44,6 +44,8 @@ def test_cancel_stops_a_heavy_computation_and_the_page_keeps_working(server, stu
     student.page.wait_for_selector(BAR)
     assert "Computing the annealing run" in student.text()
     first = bar_text(student)
+    # the notice's button is replaced by Cancel, not left beside it (faded) while the work runs
+    assert not student.page.get_by_role("button", name="Compute anyway").count()
     # the bar is redrawn while the work runs (its seconds count up even between the work's own steps)
     student.page.wait_for_function(
         "([sel, first]) => { const b = document.querySelector(sel); return b && b.innerText !== first; }",
