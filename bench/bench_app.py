@@ -468,6 +468,18 @@ def table(results: list[ViewResult]) -> str:
     return "\n".join(lines)
 
 
+def _close(results, json_path) -> int:
+    """Print each result's problems and the load average, write ``json_path`` if given; the exit code
+    (1 if any result has a problem)."""
+    for r in results:
+        for problem in sorted(set(r.problems)):
+            print(f"  problem on {r.view}: {problem}")
+    print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if json_path:
+        json_path.write_text(json.dumps([asdict(r) for r in results], indent=1))
+    return 1 if any(r.problems for r in results) else 0
+
+
 def main() -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from harness import machine  # the machine header and --no-avx512
@@ -533,23 +545,11 @@ def main() -> int:
         if server is not None:
             server.stop()
     if args.heavy:
-        for r in heavy:
-            for problem in sorted(set(r.problems)):
-                print(f"  problem on {r.view}: {problem}")
-        print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        if args.json:
-            args.json.write_text(json.dumps([asdict(r) for r in heavy], indent=1))
-        return 1 if any(r.problems for r in heavy) else 0
+        return _close(heavy, args.json)
     if args.new_setting:
         print(f"rbfviz app, real server on loopback: a new setting, whole page, from {urlencode(DEFAULTS)}\n")
         print(new_setting_table(found))
-        for r in found:
-            for problem in sorted(set(r.problems)):
-                print(f"  problem on {r.view}: {problem}")
-        print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        if args.json:
-            args.json.write_text(json.dumps([asdict(r) for r in found], indent=1))
-        return 1 if any(r.problems for r in found) else 0
+        return _close(found, args.json)
 
     print(
         f"rbfviz app, real server on loopback (streamlit 1.67), defaults {urlencode(DEFAULTS)}, "

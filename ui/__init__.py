@@ -13,7 +13,8 @@ and ui/ do).
                  annealing path (progress bar, once per setting), centres at σ, field, each view's arrays.
 * ``ui.scrub_parts`` ``scrub_payload`` (a view at every σ, once per setting, shared by all sessions;
                  a new setting's levels near the σ on screen first).
-* ``ui.progress`` progress bars of long computations (``with_progress_bar``, ``progress_slot``).
+* ``ui.progress`` progress bars of long computations (``with_progress_bar``, ``progress_slot``; ``in_stages``,
+                 ``in_worker``: the work in a thread under a bar redrawn each tick, so Cancel lands).
 * ``ui.settings`` every RBFVIZ_* environment variable, read and checked once (``settings.current()``).
 * ``ui.session_keys`` the names of everything the app keeps in ``st.session_state``.
 * ``ui.hold_rest`` tests only: holds back a new setting's other σ levels while a file exists.
