@@ -208,6 +208,9 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     it gets alone (the same operations on its own rows). For softmax the free energy comes with the
     responsibilities: F_σ = -T Σ_i log Z_i; with ``lazy``, a softmax level stepped alone returns it as a
     ``_LazyEnergy`` (a number once ``float`` reads it), levels stepped together and other maps as floats.
+    One float64 softmax level on more points than one chunk and one EM block takes its logits from a
+    product instead of the distances (``_softmax_sums_chunked``): other rounding, within the bound its
+    tests state.
     """
     m, k, _ = C.shape
     if m == 1 and kind == "softmax" and points.shape[1] <= EM_BLOCK:
@@ -228,6 +231,21 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
         sums, parts = None, []
         for start in range(0, points.shape[1], EM_BLOCK):
             block = points[:, start : start + EM_BLOCK]
+            if kind == "softmax" and _fused(block, group):  # float64, one level on a wide block
+                wants_moments = jacobian is not None and bool(jacobian[first])
+                part, d_min, column_sums, moments_part = _softmax_sums_chunked(
+                    block, group[0], T[first], wants_moments
+                )
+                if energy[first] and lazy:
+                    parts.append((d_min, column_sums))
+                elif energy[first]:
+                    total[first] += float(np.add.reduce(d_min, dtype=np.float64)) - T[first] * _sum_of_logs(
+                        column_sums
+                    )
+                sums = part[None] if sums is None else sums + part
+                if wants_moments:
+                    moments[first] = moments_part if moments[first] is None else moments[first] + moments_part
+                continue
             if kind == "softmax":
                 if _chunked(block, group):  # one level on a wide block: its chunks stay in cache
                     resp, d_min, column_sums = (
@@ -443,6 +461,77 @@ def _softmax_level_chunked(block: np.ndarray, c: np.ndarray, T: float):
         _sq_distances_into(block[:, start:stop], c, out, diff[:, : stop - start])
         _, d_min[start:stop], column_sums[start:stop] = _softmax_level_torch_(out, T, c)
     return resp, d_min, column_sums
+
+
+def _fused(block: np.ndarray, C: np.ndarray) -> bool:
+    """Whether ``_em_steps`` takes a softmax EM step of the levels C (m, k, d) on ``block``
+    (``points_with_ones`` rows) in ``_softmax_sums_chunked``: one float64 level on a block wider than a
+    chunk (``_chunked``)."""
+    return C.dtype == np.float64 and block.dtype == np.float64 and _chunked(block, C)
+
+
+def _softmax_sums_chunked(block: np.ndarray, c: np.ndarray, T: float, moments: bool):
+    """One float64 softmax EM step's sums over the w points of ``block`` (``points_with_ones`` rows, p_i =
+    [x_i, 1]) at centres c (k, d) and temperature T, _SOFTMAX_CHUNK points at a time, with nothing of size
+    (k, w) kept: (``weighted_sums`` (k, d + 1), d_min (w,), column sums (w,), and with ``moments`` the
+    ``_pair_moments`` (k·(d + 1), k·(d + 1)) of the responsibilities, else None); d_min and the column
+    sums as ``_softmax_levels_with_sums_`` defines them (the parts of the free energy).
+
+    The logits come from one product per chunk: -d_ij/T = z_ij - ||x_i||²/T with z_ij = (2 c_j·x_i -
+    ||c_j||²)/T = (L p_i)_j, L = [2c/T | -||c||²/T] (k, d + 1); the point's own ||x_i||²/T cancels in its
+    softmax, so r_ij = exp(z_ij - max_l z_il) / s_i and d_min,i = ||x_i||² - T max_l z_il. That replaces
+    the distances' 2d + 1 passes over each (k, chunk) array by one, and the centre sums and moments are
+    taken while the chunk's responsibilities are in cache. Rounding: z is a difference of terms up to
+    2||c||·||x||/T, so each logit is within a few units of float64 rounding of that size, against
+    rounding relative to the distance itself in ``_sq_distance_levels``: at this package's data scales and
+    grids a relative change below 1e-12 of any weight, which moves an EM step's centres far less than the
+    stopping tolerance (``tests/unit/test_anneal_fused.py`` bounds it against the distance form). float32
+    keeps the distance form, where that rounding would be 1e-7 × the logits' size.
+    """
+    k, d = c.shape
+    w = block.shape[1]
+    L = np.empty((k, d + 1))
+    np.multiply(c, 2.0 / T, out=L[:, :d])
+    L[:, d] = np.einsum("kd,kd->k", c, c) * (-1.0 / T)
+    d_min, column_sums = np.empty(w), np.empty(w)
+    logits = np.empty((k, min(w, _SOFTMAX_CHUNK)))
+    sums = np.zeros((k, d + 1))
+    pairs = torch.zeros((k * (d + 1), k * (d + 1)), dtype=torch.float64) if moments else None
+    for start in range(0, w, _SOFTMAX_CHUNK):
+        stop = min(w, start + _SOFTMAX_CHUNK)
+        points = block[:, start:stop]
+        z = logits[:, : stop - start]
+        np.matmul(L, points, out=z)
+        t = torch.from_numpy(z)
+        z_max = t.amax(dim=0)
+        t -= z_max
+        near = d_min[start:stop]
+        np.square(points[0], out=near)
+        for f in range(1, d):
+            near += np.square(points[f])
+        near -= T * z_max.numpy()
+        if not _clip_is_idle(near, c, T):
+            t.clamp_min_(-_CLIP_LOGIT)
+        t.exp_()
+        s = t.sum(dim=0)
+        t *= s.reciprocal()
+        column_sums[start:stop] = s.numpy()
+        sums += z @ points.T
+        if moments:
+            pairs += _pair_moments_torch(points, t, s)
+    return sums, d_min, column_sums, (pairs.numpy() if moments else None)
+
+
+def _pair_moments_torch(points: np.ndarray, resp: torch.Tensor, column_sums: torch.Tensor) -> torch.Tensor:
+    """``_pair_moments`` of the chunk ``points`` (d + 1, w) with its (k, w) responsibilities resp, as a
+    torch tensor, from torch's product (less than half numpy's time at these shapes)."""
+    block = torch.from_numpy(points)
+    soft = column_sums > 1.0 + _ONE_HOT
+    if float(soft.double().mean()) < 0.75:
+        block, resp = block[:, soft], resp[:, soft]
+    k, w = resp.shape
+    weighted = (resp[:, None, :] * block[None, :, :]).reshape(k * block.shape[0], w)
+    return weighted @ weighted.T
 
 
 def _sq_distances_into(block: np.ndarray, rows: np.ndarray, out: np.ndarray, diff: np.ndarray) -> None:
