@@ -1274,9 +1274,19 @@ def _anneal_checks(X: np.ndarray, k: int, sigmas, kind, init, seed, tol, max_ite
     return sigmas, kind, init, seed, tol, max_iter, progress, noise
 
 
-def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: str):
+def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: str, points=None):
     """What ``AnnealResult`` keeps of one level, at centres c (k, d) on the points ``features`` (n, d):
-    (L_σ = Σ r·d, J = Σ_i min_j d_ij, masses N_j (k,) float64, rows of r with a NaN, mean entropy)."""
+    (L_σ = Σ r·d, J = Σ_i min_j d_ij, masses N_j (k,) float64, rows of r with a NaN, mean entropy).
+    points: ``points_with_ones`` of the same points, if at hand (a float64 softmax level on more points
+    than one EM block then takes ``_softmax_statistics_chunked``)."""
+    if (
+        kind == "softmax"
+        and points is not None
+        and points.shape[1] > EM_BLOCK
+        and c.dtype == points.dtype == np.float64
+        and c.shape[1] <= _DIRECT_DISTANCE_MAX_FEATURES
+    ):
+        return _softmax_statistics_chunked(points, c, sigma)
     d = sq_distance_columns(features, c)
     resp = resp_columns(d, sigma, kind)  # the exact map: a far centre's mass is 0, not the clip's 1e-300
     loss = float((resp * d).sum(dtype=np.float64))
@@ -1287,6 +1297,44 @@ def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: s
     else:
         entropy = mean_entropy(resp.T)
     return loss, distortion, resp.sum(axis=1, dtype=np.float64), nan_rows, entropy
+
+
+def _softmax_statistics_chunked(points: np.ndarray, c: np.ndarray, sigma: float):
+    """``_level_statistics`` of a float64 softmax level at centres c (k, d) on the n points of ``points``
+    (``points_with_ones`` rows), _SOFTMAX_CHUNK points at a time, each chunk's arrays in cache across its
+    passes, in torch's (whose float64 exp and log are vectorised on every x86-64 processor, and give
+    numpy's bits with AVX-512): the exact map (no clip: a far centre's weight is 0, as numpy's gives
+    it), except that a weight below exp(-_CLIP_LOGIT) (1e-304) is taken as 0, the distances as
+    ``_sq_distances_into`` forms them. Sums of chunks' sums: other rounding than the whole array's sums,
+    a few units of it. The mean entropy as ``_softmax_mean_entropy`` forms it, with -log max_j r_ij =
+    log s_i (s_i the column sum of exp(-(d_ij - d_min,i)/T))."""
+    k, n = c.shape[0], points.shape[1]
+    T = temperature(sigma)
+    distances = np.empty((k, min(n, _SOFTMAX_CHUNK)))  # the last chunk's views are strided: no copies
+    diff, weights = np.empty_like(distances), torch.from_numpy(np.empty_like(distances))
+    loss, distortion, log_partition = 0.0, 0.0, 0.0
+    masses, nan_rows = torch.zeros(k, dtype=torch.float64), 0
+    for start in range(0, n, _SOFTMAX_CHUNK):
+        stop = min(n, start + _SOFTMAX_CHUNK)
+        d = distances[:, : stop - start]
+        _sq_distances_into(points[:, start:stop], c, d, diff[:, : stop - start])
+        t, e = torch.from_numpy(d), weights[:, : stop - start]
+        d_min = t.amin(dim=0)
+        torch.sub(t, d_min, out=e)
+        e *= -1.0 / T
+        far = e < -_CLIP_LOGIT
+        e.clamp_min_(-_CLIP_LOGIT)  # torch's exp, as numpy's, is 10-100× slower per element near -708
+        e.exp_()
+        e.masked_fill_(far, 0.0)
+        s = e.sum(dim=0)
+        e *= s.reciprocal()
+        loss += float(torch.dot(e.reshape(-1), t.reshape(-1)))
+        distortion += float(d_min.sum())
+        log_partition += float(s.log().sum())
+        masses += e.sum(dim=1)
+        nan_rows += int(s.isnan().sum())  # a NaN distance makes its column's d_min, weights and s NaN
+    entropy = (log_partition + (loss - distortion) / T) / n
+    return loss, distortion, masses.numpy(), nan_rows, entropy
 
 
 def _softmax_mean_entropy(resp: np.ndarray, loss: float, distortion: float, sigma: float) -> float:
@@ -1352,7 +1400,7 @@ def _anneal(
         )
         centers[s] = c
         loss[s], distortion[s], masses[s], nan_rows[s], entropy[s] = _level_statistics(
-            features, c, sigma, kind
+            features, c, sigma, kind, points
         )
         if progress is not None:
             progress(s + 1, S)

@@ -141,3 +141,55 @@ def test_annealing_keeps_its_splits_and_centres(name, monkeypatch):
     assert np.array_equal(distinct_counts(fused.centers, tol), distinct_counts(plain.centers, tol))
     assert np.array_equal(fused.converged, plain.converged)
     assert np.abs(fused.centers - plain.centers).max() <= 1e-6 * fused.data_scale
+
+
+@pytest.mark.parametrize("name", DATASETS)
+def test_the_level_statistics_in_chunks_are_the_whole_arrays_within_their_sums_rounding(name, monkeypatch):
+    """``_softmax_statistics_chunked`` (float64, more points than one EM block) against the whole-array
+    statistics: L_σ, J and the masses are sums of the same terms (torch's exp has numpy's bits with
+    AVX-512, within one unit in the last place of them without), in another order, so within 2nε of the
+    sum of the terms (4nε with the exp's unit); a weight below e^-700 is taken as 0 (n·1e-304 of a mass).
+    The mean entropy is (Σ log s_i + (L_σ - J)/T)/n, so within (|ΔL| + |ΔJ|)/(nT) plus its logs' rounding."""
+    monkeypatch.setattr(annealing, "EM_BLOCK", 4096)
+    monkeypatch.setattr(annealing, "_SOFTMAX_CHUNK", 1024)
+    X = _points(name, 3 * 4096 + 123, 5)
+    points, features, scale = points_with_ones(X), X, data_scale(X)
+    n = X.shape[0]
+    rng = np.random.RandomState(7)
+    for k in (2, 5, 9):
+        c = X[rng.choice(n, k, replace=False)] + 0.2 * scale * rng.normal(size=(k, X.shape[1]))
+        for factor in SIGMA_FACTORS:
+            sigma = factor * scale
+            loss, distortion, masses, nan_rows, entropy = annealing._level_statistics(
+                features, c, sigma, "softmax", points
+            )
+            want = annealing._level_statistics(features, c, sigma, "softmax")
+            rounding = 4 * n * EPS
+            assert abs(loss - want[0]) <= rounding * want[0] + 1e-290
+            assert abs(distortion - want[1]) <= rounding * want[1]
+            assert np.all(np.abs(masses - want[2]) <= rounding * want[2] + n * 1e-304)
+            assert nan_rows == want[3] == 0
+            T = temperature(sigma)
+            bound = rounding * (want[0] + want[1]) / (n * T) + rounding * np.log(k)
+            assert abs(entropy - want[4]) <= bound, (k, factor)
+    c[0, 0] = np.nan  # a NaN centre: every point's row has a NaN, as in the whole-array statistics
+    assert annealing._level_statistics(features, c, scale, "softmax", points)[3] == n
+
+
+def test_the_level_statistics_take_the_chunks_on_wide_float64_levels_only(monkeypatch):
+    monkeypatch.setattr(annealing, "EM_BLOCK", 4096)
+    monkeypatch.setattr(annealing, "_SOFTMAX_CHUNK", 1024)
+    calls = []
+    monkeypatch.setattr(annealing, "_softmax_statistics_chunked", lambda *args: calls.append(1))
+    X = _points("blobs", 4096 + 10, 1)
+    c = X[:3] + 0.1
+    annealing._level_statistics(X, c, 1.0, "softmax", points_with_ones(X))
+    assert calls == [1]
+    for args in (
+        (X, c, 1.0, "softmax"),  # no points at hand
+        (X[:4096], c, 1.0, "softmax", points_with_ones(X[:4096])),  # one EM block
+        (X.astype(np.float32), c.astype(np.float32), 1.0, "softmax", points_with_ones(X.astype(np.float32))),
+        (X, c, 1.0, "entmax15", points_with_ones(X)),
+    ):
+        annealing._level_statistics(*args)
+    assert calls == [1]
