@@ -22,8 +22,10 @@ Two practical points from the theory:
   equation T(c) = c at each level, with T's closed-form Jacobian (``_softmax_em_jacobian``, from one
   more product over the points per step): it converges quadratically where EM's rate is close to 1,
   and is used only where the fixed point ahead is stable (J's spectral radius below 1, so never onto a
-  saddle EM would leave) and the free energy does not rise (``_newton_run``); where that fails, the
-  SQUAREM and Anderson steps take over and Newton is tried again later. The stopping test is EM's in
+  saddle EM would leave) and the free energy does not rise (``_newton_run``); where J is unstable (EM
+  leaving a saddle, next to a split), the run jumps several EM steps of the linearised map at once
+  instead, along EM's own path; where a jump raises the free energy, the SQUAREM and Anderson steps
+  take over and Newton is tried again later. The stopping test is EM's in
   every case. ``fixed_point`` also merges two centres that close in on each other just
   above their own critical σ, where EM needs thousands of steps and the jumps are refused, when the
   merged pair is a stable fixed point with a lower free energy (``_merged_fixed_point``).
@@ -1069,40 +1071,89 @@ def _newton_run(c: np.ndarray, tol_abs: float, budget: int):
     Each request asks for the EM image g = T(x), F_σ(x) and T's Jacobian J at x (``_softmax_em_jacobian``),
     all from one pass over the points, then jumps to x + (I - J)⁻¹(g - x). Near a critical σ, J has an
     eigenvalue close to 1 and EM crawls along its eigenvector (hundreds of steps); Newton converges
-    quadratically. Safeguards: a jump is taken only while J's spectral radius is below NEWTON_STABLE (the
-    fixed point ahead is stable, so it is where EM goes too, not a saddle EM would leave), and the point it
-    lands on is kept only if there the free energy is no higher than at the point it left (EM never raises
-    it) and J is still stable. The stopping test is EM's: one EM step moves no coordinate more than tol_abs.
+    quadratically. Safeguards: a Newton jump is taken only while J's spectral radius is below
+    NEWTON_STABLE (the fixed point ahead is stable, so it is where EM goes too, not a saddle EM would
+    leave). Where it is not (EM is leaving a fixed point that has turned unstable, at 0.004 × the data
+    scale a step for a hundred steps next to a split), the jump is instead many EM steps of the map
+    linearised at x at once (``_escape_step``), which leaves along EM's own path. A point a jump lands on
+    is kept only if there the free energy is no higher than at the point it left (EM never raises it),
+    and, after a Newton jump, J is still stable. The stopping test is EM's: one EM step moves no
+    coordinate more than tol_abs.
 
     A generator, as ``_anderson_run``. Returns (c, steps used, converged): converged is True or False when
     the run ended here, None when it hands back to the other accelerators (c is then the EM image of the
     last kept point).
     """
     k, d = c.shape
-    x, kept_image, kept_energy = c, None, None
+    x, kept_image, kept_energy, escaping = c, None, None, False
     for used in range(1, budget + 1):
         g, energy, jacobian = yield x, True, True
         shift = float(np.abs(g - x).max())
         if not math.isfinite(shift):
             return g, used, False
         radius = float(np.abs(np.linalg.eigvals(jacobian)).max())
+        if not math.isfinite(radius):
+            return (kept_image if kept_image is not None else g), used, None
         if kept_image is not None and not (
-            float(energy) <= _with_slack(kept_energy) and radius < NEWTON_STABLE
+            float(energy) <= _with_slack(kept_energy) and (radius < NEWTON_STABLE or escaping)
         ):
             return kept_image, used, None
         if shift <= tol_abs:
             return g, used, True
         kept_image, kept_energy = g, energy
-        if not radius < NEWTON_STABLE:
-            return g, used, None
-        try:
-            jump = np.linalg.solve(np.eye(k * d) - jacobian, (g - x).ravel().astype(np.float64))
-        except np.linalg.LinAlgError:
-            return g, used, None
+        escaping = not radius < NEWTON_STABLE
+        if escaping:
+            jump = _escape_step(radius, jacobian, g - x)
+            if jump is None:
+                return g, used, None
+        else:
+            try:
+                jump = np.linalg.solve(np.eye(k * d) - jacobian, (g - x).ravel().astype(np.float64))
+            except np.linalg.LinAlgError:
+                return g, used, None
         x = (x + jump.reshape(k, d)).astype(g.dtype)
         if not np.isfinite(x).all():
             return g, used, None
     return (kept_image if kept_image is not None else c), budget, None
+
+
+# Where J's spectral radius is 1 or more (EM is leaving a fixed point that has turned unstable, e.g. a
+# stack about to split), a Newton run jumps as many EM steps of the linearised map at once as grow the
+# fastest-growing direction by at most this factor (``_escape_step``); at most NEWTON_ESCAPE_STEPS of them.
+# Measured against plain EM at every level (tests/unit/test_anneal_reference.py): a growth of 2 per jump
+# keeps every branch, 4 sent one data set's level to another fixed point.
+NEWTON_ESCAPE = 2.0
+NEWTON_ESCAPE_STEPS = 256
+
+
+def _escape_step(radius: float, jacobian: np.ndarray, residual: np.ndarray):
+    """The jump Σ_{t<m} Jᵗ f (k·d,) float64: m EM steps of the map linearised at the current point x at
+    once, from its EM Jacobian J (k·d, k·d) there, with spectral radius ``radius`` >= 1, and its EM step
+    f = T(x) - x (k, d). Linearised, EM's next steps are f, Jf, J²f, …; each direction of J grows or
+    shrinks by its eigenvalue per step, so m steps at once keep EM's own balance between the directions
+    (which of two unstable directions wins decides a split's branch), where a Newton step would not. m
+    grows the fastest direction by at most NEWTON_ESCAPE: m = ⌊log NEWTON_ESCAPE / log radius⌋, at least
+    1, at most NEWTON_ESCAPE_STEPS. The sum of powers by binary doubling (a few (k·d)² products). None if
+    it is not finite."""
+    m = (
+        max(1, math.floor(math.log(NEWTON_ESCAPE) / math.log(radius)))
+        if radius > 1.0
+        else NEWTON_ESCAPE_STEPS
+    )
+    m = min(NEWTON_ESCAPE_STEPS, m)
+    n = jacobian.shape[0]
+    total, power = np.zeros((n, n)), np.eye(n)  # Σ_{t<a} Jᵗ and Jᵃ for the steps a taken so far
+    block_sum, block_power = np.eye(n), jacobian.astype(np.float64)  # the same for a block of 2^i steps
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        while m:
+            if m & 1:
+                total = total + power @ block_sum
+                power = power @ block_power
+            block_sum = block_sum + block_power @ block_sum
+            block_power = block_power @ block_power
+            m >>= 1
+        jump = total @ residual.ravel().astype(np.float64)
+    return jump if np.isfinite(jump).all() else None
 
 
 def _tolerance(tol: float, dtype, scale: float) -> float:

@@ -194,3 +194,55 @@ def test_newton_only_for_softmax_and_few_unknowns(monkeypatch):
     wide = np.random.RandomState(4).normal(size=(300, NEWTON_MAX_UNKNOWNS // 2 + 1))
     anneal(wide, 2, default_sigmas(wide, 2, "softmax", num=6))
     assert not asked
+
+
+@pytest.mark.parametrize("radius", [1.0, 1.003, 1.2, 3.0])
+def test_an_escape_step_is_m_steps_of_the_linear_map(radius):
+    """``_escape_step`` on a linear map x ↦ Jx + b (its own linearisation): the jump lands where m
+    iterations of the map land, m = ⌊log NEWTON_ESCAPE / log radius⌋ (at least 1, at most
+    NEWTON_ESCAPE_STEPS), so each eigen-direction grows or shrinks as under m EM steps."""
+    rng = np.random.RandomState(4)
+    n = 6
+    basis = rng.normal(size=(n, n))
+    J = basis @ np.diag([radius, 0.9, -0.5, 0.99, 0.3, 0.0]) @ np.linalg.inv(basis)
+    b, x = rng.normal(size=n), rng.normal(size=n)
+    m = annealing.NEWTON_ESCAPE_STEPS
+    if radius > 1:
+        m = min(m, max(1, int(np.floor(np.log(annealing.NEWTON_ESCAPE) / np.log(radius)))))
+    assert (m == 256) == (radius == 1.0) and (m == 1) == (radius == 3.0)
+    y = x.copy()
+    for _ in range(m):
+        y = J @ y + b
+    jump = annealing._escape_step(radius, J, (J @ x + b - x).reshape(2, 3))
+    np.testing.assert_allclose(x + jump, y, rtol=1e-9, atol=1e-9 * np.abs(y).max())
+
+
+def test_an_escape_step_that_is_not_finite_is_refused():
+    J = np.diag([1e200, 0.5])  # (the radius passed in sets m; here 256 steps, whose powers overflow)
+    assert annealing._escape_step(1.0, J, np.array([[1.0, 1.0]])) is None
+
+
+def test_newton_leaves_a_stack_along_ems_path_with_escape_steps(monkeypatch):
+    """Below the first critical σ, from a stack (a saddle) with a small jitter: the run leaves it in
+    jumps of several linearised EM steps (spectral radius > 1), in far fewer steps than with Newton only
+    on stable ground, and ends at plain EM's fixed point, centre by centre (the same branch)."""
+    X = make_dataset("blobs", n=2000, seed=6)[0]
+    k, scale = 3, data_scale(X)
+    sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    stack = X.mean(axis=0) + 1e-4 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
+    points = points_with_ones(X)
+    escapes = []
+    real_escape = annealing._escape_step
+    monkeypatch.setattr(annealing, "_escape_step", lambda *a: escapes.append(1) or real_escape(*a))
+    fast, steps, done = _em(
+        points, stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True
+    )
+    monkeypatch.setattr(annealing, "_escape_step", lambda *a: None)  # Newton hands back where J is unstable
+    slow, slow_steps, slow_done = _em(
+        points, stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True
+    )
+    reference, _, reference_done = plain_em(points, stack, sigma, tol_abs)
+    assert done and slow_done and reference_done and escapes
+    assert steps < slow_steps
+    assert np.abs(fast - reference).max() <= 1e-6 * scale
