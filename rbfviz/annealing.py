@@ -526,7 +526,8 @@ def _softmax_sums_chunked(block: np.ndarray, c: np.ndarray, T: float, moments: b
 
 def _pair_moments_torch(points: np.ndarray, resp: torch.Tensor, column_sums: torch.Tensor) -> torch.Tensor:
     """``_pair_moments`` of the chunk ``points`` (d + 1, w) with its (k, w) responsibilities resp, as a
-    torch tensor, from torch's product (less than half numpy's time at these shapes)."""
+    torch tensor, from torch's product (less than half numpy's time at these shapes; forming only the
+    distinct products, symmetric in the two centres and in the two coordinates, measured slower)."""
     block = torch.from_numpy(points)
     soft = column_sums > 1.0 + _ONE_HOT
     if float(soft.double().mean()) < 0.75:
@@ -1127,7 +1128,7 @@ NEWTON_ESCAPE_STEPS = 256
 
 
 def _escape_step(radius: float, jacobian: np.ndarray, residual: np.ndarray):
-    """The jump Σ_{t<m} Jᵗ f (k·d,) float64: m EM steps of the map linearised at the current point x at
+    """The jump Σ_{t<m} J^t f (k·d,) float64: m EM steps of the map linearised at the current point x at
     once, from its EM Jacobian J (k·d, k·d) there, with spectral radius ``radius`` >= 1, and its EM step
     f = T(x) - x (k, d). Linearised, EM's next steps are f, Jf, J²f, …; each direction of J grows or
     shrinks by its eigenvalue per step, so m steps at once keep EM's own balance between the directions
@@ -1142,7 +1143,7 @@ def _escape_step(radius: float, jacobian: np.ndarray, residual: np.ndarray):
     )
     m = min(NEWTON_ESCAPE_STEPS, m)
     n = jacobian.shape[0]
-    total, power = np.zeros((n, n)), np.eye(n)  # Σ_{t<a} Jᵗ and Jᵃ for the steps a taken so far
+    total, power = np.zeros((n, n)), np.eye(n)  # Σ_{t<a} J^t and J^a for the a steps taken so far
     block_sum, block_power = np.eye(n), jacobian.astype(np.float64)  # the same for a block of 2^i steps
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
         while m:
