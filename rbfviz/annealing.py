@@ -566,8 +566,8 @@ def _softmax_level_torch_(D: np.ndarray, T: float, c: np.ndarray | None):
 def _softmax_level_numpy_(D: np.ndarray, T: float):
     """``_softmax_level_with_sums_`` of a small level (D (k, w), fewer than _TORCH_SOFTMAX_MIN_ENTRIES
     entries) in numpy's passes, the ufuncs' reductions called directly (the array methods' Python wrappers
-    cost a step a few percent here), and the exp of ``_exp_clipped_``. The clip runs only where a shifted distance reaches it
-    (``_reaches_clip``): elsewhere it would change nothing."""
+    cost a step a few percent here), and the exp of ``_exp_clipped_``. The clip runs only where a shifted
+    distance reaches it (``_reaches_clip``): elsewhere it would change nothing."""
     d_min = np.minimum.reduce(D, axis=0)
     D -= d_min
     if D.dtype == np.float64 and _reaches_clip(D, _CLIP_LOGIT * T):
