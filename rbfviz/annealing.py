@@ -1094,7 +1094,23 @@ def _newton_run(c: np.ndarray, tol_abs: float, budget: int):
     """
     k, d = c.shape
     x, kept_image, kept_energy, escaping = c, None, None, False
+    last_shift, settled = (
+        None,
+        False,
+    )  # the last Newton step's shift; whether the next step should end the run
     for used in range(1, budget + 1):
+        if settled:  # Newton's rate predicts that this EM step ends the run: its Jacobian would go unused
+            g, energy = yield x, True, False
+            shift = float(np.abs(g - x).max())
+            if not math.isfinite(shift):
+                return g, used, False
+            if not float(energy) <= _with_slack(kept_energy):
+                return kept_image, used, None
+            if shift <= tol_abs:
+                return g, used, True
+            kept_image, kept_energy, x = g, energy, g  # an EM step, and Newton again from its image
+            last_shift, settled = None, False
+            continue
         g, energy, jacobian = yield x, True, True
         shift = float(np.abs(g - x).max())
         if not math.isfinite(shift):
@@ -1114,17 +1130,25 @@ def _newton_run(c: np.ndarray, tol_abs: float, budget: int):
             jump = _escape_step(radius, jacobian, g - x)
             if jump is None:
                 return g, used, None
+            last_shift = None
         else:
             try:
                 jump = np.linalg.solve(np.eye(k * d) - jacobian, (g - x).ravel().astype(np.float64))
             except np.linalg.LinAlgError:
                 return g, used, None
+            # quadratic convergence: shift_next ≈ K shift², with K estimated from the last two shifts
+            settled = last_shift is not None and shift**3 <= NEWTON_SETTLED * tol_abs * last_shift**2
+            last_shift = shift
         x = (x + jump.reshape(k, d)).astype(g.dtype)
         if not np.isfinite(x).all():
             return g, used, None
     return (kept_image if kept_image is not None else c), budget, None
 
 
+# After a Newton jump, the next EM step is taken without the Jacobian when Newton's quadratic rate, estimated
+# from the last two shifts (shift_next ≈ shift³/shift_before²), puts its shift below this fraction of the
+# stopping tolerance: that step most likely ends the run, and its Jacobian's moments cost an EM step.
+NEWTON_SETTLED = 0.25
 # Where J's spectral radius is 1 or more (EM is leaving a fixed point that has turned unstable, e.g. a
 # stack about to split), a Newton run jumps as many EM steps of the linearised map at once as grow the
 # fastest-growing direction by at most this factor (``_escape_step``); at most NEWTON_ESCAPE_STEPS of them.

@@ -246,3 +246,33 @@ def test_newton_leaves_a_stack_along_ems_path_with_escape_steps(monkeypatch):
     assert done and slow_done and reference_done and escapes
     assert steps < slow_steps
     assert np.abs(fast - reference).max() <= 1e-6 * scale
+
+
+def test_the_step_newton_predicts_to_end_the_run_skips_the_jacobian(monkeypatch):
+    """Below a critical σ from a start near the fixed point, Newton converges quadratically; the EM step
+    that its rate predicts to be the last is asked without the Jacobian, and the run still ends at plain
+    EM's fixed point. With the prediction off (NEWTON_SETTLED = 0) every step asks for it."""
+    X = make_dataset("blobs", n=3000, seed=8)[0]
+    k, scale = 4, data_scale(X)
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    points = points_with_ones(X)
+    sigma = 0.1 * scale
+    start = X[np.random.RandomState(3).choice(X.shape[0], k, replace=False)].copy()
+    near, _, _ = plain_em(points, start, sigma, 1e-3 * scale)  # close to the fixed point, not on it
+    reference, _, _ = plain_em(points, start, sigma, tol_abs)
+    runs, default = {}, annealing.NEWTON_SETTLED
+    for settled in (default, 0.0):
+        monkeypatch.setattr(annealing, "NEWTON_SETTLED", settled)
+        with monkeypatch.context() as patch:
+            asked = spy_on_newton(patch)
+            calls = []
+            original = annealing._em_steps
+            patch.setattr(annealing, "_em_steps", lambda *a, **o: calls.append(1) or original(*a, **o))
+            fast, steps, done = _em(
+                points, near, sigma, "softmax", tol_abs, 500, True, APART * scale, False, newton=True
+            )
+        assert done and np.abs(fast - reference).max() <= 1e-6 * scale
+        runs[settled] = (len(calls), sum(asked), steps)
+    with_prediction, without = runs[default], runs[0.0]
+    assert without[0] == without[1]  # every step a Newton request
+    assert with_prediction[1] < with_prediction[0]  # a step without the Jacobian
