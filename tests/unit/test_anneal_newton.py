@@ -232,6 +232,7 @@ def test_newton_leaves_a_stack_along_ems_path_with_escape_steps(monkeypatch):
     tol_abs = _tolerance(1e-10, X.dtype, scale)
     stack = X.mean(axis=0) + 1e-4 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
     points = points_with_ones(X)
+    monkeypatch.setattr(annealing, "ESCAPE_MIN_POINTS", 1)  # escape steps on this small run too
     escapes = []
     real_escape = annealing._escape_step
     monkeypatch.setattr(annealing, "_escape_step", lambda *a: escapes.append(1) or real_escape(*a))
@@ -260,6 +261,7 @@ def test_the_step_newton_predicts_to_end_the_run_skips_the_jacobian(monkeypatch)
     start = X[np.random.RandomState(3).choice(X.shape[0], k, replace=False)].copy()
     near, _, _ = plain_em(points, start, sigma, 1e-3 * scale)  # close to the fixed point, not on it
     reference, _, _ = plain_em(points, start, sigma, tol_abs)
+    monkeypatch.setattr(annealing, "ESCAPE_MIN_POINTS", 1)  # the prediction on this small run too
     runs, default = {}, annealing.NEWTON_SETTLED
     for settled in (default, 0.0):
         monkeypatch.setattr(annealing, "NEWTON_SETTLED", settled)
@@ -276,3 +278,16 @@ def test_the_step_newton_predicts_to_end_the_run_skips_the_jacobian(monkeypatch)
     with_prediction, without = runs[default], runs[0.0]
     assert without[0] == without[1]  # every step a Newton request
     assert with_prediction[1] < with_prediction[0]  # a step without the Jacobian
+
+
+def test_small_runs_take_no_escape_steps(monkeypatch):
+    """Below ESCAPE_MIN_POINTS points a Newton run hands back where J is unstable, as before escape steps."""
+    calls = []
+    monkeypatch.setattr(annealing, "_escape_step", lambda *a: calls.append(1))
+    X = make_dataset("blobs", n=2000, seed=6)[0]
+    k, scale = 3, data_scale(X)
+    sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
+    stack = X.mean(axis=0) + 1e-4 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    _em(points_with_ones(X), stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True)
+    assert not calls and annealing.ESCAPE_MIN_POINTS > annealing.EM_BLOCK
