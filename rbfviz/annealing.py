@@ -22,8 +22,8 @@ Two practical points from the theory:
   equation T(c) = c at each level, with T's closed-form Jacobian (``_softmax_em_jacobian``, from one
   more product over the points per step): it converges quadratically where EM's rate is close to 1,
   and is used only where the fixed point ahead is stable (J's spectral radius below 1, so never onto a
-  saddle EM would leave) and the free energy does not rise (``_newton_run``); on runs of more than
-  65,536 points, where J is unstable (EM leaving a saddle, next to a split) the run jumps several EM
+  saddle EM would leave) and the free energy does not rise (``_newton_run``); on float64 runs of more
+  than 65,536 points, where J is unstable (EM leaving a saddle, next to a split) the run jumps several EM
   steps of the linearised map at once instead, along EM's own path; where a jump raises the free energy
   (or J is unstable on a smaller run), the SQUAREM and Anderson steps take over and Newton is tried
   again later. The stopping test is EM's in
@@ -867,9 +867,8 @@ def _em_run(
     newton_due, newton_wait = 0, NEWTON_RETRY  # the step count from which Newton is tried again; the wait
     while used < max_iter:
         if newton and used >= newton_due:
-            c, steps, done = yield from _newton_run(
-                c, tol_abs, max_iter - used, points.shape[1] >= ESCAPE_MIN_POINTS
-            )
+            escape = points.shape[1] >= ESCAPE_MIN_POINTS and points.dtype == np.float64
+            c, steps, done = yield from _newton_run(c, tol_abs, max_iter - used, escape)
             used += steps
             if done is not None:
                 return c, used, done
@@ -1092,7 +1091,8 @@ def _newton_run(c: np.ndarray, tol_abs: float, budget: int, escape: bool = False
     coordinate more than tol_abs.
 
     escape: whether to take the escape steps and to ask the step Newton predicts to be the last without
-    its Jacobian (NEWTON_SETTLED); ``_em_run`` asks for them on runs of at least ESCAPE_MIN_POINTS points.
+    its Jacobian (NEWTON_SETTLED); ``_em_run`` asks for them on float64 runs of at least ESCAPE_MIN_POINTS
+    points.
     Without, a run hands back where J is unstable.
 
     A generator, as ``_anderson_run``. Returns (c, steps used, converged): converged is True or False when
@@ -1154,13 +1154,14 @@ def _newton_run(c: np.ndarray, tol_abs: float, budget: int, escape: bool = False
     return (kept_image if kept_image is not None else c), budget, None
 
 
-# Escape steps and the Newton step without its Jacobian (below) are taken on runs of at least this many
-# points. There they were checked to keep every staircase, with every level's centres within 3e-8 × the
-# data scale of the runs without them (N = 70,000-100,000: blobs, moons, circles, spiral, sheared, unequal-
-# variance and unequal-size blobs, k = 5-8). On a few thousand points they changed the staircases of the
-# hardest "How many clusters" runs (k_max = 8 or 16 on sheared, spiral, unequal-size blobs, circles),
-# mostly at levels the runs without them leave unconverged, but on sheared data at one converged level
-# too: there the runs keep the steps they had, bit for bit.
+# Escape steps and the Newton step without its Jacobian (below) are taken on float64 runs of at least this
+# many points. There they were checked to keep every staircase, with every level's centres within 3e-8 ×
+# the data scale of the runs without them (N = 70,000-100,000: blobs, moons, circles, spiral, sheared,
+# unequal-variance and unequal-size blobs, k = 5-8). On a few thousand points they changed the staircases
+# of the hardest "How many clusters" runs (k_max = 8 or 16 on sheared, spiral, unequal-size blobs,
+# circles), mostly at levels the runs without them leave unconverged, but on sheared data at one converged
+# level too; in float32 at N = 100,000, three staircases of eleven, each after a level the run without them
+# leaves unconverged (towards the float64 run's): those runs keep the steps they had, bit for bit.
 ESCAPE_MIN_POINTS = (1 << 16) + 1
 # After a Newton jump, the next EM step is taken without the Jacobian when Newton's quadratic rate, estimated
 # from the last two shifts (shift_next ≈ shift³/shift_before²), puts its shift below this fraction of the

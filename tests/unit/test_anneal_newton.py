@@ -280,14 +280,20 @@ def test_the_step_newton_predicts_to_end_the_run_skips_the_jacobian(monkeypatch)
     assert with_prediction[1] < with_prediction[0]  # a step without the Jacobian
 
 
-def test_small_runs_take_no_escape_steps(monkeypatch):
-    """Below ESCAPE_MIN_POINTS points a Newton run hands back where J is unstable, as before escape steps."""
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_small_and_float32_runs_take_no_escape_steps(dtype, monkeypatch):
+    """Below ESCAPE_MIN_POINTS points, and in float32 at any size, a Newton run hands back where J is
+    unstable, as before escape steps."""
+    if dtype == "float32":
+        monkeypatch.setattr(annealing, "ESCAPE_MIN_POINTS", 1)
     calls = []
     monkeypatch.setattr(annealing, "_escape_step", lambda *a: calls.append(1))
-    X = make_dataset("blobs", n=2000, seed=6)[0]
+    X = make_dataset("blobs", n=2000, seed=6)[0].astype(dtype)
     k, scale = 3, data_scale(X)
     sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
     stack = X.mean(axis=0) + 1e-4 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
     tol_abs = _tolerance(1e-10, X.dtype, scale)
+    stack = stack.astype(dtype)
     _em(points_with_ones(X), stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True)
-    assert not calls and annealing.ESCAPE_MIN_POINTS > annealing.EM_BLOCK
+    assert not calls
+    assert annealing.ESCAPE_MIN_POINTS > annealing.EM_BLOCK or dtype == "float32"
