@@ -22,8 +22,11 @@ Two practical points from the theory:
   equation T(c) = c at each level, with T's closed-form Jacobian (``_softmax_em_jacobian``, from one
   more product over the points per step): it converges quadratically where EM's rate is close to 1,
   and is used only where the fixed point ahead is stable (J's spectral radius below 1, so never onto a
-  saddle EM would leave) and the free energy does not rise (``_newton_run``); where that fails, the
-  SQUAREM and Anderson steps take over and Newton is tried again later. The stopping test is EM's in
+  saddle EM would leave) and the free energy does not rise (``_newton_run``); on float64 runs of more
+  than 65,536 points, where J is unstable (EM leaving a saddle, next to a split) the run jumps several EM
+  steps of the linearised map at once instead, along EM's own path; where a jump raises the free energy
+  (or J is unstable on a smaller run), the SQUAREM and Anderson steps take over and Newton is tried
+  again later. The stopping test is EM's in
   every case. ``fixed_point`` also merges two centres that close in on each other just
   above their own critical σ, where EM needs thousands of steps and the jumps are refused, when the
   merged pair is a stable fixed point with a lower free energy (``_merged_fixed_point``).
@@ -208,6 +211,9 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
     it gets alone (the same operations on its own rows). For softmax the free energy comes with the
     responsibilities: F_σ = -T Σ_i log Z_i; with ``lazy``, a softmax level stepped alone returns it as a
     ``_LazyEnergy`` (a number once ``float`` reads it), levels stepped together and other maps as floats.
+    One float64 softmax level on more points than one chunk and one EM block takes its logits from a
+    product instead of the distances (``_softmax_sums_chunked``): other rounding, within the bound its
+    tests state.
     """
     m, k, _ = C.shape
     if m == 1 and kind == "softmax" and points.shape[1] <= EM_BLOCK:
@@ -228,6 +234,21 @@ def _em_steps(points: np.ndarray, C: np.ndarray, sigmas, kind: str, energy, jaco
         sums, parts = None, []
         for start in range(0, points.shape[1], EM_BLOCK):
             block = points[:, start : start + EM_BLOCK]
+            if kind == "softmax" and _fused(block, group):  # float64, one level on a wide block
+                wants_moments = jacobian is not None and bool(jacobian[first])
+                part, d_min, column_sums, moments_part = _softmax_sums_chunked(
+                    block, group[0], T[first], wants_moments
+                )
+                if energy[first] and lazy:
+                    parts.append((d_min, column_sums))
+                elif energy[first]:
+                    total[first] += float(np.add.reduce(d_min, dtype=np.float64)) - T[first] * _sum_of_logs(
+                        column_sums
+                    )
+                sums = part[None] if sums is None else sums + part
+                if wants_moments:
+                    moments[first] = moments_part if moments[first] is None else moments[first] + moments_part
+                continue
             if kind == "softmax":
                 if _chunked(block, group):  # one level on a wide block: its chunks stay in cache
                     resp, d_min, column_sums = (
@@ -444,6 +465,78 @@ def _softmax_level_chunked(block: np.ndarray, c: np.ndarray, T: float):
         _sq_distances_into(block[:, start:stop], c, out, diff[:, : stop - start])
         _, d_min[start:stop], column_sums[start:stop] = _softmax_level_torch_(out, T, c)
     return resp, d_min, column_sums
+
+
+def _fused(block: np.ndarray, C: np.ndarray) -> bool:
+    """Whether ``_em_steps`` takes a softmax EM step of the levels C (m, k, d) on ``block``
+    (``points_with_ones`` rows) in ``_softmax_sums_chunked``: one float64 level on a block wider than a
+    chunk (``_chunked``)."""
+    return C.dtype == np.float64 and block.dtype == np.float64 and _chunked(block, C)
+
+
+def _softmax_sums_chunked(block: np.ndarray, c: np.ndarray, T: float, moments: bool):
+    """One float64 softmax EM step's sums over the w points of ``block`` (``points_with_ones`` rows, p_i =
+    [x_i, 1]) at centres c (k, d) and temperature T, _SOFTMAX_CHUNK points at a time, with nothing of size
+    (k, w) kept: (``weighted_sums`` (k, d + 1), d_min (w,), column sums (w,), and with ``moments`` the
+    ``_pair_moments`` (k·(d + 1), k·(d + 1)) of the responsibilities, else None); d_min and the column
+    sums as ``_softmax_levels_with_sums_`` defines them (the parts of the free energy).
+
+    The logits come from one product per chunk: -d_ij/T = z_ij - ||x_i||²/T with z_ij = (2 c_j·x_i -
+    ||c_j||²)/T = (L p_i)_j, L = [2c/T | -||c||²/T] (k, d + 1); the point's own ||x_i||²/T cancels in its
+    softmax, so r_ij = exp(z_ij - max_l z_il) / s_i and d_min,i = ||x_i||² - T max_l z_il. That replaces
+    the distances' 2d + 1 passes over each (k, chunk) array by one, and the centre sums and moments are
+    taken while the chunk's responsibilities are in cache. Rounding: z is a difference of terms up to
+    2||c||·||x||/T, so each logit is within a few units of float64 rounding of that size, against
+    rounding relative to the distance itself in ``_sq_distance_levels``: at this package's data scales and
+    grids a relative change below 1e-12 of any weight, which moves an EM step's centres far less than the
+    stopping tolerance (``tests/unit/test_anneal_fused.py`` bounds it against the distance form). float32
+    keeps the distance form, where that rounding would be 1e-7 × the logits' size.
+    """
+    k, d = c.shape
+    w = block.shape[1]
+    L = np.empty((k, d + 1))
+    np.multiply(c, 2.0 / T, out=L[:, :d])
+    L[:, d] = np.einsum("kd,kd->k", c, c) * (-1.0 / T)
+    d_min, column_sums = np.empty(w), np.empty(w)
+    logits = np.empty((k, min(w, _SOFTMAX_CHUNK)))
+    sums = np.zeros((k, d + 1))
+    pairs = torch.zeros((k * (d + 1), k * (d + 1)), dtype=torch.float64) if moments else None
+    for start in range(0, w, _SOFTMAX_CHUNK):
+        stop = min(w, start + _SOFTMAX_CHUNK)
+        points = block[:, start:stop]
+        z = logits[:, : stop - start]
+        np.matmul(L, points, out=z)
+        t = torch.from_numpy(z)
+        z_max = t.amax(dim=0)
+        t -= z_max
+        near = d_min[start:stop]
+        np.square(points[0], out=near)
+        for f in range(1, d):
+            near += np.square(points[f])
+        near -= T * z_max.numpy()
+        if not _clip_is_idle(near, c, T):
+            t.clamp_min_(-_CLIP_LOGIT)
+        t.exp_()
+        s = t.sum(dim=0)
+        t *= s.reciprocal()
+        column_sums[start:stop] = s.numpy()
+        sums += z @ points.T
+        if moments:
+            pairs += _pair_moments_torch(points, t, s)
+    return sums, d_min, column_sums, (pairs.numpy() if moments else None)
+
+
+def _pair_moments_torch(points: np.ndarray, resp: torch.Tensor, column_sums: torch.Tensor) -> torch.Tensor:
+    """``_pair_moments`` of the chunk ``points`` (d + 1, w) with its (k, w) responsibilities resp, as a
+    torch tensor, from torch's product (less than half numpy's time at these shapes; forming only the
+    distinct products, symmetric in the two centres and in the two coordinates, measured slower)."""
+    block = torch.from_numpy(points)
+    soft = column_sums > 1.0 + _ONE_HOT
+    if float(soft.double().mean()) < 0.75:
+        block, resp = block[:, soft], resp[:, soft]
+    k, w = resp.shape
+    weighted = (resp[:, None, :] * block[None, :, :]).reshape(k * block.shape[0], w)
+    return weighted @ weighted.T
 
 
 def _sq_distances_into(block: np.ndarray, rows: np.ndarray, out: np.ndarray, diff: np.ndarray) -> None:
@@ -774,7 +867,8 @@ def _em_run(
     newton_due, newton_wait = 0, NEWTON_RETRY  # the step count from which Newton is tried again; the wait
     while used < max_iter:
         if newton and used >= newton_due:
-            c, steps, done = yield from _newton_run(c, tol_abs, max_iter - used)
+            escape = points.shape[1] >= ESCAPE_MIN_POINTS and points.dtype == np.float64
+            c, steps, done = yield from _newton_run(c, tol_abs, max_iter - used, escape)
             used += steps
             if done is not None:
                 return c, used, done
@@ -980,47 +1074,136 @@ NEWTON_RETRY = 8
 NEWTON_MAX_UNKNOWNS = 32
 
 
-def _newton_run(c: np.ndarray, tol_abs: float, budget: int):
+def _newton_run(c: np.ndarray, tol_abs: float, budget: int, escape: bool = False):
     """Newton's method on the fixed-point equation T(c) = c of the softmax EM map T, from c (k, d), at most
     ``budget`` EM steps.
 
     Each request asks for the EM image g = T(x), F_σ(x) and T's Jacobian J at x (``_softmax_em_jacobian``),
     all from one pass over the points, then jumps to x + (I - J)⁻¹(g - x). Near a critical σ, J has an
     eigenvalue close to 1 and EM crawls along its eigenvector (hundreds of steps); Newton converges
-    quadratically. Safeguards: a jump is taken only while J's spectral radius is below NEWTON_STABLE (the
-    fixed point ahead is stable, so it is where EM goes too, not a saddle EM would leave), and the point it
-    lands on is kept only if there the free energy is no higher than at the point it left (EM never raises
-    it) and J is still stable. The stopping test is EM's: one EM step moves no coordinate more than tol_abs.
+    quadratically. Safeguards: a Newton jump is taken only while J's spectral radius is below
+    NEWTON_STABLE (the fixed point ahead is stable, so it is where EM goes too, not a saddle EM would
+    leave). Where it is not (EM is leaving a fixed point that has turned unstable, at 0.004 × the data
+    scale a step for a hundred steps next to a split), with ``escape`` the jump is instead many EM steps
+    of the map linearised at x at once (``_escape_step``), which leaves along EM's own path. A point a
+    jump lands on is kept only if there the free energy is no higher than at the point it left (EM never
+    raises it), and, after a Newton jump, J is still stable. The stopping test is EM's: one EM step moves no
+    coordinate more than tol_abs.
+
+    escape: whether to take the escape steps and to ask the step Newton predicts to be the last without
+    its Jacobian (NEWTON_SETTLED); ``_em_run`` asks for them on float64 runs of at least ESCAPE_MIN_POINTS
+    points.
+    Without, a run hands back where J is unstable.
 
     A generator, as ``_anderson_run``. Returns (c, steps used, converged): converged is True or False when
     the run ended here, None when it hands back to the other accelerators (c is then the EM image of the
     last kept point).
     """
     k, d = c.shape
-    x, kept_image, kept_energy = c, None, None
+    x, kept_image, kept_energy, escaping = c, None, None, False
+    last_shift, settled = (
+        None,
+        False,
+    )  # the last Newton step's shift; whether the next step should end the run
     for used in range(1, budget + 1):
+        if settled:  # Newton's rate predicts that this EM step ends the run: its Jacobian would go unused
+            g, energy = yield x, True, False
+            shift = float(np.abs(g - x).max())
+            if not math.isfinite(shift):
+                return g, used, False
+            if not float(energy) <= _with_slack(kept_energy):
+                return kept_image, used, None
+            if shift <= tol_abs:
+                return g, used, True
+            kept_image, kept_energy, x = g, energy, g  # an EM step, and Newton again from its image
+            last_shift, settled = None, False
+            continue
         g, energy, jacobian = yield x, True, True
         shift = float(np.abs(g - x).max())
         if not math.isfinite(shift):
             return g, used, False
         radius = float(np.abs(np.linalg.eigvals(jacobian)).max())
+        if not math.isfinite(radius):
+            return (kept_image if kept_image is not None else g), used, None
         if kept_image is not None and not (
-            float(energy) <= _with_slack(kept_energy) and radius < NEWTON_STABLE
+            float(energy) <= _with_slack(kept_energy) and (radius < NEWTON_STABLE or escaping)
         ):
             return kept_image, used, None
         if shift <= tol_abs:
             return g, used, True
         kept_image, kept_energy = g, energy
-        if not radius < NEWTON_STABLE:
-            return g, used, None
-        try:
-            jump = np.linalg.solve(np.eye(k * d) - jacobian, (g - x).ravel().astype(np.float64))
-        except np.linalg.LinAlgError:
-            return g, used, None
+        escaping = not radius < NEWTON_STABLE
+        if escaping:
+            jump = _escape_step(radius, jacobian, g - x) if escape else None
+            if jump is None:
+                return g, used, None
+            last_shift = None
+        else:
+            try:
+                jump = np.linalg.solve(np.eye(k * d) - jacobian, (g - x).ravel().astype(np.float64))
+            except np.linalg.LinAlgError:
+                return g, used, None
+            # quadratic convergence: shift_next ≈ K shift², with K estimated from the last two shifts
+            settled = (
+                escape and last_shift is not None and shift**3 <= NEWTON_SETTLED * tol_abs * last_shift**2
+            )
+            last_shift = shift
         x = (x + jump.reshape(k, d)).astype(g.dtype)
         if not np.isfinite(x).all():
             return g, used, None
     return (kept_image if kept_image is not None else c), budget, None
+
+
+# Escape steps and the Newton step without its Jacobian (below) are taken on float64 runs of at least this
+# many points. There they were checked to keep every staircase, with every level's centres within 3e-8 ×
+# the data scale of the runs without them (N = 70,000-100,000: blobs, moons, circles, spiral, sheared,
+# unequal-variance and unequal-size blobs, k = 5-8). On a few thousand points they changed the staircases
+# of the hardest "How many clusters" runs (k_max = 8 or 16 on sheared, spiral, unequal-size blobs,
+# circles), mostly at levels the runs without them leave unconverged, but on sheared data at one converged
+# level too; in float32 at N = 100,000, three staircases of eleven, each after a level the run without them
+# leaves unconverged (towards the float64 run's): those runs keep the steps they had, bit for bit.
+ESCAPE_MIN_POINTS = (1 << 16) + 1
+# After a Newton jump, the next EM step is taken without the Jacobian when Newton's quadratic rate, estimated
+# from the last two shifts (shift_next ≈ shift³/shift_before²), puts its shift below this fraction of the
+# stopping tolerance: that step most likely ends the run, and its Jacobian's moments cost an EM step.
+NEWTON_SETTLED = 0.25
+# Where J's spectral radius is 1 or more (EM is leaving a fixed point that has turned unstable, e.g. a
+# stack about to split), a Newton run jumps as many EM steps of the linearised map at once as grow the
+# fastest-growing direction by at most this factor (``_escape_step``); at most NEWTON_ESCAPE_STEPS of them.
+# Measured against plain EM at every level (tests/unit/test_anneal_reference.py): a growth of 2 per jump
+# keeps every branch, 4 sent one data set's level to another fixed point.
+NEWTON_ESCAPE = 2.0
+NEWTON_ESCAPE_STEPS = 256
+
+
+def _escape_step(radius: float, jacobian: np.ndarray, residual: np.ndarray):
+    """The jump Σ_{t<m} J^t f (k·d,) float64: m EM steps of the map linearised at the current point x at
+    once, from its EM Jacobian J (k·d, k·d) there, with spectral radius ``radius`` >= 1, and its EM step
+    f = T(x) - x (k, d). Linearised, EM's next steps are f, Jf, J²f, …; each direction of J grows or
+    shrinks by its eigenvalue per step, so m steps at once keep EM's own balance between the directions
+    (which of two unstable directions wins decides a split's branch), where a Newton step would not. m
+    grows the fastest direction by at most NEWTON_ESCAPE: m = ⌊log NEWTON_ESCAPE / log radius⌋, at least
+    1, at most NEWTON_ESCAPE_STEPS. The sum of powers by binary doubling (a few (k·d)² products). None if
+    it is not finite."""
+    m = (
+        max(1, math.floor(math.log(NEWTON_ESCAPE) / math.log(radius)))
+        if radius > 1.0
+        else NEWTON_ESCAPE_STEPS
+    )
+    m = min(NEWTON_ESCAPE_STEPS, m)
+    n = jacobian.shape[0]
+    total, power = np.zeros((n, n)), np.eye(n)  # Σ_{t<a} J^t and J^a for the a steps taken so far
+    block_sum, block_power = np.eye(n), jacobian.astype(np.float64)  # the same for a block of 2^i steps
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below
+        while m:
+            if m & 1:
+                total = total + power @ block_sum
+                power = power @ block_power
+            block_sum = block_sum + block_power @ block_sum
+            block_power = block_power @ block_power
+            m >>= 1
+        jump = total @ residual.ravel().astype(np.float64)
+    return jump if np.isfinite(jump).all() else None
 
 
 def _tolerance(tol: float, dtype, scale: float) -> float:
@@ -1192,9 +1375,19 @@ def _anneal_checks(X: np.ndarray, k: int, sigmas, kind, init, seed, tol, max_ite
     return sigmas, kind, init, seed, tol, max_iter, progress, noise
 
 
-def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: str):
+def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: str, points=None):
     """What ``AnnealResult`` keeps of one level, at centres c (k, d) on the points ``features`` (n, d):
-    (L_σ = Σ r·d, J = Σ_i min_j d_ij, masses N_j (k,) float64, rows of r with a NaN, mean entropy)."""
+    (L_σ = Σ r·d, J = Σ_i min_j d_ij, masses N_j (k,) float64, rows of r with a NaN, mean entropy).
+    points: ``points_with_ones`` of the same points, if at hand (a float64 softmax level on more points
+    than one EM block then takes ``_softmax_statistics_chunked``)."""
+    if (
+        kind == "softmax"
+        and points is not None
+        and points.shape[1] > EM_BLOCK
+        and c.dtype == points.dtype == np.float64
+        and c.shape[1] <= _DIRECT_DISTANCE_MAX_FEATURES
+    ):
+        return _softmax_statistics_chunked(points, c, sigma)
     d = sq_distance_columns(features, c)
     resp = resp_columns(d, sigma, kind)  # the exact map: a far centre's mass is 0, not the clip's 1e-300
     loss = float((resp * d).sum(dtype=np.float64))
@@ -1205,6 +1398,44 @@ def _level_statistics(features: np.ndarray, c: np.ndarray, sigma: float, kind: s
     else:
         entropy = mean_entropy(resp.T)
     return loss, distortion, resp.sum(axis=1, dtype=np.float64), nan_rows, entropy
+
+
+def _softmax_statistics_chunked(points: np.ndarray, c: np.ndarray, sigma: float):
+    """``_level_statistics`` of a float64 softmax level at centres c (k, d) on the n points of ``points``
+    (``points_with_ones`` rows), _SOFTMAX_CHUNK points at a time, each chunk's arrays in cache across its
+    passes, in torch's (whose float64 exp and log are vectorised on every x86-64 processor, and give
+    numpy's bits with AVX-512): the exact map (no clip: a far centre's weight is 0, as numpy's gives
+    it), except that a weight below exp(-_CLIP_LOGIT) (1e-304) is taken as 0, the distances as
+    ``_sq_distances_into`` forms them. Sums of chunks' sums: other rounding than the whole array's sums,
+    a few units of it. The mean entropy as ``_softmax_mean_entropy`` forms it, with -log max_j r_ij =
+    log s_i (s_i the column sum of exp(-(d_ij - d_min,i)/T))."""
+    k, n = c.shape[0], points.shape[1]
+    T = temperature(sigma)
+    distances = np.empty((k, min(n, _SOFTMAX_CHUNK)))  # the last chunk's views are strided: no copies
+    diff, weights = np.empty_like(distances), torch.from_numpy(np.empty_like(distances))
+    loss, distortion, log_partition = 0.0, 0.0, 0.0
+    masses, nan_rows = torch.zeros(k, dtype=torch.float64), 0
+    for start in range(0, n, _SOFTMAX_CHUNK):
+        stop = min(n, start + _SOFTMAX_CHUNK)
+        d = distances[:, : stop - start]
+        _sq_distances_into(points[:, start:stop], c, d, diff[:, : stop - start])
+        t, e = torch.from_numpy(d), weights[:, : stop - start]
+        d_min = t.amin(dim=0)
+        torch.sub(t, d_min, out=e)
+        e *= -1.0 / T
+        far = e < -_CLIP_LOGIT
+        e.clamp_min_(-_CLIP_LOGIT)  # torch's exp, as numpy's, is 10-100× slower per element near -708
+        e.exp_()
+        e.masked_fill_(far, 0.0)
+        s = e.sum(dim=0)
+        e *= s.reciprocal()
+        loss += float(torch.dot(e.reshape(-1), t.reshape(-1)))
+        distortion += float(d_min.sum())
+        log_partition += float(s.log().sum())
+        masses += e.sum(dim=1)
+        nan_rows += int(s.isnan().sum())  # a NaN distance makes its column's d_min, weights and s NaN
+    entropy = (log_partition + (loss - distortion) / T) / n
+    return loss, distortion, masses.numpy(), nan_rows, entropy
 
 
 def _softmax_mean_entropy(resp: np.ndarray, loss: float, distortion: float, sigma: float) -> float:
@@ -1270,7 +1501,7 @@ def _anneal(
         )
         centers[s] = c
         loss[s], distortion[s], masses[s], nan_rows[s], entropy[s] = _level_statistics(
-            features, c, sigma, kind
+            features, c, sigma, kind, points
         )
         if progress is not None:
             progress(s + 1, S)

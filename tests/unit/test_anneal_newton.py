@@ -194,3 +194,106 @@ def test_newton_only_for_softmax_and_few_unknowns(monkeypatch):
     wide = np.random.RandomState(4).normal(size=(300, NEWTON_MAX_UNKNOWNS // 2 + 1))
     anneal(wide, 2, default_sigmas(wide, 2, "softmax", num=6))
     assert not asked
+
+
+@pytest.mark.parametrize("radius", [1.0, 1.003, 1.2, 3.0])
+def test_an_escape_step_is_m_steps_of_the_linear_map(radius):
+    """``_escape_step`` on a linear map x ↦ Jx + b (its own linearisation): the jump lands where m
+    iterations of the map land, m = ⌊log NEWTON_ESCAPE / log radius⌋ (at least 1, at most
+    NEWTON_ESCAPE_STEPS), so each eigen-direction grows or shrinks as under m EM steps."""
+    rng = np.random.RandomState(4)
+    n = 6
+    basis = rng.normal(size=(n, n))
+    J = basis @ np.diag([radius, 0.9, -0.5, 0.99, 0.3, 0.0]) @ np.linalg.inv(basis)
+    b, x = rng.normal(size=n), rng.normal(size=n)
+    m = annealing.NEWTON_ESCAPE_STEPS
+    if radius > 1:
+        m = min(m, max(1, int(np.floor(np.log(annealing.NEWTON_ESCAPE) / np.log(radius)))))
+    assert (m == 256) == (radius == 1.0) and (m == 1) == (radius == 3.0)
+    y = x.copy()
+    for _ in range(m):
+        y = J @ y + b
+    jump = annealing._escape_step(radius, J, (J @ x + b - x).reshape(2, 3))
+    np.testing.assert_allclose(x + jump, y, rtol=1e-9, atol=1e-9 * np.abs(y).max())
+
+
+def test_an_escape_step_that_is_not_finite_is_refused():
+    J = np.diag([1e200, 0.5])  # (the radius passed in sets m; here 256 steps, whose powers overflow)
+    assert annealing._escape_step(1.0, J, np.array([[1.0, 1.0]])) is None
+
+
+def test_newton_leaves_a_stack_along_ems_path_with_escape_steps(monkeypatch):
+    """Below the first critical σ, from a stack (a saddle) with a small jitter: the run leaves it in
+    jumps of several linearised EM steps (spectral radius > 1), in far fewer steps than with Newton only
+    on stable ground, and ends at plain EM's fixed point, centre by centre (the same branch)."""
+    X = make_dataset("blobs", n=2000, seed=6)[0]
+    k, scale = 3, data_scale(X)
+    sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    stack = X.mean(axis=0) + 1e-4 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
+    points = points_with_ones(X)
+    monkeypatch.setattr(annealing, "ESCAPE_MIN_POINTS", 1)  # escape steps on this small run too
+    escapes = []
+    real_escape = annealing._escape_step
+    monkeypatch.setattr(annealing, "_escape_step", lambda *a: escapes.append(1) or real_escape(*a))
+    fast, steps, done = _em(
+        points, stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True
+    )
+    monkeypatch.setattr(annealing, "_escape_step", lambda *a: None)  # Newton hands back where J is unstable
+    slow, slow_steps, slow_done = _em(
+        points, stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True
+    )
+    reference, _, reference_done = plain_em(points, stack, sigma, tol_abs)
+    assert done and slow_done and reference_done and escapes
+    assert steps < slow_steps
+    assert np.abs(fast - reference).max() <= 1e-6 * scale
+
+
+def test_the_step_newton_predicts_to_end_the_run_skips_the_jacobian(monkeypatch):
+    """Below a critical σ from a start near the fixed point, Newton converges quadratically; the EM step
+    that its rate predicts to be the last is asked without the Jacobian, and the run still ends at plain
+    EM's fixed point. With the prediction off (NEWTON_SETTLED = 0) every step asks for it."""
+    X = make_dataset("blobs", n=3000, seed=8)[0]
+    k, scale = 4, data_scale(X)
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    points = points_with_ones(X)
+    sigma = 0.1 * scale
+    start = X[np.random.RandomState(3).choice(X.shape[0], k, replace=False)].copy()
+    near, _, _ = plain_em(points, start, sigma, 1e-3 * scale)  # close to the fixed point, not on it
+    reference, _, _ = plain_em(points, start, sigma, tol_abs)
+    monkeypatch.setattr(annealing, "ESCAPE_MIN_POINTS", 1)  # the prediction on this small run too
+    runs, default = {}, annealing.NEWTON_SETTLED
+    for settled in (default, 0.0):
+        monkeypatch.setattr(annealing, "NEWTON_SETTLED", settled)
+        with monkeypatch.context() as patch:
+            asked = spy_on_newton(patch)
+            calls = []
+            original = annealing._em_steps
+            patch.setattr(annealing, "_em_steps", lambda *a, **o: calls.append(1) or original(*a, **o))
+            fast, steps, done = _em(
+                points, near, sigma, "softmax", tol_abs, 500, True, APART * scale, False, newton=True
+            )
+        assert done and np.abs(fast - reference).max() <= 1e-6 * scale
+        runs[settled] = (len(calls), sum(asked), steps)
+    with_prediction, without = runs[default], runs[0.0]
+    assert without[0] == without[1]  # every step a Newton request
+    assert with_prediction[1] < with_prediction[0]  # a step without the Jacobian
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_small_and_float32_runs_take_no_escape_steps(dtype, monkeypatch):
+    """Below ESCAPE_MIN_POINTS points, and in float32 at any size, a Newton run hands back where J is
+    unstable, as before escape steps."""
+    if dtype == "float32":
+        monkeypatch.setattr(annealing, "ESCAPE_MIN_POINTS", 1)
+    calls = []
+    monkeypatch.setattr(annealing, "_escape_step", lambda *a: calls.append(1))
+    X = make_dataset("blobs", n=2000, seed=6)[0].astype(dtype)
+    k, scale = 3, data_scale(X)
+    sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
+    stack = X.mean(axis=0) + 1e-4 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
+    tol_abs = _tolerance(1e-10, X.dtype, scale)
+    stack = stack.astype(dtype)
+    _em(points_with_ones(X), stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True)
+    assert not calls
+    assert annealing.ESCAPE_MIN_POINTS > annealing.EM_BLOCK or dtype == "float32"
