@@ -341,8 +341,10 @@ def _softmax_max_summary(D: np.ndarray, sigma: float, value: np.ndarray, argmax:
     (k, H·W) squared distances D (overwritten) without the responsibilities themselves: the largest r of a
     pixel is 1 / Σ_j w_j, at the first centre whose weight w_j is exactly 1
     (``rbfviz.maps.softmax_weight_columns``), so the map's last pass and the summary's passes over the k
-    responsibilities are not needed. A pixel whose weights hold a NaN has a NaN sum: value NaN, argmax -1."""
-    weights, inv = softmax_weight_columns(D, sigma, overwrite=True)
+    responsibilities are not needed. The weights of logits below -700 (< 1e-304) are the floor's, not
+    their own (``far_at_floor``): no weight is 1 there, and the sum is the same bits bar a rounding tie (one
+    unit in its last place). A pixel whose weights hold a NaN has a NaN sum: value NaN, argmax -1."""
+    weights, inv = softmax_weight_columns(D, sigma, overwrite=True, far_at_floor=True)
     np.copyto(value, inv)
     argmax.fill(D.shape[0] - 1)
     top = np.empty(D.shape[1], dtype=bool)

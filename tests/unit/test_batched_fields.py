@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from test_scrub_levels import COVERING, covering_group, explorer_case
@@ -134,9 +134,12 @@ def general_summary(D, sigma, quantity="max"):
 )
 def test_softmax_max_field_is_the_map_then_its_largest_r(seed, k, spread, sigma, dtype):
     """The softmax's "max" field from the weights and their sum (``field._softmax_max_summary``) is the
-    responsibilities' largest value and its first argmax, bit for bit: centres merged a rounding error
-    apart (weights that round to 1 although the distances differ: ties to the lower index), exact
-    duplicates, centres far outside the plane (weights that underflow) and every σ from hard to soft."""
+    responsibilities' largest value and its first argmax: centres merged a rounding error apart (weights
+    that round to 1 although the distances differ: ties to the lower index), exact duplicates, centres far
+    outside the plane (weights that underflow) and every σ from hard to soft. The argmax bit for bit; the
+    value too, but for the weights below 1e-304 taken at the floor's (``maps._softmax_weights_``), which
+    could move a sum by one unit in its last place on a rounding tie (1e-16: no 8-bit colour moves unless
+    it lies within 1e-13 of a rounding boundary), so that much is allowed and counted."""
     rng = np.random.default_rng(seed)
     C = rng.normal(scale=1.5, size=(1, 2)) + rng.normal(scale=spread, size=(k, 2))
     if k > 1 and rng.random() < 0.3:
@@ -150,7 +153,10 @@ def test_softmax_max_field_is_the_map_then_its_largest_r(seed, k, spread, sigma,
     value, argmax = np.empty(D.shape[1]), np.empty(D.shape[1], dtype=np.int64)
     field._softmax_max_summary(D.copy(), sigma, value, argmax)
     expected_value, expected_argmax = general_summary(D, sigma)
-    assert np.array_equal(value, expected_value) and np.array_equal(argmax, expected_argmax)
+    assert np.array_equal(argmax, expected_argmax)
+    assert (np.abs(value - expected_value) <= np.spacing(expected_value.astype(dtype))).all()
+    if not np.array_equal(value, expected_value):
+        event("a sum one unit in its last place from the map's")
 
 
 def test_softmax_max_field_of_nan_distances_is_nan():
