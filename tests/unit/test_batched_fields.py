@@ -21,12 +21,14 @@ from PIL import Image
 from test_scrub_levels import COVERING, covering_group, explorer_case
 
 from rbfviz import field
+from rbfviz.datasets import make_dataset
 from rbfviz.maps import resp_columns, resp_from_sq_distances
-from rbfviz.validate import KINDS, entmax_kind
+from rbfviz.steps import kmeans
+from rbfviz.validate import KINDS, check_sigma_for_dtype, entmax_kind
 from rbfviz.views.common.layout import png_indexed_bytes
 from rbfviz.views.common.palette import EDGE_RGB, NAN_RGB, cluster_rgb
 from rbfviz.views.common.scrub import figure_at, read_payload
-from rbfviz.views.explorer.arrays import plane_at, planes_at
+from rbfviz.views.explorer.arrays import initial_centers, plane_at, planes_at, sigma_scale, soft_fixed_points
 from rbfviz.views.explorer.figures import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_pngs, field_rgb
 
 MAPS = (*KINDS, entmax_kind(2.0), entmax_kind(1.3))
@@ -157,6 +159,36 @@ def test_softmax_max_field_is_the_map_then_its_largest_r(seed, k, spread, sigma,
     assert (np.abs(value - expected_value) <= np.spacing(expected_value.astype(dtype))).all()
     if not np.array_equal(value, expected_value):
         event("a sum one unit in its last place from the map's")
+
+
+@pytest.mark.parametrize("dataset", ["blobs", "moons", "circles"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_max_field_on_every_data_set_is_the_map_then_its_largest_r(dataset, dtype):
+    """The Explorer's centres at every σ of a data set's grid (k-means++ start, EM to each σ's fixed point,
+    as the app draws them), the app's 200² grid: the softmax's "max" field is the general path's, value
+    and argmax bit for bit (the weights below 1e-304 at the floor's moved none of these sums)."""
+    X, _ = make_dataset(dataset, 300, seed=0)
+    X = X.astype(dtype)
+    X64 = X.astype(np.float64)
+    scale = sigma_scale(X64, kmeans(X64, k=5, seed=0)[0])
+    C0 = initial_centers(X, 5, "kmeans++", 0)
+    grid = np.array([s for s in scale.grid if valid_sigma(s, dtype)])
+    centers, _, _ = soft_fixed_points(X, C0, grid, kind="softmax")
+    extent = field.plane_extent(X64, aspect=field.PLANE_ASPECT)
+    for i, sigma in enumerate(grid):
+        D = field.grid_sq_distance_columns(extent, 200, 200, centers[i])
+        value, argmax = np.empty(D.shape[1]), np.empty(D.shape[1], dtype=np.int64)
+        field._softmax_max_summary(D.copy(), float(sigma), value, argmax)
+        expected_value, expected_argmax = general_summary(D, float(sigma))
+        assert np.array_equal(value, expected_value) and np.array_equal(argmax, expected_argmax), sigma
+
+
+def valid_sigma(sigma, dtype) -> bool:
+    try:
+        check_sigma_for_dtype(float(sigma), np.dtype(dtype))
+    except ValueError:
+        return False
+    return True
 
 
 def test_softmax_max_field_of_nan_distances_is_nan():
