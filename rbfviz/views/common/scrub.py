@@ -55,9 +55,9 @@ from rbfviz.views.common.presenter import _decoded
 MAGIC = b"RBFS"
 VERSION = 1
 # zlib-ng's deflate level for a payload. The Explorer's new setting (about 1 MB before it: half of it the
-# field images' PNGs in base64, a third the points' r): level 4 takes 3-4 ms less than level 6 (9 against
-# 12-14 ms without AVX-512) for 1.2 % more bytes (5-6 kB of 400-480 kB); level 2 would save 2 ms more for
-# 3.8 % more bytes.
+# field images' PNGs in base64, most of the rest the points' r): level 4 takes 3-4 ms less than level 6
+# (9-11 against 12-14.5 ms without AVX-512) for 1.2 % more bytes (5-6 kB of 400-480 kB); level 2 would
+# save 1.4 ms more for 3.8 % more bytes.
 PAYLOAD_LEVEL = 4
 # Arrays shorter than this stay JSON lists (axis ranges, a few centres): Plotly expects plain arrays
 # there, and a blob would save nothing.
