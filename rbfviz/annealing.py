@@ -295,8 +295,9 @@ class _LazyEnergy:
 
 def _sum_of_logs(values: np.ndarray) -> float:
     """Σ_i log values_i (float64 sum) of one level's (w,) positive values. float64: torch's log, vectorised
-    on every x86-64 processor (numpy's float64 log is scalar without AVX-512, about 5× slower) and within one
-    unit in the last place of numpy's; float32: numpy's (vectorised)."""
+    on every x86-64 processor (numpy's float64 log is scalar without AVX-512, about 5× slower), with the
+    values of numpy's on a processor with AVX-512 (as ``_exp_clipped_``'s exp); float32: numpy's
+    (vectorised, the same on both kinds of processor)."""
     if values.dtype == np.float64:
         logs = torch.from_numpy(values).log().numpy()
     else:
@@ -466,9 +467,14 @@ def _weighted_sums_levels(block: np.ndarray, resp: np.ndarray) -> np.ndarray:
 
 def _exp_clipped_(t: torch.Tensor) -> None:
     """exp in place of the softmax's clipped logits t (>= -_CLIP_LOGIT in float64): torch's for float64,
-    which is vectorised on every x86-64 processor and within one unit in the last place of numpy's
-    (``maps._exp_logits_``), numpy's for float32 (torch's float32 exp is slow for the far logits float32
-    does not clip, and not faster otherwise)."""
+    numpy's for float32 (torch's float32 exp is slow for the far logits float32 does not clip, and not
+    faster otherwise).
+
+    torch's float64 exp is vectorised on every x86-64 processor, and its values are those of numpy's
+    float64 exp on a processor with AVX-512; numpy's on one without (glibc's scalar exp) differs from both
+    in the last bit of a few percent of values (``tests/unit/test_fast_exp.py``). So the EM's numbers are
+    the same on either kind of processor, and small levels pay a few microseconds instead of numpy's
+    scalar exp. float32's exp is numpy's on both kinds and needs no such care."""
     if t.dtype == torch.float64:
         t.exp_()
     else:
@@ -491,7 +497,7 @@ def _softmax_levels_with_sums_(D: np.ndarray, T: list, C: np.ndarray | None = No
     distances beyond _CLIP_LOGIT·T are lowered to it (see there). For levels of more than
     _TORCH_SOFTMAX_MIN_ENTRIES entries the passes are torch's, on D's memory: its reductions down the short
     axis cost less than numpy's, and so does its float64 exp, vectorised on every x86-64 processor where
-    numpy's is vectorised only with AVX-512 (the two differ by at most one unit in the last place).
+    numpy's is vectorised only with AVX-512 (``_exp_clipped_``: the values of numpy's with AVX-512).
     C (m, k, d), the levels' centres, lets one level skip a clip that would change nothing.
     """
     if len(T) == 1:  # one level: its (k, w) array's 2-D passes (3-D broadcasts cost more per call)
@@ -560,14 +566,14 @@ def _softmax_level_torch_(D: np.ndarray, T: float, c: np.ndarray | None):
 def _softmax_level_numpy_(D: np.ndarray, T: float):
     """``_softmax_level_with_sums_`` of a small level (D (k, w), fewer than _TORCH_SOFTMAX_MIN_ENTRIES
     entries) in numpy's passes, the ufuncs' reductions called directly (the array methods' Python wrappers
-    cost a step a few percent here). The clip runs only where a shifted distance reaches it
-    (``_reaches_clip``): elsewhere it would change nothing."""
+    cost a step a few percent here), and the exp of ``_exp_clipped_``. The clip runs only where a shifted
+    distance reaches it (``_reaches_clip``): elsewhere it would change nothing."""
     d_min = np.minimum.reduce(D, axis=0)
     D -= d_min
     if D.dtype == np.float64 and _reaches_clip(D, _CLIP_LOGIT * T):
         torch.from_numpy(D).clamp_max_(_CLIP_LOGIT * T)  # torch's: numpy's minimum is 3× slower
     D *= -1.0 / T
-    np.exp(D, out=D)
+    _exp_clipped_(torch.from_numpy(D))
     column_sums = np.add.reduce(D, axis=0)
     D *= 1.0 / column_sums
     return D, d_min, column_sums
@@ -581,14 +587,15 @@ def _reaches_clip(shifted: np.ndarray, limit: float) -> bool:
 
 
 def _softmax_levels_numpy_(D: np.ndarray, T: list):
-    """``_softmax_levels_with_sums_`` in numpy's passes (small levels, several of them)."""
+    """``_softmax_levels_with_sums_`` in numpy's passes and ``_exp_clipped_`` (small levels, several of
+    them)."""
     d_min = D.min(axis=1)
     D -= d_min[:, None, :]
     if D.dtype == np.float64:
         limit = torch.tensor([_CLIP_LOGIT * temp for temp in T], dtype=torch.float64)
         torch.from_numpy(D).clamp_max_(limit[:, None, None])
     D *= np.array([-1.0 / temp for temp in T]).astype(D.dtype)[:, None, None]
-    np.exp(D, out=D)
+    _exp_clipped_(torch.from_numpy(D))
     column_sums = D.sum(axis=1)
     D *= (1.0 / column_sums)[:, None, :]
     return D, d_min, column_sums
@@ -1208,7 +1215,7 @@ def _softmax_mean_entropy(resp: np.ndarray, loss: float, distortion: float, sigm
 
     L_σ - J cancels as σ falls: in float64 the two agree to about 1e-12 nats absolute (5e-9 relative at an
     entropy of 6e-4 nats), in float32 only to 1e-4 relative, so float32 keeps the entry-wise sum."""
-    log_partition = -float(np.log(resp.max(axis=0)).sum(dtype=np.float64))
+    log_partition = -_sum_of_logs(np.maximum.reduce(resp, axis=0))
     return (log_partition + (loss - distortion) / temperature(sigma)) / resp.shape[1]
 
 

@@ -72,16 +72,19 @@ def _run_kernel(kernel, z: torch.Tensor) -> torch.Tensor:
 
 
 # numpy vectorises float64 exp only on processors with AVX-512; torch's is vectorised on every x86-64
-# processor (2-4× numpy's without AVX-512) and differs from numpy's by at most one unit in the last place.
-# Both take a slow path for arguments below about -708, whose results are tiny or subnormal, and 0 below
-# _EXP_UNDERFLOW: those entries are computed apart, with numpy's exp, or set to 0.
+# processor (2-4× numpy's without AVX-512), and its values are those of numpy's with AVX-512, where
+# numpy's without it (glibc's scalar exp) differs in the last bit of a few percent of values: torch's
+# makes the maps' numbers the same on both kinds of processor (tests/unit/test_exp_on_every_processor.py).
+# Its exp takes a slow path for arguments below about -708, whose results are tiny or subnormal, and 0
+# below _EXP_UNDERFLOW: those entries are computed apart, or set to 0.
 _FAST_EXP_FLOOR = -700.0
 _EXP_UNDERFLOW = -745.2  # float64 exp is exactly 0.0 below this (it underflows past -745.1332)
 
 
 def _exp_logits_(z: np.ndarray) -> np.ndarray:
-    """exp of logits z <= 0 (any shape, float32 or float64), in place. float64: torch's exp, except for
-    logits below _FAST_EXP_FLOOR (numpy's exp, or exactly 0 where it underflows); float32: numpy's."""
+    """exp of logits z <= 0 (any shape, float32 or float64), in place. float64: torch's exp, the logits
+    below _FAST_EXP_FLOOR apart (exactly 0 where it underflows); float32: numpy's (the same on every
+    processor, and torch's float32 exp is not)."""
     if z.dtype != np.float64:
         return np.exp(z, out=z)
     t = torch.from_numpy(z)
@@ -94,8 +97,8 @@ def _exp_logits_(z: np.ndarray) -> np.ndarray:
     if not bool(far.any()):  # only where a NaN hid the minimum
         t.exp_()
         return z
-    tiny = (far & (t >= _EXP_UNDERFLOW)).numpy()  # results between 0 and 1e-304: rare, numpy's
-    tiny_values = np.exp(z[tiny])
+    tiny = (far & (t >= _EXP_UNDERFLOW)).numpy()  # results between 0 and 1e-304: rare
+    tiny_values = torch.from_numpy(z[tiny]).exp().numpy()
     t.clamp_min_(_FAST_EXP_FLOOR).exp_()
     t.masked_fill_(far, 0.0)
     z[tiny] = tiny_values

@@ -325,6 +325,23 @@ def test_collapse_study_reports(moons_studies):
     np.testing.assert_array_equal(soft.kmeans_centers, ent.kmeans_centers)
 
 
+@pytest.mark.parametrize("kind", ["softmax", "entmax15", "entmax:1.3"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_only_the_naive_map_has_nan_rows_to_count(kind, dtype):
+    """The study counts NaN rows for the naive map only: the other maps' rows at C* are finite at every
+    σ of the grid, down to the last (where naive's have long turned NaN), so their count is 0."""
+    X, _ = make_dataset("moons", n=200, seed=0)
+    sigmas = np.geomspace(0.8, 0.01, 20)
+    study = collapse_study(X, 3, kind=kind, dtype=dtype, sigmas=sigmas)
+    assert (study.nan_rows == 0).all()
+    for sigma in sigmas:
+        assert np.isfinite(
+            responsibilities(X.astype(dtype), study.kmeans_centers.astype(dtype), sigma, kind)
+        ).all()
+    naive = collapse_study(X, 3, kind="naive", dtype=dtype, sigmas=sigmas, kmeans_init=study.kmeans_centers)
+    assert naive.nan_rows[-1] > 0
+
+
 def test_naive_study_counts_nan_rows_and_survives():
     X, _ = make_dataset("moons", n=200, seed=0)
     study = collapse_study(X, 2, kind="naive", dtype="float32", sigmas=np.geomspace(0.8, 0.01, 20))

@@ -137,7 +137,9 @@ def trajectory_figure(
     current = view.level(sigma)
     colors = cluster_colors(k)
     shown = animated_subset(X.shape[0])
-    frame_colors = [hex_colors(view.colors[s, shown]) for s in range(S)]
+
+    def point_colors(s):
+        return hex_colors(view.colors[s, shown])
 
     def points(s):
         return dict(
@@ -146,7 +148,7 @@ def trajectory_figure(
             y=_coords(X[shown, 1]),
             mode="markers",
             name=tr("points (colour mixed by r)"),
-            marker=dict(color=frame_colors[s], size=6, opacity=0.7),
+            marker=dict(color=point_colors(s), size=6, opacity=0.7),
             hoverinfo="skip",
         )
 
@@ -216,13 +218,22 @@ def trajectory_figure(
         centres(current),
         kmeans,
     ]
+    layout = base_layout(title, height, tr=tr)
+    extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
+    layout.update(plane_axes(extent))
+    layout["legend"] = dict(GRID_LEGEND)
+    if static:
+        layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=60)
+        layout["height"] = height - 90
+        return figure(data, layout)
+
     animated = [1, *range(k + 2, 2 * k + 2), 2 * k + 2]
     frames = [
         dict(
             name=str(s),
             traces=animated,
             data=[
-                dict(type="scatter", marker=dict(color=frame_colors[s], size=6, opacity=0.7)),
+                dict(type="scatter", marker=dict(color=point_colors(s), size=6, opacity=0.7)),
                 *[
                     dict(type="scatter", x=_coords(centers[: s + 1, j, 0]), y=_coords(centers[: s + 1, j, 1]))
                     for j in range(k)
@@ -232,16 +243,7 @@ def trajectory_figure(
         )
         for s in range(S)
     ]
-
     still = dict(frame=dict(duration=0, redraw=False), mode="immediate", transition=dict(duration=0))
-    layout = base_layout(title, height, tr=tr)
-    extent = plane_extent(X, np.vstack([centers.reshape(-1, 2), view.kmeans_centers]), aspect=PLANE_ASPECT)
-    layout.update(plane_axes(extent))
-    layout["legend"] = dict(GRID_LEGEND)
-    if static:
-        layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=60)
-        layout["height"] = height - 90
-        return figure(data, layout)
     layout["margin"] = dict(l=55, r=10, t=110 if title else 70, b=150)
     layout["updatemenus"] = play_buttons(
         frame_ms, redraw=False, play_label=tr("▶ Play from the top"), y=-0.11, tr=tr
