@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from .maps import resp_columns
+from .maps import resp_columns, softmax_weight_columns
 from .validate import check_int, check_kind, check_points, check_sigma, check_sigma_for_dtype, check_sigmas
 
 QUANTITIES = ("max", "entropy")
@@ -29,7 +29,6 @@ class Field:
     value : (H, W) float64, max_j r_j ("max", in [1/k, 1]) or the Shannon entropy of r in nats
         ("entropy", in [0, ln k]); NaN where the map gives a NaN row (naive map).
     argmax : (H, W) int, the cluster of largest responsibility (-1 where NaN).
-    exact_zero : (H, W) bool, some r_j is exactly 0.0 in this pixel.
     edges : (E·H, E·W) bool at ``edge_factor`` E times the resolution, True on the hard Voronoi
         boundary of the centres (a pixel whose nearest centre differs from a neighbour's).
     """
@@ -39,7 +38,6 @@ class Field:
     k: int
     value: np.ndarray
     argmax: np.ndarray
-    exact_zero: np.ndarray
     edges: np.ndarray
     edge_factor: int
 
@@ -98,15 +96,17 @@ def grid_sq_distance_columns(
 
     The grid is a product of an x and a y axis, so d_jp = (x_p - c_j1)² + (y_p - c_j2)² is one
     broadcast add of a row and a column per centre: the same sum, in the same order, as
-    ``rbfviz.maps.sq_distances`` for 2-D points, at a fraction of its cost on 10⁵ pixels.
+    ``rbfviz.maps.sq_distances`` for 2-D points, at a fraction of its cost on 10⁵ pixels. The add is
+    torch's (the same IEEE sums): numpy's broadcast runs an inner loop per row of pixels, 3-4 times slower.
     """
     xs, ys = _pixel_axes(extent, height, width)
     xs, ys = xs.astype(C.dtype), ys.astype(C.dtype)
     if out is None:
         out = np.empty((C.shape[0], height * width), dtype=C.dtype)
-    d = out.reshape(C.shape[0], height, width)  # a view: out is C-contiguous
-    for j, (cx, cy) in enumerate(C):
-        np.add(np.square(xs - cx)[None, :], np.square(ys - cy)[:, None], out=d[j])
+    sq_x = torch.from_numpy(np.square(xs - C[:, :1]))  # (k, W)
+    sq_y = torch.from_numpy(np.square(ys - C[:, 1:]))  # (k, H)
+    # out viewed as (k, H, W): it is C-contiguous
+    torch.add(sq_x[:, None, :], sq_y[:, :, None], out=torch.from_numpy(out).view(C.shape[0], height, width))
     return out
 
 
@@ -120,6 +120,16 @@ def nearest_center_map(extent, height: int, width: int, C: np.ndarray) -> np.nda
     """(H, W) int64 index of each pixel's nearest centre (ties to the lowest index, as argmin), C (k, 2)
     finite (``nearest_center_maps`` of one set of centres)."""
     return nearest_center_maps(extent, height, width, np.asarray(C)[None])[0].astype(np.int64)
+
+
+def _outer_sum(row: np.ndarray, column: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """row (..., 1, W) + column (..., H, 1) as an (..., H, W) array, into out (C-contiguous, of their dtype)
+    when given: torch's add (the same IEEE sums), as numpy's broadcast runs an inner loop per row of W,
+    3-4 times slower for a row of pixels and more for a block's row of 8."""
+    if out is None:
+        out = np.empty(np.broadcast_shapes(row.shape, column.shape), dtype=np.result_type(row, column))
+    torch.add(torch.from_numpy(row), torch.from_numpy(column), out=torch.from_numpy(out))
+    return out
 
 
 def _nearest_by_centre(sq_distances_to, k: int, label_type) -> np.ndarray:
@@ -227,7 +237,7 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
         for top in range(0, height, _DENSE_ROWS):
             band = slice(top, min(top + _DENSE_ROWS, height))
             labels[i, band, :width] = _nearest_by_centre(
-                lambda j, out, i=i, band=band: np.add(sq_x[i, j, None, :], sq_y[i, j, band, None], out=out),
+                lambda j, out, i=i, band=band: _outer_sum(sq_x[i, j, None, :], sq_y[i, j, band, None], out),
                 k,
                 label_type,
             )
@@ -238,7 +248,7 @@ def nearest_center_maps(extent, height: int, width: int, C: np.ndarray) -> np.nd
         lev = level[:, None]
         at = (level[:, None, None] * labels.shape[1] + r[:, :, None]) * labels.shape[2] + c[:, None, :]
         labels.reshape(-1)[at] = _nearest_by_centre(
-            lambda j, out: np.add(sq_x[lev, j, c][:, None, :], sq_y[lev, j, r][:, :, None], out=out),
+            lambda j, out: _outer_sum(sq_x[lev, j, c][:, None, :], sq_y[lev, j, r][:, :, None], out),
             k,
             label_type,
         )
@@ -301,7 +311,7 @@ def soft_fields(
     Level i's Field is ``soft_field(extent, C[i], sigmas[i], ...)``, bit for bit; its arrays are views
     of (m, ...) arrays shared by the levels. Each level's pixels go through the map alone (O(k·size²)
     temporaries); the Voronoi labels and edges of all levels are found together. The results take
-    about 21 bytes per pixel and level (0.8 MB per level at the default size): pass a few levels at a
+    about 20 bytes per pixel and level (0.8 MB per level at the default size): pass a few levels at a
     time when there are many.
     """
     size = check_int(size, "size", 2, 2000)
@@ -323,23 +333,39 @@ def soft_fields(
     return _soft_fields(extent, C, sigmas, kind, quantity, size, edge_factor)
 
 
-def _pixel_summary(
-    resp: np.ndarray, quantity: str, value: np.ndarray, argmax: np.ndarray, exact_zero
-) -> None:
-    """``Field``'s value, argmax and exact_zero from one level's responsibilities as (H·W, k) rows,
-    F-ordered (the transpose of the maps' (k, n) layout: a reduction over a row adds the numbers in the
-    same order for every level), written into the (H·W,) arrays ``value``, ``argmax`` and ``exact_zero``."""
+def _pixel_summary(resp: np.ndarray, quantity: str, value: np.ndarray, argmax: np.ndarray) -> None:
+    """``Field``'s value and argmax from one level's responsibilities as (H·W, k) rows, F-ordered (the
+    transpose of the maps' (k, n) layout: a reduction over a row adds the numbers in the same order for
+    every level), written into the (H·W,) arrays ``value`` and ``argmax``."""
     bad = ~np.isfinite(resp).all(axis=1)
     any_bad = bool(bad.any())
     safe = np.where(bad[:, None], 0.0, resp) if any_bad else resp
     _max_and_argmax_rows(safe, value, argmax)
     if quantity == "entropy":
         value[...] = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
-    np.any(safe == 0.0, axis=1, out=exact_zero)
     if any_bad:  # skipped where no row is NaN, the usual case
         value[bad] = np.nan
         argmax[bad] = -1
-        exact_zero &= ~bad
+
+
+def _softmax_max_summary(D: np.ndarray, sigma: float, value: np.ndarray, argmax: np.ndarray) -> None:
+    """``_pixel_summary`` of the softmax's responsibilities for "max", the same bits, from one level's
+    (k, H·W) squared distances D (overwritten) without the responsibilities themselves: the largest r of a
+    pixel is 1 / Σ_j w_j, at the first centre whose weight w_j is exactly 1
+    (``rbfviz.maps.softmax_weight_columns``), so the map's last pass and the summary's passes over the k
+    responsibilities are not needed. The weights of logits below -700 (< 1e-304) are the floor's, not
+    their own (``far_at_floor``): no weight is 1 there, and the sum is the same bits bar a rounding tie (one
+    unit in its last place). A pixel whose weights hold a NaN has a NaN sum: value NaN, argmax -1."""
+    weights, inv = softmax_weight_columns(D, sigma, overwrite=True, far_at_floor=True)
+    np.copyto(value, inv)
+    argmax.fill(D.shape[0] - 1)
+    top = np.empty(D.shape[1], dtype=bool)
+    for j in range(D.shape[0] - 2, -1, -1):  # downwards: the lowest centre of weight 1 is written last
+        np.equal(weights[j], 1.0, out=top)
+        np.copyto(argmax, j, where=top)
+    bad = np.isnan(inv)
+    if bad.any():
+        argmax[bad] = -1
 
 
 def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_factor: int) -> list[Field]:
@@ -348,7 +374,6 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
     pixels = size * size
     value = np.empty((m, pixels))
     argmax = np.empty((m, pixels), dtype=np.int64)
-    exact_zero = np.empty((m, pixels), dtype=bool)
     # r level by level: a level's (k, H·W) arrays (1.3 MB at k = 4) are the largest temporaries, as large
     # as a single field's; arrays of several levels at once would be freed into the server's heap and
     # raise its memory for good after a class
@@ -356,10 +381,11 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
         distances = np.empty((k, pixels), dtype=C.dtype)  # every level's, in turn
         for i in range(m):
             grid_sq_distance_columns(extent, size, size, C[i], out=distances)
+            if kind == "softmax" and quantity == "max":
+                _softmax_max_summary(distances, float(sigmas[i]), value[i], argmax[i])
+                continue
             resp = resp_columns(distances, float(sigmas[i]), kind, overwrite=True)
-            _pixel_summary(
-                resp.astype(np.float64, copy=False).T, quantity, value[i], argmax[i], exact_zero[i]
-            )
+            _pixel_summary(resp.astype(np.float64, copy=False).T, quantity, value[i], argmax[i])
     fine = edge_factor * size
     C64 = C.astype(np.float64)
     finite = np.isfinite(C64).all(axis=(1, 2))
@@ -367,7 +393,7 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
     if finite.any():
         edges[finite] = boundary_mask(nearest_center_maps(extent, fine, fine, C64[finite]))
     shape = (m, size, size)
-    value, argmax, exact_zero = value.reshape(shape), argmax.reshape(shape), exact_zero.reshape(shape)
+    value, argmax = value.reshape(shape), argmax.reshape(shape)
     extent = tuple(float(v) for v in extent)
     return [
         Field(
@@ -376,7 +402,6 @@ def _soft_fields(extent, C, sigmas, kind: str, quantity: str, size: int, edge_fa
             k=k,
             value=value[i],
             argmax=argmax[i],
-            exact_zero=exact_zero[i],
             edges=edges[i],
             edge_factor=edge_factor,
         )

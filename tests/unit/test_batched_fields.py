@@ -15,18 +15,20 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 from test_scrub_levels import COVERING, covering_group, explorer_case
 
 from rbfviz import field
-from rbfviz.maps import resp_from_sq_distances
-from rbfviz.validate import KINDS, entmax_kind
+from rbfviz.datasets import make_dataset
+from rbfviz.maps import resp_columns, resp_from_sq_distances
+from rbfviz.steps import kmeans
+from rbfviz.validate import KINDS, check_sigma_for_dtype, entmax_kind
 from rbfviz.views.common.layout import png_indexed_bytes
 from rbfviz.views.common.palette import EDGE_RGB, NAN_RGB, cluster_rgb
 from rbfviz.views.common.scrub import figure_at, read_payload
-from rbfviz.views.explorer.arrays import plane_at, planes_at
+from rbfviz.views.explorer.arrays import initial_centers, plane_at, planes_at, sigma_scale, soft_fixed_points
 from rbfviz.views.explorer.figures import ENTROPY_DARK, FIELD_FADE_HARD, field_images, field_pngs, field_rgb
 
 MAPS = (*KINDS, entmax_kind(2.0), entmax_kind(1.3))
@@ -45,7 +47,7 @@ def nearest_labels(extent, height, width, C):
 
 
 def field_one_level(extent, C, sigma, kind, quantity, size, edge_factor, dtype):
-    """(value, argmax, exact_zero, edges) of one level, from the single-σ map and plain numpy."""
+    """(value, argmax, edges) of one level, from the single-σ map and plain numpy."""
     C = np.asarray(C, dtype=dtype)
     xs, ys = field._pixel_axes(extent, size, size)
     xs, ys = xs.astype(dtype), ys.astype(dtype)
@@ -63,14 +65,13 @@ def field_one_level(extent, C, sigma, kind, quantity, size, edge_factor, dtype):
         value = -np.sum(np.where(safe > 0, safe * np.log(np.where(safe > 0, safe, 1.0)), 0.0), axis=1)
     value[bad] = np.nan
     argmax = np.where(bad, -1, safe.argmax(axis=1))
-    exact_zero = (safe == 0.0).any(axis=1) & ~bad
     fine = edge_factor * size
     labels = nearest_labels(extent, fine, fine, C.astype(np.float64))
     edges = np.zeros((fine, fine), dtype=bool)
     edges[:, :-1] |= labels[:, :-1] != labels[:, 1:]
     edges[:-1, :] |= labels[:-1, :] != labels[1:, :]
     shape = (size, size)
-    return value.reshape(shape), argmax.reshape(shape), exact_zero.reshape(shape), edges
+    return value.reshape(shape), argmax.reshape(shape), edges
 
 
 @pytest.mark.parametrize("kind", MAPS)
@@ -84,11 +85,9 @@ def test_fields_at_many_levels_are_each_level_alone(kind, dtype, quantity):
     sigmas = np.array([2.0, 0.4, 0.05, 0.004])  # from a soft plane to a hard one (naive breaks)
     fields = field.soft_fields(EXTENT, C, sigmas, kind, quantity, size=40, edge_factor=2, dtype=dtype)
     for i, got in enumerate(fields):
-        value, argmax, exact_zero, edges = field_one_level(
-            EXTENT, C[i], sigmas[i], kind, quantity, 40, 2, dtype
-        )
+        value, argmax, edges = field_one_level(EXTENT, C[i], sigmas[i], kind, quantity, 40, 2, dtype)
         assert np.array_equal(got.value, value, equal_nan=True), (i, kind)
-        assert np.array_equal(got.argmax, argmax) and np.array_equal(got.exact_zero, exact_zero)
+        assert np.array_equal(got.argmax, argmax)
         assert np.array_equal(got.edges, edges)
         alone = field.soft_field(EXTENT, C[i], sigmas[i], kind, quantity, size=40, dtype=dtype)
         assert np.array_equal(alone.value, got.value, equal_nan=True) and np.array_equal(
@@ -116,6 +115,92 @@ def centre_sets(rng, m, k, spread):
     if m > 3:
         C[3, 0] += 50.0
     return C
+
+
+def general_summary(D, sigma, quantity="max"):
+    """(value, argmax) of one level from (k, n) squared distances D the general way: the map's
+    responsibilities, then the pixel summary's passes over them (what the softmax's "max" field skips)."""
+    value, argmax = np.empty(D.shape[1]), np.empty(D.shape[1], dtype=np.int64)
+    resp = resp_columns(D.copy(), sigma, "softmax", overwrite=True)
+    field._pixel_summary(resp.astype(np.float64, copy=False).T, quantity, value, argmax)
+    return value, argmax
+
+
+@settings(max_examples=80)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 10),
+    st.sampled_from([0.0, 1e-300, 1e-16, 1e-13, 1e-9, 1e-3, 0.3, 3.0]),
+    st.sampled_from([1e-4, 0.01, 0.2, 1.0, 30.0]),
+    st.sampled_from(DTYPES),
+)
+def test_softmax_max_field_is_the_map_then_its_largest_r(seed, k, spread, sigma, dtype):
+    """The softmax's "max" field from the weights and their sum (``field._softmax_max_summary``) is the
+    responsibilities' largest value and its first argmax: centres merged a rounding error apart (weights
+    that round to 1 although the distances differ: ties to the lower index), exact duplicates, centres far
+    outside the plane (weights that underflow) and every σ from hard to soft. The argmax bit for bit; the
+    value too, but for the weights below 1e-304 taken at the floor's (``maps._softmax_weights_``), which
+    could move a sum by one unit in its last place on a rounding tie (1e-16: no 8-bit colour moves unless
+    it lies within 1e-13 of a rounding boundary), so that much is allowed and counted."""
+    rng = np.random.default_rng(seed)
+    C = rng.normal(scale=1.5, size=(1, 2)) + rng.normal(scale=spread, size=(k, 2))
+    if k > 1 and rng.random() < 0.3:
+        C[-1] = C[0]
+    if rng.random() < 0.2:
+        C[0] += 60.0
+    C = C.astype(dtype)
+    if sigma < 1e-2 and dtype == np.float32:
+        sigma = 1e-2  # below float32's smallest σ (``validate.check_sigma_for_dtype``)
+    D = field.grid_sq_distance_columns(EXTENT, 23, 31, C)
+    value, argmax = np.empty(D.shape[1]), np.empty(D.shape[1], dtype=np.int64)
+    field._softmax_max_summary(D.copy(), sigma, value, argmax)
+    expected_value, expected_argmax = general_summary(D, sigma)
+    assert np.array_equal(argmax, expected_argmax)
+    assert (np.abs(value - expected_value) <= np.spacing(expected_value.astype(dtype))).all()
+    if not np.array_equal(value, expected_value):
+        event("a sum one unit in its last place from the map's")
+
+
+@pytest.mark.parametrize("dataset", ["blobs", "moons", "circles"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_softmax_max_field_on_every_data_set_is_the_map_then_its_largest_r(dataset, dtype):
+    """The Explorer's centres at every σ of a data set's grid (k-means++ start, EM to each σ's fixed point,
+    as the app draws them), the app's 200² grid: the softmax's "max" field is the general path's, value
+    and argmax bit for bit (the weights below 1e-304 at the floor's moved none of these sums)."""
+    X, _ = make_dataset(dataset, 300, seed=0)
+    X = X.astype(dtype)
+    X64 = X.astype(np.float64)
+    scale = sigma_scale(X64, kmeans(X64, k=5, seed=0)[0])
+    C0 = initial_centers(X, 5, "kmeans++", 0)
+    grid = np.array([s for s in scale.grid if valid_sigma(s, dtype)])
+    centers, _, _ = soft_fixed_points(X, C0, grid, kind="softmax")
+    extent = field.plane_extent(X64, aspect=field.PLANE_ASPECT)
+    for i, sigma in enumerate(grid):
+        D = field.grid_sq_distance_columns(extent, 200, 200, centers[i])
+        value, argmax = np.empty(D.shape[1]), np.empty(D.shape[1], dtype=np.int64)
+        field._softmax_max_summary(D.copy(), float(sigma), value, argmax)
+        expected_value, expected_argmax = general_summary(D, float(sigma))
+        assert np.array_equal(value, expected_value) and np.array_equal(argmax, expected_argmax), sigma
+
+
+def valid_sigma(sigma, dtype) -> bool:
+    try:
+        check_sigma_for_dtype(float(sigma), np.dtype(dtype))
+    except ValueError:
+        return False
+    return True
+
+
+def test_softmax_max_field_of_nan_distances_is_nan():
+    """A pixel with a NaN distance (or only infinite ones) is NaN with argmax -1, as the general path
+    gives it; the others are untouched."""
+    D = np.array([[1.0, np.nan, np.inf, 0.5], [2.0, 0.3, np.inf, np.inf]])
+    value, argmax = np.empty(4), np.empty(4, dtype=np.int64)
+    with np.errstate(invalid="ignore"):  # inf - inf
+        field._softmax_max_summary(D.copy(), 0.7, value, argmax)
+        expected_value, expected_argmax = general_summary(D, 0.7)
+    assert np.array_equal(value, expected_value, equal_nan=True) and np.isnan(value[1:3]).all()
+    assert np.array_equal(argmax, expected_argmax) and list(argmax) == [0, -1, -1, 0]
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4, 9, 12])

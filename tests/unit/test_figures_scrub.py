@@ -15,6 +15,7 @@ from rbfviz.datasets import make_dataset
 from rbfviz.field import plane_extent, soft_field
 from rbfviz.maps import responsibilities
 from rbfviz.steps import kmeans
+from rbfviz.views.common import scrub
 from rbfviz.views.common.palette import hex_strings, rgb_strings
 from rbfviz.views.common.plane import drawn_points
 from rbfviz.views.common.scrub import (
@@ -23,6 +24,10 @@ from rbfviz.views.common.scrub import (
     RGBColors,
     ScrubLevel,
     ScrubPatch,
+    _diff,
+    _holds_nan_number,
+    _patch_diff,
+    _patched,
     _same,
     figure_at,
     metrics_html,
@@ -257,3 +262,72 @@ def test_colour_lists_with_repeats_parse_to_every_item_and_mixed_or_out_of_range
     assert _color_array(names[:-1] + ["rgb(0,0,0)"]) is None  # two forms in one list
     assert _color_array(["rgb(300,0,0)"] + ["rgb(1,2,3)"] * 8) is None  # not a colour
     assert _color_array(names[:7]) is None  # too short for a blob
+
+
+def _figure_like() -> dict:
+    """A plain figure as ``_plain`` gives one: traces (a list of dicts), a layout with a list of images, a
+    short list of numbers, arrays (one with a NaN) and strings."""
+    return {
+        "data": [
+            {"x": np.arange(9.0), "marker": {"color": "red", "size": 3}, "customdata": np.zeros((9, 2))},
+            {"x": np.array([1.0, np.nan]), "name": "c"},
+        ],
+        "layout": {
+            "title": {"text": "t"},
+            "images": [{"source": "a", "x": 0}],
+            "ticks": [1, 2],
+            "width": 4.0,
+        },
+    }
+
+
+READ = [
+    ((("data", 0, "x"), np.arange(9.0) + 1), (("layout", "title", "text"), "u")),
+    ((("layout", "title", "text"), "u"), (("data", 0, "x"), np.arange(9.0))),  # an equal value: no pair
+    ((("layout", "images", 0, "source"), "b"), (("data", 1, "x"), np.array([1.0, np.nan]))),  # NaN equal
+    ((("data", 0, "marker", "color"), "blue"), (("data", 0, "marker", "color"), "red")),  # the last wins
+    ((("layout", "width"), float("nan")),),  # a NaN set is never the same
+    ((("layout", "ticks"), [1, 3]), (("data", 0, "customdata"), np.ones((9, 2)))),
+]
+WALKED = [
+    ((("layout", "height"), 400),),  # a new key
+    ((("data", 0, "marker"), {"color": "blue", "size": 3}),),  # a dict: gone into
+    ((("data", 0), {"x": 1}),),  # a list's item
+    ((("layout", "title"), {"text": "v"}), (("layout", "title", "text"), "w")),  # a prefix
+    ((("layout", "ticks", 0), 5),),  # a list of numbers, not of dicts
+]
+
+
+@pytest.mark.parametrize("sets", READ + WALKED)
+def test_a_patchs_pairs_are_the_diff_of_the_figure_it_makes(sets):
+    """``_patch_diff`` reads a patch's pairs from its sets: the pairs ``_diff`` finds walking the patched
+    figure, in its order; or None where it cannot tell (then the figure is walked)."""
+    base = _figure_like()
+    walked = []
+    _diff(base, _patched(base, sets), [], walked, {})
+    read = _patch_diff(base, sets, {})
+    assert (read is None) == (sets in WALKED)
+    if read is not None:
+        assert [path for path, _ in read] == [path for path, _ in walked]
+        assert all(a is b for (_, a), (_, b) in zip(read, walked))
+
+
+def test_a_patch_of_a_base_with_a_nan_number_is_walked(monkeypatch):
+    """``_diff`` gives an untouched NaN number a pair wherever it walks past one: such a base's patches are
+    not read from their sets (``scrub_payload``); the payload is the one walked. A base without one, the
+    same payload either way."""
+    base = _figure_like()
+    base["layout"]["width"] = float("nan")
+    walked = []
+    _diff(base, _patched(base, READ[0]), [], walked, {})
+    assert ["layout", "width"] in [path for path, _ in walked] and _holds_nan_number(base)
+    assert not _holds_nan_number(_figure_like())
+    figure = go.Figure(go.Scatter(x=np.arange(9.0), y=np.arange(9.0)), layout=dict(width=400, title="t"))
+    patch = ScrubPatch(((("layout", "title", "text"), "u"), (("data", 0, "y"), np.arange(9.0) + 1)), "", "")
+    read = scrub_payload([ScrubLevel(figure), patch], [2.0, 1.0])
+    figure.layout.meta = float("nan")
+    read_nan = scrub_payload([ScrubLevel(figure), patch], [2.0, 1.0])
+    monkeypatch.setattr(scrub, "_patch_diff", lambda *args: None)
+    assert scrub_payload([ScrubLevel(figure), patch], [2.0, 1.0]) == read_nan
+    figure.layout.meta = None
+    assert scrub_payload([ScrubLevel(figure), patch], [2.0, 1.0]) == read

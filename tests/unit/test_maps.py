@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from rbfviz import KINDS, responsibilities, temperature
-from rbfviz.maps import LOGIT_FLOOR, resp_from_sq_distances
+from rbfviz.maps import LOGIT_FLOOR, resp_columns, resp_from_sq_distances, softmax_weight_columns
 
 SETTINGS = settings(derandomize=True, max_examples=50, deadline=None)
 DTYPES = (np.float32, np.float64)
@@ -532,3 +532,24 @@ def test_entmax15_kernel_equals_the_entmax_package(dtype, k):
     (ours * upstream).sum().backward()
     (pkg * upstream).sum().backward()
     torch.testing.assert_close(z_ours.grad, z_pkg.grad, rtol=0, atol=10 * tol)
+
+
+@settings(max_examples=60)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 9),
+    st.sampled_from([1e-3, 0.05, 0.5, 5.0]),
+    st.sampled_from([np.float32, np.float64]),
+)
+def test_softmax_weights_times_their_reciprocal_sum_are_the_map(seed, k, sigma, dtype):
+    """``softmax_weight_columns``'s w · inv is ``resp_columns``'s softmax bit for bit, and each column's
+    largest r is inv, first reached where w is exactly 1."""
+    rng = np.random.default_rng(seed)
+    D = np.square(rng.normal(scale=rng.choice([0.01, 1.0, 30.0]), size=(k, 200))).astype(dtype)
+    D[:, :5] = D[:1, :5]  # columns of ties
+    expected = resp_columns(D.copy(), sigma, "softmax")
+    weights, inv = softmax_weight_columns(D.copy(), sigma)
+    assert weights.dtype == inv.dtype == dtype
+    assert np.array_equal(weights * inv, expected)
+    assert np.array_equal(expected.max(axis=0), inv)
+    assert np.array_equal(expected.argmax(axis=0), (weights == 1.0).argmax(axis=0))
