@@ -1,10 +1,11 @@
 """Page setup shared by every page: page config, the sidebar of shared controls, notices, and an
 error boundary so one failing panel never takes the page down.
 
-    ctx = setup_page("Explorer")        # config + sidebar + URL state; ctx.ctrl has a resolved σ
+    ctx = setup_page("Explorer")        # config + URL state; ctx.ctrl has a resolved σ
     with panel("The plane"):            # any exception inside becomes a short st.error
         chart(fig, ctx.ctrl, "plane", description=explorer_words.plane(...))  # figure + one sentence
         ...
+    finish_page()                       # the sidebar, after the page's figures (stop early: stop())
 
 Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
 markers and lines (rbfviz.views.common.presenter), page text is larger, and the controls a class does not
