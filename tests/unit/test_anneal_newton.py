@@ -133,17 +133,24 @@ def test_newton_reaches_plain_ems_fixed_points(dataset, k, dtype, monkeypatch):
     assert sum(asked) >= 3
 
 
-def test_newton_does_not_pull_a_stack_onto_its_saddle(monkeypatch):
-    """k centres stacked at the data mean (plus a 1e-7 × scale jitter) below the first critical σ: the
-    stack is a saddle, a fixed point whose EM Jacobian has an eigenvalue λ_max/σ² > 1. Newton would jump
-    onto it (one step from there moves nothing); the run must split the stack as plain EM does."""
+def stack_below_its_critical_sigma(jitter: float):
+    """Three centres stacked at the mean of 2,000 blobs points, each moved by ``jitter`` × the data scale
+    (a seeded normal draw), at 0.9 × the stack's critical σ, where the stack is a saddle: (points with
+    ones, the stack (3, 2), σ, the EM tolerance, the data scale)."""
     X = make_dataset("blobs", n=2000, seed=6)[0]
     k, scale = 3, data_scale(X)
     sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
     tol_abs = _tolerance(1e-10, X.dtype, scale)
-    stack = X.mean(axis=0) + 1e-7 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
+    stack = X.mean(axis=0) + jitter * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
+    return points_with_ones(X), stack, sigma, tol_abs, scale
+
+
+def test_newton_does_not_pull_a_stack_onto_its_saddle(monkeypatch):
+    """k centres stacked at the data mean (plus a 1e-7 × scale jitter) below the first critical σ: the
+    stack is a saddle, a fixed point whose EM Jacobian has an eigenvalue λ_max/σ² > 1. Newton would jump
+    onto it (one step from there moves nothing); the run must split the stack as plain EM does."""
+    points, stack, sigma, tol_abs, scale = stack_below_its_critical_sigma(jitter=1e-7)
     asked = spy_on_newton(monkeypatch)
-    points = points_with_ones(X)
     fast, _, done = _em(
         points, stack, sigma, "softmax", tol_abs, 5000, True, APART * scale, False, newton=True
     )
@@ -226,12 +233,7 @@ def test_newton_leaves_a_stack_along_ems_path_with_escape_steps(monkeypatch):
     """Below the first critical σ, from a stack (a saddle) with a small jitter: the run leaves it in
     jumps of several linearised EM steps (spectral radius > 1), in far fewer steps than with Newton only
     on stable ground, and ends at plain EM's fixed point, centre by centre (the same branch)."""
-    X = make_dataset("blobs", n=2000, seed=6)[0]
-    k, scale = 3, data_scale(X)
-    sigma = 0.9 * _critical_sigma_predicted(X, "softmax", m=k)
-    tol_abs = _tolerance(1e-10, X.dtype, scale)
-    stack = X.mean(axis=0) + 1e-4 * scale * np.random.RandomState(2).normal(size=(k, X.shape[1]))
-    points = points_with_ones(X)
+    points, stack, sigma, tol_abs, scale = stack_below_its_critical_sigma(jitter=1e-4)
     monkeypatch.setattr(annealing, "ESCAPE_MIN_POINTS", 1)  # escape steps on this small run too
     escapes = []
     real_escape = annealing._escape_step
