@@ -36,12 +36,15 @@ def current_lines(spec):
 
 
 def rows_of(plane: dict, side: str) -> list[dict]:
-    """The point traces of one side of the plane ("naive exp/sum" or "entmax-1.5"), every kind of row."""
-    return [t for t in plane["data"] if t["name"].startswith(f"{side}: row")]
+    """The point traces of one side of the plane ("naive exp/sum" or "entmax-1.5"), every kind of row (not
+    their legend entries, which carry no meta)."""
+    return [t for t in plane["data"] if t["name"].startswith(f"{side}: row") and t.get("meta")]
 
 
 def one_hot_rows(plane: dict) -> np.ndarray:
-    return xy(next(t for t in plane["data"] if t["name"] == "entmax-1.5: row exactly one-hot"))
+    return xy(
+        next(t for t in plane["data"] if t["name"] == "entmax-1.5: row exactly one-hot" and t.get("meta"))
+    )
 
 
 def family_panels(at) -> int:

@@ -294,6 +294,11 @@ def stability_panels(plane, n: int, tr: Translator = ENGLISH) -> list[tuple[str,
     ]
 
 
+# The plane's legend order: each panel's point groups, the K-Means centroids between the panels (the
+# region entries after them, at Plotly's default rank of 1000).
+LEGEND_RANKS = {"nan": 1, "finite": 2, "kmeans": 3, "hard": 4, "soft": 5}
+
+
 def stability_plane_figure(
     plane,
     X,
@@ -327,6 +332,10 @@ def stability_plane_figure(
         )
     ]
     data, images, annotations, names = [], [], [], []
+    # each point group's legend entry is a trace of its own, after the panels' traces: Plotly leaves a
+    # trace without points out of the legend, so the groups' own entries would come and go with σ (and
+    # with the levels the scrubber drew before); legendrank keeps the entries in the panels' order
+    group_entries = []
     keep = np.ones(len(X), dtype=bool)
     if drawn is not None:
         keep[:] = False
@@ -386,6 +395,7 @@ def stability_plane_figure(
                     size=6,
                     line=dict(color="rgba(0,0,0,0.5)", width=0.5),
                 )
+            name, group = f"{tr(KIND_LABELS[kind])}: {text}", f"{kind}-{state}"
             data.append(
                 dict(
                     type="scatter",
@@ -394,11 +404,17 @@ def stability_plane_figure(
                     mode="markers",
                     xaxis=xref,
                     yaxis=yref,
-                    name=f"{tr(KIND_LABELS[kind])}: {text}",
+                    name=name,
                     marker=marker,
                     meta=[kind, state],
                     hoverinfo="skip",
+                    showlegend=False,
+                    legendgroup=group,
                 )
+            )
+            entry_marker = dict(marker, color=colors[0]) if isinstance(marker["color"], list) else marker
+            group_entries.append(
+                legend_only(name, marker=entry_marker, legendgroup=group, legendrank=LEGEND_RANKS[state])
             )
         data.append(
             markers_trace(
@@ -409,10 +425,12 @@ def stability_plane_figure(
                 name=tr("K-Means centroids C*"),
                 showlegend=i == 0,
                 legendgroup="kmeans",
+                legendrank=LEGEND_RANKS["kmeans"],
                 meta=["kmeans"],
                 hovertemplate=tr("K-Means centroid") + "<br>(%{x:.3f}, %{y:.3f})<extra></extra>",
             )
         )
+    data += group_entries
     data.append(
         legend_only(
             tr("naive NaN region (grey)"),
