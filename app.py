@@ -15,7 +15,7 @@ import streamlit as st
 
 from ui import classroom
 from ui.compression import compression_middleware
-from ui.page import HOME_TITLE, LESSONS, finish_page, page_links, page_path, panel, setup_page
+from ui.page import HOME_TITLE, LESSONS, page_links, page_path, panel, setup_page
 from ui.preload import preload_middleware
 
 # The documentation site, built by `mkdocs build` into static/docs/ and served by Streamlit's static
@@ -114,5 +114,3 @@ else:  # Streamlit's script run: the home page
             "where a measurement differs from the paper's claims, the view says so."
         )
     )
-
-    finish_page()  # the sidebar, after the page (ui.page.finish_page)

@@ -19,7 +19,7 @@ from rbfviz.views.explorer.receipt import explorer_receipt
 from ui import budget, compute, exports, language, plane_tools, scrub_parts, state
 from ui import session_keys as keys
 from ui import upload as uploads
-from ui.page import chart, finish_page, follows_sigma, panel, setup_page
+from ui.page import chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_view
 
 
@@ -448,5 +448,3 @@ with panel(tr("The explanation")):
                 "the Annealing view for fitted slopes on these data, which vary with the data (≈ 1–3.5)."
             )
         )
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

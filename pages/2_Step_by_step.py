@@ -22,7 +22,7 @@ from rbfviz.views.step_by_step.figures import (
 from ui import compute, plane_tools
 from ui import session_keys as keys
 from ui import upload as uploads
-from ui.page import chart, finish_page, panel, setup_page, stop
+from ui.page import chart, panel, setup_page
 from ui.step_by_step import pause, pause_when_settled, play_controls, play_view
 
 TABLE_NAMES = {"E": "E", "M": "M", "L": "Lloyd"}
@@ -91,7 +91,7 @@ if missing:
             tr("Place {k} starting centres", k=ctx.ctrl.k),
             height=560,
         )
-    stop()
+    st.stop()
 
 
 def steps_view(ctrl) -> None:
@@ -357,5 +357,3 @@ with panel(tr("The explanation")):
                 most=MAX_STEPS,
             )
         )
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

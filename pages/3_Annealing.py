@@ -35,7 +35,7 @@ from rbfviz.views.common.scrub import scrub_payload
 from ui import budget, compute, exports, scrub_parts
 from ui import restarts as race_runs
 from ui import session_keys as keys
-from ui.page import CHART_CONFIG, chart, finish_page, follows_sigma, intro, panel, setup_page
+from ui.page import CHART_CONFIG, chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
 # Where the K-Means reference C* starts (rbfviz.collapse's kmeans_start), shown as tr(name)
@@ -470,5 +470,3 @@ if annealing_allowed:  # the free energy is read along the same annealing path
 
 with panel(tr("Restarts against annealing")):
     race_panel(ctrl)
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

@@ -10,7 +10,7 @@ from rbfviz.views.how_many_clusters.figures import elbow_figure, silhouette_figu
 from ui import budget, how_many_clusters
 from ui import session_keys as keys
 from ui import upload as uploads
-from ui.page import chart, finish_page, panel, setup_page
+from ui.page import chart, panel, setup_page
 
 # Each rule in one sentence (shown as tr(heading), tr(rule)).
 RULES = (
@@ -244,5 +244,3 @@ if result is not None:
             noise=DEFAULT_NOISE["blobs"],
         )
     )
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

@@ -14,7 +14,7 @@ from rbfviz.views.stability.levels import stability_levels
 from rbfviz.views.stability.receipt import stability_numbers, stability_receipt
 from ui import compute, exports, family, scrub_parts
 from ui import session_keys as keys
-from ui.page import chart, finish_page, follows_sigma, intro, panel, setup_page
+from ui.page import chart, follows_sigma, intro, panel, setup_page
 from ui.scrub import scrub_figure
 
 ctx = setup_page("Stability", sigma_on_figure=True)
@@ -228,5 +228,3 @@ with family_box, panel(tr("Exact collapse across the family")):
                 "most 1 − 1/k; diamonds mark σ*(α). Softmax (α → 1) never reaches it: σ*(α) → 0."
             )
         )
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

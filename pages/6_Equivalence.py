@@ -16,7 +16,7 @@ from rbfviz.views.equivalence.figures import (
 from rbfviz.views.equivalence.levels import equivalence_levels
 from rbfviz.views.equivalence.receipt import equivalence_numbers, equivalence_receipt
 from ui import compute, exports, scrub_parts
-from ui.page import chart, finish_page, follows_sigma, panel, setup_page
+from ui.page import chart, follows_sigma, panel, setup_page
 from ui.scrub import scrub_figure
 
 STEPS = 25
@@ -168,5 +168,3 @@ def sigma_panels(ctrl) -> None:
 
 
 follows_sigma(ctx, sigma_panels)
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

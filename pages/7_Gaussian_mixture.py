@@ -12,7 +12,7 @@ from rbfviz.i18n import N_
 from rbfviz.views.gaussian_mixture.figures import mixture_figure
 from ui import compute
 from ui import upload as uploads
-from ui.page import chart, finish_page, panel, setup_page
+from ui.page import chart, panel, setup_page
 
 
 @st.cache_data(max_entries=64, ttl=compute.TTL, show_spinner=False)
@@ -270,5 +270,3 @@ with panel(tr("The explanation")):
                 "covariance matrix."
             )
         )
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

@@ -9,7 +9,7 @@ from rbfviz.views.lessons.arrays import STEPS, VIEW_NAMES, Prepared, check, prep
 from ui import classroom, exports, language, state
 from ui import session_keys as keys
 from ui.compute import TTL
-from ui.page import PAGES, finish_page, panel, room_query, setup_page, stop
+from ui.page import PAGES, panel, room_query, setup_page
 
 VIEW_PATHS = {label: path for path, label, _ in PAGES}
 STEP_BY_KEY = {step.key: step for step in STEPS}
@@ -132,7 +132,7 @@ with panel(tr("This step")):
             classroom.teacher_panel(seat, index, prepared, ctx.ctrl)
         else:
             classroom.student_panel(seat, index, prepared, go_to)
-        stop()  # the class panel takes the place of the private predict-and-check below
+        st.stop()  # the class panel takes the place of the private predict-and-check below
 
     st.subheader(tr("Predict first"))
     answer_key = f"lesson_{step.key}_answer"
@@ -183,5 +183,3 @@ with panel(tr("This step")):
                 args=(index + 1,),
                 key=f"lesson_{step.key}_next",
             )
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

@@ -24,7 +24,7 @@ from rbfviz.views.neural_network.figures import (
 )
 from ui import session_keys as keys
 from ui import state, training
-from ui.page import chart, error_message, finish_page, panel, setup_page
+from ui.page import chart, error_message, panel, setup_page
 
 DEFAULT_DATASET = "moons"
 EPOCH_CHOICES = (50, 100, 200, 300, 500)
@@ -662,5 +662,3 @@ with tab_low:
                 "through r on rows far from an edge; the table counts how many rows still carry it."
             )
         )
-
-finish_page()  # the sidebar, after the page's figures (ui.page.finish_page)

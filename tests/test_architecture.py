@@ -1,7 +1,6 @@
 """The layers hold (pyproject.toml [tool.importlinter]): core < views < command line < app, each
 importing only downward, with Plotly and Streamlit only where they belong."""
 
-import ast
 import subprocess
 import sys
 import tomllib
@@ -182,37 +181,6 @@ def test_page_files_are_numbered_in_menu_order():
     files = [path for path, *_ in PAGES if path.startswith("pages/")]
     assert files == sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("[0-9]_*.py"))
     assert [int(Path(f).name.split("_", 1)[0]) for f in files] == list(range(1, len(files) + 1))
-
-
-def _is_call(node, name: str) -> bool:
-    return (
-        isinstance(node, ast.Expr)
-        and isinstance(node.value, ast.Call)
-        and getattr(node.value.func, "id", "") == name
-    )
-
-
-def test_every_page_draws_its_sidebar_last_and_stops_through_ui_page():
-    """ui.page.setup_page leaves the shared sidebar to ``finish_page()``, so that the browser draws the
-    page's figure first: every page script calls it as its last statement, and stops early only with
-    ``ui.page.stop`` (which draws the sidebar first), never ``st.stop`` (a run that never draws the
-    sidebar's widgets shows none)."""
-    scripts = [ROOT / "app.py", *sorted((ROOT / "pages").glob("[0-9]_*.py"))]
-    assert len(scripts) == 10
-    for path in scripts:
-        body = ast.parse(path.read_text()).body
-        if path.name == "app.py":  # the page is the else branch of `if __name__ != "__main__"`
-            body = next(node for node in body if isinstance(node, ast.If)).orelse
-        where = path.relative_to(ROOT)
-        calls = [node for node in body if isinstance(node, ast.Assign) and "setup_page(" in ast.unparse(node)]
-        assert calls, f"{where}: no setup_page() at the top level"
-        assert _is_call(body[-1], "finish_page"), f"{where} does not end with finish_page()"
-    allowed = {ROOT / "ui" / "page.py", ROOT / "ui" / "settings.py"}  # settings: a start-up error, no page
-    for path in python_files("ui", "pages", "app.py"):
-        if path not in allowed:
-            assert "st.stop(" not in path.read_text(), (
-                f"{path.relative_to(ROOT)}: st.stop(), not ui.page.stop()"
-            )
 
 
 # --- the environment is read in one place ----------------------------------------------------------

@@ -2,11 +2,10 @@
 and ui/ do).
 
 * ``ui.state``   the shared controls (``Controls``), their URL form, parsing with notices.
-* ``ui.page``    ``setup_page(title)`` (page config, URL state, notices, presenter mode) and
-                 ``finish_page()`` (the sidebar of shared controls, drawn after the page so that the
-                 browser draws the figure first; ``stop()`` draws it before stopping early),
-                 ``panel(what)`` (error boundary), ``chart(fig, ctrl, key, description=...)`` (a figure,
-                 enlarged in presenter mode, with its one-sentence description), ``page_links(ctrl)``.
+* ``ui.page``    ``setup_page(title)`` (page config, sidebar of shared controls, URL state, notices,
+                 presenter mode), ``panel(what)`` (error boundary), ``chart(fig, ctrl, key,
+                 description=...)`` (a figure, enlarged in presenter mode, with its one-sentence
+                 description), ``page_links(ctrl)``.
 * ``ui.upload``  the sidebar's CSV upload: the session's uploaded points (``Upload``), messages.
 * ``ui.exports`` download buttons: points CSV, figure HTML, JSON, the view's receipt
 (rbfviz.views.common.receipt).
@@ -30,7 +29,7 @@ How to add a page ``pages/<N>_<Name>.py`` — the story every page tells:
     from rbfviz.views.something.figures import something_figure  # figure builder, unit-tested
     from rbfviz.views.something.words import something_in_words  # the "In words" sentence
     from ui import compute, exports
-    from ui.page import chart, finish_page, panel, setup_page
+    from ui.page import chart, panel, setup_page
 
     ctx = setup_page("Something")                    # 1. controls (ctx.ctrl: σ already on the grid)
     with panel("The something figure"):              #    errors become a short st.error
@@ -40,7 +39,6 @@ How to add a page ``pages/<N>_<Name>.py`` — the story every page tells:
         st.latex(r"z_{ij} = -\\frac{\\lVert x_i - c_j\\rVert^2}{2\\sigma^2}")   # 4. explanation
         st.markdown("What it shows, and where measurement differs from the paper.")
         exports.download_row(ctx.ctrl, [exports.figure_download(fig, "something")], key="something")
-    finish_page()                                    # 5. the sidebar, last (stop early with ui.page.stop())
 
 A figure that changes with σ scrubs in the browser instead: ``setup_page(..., sigma_on_figure=True)``,
 build one ``ScrubLevel(figure, side_html, sentence)`` per σ of ``ctx.scale.grid`` inside a

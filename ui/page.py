@@ -1,11 +1,10 @@
 """Page setup shared by every page: page config, the sidebar of shared controls, notices, and an
 error boundary so one failing panel never takes the page down.
 
-    ctx = setup_page("Explorer")        # config + URL state; ctx.ctrl has a resolved σ
+    ctx = setup_page("Explorer")        # config + sidebar + URL state; ctx.ctrl has a resolved σ
     with panel("The plane"):            # any exception inside becomes a short st.error
         chart(fig, ctx.ctrl, "plane", description=explorer_words.plane(...))  # figure + one sentence
         ...
-    finish_page()                       # the sidebar, after the page's figures (stop early: stop())
 
 Presenter mode (``?presenter=1`` or the sidebar toggle): ``chart`` enlarges every figure's fonts,
 markers and lines (rbfviz.views.common.presenter), page text is larger, and the controls a class does not
@@ -31,12 +30,10 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import threading
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NoReturn
 from urllib.parse import quote
 
 import plotly.graph_objects as go
@@ -472,8 +469,8 @@ def _model_controls(ctrl: Controls, more, tr: Translator) -> None:
         _widget(st.radio, tr("Precision"), "dtype", ctrl.dtype, tr, options=DTYPES, horizontal=True)
 
 
-def _sidebar_controls(ctrl: Controls, upload_open: bool) -> None:
-    """Language, presenter toggle, data, "Your own data" (open if ``upload_open``), model.
+def _sidebar_controls(ctrl: Controls) -> Controls:
+    """Presenter toggle, data, "Your own data", model. Returns the controls (a new upload switches them).
 
     In presenter mode the controls a class does not need fold into a "More controls" expander.
     """
@@ -492,7 +489,8 @@ def _sidebar_controls(ctrl: Controls, upload_open: bool) -> None:
             ),
         )
         data_slot = st.container()
-    uploads.upload_section(ctrl, upload_open)
+    # before the data controls are drawn: a new file switches the data set
+    ctrl = uploads.upload_section(ctrl)
     with st.sidebar:
         more = (
             st.expander(tr("More controls (n, noise, seed, start, precision)"))
@@ -502,6 +500,7 @@ def _sidebar_controls(ctrl: Controls, upload_open: bool) -> None:
         with data_slot:
             _data_controls(ctrl, more if ctrl.presenter else nullcontext(), tr)
         _model_controls(ctrl, more, tr)
+    return ctrl
 
 
 def resolve_sigma(ctrl: Controls, scale: SigmaScale) -> tuple[float, list[str]]:
@@ -578,8 +577,7 @@ def setup_page(
     steps: bool = False,
     drawing: bool = False,
 ) -> PageContext:
-    """Page config, the URL state and its notices; the shared sidebar is drawn by ``finish_page``. Call
-    first on every page, and ``finish_page()`` last.
+    """Page config, the shared sidebar, the URL state and its notices. Call first on every page.
 
     title: the page's English name (PAGES, or HOME_TITLE), shown in the reader's language; file names and
     the session's view keep the English one.
@@ -590,7 +588,7 @@ def setup_page(
     it shows the drawing plane and stops; every other page says so and stops.
 
     Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
-    cannot be computed, shows an error and stops the page (no traceback; the sidebar is drawn).
+    cannot be computed, shows an error and stops the page (no traceback).
     """
     ctrl = state.load_controls(st)
     # presenter mode starts with the sidebar collapsed: the figure gets the projector's whole width
@@ -602,25 +600,25 @@ def setup_page(
     )
     session_log.track_session()
     st.session_state[keys.VIEW] = title
+    nav_slot = st.sidebar.container()  # filled last, when the links' state is known
     if not steps:
         ctrl = state.without_steps(ctrl)
-    upload_open = uploads.section_open(ctrl)
-    ctrl = uploads.take_file(ctrl)  # a new file switches the data set the page computes with
-    _run.sidebar = _Sidebar(ctrl, upload_open)
+    ctrl = _sidebar_controls(ctrl)
     if ctrl.dataset == DRAWN and ctrl.n < max(ctrl.k, K_MIN):
-        _too_few_drawn(ctrl, drawing)
+        _too_few_drawn(ctrl, nav_slot, drawing)
     try:
         scale = compute.scale(ctrl)
     except Exception as exc:  # noqa: BLE001
         log.exception("sigma scale failed")
         tr = translator(ctrl.lang)
         st.error(error_message(tr("The σ range of these data"), exc))
-        stop()
+        st.stop()
     sigma, notes = resolve_sigma(ctrl, scale)
     ctrl = replace(ctrl, sigma=sigma)
     state.add_notices(st, notes)
+    _sigma_control(ctrl, scale, sigma_on_figure)
     state.save_controls(st, ctrl)
-    _run.sidebar = _Sidebar(ctrl, upload_open, scale, sigma_on_figure)
+    _navigation(nav_slot, ctrl)
     st.html(CAPTION_CSS + CHART_CSS)
     if ctrl.presenter:
         st.html(PRESENTER_CSS)
@@ -640,57 +638,13 @@ def setup_page(
     return PageContext(ctrl=ctrl, scale=scale)
 
 
-# --- the sidebar, drawn after the page --------------------------------------------------------------
-# The browser renders elements in the order the script sends them. Drawn first, the sidebar's widgets
-# (and the chunks of their code) came before the page's figure; drawn last, the figure comes first.
-# Its widgets' values are known anyway before anything is drawn: their callbacks have folded them into
-# the controls, and the upload's file is taken from its widget state (ui.upload.take_file).
-
-
-@dataclass(frozen=True)
-class _Sidebar:
-    """What ``finish_page`` draws: the menu, the controls, and σ once its range is known (``scale``)."""
-
-    ctrl: Controls
-    upload_open: bool
-    scale: SigmaScale | None = None
-    sigma_on_figure: bool = False
-
-    def draw(self) -> None:
-        _navigation(self.ctrl)
-        _sidebar_controls(self.ctrl, self.upload_open)
-        if self.scale is not None:
-            _sigma_control(self.ctrl, self.scale, self.sigma_on_figure)
-
-
-# This script run's sidebar, set by setup_page and drawn once by finish_page or stop. Streamlit runs
-# each script run (and each fragment's) in a thread of its own, so a run sees only its own sidebar.
-_run = threading.local()
-
-
-def finish_page() -> None:
-    """Draw the page's shared sidebar (menu, controls, σ), once: the last call of every page, after its
-    figures. ``stop`` calls it too, so a page that stops early still has its sidebar (a widget that a
-    run never draws disappears from the page)."""
-    sidebar = getattr(_run, "sidebar", None)
-    _run.sidebar = None
-    if sidebar is not None:
-        sidebar.draw()
-
-
-def stop() -> NoReturn:
-    """``st.stop()`` after drawing the sidebar (``finish_page``): what every page calls to stop early."""
-    finish_page()
-    st.stop()
-    raise AssertionError("st.stop() returned")  # pragma: no cover - st.stop raises
-
-
-def _too_few_drawn(ctrl: Controls, drawing: bool) -> NoReturn:
+def _too_few_drawn(ctrl: Controls, nav_slot, drawing: bool) -> None:
     """A drawing with fewer points than k (or 2) has nothing to cluster yet: the page asks for more (on a
     drawing page, on the plane itself) and stops."""
     from . import plane_tools
 
     state.save_controls(st, ctrl)
+    _navigation(nav_slot, ctrl)
     for note in state.notices(st):
         st.warning(note, icon="⚠️")
     st.session_state[keys.NOTICES] = []
@@ -721,7 +675,7 @@ def _too_few_drawn(ctrl: Controls, drawing: bool) -> NoReturn:
             label=tr("Draw on the Explorer"),
             query_params=state.menu_query(ctrl),
         )
-    stop()
+    st.stop()
 
 
 def room_query() -> dict[str, str]:
@@ -768,7 +722,7 @@ def _page(path: str) -> st.Page:
     return st.Page(ROOT / path, default=path == "app.py")
 
 
-def _navigation(ctrl: Controls) -> None:
+def _navigation(slot, ctrl: Controls) -> None:
     """The sidebar's page menu: Home and one link per view, each carrying the current controls but σ.
 
     Replaces Streamlit's automatic menu (client.showSidebarNavigation = false), which names the home
@@ -780,7 +734,7 @@ def _navigation(ctrl: Controls) -> None:
     """
     query = {**state.menu_query(ctrl), **room_query()}
     tr = translator(ctrl.lang)
-    with st.sidebar:
+    with slot:
         st.page_link(_page("app.py"), label=tr("Home"), icon=":material/home:", query_params=query)
         for path, label, _ in PAGES:
             st.page_link(_page(path), label=tr(label), query_params=query)

@@ -164,49 +164,18 @@ def _column_choice(upload: Upload, tr: Translator) -> None:
         st.error(explain(error, tr))
 
 
-UPLOAD_KEY = "upload_file"  # the file uploader's widget key
-
-
-def section_open(ctrl: Controls) -> bool:
-    """Whether "Your own data" starts open: the controls show the upload, or a rejected file's message
-    is kept. Decided from the controls before this run's file is taken (``take_file``)."""
-    return ctrl.dataset == UPLOAD or keys.UPLOAD_ERROR in st.session_state
-
-
-def take_file(ctrl: Controls) -> Controls:
-    """The file in the sidebar's uploader (its widget state, before ``upload_section`` draws it): the
-    controls switched to it when a new good file arrived; a rejected file's message is kept for
-    ``show_messages``. Runs before the page's figure, which is computed from the switched controls."""
-    file = st.session_state.get(UPLOAD_KEY)
-    if file is None:
-        # the same file chosen again later is handled again (and its message shown again)
-        st.session_state.pop(keys.UPLOAD_SEEN, None)
-        st.session_state.pop(keys.UPLOAD_ERROR, None)
-        return ctrl
-    raw = file.getvalue()
-    digest = file_digest(raw)
-    if st.session_state.get(keys.UPLOAD_SEEN) == digest:
-        return ctrl
-    st.session_state[keys.UPLOAD_SEEN] = digest
-    result = compute.read_upload(digest, None, raw)
-    if isinstance(result, ValueError):
-        st.session_state[keys.UPLOAD_ERROR] = (digest, file.name, result)
-        return ctrl
-    st.session_state.pop(keys.UPLOAD_ERROR, None)
-    st.session_state[keys.UPLOAD_SUCCESS] = True
-    return _accept(ctrl, Upload(file.name, digest, raw, result, None, compute.points_digest(result.X)))
-
-
-def upload_section(ctrl: Controls, expanded: bool) -> None:
-    """The sidebar's "Your own data" section: the uploader (its file taken by ``take_file``), what is
-    loaded, and the choice of plane. ``expanded``: ``section_open`` of the run's controls."""
+def upload_section(ctrl: Controls) -> Controls:
+    """The sidebar's "Your own data" section. Returns the controls, switched to the file when a new
+    good file arrived; a rejected file's message is kept for ``show_messages``."""
     upload = current()
     tr = translator(ctrl.lang)
-    with st.sidebar.expander(tr("Your own data (CSV)"), expanded=expanded):
-        st.file_uploader(
+    with st.sidebar.expander(
+        tr("Your own data (CSV)"), expanded=ctrl.dataset == UPLOAD or keys.UPLOAD_ERROR in st.session_state
+    ):
+        file = st.file_uploader(
             tr("Points as a CSV file"),
             type=["csv", "txt", "tsv"],
-            key=UPLOAD_KEY,
+            key="upload_file",
             help=tr(
                 "Two numeric columns (x, y), or more: then pick two or use principal components. Comma, "
                 "semicolon or tab separated, optional header, at most {rows:,} rows and {megabytes} MB. "
@@ -215,6 +184,23 @@ def upload_section(ctrl: Controls, expanded: bool) -> None:
                 megabytes=MAX_BYTES // 2**20,
             ),
         )
+        if file is None:
+            # the same file chosen again later is handled again (and its message shown again)
+            st.session_state.pop(keys.UPLOAD_SEEN, None)
+            st.session_state.pop(keys.UPLOAD_ERROR, None)
+        else:
+            raw = file.getvalue()
+            digest = file_digest(raw)
+            if st.session_state.get(keys.UPLOAD_SEEN) != digest:
+                st.session_state[keys.UPLOAD_SEEN] = digest
+                result = compute.read_upload(digest, None, raw)
+                if isinstance(result, ValueError):
+                    st.session_state[keys.UPLOAD_ERROR] = (digest, file.name, result)
+                else:
+                    st.session_state.pop(keys.UPLOAD_ERROR, None)
+                    upload = Upload(file.name, digest, raw, result, None, compute.points_digest(result.X))
+                    ctrl = _accept(ctrl, upload)
+                    st.session_state[keys.UPLOAD_SUCCESS] = True
         if upload is not None:
             if ctrl.dataset == UPLOAD:
                 st.caption(tr("**{upload}** (in use).", upload=upload.describe(tr)))
@@ -223,6 +209,7 @@ def upload_section(ctrl: Controls, expanded: bool) -> None:
             _column_choice(upload, tr)
         else:
             st.caption(tr("Upload a CSV file of points to explore your own data."))
+    return ctrl
 
 
 def show_messages(ctrl: Controls) -> None:
