@@ -17,6 +17,8 @@ and ui/ do).
                  ``in_worker``: the work in a thread under a bar redrawn each tick, so Cancel lands).
 * ``ui.settings`` every RBFVIZ_* environment variable, read and checked once (``settings.current()``).
 * ``ui.session_keys`` the names of everything the app keeps in ``st.session_state``.
+* ``ui.sidebar_mark`` the sidebar's hidden mark: a press from a browser that had not yet received the last
+                 answer does not undo what it changed (old sidebar values, an old address).
 * ``ui.hold_rest`` tests only: holds back a new setting's other σ levels while a file exists.
 * ``ui.websocket_deflate`` the compressed websocket sends a large message deflate would not shrink (a σ
                  payload, gzip already) as it is (``install()``, once per process, below).

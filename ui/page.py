@@ -47,7 +47,7 @@ from rbfviz.views.common.layout import THEME_INK_RGB, streamlit_themed
 from rbfviz.views.common.presenter import presenter_figure
 from rbfviz.views.explorer.arrays import SigmaScale
 
-from . import compute, exports, language, session_log, state
+from . import compute, exports, language, session_log, sidebar_mark, state
 from . import session_keys as keys
 from . import upload as uploads
 from .progress import progress_slot
@@ -246,7 +246,10 @@ def panel(what: str):
 
 
 def _on_change(field: str) -> None:
-    """Widget callback (runs before the script): fold the widget's value into the shared controls."""
+    """Widget callback (runs before the script): fold the widget's value into the shared controls, unless
+    the browser sent a value from before the server changed it (ui.sidebar_mark)."""
+    if sidebar_mark.stale(field):
+        return
     value = st.session_state[keys.widget(field)]
     ctrl = st.session_state.get(keys.CONTROLS) or Controls()
     new, notes = state.changed(ctrl, field, value)
@@ -304,7 +307,7 @@ def _widget(kind, label: str, field: str, value, tr: Translator, **kwargs):
     """A sidebar control of ``field`` (its key ``keys.widget(field)``, the same in every language), its
     tooltip HELP[field] in ``tr``'s language."""
     key = keys.widget(field)
-    st.session_state[key] = value
+    sidebar_mark.shown(field, key, value)
     if field in HELP:
         kwargs.setdefault("help", tr(HELP[field]))
     return kind(label, key=key, on_change=_on_change, args=(field,), **kwargs)
@@ -313,6 +316,8 @@ def _widget(kind, label: str, field: str, value, tr: Translator, **kwargs):
 def _on_typed_number(field: str, label: str, low: float, high: float) -> None:
     """Callback of a number typed as text (``_number_text``): the controls take it when it is a number
     in [low, high]; otherwise they keep theirs and a notice says what was wrong."""
+    if sidebar_mark.stale(field):
+        return
     ctrl = st.session_state.get(keys.CONTROLS) or Controls()
     tr = translator(ctrl.lang)
     text = st.session_state[keys.widget(field)]
@@ -343,7 +348,7 @@ def _number_text(label: str, field: str, value: float, low: float, high: float, 
     read by ``tr.parse_number`` ("0,529" and "0.529" alike). Same key, field and address as the number
     input it replaces."""
     key = keys.widget(field)
-    st.session_state[key] = tr.number(value, "g")
+    sidebar_mark.shown(field, key, tr.number(value, "g"))
     st.text_input(
         label, key=key, on_change=_on_typed_number, args=(field, label, low, high), help=tr(HELP[field])
     )
@@ -476,6 +481,7 @@ def _sidebar_controls(ctrl: Controls) -> Controls:
     """
     tr = translator(ctrl.lang)
     with st.sidebar:
+        sidebar_mark.shown("lang", keys.widget("lang"), ctrl.lang)
         language.language_switch(ctrl.lang, _on_change, ("lang",))
         _widget(
             st.toggle,
@@ -590,7 +596,7 @@ def setup_page(
     Returns a PageContext whose ctrl.sigma is a value of the σ grid. If the data or the σ range
     cannot be computed, shows an error and stops the page (no traceback).
     """
-    ctrl = state.load_controls(st)
+    ctrl = state.load_controls(st, behind=sidebar_mark.behind())
     # presenter mode starts with the sidebar collapsed: the figure gets the projector's whole width
     st.set_page_config(
         page_title=f"{translator(ctrl.lang)(title)} · rbfviz",
@@ -612,13 +618,13 @@ def setup_page(
         log.exception("sigma scale failed")
         tr = translator(ctrl.lang)
         st.error(error_message(tr("The σ range of these data"), exc))
+        sidebar_mark.send()
         st.stop()
     sigma, notes = resolve_sigma(ctrl, scale)
     ctrl = replace(ctrl, sigma=sigma)
     state.add_notices(st, notes)
     _sigma_control(ctrl, scale, sigma_on_figure)
-    state.save_controls(st, ctrl)
-    _navigation(nav_slot, ctrl)
+    _save_and_mark(ctrl, nav_slot)
     st.html(CAPTION_CSS + CHART_CSS)
     if ctrl.presenter:
         st.html(PRESENTER_CSS)
@@ -638,13 +644,20 @@ def setup_page(
     return PageContext(ctrl=ctrl, scale=scale)
 
 
+def _save_and_mark(ctrl: Controls, nav_slot) -> None:
+    """The run's address and page menu, then the sidebar's mark: sent after both (ui.sidebar_mark)."""
+    if state.save_controls(st, ctrl):
+        sidebar_mark.address_written()
+    _navigation(nav_slot, ctrl)
+    sidebar_mark.send()
+
+
 def _too_few_drawn(ctrl: Controls, nav_slot, drawing: bool) -> None:
     """A drawing with fewer points than k (or 2) has nothing to cluster yet: the page asks for more (on a
     drawing page, on the plane itself) and stops."""
     from . import plane_tools
 
-    state.save_controls(st, ctrl)
-    _navigation(nav_slot, ctrl)
+    _save_and_mark(ctrl, nav_slot)
     for note in state.notices(st):
         st.warning(note, icon="⚠️")
     st.session_state[keys.NOTICES] = []

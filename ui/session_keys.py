@@ -14,6 +14,7 @@ Tests read them too (``at.session_state[session_keys.CONTROLS]``).
 
 CONTROLS = "_rbfviz_controls"  # the current ui.state.Controls (not a widget key, so it survives pages)
 QUERY = "_rbfviz_query"  # the query dict last read from or written to the URL
+QUERIES_WRITTEN = "_rbfviz_queries_written"  # the last few query dicts written to the URL, oldest first
 # the Controls as last saved: if the session's controls differ from it at the start of a run, a
 # widget callback changed them in this rerun, and that change wins over the URL of the request
 SAVED_CONTROLS = "_rbfviz_saved"
@@ -26,6 +27,15 @@ WIDGET_PREFIX = "w_"
 def widget(field: str) -> str:
     """The sidebar widget's key of a Controls field (``w_dataset``, ``w_k``, ...)."""
     return f"{WIDGET_PREFIX}{field}"
+
+
+# --- the sidebar's mark (ui.sidebar_mark) ------------------------------------------------------------
+
+SIDEBAR_MARK = "rbfviz_sidebar_mark"  # hidden widget: the mark the browser last received (not w_: no control)
+SIDEBAR_MARK_BOX = "rbfviz_sidebar_mark_box"  # its container, hidden by CSS
+SIDEBAR_MARK_SENT = "_rbfviz_sidebar_mark_sent"  # the last mark sent
+SIDEBAR_MARK_DUE = "_rbfviz_sidebar_mark_due"  # this run changed a control on screen or the address
+SIDEBAR_CHANGED = "_rbfviz_sidebar_changed"  # {Controls field: the mark of the run that changed it on screen}
 
 
 # --- the upload (ui.upload) -------------------------------------------------------------------------

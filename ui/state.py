@@ -590,6 +590,7 @@ def without_steps(ctrl: Controls) -> Controls:
     return replace(ctrl, steps="", at=None) if ctrl.steps or ctrl.at is not None else ctrl
 
 
+QUERIES_KEPT = 8  # our last addresses kept for load_controls: more than a browser is ever behind
 MENU_DROPS = ("sigma", "steps", "at")  # what the sidebar's page menu leaves out of its links
 
 
@@ -740,9 +741,11 @@ def _url_query(st) -> dict[str, str]:
     return {key: query[key] for key in QUERY_KEYS if key in query}
 
 
-def load_controls(st) -> Controls:
+def load_controls(st, behind: bool = False) -> Controls:
     """The controls for this run: from the URL on a fresh session or an edited link, else the session's.
 
+    behind: the request's browser had not yet received the last run's sidebar (ui.sidebar_mark), so an
+    address we wrote before the last one is its old address, not a link.
     dataset=upload is resolved against the session's upload (``keys.UPLOAD``): a link cannot carry
     the file, so without one the defaults are used and a notice says why."""
     url = _url_query(st)
@@ -750,14 +753,16 @@ def load_controls(st) -> Controls:
     # A rerun request carries the address as the browser had it when the request was sent; after
     # quick successive changes it can be older than what the last run wrote. So an address that
     # differs from our last write counts as a new link only when no widget changed the controls
-    # in this rerun (a widget change is the user's newest intent).
+    # in this rerun (a widget change is the user's newest intent), and not when it is one of our
+    # earlier writes sent by a browser that had not received the last.
     changed_by_widget = known is not None and known != st.session_state.get(keys.SAVED_CONTROLS)
     last = st.session_state.get(keys.QUERY) or {}
+    old_address = behind and url in st.session_state.get(keys.QUERIES_WRITTEN, [])
     if known is not None and url and url == {k: v for k, v in last.items() if k not in MENU_DROPS}:
         # the sidebar's menu link (``menu_query``): this session's own view, σ included, no steps
         url = last = {}
         known = without_steps(known)
-    if known is None or (not changed_by_widget and url and url != last):
+    if known is None or (not changed_by_widget and not old_address and url and url != last):
         ctrl, notices = parse_query(url, language_of_locale(st.context.locale))
         ctrl, more = resolve_upload(ctrl, st.session_state.get(keys.UPLOAD))
         st.session_state[keys.CONTROLS] = ctrl
@@ -779,8 +784,9 @@ def add_notices(st, new: list[str]) -> None:
     st.session_state[keys.NOTICES] = notices(st) + list(new)
 
 
-def save_controls(st, ctrl: Controls) -> None:
-    """Keep ctrl in the session and write the URL, touching only the parameters that changed."""
+def save_controls(st, ctrl: Controls) -> bool:
+    """Keep ctrl in the session and write the URL, touching only the parameters that changed. Returns
+    whether the address changed from our last write."""
     st.session_state[keys.CONTROLS] = ctrl
     st.session_state[keys.SAVED_CONTROLS] = ctrl
     query = ctrl.to_query()
@@ -799,3 +805,9 @@ def save_controls(st, ctrl: Controls) -> None:
         if key not in query and key in url:
             del st.query_params[key]
     st.session_state[keys.QUERY] = query
+    if query == last:
+        return False
+    # the addresses a browser that is behind may still send (load_controls): the last few we wrote
+    written = st.session_state.get(keys.QUERIES_WRITTEN, [])
+    st.session_state[keys.QUERIES_WRITTEN] = [*written[-(QUERIES_KEPT - 1) :], query]
+    return True

@@ -8,6 +8,7 @@ in quick succession, made before the page answered the first, both land, and the
 
 from __future__ import annotations
 
+import re
 from urllib.parse import parse_qsl, urlsplit
 
 import numpy as np
@@ -250,5 +251,34 @@ def test_two_quick_taps_while_the_page_reruns_both_land_on_a_plane_that_stays(se
         # the second tap's rerun did not carry the controls as they were before the first made a drawing
         assert (query["dataset"], query["k"]) == ("drawn", "3")
         assert editor_ranges(page) == ranges
+    finally:
+        context.close()
+
+
+def test_after_a_drawing_the_students_own_dataset_choice_is_taken(server, browser):
+    """A tap makes the data set "drawn by hand" (the page changes the sidebar's Dataset and raises its
+    mark, ui.sidebar_mark); once that answer is on screen, the student's own choice in the Dataset menu
+    is theirs, not taken for a press from before the answer: the browser sent back the new mark."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(HANG_TIMEOUT_MS)
+    try:
+        page.goto(f"{server.url}/Explorer?dataset=moons&n=100&k=3&seed=0")
+        page.get_by_text("Draw points", exact=True).click()
+        wait_editor_title(page, "n = 100")
+        page.locator(EDITOR).scroll_into_view_if_needed()
+        page.mouse.click(*editor_pixel(page, -1.0, 1.5))
+        wait_editor_title(page, "n = 101")
+        page.wait_for_function("() => new URLSearchParams(window.location.search).get('dataset') === 'drawn'")
+        menu = page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(
+            has=page.locator("[data-testid='stWidgetLabel']", has_text="Dataset")
+        )
+        menu.scroll_into_view_if_needed()
+        menu.click()
+        page.locator("[role='option']").filter(has_text=re.compile("^circles$")).click()
+        page.wait_for_function(
+            "() => new URLSearchParams(window.location.search).get('dataset') === 'circles'"
+        )
+        assert "dataset=drawn" not in page.url
     finally:
         context.close()
