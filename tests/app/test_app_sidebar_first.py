@@ -3,12 +3,12 @@ widgets before anything of its own page, and the sidebar is the whole sidebar, i
 
 Why first: a page can change a sidebar control itself (a drawn point makes the data set "drawn by hand",
 an upload makes it "your file"), and the browser holds the widget's old value until the new one
-arrives. Every press sends the browser's values, so a press on the page made before the new sidebar
-arrived sends the old value back, and its callback takes it for the student's choice: the data set or k
-went back to what it was. Sent first, the sidebar's values arrive before any of the page's answer
-that the student can see and press next. Drawn after the page, the plane's answer (n + 1) came while
-the sidebar was still on its way, and a press on "Look (σ, probe)" then lost k: the five-point drawing
-test in tests/e2e/test_e2e_plane_edit.py failed that way under load."""
+arrives. Sent first, the new values arrive before anything of the page's answer that a student can see
+and press next. Drawn after the page, they came after the plane's answer, and a press on "Look (σ,
+probe)" right after it sent the old values back, which undid the page's change (k went from 3 to 2: the
+five-point drawing test in tests/e2e/test_e2e_plane_edit.py failed that way under load). A press made
+before any of the answer arrived is caught by the sidebar's mark (ui.sidebar_mark,
+tests/app/test_app_sidebar_mark.py); this order keeps that window as short as it can be."""
 
 import pytest
 from app_page import APP, PAGE_PATHS, app, page_path
