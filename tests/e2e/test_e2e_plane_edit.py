@@ -148,6 +148,14 @@ def wait_editor_title(page, text: str) -> None:
     )
 
 
+def open_the_drawing_plane(page, url: str) -> None:
+    """The Explorer on 100 moons, k = 3, with "Draw points" chosen and the plane in view."""
+    page.goto(f"{url}/Explorer?dataset=moons&n=100&k=3&seed=0")
+    page.get_by_text("Draw points", exact=True).click()
+    wait_editor_title(page, "n = 100")
+    page.locator(EDITOR).scroll_into_view_if_needed()
+
+
 def query_of(page) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(page.url).query))
 
@@ -166,10 +174,7 @@ def test_draw_five_points_and_n_grows_by_five(server, browser, device):
     page.on("pageerror", lambda err: errors.append(str(err)))
     press = page.touchscreen.tap if device == "phone" else page.mouse.click
     try:
-        page.goto(f"{server.url}/Explorer?dataset=moons&n=100&k=3&seed=0")
-        page.get_by_text("Draw points", exact=True).click()
-        wait_editor_title(page, "n = 100")
-        page.locator(EDITOR).scroll_into_view_if_needed()
+        open_the_drawing_plane(page, server.url)
         targets = [(-1.0, 1.5), (-0.5, 1.6), (0.0, 1.7), (2.5, -0.5), (2.6, 1.0)]
         # a tap at a student's pace: each point is drawn before the next tap
         for count, (x, y) in enumerate(targets, start=101):
@@ -211,43 +216,55 @@ def editor_ranges(page) -> list[list[float]]:
     )
 
 
+QUICK_TAPS = [(-1.0, 1.5), (0.0, 1.7)]  # data coordinates of the two taps
+TRIES = 3  # quiet, the page answered the first tap before the second in about 1 run of 14
+
+
+def two_quick_taps(page) -> list[str]:
+    """Tap the drawing plane twice back to back, a few milliseconds apart (Chromium's touch input);
+    returns the plane's title as each finger came down, which says whether the page had answered the first
+    tap before the second."""
+    page.evaluate(
+        """(sel) => { window.titlesAtTouch = []; document.addEventListener("touchstart", () =>
+          window.titlesAtTouch.push(document.querySelector(sel)._fullLayout.title.text), true); }""",
+        EDITOR,
+    )
+    taps = [editor_pixel(page, x, y) for x, y in QUICK_TAPS]
+    cdp = page.context.new_cdp_session(page)
+    for x, y in taps:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+    return page.evaluate("() => window.titlesAtTouch")
+
+
 def test_two_quick_taps_while_the_page_reruns_both_land_on_a_plane_that_stays(server, browser):
     """Two taps on the phone's drawing plane, the second within Plotly's double-click delay and while the
     page still reruns for the first: both points are drawn and reach the page (n + 2, in the address)
     with the other controls as they were (k), and the plane keeps its scale (a double tap is two points,
-    not Plotly's zoom reset)."""
-    context = browser.new_context(**PHONE)
-    page = context.new_page()
-    page.set_default_timeout(HANG_TIMEOUT_MS)
-    try:
-        page.goto(f"{server.url}/Explorer?dataset=moons&n=100&k=3&seed=0")
-        page.get_by_text("Draw points", exact=True).click()
-        wait_editor_title(page, "n = 100")
-        page.locator(EDITOR).scroll_into_view_if_needed()
+    not Plotly's zoom reset). A try in which the page answered the first tap before the second came tests
+    nothing: it is tried again on a fresh page, up to TRIES times."""
+    for _ in range(TRIES):
+        context = browser.new_context(**PHONE)
+        page = context.new_page()
+        page.set_default_timeout(HANG_TIMEOUT_MS)
+        open_the_drawing_plane(page, server.url)
         ranges = editor_ranges(page)
-        # the plane's title as each finger comes down: it says whether the page had answered the tap before
-        page.evaluate(
-            """(sel) => { window.titlesAtTouch = []; document.addEventListener("touchstart", () =>
-              window.titlesAtTouch.push(document.querySelector(sel)._fullLayout.title.text), true); }""",
-            EDITOR,
-        )
-        taps = [editor_pixel(page, -1.0, 1.5), editor_pixel(page, 0.0, 1.7)]
-        cdp = context.new_cdp_session(page)
-        for x, y in taps:  # back to back: a few milliseconds apart
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
-            cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
-        cdp.detach()
+        titles = two_quick_taps(page)
+        if all("n = 100" in title for title in titles):
+            break
+        context.close()
+    else:
+        pytest.fail(f"in {TRIES} tries the page answered the first tap before the second came: {titles}")
+    try:
+        assert len(titles) == 2, titles
         assert page.evaluate(f"() => document.querySelector('{EDITOR}').dataset.points") == "102"
-        # the second tap came before the page had drawn the first's rerun (else this test tests nothing)
-        assert ["n = 100" in title for title in page.evaluate("() => window.titlesAtTouch")] == [True, True]
         assert editor_ranges(page) == ranges
         wait_editor_title(page, "n = 102")
         page.wait_for_function("() => new URLSearchParams(window.location.search).get('n') === '102'")
         query = query_of(page)
         drawn = decode_points(query["points"])
-        np.testing.assert_allclose(
-            drawn[-2:], [(-1.0, 1.5), (0.0, 1.7)], atol=2 * data_per_pixel(page) + 0.001
-        )
+        np.testing.assert_allclose(drawn[-2:], QUICK_TAPS, atol=2 * data_per_pixel(page) + 0.001)
         # the second tap's rerun did not carry the controls as they were before the first made a drawing
         assert (query["dataset"], query["k"]) == ("drawn", "3")
         assert editor_ranges(page) == ranges
@@ -263,10 +280,7 @@ def test_after_a_drawing_the_students_own_dataset_choice_is_taken(server, browse
     page = context.new_page()
     page.set_default_timeout(HANG_TIMEOUT_MS)
     try:
-        page.goto(f"{server.url}/Explorer?dataset=moons&n=100&k=3&seed=0")
-        page.get_by_text("Draw points", exact=True).click()
-        wait_editor_title(page, "n = 100")
-        page.locator(EDITOR).scroll_into_view_if_needed()
+        open_the_drawing_plane(page, server.url)
         page.mouse.click(*editor_pixel(page, -1.0, 1.5))
         wait_editor_title(page, "n = 101")
         page.wait_for_function("() => new URLSearchParams(window.location.search).get('dataset') === 'drawn'")
