@@ -16,6 +16,7 @@ import streamlit as st
 from rbfviz.i18n import LANGUAGES, Translator, language_of_locale, translator
 
 from . import session_keys as keys
+from . import sidebar_mark
 
 SWITCH_LABEL = "Idioma · Language"  # in both languages: a visitor finds it whichever is on screen
 
@@ -33,7 +34,7 @@ def language_switch(lang: str, on_change, args) -> None:
     """The sidebar's language menu, each language named in itself."""
     tr = translator(lang)
     key = keys.widget("lang")
-    st.session_state[key] = lang
+    sidebar_mark.shown("lang", key, lang)
     st.selectbox(
         SWITCH_LABEL,
         options=list(LANGUAGES),

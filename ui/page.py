@@ -481,7 +481,6 @@ def _sidebar_controls(ctrl: Controls) -> Controls:
     """
     tr = translator(ctrl.lang)
     with st.sidebar:
-        sidebar_mark.shown("lang", keys.widget("lang"), ctrl.lang)
         language.language_switch(ctrl.lang, _on_change, ("lang",))
         _widget(
             st.toggle,
