@@ -7,12 +7,14 @@ iff g_i/(2σ²) > Z(dtype).
 """
 
 import base64
+import io
 import math
 
 import numpy as np
 import pytest
 import torch
 from numpy_reference import sq_dist
+from PIL import Image
 
 from rbfviz import measures
 from rbfviz.datasets import make_dataset
@@ -21,10 +23,11 @@ from rbfviz.measures import naive_nan_sigmas, one_hot_rows, predicted_fractions,
 from rbfviz.steps import kmeans
 from rbfviz.validate import DTYPES  # the table nests in this order
 from rbfviz.views.common.layout import validated
-from rbfviz.views.common.palette import cluster_colors
+from rbfviz.views.common.palette import NAN_RGB, cluster_colors, cluster_rgb, fade
 from rbfviz.views.common.sigma import CURRENT, EXACT_PREDICTED
 from rbfviz.views.stability import figures as figs
-from rbfviz.views.stability.arrays import stability_plane, stability_table
+from rbfviz.views.stability.arrays import stability_plane, stability_planes, stability_table
+from rbfviz.views.stability.levels import stability_levels
 
 K = 3
 
@@ -248,3 +251,46 @@ def test_stability_plane_figure(problem):
     rgb = figs.naive_rgb(plane)
     assert (rgb[plane.naive_nan] == np.array([120, 120, 120])).all()
     assert (figs.entmax_rgb(plane)[~plane.entmax_hard] == 255).all()
+
+
+def decoded(uri: str) -> tuple[np.ndarray, str]:
+    """A PNG data URI's (H, W, 3) pixels and its PNG mode ("P": palette, "RGB")."""
+    image = Image.open(io.BytesIO(base64.b64decode(uri.split(",", 1)[1])))
+    return np.asarray(image.convert("RGB")), image.mode
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_the_panels_are_palette_pngs_of_each_pixels_colour(k, dtype):
+    """Each panel's image, in the full figure and in the scrubber's patch, decodes to the colour its
+    pixel means, written out here pixel by pixel: the nearest centre's colour faded (by the panel's
+    amount), grey where the naive row is NaN, white where entmax15's row is soft."""
+    X = make_dataset("blobs", n=300, seed=k)[0]
+    C = kmeans(X, k=k, seed=0)[0] if k > 1 else X.mean(axis=0, keepdims=True)
+    first, _ = naive_nan_sigmas(X, C, dtype)
+    spread = float(np.ptp(X))
+    sigmas = [first * 0.7, first * 3, spread / 20, spread]  # NaN pixels; none; soft ones (k > 1)
+    planes = stability_planes(X, C, sigmas, dtype, size=24)
+    levels = stability_levels(planes, X, C)
+    for i, plane in enumerate(planes):
+        naive = np.empty(plane.label.shape + (3,), dtype=np.uint8)
+        entmax = np.empty_like(naive)
+        for row in range(plane.label.shape[0]):
+            for col in range(plane.label.shape[1]):
+                colour = cluster_rgb(k)[plane.label[row, col]]
+                naive[row, col] = (
+                    NAN_RGB if plane.naive_nan[row, col] else fade(colour, figs.NAIVE_FINITE_FADE)
+                )
+                entmax[row, col] = fade(colour, figs.ENTMAX_HARD_FADE) if plane.entmax_hard[row, col] else 255
+        if i == 0:
+            sources = [image["source"] for image in levels[0].figure.to_dict()["layout"]["images"]]
+        else:
+            sets = dict(levels[i].sets)
+            sources = [sets[("layout", "images", panel, "source")] for panel in (0, 1)]
+        for source, expected in zip(sources, (naive, entmax)):
+            pixels, mode = decoded(source)
+            assert mode == "P" and np.array_equal(pixels, expected), (i, plane.sigma)
+        assert np.array_equal(figs.naive_rgb(plane), naive) and np.array_equal(figs.entmax_rgb(plane), entmax)
+    assert any(plane.naive_nan.any() for plane in planes)
+    assert any(plane.entmax_hard.any() for plane in planes)
+    assert any((~plane.entmax_hard).any() for plane in planes) == (k > 1)  # one centre: always one-hot

@@ -20,11 +20,12 @@ from rbfviz.i18n import ENGLISH, N_, Translator
 from rbfviz.views.common.kinds import DTYPE_DASH, KIND_COLORS, KIND_LABELS
 from rbfviz.views.common.layout import (
     base_layout,
+    data_uri,
     field_image,
     figure,
     framed_axis,
     legend_only,
-    png_data_uri,
+    png_indexed_bytes,
     with_gaps,
 )
 from rbfviz.views.common.palette import NAN_RGB, cluster_colors, cluster_rgb, fade
@@ -260,20 +261,39 @@ ENTMAX_HARD_FADE = 0.55
 NAN_POINT_COLOR = "#ffffff"
 
 
-def naive_rgb(plane) -> np.ndarray:
-    """(H, W, 3) uint8: grey where the naive row is NaN, else the nearest centre's colour, faded."""
+def _palette_image(plane, amount: float, other_rgb, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(indices (H, W) uint8, palette (k + 1, 3) uint8) of a plane's image: the nearest centre's colour
+    faded by ``amount``, and ``other_rgb`` where the (H, W) mask ``other`` holds (the palette's last entry).
+    A palette image is a byte per pixel: a third of an RGB image's bytes to write and to compress."""
     k = int(plane.label.max()) + 1 if plane.label.size else 1
-    rgb = fade(cluster_rgb(max(k, 1)), NAIVE_FINITE_FADE)[plane.label]  # fade is per colour: k, not H·W
-    rgb[plane.naive_nan] = NAN_RGB
-    return rgb
+    palette = np.vstack([fade(cluster_rgb(k), amount), np.array([other_rgb], dtype=np.uint8)])
+    indices = plane.label.astype(np.uint8)  # k <= 10: every label fits a byte
+    indices[other] = k
+    return indices, palette
+
+
+def naive_image(plane) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, palette) of the naive panel: grey where the naive row is NaN, else the nearest centre's
+    colour, faded."""
+    return _palette_image(plane, NAIVE_FINITE_FADE, NAN_RGB, plane.naive_nan)
+
+
+def entmax_image(plane) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, palette) of the entmax panel: the nearest centre's colour where entmax15 is exactly
+    one-hot, white where soft."""
+    return _palette_image(plane, ENTMAX_HARD_FADE, (255, 255, 255), ~plane.entmax_hard)
+
+
+def naive_rgb(plane) -> np.ndarray:
+    """(H, W, 3) uint8: ``naive_image``'s pixels."""
+    indices, palette = naive_image(plane)
+    return palette[indices]
 
 
 def entmax_rgb(plane) -> np.ndarray:
-    """(H, W, 3) uint8: the nearest centre's colour where entmax15 is exactly one-hot, white where soft."""
-    k = int(plane.label.max()) + 1 if plane.label.size else 1
-    rgb = fade(cluster_rgb(max(k, 1)), ENTMAX_HARD_FADE)[plane.label]
-    rgb[~plane.entmax_hard] = 255
-    return rgb
+    """(H, W, 3) uint8: ``entmax_image``'s pixels."""
+    indices, palette = entmax_image(plane)
+    return palette[indices]
 
 
 # The plane's two panels: (map, its name above the panel). Under the name, a line that counts the rows
@@ -282,14 +302,18 @@ def entmax_rgb(plane) -> np.ndarray:
 PLANE_PANELS = (("naive", N_("naive exp/sum")), ("entmax15", "entmax-1.5"))
 
 
-def stability_panels(plane, n: int, tr: Translator = ENGLISH) -> list[tuple[str, np.ndarray]]:
-    """(count line, (H, W, 3) uint8 image) of the two panels of ``stability_plane_figure`` at
-    ``plane.sigma``: naive NaN rows, then entmax15 one-hot rows, counted over all n points."""
+def stability_panels(plane, n: int, tr: Translator = ENGLISH) -> list[tuple[str, str]]:
+    """(count line, image as a PNG data URI) of the two panels of ``stability_plane_figure`` at
+    ``plane.sigma``: naive NaN rows, then entmax15 one-hot rows, counted over all n points. The images
+    are palette PNGs of ``naive_image`` and ``entmax_image``: decoded, ``naive_rgb`` and ``entmax_rgb``."""
     return [
-        (tr("{count:,} of {n:,} rows NaN", count=int(plane.point_naive_nan.sum()), n=n), naive_rgb(plane)),
+        (
+            tr("{count:,} of {n:,} rows NaN", count=int(plane.point_naive_nan.sum()), n=n),
+            data_uri(png_indexed_bytes(*naive_image(plane))),
+        ),
         (
             tr("{count:,} of {n:,} rows one-hot", count=int(plane.point_entmax_hard.sum()), n=n),
-            entmax_rgb(plane),
+            data_uri(png_indexed_bytes(*entmax_image(plane))),
         ),
     ]
 
@@ -326,8 +350,8 @@ def stability_plane_figure(
     layout = base_layout(title, height, tr=tr)
     layout.pop("xaxis"), layout.pop("yaxis")
     panels = [
-        (kind, count, rgb, domain)
-        for (kind, _), (count, rgb), domain in zip(
+        (kind, count, image, domain)
+        for (kind, _), (count, image), domain in zip(
             PLANE_PANELS, stability_panels(plane, len(X), tr), ((0.0, 0.48), (0.52, 1.0))
         )
     ]
@@ -340,7 +364,7 @@ def stability_plane_figure(
     if drawn is not None:
         keep[:] = False
         keep[drawn] = True
-    for i, (kind, label, rgb, (d0, d1)) in enumerate(panels):
+    for i, (kind, label, image, (d0, d1)) in enumerate(panels):
         xref, yref = _axis_names(i)
         axis = dict(
             tickfont=dict(size=11),
@@ -356,7 +380,7 @@ def stability_plane_figure(
         layout["yaxis" + yref[1:]] = dict(
             axis, range=[y_min, y_max], anchor=xref, scaleanchor=xref, scaleratio=1, constrain="domain"
         )
-        images.append(field_image(png_data_uri(rgb), extent, xref=xref, yref=yref))
+        images.append(field_image(image, extent, xref=xref, yref=yref))
         above = dict(
             xref=f"{xref} domain",
             yref="paper",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from rbfviz.i18n import ENGLISH, Translator
-from rbfviz.views.common.layout import png_data_uri
 from rbfviz.views.common.palette import cluster_colors
 from rbfviz.views.common.presenter import presenter_figure
 from rbfviz.views.common.scrub import ScrubLevel, ScrubPatch
@@ -43,10 +42,10 @@ def _stability_patch(plane, X, centroids, keep, tr: Translator) -> ScrubPatch:
         ]
         if coloured:
             sets.append((("data", trace, "marker", "color"), colors[plane.point_label[mask]].tolist()))
-    for panel, (count, rgb) in enumerate(stability_panels(plane, len(X), tr)):
+    for panel, (count, image) in enumerate(stability_panels(plane, len(X), tr)):
         sets += [
             (("layout", "annotations", panel, "text"), count),
-            (("layout", "images", panel, "source"), png_data_uri(rgb)),
+            (("layout", "images", panel, "source"), image),
         ]
     return ScrubPatch(
         tuple(sets), "", stability_words.stability_plane(plane, plane.sigma, plane.dtype, tr=tr)
