@@ -30,7 +30,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.special import xlogy
 
 from .jsonable import jsonable
-from .maps import resp_from_sq_distances, sq_distances
+from .maps import resp_from_sq_distances, sq_distances, weighted_sq_distances_grad
 from .steps import _kmeans, soft_centroids_torch
 from .validate import (
     FLOAT_DTYPES,
@@ -493,16 +493,17 @@ def _stability_rows(X: np.ndarray, C: np.ndarray, sigmas: np.ndarray, kind: str,
     """``stability_report``'s rows of one map and dtype on checked arguments, each with the map's
     responsibilities r (n, k) it was computed from: a generator of (row, r), one per σ in order.
 
-    The distances do not depend on σ: they are formed once, with their autograd graph kept for every σ's
-    gradient (the same operations, so the same bits, as forming them again for each σ)."""
+    The distances do not depend on σ: they are formed once. The gradient of L_σ = Σ_ij r_ij d_ij with r
+    held constant is ``weighted_sq_distances_grad``'s, the bits autograd gives."""
     x = torch.from_numpy(X.astype(dtype))
-    c = torch.from_numpy(C.astype(dtype)).requires_grad_(True)
-    d = sq_distances(x, c)
-    for i, sigma in enumerate(sigmas):
+    c = torch.from_numpy(C.astype(dtype))
+    with torch.no_grad():
+        d = sq_distances(x, c)
+    for sigma in sigmas:
         with torch.no_grad():
             resp = resp_from_sq_distances(d, float(sigma), kind)
-        loss = (resp * d).sum()
-        (grad,) = torch.autograd.grad(loss, c, retain_graph=i + 1 < len(sigmas))
+            loss = (resp * d).sum()
+            grad = weighted_sq_distances_grad(x, c, resp)
         r = resp.numpy()
         row = {
             "kind": kind,

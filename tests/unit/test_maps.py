@@ -17,7 +17,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from rbfviz import KINDS, responsibilities, temperature
-from rbfviz.maps import LOGIT_FLOOR, resp_columns, resp_from_sq_distances, softmax_weight_columns
+from rbfviz.maps import (
+    LOGIT_FLOOR,
+    resp_columns,
+    resp_from_sq_distances,
+    softmax_weight_columns,
+    sq_distances,
+    weighted_sq_distances_grad,
+)
 
 SETTINGS = settings(derandomize=True, max_examples=50, deadline=None)
 DTYPES = (np.float32, np.float64)
@@ -553,3 +560,40 @@ def test_softmax_weights_times_their_reciprocal_sum_are_the_map(seed, k, sigma, 
     assert np.array_equal(weights * inv, expected)
     assert np.array_equal(expected.max(axis=0), inv)
     assert np.array_equal(expected.argmax(axis=0), (weights == 1.0).argmax(axis=0))
+
+
+def _autograd_weighted_grad(x, c, w):
+    """∇_c Σ r·d by autograd through ``sq_distances``: what ``weighted_sq_distances_grad`` replaces."""
+    c = c.clone().requires_grad_(True)
+    (grad,) = torch.autograd.grad((w * sq_distances(x, c)).sum(), c)
+    return grad
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from([1, 2, 3, 17, 20]),  # 17 and more: the Gram expansion
+    st.integers(1, 10),
+    st.sampled_from([1e-3, 0.05, 0.5, 5.0]),
+    st.sampled_from([*KINDS, "random"]),
+    st.sampled_from([torch.float32, torch.float64]),
+)
+def test_weighted_sq_distances_grad_is_autograds_bit_for_bit(seed, dim, k, sigma, kind, dtype):
+    """The gradient of Σ_ij w_ij d_ij (w held constant), with every map's responsibilities as w (NaN
+    rows of the naive map included) and with arbitrary weights, in both dtypes: autograd's bits."""
+    rng = np.random.default_rng(seed)
+    scale = rng.choice([0.01, 1.0, 30.0])
+    x = torch.from_numpy(rng.normal(scale=scale, size=(rng.integers(1, 300), dim))).to(dtype)
+    c = torch.from_numpy(rng.normal(scale=scale, size=(k, dim))).to(dtype)
+    with torch.no_grad():
+        d = sq_distances(x, c)
+        w = (
+            torch.from_numpy(rng.normal(size=tuple(d.shape))).to(dtype)
+            if kind == "random"
+            else resp_from_sq_distances(d, sigma, kind)
+        )
+        ours = weighted_sq_distances_grad(x, c, w)
+    expected = _autograd_weighted_grad(x, c, w)
+    assert ours.dtype == dtype and ours.shape == c.shape
+    assert torch.equal(torch.nan_to_num(ours, nan=7.0), torch.nan_to_num(expected, nan=7.0))
+    assert torch.equal(ours.isnan(), expected.isnan())
