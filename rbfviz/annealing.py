@@ -563,11 +563,12 @@ def _exp_clipped_(t: torch.Tensor) -> None:
     numpy's for float32 (torch's float32 exp is slow for the far logits float32 does not clip, and not
     faster otherwise).
 
-    torch's float64 exp is vectorised on every x86-64 processor, and its values are those of numpy's
-    float64 exp on a processor with AVX-512; numpy's on one without (glibc's scalar exp) differs from both
-    in the last bit of a few percent of values (``tests/unit/test_fast_exp.py``). So the EM's numbers are
-    the same on either kind of processor, and small levels pay a few microseconds instead of numpy's
-    scalar exp. float32's exp is numpy's on both kinds and needs no such care."""
+    torch's float64 exp is vectorised on every x86-64 processor, and its values are the same whether
+    AVX-512 is used or not; numpy's is vectorised only with AVX-512, and without it (glibc's scalar exp)
+    differs in the last bit of a few percent of values (``tests/unit/test_exp_on_every_processor.py``). So
+    the EM's numbers on a processor do not depend on whether it has AVX-512, and small levels pay a few
+    microseconds instead of numpy's scalar exp. float32's exp is numpy's on both kinds and needs no such
+    care."""
     if t.dtype == torch.float64:
         t.exp_()
     else:

@@ -72,9 +72,9 @@ def _run_kernel(kernel, z: torch.Tensor) -> torch.Tensor:
 
 
 # numpy vectorises float64 exp only on processors with AVX-512; torch's is vectorised on every x86-64
-# processor (2-4× numpy's without AVX-512), and its values are those of numpy's with AVX-512, where
-# numpy's without it (glibc's scalar exp) differs in the last bit of a few percent of values: torch's
-# makes the maps' numbers the same on both kinds of processor (tests/unit/test_exp_on_every_processor.py).
+# processor (2-4× numpy's without AVX-512), and its values do not depend on AVX-512, where numpy's without
+# it (glibc's scalar exp) differs in the last bit of a few percent of values: torch's makes the maps'
+# numbers the same with and without AVX-512 (tests/unit/test_exp_on_every_processor.py).
 # Its exp takes a slow path for arguments below about -708, whose results are tiny or subnormal, and 0
 # below _EXP_UNDERFLOW: those entries are computed apart, or set to 0.
 _FAST_EXP_FLOOR = -700.0
