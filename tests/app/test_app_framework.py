@@ -1,11 +1,17 @@
 """The app's framework: URL state parsing (pure functions) and AppTests of the home page and every view
 (every page of ui.page.PAGES, the app's menu)."""
 
+import copy
+import json
+
+import plotly.io
 import pytest
 from app_page import PAGE_PATHS, app, page_path
+from streamlit.testing.v1 import AppTest
 
 from harness.settings import ROOT
 from rbfviz.datasets import DEFAULT_NOISE, NATURAL_K
+from rbfviz.views.common.layout import THEME_INK, themed_spec
 from ui import session_keys as keys
 from ui.page import PAGES as VIEWS
 from ui.state import Controls, changed, parse_query
@@ -270,3 +276,32 @@ def test_the_menu_lists_every_page_script_once():
     scripts = sorted(f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
     assert sorted(PAGE_PATHS) == scripts
     assert len(set(PAGE_PATHS)) == len(PAGE_PATHS)
+
+
+def test_a_chart_sends_its_themed_spec_as_it_is():
+    """ui.page.chart hands st.plotly_chart the themed spec itself (ui.page._Spec, never a Figure built
+    from it): Streamlit sends exactly that spec's JSON; the figure the page keeps has the builder's light
+    colours."""
+
+    def script():
+        import plotly.graph_objects as go
+        import streamlit as st
+
+        from ui.page import chart
+        from ui.state import Controls
+
+        fig = go.Figure(
+            go.Scatter(x=[1.0, 2.0], y=[3.0, 4.0], line=dict(color="#000000")),
+            layout=dict(paper_bgcolor="#ffffff", title=dict(text="probe")),
+        )
+        shown, _ = chart(fig, Controls(), "probe")
+        st.session_state["kept"] = shown.to_dict()
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    (sent,) = at.get("plotly_chart")
+    kept = at.session_state["kept"]
+    assert sent.proto.spec == plotly.io.to_json(themed_spec(copy.deepcopy(kept)), validate=False)
+    spec = json.loads(sent.proto.spec)
+    assert spec["data"][0]["line"]["color"] == THEME_INK and "paper_bgcolor" not in spec["layout"]
+    assert kept["data"][0]["line"]["color"] == "#000000" and kept["layout"]["paper_bgcolor"] == "#ffffff"

@@ -102,7 +102,7 @@ def test_streamlit_themed_copies_and_uses_the_theme_ink():
     before = fig.to_dict()
     shown = streamlit_themed(fig)
     assert fig.to_dict() == before  # the builder's figure is untouched (downloads keep light colours)
-    assert shown.data[0].line.color == THEME_INK
+    assert shown["data"][0]["line"]["color"] == THEME_INK
 
 
 def test_the_theme_ink_is_near_black_and_no_builder_colour():

@@ -21,7 +21,7 @@ validate every figure instead (``validated(fig)`` re-creates it with validation 
                                        (x_min, y_max), bottom-right at (x_max, y_min).
 * ``legend_only(name, ...)``         – a legend entry for marks drawn inside an image.
 * ``with_gaps(values)``              – a line's y values as floats, NaN/inf as None (a gap in the line).
-* ``streamlit_themed(fig)``          – the figure for st.plotly_chart's Streamlit theme: backgrounds,
+* ``streamlit_themed(fig)``          – the spec for st.plotly_chart's Streamlit theme: backgrounds,
                                        text, grid and legend follow the light or dark theme in the
                                        browser, ink colours become the theme's text colour.
 
@@ -380,7 +380,7 @@ def themed_spec(spec: dict, ink: str = THEME_INK) -> dict:
     return spec
 
 
-def streamlit_themed(fig: go.Figure) -> go.Figure:
-    """A copy of fig for st.plotly_chart(theme="streamlit"): see ``themed_spec``. Built without
-    Plotly's validation (like every builder's figure)."""
-    return go.Figure(themed_spec(fig.to_dict()), _validate=False)
+def streamlit_themed(fig: go.Figure) -> dict:
+    """fig's spec (``fig.to_dict()``, a copy: fig is left as it is) for st.plotly_chart(theme="streamlit"):
+    see ``themed_spec``."""
+    return themed_spec(fig.to_dict())
