@@ -4,7 +4,7 @@
                                      moves, gone afterwards;
 * ``progress_bar(text)``             a bar to move by hand (``bar.progress(fraction, text=...)``);
 * ``progress_slot()``                a block whose bars all go in one placeholder, drawn on every run;
-* ``throttled(move)``                ``move(done, total)`` at most every ``BAR_SECONDS`` (and at the end);
+* ``throttled(move)``                ``move(done, total)`` at most every ``BAR_SECONDS`` (and at its end);
 * ``in_stages(stages, work)``         run ``work(*progress)`` in a worker thread under one bar over all its
                                      stages, moved at least every ``TICK_S`` seconds, so that a click
                                      (Cancel) interrupts the page's run at once and stops the work;
@@ -49,15 +49,19 @@ def progress_slot():
 
 def throttled(move):
     """``move(done, total)`` called only where ``BAR_SECONDS`` have passed since the last call it made, and
-    always when done >= total (the first call is always made)."""
+    always when done >= total unless that call drew this very end already (the first call is always
+    made). A caller that reports its end again and again (the Explorer's bar, once per level drawn) so
+    moves the bar every ``BAR_SECONDS``, not at every report."""
     last = -math.inf
+    drawn = None
 
     def moved(done: int, total: int) -> None:
-        nonlocal last
+        nonlocal last, drawn
         now = time.monotonic()
-        if done < total and now - last < BAR_SECONDS:
+        end = done >= total and (done, total) != drawn
+        if not end and now - last < BAR_SECONDS:
             return
-        last = now
+        last, drawn = now, (done, total)
         move(done, total)
 
     return moved
