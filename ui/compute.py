@@ -448,9 +448,8 @@ def plane_views(ctrl, quantity: str = "max", progress=None, levels=None):
     views = explore.plane_views(X, infos, grid, ctrl.kind, quantity, ctrl.dtype, ctrl.k)
     for sigma, view in zip(grid, views):
         _keep_numbers(replace(ctrl, sigma=float(sigma)), view)
-        if (
-            progress
-        ):  # the bar offered a redraw per level drawn too (throttled): a click (Cancel) lands between levels
+        # the bar offered a redraw per level drawn too (throttled): a click (Cancel) lands between levels
+        if progress:
             progress(len(grid), len(grid))
         yield view
 
